@@ -1,0 +1,49 @@
+// Deployment settings: defaults, then `/inpage.config.json` if the site ships one, then URL overrides.
+
+export interface InpageConfig {
+  /** Requests that may wait behind the running one before 429 `queue_full`. */
+  queueDepth: number;
+  /** Where model weights are fetched from: `{modelBaseUrl}/{web-llm model id}/resolve/main/…`. Empty: web-llm's prebuilt hosts. */
+  modelBaseUrl: string;
+  /** Where compiled model libraries (.wasm) are fetched from: `{modelLibBaseUrl}/{file}`. Empty: web-llm's prebuilt hosts. */
+  modelLibBaseUrl: string;
+  /** Test builds only: milliseconds the deterministic engine waits between tokens. */
+  tokenDelayMs: number;
+}
+
+export const DEFAULT_CONFIG: Readonly<InpageConfig> = {
+  queueDepth: 16,
+  modelBaseUrl: '',
+  modelLibBaseUrl: '',
+  tokenDelayMs: 0,
+};
+
+function coerce(key: keyof InpageConfig, raw: unknown): InpageConfig[keyof InpageConfig] | undefined {
+  const fallback = DEFAULT_CONFIG[key];
+  if (typeof fallback === 'number') {
+    const n = typeof raw === 'string' ? Number(raw) : raw;
+    return typeof n === 'number' && Number.isFinite(n) && n >= 0 ? n : undefined;
+  }
+  return typeof raw === 'string' ? raw : undefined;
+}
+
+export function mergeConfig(base: InpageConfig, overrides: Record<string, unknown>): InpageConfig {
+  const out: InpageConfig = { ...base };
+  for (const key of Object.keys(DEFAULT_CONFIG) as (keyof InpageConfig)[]) {
+    if (!(key in overrides)) continue;
+    const value = coerce(key, overrides[key]);
+    if (value !== undefined) (out as unknown as Record<string, unknown>)[key] = value;
+  }
+  return out;
+}
+
+export async function loadConfig(location: Location): Promise<InpageConfig> {
+  let config = { ...DEFAULT_CONFIG };
+  try {
+    const res = await fetch(new URL('/inpage.config.json', location.origin), { cache: 'no-cache' });
+    if (res.ok) config = mergeConfig(config, (await res.json()) as Record<string, unknown>);
+  } catch {
+    // No config file, or offline without one cached: the defaults stand.
+  }
+  return mergeConfig(config, Object.fromEntries(new URLSearchParams(location.search)));
+}

@@ -1,0 +1,46 @@
+// Messages between the service worker and the engine worker, over the MessagePort the page brokers.
+import type { ApiErrorData } from './protocol/errors';
+import type { ChatCompletionRequest, ChoiceLogprobs, FinishReason, ModelState, Usage } from './protocol/types';
+import type { VariantId } from './variants';
+
+/** What an engine produces for one request, in order: deltas, then exactly one finish. */
+export type EngineEvent =
+  | { type: 'delta'; content?: string; reasoning?: string; logprobs?: ChoiceLogprobs['content'] }
+  | { type: 'finish'; finish_reason: FinishReason; usage: Usage };
+
+export interface LoadProgress {
+  /** What the engine is doing now, e.g. "download" or "load". */
+  phase: string;
+  bytesDone: number;
+  bytesTotal: number;
+  /** 0–100. */
+  percent: number;
+  text: string;
+}
+
+export interface ModelStatus {
+  id: VariantId;
+  state: ModelState;
+  context_length: number;
+  progress?: LoadProgress;
+  /** Bytes the model's files take in the cache, when known. */
+  sizeOnDisk?: number;
+  error?: string;
+}
+
+/** Service worker → engine worker. */
+export type ToEngine =
+  | { type: 'generate'; id: string; request: ChatCompletionRequest }
+  | { type: 'abort'; id: string }
+  | { type: 'status'; id: string };
+
+/** Engine worker → service worker. */
+export type FromEngine =
+  /** Taken in (queued); proves the port is alive. */
+  | { type: 'accepted'; id: string }
+  /** Checks passed, generation begins: the service worker may now send its 200. */
+  | { type: 'start'; id: string; fingerprint: string }
+  | { type: 'event'; id: string; event: EngineEvent }
+  | { type: 'end'; id: string }
+  | { type: 'error'; id: string; error: ApiErrorData }
+  | { type: 'status'; id: string; models: ModelStatus[]; fingerprint: string };

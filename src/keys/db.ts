@@ -1,0 +1,60 @@
+// The origin's IndexedDB: workspace, API keys and settings. Weights live in web-llm's own databases.
+import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
+import type { VariantId } from '../variants';
+
+export interface WorkspaceRecord {
+  /** Always "current": one local workspace per origin. */
+  id: 'current';
+  name: string;
+  /** `org-…`, the `owned_by` of every model. */
+  orgId: string;
+  createdAt: number;
+}
+
+export interface KeyRecord {
+  id: string;
+  name: string;
+  /** Hex SHA-256 of the full key; the key itself is never stored. */
+  hash: string;
+  /** `sk-svc-abcd…wxyz` */
+  display: string;
+  models: VariantId[];
+  createdAt: number;
+  lastUsedAt: number | null;
+  revokedAt: number | null;
+  tokensUsed: number;
+}
+
+interface InpageDB extends DBSchema {
+  workspace: { key: string; value: WorkspaceRecord };
+  keys: { key: string; value: KeyRecord; indexes: { hash: string } };
+  settings: { key: string; value: unknown };
+}
+
+export const DB_NAME = 'inpage';
+export type Database = IDBPDatabase<InpageDB>;
+
+let opening: Promise<Database> | null = null;
+
+/** One connection per realm; it closes itself when a newer version needs the database. */
+export function openDatabase(): Promise<Database> {
+  opening ??= openDB<InpageDB>(DB_NAME, 1, {
+    upgrade(db) {
+      db.createObjectStore('workspace', { keyPath: 'id' });
+      const keys = db.createObjectStore('keys', { keyPath: 'id' });
+      keys.createIndex('hash', 'hash', { unique: true });
+      db.createObjectStore('settings');
+    },
+    blocking() {
+      void opening?.then((db) => db.close());
+      opening = null;
+    },
+    terminated() {
+      opening = null;
+    },
+  }).catch((err: unknown) => {
+    opening = null;
+    throw err;
+  });
+  return opening;
+}

@@ -1,0 +1,116 @@
+// The error catalogue of CONTRACT.md: every failure a caller can see is one of these, in OpenAI's shape.
+
+export type ErrorType = 'invalid_request_error' | 'rate_limit_exceeded' | 'server_error';
+
+export type ErrorCode =
+  | 'invalid_json'
+  | 'invalid_content_type'
+  | 'missing_required_parameter'
+  | 'invalid_type'
+  | 'invalid_value'
+  | 'unsupported_parameter'
+  | 'context_length_exceeded'
+  | 'missing_api_key'
+  | 'invalid_api_key'
+  | 'model_not_found'
+  | 'unknown_url'
+  | 'method_not_allowed'
+  | 'request_too_large'
+  | 'queue_full'
+  | 'internal_error'
+  | 'engine_unavailable'
+  | 'webgpu_unavailable'
+  | 'model_load_failed';
+
+export interface ErrorObject {
+  message: string;
+  type: ErrorType;
+  param: string | null;
+  code: ErrorCode | null;
+}
+
+export interface ErrorBody {
+  error: ErrorObject;
+}
+
+/** What crosses a MessagePort: an ApiError flattened to plain data. */
+export interface ApiErrorData extends ErrorObject {
+  status: number;
+  retryAfter?: number;
+}
+
+const STATUS_OF: Record<ErrorCode, number> = {
+  invalid_json: 400,
+  invalid_content_type: 400,
+  missing_required_parameter: 400,
+  invalid_type: 400,
+  invalid_value: 400,
+  unsupported_parameter: 400,
+  context_length_exceeded: 400,
+  missing_api_key: 401,
+  invalid_api_key: 401,
+  model_not_found: 404,
+  unknown_url: 404,
+  method_not_allowed: 405,
+  request_too_large: 413,
+  queue_full: 429,
+  internal_error: 500,
+  engine_unavailable: 503,
+  webgpu_unavailable: 503,
+  model_load_failed: 503,
+};
+
+function typeOf(code: ErrorCode): ErrorType {
+  if (code === 'queue_full') return 'rate_limit_exceeded';
+  return STATUS_OF[code] >= 500 ? 'server_error' : 'invalid_request_error';
+}
+
+export class ApiError extends Error {
+  readonly status: number;
+  readonly type: ErrorType;
+  readonly code: ErrorCode;
+  readonly param: string | null;
+  /** Seconds, sent as `retry-after` (only for 429). */
+  readonly retryAfter: number | undefined;
+
+  constructor(code: ErrorCode, message: string, options: { param?: string | null; retryAfter?: number } = {}) {
+    super(message);
+    this.name = 'ApiError';
+    this.code = code;
+    this.status = STATUS_OF[code];
+    this.type = typeOf(code);
+    this.param = options.param ?? null;
+    this.retryAfter = options.retryAfter;
+  }
+
+  toBody(): ErrorBody {
+    return { error: { message: this.message, type: this.type, param: this.param, code: this.code } };
+  }
+
+  toData(): ApiErrorData {
+    const data: ApiErrorData = { ...this.toBody().error, status: this.status };
+    if (this.retryAfter !== undefined) data.retryAfter = this.retryAfter;
+    return data;
+  }
+
+  static fromData(data: ApiErrorData): ApiError {
+    const code = data.code && data.code in STATUS_OF ? data.code : 'internal_error';
+    const opts: { param: string | null; retryAfter?: number } = { param: data.param };
+    if (data.retryAfter !== undefined) opts.retryAfter = data.retryAfter;
+    return new ApiError(code, data.message, opts);
+  }
+
+  /** Anything thrown becomes an ApiError; a non-ApiError is a bug and says what failed. */
+  static from(err: unknown, fallback: ErrorCode = 'internal_error'): ApiError {
+    if (err instanceof ApiError) return err;
+    if (isApiErrorData(err)) return ApiError.fromData(err);
+    const message = err instanceof Error ? err.message : String(err);
+    return new ApiError(fallback, message || 'Unknown failure.');
+  }
+}
+
+export function isApiErrorData(value: unknown): value is ApiErrorData {
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as Record<string, unknown>;
+  return typeof v.message === 'string' && typeof v.type === 'string' && typeof v.status === 'number';
+}

@@ -1,0 +1,87 @@
+// The one variant table: public model id → what it is and which web-llm model serves it.
+// README's variant table mirrors this; test/unit/variants.test.ts keeps the two in step.
+
+export const VARIANT_IDS = [
+  'svc-model-5.2',
+  'svc-model-5.2-fast',
+  'svc-model-5.2-short',
+  'svc-model-5.2-short-fast',
+  'svc-vision',
+] as const;
+
+export type VariantId = (typeof VARIANT_IDS)[number];
+
+export interface Variant {
+  id: VariantId;
+  /** Whether the variant thinks before answering (reasoning_effort "none" turns it off). */
+  thinks: boolean;
+  vision: boolean;
+  /** The hosted service's figure: documented, never claimed by this device. */
+  hostedContext: number | null;
+  /** Variants with the same group share one set of weights and one loaded model. */
+  weightGroup: string;
+  /** web-llm model ids: for adapters with `shader-f16`, and the q4f32 fallback for adapters without. */
+  webllm: { f16: string; f32: string };
+  /** The model's trained maximum context, the ceiling for what this device may configure. */
+  trainedContext: number;
+  /** Unix seconds, fixed per variant. */
+  created: number;
+}
+
+export const VARIANTS: Readonly<Record<VariantId, Variant>> = {
+  'svc-model-5.2': {
+    id: 'svc-model-5.2',
+    thinks: true,
+    vision: false,
+    hostedContext: 1_000_000,
+    weightGroup: 'qwen3-8b',
+    webllm: { f16: 'Qwen3-8B-q4f16_1-MLC', f32: 'Qwen3-8B-q4f32_1-MLC' },
+    trainedContext: 40_960,
+    created: 1_767_225_600,
+  },
+  'svc-model-5.2-fast': {
+    id: 'svc-model-5.2-fast',
+    thinks: false,
+    vision: false,
+    hostedContext: 1_000_000,
+    weightGroup: 'qwen3-8b',
+    webllm: { f16: 'Qwen3-8B-q4f16_1-MLC', f32: 'Qwen3-8B-q4f32_1-MLC' },
+    trainedContext: 40_960,
+    created: 1_767_225_601,
+  },
+  'svc-model-5.2-short': {
+    id: 'svc-model-5.2-short',
+    thinks: true,
+    vision: false,
+    hostedContext: 200_000,
+    weightGroup: 'qwen3-1.7b',
+    webllm: { f16: 'Qwen3-1.7B-q4f16_1-MLC', f32: 'Qwen3-1.7B-q4f32_1-MLC' },
+    trainedContext: 40_960,
+    created: 1_767_225_602,
+  },
+  'svc-model-5.2-short-fast': {
+    id: 'svc-model-5.2-short-fast',
+    thinks: false,
+    vision: false,
+    hostedContext: 200_000,
+    weightGroup: 'qwen3-1.7b',
+    webllm: { f16: 'Qwen3-1.7B-q4f16_1-MLC', f32: 'Qwen3-1.7B-q4f32_1-MLC' },
+    trainedContext: 40_960,
+    created: 1_767_225_603,
+  },
+  'svc-vision': {
+    id: 'svc-vision',
+    // Phi-3.5-vision has no thinking mode: "as the model allows" means never.
+    thinks: false,
+    vision: true,
+    hostedContext: null,
+    weightGroup: 'phi-3.5-vision',
+    webllm: { f16: 'Phi-3.5-vision-instruct-q4f16_1-MLC', f32: 'Phi-3.5-vision-instruct-q4f32_1-MLC' },
+    trainedContext: 131_072,
+    created: 1_767_225_604,
+  },
+};
+
+export function isVariantId(value: unknown): value is VariantId {
+  return typeof value === 'string' && (VARIANT_IDS as readonly string[]).includes(value);
+}

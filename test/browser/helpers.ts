@@ -1,0 +1,63 @@
+// Shared steps of the browser tests: open a page under the service worker, make a key, call /v1 from the page.
+import type { Page } from '@playwright/test';
+import type { VariantId } from '../../src/variants';
+
+export interface Answer {
+  status: number;
+  headers: Record<string, string>;
+  text: string;
+  json: unknown;
+}
+
+/** Opens `path`, waits until the service worker controls it (and the engine is hosted), returns nothing. */
+export async function openApp(page: Page, path = '/'): Promise<void> {
+  await page.goto(path);
+  await page.evaluate(async () => {
+    await window.inpageReady;
+  });
+}
+
+/** Registers the workspace (if needed) and makes a key; returns the full key. */
+export async function makeKey(page: Page, options: { name?: string; models?: VariantId[] } = {}): Promise<string> {
+  return page.evaluate(async ({ name, models }) => {
+    const api = await window.inpageReady!;
+    await api.workspace.register('Test workspace');
+    const created = await api.keys.create(models ? { name, models } : { name });
+    return created.key;
+  }, { name: options.name ?? 'test key', models: options.models });
+}
+
+/** A fetch made by a script of the page, as any client of the origin would. */
+export async function call(page: Page, path: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Answer> {
+  return page.evaluate(async ({ path, init }) => {
+    const res = await fetch(path, init);
+    const text = await res.text();
+    let json: unknown = null;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = null;
+    }
+    return { status: res.status, headers: Object.fromEntries(res.headers.entries()), text, json };
+  }, { path, init });
+}
+
+export function auth(key: string, extra: Record<string, string> = {}): Record<string, string> {
+  return { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...extra };
+}
+
+/** Posts a chat completion body (an object, serialised here) with the key. */
+export function chat(page: Page, key: string, body: unknown): Promise<Answer> {
+  return call(page, '/v1/chat/completions', { method: 'POST', headers: auth(key), body: JSON.stringify(body) });
+}
+
+/** The `data:` payloads of an SSE body, in order. */
+export function sseEvents(text: string): string[] {
+  return text
+    .split('\n\n')
+    .filter((block) => block.length > 0)
+    .map((block) => {
+      if (!block.startsWith('data: ')) throw new Error(`Not an SSE data event: ${JSON.stringify(block)}`);
+      return block.slice('data: '.length);
+    });
+}

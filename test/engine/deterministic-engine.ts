@@ -1,0 +1,214 @@
+// The deterministic test engine: same contract as the web-llm engine, no GPU, no weights.
+// A test build aliases `#engine-impl` to this file; `npm run build` never sees it.
+//
+// What it answers (last user message → reply):
+//   "count N"        → "1 2 3 … N"
+//   "fail after N"   → N tokens of "tick", then an in-band failure
+//   anything else    → "Echo: <the message>"
+// Thinking variants first think "Thinking about: <the message>" unless reasoning_effort is "none".
+// A token is a run of non-space characters with the spaces before it. Loading is simulated: a variant's
+// first use "downloads" 4 MiB of pretend weights in progress steps, then "loads".
+import { ApiError } from '../../src/protocol/errors';
+import type { AdapterReport } from '../../src/engine-control';
+import type { InpageConfig } from '../../src/config';
+import type { EngineEvent, ModelStatus } from '../../src/engine-protocol';
+import type { ChatCompletionRequest, ChatMessage, ModelState } from '../../src/protocol/types';
+import { VARIANTS, VARIANT_IDS, type VariantId } from '../../src/variants';
+import type { Engine, EngineFactory, Generation } from '../../worker/engine/engine';
+import { assertSupported, outputLimit, stopSequences, wantsThinking } from '../../worker/engine/request-support';
+
+export const TEST_CONTEXT_LENGTH = 4096;
+const PRETEND_BYTES = 4 * 1024 * 1024;
+const DOWNLOAD_STEPS = 4;
+
+export function tokenize(text: string): string[] {
+  return text.match(/\s*\S+/g) ?? [];
+}
+
+function textOf(message: ChatMessage): string {
+  if (typeof message.content === 'string') return message.content;
+  return message.content.map((part) => (part.type === 'text' ? part.text : '[image]')).join(' ');
+}
+
+/** A chat template's worth of tokens: each message costs its text plus 4 for role and separators. */
+export function countPromptTokens(messages: readonly ChatMessage[]): number {
+  return messages.reduce((sum, m) => sum + tokenize(textOf(m)).length + 4, 2);
+}
+
+function replyFor(text: string): { content: string; failAfter?: number } {
+  const count = /^count (\d+)$/.exec(text.trim());
+  if (count) return { content: Array.from({ length: Number(count[1]) }, (_, i) => String(i + 1)).join(' ') };
+  const fail = /^fail after (\d+)$/.exec(text.trim());
+  if (fail) return { content: Array(Number(fail[1]) + 1).fill('tick').join(' '), failAfter: Number(fail[1]) };
+  return { content: `Echo: ${text}` };
+}
+
+function cutAtStop(text: string, stops: string[]): { text: string; stopped: boolean } {
+  let cut = -1;
+  for (const stop of stops) {
+    const at = text.indexOf(stop);
+    if (at >= 0 && (cut < 0 || at < cut)) cut = at;
+  }
+  return cut < 0 ? { text, stopped: false } : { text: text.slice(0, cut), stopped: true };
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+interface GroupState {
+  state: ModelState;
+  bytesDone: number;
+}
+
+export const createEngine: EngineFactory = (config: InpageConfig) => new DeterministicEngine(config);
+
+export class DeterministicEngine implements Engine {
+  private readonly groups = new Map<string, GroupState>();
+  private readonly listeners: (() => void)[] = [];
+  private loadedGroup: string | null = null;
+
+  constructor(private readonly config: InpageConfig) {}
+
+  private group(id: VariantId): GroupState {
+    const name = VARIANTS[id].weightGroup;
+    let state = this.groups.get(name);
+    if (!state) this.groups.set(name, (state = { state: 'not_downloaded', bytesDone: 0 }));
+    return state;
+  }
+
+  private changed(): void {
+    for (const listener of this.listeners) listener();
+  }
+
+  status(): ModelStatus[] {
+    return VARIANT_IDS.map((id) => {
+      const g = this.group(id);
+      const status: ModelStatus = { id, state: g.state, context_length: TEST_CONTEXT_LENGTH };
+      if (g.state === 'downloading') {
+        status.progress = {
+          phase: 'download',
+          bytesDone: g.bytesDone,
+          bytesTotal: PRETEND_BYTES,
+          percent: Math.round((g.bytesDone / PRETEND_BYTES) * 100),
+          text: `Fetching pretend weights ${g.bytesDone}/${PRETEND_BYTES} bytes`,
+        };
+      }
+      if (g.state === 'cached' || g.state === 'loading' || g.state === 'ready') status.sizeOnDisk = PRETEND_BYTES;
+      return status;
+    });
+  }
+
+  onStatus(listener: () => void): void {
+    this.listeners.push(listener);
+  }
+
+  async adapter(): Promise<AdapterReport> {
+    return { available: true, vendor: 'inpage-test', architecture: 'deterministic', description: 'Deterministic test engine', features: [], shaderF16: false };
+  }
+
+  async load(id: VariantId): Promise<void> {
+    const name = VARIANTS[id].weightGroup;
+    const g = this.group(id);
+    if (this.loadedGroup === name && g.state === 'ready') return;
+    if (this.loadedGroup && this.loadedGroup !== name) {
+      const previous = this.groups.get(this.loadedGroup);
+      if (previous) previous.state = 'cached';
+    }
+    this.loadedGroup = name;
+    if (g.state === 'not_downloaded') {
+      g.state = 'downloading';
+      for (let step = 1; step <= DOWNLOAD_STEPS; step++) {
+        g.bytesDone = (PRETEND_BYTES / DOWNLOAD_STEPS) * step;
+        this.changed();
+        await sleep(20);
+      }
+    }
+    g.state = 'loading';
+    this.changed();
+    await sleep(10);
+    g.state = 'ready';
+    this.changed();
+  }
+
+  async unload(): Promise<void> {
+    if (!this.loadedGroup) return;
+    const g = this.groups.get(this.loadedGroup);
+    if (g) g.state = 'cached';
+    this.loadedGroup = null;
+    this.changed();
+  }
+
+  async deleteFromCache(id: VariantId): Promise<void> {
+    const g = this.group(id);
+    if (this.loadedGroup === VARIANTS[id].weightGroup) this.loadedGroup = null;
+    g.state = 'not_downloaded';
+    g.bytesDone = 0;
+    this.changed();
+  }
+
+  async generate(request: ChatCompletionRequest, signal: AbortSignal): Promise<Generation> {
+    assertSupported(request);
+    await this.load(request.model);
+    const promptTokens = countPromptTokens(request.messages);
+    const limit = outputLimit(request);
+    if (promptTokens + (limit ?? 0) > TEST_CONTEXT_LENGTH) {
+      throw new ApiError(
+        'context_length_exceeded',
+        `This model's maximum context length is ${TEST_CONTEXT_LENGTH} tokens. However, you requested ${promptTokens + (limit ?? 0)} tokens (${promptTokens} in the messages, ${limit ?? 0} in the completion).`,
+        { param: 'messages' },
+      );
+    }
+    const lastUser = [...request.messages].reverse().find((m) => m.role === 'user');
+    const text = lastUser ? textOf(lastUser) : '';
+    const reply = replyFor(text);
+    const reasoning = wantsThinking(request) ? tokenize(`Thinking about: ${text}`) : [];
+    const { text: content, stopped } = cutAtStop(reply.content, stopSequences(request));
+    return {
+      fingerprint: `fp_test_${VARIANTS[request.model].weightGroup}`,
+      events: this.stream(reasoning, tokenize(content), { promptTokens, limit, stopped, failAfter: reply.failAfter, signal }),
+    };
+  }
+
+  private async *stream(
+    reasoning: string[],
+    content: string[],
+    opts: { promptTokens: number; limit: number | undefined; stopped: boolean; failAfter: number | undefined; signal: AbortSignal },
+  ): AsyncGenerator<EngineEvent> {
+    const budget = opts.limit ?? Number.POSITIVE_INFINITY;
+    let produced = 0;
+    let reasoningTokens = 0;
+    const pace = async () => {
+      if (this.config.tokenDelayMs > 0) await sleep(this.config.tokenDelayMs);
+      else if (produced % 32 === 0) await sleep(0); // let aborts and other messages in
+      if (opts.signal.aborted) throw new ApiError('internal_error', 'Generation aborted.');
+    };
+    for (const token of reasoning) {
+      if (produced >= budget) break;
+      await pace();
+      produced++;
+      reasoningTokens++;
+      yield { type: 'delta', reasoning: token };
+    }
+    let contentTokens = 0;
+    for (const token of content) {
+      if (produced >= budget) break;
+      if (opts.failAfter !== undefined && contentTokens >= opts.failAfter) {
+        throw new ApiError('internal_error', `The test engine failed on purpose after ${opts.failAfter} tokens.`);
+      }
+      await pace();
+      produced++;
+      contentTokens++;
+      yield { type: 'delta', content: token };
+    }
+    const truncated = produced < reasoning.length + content.length;
+    yield {
+      type: 'finish',
+      finish_reason: truncated ? 'length' : 'stop',
+      usage: {
+        prompt_tokens: opts.promptTokens,
+        completion_tokens: produced,
+        total_tokens: opts.promptTokens + produced,
+        completion_tokens_details: { reasoning_tokens: reasoningTokens },
+      },
+    };
+  }
+}

@@ -1,0 +1,36 @@
+import { defineConfig } from 'vite';
+import { fileURLToPath } from 'node:url';
+
+const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+
+// `vite build --mode test` swaps the deterministic test engine in for web-llm and writes dist-test/;
+// a plain `vite build` (npm run build) never sees test/.
+export default defineConfig(({ mode }) => {
+  const testBuild = mode === 'test';
+  return {
+    resolve: {
+      alias: {
+        '#engine-impl': here(testBuild ? './test/engine/deterministic-engine.ts' : './worker/engine/webllm-engine.ts'),
+      },
+    },
+    build: {
+      outDir: testBuild ? 'dist-test' : 'dist',
+      target: 'es2022',
+      sourcemap: true,
+      rollupOptions: {
+        input: {
+          main: here('./index.html'),
+          sw: here('./worker/sw.ts'),
+          // Test build only: a page that also carries real client libraries (the openai SDK).
+          ...(testBuild ? { clients: here('./test/pages/clients.html') } : {}),
+        },
+        output: {
+          // The service worker must sit at the root to control scope "/".
+          entryFileNames: (chunk) => (chunk.name === 'sw' ? 'sw.js' : 'assets/[name]-[hash].js'),
+        },
+      },
+    },
+    worker: { format: 'es' },
+    preview: { host: '127.0.0.1', port: 4173, strictPort: true },
+  };
+});

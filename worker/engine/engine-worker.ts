@@ -1,0 +1,78 @@
+/// <reference lib="webworker" />
+// The engine Web Worker: owns the model, serves the service worker's ports, answers the hosting page.
+import * as Comlink from 'comlink';
+import { createEngine } from '#engine-impl';
+import type { EngineControl } from '../../src/engine-control';
+import type { FromEngine, ToEngine } from '../../src/engine-protocol';
+import type { Engine } from './engine';
+import { Scheduler } from './scheduler';
+
+let engine: Engine | null = null;
+let scheduler: Scheduler | null = null;
+
+function need(): { engine: Engine; scheduler: Scheduler } {
+  if (!engine || !scheduler) throw new Error('The engine worker was used before init().');
+  return { engine, scheduler };
+}
+
+/** Serves one service-worker port; a restarted service worker brings a new one. */
+function serve(port: MessagePort): void {
+  const mine = new Set<string>();
+  const post = (message: FromEngine) => port.postMessage(message);
+  port.onmessage = (e: MessageEvent<ToEngine>) => {
+    const message = e.data;
+    const { engine, scheduler } = need();
+    switch (message.type) {
+      case 'generate': {
+        const { id } = message;
+        mine.add(id);
+        const done = () => mine.delete(id);
+        scheduler.submit(id, message.request, {
+          accepted: () => post({ type: 'accepted', id }),
+          start: (fingerprint) => post({ type: 'start', id, fingerprint }),
+          event: (event) => post({ type: 'event', id, event }),
+          end: () => (done(), post({ type: 'end', id })),
+          error: (error) => (done(), post({ type: 'error', id, error: error.toData() })),
+        });
+        return;
+      }
+      case 'abort':
+        mine.delete(message.id);
+        scheduler.abort(message.id);
+        return;
+      case 'status':
+        post({ type: 'status', id: message.id, models: engine.status(), fingerprint: '' });
+        return;
+    }
+  };
+  // The service worker was stopped: nobody is left to read these generations.
+  port.addEventListener('close', () => {
+    for (const id of mine) scheduler?.abort(id);
+    mine.clear();
+  });
+  port.start();
+}
+
+const control: EngineControl = {
+  async init(config) {
+    if (engine) return;
+    engine = createEngine(config);
+    scheduler = new Scheduler(engine, config.queueDepth);
+  },
+  connect(port) {
+    serve(port);
+  },
+  async status() {
+    return need().engine.status();
+  },
+  subscribe(listener) {
+    const { engine } = need();
+    engine.onStatus(() => listener(engine.status()));
+  },
+  adapter: () => need().engine.adapter(),
+  load: (id) => need().engine.load(id),
+  unload: () => need().engine.unload(),
+  deleteFromCache: (id) => need().engine.deleteFromCache(id),
+};
+
+Comlink.expose(control);

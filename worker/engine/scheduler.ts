@@ -1,0 +1,95 @@
+// One generation at a time, first come first served, with a bounded wait list (429 beyond it).
+import { ApiError } from '../../src/protocol/errors';
+import type { EngineEvent } from '../../src/engine-protocol';
+import type { ChatCompletionRequest } from '../../src/protocol/types';
+import type { Engine } from './engine';
+
+/** Where one request's replies go; nothing is sent after `end` or `error`, or once the caller aborted. */
+export interface RequestSink {
+  accepted(): void;
+  start(fingerprint: string): void;
+  event(event: EngineEvent): void;
+  end(): void;
+  error(error: ApiError): void;
+}
+
+interface Job {
+  id: string;
+  request: ChatCompletionRequest;
+  sink: RequestSink;
+  abort: AbortController;
+}
+
+export class Scheduler {
+  private readonly waiting: Job[] = [];
+  private running: Job | null = null;
+  /** Moving average of how long a job holds the engine, for `retry-after`. */
+  private averageMs = 1000;
+
+  constructor(
+    private readonly engine: Engine,
+    private readonly depth: number,
+  ) {}
+
+  get queued(): number {
+    return this.waiting.length;
+  }
+
+  get busy(): boolean {
+    return this.running !== null;
+  }
+
+  submit(id: string, request: ChatCompletionRequest, sink: RequestSink): void {
+    if (this.running && this.waiting.length >= this.depth) {
+      const retryAfter = Math.max(1, Math.ceil((this.averageMs * (this.waiting.length + 1)) / 1000));
+      sink.error(
+        new ApiError('queue_full', `The generation queue is full (${this.depth} waiting); retry in ${retryAfter} s.`, { retryAfter }),
+      );
+      return;
+    }
+    sink.accepted();
+    this.waiting.push({ id, request, sink, abort: new AbortController() });
+    void this.pump();
+  }
+
+  /** Takes a waiting request out of the queue, or interrupts the running one. */
+  abort(id: string): void {
+    const index = this.waiting.findIndex((job) => job.id === id);
+    if (index >= 0) {
+      this.waiting.splice(index, 1);
+      return;
+    }
+    if (this.running?.id === id) this.running.abort.abort();
+  }
+
+  private async pump(): Promise<void> {
+    if (this.running) return;
+    const job = this.waiting.shift();
+    if (!job) return;
+    this.running = job;
+    const began = performance.now();
+    try {
+      await this.run(job);
+    } finally {
+      this.averageMs = 0.8 * this.averageMs + 0.2 * (performance.now() - began);
+      this.running = null;
+      void this.pump();
+    }
+  }
+
+  private async run({ request, sink, abort }: Job): Promise<void> {
+    const { signal } = abort;
+    try {
+      const generation = await this.engine.generate(request, signal);
+      if (signal.aborted) return;
+      sink.start(generation.fingerprint);
+      for await (const event of generation.events) {
+        if (signal.aborted) return;
+        sink.event(event);
+      }
+      if (!signal.aborted) sink.end();
+    } catch (err) {
+      if (!signal.aborted) sink.error(ApiError.from(err));
+    }
+  }
+}

@@ -1,0 +1,120 @@
+// The /v1 routes (CONTRACT.md "Endpoints") as a Hono app; the service worker feeds it fetch events.
+import { Hono, type Context } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { ApiError } from '../../src/protocol/errors';
+import { getWorkspace } from '../../src/keys/workspace';
+import { recordKeyUse } from '../../src/keys/key-store';
+import { VARIANTS, VARIANT_IDS, isVariantId, type VariantId } from '../../src/variants';
+import type { ModelStatus } from '../../src/engine-protocol';
+import type { ModelObject } from '../../src/protocol/types';
+import { requireKey, type AuthEnv } from './auth';
+import { errorResponse, jsonResponse } from './respond';
+import { readChatRequest, completeChat } from './chat';
+import type { EngineLink } from './engine-link';
+
+export const MAX_BODY_BYTES = 20 * 1024 * 1024;
+/** web-llm's own default window, shown while no engine has reported the device's figure. */
+const FALLBACK_CONTEXT = 4096;
+
+/** Books use to a key; a failed booking never fails the answer. */
+const touchKey = (id: string, tokens = 0) => recordKeyUse(id, tokens).catch(() => undefined);
+
+function requestId(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(12));
+  return `req_${Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')}`;
+}
+
+const methodNotAllowed = (allowed: string) => (c: Context) => {
+  const err = new ApiError('method_not_allowed', `Method ${c.req.method} is not allowed on ${c.req.path}; use ${allowed}.`);
+  const res = errorResponse(err);
+  res.headers.set('allow', allowed);
+  return res;
+};
+
+export function createApp(link: EngineLink): Hono<AuthEnv> {
+  const app = new Hono<AuthEnv>();
+  // The last status an engine reported, so /v1/models stays truthful about context while none is connected.
+  let lastStatus: ModelStatus[] | null = null;
+
+  async function modelObjects(reachable: readonly VariantId[]): Promise<ModelObject[]> {
+    const workspace = await getWorkspace();
+    let statuses: ModelStatus[] | null = null;
+    try {
+      statuses = (await link.status()).models;
+      lastStatus = statuses;
+    } catch {
+      statuses = null;
+    }
+    return VARIANT_IDS.filter((id) => reachable.includes(id)).map((id) => {
+      const v = VARIANTS[id];
+      const status = statuses?.find((s) => s.id === id);
+      const known = lastStatus?.find((s) => s.id === id);
+      return {
+        id,
+        object: 'model',
+        created: v.created,
+        owned_by: workspace?.orgId ?? 'org-unregistered',
+        context_length: status?.context_length ?? known?.context_length ?? FALLBACK_CONTEXT,
+        reasoning: v.thinks,
+        vision: v.vision,
+        state: status?.state ?? 'unavailable',
+      };
+    });
+  }
+
+  app.use('*', async (c, next) => {
+    const id = requestId();
+    c.set('requestId', id);
+    await next();
+    c.res.headers.set('x-request-id', id);
+  });
+
+  app.onError((err) => errorResponse(err));
+  app.notFound((c) => errorResponse(new ApiError('unknown_url', `Unknown request URL: ${c.req.method} ${c.req.path}.`)));
+
+  app.get('/v1/models', requireKey, async (c) => {
+    const key = c.get('key');
+    const data = await modelObjects(key.models);
+    c.executionCtx.waitUntil(touchKey(key.id));
+    return jsonResponse({ object: 'list', data });
+  });
+  app.all('/v1/models', methodNotAllowed('GET'));
+
+  app.get('/v1/models/:id', requireKey, async (c) => {
+    const key = c.get('key');
+    const id = c.req.param('id');
+    if (!isVariantId(id) || !key.models.includes(id)) {
+      throw new ApiError('model_not_found', `The model '${id}' does not exist or you do not have access to it.`, { param: 'model' });
+    }
+    const [model] = await modelObjects([id]);
+    c.executionCtx.waitUntil(touchKey(key.id));
+    return jsonResponse(model);
+  });
+  app.all('/v1/models/:id', methodNotAllowed('GET'));
+
+  app.post(
+    '/v1/chat/completions',
+    requireKey,
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: () => {
+        throw new ApiError('request_too_large', `The request body is larger than ${MAX_BODY_BYTES / 1024 / 1024} MiB.`);
+      },
+    }),
+    async (c) => {
+      const key = c.get('key');
+      const request = await readChatRequest(c.req.raw);
+      if (!key.models.includes(request.model)) {
+        throw new ApiError('model_not_found', `The model '${request.model}' does not exist or you do not have access to it.`, {
+          param: 'model',
+        });
+      }
+      return completeChat(link, request, c.req.raw.signal, (done) => {
+        c.executionCtx.waitUntil(done.then((tokens) => touchKey(key.id, tokens)));
+      });
+    },
+  );
+  app.all('/v1/chat/completions', methodNotAllowed('POST'));
+
+  return app;
+}
