@@ -1,6 +1,8 @@
 import { defineConfig } from '@playwright/test';
 
-const PORT = Number(process.env.INPAGE_TEST_PORT ?? 4174);
+// Two servers: the test build (deterministic engine) and the production build (real web-llm).
+const TEST_PORT = Number(process.env.INPAGE_TEST_PORT ?? 4174);
+const PROD_PORT = Number(process.env.INPAGE_PROD_PORT ?? 4175);
 
 // Debian's Chromium; WebGPU on the CPU through SwiftShader. Playwright downloads no browser here.
 export const CHROMIUM_ARGS = [
@@ -12,6 +14,12 @@ export const CHROMIUM_ARGS = [
   '--disable-sync',
   '--no-first-run',
 ];
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+const browser = {
+  browserName: 'chromium' as const,
+  launchOptions: { executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS },
+};
 
 export default defineConfig({
   testDir: 'test/browser',
@@ -20,19 +28,33 @@ export default defineConfig({
   fullyParallel: true,
   workers: 2,
   retries: 0,
-  reporter: process.env.CI ? [['list']] : [['list']],
-  use: {
-    baseURL: `http://127.0.0.1:${PORT}`,
-    browserName: 'chromium',
-    launchOptions: {
-      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-      args: CHROMIUM_ARGS,
+  reporter: [['list']],
+  projects: [
+    {
+      // Everything of the service runs for real; only the engine is the deterministic one from test/.
+      name: 'test-build',
+      testIgnore: /\.prod\.spec\.ts$/,
+      use: { ...browser, baseURL: `http://127.0.0.1:${TEST_PORT}` },
     },
-  },
-  webServer: {
-    command: `npm run serve:test -- --port ${PORT}`,
-    url: `http://127.0.0.1:${PORT}/`,
-    reuseExistingServer: !process.env.CI,
-    timeout: 120_000,
-  },
+    {
+      // `npm run build` as shipped: real web-llm on SwiftShader's WebGPU.
+      name: 'production-build',
+      testMatch: /\.prod\.spec\.ts$/,
+      use: { ...browser, baseURL: `http://127.0.0.1:${PROD_PORT}` },
+    },
+  ],
+  webServer: [
+    {
+      command: `npm run serve:test -- --port ${TEST_PORT}`,
+      url: `http://127.0.0.1:${TEST_PORT}/`,
+      reuseExistingServer: !process.env.CI,
+      timeout: 120_000,
+    },
+    {
+      command: `npm run serve:prod -- --port ${PROD_PORT}`,
+      url: `http://127.0.0.1:${PROD_PORT}/`,
+      reuseExistingServer: !process.env.CI,
+      timeout: 120_000,
+    },
+  ],
 });

@@ -58,3 +58,10 @@ export function openDatabase(): Promise<Database> {
   });
   return opening;
 }
+
+/** Closes this realm's connection (the next call opens a fresh one), e.g. before deleting the database. */
+export async function closeDatabase(): Promise<void> {
+  const pending = opening;
+  opening = null;
+  if (pending) (await pending.catch(() => null))?.close();
+}
