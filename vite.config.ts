@@ -14,7 +14,8 @@ export default defineConfig(({ mode }) => {
       },
     },
     build: {
-      outDir: testBuild ? 'dist-test' : 'dist',
+      // INPAGE_BUILD_SUFFIX lets parallel work trees on one machine build side by side.
+      outDir: (testBuild ? 'dist-test' : 'dist') + (process.env.INPAGE_BUILD_SUFFIX ?? ''),
       target: 'es2022',
       sourcemap: true,
       rollupOptions: {
