@@ -1,6 +1,6 @@
 import { defineConfig } from 'vitest/config';
 import { playwright } from '@vitest/browser-playwright';
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from './playwright.config';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from './playwright.config.ts';
 
 // Unit tests: pure logic in Node; anything needing real IndexedDB or WebCrypto in real Chromium.
 export default defineConfig({

@@ -78,24 +78,41 @@ function describe(value: unknown): string {
   return typeof value === 'object' ? 'an object' : `${typeof value} ${JSON.stringify(value)}`;
 }
 
-function toApiError(issue: z.core.$ZodIssue): ApiError {
+type Issue = z.core.$ZodIssue;
+
+/** For a union, the branch the input was meant for: the one whose complaint is not about the input's type. */
+function unionBranch(issue: Issue & { code: 'invalid_union' }): Issue | null {
+  for (const branch of issue.errors) {
+    const first = branch[0];
+    if (first && !(first.code === 'invalid_type' && first.path.length === 0)) {
+      return { ...first, path: [...issue.path, ...first.path] } as Issue;
+    }
+  }
+  return null;
+}
+
+function toApiError(issue: Issue): ApiError {
   const param = paramName(issue.path);
   const input = (issue as { input?: unknown }).input;
+  // Parsed JSON holds no undefined values: undefined means the field is absent.
+  const absent = input === undefined;
+  if (absent && (issue.code === 'invalid_type' || issue.code === 'invalid_value' || issue.code === 'invalid_union')) {
+    return new ApiError('missing_required_parameter', `Missing required parameter: '${param}'.`, { param });
+  }
   switch (issue.code) {
     case 'invalid_type':
-      if (input === undefined) {
-        return new ApiError('missing_required_parameter', `Missing required parameter: '${param}'.`, { param });
+      if (issue.expected === 'int' && typeof input === 'number') {
+        return new ApiError('invalid_value', `Invalid value for '${param}': expected an integer, but got ${input}.`, { param });
       }
       return new ApiError('invalid_type', `Invalid type for '${param}': expected ${issue.expected}, but got ${describe(input)}.`, { param });
-    case 'invalid_union':
+    case 'invalid_union': {
+      if (issue.errors.length === 0) {
+        return new ApiError('invalid_value', `Invalid value for '${param}': ${issue.message}.`, { param });
+      }
+      const branch = unionBranch(issue);
+      if (branch) return toApiError(branch);
       return new ApiError('invalid_type', `Invalid type for '${param}': got ${describe(input)}.`, { param });
-    case 'too_small':
-    case 'too_big':
-    case 'invalid_value':
-    case 'invalid_format':
-    case 'not_multiple_of':
-    case 'custom':
-      return new ApiError('invalid_value', `Invalid value for '${param}': ${issue.message}.`, { param });
+    }
     default:
       return new ApiError('invalid_value', `Invalid value for '${param || 'body'}': ${issue.message}.`, { param: param || null });
   }

@@ -1,0 +1,145 @@
+import { describe, expect, it } from 'vitest';
+import { ApiError, type ErrorCode } from '../../src/protocol/errors';
+import { ChunkWriter, CompletionCollector } from '../../src/protocol/completion';
+import { SSE_DONE, encodeSse, sseData } from '../../src/protocol/sse';
+import type { EngineEvent } from '../../src/engine-protocol';
+
+const usage = { prompt_tokens: 5, completion_tokens: 3, total_tokens: 8, completion_tokens_details: { reasoning_tokens: 1 } };
+const events: EngineEvent[] = [
+  { type: 'delta', reasoning: 'hmm' },
+  { type: 'delta', content: 'Hello' },
+  { type: 'delta', content: ' world' },
+  { type: 'finish', finish_reason: 'stop', usage },
+];
+
+describe('ApiError', () => {
+  const table: [ErrorCode, number, string][] = [
+    ['invalid_json', 400, 'invalid_request_error'],
+    ['invalid_content_type', 400, 'invalid_request_error'],
+    ['missing_required_parameter', 400, 'invalid_request_error'],
+    ['invalid_type', 400, 'invalid_request_error'],
+    ['invalid_value', 400, 'invalid_request_error'],
+    ['unsupported_parameter', 400, 'invalid_request_error'],
+    ['context_length_exceeded', 400, 'invalid_request_error'],
+    ['missing_api_key', 401, 'invalid_request_error'],
+    ['invalid_api_key', 401, 'invalid_request_error'],
+    ['model_not_found', 404, 'invalid_request_error'],
+    ['unknown_url', 404, 'invalid_request_error'],
+    ['method_not_allowed', 405, 'invalid_request_error'],
+    ['request_too_large', 413, 'invalid_request_error'],
+    ['queue_full', 429, 'rate_limit_exceeded'],
+    ['internal_error', 500, 'server_error'],
+    ['engine_unavailable', 503, 'server_error'],
+    ['webgpu_unavailable', 503, 'server_error'],
+    ['model_load_failed', 503, 'server_error'],
+  ];
+
+  it.each(table)('%s is %i %s in the OpenAI shape', (code, status, type) => {
+    const err = new ApiError(code, 'Something specific.', { param: code === 'invalid_value' ? 'temperature' : null });
+    expect(err.status).toBe(status);
+    expect(err.toBody()).toEqual({ error: { message: 'Something specific.', type, param: err.param, code } });
+  });
+
+  it('crosses a MessagePort as data and comes back equal', () => {
+    const err = new ApiError('queue_full', 'Full.', { retryAfter: 3 });
+    const back = ApiError.fromData(structuredClone(err.toData()));
+    expect(back.toBody()).toEqual(err.toBody());
+    expect(back.retryAfter).toBe(3);
+  });
+
+  it('turns anything thrown into an internal_error that says what failed', () => {
+    expect(ApiError.from(new TypeError('x is undefined')).toBody().error).toEqual({
+      message: 'x is undefined',
+      type: 'server_error',
+      param: null,
+      code: 'internal_error',
+    });
+    expect(ApiError.from('boom', 'model_load_failed').status).toBe(503);
+  });
+});
+
+describe('SSE framing', () => {
+  it('writes one data line and a blank line per event', () => {
+    const text = sseData({ a: 'line one\nline two' });
+    expect(text).toBe('data: {"a":"line one\\nline two"}\n\n');
+    expect(text.split('\n').filter(Boolean)).toHaveLength(1);
+    expect(SSE_DONE).toBe('data: [DONE]\n\n');
+    expect(new TextDecoder().decode(encodeSse('data: é\n\n'))).toBe('data: é\n\n');
+  });
+});
+
+describe('ChunkWriter', () => {
+  it('streams role first, then fragments, then an empty delta with finish_reason', () => {
+    const writer = new ChunkWriter('svc-model-5.2', 'fp_x', false);
+    const chunks = [writer.first(), ...events.flatMap((e) => writer.next(e))];
+    expect(chunks.map((c) => c.choices[0]?.delta)).toEqual([
+      { role: 'assistant', content: '' },
+      { reasoning_content: 'hmm', reasoning: 'hmm' },
+      { content: 'Hello' },
+      { content: ' world' },
+      {},
+    ]);
+    expect(chunks.at(-1)!.choices[0]!.finish_reason).toBe('stop');
+    expect(new Set(chunks.map((c) => c.id)).size).toBe(1);
+    expect(chunks[0]!.id).toMatch(/^chatcmpl-/);
+    for (const c of chunks) {
+      expect(c).toMatchObject({ object: 'chat.completion.chunk', model: 'svc-model-5.2', system_fingerprint: 'fp_x' });
+      expect(c.created).toBe(chunks[0]!.created);
+      expect(c.created).toBeLessThan(1e11); // seconds, not milliseconds
+      expect(c).not.toHaveProperty('usage');
+    }
+  });
+
+  it('with include_usage: usage null on every chunk, then one usage chunk with no choices', () => {
+    const writer = new ChunkWriter('svc-model-5.2', 'fp_x', true);
+    const chunks = [writer.first(), ...events.flatMap((e) => writer.next(e))];
+    const last = chunks.at(-1)!;
+    expect(last.choices).toEqual([]);
+    expect(last.usage).toEqual(usage);
+    for (const c of chunks.slice(0, -1)) expect(c.usage).toBeNull();
+  });
+
+  it('drops empty deltas', () => {
+    const writer = new ChunkWriter('m', 'fp', false);
+    expect(writer.next({ type: 'delta', content: '' })).toEqual([]);
+  });
+});
+
+describe('CompletionCollector', () => {
+  it('gathers content and reasoning apart, with usage and finish_reason', () => {
+    const collector = new CompletionCollector();
+    for (const e of events) collector.add(e);
+    const completion = collector.build('svc-model-5.2', 'fp_x');
+    expect(completion).toMatchObject({
+      object: 'chat.completion',
+      model: 'svc-model-5.2',
+      system_fingerprint: 'fp_x',
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content: 'Hello world', refusal: null, reasoning_content: 'hmm', reasoning: 'hmm' },
+          logprobs: null,
+          finish_reason: 'stop',
+        },
+      ],
+      usage,
+    });
+    expect(completion.id).toMatch(/^chatcmpl-[0-9a-f]{32}$/);
+    expect(completion.created).toBe(Math.floor(completion.created));
+  });
+
+  it('leaves reasoning fields out when nothing was thought', () => {
+    const collector = new CompletionCollector();
+    collector.add({ type: 'delta', content: 'x' });
+    collector.add({ type: 'finish', finish_reason: 'length', usage });
+    const message = collector.build('m', 'fp').choices[0]!.message;
+    expect(message).not.toHaveProperty('reasoning_content');
+    expect(message).not.toHaveProperty('reasoning');
+  });
+
+  it('refuses to build without a finish event', () => {
+    const collector = new CompletionCollector();
+    collector.add({ type: 'delta', content: 'x' });
+    expect(() => collector.build('m', 'fp')).toThrow(/finish/);
+  });
+});
