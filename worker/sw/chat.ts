@@ -5,7 +5,7 @@ import { ChunkWriter, CompletionCollector } from '../../src/protocol/completion'
 import { SSE_DONE, SSE_HEADERS, encodeSse, sseData } from '../../src/protocol/sse';
 import type { ChatCompletionRequest } from '../../src/protocol/types';
 import type { EngineLink } from './engine-link';
-import { jsonResponse } from './respond';
+import { JSON_TYPE } from './respond';
 
 export async function readChatRequest(raw: Request): Promise<ChatCompletionRequest> {
   const type = raw.headers.get('content-type') ?? '';
@@ -29,6 +29,11 @@ export async function readChatRequest(raw: Request): Promise<ChatCompletionReque
 /**
  * Runs a checked request. `onDone` receives a promise of the tokens the request cost, settled when the
  * answer is complete (or failed), so the caller can keep the worker alive and book them to the key.
+ *
+ * Both modes answer as soon as the engine has begun: Chromium never signals a client's abort to a
+ * service worker (FetchEvent.request.signal stays quiet), but it does cancel the body of a response
+ * whose fetch was aborted, even one aborted before the response existed. So the body's `cancel` is
+ * the one abort signal there is; a JSON answer is therefore a body written once the reply is complete.
  */
 export async function completeChat(
   link: EngineLink,
@@ -41,18 +46,12 @@ export async function completeChat(
   // Everything before this line resolves is checked before any status goes out.
   const run = await link.generate(request, signal);
 
-  if (!request.stream) {
-    const collector = new CompletionCollector();
-    for await (const event of run) collector.add(event);
-    const completion = collector.build(request.model, run.fingerprint);
-    onDone(Promise.resolve(completion.usage.total_tokens));
-    return jsonResponse(completion);
-  }
-
-  const writer = new ChunkWriter(request.model, run.fingerprint, request.stream_options?.include_usage === true);
   let tokens = 0;
   let finished!: () => void;
   onDone(new Promise<number>((resolve) => (finished = () => resolve(tokens))));
+  const stream = request.stream === true;
+  const writer = new ChunkWriter(request.model, run.fingerprint, request.stream_options?.include_usage === true);
+  const collector = new CompletionCollector();
 
   const body = new ReadableStream<Uint8Array>({
     async start(controller) {
@@ -66,17 +65,27 @@ export async function completeChat(
         }
       };
       try {
-        write(sseData(writer.first()));
+        if (stream) write(sseData(writer.first()));
         for await (const event of run) {
           if (event.type === 'finish') tokens = event.usage.total_tokens;
-          for (const chunk of writer.next(event)) write(sseData(chunk));
+          if (stream) for (const chunk of writer.next(event)) write(sseData(chunk));
+          else collector.add(event);
         }
+        if (!stream) write(JSON.stringify(collector.build(request.model, run.fingerprint)));
       } catch (err) {
-        // The 200 is gone: a failure now travels in-band, as OpenAI's SDK expects.
-        if (!signal.aborted) write(sseData(ApiError.from(err).toBody()));
+        if (signal.aborted || !open) return;
+        if (!stream) {
+          // The 200 is gone and a JSON body cannot carry a late error: break the body, as a dropped
+          // connection would, so clients see a network error (and the SDKs retry).
+          open = false;
+          controller.error(ApiError.from(err));
+          return;
+        }
+        // A stream carries a late failure in-band, as OpenAI's SDK expects.
+        write(sseData(ApiError.from(err).toBody()));
       } finally {
         if (open && !signal.aborted) {
-          write(SSE_DONE);
+          if (stream) write(SSE_DONE);
           controller.close();
         }
         open = false;
@@ -87,5 +96,6 @@ export async function completeChat(
       cancel.abort();
     },
   });
-  return new Response(body, { status: 200, headers: { ...SSE_HEADERS } });
+  const headers = stream ? { ...SSE_HEADERS } : { 'content-type': JSON_TYPE };
+  return new Response(body, { status: 200, headers });
 }
