@@ -2,6 +2,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import { VARIANT_IDS } from '../../src/variants';
 import { auth, call, chat, makeKey, openApp, type Answer } from './helpers';
+import { expectSchema } from './schema';
 
 const hi = { model: 'svc-model-5.2-fast', messages: [{ role: 'user', content: 'hi' }] };
 
@@ -9,6 +10,7 @@ function expectError(answer: Answer, status: number, code: string, param: string
   expect(answer.status, answer.text).toBe(status);
   expect(answer.headers['content-type']).toBe('application/json; charset=utf-8');
   expect(answer.headers['x-request-id']).toMatch(/^req_[0-9a-f]{24}$/);
+  expectSchema('ErrorResponse', answer.json);
   const body = answer.json as { error: Record<string, unknown> };
   expect(Object.keys(body)).toEqual(['error']);
   expect(body.error).toEqual({ message: expect.any(String), type: expect.any(String), param, code });
@@ -29,6 +31,7 @@ test('GET /v1/models lists the five variants with the contract fields', async ()
   expect(answer.status).toBe(200);
   expect(answer.headers['content-type']).toBe('application/json; charset=utf-8');
   expect(answer.headers['x-request-id']).toMatch(/^req_/);
+  expectSchema('ListModelsResponse', answer.json);
   const list = answer.json as { object: string; data: Record<string, unknown>[] };
   expect(list.object).toBe('list');
   expect(list.data.map((m) => m.id)).toEqual([...VARIANT_IDS]);
@@ -54,6 +57,7 @@ test('GET /v1/models lists the five variants with the contract fields', async ()
 test('GET /v1/models/{id} answers one model, and 404 model_not_found for others', async () => {
   const one = await call(page, '/v1/models/svc-model-5.2-short', { headers: { authorization: `Bearer ${key}` } });
   expect(one.status).toBe(200);
+  expectSchema('Model', one.json);
   expect(one.json).toMatchObject({ id: 'svc-model-5.2-short', object: 'model', reasoning: true });
   expectError(await call(page, '/v1/models/gpt-4o', { headers: { authorization: `Bearer ${key}` } }), 404, 'model_not_found', 'model');
 });
@@ -77,6 +81,7 @@ test('POST /v1/chat/completions answers a chat.completion object', async () => {
   expect(answer.status).toBe(200);
   expect(answer.headers['content-type']).toBe('application/json; charset=utf-8');
   expect(answer.headers['x-request-id']).toMatch(/^req_/);
+  expectSchema('CreateChatCompletionResponse', answer.json);
   const completion = answer.json as Record<string, unknown>;
   expect(completion).toEqual({
     id: expect.stringMatching(/^chatcmpl-/),

@@ -1,6 +1,7 @@
 // Server-sent-event streaming through the service worker, read as raw bytes by fetch (CONTRACT.md "Streaming").
 import { expect, test } from '@playwright/test';
 import { auth, call, makeKey, openApp, sseEvents } from './helpers';
+import { expectSchema } from './schema';
 
 interface Chunk {
   id: string;
@@ -21,7 +22,9 @@ async function stream(page: import('@playwright/test').Page, key: string, body: 
   expect(answer.text.endsWith('data: [DONE]\n\n')).toBe(true);
   const events = sseEvents(answer.text);
   expect(events.at(-1)).toBe('[DONE]');
-  return events.slice(0, -1).map((e) => JSON.parse(e) as Chunk);
+  const chunks = events.slice(0, -1).map((e) => JSON.parse(e) as Chunk);
+  for (const chunk of chunks) expectSchema('CreateChatCompletionStreamResponse', chunk);
+  return chunks;
 }
 
 test('a stream: role chunk, content fragments, an empty finishing delta, [DONE]', async ({ page }) => {
@@ -88,6 +91,7 @@ test('a failure after the stream began travels in-band, then [DONE]', async ({ p
   const events = sseEvents(answer.text);
   expect(events.at(-1)).toBe('[DONE]');
   const error = JSON.parse(events.at(-2)!) as { error: Record<string, unknown> };
+  expectSchema('ErrorResponse', error);
   expect(error).toEqual({ error: { message: expect.stringContaining('after 3 tokens'), type: 'server_error', param: null, code: 'internal_error' } });
   const content = events.slice(0, -2).map((e) => (JSON.parse(e) as Chunk).choices[0]?.delta.content ?? '').join('');
   expect(content).toBe('tick tick tick');
