@@ -1,0 +1,144 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { EngineLink } from '../../worker/sw/engine-link';
+import { ApiError } from '../../src/protocol/errors';
+import type { FromEngine, ToEngine } from '../../src/engine-protocol';
+import type { ChatCompletionRequest } from '../../src/protocol/types';
+
+const request: ChatCompletionRequest = { model: 'svc-model-5.2-fast', messages: [{ role: 'user', content: 'hi' }] };
+const usage = { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2, completion_tokens_details: { reasoning_tokens: 0 } };
+const channels: MessageChannel[] = [];
+
+/** A scripted engine on the far end of a real MessageChannel. */
+function engine(script: (message: ToEngine, reply: (m: FromEngine) => void) => void) {
+  const channel = new MessageChannel();
+  channels.push(channel);
+  const seen: ToEngine[] = [];
+  channel.port2.onmessage = (e: MessageEvent<ToEngine>) => {
+    seen.push(e.data);
+    script(e.data, (m) => channel.port2.postMessage(m));
+  };
+  return { port: channel.port1, far: channel.port2, seen };
+}
+
+const happy = (message: ToEngine, reply: (m: FromEngine) => void) => {
+  if (message.type !== 'generate') return;
+  const { id } = message;
+  reply({ type: 'accepted', id });
+  reply({ type: 'start', id, fingerprint: 'fp_1' });
+  reply({ type: 'event', id, event: { type: 'delta', content: 'Hi' } });
+  reply({ type: 'event', id, event: { type: 'finish', finish_reason: 'stop', usage } });
+  reply({ type: 'end', id });
+};
+
+async function rejection(p: Promise<unknown>): Promise<ApiError> {
+  const err = await p.then(() => null, (e: unknown) => e);
+  expect(err).toBeInstanceOf(ApiError);
+  return err as ApiError;
+}
+
+afterEach(() => {
+  for (const c of channels.splice(0)) {
+    c.port1.close();
+    c.port2.close();
+  }
+});
+
+describe('EngineLink', () => {
+  it('answers 503 engine_unavailable when no page hands over a port in time', async () => {
+    let asked = 0;
+    const link = new EngineLink({ requestPort: async () => void asked++, connectTimeoutMs: 30 });
+    const err = await rejection(link.generate(request, new AbortController().signal));
+    expect(err.code).toBe('engine_unavailable');
+    expect(err.status).toBe(503);
+    expect(asked).toBe(1);
+  });
+
+  it('waits for the port a page offers after being asked, then runs the request', async () => {
+    const { port } = engine(happy);
+    const link = new EngineLink({ requestPort: async () => void setTimeout(() => link.adopt(port), 5), connectTimeoutMs: 500 });
+    const run = await link.generate(request, new AbortController().signal);
+    const events = [];
+    for await (const e of run) events.push(e);
+    expect(run.fingerprint).toBe('fp_1');
+    expect(events).toEqual([
+      { type: 'delta', content: 'Hi' },
+      { type: 'finish', finish_reason: 'stop', usage },
+    ]);
+  });
+
+  it('rejects with the engine’s own error when it fails before starting', async () => {
+    const { port } = engine((m, reply) => {
+      if (m.type === 'generate') reply({ type: 'error', id: m.id, error: new ApiError('context_length_exceeded', 'Too long.', { param: 'messages' }).toData() });
+    });
+    const link = new EngineLink({ requestPort: async () => undefined });
+    link.adopt(port);
+    const err = await rejection(link.generate(request, new AbortController().signal));
+    expect(err.toBody()).toEqual({ error: { message: 'Too long.', type: 'invalid_request_error', param: 'messages', code: 'context_length_exceeded' } });
+  });
+
+  it('fails a running request with engine_unavailable when the engine’s end closes', async () => {
+    const { port, far } = engine((m, reply) => {
+      if (m.type !== 'generate') return;
+      reply({ type: 'accepted', id: m.id });
+      reply({ type: 'start', id: m.id, fingerprint: 'fp' });
+      reply({ type: 'event', id: m.id, event: { type: 'delta', content: 'partial' } });
+      setTimeout(() => far.close(), 10);
+    });
+    const link = new EngineLink({ requestPort: async () => undefined, connectTimeoutMs: 20 });
+    link.adopt(port);
+    const run = await link.generate(request, new AbortController().signal);
+    const seen: string[] = [];
+    const err = await rejection(
+      (async () => {
+        for await (const e of run) if (e.type === 'delta') seen.push(e.content ?? '');
+      })(),
+    );
+    expect(seen).toEqual(['partial']);
+    expect(err.code).toBe('engine_unavailable');
+    expect(link.connected).toBe(false);
+  });
+
+  it('treats an engine that never acknowledges as gone', async () => {
+    const { port } = engine(() => undefined);
+    const link = new EngineLink({ requestPort: async () => undefined, ackTimeoutMs: 30, connectTimeoutMs: 20 });
+    link.adopt(port);
+    const err = await rejection(link.generate(request, new AbortController().signal));
+    expect(err.code).toBe('engine_unavailable');
+    expect(link.connected).toBe(false);
+  });
+
+  it('tells the engine to stop when the caller aborts, before or after start', async () => {
+    const { port, seen } = engine((m, reply) => {
+      if (m.type !== 'generate') return;
+      reply({ type: 'accepted', id: m.id });
+      if (m.request.messages[0]!.content === 'start') reply({ type: 'start', id: m.id, fingerprint: 'fp' });
+    });
+    const link = new EngineLink({ requestPort: async () => undefined });
+    link.adopt(port);
+
+    const queued = new AbortController();
+    const pending = link.generate(request, queued.signal);
+    await new Promise((r) => setTimeout(r, 10));
+    queued.abort();
+    await rejection(pending);
+
+    const running = new AbortController();
+    const run = await link.generate({ ...request, messages: [{ role: 'user', content: 'start' }] }, running.signal);
+    const iterating = rejection((async () => { for await (const _ of run) void _; })());
+    running.abort();
+    await iterating;
+    await new Promise((r) => setTimeout(r, 10));
+    const aborts = seen.filter((m) => m.type === 'abort').map((m) => m.id);
+    const generates = seen.filter((m) => m.type === 'generate').map((m) => m.id);
+    expect(aborts).toEqual(generates);
+  });
+
+  it('asks the engine for model status', async () => {
+    const { port } = engine((m, reply) => {
+      if (m.type === 'status') reply({ type: 'status', id: m.id, models: [{ id: 'svc-vision', state: 'cached', context_length: 8192 }], fingerprint: '' });
+    });
+    const link = new EngineLink({ requestPort: async () => undefined });
+    link.adopt(port);
+    expect((await link.status()).models).toEqual([{ id: 'svc-vision', state: 'cached', context_length: 8192 }]);
+  });
+});
