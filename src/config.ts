@@ -7,6 +7,10 @@ export interface InpageConfig {
   modelBaseUrl: string;
   /** Where compiled model libraries (.wasm) are fetched from: `{modelLibBaseUrl}/{file}`. Empty: web-llm's prebuilt hosts. */
   modelLibBaseUrl: string;
+  /** GPU memory (MB) one loaded model may use, which sets each model's context length. 0: half of `navigator.deviceMemory`. */
+  gpuMemoryMB: number;
+  /** How often the page checks that its engine worker is alive; one silent for 3 periods is restarted. */
+  engineHeartbeatMs: number;
   /** Test builds only: milliseconds the deterministic engine waits between tokens. */
   tokenDelayMs: number;
 }
@@ -15,6 +19,8 @@ export const DEFAULT_CONFIG: Readonly<InpageConfig> = {
   queueDepth: 16,
   modelBaseUrl: '',
   modelLibBaseUrl: '',
+  gpuMemoryMB: 0,
+  engineHeartbeatMs: 5000,
   tokenDelayMs: 0,
 };
 

@@ -18,6 +18,8 @@ export interface AdapterReport {
 export interface EngineControl {
   /** Must be called once, first. */
   init(config: InpageConfig): Promise<void>;
+  /** Answers at once while the worker is alive: the page's heartbeat. */
+  ping(): Promise<true>;
   /** Serves the service worker on `port` (transferred). */
   connect(port: MessagePort): void;
   status(): Promise<ModelStatus[]>;

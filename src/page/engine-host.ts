@@ -1,12 +1,127 @@
 // The page hosts the engine worker and hands the service worker a port to it; it never carries requests.
+// A heartbeat watches the worker: one that stops answering (crashed, killed, hung) is replaced by a new one,
+// whose port goes to the service worker as the first one did.
 import * as Comlink from 'comlink';
 import type { InpageConfig } from '../config';
 import type { EngineControl } from '../engine-control';
+import type { ModelStatus } from '../engine-protocol';
 import { PORT_OFFER, isPortRequest } from './port-messages';
 
 export interface EngineHost {
-  control: Comlink.Remote<EngineControl>;
-  worker: Worker;
+  /** The engine's controls. Stable across worker restarts: calls go to the worker running now. */
+  readonly control: Comlink.Remote<EngineControl>;
+  /** The engine worker running now. */
+  readonly worker: Worker;
+  /** How many times the worker has been replaced. */
+  readonly restarts: number;
+  /** Called after each restart, once the new worker is initialised and offered to the service worker. */
+  onRestart(listener: () => void): void;
+}
+
+/** A restart that follows another this quickly backs off (doubling, up to MAX_BACKOFF_MS). */
+const MIN_BACKOFF_MS = 1000;
+const MAX_BACKOFF_MS = 30_000;
+/** Periods without an answer after which the worker counts as dead. */
+const MISSED_BEATS = 3;
+
+function startWorker(): { worker: Worker; remote: Comlink.Remote<EngineControl> } {
+  const worker = new Worker(new URL('../../worker/engine/engine-worker.ts', import.meta.url), { type: 'module', name: 'inpage-engine' });
+  return { worker, remote: Comlink.wrap<EngineControl>(worker) };
+}
+
+class HostedEngine implements EngineHost {
+  private current: { worker: Worker; remote: Comlink.Remote<EngineControl> };
+  private readonly subscribers: ((models: ModelStatus[]) => void)[] = [];
+  private readonly restartListeners: (() => void)[] = [];
+  private restarting: Promise<void> | null = null;
+  private lastAnswer = performance.now();
+  private backoffMs = 0;
+  private restartCount = 0;
+  readonly control: Comlink.Remote<EngineControl>;
+
+  constructor(private readonly config: InpageConfig) {
+    this.current = startWorker();
+    const remote = () => this.current.remote;
+    const facade: { [K in keyof EngineControl]: (...args: never[]) => Promise<unknown> } = {
+      init: (config: InpageConfig) => remote().init(config),
+      ping: () => remote().ping(),
+      connect: (port: MessagePort) => remote().connect(port),
+      status: () => remote().status(),
+      subscribe: (listener: (models: ModelStatus[]) => void) => {
+        // Kept so a restarted worker gets it too; `listener` is a Comlink proxy, which can be sent again.
+        this.subscribers.push(listener);
+        return remote().subscribe(listener);
+      },
+      adapter: () => remote().adapter(),
+      load: (id: Parameters<EngineControl['load']>[0]) => remote().load(id),
+      unload: () => remote().unload(),
+      deleteFromCache: (id: Parameters<EngineControl['deleteFromCache']>[0]) => remote().deleteFromCache(id),
+    };
+    this.control = facade as unknown as Comlink.Remote<EngineControl>;
+  }
+
+  get worker(): Worker {
+    return this.current.worker;
+  }
+
+  get restarts(): number {
+    return this.restartCount;
+  }
+
+  onRestart(listener: () => void): void {
+    this.restartListeners.push(listener);
+  }
+
+  async init(): Promise<void> {
+    await this.current.remote.init(this.config);
+    this.lastAnswer = performance.now();
+  }
+
+  /** Pings every period; restarts the worker once it has been silent for MISSED_BEATS periods. */
+  watch(): void {
+    const period = this.config.engineHeartbeatMs;
+    if (!(period > 0)) return;
+    setInterval(() => {
+      if (this.restarting) return;
+      const mine = this.current;
+      mine.remote.ping().then(
+        () => {
+          if (this.current !== mine) return;
+          this.lastAnswer = performance.now();
+          this.backoffMs = 0;
+        },
+        () => undefined,
+      );
+      if (performance.now() - this.lastAnswer > MISSED_BEATS * period) void this.restart('it stopped answering');
+    }, period);
+  }
+
+  /** Replaces the worker; requests that were running on the old one fail in the service worker. */
+  restart(why: string): Promise<void> {
+    this.restarting ??= (async () => {
+      console.warn(`inpage: restarting the engine worker: ${why}.`);
+      if (this.backoffMs > 0) await new Promise((resolve) => setTimeout(resolve, this.backoffMs));
+      this.backoffMs = Math.min(MAX_BACKOFF_MS, Math.max(MIN_BACKOFF_MS, this.backoffMs * 2));
+      const old = this.current;
+      old.remote[Comlink.releaseProxy]();
+      old.worker.terminate();
+      this.current = startWorker();
+      this.restartCount++;
+      try {
+        await this.init();
+        for (const listener of this.subscribers) await this.current.remote.subscribe(listener);
+      } catch (err) {
+        console.error('inpage: the restarted engine worker failed to start:', err);
+      }
+      this.lastAnswer = performance.now();
+      const controller = navigator.serviceWorker?.controller;
+      if (controller) offerPort(this, controller);
+      for (const listener of this.restartListeners) listener();
+    })().finally(() => {
+      this.restarting = null;
+    });
+    return this.restarting;
+  }
 }
 
 function offerPort(host: EngineHost, target: ServiceWorker): void {
@@ -16,10 +131,9 @@ function offerPort(host: EngineHost, target: ServiceWorker): void {
 }
 
 export async function hostEngine(config: InpageConfig): Promise<EngineHost> {
-  const worker = new Worker(new URL('../../worker/engine/engine-worker.ts', import.meta.url), { type: 'module', name: 'inpage-engine' });
-  const control = Comlink.wrap<EngineControl>(worker);
-  await control.init(config);
-  const host: EngineHost = { control, worker };
+  const host = new HostedEngine(config);
+  await host.init();
+  host.watch();
 
   const sw = navigator.serviceWorker;
   // A (re)started service worker asks every page for a port; the one hosting the engine answers.

@@ -55,9 +55,15 @@ function serve(port: MessagePort): void {
 
 const control: EngineControl = {
   async init(config) {
-    if (engine) return;
-    engine = createEngine(config);
-    scheduler = new Scheduler(engine, config.queueDepth);
+    if (!engine) {
+      engine = createEngine(config);
+      scheduler = new Scheduler(engine, config.queueDepth);
+    }
+    // A probe that fails (no WebGPU) is reported through status() and adapter(), not by init().
+    await engine.ready?.().catch(() => undefined);
+  },
+  async ping() {
+    return true;
   },
   connect(port) {
     serve(port);

@@ -13,6 +13,11 @@ export interface Generation {
 
 export interface Engine {
   /**
+   * Optional: settles once the engine knows its device and what is cached, so status() is truthful. The
+   * engine worker awaits it in init(); engines without it are truthful from the start.
+   */
+  ready?(): Promise<void>;
+  /**
    * Loads the variant if needed and checks the request against it (context length, supported fields).
    * Throws an ApiError before anything is generated; afterwards failures are thrown from `events`.
    * Aborting `signal` ends `events` promptly.

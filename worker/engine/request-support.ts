@@ -1,17 +1,77 @@
 // Which request fields the engine can honour for a variant; the rest get 400 `unsupported_parameter`.
+// These are web-llm 0.2.86's real limits (read from its source), shared by every engine implementation so
+// the test build refuses exactly what production refuses.
 import { ApiError } from '../../src/protocol/errors';
 import type { ChatCompletionRequest } from '../../src/protocol/types';
-import { VARIANTS } from '../../src/variants';
+import { VARIANTS, type Variant } from '../../src/variants';
+
+/**
+ * What web-llm puts in front of the answer of a Qwen3 model whose thinking is switched off
+ * (`extra_body.enable_thinking: false`): it prefills this empty block and counts it as generated text.
+ */
+export const EMPTY_THINK_BLOCK = '<think>\n\n</think>\n\n';
+
+/** Qwen3 has a thinking switch (web-llm's `enable_thinking`); Phi-3.5-vision has none. */
+export function hasThinkingSwitch(variant: Variant): boolean {
+  return /^Qwen3-/.test(variant.webllm.f16);
+}
+
+/** Whether `stop` could match inside text of length > 0 that ends with `block`, or inside `block` itself. */
+function overlapsBlock(stop: string, block: string): boolean {
+  if (block.includes(stop)) return true;
+  // A stop sequence that begins with a tail of the block would match across the block's end.
+  for (let cut = 1; cut < block.length; cut++) {
+    if (stop.startsWith(block.slice(cut))) return true;
+  }
+  return false;
+}
 
 /** Throws for the first field the chosen variant cannot honour. Shared by every engine implementation. */
 export function assertSupported(request: ChatCompletionRequest): void {
   const variant = VARIANTS[request.model];
-  const unsupported = (param: string, why: string) => {
+  const unsupported = (param: string, why: string): never => {
     throw new ApiError('unsupported_parameter', `Unsupported parameter: '${param}' ${why} (model '${variant.id}').`, { param });
   };
   if (request.n !== undefined && request.n > 1) unsupported('n', 'must be 1: one choice is generated per request');
   if (request.reasoning_effort !== undefined && request.reasoning_effort !== 'none' && !variant.thinks) {
     unsupported('reasoning_effort', 'applies only to thinking variants; this one never thinks');
+  }
+
+  const messages = request.messages;
+  let leadingSystem = true;
+  messages.forEach((message, i) => {
+    if (message.name !== undefined) {
+      // web-llm would put the name where the chat template's role marker goes, breaking the prompt.
+      unsupported(`messages[${i}].name`, 'is not supported: the model has no slot for participant names');
+    }
+    const system = message.role === 'system' || message.role === 'developer';
+    if (system && !leadingSystem) {
+      unsupported(`messages[${i}].role`, `'${message.role}' is only supported before the first user or assistant message`);
+    }
+    if (!system) leadingSystem = false;
+    if (Array.isArray(message.content)) {
+      message.content.forEach((part, j) => {
+        if (part.type === 'image_url' && part.image_url.detail !== undefined && part.image_url.detail !== 'auto') {
+          unsupported(`messages[${i}].content[${j}].image_url.detail`, `'${part.image_url.detail}' is not supported: images are always read at the model's own resolution ('auto')`);
+        }
+      });
+    }
+  });
+  const last = messages.length - 1;
+  if (messages[last]?.role !== 'user') {
+    unsupported(`messages[${last}].role`, `must be 'user' for the last message: the model only answers a user turn`);
+  }
+
+  const stops = stopSequences(request);
+  if (stops.length > 0 && wantsThinking(request)) {
+    // web-llm matches stop sequences against the whole output, thinking included.
+    unsupported('stop', "is not supported while the model thinks (its thinking would hit the stop sequence); send reasoning_effort 'none' or use a -fast variant");
+  }
+  if (stops.length > 0 && hasThinkingSwitch(variant) && !wantsThinking(request)) {
+    const clash = stops.find((stop) => overlapsBlock(stop, EMPTY_THINK_BLOCK));
+    if (clash !== undefined) {
+      unsupported('stop', `value ${JSON.stringify(clash)} overlaps the empty thinking block ${JSON.stringify(EMPTY_THINK_BLOCK)} web-llm puts before the answer`);
+    }
   }
 }
 

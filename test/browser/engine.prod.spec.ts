@@ -1,0 +1,97 @@
+// The production build with real web-llm on SwiftShader's WebGPU. There is no internet here, so no model can
+// ever be downloaded: the model source points at a closed local port, and every load fails at once.
+import { expect, test, type Page } from '@playwright/test';
+import { call, chat, makeKey, openApp } from './helpers';
+
+/** Port 9 (discard) on the loopback interface: nothing listens, connections are refused at once. */
+const NOWHERE = 'http://127.0.0.1:9';
+const APP = `/?modelBaseUrl=${encodeURIComponent(`${NOWHERE}/models`)}&modelLibBaseUrl=${encodeURIComponent(`${NOWHERE}/libs`)}&engineHeartbeatMs=250`;
+
+interface ErrorBody {
+  error: { message: string; type: string; param: string | null; code: string | null };
+}
+interface ModelList {
+  data: { id: string; state: string; context_length: number }[];
+}
+
+async function adapterReport(page: Page) {
+  return page.evaluate(async () => (await window.inpageReady)!.engine!.control.adapter());
+}
+
+test('the production worker boots on SwiftShader and reports the adapter and its features', async ({ page }) => {
+  await openApp(page, APP);
+  const report = await adapterReport(page);
+  expect(report).toMatchObject({ available: true, vendor: 'google', architecture: 'swiftshader', shaderF16: false });
+  expect(report.features.length).toBeGreaterThan(0);
+  expect(report.features).not.toContain('shader-f16');
+  expect(report.features.every((f) => typeof f === 'string')).toBe(true);
+
+  const key = await makeKey(page);
+  const models = (await call(page, '/v1/models', { headers: { authorization: `Bearer ${key}` } })).json as ModelList;
+  expect(models.data.map((m) => m.id)).toEqual(['svc-model-5.2', 'svc-model-5.2-fast', 'svc-model-5.2-short', 'svc-model-5.2-short-fast', 'svc-vision']);
+  for (const model of models.data) {
+    expect(model.state).toBe('not_downloaded');
+    // Sized from this adapter's limits and memory: at least web-llm's 4096, at most the trained maximum.
+    expect(model.context_length).toBeGreaterThanOrEqual(4096);
+  }
+  const byId = Object.fromEntries(models.data.map((m) => [m.id, m.context_length]));
+  expect(byId['svc-model-5.2']).toBe(byId['svc-model-5.2-fast']);
+  expect(byId['svc-model-5.2-short']).toBe(byId['svc-model-5.2-short-fast']);
+  expect(byId['svc-model-5.2']).toBeLessThanOrEqual(40_960);
+  expect(byId['svc-vision']).toBeLessThanOrEqual(131_072);
+});
+
+test('a model whose files cannot be fetched fails with 503 model_load_failed naming the cause; the next request and the page still work', async ({ page }) => {
+  await openApp(page, APP);
+  const key = await makeKey(page);
+  const body = { model: 'svc-model-5.2-short-fast', messages: [{ role: 'user', content: 'hello' }] };
+
+  const first = await chat(page, key, body);
+  expect(first.status).toBe(503);
+  const error = (first.json as ErrorBody).error;
+  expect(error).toMatchObject({ type: 'server_error', code: 'model_load_failed', param: null });
+  // No shader-f16 on SwiftShader: the q4f32 weights were chosen, from the configured (unreachable) source.
+  expect(error.message).toContain('Qwen3-1.7B-q4f32_1-MLC');
+  expect(error.message).toContain(`${NOWHERE}/models/Qwen3-1.7B-q4f32_1-MLC/`);
+  expect(error.message).toMatch(/Failed to fetch/);
+
+  // The failure is remembered in the model's state, and the next request tries the load again.
+  const models = (await call(page, '/v1/models', { headers: { authorization: `Bearer ${key}` } })).json as ModelList & {
+    data: { error?: string }[];
+  };
+  expect(models.data.find((m) => m.id === 'svc-model-5.2-short-fast')!.state).toBe('not_downloaded');
+  const second = await chat(page, key, { ...body, stream: true });
+  expect(second.status).toBe(503);
+  expect((second.json as ErrorBody).error.code).toBe('model_load_failed');
+
+  // Checks before the engine still answer as ever, and the page is alive.
+  const bad = await chat(page, key, { ...body, temperature: 7 });
+  expect(bad.status).toBe(400);
+  expect(await page.evaluate(() => document.title)).toContain('inpage');
+});
+
+test('requests web-llm cannot honour get 400 unsupported_parameter before any load is tried', async ({ page }) => {
+  await openApp(page, APP);
+  const key = await makeKey(page);
+  const stop = await chat(page, key, { model: 'svc-model-5.2', messages: [{ role: 'user', content: 'hi' }], stop: ['\n'] });
+  expect(stop.status).toBe(400);
+  expect((stop.json as ErrorBody).error).toMatchObject({ code: 'unsupported_parameter', param: 'stop' });
+  const n = await chat(page, key, { model: 'svc-vision', messages: [{ role: 'user', content: 'hi' }], n: 2 });
+  expect((n.json as ErrorBody).error).toMatchObject({ code: 'unsupported_parameter', param: 'n' });
+});
+
+test('an engine worker that dies is restarted and serves the service worker again', async ({ page }) => {
+  await openApp(page, APP);
+  const key = await makeKey(page);
+  const before = await page.evaluate(() => window.inpage!.engine!.restarts);
+  await page.evaluate(() => window.inpage!.engine!.worker.terminate());
+  await expect.poll(() => page.evaluate(() => window.inpage!.engine!.restarts), { timeout: 20_000 }).toBe(before + 1);
+  // The new worker answers through the service worker: real states (not "unavailable"), real load errors.
+  await expect
+    .poll(async () => ((await call(page, '/v1/models', { headers: { authorization: `Bearer ${key}` } })).json as ModelList).data[0]!.state, { timeout: 20_000 })
+    .toBe('not_downloaded');
+  const answer = await chat(page, key, { model: 'svc-model-5.2-fast', messages: [{ role: 'user', content: 'hi' }] });
+  expect(answer.status).toBe(503);
+  expect((answer.json as ErrorBody).error.code).toBe('model_load_failed');
+  expect((await adapterReport(page)).available).toBe(true);
+});

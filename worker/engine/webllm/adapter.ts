@@ -1,0 +1,296 @@
+// The web-llm engine: one MLCEngine behind the five variants. Variants sharing weights share the loaded
+// model (thinking is switched per request); everything that touches the MLCEngine runs one at a time.
+import type { AppConfig, MLCEngineConfig, MLCEngineInterface } from '@mlc-ai/web-llm';
+import type { InpageConfig } from '../../../src/config';
+import type { AdapterReport } from '../../../src/engine-control';
+import type { ModelStatus } from '../../../src/engine-protocol';
+import { ApiError } from '../../../src/protocol/errors';
+import type { ChatCompletionRequest } from '../../../src/protocol/types';
+import { VARIANTS, type Variant, type VariantId } from '../../../src/variants';
+import type { Engine, Generation } from '../engine';
+import { EMPTY_THINK_BLOCK, assertSupported, hasThinkingSwitch, outputLimit } from '../request-support';
+import { ModelCache, type CacheFunctions } from './cache';
+import { contextLength, memoryBudgetMB, smallerContext } from './context-size';
+import { generationError, isOutOfMemory, loadError } from './errors';
+import { budgetOf, type DeviceLostListener, type GpuProbe } from './gpu';
+import { resolveImages, type ImageReader, type ResolvedImage } from './images';
+import { ModelStates } from './model-states';
+import { appConfigFor, kvShape, modelIdOf, prebuiltRecord, weightGroups, type Precision } from './models';
+import { Mutex } from './mutex';
+import { ProgressTracker } from './progress';
+import { countPromptTokens, type LoadedModelView } from './prompt-tokens';
+import { WebLlmRun } from './stream';
+import { translateRequest } from './translate';
+
+/** Everything the adapter needs from web-llm and the browser; webllm-engine.ts wires the real ones. */
+export interface WebLlmDeps {
+  /** A new MLCEngine (web-llm's `new MLCEngine(config)`); called once. */
+  createEngine(config: MLCEngineConfig): MLCEngineInterface;
+  cache: CacheFunctions;
+  probeGpu(): Promise<GpuProbe>;
+  /** The loaded model's tokenizer and chat template, or null when web-llm does not let us see them. */
+  inspect(engine: MLCEngineInterface, modelId: string): LoadedModelView | null;
+  images: ImageReader;
+  watchDeviceLoss(listener: DeviceLostListener): void;
+  /** The page's origin, against which relative model URLs resolve. */
+  origin: string;
+}
+
+/** Tokens of Qwen3's empty thinking block when the tokenizer cannot be asked: <think>, \n\n, </think>, \n\n. */
+const EMPTY_THINK_TOKENS_QWEN3 = 4;
+
+interface Loaded {
+  group: string;
+  modelId: string;
+  view: LoadedModelView | null;
+}
+
+interface RunningState {
+  failure: ApiError | null;
+}
+
+const aborted = () => new ApiError('internal_error', 'The client aborted the request.');
+
+export class WebLlmEngine implements Engine {
+  private readonly states = new ModelStates();
+  private readonly mutex = new Mutex();
+  private readonly appConfig: AppConfig;
+  private readonly cache: ModelCache;
+  private readonly mlc: MLCEngineInterface;
+  private probe: GpuProbe | null = null;
+  private readying: Promise<void> | null = null;
+  private loaded: Loaded | null = null;
+  private running: RunningState | null = null;
+
+  constructor(
+    private readonly config: InpageConfig,
+    private readonly deps: WebLlmDeps,
+  ) {
+    this.appConfig = appConfigFor(config, deps.origin);
+    this.cache = new ModelCache(deps.cache, this.appConfig);
+    this.mlc = deps.createEngine({ appConfig: this.appConfig, logLevel: 'WARN' });
+    deps.watchDeviceLoss((message) => this.deviceLost(message));
+  }
+
+  /** Probes the GPU, sizes every model's context and reads the cache; status() is truthful afterwards. */
+  ready(): Promise<void> {
+    this.readying ??= this.init();
+    return this.readying;
+  }
+
+  private async init(): Promise<void> {
+    const probe = await this.deps.probeGpu();
+    this.probe = probe;
+    const precision = this.precision();
+    const budget = budgetOf(probe, memoryBudgetMB(this.config.gpuMemoryMB, probe.deviceMemoryGiB));
+    await Promise.all(
+      weightGroups().map(async (variant) => {
+        const modelId = modelIdOf(variant, precision);
+        const record = prebuiltRecord(modelId);
+        if (probe.report.available) {
+          this.states.setContext(
+            variant.weightGroup,
+            contextLength({
+              shape: kvShape(variant),
+              precision,
+              vramRequiredMB: record.vram_required_MB ?? 0,
+              trainedContext: variant.trainedContext,
+              budget,
+            }),
+          );
+        }
+        if (!probe.report.available) {
+          this.states.set(variant.weightGroup, 'unavailable', { error: probe.report.reason ?? 'WebGPU is not available.' });
+          return;
+        }
+        this.states.settle(variant.weightGroup, await this.cache.has(modelId));
+      }),
+    );
+  }
+
+  private precision(): Precision {
+    return this.probe?.report.shaderF16 ? 'f16' : 'f32';
+  }
+
+  status(): ModelStatus[] {
+    return this.states.status();
+  }
+
+  onStatus(listener: () => void): void {
+    this.states.onChange(listener);
+  }
+
+  async adapter(): Promise<AdapterReport> {
+    await this.ready();
+    return { ...this.probe!.report, features: [...this.probe!.report.features] };
+  }
+
+  private async usable(): Promise<void> {
+    await this.ready();
+    const report = this.probe!.report;
+    if (!report.available) {
+      throw new ApiError('webgpu_unavailable', `WebGPU is not available in this browser, so no model can run: ${report.reason ?? 'no adapter'}`);
+    }
+  }
+
+  async load(id: VariantId): Promise<void> {
+    await this.usable();
+    await this.mutex.run(() => this.ensureLoaded(VARIANTS[id]));
+  }
+
+  async unload(): Promise<void> {
+    await this.ready();
+    await this.mutex.run(async () => {
+      const loaded = this.loaded;
+      if (!loaded) return;
+      this.loaded = null;
+      await this.mlc.unload();
+      this.states.settle(loaded.group, true);
+    });
+  }
+
+  async deleteFromCache(id: VariantId): Promise<void> {
+    await this.ready();
+    const variant = VARIANTS[id];
+    const modelId = modelIdOf(variant, this.precision());
+    await this.mutex.run(async () => {
+      if (this.loaded?.group === variant.weightGroup) {
+        this.loaded = null;
+        await this.mlc.unload();
+      }
+      try {
+        await this.cache.remove(modelId);
+      } finally {
+        if (this.probe?.report.available) this.states.settle(variant.weightGroup, await this.cache.has(modelId));
+      }
+    });
+  }
+
+  /** Loads the variant's weights unless they are the ones loaded. Call with the mutex held. */
+  private async ensureLoaded(variant: Variant): Promise<Loaded> {
+    const modelId = modelIdOf(variant, this.precision());
+    if (this.loaded?.modelId === modelId) return this.loaded;
+    const group = variant.weightGroup;
+    const what = `${variant.id} (web-llm model ${modelId})`;
+    // web-llm unloads whatever is loaded before it loads the next model.
+    const previous = this.loaded;
+    this.loaded = null;
+    if (previous) this.states.settle(previous.group, true);
+    const cached = await this.cache.has(modelId);
+    this.states.set(group, cached ? 'loading' : 'downloading');
+    const tracker = new ProgressTracker();
+    this.mlc.setInitProgressCallback((report) => {
+      const progress = tracker.update(report);
+      this.states.set(group, progress.phase === 'download' ? 'downloading' : 'loading', { progress });
+    });
+    let context = this.states.context(group);
+    for (;;) {
+      try {
+        await this.mlc.reload(modelId, { context_window_size: context });
+        // reload() returns quietly when something aborted it; make sure the model is really there.
+        await this.mlc.getMessage(modelId);
+        break;
+      } catch (err) {
+        const smaller = isOutOfMemory(err) ? smallerContext(context, variant.trainedContext) : null;
+        if (smaller === null) {
+          const record = this.appConfig.model_list.find((r) => r.model_id === modelId);
+          const error = loadError(err, what, record && `weights from ${record.model}, library ${record.model_lib}`);
+          this.states.settle(group, await this.cache.has(modelId), error.message);
+          throw error;
+        }
+        // Out of GPU memory: this device holds less context than estimated. Try the next size down.
+        context = smaller;
+        this.states.setContext(group, context);
+      }
+    }
+    this.states.setSize(group, tracker.weightBytes);
+    this.states.set(group, 'ready');
+    this.loaded = { group, modelId, view: this.deps.inspect(this.mlc, modelId) };
+    return this.loaded;
+  }
+
+  async generate(request: ChatCompletionRequest, signal: AbortSignal): Promise<Generation> {
+    assertSupported(request);
+    await this.usable();
+    const variant = VARIANTS[request.model];
+    const images: Map<string, ResolvedImage> = variant.vision ? await resolveImages(request.messages, this.deps.images, signal) : new Map();
+    const release = await this.mutex.acquire();
+    let handedOver = false;
+    try {
+      if (signal.aborted) throw aborted();
+      const loaded = await this.ensureLoaded(variant);
+      const thinkingSwitch = hasThinkingSwitch(variant);
+      const emptyThinkTokens = thinkingSwitch ? (loaded.view?.countTokens(EMPTY_THINK_BLOCK) ?? EMPTY_THINK_TOKENS_QWEN3) : 0;
+      const translation = translateRequest(request, { modelId: loaded.modelId, images, emptyThinkTokens });
+      const promptTokens = this.checkContext(request, loaded, translation.request.messages, images, translation.thinkingSwitchedOff);
+      if (signal.aborted) throw aborted();
+      const running: RunningState = { failure: null };
+      this.running = running;
+      const stream = await this.mlc.chatCompletion(translation.request);
+      const run = new WebLlmRun(stream[Symbol.asyncIterator](), {
+        thinking: translation.thinking,
+        splitThinking: thinkingSwitch,
+        ...(promptTokens !== undefined ? { promptTokens } : {}),
+        signal,
+        interrupt: () => void this.mlc.interruptGenerate(),
+        failure: () => running.failure,
+        settled: () => {
+          if (this.running === running) this.running = null;
+          release();
+        },
+      });
+      handedOver = true;
+      await run.start();
+      return { fingerprint: `fp_${loaded.modelId}`, events: run.events() };
+    } catch (err) {
+      throw err instanceof ApiError ? err : generationError(err);
+    } finally {
+      if (!handedOver) {
+        this.running = null;
+        release();
+      }
+    }
+  }
+
+  /** Prompt tokens by the model's own tokenizer; throws when prompt plus requested output exceed the context. */
+  private checkContext(
+    request: ChatCompletionRequest,
+    loaded: Loaded,
+    messages: Parameters<typeof countPromptTokens>[1],
+    images: ReadonlyMap<string, ResolvedImage>,
+    thinkingSwitchedOff: boolean,
+  ): number | undefined {
+    // Without a view of the tokenizer web-llm still refuses a prompt over its window when it prefills.
+    if (!loaded.view) return undefined;
+    const sizes = new Map([...images.values()].map((image) => [image.dataUrl, image]));
+    const prompt = countPromptTokens(loaded.view, messages, sizes, thinkingSwitchedOff ? EMPTY_THINK_BLOCK : undefined);
+    const completion = outputLimit(request) ?? 0;
+    const context = this.states.context(loaded.group);
+    if (prompt + completion > context) {
+      throw new ApiError(
+        'context_length_exceeded',
+        `This model's maximum context length is ${context} tokens. However, you requested ${prompt + completion} tokens (${prompt} in the messages, ${completion} in the completion). Please reduce the length of the messages or completion.`,
+        { param: 'messages' },
+      );
+    }
+    return prompt;
+  }
+
+  /** A GPU device was lost: fail the running generation, and load the model again on a new device. */
+  private deviceLost(message: string): void {
+    const loaded = this.loaded;
+    if (!loaded) return; // lost during a load: that load fails (or retries) by itself
+    this.loaded = null;
+    const failure = new ApiError(
+      'engine_unavailable',
+      `The GPU device was lost during generation (${message}); the engine is loading the model again. Retry the request.`,
+    );
+    if (this.running) {
+      this.running.failure = failure;
+      void this.mlc.interruptGenerate();
+    }
+    this.states.set(loaded.group, 'loading', { error: `GPU device lost: ${message}` });
+    const variant = weightGroups().find((v) => v.weightGroup === loaded.group)!;
+    void this.mutex.run(() => this.ensureLoaded(variant)).catch(() => undefined);
+  }
+}

@@ -1,0 +1,175 @@
+// One generation's web-llm chunk stream → EngineEvents: thinking split from the answer, logprobs kept with
+// the answer's tokens, usage with reasoning tokens counted, web-llm's `abort` finish never passed on.
+// web-llm holds its model lock until its stream has run to the end, so the stream is always drained, whether
+// the consumer reads it to the end, stops early, or the client aborts.
+import type { ChatCompletionChunk, ChatCompletionTokenLogprob } from '@mlc-ai/web-llm';
+import type { EngineEvent } from '../../../src/engine-protocol';
+import { ApiError } from '../../../src/protocol/errors';
+import type { FinishReason, TokenLogprob, Usage } from '../../../src/protocol/types';
+import { generationError } from './errors';
+import { ThinkSplitter } from './thinking';
+
+export interface RunOptions {
+  /** The model thinks for this request: text inside `<think>` counts as reasoning tokens. */
+  thinking: boolean;
+  /** The model writes `<think>` blocks (Qwen3), so its text goes through the splitter. */
+  splitThinking: boolean;
+  /** The prompt's tokens as counted before generation (full conversation); else web-llm's prefill count. */
+  promptTokens?: number;
+  signal: AbortSignal;
+  /** Stops web-llm's decoding (MLCEngine.interruptGenerate). */
+  interrupt(): void;
+  /** A failure that ended the run from outside (a lost GPU device), if any. */
+  failure(): ApiError | null;
+  /** Called once, when web-llm's stream has ended (so its lock is free). */
+  settled(): void;
+}
+
+function toLogprob(entry: ChatCompletionTokenLogprob): TokenLogprob {
+  return {
+    token: entry.token,
+    logprob: entry.logprob,
+    bytes: entry.bytes,
+    top_logprobs: entry.top_logprobs.map((top) => ({ token: top.token, logprob: top.logprob, bytes: top.bytes })),
+  };
+}
+
+export class WebLlmRun {
+  private done = false;
+  private first: IteratorResult<ChatCompletionChunk> | null = null;
+  private draining: Promise<void> | null = null;
+  private readonly onAbort = () => {
+    this.options.interrupt();
+    void this.drain();
+  };
+
+  constructor(
+    private readonly iterator: AsyncIterator<ChatCompletionChunk>,
+    private readonly options: RunOptions,
+  ) {
+    if (options.signal.aborted) this.onAbort();
+    else options.signal.addEventListener('abort', this.onAbort, { once: true });
+  }
+
+  private finish(): void {
+    if (this.done) return;
+    this.done = true;
+    this.options.signal.removeEventListener('abort', this.onAbort);
+    this.options.settled();
+  }
+
+  private async pull(): Promise<IteratorResult<ChatCompletionChunk>> {
+    if (this.done) return { done: true, value: undefined };
+    try {
+      const result = await this.iterator.next();
+      if (result.done) this.finish();
+      return result;
+    } catch (err) {
+      this.finish();
+      throw this.options.failure() ?? generationError(err);
+    }
+  }
+
+  /** Reads and discards the rest of the stream (after an interrupt it ends within a step). */
+  drain(): Promise<void> {
+    this.draining ??= (async () => {
+      try {
+        while (!(await this.pull()).done) {
+          // discard
+        }
+      } catch {
+        // the run is over either way
+      }
+    })();
+    return this.draining;
+  }
+
+  /**
+   * Pulls the first chunk, which web-llm produces once it has prefilled the prompt: errors about the prompt
+   * (its own context check among them) surface here, before the caller commits to a 200.
+   */
+  async start(): Promise<void> {
+    try {
+      this.first = await this.pull();
+    } catch (err) {
+      throw err instanceof ApiError ? err : generationError(err);
+    }
+    if (this.options.signal.aborted) {
+      await this.drain();
+      throw new ApiError('internal_error', 'The client aborted the request.');
+    }
+  }
+
+  async *events(): AsyncGenerator<EngineEvent> {
+    const splitter = this.options.splitThinking ? new ThinkSplitter() : null;
+    let finishReason: string | null = null;
+    let usage: ChatCompletionChunk['usage'];
+    let reasoningTokens = 0;
+    let pendingLogprobs: TokenLogprob[] = [];
+    try {
+      for (;;) {
+        const result = this.first ?? (await this.pull());
+        this.first = null;
+        if (result.done) break;
+        const chunk = result.value;
+        if (chunk.usage) usage = chunk.usage;
+        const choice = chunk.choices[0];
+        if (!choice) continue;
+        if (choice.finish_reason) finishReason = choice.finish_reason;
+        if (choice.logprobs?.content) pendingLogprobs.push(...choice.logprobs.content.map(toLogprob));
+        const text = choice.delta.content ?? '';
+        const split = splitter ? splitter.push(text) : { reasoning: '', content: text, thinking: false };
+        if (split.thinking && this.options.thinking) reasoningTokens++;
+        if (split.thinking) pendingLogprobs = []; // logprobs describe the answer only
+        const event: Extract<EngineEvent, { type: 'delta' }> = { type: 'delta' };
+        if (split.reasoning) event.reasoning = split.reasoning;
+        if (split.content) {
+          event.content = split.content;
+          if (pendingLogprobs.length > 0) event.logprobs = pendingLogprobs;
+          pendingLogprobs = [];
+        }
+        if (event.reasoning || event.content) yield event;
+      }
+      const rest = splitter?.end();
+      if (rest && (rest.reasoning || rest.content)) {
+        const event: Extract<EngineEvent, { type: 'delta' }> = { type: 'delta' };
+        if (rest.reasoning) event.reasoning = rest.reasoning;
+        if (rest.content) {
+          event.content = rest.content;
+          if (pendingLogprobs.length > 0) event.logprobs = pendingLogprobs;
+        }
+        yield event;
+      }
+      yield { type: 'finish', finish_reason: this.finishReason(finishReason), usage: this.usage(usage, reasoningTokens) };
+    } finally {
+      if (!this.done) {
+        this.options.interrupt();
+        await this.drain();
+      }
+    }
+  }
+
+  private finishReason(reason: string | null): FinishReason {
+    if (reason === 'stop' || reason === 'length') return reason;
+    const failure = this.options.failure();
+    if (failure) throw failure;
+    if (reason === 'abort') {
+      if (this.options.signal.aborted) throw new ApiError('internal_error', 'The client aborted the request.');
+      throw new ApiError('internal_error', 'web-llm interrupted the generation without being asked to.');
+    }
+    if (reason === 'tool_calls') return 'stop'; // never requested: inpage passes no tools
+    throw new ApiError('internal_error', 'web-llm ended the stream without a finish reason.');
+  }
+
+  private usage(usage: ChatCompletionChunk['usage'], reasoningTokens: number): Usage {
+    if (!usage) throw new ApiError('internal_error', 'web-llm ended the stream without reporting usage.');
+    const prompt = this.options.promptTokens ?? usage.prompt_tokens;
+    const completion = usage.completion_tokens;
+    return {
+      prompt_tokens: prompt,
+      completion_tokens: completion,
+      total_tokens: prompt + completion,
+      completion_tokens_details: { reasoning_tokens: Math.min(reasoningTokens, completion) },
+    };
+  }
+}
