@@ -1,5 +1,6 @@
 import { defineConfig } from 'vite';
 import { fileURLToPath } from 'node:url';
+import { precacheManifest } from './scripts/precache-plugin';
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
@@ -8,6 +9,8 @@ const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 export default defineConfig(({ mode }) => {
   const testBuild = mode === 'test';
   return {
+    // After the build: list the app shell in sw.js for Workbox to precache (offline use).
+    plugins: [precacheManifest({ swFile: 'sw.js' })],
     resolve: {
       alias: {
         '#engine-impl': here(testBuild ? './test/engine/deterministic-engine.ts' : './worker/engine/webllm-engine.ts'),

@@ -1,12 +1,19 @@
 /// <reference lib="webworker" />
-// The service worker: answers /v1/ for every script of the origin and leaves all else to the network.
+// The service worker: answers /v1/ for every script of the origin; serves the app shell from Workbox's
+// precache (so the page and the engine worker load offline) and leaves all else to the network.
+import { cleanupOutdatedCaches, precacheAndRoute, type PrecacheEntry } from 'workbox-precaching';
+import { registerRoute } from 'workbox-routing';
+import { NetworkFirst } from 'workbox-strategies';
 import { createApp } from './sw/app';
 import { EngineLink } from './sw/engine-link';
 import { errorResponse } from './sw/respond';
 import { ApiError } from '../src/protocol/errors';
 import { isPortOffer, PORT_REQUEST } from '../src/page/port-messages';
 
-declare const self: ServiceWorkerGlobalScope;
+declare const self: ServiceWorkerGlobalScope & {
+  /** The app shell, listed here at build time (scripts/precache-plugin.ts); absent in unbundled runs. */
+  __WB_MANIFEST?: (string | PrecacheEntry)[];
+};
 
 const link = new EngineLink({
   // After the browser restarts this worker its port is gone: ask every page of the origin for a new one.
@@ -18,6 +25,9 @@ const link = new EngineLink({
 const app = createApp(link);
 
 self.addEventListener('install', () => {
+  // A new version takes over as soon as it has precached the new shell. Chromium holds the activation
+  // until the old version's fetch events are done, and each /v1 stream keeps its event open until its
+  // [DONE] (app.ts books the key's use in waitUntil), so a stream in progress ends on the old version.
   void self.skipWaiting();
 });
 
@@ -49,3 +59,13 @@ self.addEventListener('fetch', (event) => {
     ),
   );
 });
+
+// Workbox's own fetch listener comes second, so /v1 above is never answered from a cache.
+// Every query parameter is ignored when matching (`/?engine=off` is the page `/`, i.e. /index.html).
+precacheAndRoute(self.__WB_MANIFEST ?? [], { ignoreURLParametersMatching: [/.*/] });
+cleanupOutdatedCaches();
+// The deployment's settings (the model source among them) are read fresh when online, and kept for offline.
+registerRoute(
+  ({ url }) => url.origin === self.location.origin && url.pathname === '/inpage.config.json',
+  new NetworkFirst({ cacheName: 'inpage-config' }),
+);

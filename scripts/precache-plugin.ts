@@ -1,0 +1,57 @@
+// A Vite plugin that hands the service worker Workbox's precache manifest once the build is written.
+//
+// The service worker is built as an input of the app's own build (so it shares chunks, aliases and the
+// test/production switch with it); after the files are on disk, workbox-build's `injectManifest` lists them
+// with revisions and writes that list where sw.js says `self.__WB_MANIFEST`, fixing up sw.js's source map.
+import { join } from 'node:path';
+import type { Plugin, ResolvedConfig } from 'vite';
+import { injectManifest } from 'workbox-build';
+
+export interface PrecacheOptions {
+  /** The service worker's file, relative to the output folder. */
+  swFile: string;
+  /** What goes into the precache (globs relative to the output folder). */
+  globPatterns?: string[];
+  /** What never does: source maps, site config read fresh at runtime, model files. */
+  globIgnores?: string[];
+}
+
+/** The app shell: everything a page, the engine worker and the service worker load, and nothing big. */
+export const SHELL_PATTERNS = ['**/*.{html,js,mjs,css,svg,png,ico,webmanifest,woff2}'];
+export const SHELL_IGNORES = [
+  '**/*.map',
+  // Read network-first at runtime so a deployment can change it without a rebuild.
+  'inpage.config.json',
+  // Weights and model libraries a deployment serves itself (npm run models:pull) live in web-llm's cache.
+  'models/**',
+  '**/*.wasm',
+  '**/*.bin',
+];
+
+export function precacheManifest(options: PrecacheOptions): Plugin {
+  let config: ResolvedConfig;
+  return {
+    name: 'inpage:precache-manifest',
+    apply: 'build',
+    configResolved(resolved) {
+      config = resolved;
+    },
+    async closeBundle() {
+      const outDir = config.build.outDir;
+      const sw = join(outDir, options.swFile);
+      const { count, size, warnings } = await injectManifest({
+        swSrc: sw,
+        swDest: sw,
+        globDirectory: outDir,
+        globPatterns: options.globPatterns ?? SHELL_PATTERNS,
+        globIgnores: options.globIgnores ?? SHELL_IGNORES,
+        // File names under assets/ carry a content hash already: no revision needed.
+        dontCacheBustURLsMatching: /^assets\/.+-[\w-]{8,}\.\w+$/,
+        // The engine worker carries web-llm (several MiB): it must be there offline.
+        maximumFileSizeToCacheInBytes: 64 * 1024 * 1024,
+      });
+      for (const warning of warnings) config.logger.warn(`precache: ${warning}`);
+      config.logger.info(`precache: ${count} files, ${(size / 1024).toFixed(1)} KiB, listed in ${options.swFile}`);
+    },
+  };
+}
