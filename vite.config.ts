@@ -26,7 +26,7 @@ export default defineConfig(({ mode }) => {
           main: here('./index.html'),
           sw: here('./worker/sw.ts'),
           // Test build only: a page that also carries real client libraries (the openai SDK).
-          ...(testBuild ? { clients: here('./test/pages/clients.html') } : {}),
+          ...(testBuild ? { clients: here('./test/pages/clients.html'), bench: here('./test/pages/bench.html') } : {}),
         },
         output: {
           // The service worker must sit at the root to control scope "/".
