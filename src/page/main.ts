@@ -3,13 +3,20 @@ import { loadConfig } from '../config';
 import { createKey, listKeys, revokeKey } from '../keys/key-store';
 import { getWorkspace, registerWorkspace } from '../keys/workspace';
 import { hostEngine, type EngineHost } from './engine-host';
+import { claimEngine } from './engine-lock';
 import { registerServiceWorker } from './sw-registration';
+import { mountWorkspace } from './ui/mount';
 
 export interface InpageApi {
   baseURL: string;
   workspace: { get: typeof getWorkspace; register: typeof registerWorkspace };
   keys: { create: typeof createKey; list: typeof listKeys; revoke: typeof revokeKey };
   engine: EngineHost | null;
+  /**
+   * Hears when this tab starts hosting the engine: at once if it does, or later when it takes over from a
+   * closed tab (one engine per origin; `engine` is null meanwhile). A window event `inpage:engine` says the same.
+   */
+  onEngine(listener: (host: EngineHost) => void): void;
 }
 
 declare global {
@@ -24,15 +31,21 @@ async function boot(): Promise<InpageApi> {
   const config = await loadConfig(location);
   // `?engine=off` makes this page a plain client of another tab's engine.
   const hosting = new URLSearchParams(location.search).get('engine') !== 'off';
-  const engine = hosting ? await hostEngine(config) : null;
+  // One engine per origin: this tab hosts it unless another one does, and takes over when that one closes.
+  const leadership = hosting ? await claimEngine(() => hostEngine(config)) : null;
   await registerServiceWorker();
   const api: InpageApi = {
     baseURL: `${location.origin}/v1`,
     workspace: { get: getWorkspace, register: registerWorkspace },
     keys: { create: createKey, list: listKeys, revoke: revokeKey },
-    engine,
+    engine: leadership?.host ?? null,
+    onEngine: (listener) => leadership?.onHost(listener),
   };
   window.inpage = api;
+  leadership?.onHost((host) => {
+    api.engine = host;
+    window.dispatchEvent(new CustomEvent('inpage:engine'));
+  });
   return api;
 }
 
@@ -40,3 +53,7 @@ window.inpageReady = boot();
 window.inpageReady.catch((err: unknown) => {
   console.error('inpage failed to start:', err);
 });
+
+// The workspace page (index.html) shows its UI in #app; pages without one (test clients) only boot.
+const root = document.getElementById('app');
+if (root) mountWorkspace(root, window.inpageReady);

@@ -1,0 +1,95 @@
+// A small /v1 client for the workspace page: plain fetch with a bearer key, and an SSE reader.
+// The playground uses it exactly as any other script of the origin could.
+import type { ErrorObject } from '../../protocol/errors';
+import type { ChatCompletionChunk, ChatMessage, ModelObject, ReasoningEffort } from '../../protocol/types';
+
+export const BASE_URL = `${location.origin}/v1`;
+
+/** An error answer of the service (HTTP status, or in-band in a stream). */
+export class ApiCallError extends Error {
+  constructor(
+    readonly status: number,
+    readonly error: Partial<ErrorObject>,
+  ) {
+    super(error.message ?? `The service answered ${status}.`);
+    this.name = 'ApiCallError';
+  }
+  get code(): string | null {
+    return this.error.code ?? null;
+  }
+}
+
+async function failure(res: Response): Promise<ApiCallError> {
+  let error: Partial<ErrorObject> = { message: `The service answered ${res.status} ${res.statusText}.` };
+  try {
+    const body = (await res.json()) as { error?: Partial<ErrorObject> };
+    if (body.error) error = body.error;
+  } catch {
+    // Not JSON: keep the status line.
+  }
+  return new ApiCallError(res.status, error);
+}
+
+function headers(key: string): Record<string, string> {
+  return { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+}
+
+export async function listModels(key: string, signal?: AbortSignal): Promise<ModelObject[]> {
+  const res = await fetch(`${BASE_URL}/models`, { headers: headers(key), signal });
+  if (!res.ok) throw await failure(res);
+  return ((await res.json()) as { data: ModelObject[] }).data;
+}
+
+export interface StreamRequest {
+  model: string;
+  messages: ChatMessage[];
+  reasoning_effort?: ReasoningEffort;
+  max_tokens?: number;
+  temperature?: number;
+}
+
+/** The `data:` payloads of an SSE body, as they arrive; ends at `[DONE]`. */
+export async function* sseData(body: ReadableStream<Uint8Array>): AsyncGenerator<string> {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      buffer += decoder.decode(value, { stream: !done });
+      let boundary: RegExpExecArray | null;
+      while ((boundary = /\r?\n\r?\n/.exec(buffer))) {
+        const block = buffer.slice(0, boundary.index);
+        buffer = buffer.slice(boundary.index + boundary[0].length);
+        const data = block
+          .split(/\r?\n/)
+          .filter((line) => line.startsWith('data:'))
+          .map((line) => line.slice(5).replace(/^ /, ''))
+          .join('\n');
+        if (!data) continue;
+        if (data === '[DONE]') return;
+        yield data;
+      }
+      if (done) return;
+    }
+  } finally {
+    reader.releaseLock();
+  }
+}
+
+/** POST /v1/chat/completions with `stream: true`; yields each chunk. Aborting `signal` stops the generation. */
+export async function* streamChat(key: string, request: StreamRequest, signal: AbortSignal): AsyncGenerator<ChatCompletionChunk> {
+  const res = await fetch(`${BASE_URL}/chat/completions`, {
+    method: 'POST',
+    headers: headers(key),
+    body: JSON.stringify({ ...request, stream: true, stream_options: { include_usage: true } }),
+    signal,
+  });
+  if (!res.ok) throw await failure(res);
+  if (!res.body) throw new ApiCallError(res.status, { message: 'The service sent an empty stream.' });
+  for await (const data of sseData(res.body)) {
+    const parsed = JSON.parse(data) as ChatCompletionChunk | { error: Partial<ErrorObject> };
+    if ('error' in parsed) throw new ApiCallError(res.status, parsed.error);
+    yield parsed;
+  }
+}

@@ -1,0 +1,203 @@
+// Models: the five variants, what each can do, its state and download progress, and the engine's controls.
+import { h } from 'preact';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import type { AdapterReport } from '../../engine-control';
+import type { ModelStatus } from '../../engine-protocol';
+import type { ModelState } from '../../protocol/types';
+import { VARIANT_IDS, VARIANTS, type VariantId } from '../../variants';
+import type { RateEstimate } from './download-rate';
+import { formatBytes, formatDuration, formatInteger, formatRate } from './format';
+import { NoWebGpu } from './no-webgpu';
+import { getState, useUi, type UiState } from './store';
+import { Notice, errorText } from './widgets';
+
+export const STATE_LABEL: Record<ModelState, string> = {
+  not_downloaded: 'Not downloaded',
+  downloading: 'Downloading',
+  cached: 'Cached',
+  loading: 'Loading',
+  ready: 'Ready',
+  unavailable: 'Unavailable',
+};
+
+/** Why models cannot run in this browser, or null when they can (or we do not know yet). */
+export function webGpuMissing(ui: UiState): string | null {
+  if (ui.webgpu && !ui.webgpu.available) return ui.webgpu.reason ?? 'No WebGPU adapter.';
+  if (ui.adapter && !ui.adapter.available) return ui.adapter.reason ?? 'The engine found no WebGPU adapter.';
+  return null;
+}
+
+function partners(id: VariantId): VariantId[] {
+  return VARIANT_IDS.filter((other) => other !== id && VARIANTS[other].weightGroup === VARIANTS[id].weightGroup);
+}
+
+/** "1.00 MiB of 4.00 MiB · 25% · 12.0 MiB/s · 3 s left" */
+export function progressLine(status: ModelStatus, rate: RateEstimate | undefined): string {
+  const p = status.progress;
+  if (!p) return '';
+  const parts: string[] = [];
+  if (p.bytesTotal > 0) parts.push(`${formatBytes(p.bytesDone)} of ${formatBytes(p.bytesTotal)}`);
+  parts.push(`${Math.round(p.percent)}%`);
+  if (status.state === 'downloading') {
+    parts.push(rate?.bytesPerSecond ? formatRate(rate.bytesPerSecond) : 'measuring speed');
+    if (rate?.secondsLeft != null) parts.push(`${formatDuration(rate.secondsLeft)} left`);
+  }
+  return parts.join(' · ');
+}
+
+function Progress(props: { status: ModelStatus; rate: RateEstimate | undefined }) {
+  const { status } = props;
+  const p = status.progress;
+  if (!p) return null;
+  const id = `progress-${status.id}`;
+  const what = status.state === 'downloading' ? 'Download' : 'Load';
+  return h(
+    'div',
+    { class: 'progress' },
+    h('progress', { id, max: 100, value: p.percent, 'aria-label': `${what} of ${status.id}`, 'aria-describedby': `${id}-text` }),
+    h('p', { id: `${id}-text`, class: 'progress-text' }, progressLine(status, props.rate)),
+  );
+}
+
+type Action = 'load' | 'unload' | 'delete';
+
+function ModelCard(props: { id: VariantId; status: ModelStatus | undefined; rate: RateEstimate | undefined; controllable: boolean }) {
+  const { id, status } = props;
+  const v = VARIANTS[id];
+  const state: ModelState = status?.state ?? 'unavailable';
+  const [busy, setBusy] = useState<Action | null>(null);
+  const [confirmDelete, setConfirmDelete] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const confirmButton = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (confirmDelete) confirmButton.current?.focus();
+  }, [confirmDelete]);
+
+  const run = async (action: Action) => {
+    const control = getState().api?.engine?.control;
+    if (!control) return;
+    setBusy(action);
+    setError(null);
+    setConfirmDelete(false);
+    try {
+      if (action === 'load') await control.load(id);
+      else if (action === 'unload') await control.unload();
+      else await control.deleteFromCache(id);
+    } catch (err) {
+      setError(errorText(err));
+    } finally {
+      setBusy(null);
+    }
+  };
+
+  const shares = partners(id);
+  const working = busy !== null || state === 'downloading' || state === 'loading';
+  const buttons = [];
+  if (props.controllable) {
+    if (state === 'not_downloaded') {
+      buttons.push(h('button', { type: 'button', class: 'button primary', disabled: working, onClick: () => run('load'), 'aria-label': `Download and load ${id}` }, 'Download and load'));
+    }
+    if (state === 'cached') {
+      buttons.push(h('button', { type: 'button', class: 'button primary', disabled: working, onClick: () => run('load'), 'aria-label': `Load ${id}` }, 'Load'));
+    }
+    if (state === 'ready') {
+      buttons.push(h('button', { type: 'button', class: 'button', disabled: working, onClick: () => run('unload'), 'aria-label': `Unload ${id}` }, 'Unload'));
+    }
+    if ((state === 'cached' || state === 'ready') && !confirmDelete) {
+      buttons.push(h('button', { type: 'button', class: 'button', disabled: working, onClick: () => setConfirmDelete(true), 'aria-label': `Delete ${id} from cache` }, 'Delete from cache'));
+    }
+  }
+
+  return h(
+    'article',
+    { class: `model-card state-${state}`, 'aria-labelledby': `model-${id}`, 'data-model': id, 'data-state': state },
+    h(
+      'header',
+      null,
+      h('h2', { id: `model-${id}` }, id),
+      h('span', { class: `badge badge-${state}`, 'data-testid': 'state' }, STATE_LABEL[state]),
+    ),
+    h(
+      'ul',
+      { class: 'caps', 'aria-label': `What ${id} can do` },
+      h('li', { class: v.thinks ? 'cap on' : 'cap' }, v.thinks ? 'Thinks first' : 'Answers directly'),
+      v.vision && h('li', { class: 'cap on' }, 'Vision: reads images'),
+      h('li', { class: 'cap' }, status ? `Context ${formatInteger(status.context_length)} tokens here` : 'Context unknown'),
+    ),
+    h(
+      'dl',
+      { class: 'facts-list' },
+      h('dt', null, 'Hosted context'),
+      h('dd', null, v.hostedContext ? `${formatInteger(v.hostedContext)} tokens` : 'Not published'),
+      h('dt', null, 'Size on disk'),
+      h('dd', { 'data-testid': 'size' }, status?.sizeOnDisk ? formatBytes(status.sizeOnDisk) : state === 'not_downloaded' ? 'Not downloaded' : '—'),
+      shares.length > 0 && h('dt', null, 'Shares weights with'),
+      shares.length > 0 && h('dd', null, shares.join(', ')),
+    ),
+    status && (state === 'downloading' || state === 'loading') && h(Progress, { status, rate: props.rate }),
+    status?.error && h(Notice, { kind: 'error' }, status.error),
+    error && h(Notice, { kind: 'error' }, error),
+    confirmDelete &&
+      h(
+        'div',
+        { class: 'confirm', role: 'group', 'aria-label': `Confirm deleting ${id} from cache` },
+        h('p', null, `Delete ${status?.sizeOnDisk ? formatBytes(status.sizeOnDisk) + ' of ' : ''}weights${shares.length ? ` (shared with ${shares.join(', ')})` : ''}? They download again on next use.`),
+        h('button', { type: 'button', class: 'button danger small', ref: confirmButton, onClick: () => run('delete'), 'aria-label': `Delete ${id} from cache now` }, 'Delete'),
+        h('button', { type: 'button', class: 'button small', onClick: () => setConfirmDelete(false), 'aria-label': `Keep ${id} in cache` }, 'Cancel'),
+      ),
+    buttons.length > 0 && h('div', { class: 'actions' }, ...buttons),
+    working && state !== 'downloading' && state !== 'loading' && h('p', { class: 'hint', role: 'status' }, 'Working…'),
+  );
+}
+
+function AdapterCard(props: { adapter: AdapterReport }) {
+  const a = props.adapter;
+  const name = [a.vendor, a.architecture].filter(Boolean).join(' ') || 'Unnamed adapter';
+  return h(
+    'section',
+    { class: 'card adapter', 'aria-labelledby': 'adapter-title' },
+    h('h2', { id: 'adapter-title' }, 'WebGPU adapter in use'),
+    h(
+      'dl',
+      { class: 'facts-list' },
+      h('dt', null, 'Adapter'),
+      h('dd', { 'data-testid': 'adapter-name' }, name),
+      a.description && h('dt', null, 'Description'),
+      a.description && h('dd', null, a.description),
+      h('dt', null, '16-bit shaders'),
+      h('dd', null, a.shaderF16 ? 'Yes: models run with 16-bit weights (q4f16)' : 'No: models run with the 32-bit fallback (q4f32), larger and slower'),
+      a.features.length > 0 && h('dt', null, 'Features'),
+      a.features.length > 0 && h('dd', { class: 'features' }, a.features.join(', ')),
+    ),
+  );
+}
+
+export function ModelsArea() {
+  const ui = useUi();
+  const missing = webGpuMissing(ui);
+  const engine = ui.api?.engine ?? null;
+  return h(
+    'section',
+    { class: 'area', 'aria-labelledby': 'area-title' },
+    h('h1', { id: 'area-title', tabIndex: -1 }, 'Models'),
+    h(
+      'p',
+      { class: 'lede' },
+      'Five variants run on this device’s GPU. Weights download once and stay in this browser’s cache; variants that share weights download and load together, and one set of weights is loaded at a time. A request for a model that is not ready loads it first. The context each variant enforces here is bounded by this GPU’s memory; the hosted figures are for reference.',
+    ),
+    missing
+      ? h(NoWebGpu, { reason: missing })
+      : [
+          ui.adapter && h(AdapterCard, { adapter: ui.adapter }),
+          !engine &&
+            h(Notice, { kind: 'info' }, 'This tab uses the engine of another open inpage tab. Manage models in that tab.'),
+          h(
+            'div',
+            { class: 'model-grid' },
+            VARIANT_IDS.map((id) =>
+              h(ModelCard, { key: id, id, status: ui.models?.find((m) => m.id === id), rate: ui.rates[id], controllable: engine !== null }),
+            ),
+          ),
+        ],
+  );
+}

@@ -1,0 +1,90 @@
+// Ready-to-paste client code for the Connect area.
+
+export const KEY_PLACEHOLDER = 'YOUR_INPAGE_KEY';
+export const SNIPPET_MODEL = 'svc-model-5.2-fast';
+
+export interface Snippet {
+  id: 'fetch' | 'openai' | 'ai-sdk';
+  title: string;
+  note: string;
+  code: string;
+}
+
+export function snippets(baseURL: string, key: string | null): Snippet[] {
+  const k = JSON.stringify(key ?? KEY_PLACEHOLDER);
+  const base = JSON.stringify(baseURL);
+  return [
+    {
+      id: 'fetch',
+      title: 'fetch',
+      note: 'No library; reads the answer as a stream of server-sent events.',
+      code: `const res = await fetch(${JSON.stringify(`${baseURL}/chat/completions`)}, {
+  method: 'POST',
+  headers: { authorization: 'Bearer ' + ${k}, 'content-type': 'application/json' },
+  body: JSON.stringify({
+    model: '${SNIPPET_MODEL}',
+    messages: [{ role: 'user', content: 'Say hello in five words.' }],
+    stream: true,
+  }),
+});
+if (!res.ok) throw new Error((await res.json()).error.message);
+const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+let text = '', buffer = '';
+for (;;) {
+  const { value, done } = await reader.read();
+  if (done) break;
+  buffer += value;
+  const events = buffer.split('\\n\\n');
+  buffer = events.pop();
+  for (const event of events) {
+    const data = event.replace(/^data: /, '');
+    if (data === '[DONE]') continue;
+    text += JSON.parse(data).choices[0]?.delta.content ?? '';
+  }
+}
+console.log(text);`,
+    },
+    {
+      id: 'openai',
+      title: 'openai SDK',
+      note: 'npm install openai',
+      code: `import OpenAI from 'openai';
+
+const client = new OpenAI({
+  baseURL: ${base},
+  apiKey: ${k},
+  dangerouslyAllowBrowser: true, // the key never leaves this browser
+});
+
+const stream = await client.chat.completions.create({
+  model: '${SNIPPET_MODEL}',
+  messages: [{ role: 'user', content: 'Say hello in five words.' }],
+  stream: true,
+});
+for await (const chunk of stream) {
+  console.log(chunk.choices[0]?.delta?.content ?? '');
+}`,
+    },
+    {
+      id: 'ai-sdk',
+      title: 'AI SDK',
+      note: 'npm install ai @ai-sdk/openai-compatible',
+      code: `import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import { streamText } from 'ai';
+
+const inpage = createOpenAICompatible({
+  name: 'inpage',
+  baseURL: ${base},
+  apiKey: ${k},
+});
+
+const result = streamText({
+  model: inpage('${SNIPPET_MODEL}'),
+  prompt: 'Say hello in five words.',
+});
+for await (const text of result.textStream) {
+  console.log(text);
+}`,
+    },
+  ];
+}

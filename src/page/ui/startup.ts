@@ -1,0 +1,87 @@
+// Fills the store once the page has booted, and keeps it current: engine status, keys from every tab.
+import * as Comlink from 'comlink';
+import type { ModelStatus } from '../../engine-protocol';
+import { verifyKey, KEYS_CHANNEL } from '../../keys/key-store';
+import type { VariantId } from '../../variants';
+import type { InpageApi } from '../main';
+import { DownloadRate, type RateEstimate } from './download-rate';
+import { checkSessionKey } from './session-key';
+import { getState, setState } from './store';
+import { probeWebGpu } from './webgpu';
+
+export async function refreshKeys(): Promise<void> {
+  const api = getState().api;
+  if (!api) return;
+  setState({ keys: await api.keys.list() });
+}
+
+export async function refreshWorkspace(): Promise<void> {
+  const api = getState().api;
+  if (!api) return;
+  setState({ workspace: await api.workspace.get() });
+}
+
+const rates = new Map<VariantId, DownloadRate>();
+
+function onModels(models: ModelStatus[]): void {
+  const now = performance.now();
+  const estimates: Partial<Record<VariantId, RateEstimate>> = {};
+  for (const model of models) {
+    const progress = model.progress;
+    if (model.state !== 'downloading' || !progress) {
+      rates.delete(model.id);
+      continue;
+    }
+    let rate = rates.get(model.id);
+    if (!rate) rates.set(model.id, (rate = new DownloadRate()));
+    rate.add(progress.bytesDone, now);
+    estimates[model.id] = rate.estimate(progress.bytesTotal);
+  }
+  setState({ models, rates: estimates });
+}
+
+/** After a key change in any tab: the list, the session key, and a filled-in snippet key that was revoked. */
+async function onKeysChanged(): Promise<void> {
+  await refreshKeys();
+  await checkSessionKey();
+  const snippetKey = getState().snippetKey;
+  if (snippetKey && !(await verifyKey(snippetKey)).ok) setState({ snippetKey: null });
+}
+
+async function watchEngine(api: InpageApi): Promise<void> {
+  const control = api.engine?.control;
+  if (!control) return;
+  await control.subscribe(Comlink.proxy(onModels));
+  const [models, adapter] = await Promise.all([control.status(), control.adapter()]);
+  onModels(models);
+  setState({ adapter });
+}
+
+export async function start(ready: Promise<InpageApi>): Promise<void> {
+  void probeWebGpu().then((webgpu) => setState({ webgpu }));
+  let api: InpageApi;
+  try {
+    api = await ready;
+  } catch (err) {
+    setState({ phase: 'failed', failure: err instanceof Error ? err.message : String(err) });
+    return;
+  }
+  setState({ api });
+  await Promise.all([refreshWorkspace(), refreshKeys(), checkSessionKey()]);
+  setState({ phase: 'ready' });
+
+  if (typeof BroadcastChannel !== 'undefined') {
+    new BroadcastChannel(KEYS_CHANNEL).addEventListener('message', () => void onKeysChanged());
+  }
+  // Last-used times and token counts change with every request, and no signal says so.
+  window.addEventListener('focus', () => {
+    void refreshKeys();
+    if (!getState().workspace) void refreshWorkspace();
+  });
+  document.addEventListener('visibilitychange', () => {
+    if (document.visibilityState === 'visible') void refreshKeys();
+  });
+  await watchEngine(api).catch((err: unknown) => {
+    console.error('inpage: the engine did not report its status:', err);
+  });
+}

@@ -1,0 +1,80 @@
+// The workspace page's shared state: one plain object, replaced on change; components read it with useUi().
+import { useEffect, useState } from 'preact/hooks';
+import type { AdapterReport } from '../../engine-control';
+import type { ModelStatus } from '../../engine-protocol';
+import type { KeyRecord, WorkspaceRecord } from '../../keys/db';
+import type { VariantId } from '../../variants';
+import type { InpageApi } from '../main';
+import type { RateEstimate } from './download-rate';
+import type { WebGpuProbe } from './webgpu';
+
+/** A full key this tab may use: the playground's, kept for the tab's session only (never in IndexedDB). */
+export interface SessionKey {
+  key: string;
+  id: string;
+  display: string;
+  name: string;
+}
+
+export interface UiState {
+  /** Boot of the service worker and engine (main.ts). */
+  phase: 'starting' | 'ready' | 'failed';
+  failure: string | null;
+  api: InpageApi | null;
+  /** undefined until read; null when nobody registered yet. */
+  workspace: WorkspaceRecord | null | undefined;
+  keys: KeyRecord[];
+  /** The engine's model states; null while unknown or when another tab hosts the engine. */
+  models: ModelStatus[] | null;
+  /** Download speed and time left per variant, while downloading. */
+  rates: Partial<Record<VariantId, RateEstimate>>;
+  adapter: AdapterReport | null;
+  /** The page's own WebGPU check; null until done. */
+  webgpu: WebGpuProbe | null;
+  sessionKey: SessionKey | null;
+  /** A key the person asked to see filled into the Connect snippets (memory only). */
+  snippetKey: string | null;
+}
+
+let state: UiState = {
+  phase: 'starting',
+  failure: null,
+  api: null,
+  workspace: undefined,
+  keys: [],
+  models: null,
+  rates: {},
+  adapter: null,
+  webgpu: null,
+  sessionKey: null,
+  snippetKey: null,
+};
+
+const listeners = new Set<() => void>();
+
+export function getState(): UiState {
+  return state;
+}
+
+export function setState(patch: Partial<UiState>): void {
+  state = { ...state, ...patch };
+  for (const listener of listeners) listener();
+}
+
+export function subscribe(listener: () => void): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+/** The current state; the component re-renders whenever it changes. */
+export function useUi(): UiState {
+  const [, setVersion] = useState(0);
+  const rendered = state;
+  useEffect(() => {
+    const unsubscribe = subscribe(() => setVersion((v) => v + 1));
+    // A change between this render and the subscription must not be missed.
+    if (state !== rendered) setVersion((v) => v + 1);
+    return unsubscribe;
+  }, []);
+  return state;
+}

@@ -1,0 +1,70 @@
+// Small pieces every area uses: a copy button, sanitised markdown, a code block with its copy button.
+import { h, type ComponentChildren } from 'preact';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { renderMarkdown } from './markdown';
+
+async function copyText(text: string): Promise<void> {
+  try {
+    await navigator.clipboard.writeText(text);
+  } catch {
+    // No clipboard permission (or an insecure context): the old way, through a selection.
+    const area = document.createElement('textarea');
+    area.value = text;
+    area.setAttribute('readonly', '');
+    area.className = 'offscreen';
+    document.body.append(area);
+    area.select();
+    const ok = document.execCommand('copy');
+    area.remove();
+    if (!ok) throw new Error('The browser refused to copy.');
+  }
+}
+
+export function CopyButton(props: { text: string; label: string; class?: string }) {
+  const [status, setStatus] = useState<'idle' | 'copied' | 'failed'>('idle');
+  useEffect(() => {
+    if (status === 'idle') return;
+    const timer = setTimeout(() => setStatus('idle'), 2000);
+    return () => clearTimeout(timer);
+  }, [status]);
+  const copy = () => {
+    copyText(props.text).then(
+      () => setStatus('copied'),
+      () => setStatus('failed'),
+    );
+  };
+  const shown = status === 'copied' ? 'Copied' : status === 'failed' ? 'Copy failed' : 'Copy';
+  return h(
+    'span',
+    { class: `copy ${props.class ?? ''}` },
+    h('button', { type: 'button', class: 'button small', onClick: copy, 'aria-label': props.label }, shown),
+    h('span', { class: 'visually-hidden', role: 'status' }, status === 'idle' ? '' : shown),
+  );
+}
+
+/** A block of code with a labelled copy button. */
+export function CodeBlock(props: { code: string; label: string; id?: string }) {
+  return h(
+    'div',
+    { class: 'code-block' },
+    h('pre', { id: props.id, tabIndex: 0, 'aria-label': props.label }, h('code', null, props.code)),
+    h(CopyButton, { text: props.code, label: `Copy the ${props.label}`, class: 'code-copy' }),
+  );
+}
+
+/** Model output rendered as sanitised markdown: its text can never become markup or script of this page. */
+export function Markdown(props: { text: string; class?: string }) {
+  const ref = useRef<HTMLDivElement>(null);
+  useLayoutEffect(() => {
+    ref.current?.replaceChildren(renderMarkdown(props.text));
+  }, [props.text]);
+  return h('div', { ref, class: `markdown ${props.class ?? ''}` });
+}
+
+export function Notice(props: { kind: 'info' | 'warn' | 'error' | 'ok'; children?: ComponentChildren; role?: string }) {
+  return h('div', { class: `notice notice-${props.kind}`, role: props.role ?? (props.kind === 'error' ? 'alert' : undefined) }, props.children);
+}
+
+export function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
