@@ -23,7 +23,7 @@ test('without WebGPU: a clear page on what to do, while keys and Connect still w
 
   await page.getByRole('note').getByRole('link', { name: 'What to do' }).click();
   await expect(page.getByRole('heading', { name: 'Models', level: 1 })).toBeFocused();
-  const help = page.getByRole('region', { name: 'This browser cannot run the models: it offers no WebGPU' });
+  const help = page.getByRole('region', { name: 'The models cannot run in this browser: no usable WebGPU' });
   await expect(help).toContainText('The browser has WebGPU but offered no adapter');
   await expect(help).toContainText('Chrome or Edge 113 or newer');
   await expect(help).toContainText('chrome://flags/#enable-unsafe-webgpu');

@@ -336,3 +336,34 @@ test('playground: svc-vision takes an attached image, other variants offer no at
   await expect(page.getByRole('img', { name: 'Attached: dot.png' })).toHaveCount(0);
   await screens(page, 'playground-vision');
 });
+
+test('a new key can go straight to the Playground, and revoking the Playground key in another tab takes it away', async ({ page, context }) => {
+  await openWorkspace(page);
+  await registerThroughForm(page);
+  await page.getByLabel('Name').fill('for the playground');
+  await page.getByRole('button', { name: 'Create key' }).click();
+  const key = await page.getByRole('textbox', { name: 'The new API key' }).inputValue();
+  await page.getByRole('button', { name: 'Use in the Playground' }).click();
+  await expect(page.getByText('The Playground will use this key until this tab closes.')).toBeVisible();
+  await goToArea(page, 'Playground');
+  await expect(page.getByTestId('pg-key')).toHaveText(`sk-svc-${key.slice(7, 11)}…${key.slice(-4)}`);
+  const answer = await sendAndWait(page, 'first');
+  await expect(answer.locator('.answer')).toHaveText('Echo: first');
+
+  const other = await context.newPage();
+  await openWorkspace(other, '/#keys');
+  await other.getByRole('button', { name: /^Revoke for the playground/ }).click();
+  await other.getByRole('button', { name: /^Revoke for the playground .* now$/ }).click();
+  await expect(other.locator('tr', { hasText: 'for the playground' }).locator('.badge-revoked')).toBeVisible();
+
+  // The first tab hears of it at once: the playground asks for a key again, and the key gets 401.
+  await expect(page.getByRole('heading', { name: 'The Playground needs a key' })).toBeVisible();
+  await expect(page.getByLabel('Message')).toBeDisabled();
+  const refused = await call(page, '/v1/chat/completions', {
+    method: 'POST',
+    headers: auth(key),
+    body: JSON.stringify({ model: 'svc-model-5.2-fast', messages: [{ role: 'user', content: 'again' }] }),
+  });
+  expect(refused.status).toBe(401);
+  expect(refused.json).toMatchObject({ error: { code: 'invalid_api_key' } });
+});

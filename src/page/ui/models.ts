@@ -31,11 +31,20 @@ function partners(id: VariantId): VariantId[] {
   return VARIANT_IDS.filter((other) => other !== id && VARIANTS[other].weightGroup === VARIANTS[id].weightGroup);
 }
 
-/** "1.00 MiB of 4.00 MiB · 25% · 12.0 MiB/s · 3 s left" */
+/** What a load is doing after the download, in the engine's phase names. */
+const PHASE_LABEL: Record<string, string> = {
+  prepare: 'Preparing',
+  load: 'Copying weights to the GPU',
+  compile: 'Compiling GPU shaders',
+  done: 'Finishing',
+};
+
+/** "1.00 MiB of 4.00 MiB · 25% · 12.0 MiB/s · 3 s left", or "Copying weights to the GPU · 1.00 MiB of 4.00 MiB · 25%" */
 export function progressLine(status: ModelStatus, rate: RateEstimate | undefined): string {
   const p = status.progress;
   if (!p) return '';
   const parts: string[] = [];
+  if (status.state === 'loading' && PHASE_LABEL[p.phase]) parts.push(PHASE_LABEL[p.phase]!);
   if (p.bytesTotal > 0) parts.push(`${formatBytes(p.bytesDone)} of ${formatBytes(p.bytesTotal)}`);
   parts.push(`${Math.round(p.percent)}%`);
   if (status.state === 'downloading') {
@@ -162,12 +171,13 @@ function AdapterCard(props: { adapter: AdapterReport }) {
       { class: 'facts-list' },
       h('dt', null, 'Adapter'),
       h('dd', { 'data-testid': 'adapter-name' }, name),
-      a.description && h('dt', null, 'Description'),
-      a.description && h('dd', null, a.description),
+      a.description && a.description !== name && h('dt', null, 'Description'),
+      a.description && a.description !== name && h('dd', null, a.description),
       h('dt', null, '16-bit shaders'),
       h('dd', null, a.shaderF16 ? 'Yes: models run with 16-bit weights (q4f16)' : 'No: models run with the 32-bit fallback (q4f32), larger and slower'),
       a.features.length > 0 && h('dt', null, 'Features'),
-      a.features.length > 0 && h('dd', { class: 'features' }, a.features.join(', ')),
+      a.features.length > 0 &&
+        h('dd', null, h('details', { class: 'features' }, h('summary', null, `${a.features.length} WebGPU features`), h('p', null, a.features.join(', ')))),
     ),
   );
 }

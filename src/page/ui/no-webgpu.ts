@@ -11,7 +11,7 @@ export function NoWebGpu(props: { reason: string | null }) {
   return h(
     'section',
     { class: 'card no-webgpu', 'aria-labelledby': 'no-webgpu-title' },
-    h('h2', { id: 'no-webgpu-title' }, 'This browser cannot run the models: it offers no WebGPU'),
+    h('h2', { id: 'no-webgpu-title' }, 'The models cannot run in this browser: no usable WebGPU'),
     props.reason && h('p', { class: 'reason' }, props.reason),
     h('p', null, 'The models run on your graphics card through WebGPU, right in this tab. Without it nothing can generate text here.'),
     h('h3', null, 'What to do'),
