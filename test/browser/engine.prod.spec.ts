@@ -80,6 +80,40 @@ test('requests web-llm cannot honour get 400 unsupported_parameter before any lo
   expect((n.json as ErrorBody).error).toMatchObject({ code: 'unsupported_parameter', param: 'n' });
 });
 
+test('svc-vision reads data:, blob: and fetchable image URLs in the engine before loading; an unreadable one is 400 naming its part', async ({ page }) => {
+  // An image on another host, served with CORS (the engine worker fetches it as any page script would).
+  const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAEElEQVR4nGP4z8AARAwQCgAf7gP9i18U1AAAAABJRU5ErkJggg==', 'base64');
+  await page.context().route('https://images.example/**', (route) =>
+    route.fulfill({ status: 200, contentType: 'image/png', headers: { 'access-control-allow-origin': '*' }, body: png }),
+  );
+  await openApp(page, APP);
+  const key = await makeKey(page);
+  const urls = await page.evaluate(async () => {
+    const canvas = new OffscreenCanvas(8, 6);
+    canvas.getContext('2d')!.fillRect(0, 0, 8, 6);
+    const blob = await canvas.convertToBlob({ type: 'image/png' });
+    const bytes = new Uint8Array(await blob.arrayBuffer());
+    const data = `data:image/png;base64,${btoa(String.fromCharCode(...bytes))}`;
+    const revoked = URL.createObjectURL(blob);
+    URL.revokeObjectURL(revoked);
+    return { data, blob: URL.createObjectURL(blob), revoked, notImage: `data:image/png;base64,${btoa('not a picture')}` };
+  });
+  const ask = (url: string) =>
+    chat(page, key, { model: 'svc-vision', messages: [{ role: 'user', content: [{ type: 'text', text: 'what is this?' }, { type: 'image_url', image_url: { url } }] }] });
+
+  // Readable images get as far as the model load, which fails here for want of weights.
+  for (const url of [urls.data, urls.blob, 'https://images.example/cat.png']) {
+    const answer = await ask(url);
+    expect(answer.status).toBe(503);
+    expect((answer.json as ErrorBody).error.code).toBe('model_load_failed');
+  }
+  for (const url of [urls.revoked, `${NOWHERE}/cat.png`, urls.notImage]) {
+    const answer = await ask(url);
+    expect(answer.status).toBe(400);
+    expect((answer.json as ErrorBody).error).toMatchObject({ code: 'invalid_value', param: 'messages[0].content[1].image_url.url' });
+  }
+});
+
 test('an engine worker that dies is restarted and serves the service worker again', async ({ page }) => {
   await openApp(page, APP);
   const key = await makeKey(page);

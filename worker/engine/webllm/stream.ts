@@ -130,6 +130,10 @@ export class WebLlmRun {
         }
         if (event.reasoning || event.content) yield event;
       }
+      // Ended from outside (a lost device, the client): whatever web-llm said last does not count.
+      const failure = this.options.failure();
+      if (failure) throw failure;
+      if (this.options.signal.aborted) throw new ApiError('internal_error', 'The client aborted the request.');
       const rest = splitter?.end();
       if (rest && (rest.reasoning || rest.content)) {
         const event: Extract<EngineEvent, { type: 'delta' }> = { type: 'delta' };

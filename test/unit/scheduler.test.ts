@@ -1,0 +1,196 @@
+// The generation queue: one at a time, first come first served, bounded, abortable.
+import { describe, expect, it } from 'vitest';
+import type { EngineEvent, ModelStatus } from '../../src/engine-protocol';
+import { ApiError } from '../../src/protocol/errors';
+import type { ChatCompletionRequest } from '../../src/protocol/types';
+import type { Engine, Generation } from '../../worker/engine/engine';
+import { Scheduler, type RequestSink } from '../../worker/engine/scheduler';
+
+/** An engine whose generations each wait for the test to let them go, one token at a time. */
+class GatedEngine implements Engine {
+  readonly started: string[] = [];
+  readonly signals = new Map<string, AbortSignal>();
+  private readonly gates = new Map<string, () => void>();
+  running = 0;
+  maxRunning = 0;
+
+  /** Lets the generation of `text` finish. */
+  release(text: string): void {
+    this.gates.get(text)?.();
+  }
+
+  async whenStarted(text: string): Promise<void> {
+    while (!this.started.includes(text)) await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+
+  async generate(request: ChatCompletionRequest, signal: AbortSignal): Promise<Generation> {
+    const text = String(request.messages[0]!.content);
+    this.started.push(text);
+    this.signals.set(text, signal);
+    this.running++;
+    this.maxRunning = Math.max(this.maxRunning, this.running);
+    const gate = new Promise<void>((resolve) => this.gates.set(text, resolve));
+    const self = this;
+    async function* events(): AsyncGenerator<EngineEvent> {
+      try {
+        yield { type: 'delta', content: `${text}-1` };
+        await Promise.race([gate, new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }))]);
+        if (signal.aborted) throw new ApiError('internal_error', 'aborted');
+        yield { type: 'delta', content: `${text}-2` };
+        yield { type: 'finish', finish_reason: 'stop', usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3, completion_tokens_details: { reasoning_tokens: 0 } } };
+      } finally {
+        self.running--;
+      }
+    }
+    return { fingerprint: 'fp_test', events: events() };
+  }
+  status(): ModelStatus[] {
+    return [];
+  }
+  onStatus(): void {}
+  async adapter() {
+    return { available: true, features: [], shaderF16: false };
+  }
+  async load(): Promise<void> {}
+  async unload(): Promise<void> {}
+  async deleteFromCache(): Promise<void> {}
+}
+
+interface Recorded {
+  log: string[];
+  errors: ApiError[];
+  done: Promise<void>;
+  sink: RequestSink;
+}
+
+function record(): Recorded {
+  const log: string[] = [];
+  const errors: ApiError[] = [];
+  let finish!: () => void;
+  const done = new Promise<void>((resolve) => (finish = resolve));
+  return {
+    log,
+    errors,
+    done,
+    sink: {
+      accepted: () => log.push('accepted'),
+      start: (fp) => log.push(`start:${fp}`),
+      event: (e) => log.push(e.type === 'delta' ? `delta:${e.content}` : `finish:${e.finish_reason}`),
+      end: () => {
+        log.push('end');
+        finish();
+      },
+      error: (err) => {
+        log.push(`error:${err.code}`);
+        errors.push(err);
+        finish();
+      },
+    },
+  };
+}
+
+const req = (text: string): ChatCompletionRequest => ({ model: 'svc-model-5.2-fast', messages: [{ role: 'user', content: text }] });
+
+describe('Scheduler', () => {
+  it('runs one generation at a time, in the order they came', async () => {
+    const engine = new GatedEngine();
+    const scheduler = new Scheduler(engine, 16);
+    const jobs = ['a', 'b', 'c'].map((id) => {
+      const r = record();
+      scheduler.submit(id, req(id), r.sink);
+      return r;
+    });
+    expect(scheduler.queued).toBe(2);
+    expect(scheduler.busy).toBe(true);
+    for (const id of ['a', 'b', 'c']) {
+      await engine.whenStarted(id);
+      engine.release(id);
+    }
+    await Promise.all(jobs.map((j) => j.done));
+    expect(engine.started).toEqual(['a', 'b', 'c']);
+    expect(engine.maxRunning).toBe(1);
+    expect(jobs[1]!.log).toEqual(['accepted', 'start:fp_test', 'delta:b-1', 'delta:b-2', 'finish:stop', 'end']);
+  });
+
+  it('answers beyond the queue depth with 429 queue_full and a retry-after', async () => {
+    const engine = new GatedEngine();
+    const scheduler = new Scheduler(engine, 2);
+    const running = record();
+    scheduler.submit('run', req('run'), running.sink);
+    await engine.whenStarted('run');
+    const waiting = [record(), record()];
+    waiting.forEach((w, i) => scheduler.submit(`w${i}`, req(`w${i}`), w.sink));
+    const refused = record();
+    scheduler.submit('over', req('over'), refused.sink);
+    await refused.done;
+    expect(refused.log).toEqual(['error:queue_full']);
+    const err = refused.errors[0]!;
+    expect(err).toMatchObject({ status: 429, type: 'rate_limit_exceeded', code: 'queue_full' });
+    expect(err.retryAfter).toBeGreaterThanOrEqual(1);
+    expect(Number.isInteger(err.retryAfter)).toBe(true);
+    expect(err.toData().retryAfter).toBe(err.retryAfter);
+    // Once one finishes there is room again.
+    engine.release('run');
+    await running.done;
+    await engine.whenStarted('w0');
+    const later = record();
+    scheduler.submit('later', req('later'), later.sink);
+    expect(later.log).toEqual(['accepted']);
+    for (const id of ['w0', 'w1', 'later']) {
+      await engine.whenStarted(id);
+      engine.release(id);
+    }
+    await later.done;
+    expect(later.log.at(-1)).toBe('end');
+  });
+
+  it('takes an aborted waiting request out of the queue: it never reaches the engine and hears nothing more', async () => {
+    const engine = new GatedEngine();
+    const scheduler = new Scheduler(engine, 16);
+    const first = record();
+    const dropped = record();
+    const third = record();
+    scheduler.submit('a', req('a'), first.sink);
+    scheduler.submit('b', req('b'), dropped.sink);
+    scheduler.submit('c', req('c'), third.sink);
+    scheduler.abort('b');
+    expect(scheduler.queued).toBe(1);
+    engine.release('a');
+    await engine.whenStarted('c');
+    engine.release('c');
+    await Promise.all([first.done, third.done]);
+    expect(engine.started).toEqual(['a', 'c']);
+    expect(dropped.log).toEqual(['accepted']);
+  });
+
+  it('interrupts an aborted running request: its signal fires, nothing more is sent, the next one starts', async () => {
+    const engine = new GatedEngine();
+    const scheduler = new Scheduler(engine, 16);
+    const running = record();
+    const next = record();
+    scheduler.submit('a', req('a'), running.sink);
+    scheduler.submit('b', req('b'), next.sink);
+    await engine.whenStarted('a');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    scheduler.abort('a');
+    expect(engine.signals.get('a')!.aborted).toBe(true);
+    await engine.whenStarted('b');
+    engine.release('b');
+    await next.done;
+    expect(running.log).toEqual(['accepted', 'start:fp_test', 'delta:a-1']);
+    expect(next.log.at(-1)).toBe('end');
+  });
+
+  it('reports an engine failure before start as the error, with its status', async () => {
+    const engine = new GatedEngine();
+    engine.generate = async () => {
+      throw new ApiError('model_load_failed', 'Loading failed: Failed to fetch');
+    };
+    const scheduler = new Scheduler(engine, 16);
+    const r = record();
+    scheduler.submit('a', req('a'), r.sink);
+    await r.done;
+    expect(r.log).toEqual(['accepted', 'error:model_load_failed']);
+    expect(r.errors[0]!.status).toBe(503);
+  });
+});

@@ -1,0 +1,76 @@
+// The variant table in code, README's mirror of it, and web-llm's records behind it stay in step.
+import { readFileSync } from 'node:fs';
+import { prebuiltAppConfig } from '@mlc-ai/web-llm';
+import { describe, expect, it } from 'vitest';
+import { VARIANTS, VARIANT_IDS, isVariantId } from '../../src/variants';
+import { KV_SHAPES, weightGroups } from '../../worker/engine/webllm/models';
+
+const record = (id: string) => prebuiltAppConfig.model_list.find((r) => r.model_id === id);
+
+/** The rows of the first table under README's "## Models". */
+function readmeRows(): string[][] {
+  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const section = readme.slice(readme.indexOf('\n## Models\n'));
+  expect(section.length).toBeGreaterThan(0);
+  const lines = section.split('\n');
+  const start = lines.findIndex((l) => l.startsWith('| id |'));
+  const rows: string[][] = [];
+  for (const line of lines.slice(start + 2)) {
+    if (!line.startsWith('|')) break;
+    rows.push(line.split('|').slice(1, -1).map((cell) => cell.trim().replace(/`/g, '')));
+  }
+  return rows;
+}
+
+const mb = (n: number) => `${Math.round(n).toLocaleString('en-US')} MB`;
+
+describe('the variant table', () => {
+  it('has the five contract ids, fixed created times, and the contract\'s thinking and vision flags', () => {
+    expect(VARIANT_IDS).toEqual(['svc-model-5.2', 'svc-model-5.2-fast', 'svc-model-5.2-short', 'svc-model-5.2-short-fast', 'svc-vision']);
+    expect(VARIANT_IDS.map((id) => [VARIANTS[id].thinks, VARIANTS[id].vision])).toEqual([
+      [true, false],
+      [false, false],
+      [true, false],
+      [false, false],
+      [false, true],
+    ]);
+    expect(new Set(VARIANT_IDS.map((id) => VARIANTS[id].created)).size).toBe(5);
+    expect(isVariantId('svc-model-5.2')).toBe(true);
+    expect(isVariantId('gpt-4o')).toBe(false);
+  });
+
+  it('shares weights between each thinking variant and its -fast twin, and only there', () => {
+    expect(VARIANTS['svc-model-5.2'].webllm).toEqual(VARIANTS['svc-model-5.2-fast'].webllm);
+    expect(VARIANTS['svc-model-5.2-short'].webllm).toEqual(VARIANTS['svc-model-5.2-short-fast'].webllm);
+    expect(weightGroups().map((v) => v.weightGroup)).toEqual(['qwen3-8b', 'qwen3-1.7b', 'phi-3.5-vision']);
+    for (const id of VARIANT_IDS) {
+      const same = VARIANT_IDS.filter((other) => VARIANTS[other].weightGroup === VARIANTS[id].weightGroup);
+      for (const other of same) expect(VARIANTS[other].webllm).toEqual(VARIANTS[id].webllm);
+    }
+  });
+
+  it('names web-llm models this release ships: q4f16 ones need shader-f16, the q4f32 fallbacks do not', () => {
+    for (const id of VARIANT_IDS) {
+      const { f16, f32 } = VARIANTS[id].webllm;
+      expect(f16).toMatch(/-q4f16_1-MLC$/);
+      expect(f32).toMatch(/-q4f32_1-MLC$/);
+      expect(record(f16), f16).toBeDefined();
+      expect(record(f32), f32).toBeDefined();
+      expect(record(f32)!.required_features ?? []).not.toContain('shader-f16');
+      expect(record(f16)!.vram_required_MB).toBeGreaterThan(0);
+      expect(record(f32)!.vram_required_MB).toBeGreaterThan(0);
+      expect(record(f16)!.model_type ?? 0).toBe(VARIANTS[id].vision ? 2 : 0); // web-llm's ModelType.VLM = 2
+      expect(KV_SHAPES[VARIANTS[id].weightGroup]).toBeDefined();
+    }
+  });
+
+  it('is mirrored in README\'s Models section, memory figures from web-llm\'s vram_required_MB', () => {
+    const rows = readmeRows();
+    expect(rows.map((r) => r[0])).toEqual([...VARIANT_IDS]);
+    for (const row of rows) {
+      const v = VARIANTS[row[0] as (typeof VARIANT_IDS)[number]];
+      expect(row.slice(1, 6)).toEqual([v.thinks ? 'yes' : 'no', v.vision ? 'yes' : 'no', v.webllm.f16, v.webllm.f32, v.trainedContext.toLocaleString('en-US')]);
+      expect(row[6]).toBe(`${mb(record(v.webllm.f16)!.vram_required_MB!)} / ${mb(record(v.webllm.f32)!.vram_required_MB!)}`);
+    }
+  });
+});

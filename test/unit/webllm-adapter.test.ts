@@ -1,0 +1,511 @@
+// The web-llm adapter against FakeEngine (typed as web-llm's MLCEngineInterface): what reaches web-llm, what
+// comes back out, loading, switching, queueing, aborts and failures.
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_CONFIG } from '../../src/config';
+import type { EngineEvent } from '../../src/engine-protocol';
+import { ApiError } from '../../src/protocol/errors';
+import type { ChatCompletionRequest } from '../../src/protocol/types';
+import { Scheduler, type RequestSink } from '../../worker/engine/scheduler';
+import { WebLlmEngine } from '../../worker/engine/webllm/adapter';
+import { SMALLEST_TOP_P } from '../../worker/engine/webllm/translate';
+import { NamedError, fakeTokens, rig, swiftShaderProbe, type Rig } from './webllm-fake';
+
+type Delta = Extract<EngineEvent, { type: 'delta' }>;
+type Finish = Extract<EngineEvent, { type: 'finish' }>;
+
+function setup(options: Parameters<typeof rig>[0] = {}, config: Partial<typeof DEFAULT_CONFIG> = {}): Rig & { adapter: WebLlmEngine } {
+  const r = rig(options);
+  return { ...r, adapter: new WebLlmEngine({ ...DEFAULT_CONFIG, ...config }, r.deps) };
+}
+
+const ask = (model: ChatCompletionRequest['model'], extra: Partial<ChatCompletionRequest> = {}): ChatCompletionRequest => ({
+  model,
+  messages: [{ role: 'user', content: 'hi there' }],
+  ...extra,
+});
+
+async function run(adapter: WebLlmEngine, request: ChatCompletionRequest, signal = new AbortController().signal) {
+  const generation = await adapter.generate(request, signal);
+  const events: EngineEvent[] = [];
+  for await (const event of generation.events) events.push(event);
+  const deltas = events.filter((e): e is Delta => e.type === 'delta');
+  return {
+    fingerprint: generation.fingerprint,
+    events,
+    content: deltas.map((d) => d.content ?? '').join(''),
+    reasoning: deltas.map((d) => d.reasoning ?? '').join(''),
+    finish: events.at(-1) as Finish,
+  };
+}
+
+async function rejection(promise: Promise<unknown>): Promise<ApiError> {
+  try {
+    await promise;
+  } catch (err) {
+    expect(err).toBeInstanceOf(ApiError);
+    return err as ApiError;
+  }
+  throw new Error('expected a rejection');
+}
+
+describe('field mapping: what reaches web-llm', () => {
+  it('translates developer, max_completion_tokens, json_schema and top_p 0; passes the sampling fields on; always streams with usage', async () => {
+    const t = setup();
+    await run(
+      t.adapter,
+      ask('svc-model-5.2-fast', {
+        messages: [
+          { role: 'system', content: 'Be brief.' },
+          { role: 'developer', content: [{ type: 'text', text: 'Answer in' }, { type: 'text', text: 'French.' }] },
+          { role: 'user', content: 'hi' },
+          { role: 'assistant', content: 'salut' },
+          { role: 'user', content: [{ type: 'text', text: 'and now?' }] },
+        ],
+        max_completion_tokens: 7,
+        max_tokens: 99,
+        temperature: 0.3,
+        top_p: 0,
+        seed: 42,
+        presence_penalty: 0.5,
+        frequency_penalty: -0.5,
+        stop: ['END'],
+        n: 1,
+        logprobs: true,
+        top_logprobs: 2,
+        response_format: { type: 'json_schema', json_schema: { name: 'x', schema: { type: 'object', properties: { a: { type: 'number' } } } } },
+        stream: false,
+        user: 'someone',
+      }),
+    );
+    const sent = t.engine().requests[0]!;
+    expect(sent.messages).toEqual([
+      { role: 'system', content: 'Be brief.\n\nAnswer in\nFrench.' },
+      { role: 'user', content: 'hi' },
+      { role: 'assistant', content: 'salut' },
+      { role: 'user', content: 'and now?' },
+    ]);
+    expect(sent).toMatchObject({
+      model: 'Qwen3-8B-q4f32_1-MLC',
+      stream: true,
+      stream_options: { include_usage: true },
+      // 7 asked for, plus the 4 tokens of the empty thinking block web-llm counts against it.
+      max_tokens: 11,
+      temperature: 0.3,
+      top_p: SMALLEST_TOP_P,
+      seed: 42,
+      presence_penalty: 0.5,
+      frequency_penalty: -0.5,
+      stop: ['END'],
+      n: 1,
+      logprobs: true,
+      top_logprobs: 2,
+      response_format: { type: 'json_object', schema: '{"type":"object","properties":{"a":{"type":"number"}}}' },
+      extra_body: { enable_thinking: false },
+    });
+  });
+
+  it('maps reasoning_effort to Qwen3 thinking and leaves Phi-3.5-vision without the switch', async () => {
+    const t = setup();
+    await run(t.adapter, ask('svc-model-5.2'));
+    await run(t.adapter, ask('svc-model-5.2', { reasoning_effort: 'low' }));
+    await run(t.adapter, ask('svc-model-5.2', { reasoning_effort: 'none' }));
+    await run(t.adapter, ask('svc-model-5.2-fast', { reasoning_effort: 'none' }));
+    await run(t.adapter, ask('svc-vision', { response_format: { type: 'json_object' } }));
+    const bodies = t.engine().requests.map((r) => r.extra_body);
+    expect(bodies).toEqual([{ enable_thinking: true }, { enable_thinking: true }, { enable_thinking: false }, { enable_thinking: false }, undefined]);
+    expect(t.engine().requests[4]!.response_format).toEqual({ type: 'json_object' });
+  });
+
+  it('chooses the q4f16 weights on an adapter with shader-f16', async () => {
+    const t = setup({ probe: swiftShaderProbe(['shader-f16']) });
+    const result = await run(t.adapter, ask('svc-model-5.2-short'));
+    expect(t.engine().reloads[0]!.modelId).toBe('Qwen3-1.7B-q4f16_1-MLC');
+    expect(result.fingerprint).toBe('fp_Qwen3-1.7B-q4f16_1-MLC');
+  });
+
+  it('reads images (data: and fetchable URLs) into data: URLs for web-llm, one text part first, detail "auto" not passed on', async () => {
+    const t = setup();
+    const pixel = 'data:image/png;base64,iVBORw0KGgo=';
+    await run(
+      t.adapter,
+      ask('svc-vision', {
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'What is' },
+              { type: 'image_url', image_url: { url: pixel } },
+              { type: 'text', text: 'in these?' },
+              { type: 'image_url', image_url: { url: 'https://images.example/cat.png', detail: 'auto' } },
+            ],
+          },
+        ],
+      }),
+    );
+    const sent = t.engine().requests[0]!;
+    expect(t.engine().reloads[0]!.modelId).toBe('Phi-3.5-vision-instruct-q4f32_1-MLC');
+    expect(sent.messages).toEqual([
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'What is\nin these?' },
+          { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw==' } },
+          { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw==' } },
+        ],
+      },
+    ]);
+  });
+
+  it('answers an image that cannot be fetched with 400 naming the part, before any load', async () => {
+    const t = setup();
+    const err = await rejection(
+      t.adapter.generate(
+        ask('svc-vision', { messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://images.example/missing.png' } }] }] }),
+        new AbortController().signal,
+      ),
+    );
+    expect(err).toMatchObject({ status: 400, code: 'invalid_value', param: 'messages[0].content[0].image_url.url' });
+    expect(err.message).toContain('HTTP 404');
+    expect(t.engine().reloads).toHaveLength(0);
+  });
+
+  it('refuses what web-llm cannot do with 400 unsupported_parameter, never reaching web-llm', async () => {
+    const t = setup();
+    const cases: [Partial<ChatCompletionRequest>, string][] = [
+      [{ n: 2 }, 'n'],
+      [{ stop: 'x' }, 'stop'], // svc-model-5.2 thinks: its thinking would hit the stop sequence
+      [{ reasoning_effort: 'none', stop: ['\n'] }, 'stop'], // inside the empty thinking block
+      [{ messages: [{ role: 'user', content: 'a', name: 'ann' }] }, 'messages[0].name'],
+      [{ messages: [{ role: 'user', content: 'a' }, { role: 'system', content: 'late' }, { role: 'user', content: 'b' }] }, 'messages[1].role'],
+      [{ messages: [{ role: 'user', content: 'a' }, { role: 'assistant', content: 'b' }] }, 'messages[1].role'],
+    ];
+    for (const [extra, param] of cases) {
+      const err = await rejection(t.adapter.generate(ask('svc-model-5.2', extra), new AbortController().signal));
+      expect(err).toMatchObject({ status: 400, code: 'unsupported_parameter', param });
+    }
+    const detail = await rejection(
+      t.adapter.generate(
+        ask('svc-vision', { messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://x/y.png', detail: 'high' } }] }] }),
+        new AbortController().signal,
+      ),
+    );
+    expect(detail).toMatchObject({ code: 'unsupported_parameter', param: 'messages[0].content[0].image_url.detail' });
+    expect(t.engine().requests).toHaveLength(0);
+  });
+});
+
+describe('thinking, content and usage', () => {
+  const thought = ['<think>', '\n', 'Let', ' me', ' see', '\n', '</think>', '\n\n', 'Hello', ' world', ''];
+
+  it('puts the thinking in reasoning, never in content, and counts its tokens', async () => {
+    const t = setup();
+    t.engine().script = () => ({ pieces: thought });
+    const result = await run(t.adapter, ask('svc-model-5.2'));
+    expect(result.reasoning).toBe('Let me see');
+    expect(result.content).toBe('Hello world');
+    expect(result.events.some((e) => e.type === 'delta' && e.content?.includes('think'))).toBe(false);
+    expect(result.finish).toMatchObject({ type: 'finish', finish_reason: 'stop' });
+    // <think> \n Let ' me' ' see' \n </think>: seven tokens of thinking out of eleven.
+    expect(result.finish.usage.completion_tokens).toBe(11);
+    expect(result.finish.usage.completion_tokens_details.reasoning_tokens).toBe(7);
+    // The prompt, counted by the model's tokenizer over the rendered chat template.
+    const prompt = '<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n|<|im_start|>user\nhi there<|im_end|>\n|<|im_start|>assistant\n';
+    const expected = prompt.split('|<').map((piece, i) => (i === 0 ? piece : `<${piece}`)).reduce((n, piece) => n + fakeTokens(piece).length, 0);
+    expect(result.finish.usage.prompt_tokens).toBe(expected);
+    expect(result.finish.usage.total_tokens).toBe(expected + 11);
+  });
+
+  it('streams reasoning as it comes, whatever the chunking of the tags', async () => {
+    const t = setup();
+    t.engine().script = () => ({ pieces: ['<th', 'ink>', 'a', ' b', '</thi', 'nk>', '\n', 'c', ' d'] });
+    const result = await run(t.adapter, ask('svc-model-5.2-short'));
+    expect(result.reasoning).toBe('a b');
+    expect(result.content).toBe('c d');
+    const kinds = result.events.filter((e): e is Delta => e.type === 'delta').map((e) => (e.reasoning ? 'r' : 'c'));
+    expect(kinds).toEqual(['r', 'r', 'c', 'c']);
+  });
+
+  it('removes the empty thinking block of the fast variants: no reasoning, no reasoning tokens', async () => {
+    const t = setup();
+    t.engine().script = () => ({ pieces: ['Hi', '!'] });
+    const result = await run(t.adapter, ask('svc-model-5.2-fast'));
+    expect(result.content).toBe('Hi!');
+    expect(result.reasoning).toBe('');
+    expect(result.finish.usage.completion_tokens_details.reasoning_tokens).toBe(0);
+  });
+
+  it('keeps logprobs with the answer tokens only', async () => {
+    const t = setup();
+    t.engine().script = () => ({ pieces: ['<think>', 'hm', '</think>', 'Yes', '.'] });
+    const result = await run(t.adapter, ask('svc-model-5.2', { logprobs: true }));
+    const tokens = result.events.flatMap((e) => (e.type === 'delta' && e.logprobs ? e.logprobs.map((l) => l.token) : []));
+    expect(tokens).toEqual(['Yes', '.']);
+  });
+
+  it('gives the requested output tokens to the fast variants (web-llm counts its empty block against max_tokens)', async () => {
+    const t = setup();
+    t.engine().script = () => ({ pieces: ['1', ' 2', ' 3', ' 4', ' 5', ' 6'] });
+    const result = await run(t.adapter, ask('svc-model-5.2-fast', { max_tokens: 3 }));
+    expect(result.content).toBe('1 2 3');
+    expect(result.finish.finish_reason).toBe('length');
+    expect(result.finish.usage.completion_tokens).toBe(3);
+  });
+
+  it('reports web-llm\'s prompt count when the tokenizer cannot be seen', async () => {
+    const t = setup({ view: false });
+    const result = await run(t.adapter, ask('svc-model-5.2-fast'));
+    expect(result.finish.usage.prompt_tokens).toBe(fakeTokens('hi there').length);
+  });
+});
+
+describe('context length', () => {
+  it('sizes each model\'s context from the adapter and reports it in status', async () => {
+    const t = setup();
+    await t.adapter.ready();
+    const status = t.adapter.status();
+    const ctx = Object.fromEntries(status.map((s) => [s.id, s.context_length]));
+    expect(ctx['svc-model-5.2']).toBe(ctx['svc-model-5.2-fast']);
+    expect(ctx['svc-model-5.2-short']).toBeGreaterThan(ctx['svc-model-5.2']!);
+    for (const s of status) expect(s.context_length).toBeGreaterThanOrEqual(4096);
+  });
+
+  it('loads the model with that context and refuses prompt plus max_tokens beyond it before generating', async () => {
+    const t = setup({}, { gpuMemoryMB: 1 }); // nothing spare: web-llm's default 4096
+    await run(t.adapter, ask('svc-model-5.2-fast'));
+    expect(t.engine().reloads[0]!.chatOpts).toEqual({ context_window_size: 4096 });
+    const err = await rejection(t.adapter.generate(ask('svc-model-5.2-fast', { max_tokens: 4090 }), new AbortController().signal));
+    expect(err).toMatchObject({ status: 400, code: 'context_length_exceeded', param: 'messages' });
+    expect(err.message).toMatch(/maximum context length is 4096 tokens\. However, you requested \d+ tokens \(\d+ in the messages, 4090 in the completion\)/);
+    expect(t.engine().requests).toHaveLength(1);
+  });
+
+  it('maps web-llm\'s own context check (at prefill) to context_length_exceeded before the answer starts', async () => {
+    const t = setup({ view: false });
+    t.engine().script = () => ({ pieces: [], prefillError: new NamedError('ContextWindowSizeExceededError', 'Prompt tokens exceed context window size: 5000; 4096') });
+    const err = await rejection(t.adapter.generate(ask('svc-model-5.2-fast'), new AbortController().signal));
+    expect(err).toMatchObject({ status: 400, code: 'context_length_exceeded' });
+    expect(t.engine().openStreams).toBe(0);
+  });
+
+  it('steps the context down when a load runs out of GPU memory', async () => {
+    const t = setup({}, { gpuMemoryMB: 64_000 });
+    await t.adapter.ready();
+    const first = t.adapter.status().find((s) => s.id === 'svc-model-5.2-short')!.context_length;
+    expect(first).toBe(40_960);
+    t.engine().onReload = (_id, opts) => {
+      if ((opts?.context_window_size ?? 0) > 10_000) throw new NamedError('DeviceLostError', 'The WebGPU device was lost while loading the model.');
+    };
+    await run(t.adapter, ask('svc-model-5.2-short'));
+    expect(t.engine().reloads.map((r) => r.chatOpts?.context_window_size)).toEqual([40_960, 20_480, 10_240, 5_120]);
+    expect(t.adapter.status().find((s) => s.id === 'svc-model-5.2-short')!.context_length).toBe(5_120);
+  });
+});
+
+describe('loading, switching and the cache', () => {
+  it('downloads on first use with progress in the state, then reads from cache', async () => {
+    const t = setup();
+    await t.adapter.ready();
+    const seen: string[] = [];
+    const progress: number[] = [];
+    t.adapter.onStatus(() => {
+      const s = t.adapter.status().find((m) => m.id === 'svc-model-5.2-short-fast')!;
+      seen.push(s.state);
+      if (s.progress?.phase === 'download') progress.push(s.progress.bytesDone);
+      if (s.progress) expect(s.progress.bytesTotal).toBe(4 * 1024 * 1024);
+    });
+    expect(t.adapter.status().find((m) => m.id === 'svc-model-5.2-short-fast')!.state).toBe('not_downloaded');
+    await t.adapter.load('svc-model-5.2-short-fast');
+    expect(seen).toContain('downloading');
+    expect(seen).toContain('loading');
+    expect(seen.at(-1)).toBe('ready');
+    expect(progress).toEqual([1, 2, 3, 4].map((i) => i * 1024 * 1024));
+    const ready = t.adapter.status().find((m) => m.id === 'svc-model-5.2-short')!;
+    expect(ready).toMatchObject({ state: 'ready', sizeOnDisk: 4 * 1024 * 1024 });
+
+    await t.adapter.unload();
+    expect(t.adapter.status().find((m) => m.id === 'svc-model-5.2-short')!.state).toBe('cached');
+    seen.length = 0;
+    await t.adapter.load('svc-model-5.2-short');
+    expect(seen).not.toContain('downloading');
+    expect(seen.at(-1)).toBe('ready');
+  });
+
+  it('switches between variants that share weights without a reload', async () => {
+    const t = setup();
+    await run(t.adapter, ask('svc-model-5.2'));
+    await run(t.adapter, ask('svc-model-5.2-fast'));
+    await run(t.adapter, ask('svc-model-5.2'));
+    expect(t.engine().reloads.map((r) => r.modelId)).toEqual(['Qwen3-8B-q4f32_1-MLC']);
+    await run(t.adapter, ask('svc-model-5.2-short-fast'));
+    await run(t.adapter, ask('svc-model-5.2-short'));
+    expect(t.engine().reloads.map((r) => r.modelId)).toEqual(['Qwen3-8B-q4f32_1-MLC', 'Qwen3-1.7B-q4f32_1-MLC']);
+    const states = Object.fromEntries(t.adapter.status().map((s) => [s.id, s.state]));
+    expect(states).toEqual({
+      'svc-model-5.2': 'cached',
+      'svc-model-5.2-fast': 'cached',
+      'svc-model-5.2-short': 'ready',
+      'svc-model-5.2-short-fast': 'ready',
+      'svc-vision': 'not_downloaded',
+    });
+  });
+
+  it('deletes a model from the cache (unloading it first)', async () => {
+    const t = setup();
+    await t.adapter.load('svc-vision');
+    await t.adapter.deleteFromCache('svc-vision');
+    expect(t.cache.deleted).toEqual(['Phi-3.5-vision-instruct-q4f32_1-MLC']);
+    expect(t.engine().loaded).toBeNull();
+    expect(t.adapter.status().find((m) => m.id === 'svc-vision')!.state).toBe('not_downloaded');
+  });
+});
+
+describe('failures and recovery', () => {
+  it('no WebGPU: 503 webgpu_unavailable with the browser\'s reason; every model unavailable', async () => {
+    const t = setup({ probe: { report: { available: false, reason: 'navigator.gpu is undefined: no WebGPU here.', features: [], shaderF16: false } } });
+    const err = await rejection(t.adapter.generate(ask('svc-model-5.2-fast'), new AbortController().signal));
+    expect(err).toMatchObject({ status: 503, code: 'webgpu_unavailable' });
+    expect(err.message).toContain('navigator.gpu is undefined');
+    expect(t.adapter.status().every((s) => s.state === 'unavailable' && s.error?.includes('navigator.gpu'))).toBe(true);
+    expect((await t.adapter.adapter()).available).toBe(false);
+  });
+
+  it('a failed load: 503 model_load_failed with the cause; the state says so; the next request tries again', async () => {
+    const t = setup();
+    let fail = true;
+    t.engine().onReload = () => {
+      if (fail) throw new Error('Failed to store https://huggingface.co/x/mlc-chat-config.json with error: TypeError: Failed to fetch');
+    };
+    const err = await rejection(t.adapter.generate(ask('svc-model-5.2-fast'), new AbortController().signal));
+    expect(err).toMatchObject({ status: 503, code: 'model_load_failed' });
+    expect(err.message).toContain('Failed to fetch');
+    expect(err.message).toContain('Qwen3-8B-q4f32_1-MLC');
+    expect(t.adapter.status().find((s) => s.id === 'svc-model-5.2')).toMatchObject({ state: 'not_downloaded', error: err.message });
+    fail = false;
+    const result = await run(t.adapter, ask('svc-model-5.2-fast'));
+    expect(result.content).toBe('Hello there');
+    expect(t.engine().reloads).toHaveLength(2);
+    expect(t.adapter.status().find((s) => s.id === 'svc-model-5.2')!.error).toBeUndefined();
+  });
+
+  it('a lost GPU device: the running request fails with 503, the engine loads the model again', async () => {
+    const t = setup();
+    await t.adapter.load('svc-model-5.2-fast');
+    t.engine().script = () => ({ pieces: ['a', ' b', ' c', ' d'] });
+    t.engine().onChunk = (i) => {
+      if (i === 2) t.loseDevice('D3D12 device removed');
+    };
+    const generation = await t.adapter.generate(ask('svc-model-5.2-fast'), new AbortController().signal);
+    const seen: EngineEvent[] = [];
+    const err = await rejection(
+      (async () => {
+        for await (const event of generation.events) seen.push(event);
+      })(),
+    );
+    expect(err).toMatchObject({ status: 503, code: 'engine_unavailable' });
+    expect(err.message).toContain('D3D12 device removed');
+    expect(seen.some((e) => e.type === 'finish')).toBe(false);
+    t.engine().onChunk = () => undefined;
+    const next = await run(t.adapter, ask('svc-model-5.2-fast'));
+    expect(next.content).toBe('a b c d');
+    expect(t.engine().reloads).toHaveLength(2);
+    expect(t.adapter.status().find((s) => s.id === 'svc-model-5.2-fast')!.state).toBe('ready');
+  });
+
+  it('a failure during generation surfaces from the events as an error, never as web-llm\'s "abort"', async () => {
+    const t = setup();
+    t.engine().script = () => ({ pieces: ['a', 'b', 'c'], failAfter: { pieces: 2, error: new Error('GPU buffer mapping failed') } });
+    const generation = await t.adapter.generate(ask('svc-model-5.2-fast'), new AbortController().signal);
+    const err = await rejection(
+      (async () => {
+        for await (const _ of generation.events) void _;
+      })(),
+    );
+    expect(err).toMatchObject({ status: 500, code: 'internal_error' });
+    expect(err.message).toContain('GPU buffer mapping failed');
+    t.engine().script = () => ({ pieces: ['ok'] });
+    expect((await run(t.adapter, ask('svc-model-5.2-fast'))).finish.finish_reason).toBe('stop');
+  });
+});
+
+describe('aborts and the queue', () => {
+  function sink(log: string[], id: string, done?: () => void): RequestSink {
+    return {
+      accepted: () => log.push(`${id}:accepted`),
+      start: () => log.push(`${id}:start`),
+      event: (e) => {
+        if (e.type === 'delta') log.push(`${id}:${e.content ?? ''}`);
+        else log.push(`${id}:finish:${e.finish_reason}`);
+      },
+      end: () => {
+        log.push(`${id}:end`);
+        done?.();
+      },
+      error: (err) => {
+        log.push(`${id}:error:${err.code}`);
+        done?.();
+      },
+    };
+  }
+
+  it('aborting a running generation interrupts web-llm, drains its stream and leaks no "abort"', async () => {
+    const t = setup();
+    await t.adapter.load('svc-model-5.2-fast');
+    const controller = new AbortController();
+    t.engine().script = () => ({ pieces: ['a', 'b', 'c', 'd', 'e', 'f'] });
+    t.engine().onChunk = (i) => {
+      if (i === 2) controller.abort();
+    };
+    const generation = await t.adapter.generate(ask('svc-model-5.2-fast'), controller.signal);
+    const events: EngineEvent[] = [];
+    const err = await rejection(
+      (async () => {
+        for await (const event of generation.events) events.push(event);
+      })(),
+    );
+    expect(err.message).toContain('aborted');
+    expect(t.engine().interrupts).toBeGreaterThanOrEqual(1);
+    expect(events.some((e) => e.type === 'finish')).toBe(false);
+    t.engine().onChunk = () => undefined;
+    const next = await run(t.adapter, ask('svc-model-5.2-fast'));
+    expect(next.content).toBe('abcdef');
+    expect(t.engine().overlap).toBe(false);
+    expect(t.engine().openStreams).toBe(0);
+  });
+
+  it('through the scheduler: FIFO, one at a time, an aborted waiting request never reaches web-llm, a running one stops', async () => {
+    const t = setup();
+    await t.adapter.load('svc-model-5.2-fast');
+    const scheduler = new Scheduler(t.adapter, 16);
+    const log: string[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    t.engine().script = (req) => ({ pieces: [String(req.messages.at(-1)!.content)] });
+    t.engine().onChunk = async () => gate;
+    const done: Record<string, Promise<void>> = {};
+    for (const id of ['a', 'b', 'c', 'd']) {
+      done[id] = new Promise<void>((resolve) => scheduler.submit(id, ask('svc-model-5.2-fast', { messages: [{ role: 'user', content: id }] }), sink(log, id, resolve)));
+    }
+    scheduler.abort('b'); // waiting: taken out of the queue
+    release();
+    await Promise.all([done.a, done.c, done.d]);
+    const sent = t.engine().requests.map((r) => r.messages.at(-1)!.content);
+    expect(sent).toEqual(['a', 'c', 'd']);
+    expect(log.filter((l) => l.endsWith(':end'))).toEqual(['a:end', 'c:end', 'd:end']);
+    expect(log.some((l) => l.startsWith('b:') && l !== 'b:accepted')).toBe(false);
+    expect(t.engine().overlap).toBe(false);
+
+    // A running request aborted mid-stream: nothing more is sent for it, and the next one runs.
+    t.engine().script = () => ({ pieces: ['x', 'y', 'z', 'w'] });
+    t.engine().onChunk = (i) => {
+      if (i === 1) scheduler.abort('e');
+    };
+    scheduler.submit('e', ask('svc-model-5.2-fast'), sink(log, 'e'));
+    const f = new Promise<void>((resolve) => scheduler.submit('f', ask('svc-model-5.2-fast'), sink(log, 'f', resolve)));
+    await f;
+    t.engine().onChunk = () => undefined;
+    expect(log.filter((l) => l.startsWith('e:'))).toEqual(['e:accepted', 'e:start', 'e:x']);
+    expect(log).toContain('f:end');
+    expect(t.engine().interrupts).toBeGreaterThanOrEqual(1);
+    expect(t.engine().overlap).toBe(false);
+  });
+});

@@ -1,0 +1,311 @@
+// A stand-in for web-llm's MLCEngine, typed as web-llm's own MLCEngineInterface: if web-llm changes that
+// interface, this stops compiling and `npm run typecheck` fails. It behaves as web-llm 0.2.86 does where the
+// adapter depends on it: reload() reports progress and unloads the previous model, chatCompletion() streams
+// one chunk per token then a finish chunk and a usage chunk, one stream at a time per model (a lock), the
+// empty thinking block opens the output and counts against max_tokens when enable_thinking is false, and
+// interruptGenerate() ends the stream with finish_reason "abort".
+import type {
+  AppConfig,
+  Chat,
+  ChatCompletion,
+  ChatCompletionChunk,
+  ChatCompletionRequest,
+  ChatCompletionRequestBase,
+  ChatCompletionRequestNonStreaming,
+  ChatCompletionRequestStreaming,
+  ChatOptions,
+  Completion,
+  CompletionCreateParams,
+  CompletionCreateParamsBase,
+  CompletionCreateParamsNonStreaming,
+  CompletionCreateParamsStreaming,
+  Completions,
+  CreateEmbeddingResponse,
+  EmbeddingCreateParams,
+  Embeddings,
+  InitProgressCallback,
+  LogLevel,
+  MLCEngineConfig,
+  MLCEngineInterface,
+  ResumeChatCompletionOptions,
+  ResumeProbeResult,
+  ResumeResult,
+} from '@mlc-ai/web-llm';
+import type { CacheFunctions } from '../../worker/engine/webllm/cache';
+import type { GpuProbe } from '../../worker/engine/webllm/gpu';
+import type { ImageReader } from '../../worker/engine/webllm/images';
+import type { ConvTemplate, LoadedModelView } from '../../worker/engine/webllm/prompt-tokens';
+import type { WebLlmDeps } from '../../worker/engine/webllm/adapter';
+
+/** A token: a special marker, a run of whitespace, or a run of other characters. */
+export function fakeTokens(text: string): string[] {
+  return text.match(/<\|[^|]*\|>|<\/?think>|\s+|[^\s<]+|</g) ?? [];
+}
+
+/** Qwen's ChatML template as web-llm's conv_template carries it. */
+export const CHATML: ConvTemplate = {
+  system_template: '<|im_start|>system\n{system_message}<|im_end|>\n',
+  system_message: 'You are a helpful assistant.',
+  roles: { user: '<|im_start|>user', assistant: '<|im_start|>assistant', tool: '<|im_start|>user' },
+  seps: ['<|im_end|>\n'],
+  role_content_sep: '\n',
+  role_empty_sep: '\n',
+  stop_str: ['<|im_end|>'],
+  stop_token_ids: [151645],
+};
+
+export class NamedError extends Error {
+  constructor(name: string, message: string) {
+    super(message);
+    this.name = name;
+  }
+}
+
+export interface Script {
+  /** The model's output, one token per piece (thinking tags included when the model thinks). */
+  pieces: string[];
+  finish?: 'stop' | 'length';
+  /** Throw this after yielding this many pieces. */
+  failAfter?: { pieces: number; error: Error };
+  /** Thrown by the first next() (web-llm's prefill), e.g. a ContextWindowSizeExceededError. */
+  prefillError?: Error;
+}
+
+const EMPTY_THINK = '<think>\n\n</think>\n\n';
+
+export class FakeEngine implements MLCEngineInterface {
+  chat = undefined as unknown as Chat;
+  completions = undefined as unknown as Completions;
+  embeddings = undefined as unknown as Embeddings;
+
+  readonly reloads: { modelId: string; chatOpts: ChatOptions | undefined }[] = [];
+  readonly requests: ChatCompletionRequest[] = [];
+  interrupts = 0;
+  unloads = 0;
+  loaded: string | null = null;
+  /** Set when a stream was started while another had not run to its end: the adapter failed to drain. */
+  overlap = false;
+  /** Streams that have not yet run to their end. */
+  openStreams = 0;
+  /** Decides each reload: throw to fail it. */
+  onReload: (modelId: string, chatOpts: ChatOptions | undefined) => void | Promise<void> = () => undefined;
+  /** What the model says to a request. */
+  script: (request: ChatCompletionRequest) => Script = () => ({ pieces: ['Hello', ' there'] });
+  /** Resolves every time a chunk is about to be produced; lets tests act mid-stream. */
+  onChunk: (index: number) => void | Promise<void> = () => undefined;
+
+  private progress: InitProgressCallback | undefined;
+  private interrupted = false;
+
+  constructor(
+    readonly config: MLCEngineConfig | undefined,
+    private readonly cache: FakeCache,
+  ) {
+    this.progress = config?.initProgressCallback;
+  }
+
+  setInitProgressCallback(callback: InitProgressCallback): void {
+    this.progress = callback;
+  }
+  getInitProgressCallback(): InitProgressCallback | undefined {
+    return this.progress;
+  }
+  setAppConfig(_appConfig: AppConfig): void {}
+
+  async reload(modelId: string | string[], chatOpts?: ChatOptions | ChatOptions[]): Promise<void> {
+    const id = Array.isArray(modelId) ? modelId[0]! : modelId;
+    const opts = Array.isArray(chatOpts) ? chatOpts[0] : chatOpts;
+    this.reloads.push({ modelId: id, chatOpts: opts });
+    await this.unload();
+    await this.onReload(id, opts);
+    const total = 4 * 1024 * 1024;
+    const report = (progress: number, text: string) => this.progress?.({ progress, timeElapsed: 0, text });
+    report(0, 'Start to fetch params');
+    if (!this.cache.ids.has(id)) {
+      for (let i = 1; i <= 4; i++) {
+        report(i / 4, `Fetching param cache[${i}/4]: ${Math.ceil((total * i) / 4 / 1048576)}MB fetched. ${i * 25}% completed, 1 secs elapsed.`);
+      }
+      this.cache.ids.add(id);
+    }
+    for (let i = 1; i <= 4; i++) {
+      report(i / 4, `Loading model from cache[${i}/4]: ${Math.ceil((total * i) / 4 / 1048576)}MB loaded. ${i * 25}% completed, 1 secs elapsed.`);
+    }
+    report(1, 'Finish loading on WebGPU - google swiftshader');
+    this.loaded = id;
+  }
+
+  async getMessage(modelId?: string): Promise<string> {
+    if (!this.loaded || (modelId !== undefined && modelId !== this.loaded)) {
+      throw new NamedError('ModelNotLoadedError', 'Model not loaded before trying to complete getMessage.');
+    }
+    return '';
+  }
+
+  chatCompletion(request: ChatCompletionRequestNonStreaming): Promise<ChatCompletion>;
+  chatCompletion(request: ChatCompletionRequestStreaming): Promise<AsyncIterable<ChatCompletionChunk>>;
+  chatCompletion(request: ChatCompletionRequestBase): Promise<AsyncIterable<ChatCompletionChunk> | ChatCompletion>;
+  chatCompletion(request: ChatCompletionRequest): Promise<AsyncIterable<ChatCompletionChunk> | ChatCompletion>;
+  async chatCompletion(request: ChatCompletionRequestBase): Promise<AsyncIterable<ChatCompletionChunk> | ChatCompletion> {
+    if (!this.loaded) throw new NamedError('ModelNotLoadedError', 'Model not loaded before trying to complete ChatCompletionRequest.');
+    if (!request.stream) throw new Error('The fake only streams (the adapter always streams).');
+    this.requests.push(structuredClone(request) as ChatCompletionRequest);
+    if (this.openStreams > 0) this.overlap = true;
+    this.openStreams++;
+    return this.stream(request);
+  }
+
+  private async *stream(request: ChatCompletionRequestBase): AsyncGenerator<ChatCompletionChunk> {
+    try {
+      const script = this.script(request as ChatCompletionRequest);
+      this.interrupted = false;
+      if (script.prefillError) throw script.prefillError;
+      const thinkingOff = request.extra_body?.enable_thinking === false;
+      const prefixTokens = thinkingOff ? fakeTokens(EMPTY_THINK).length : 0;
+      const limit = request.max_tokens ?? Infinity;
+      const base = { id: 'fake', model: this.loaded!, object: 'chat.completion.chunk' as const, created: 1 };
+      let produced = 0;
+      let finish: 'stop' | 'length' | 'abort' = script.finish ?? 'stop';
+      for (const [i, piece] of script.pieces.entries()) {
+        await this.onChunk(i);
+        if (this.interrupted) {
+          finish = 'abort';
+          break;
+        }
+        if (script.failAfter && i === script.failAfter.pieces) throw script.failAfter.error;
+        const text = i === 0 && thinkingOff ? EMPTY_THINK + piece : piece;
+        const logprobs = request.logprobs ? { content: [{ token: piece, logprob: -0.5, bytes: null, top_logprobs: [] }] } : null;
+        produced++;
+        yield { ...base, choices: [{ index: 0, delta: { role: 'assistant', content: text }, finish_reason: null, logprobs }] };
+        if (produced + prefixTokens >= limit) {
+          finish = 'length';
+          break;
+        }
+      }
+      yield { ...base, choices: [{ index: 0, delta: {}, finish_reason: finish }] };
+      const prompt = request.messages.reduce((n, m) => n + fakeTokens(typeof m.content === 'string' ? m.content : '').length, 0);
+      yield {
+        ...base,
+        choices: [],
+        usage: {
+          prompt_tokens: prompt,
+          completion_tokens: produced,
+          total_tokens: prompt + produced,
+          extra: { e2e_latency_s: 0, prefill_tokens_per_s: 0, decode_tokens_per_s: 0, time_to_first_token_s: 0, time_per_output_token_s: 0 },
+        },
+      };
+    } finally {
+      this.openStreams--;
+    }
+  }
+
+  completion(request: CompletionCreateParamsNonStreaming): Promise<Completion>;
+  completion(request: CompletionCreateParamsStreaming): Promise<AsyncIterable<Completion>>;
+  completion(request: CompletionCreateParamsBase): Promise<AsyncIterable<Completion> | Completion>;
+  completion(request: CompletionCreateParams): Promise<AsyncIterable<Completion> | Completion>;
+  async completion(): Promise<AsyncIterable<Completion> | Completion> {
+    throw new Error('inpage never uses text completion.');
+  }
+  async embedding(_request: EmbeddingCreateParams): Promise<CreateEmbeddingResponse> {
+    throw new Error('inpage never uses embeddings.');
+  }
+  async listResumableSessions(): Promise<ResumeProbeResult[]> {
+    return [];
+  }
+  async resumeChatCompletion(_sessionId: string, _options?: ResumeChatCompletionOptions): Promise<ResumeResult | AsyncIterable<ChatCompletionChunk>> {
+    throw new Error('inpage never resumes sessions.');
+  }
+  async deleteResumableSession(_sessionId: string): Promise<void> {}
+  runtimeStatsText = async (_modelId?: string): Promise<string> => '';
+  interruptGenerate = (): void => {
+    this.interrupts++;
+    this.interrupted = true;
+  };
+  unload = async (): Promise<void> => {
+    if (this.loaded) this.unloads++;
+    this.loaded = null;
+  };
+  resetChat = async (_keepStats?: boolean, _modelId?: string): Promise<void> => undefined;
+  async getMaxStorageBufferBindingSize(): Promise<number> {
+    return 1 << 30;
+  }
+  async getGPUVendor(): Promise<string> {
+    return 'google';
+  }
+  async forwardTokensAndSample(_inputIds: number[], _isPrefill: boolean, _modelId?: string): Promise<number> {
+    return 0;
+  }
+  setLogLevel(_logLevel: LogLevel): void {}
+}
+
+export class FakeCache implements CacheFunctions {
+  readonly ids = new Set<string>();
+  readonly deleted: string[] = [];
+  async hasModelInCache(modelId: string): Promise<boolean> {
+    return this.ids.has(modelId);
+  }
+  async deleteModelAllInfoInCache(modelId: string): Promise<void> {
+    this.deleted.push(modelId);
+    this.ids.delete(modelId);
+  }
+  async deleteModelWasmInCache(): Promise<void> {}
+  async deleteChatConfigInCache(): Promise<void> {}
+}
+
+export function swiftShaderProbe(features: string[] = ['subgroups', 'timestamp-query']): GpuProbe {
+  return {
+    report: { available: true, vendor: 'google', architecture: 'swiftshader', description: 'google swiftshader', features, shaderF16: features.includes('shader-f16') },
+    maxBufferBytes: 1 << 30,
+    deviceMemoryGiB: 16,
+  };
+}
+
+export function fakeView(modelType = 'qwen3'): LoadedModelView {
+  return {
+    countTokens: (text) => fakeTokens(text).length,
+    template: CHATML,
+    modelType,
+    imageTokens: ({ width, height }) => Math.ceil(width / 10) * Math.ceil(height / 10),
+    imageMarkerTokens: 0,
+  };
+}
+
+export const fakeImages: ImageReader = {
+  async fetch(url) {
+    if (url.includes('missing')) throw new Error('HTTP 404 Not Found');
+    return new Blob([new Uint8Array([137, 80, 78, 71])], { type: 'image/png' });
+  },
+  async size() {
+    return { width: 40, height: 20 };
+  },
+};
+
+export interface Rig {
+  deps: WebLlmDeps;
+  engine: () => FakeEngine;
+  cache: FakeCache;
+  loseDevice: (message: string) => void;
+}
+
+export function rig(options: { probe?: GpuProbe; view?: boolean } = {}): Rig {
+  const cache = new FakeCache();
+  let engine: FakeEngine | null = null;
+  let lost: ((message: string) => void) | null = null;
+  const deps: WebLlmDeps = {
+    createEngine: (config) => (engine = new FakeEngine(config, cache)),
+    cache,
+    probeGpu: async () => options.probe ?? swiftShaderProbe(),
+    inspect: (mlc, modelId) => {
+      if (options.view === false) return null;
+      return (mlc as FakeEngine).loaded === modelId ? fakeView(modelId.startsWith('Phi') ? 'phi3_v' : 'qwen3') : null;
+    },
+    images: fakeImages,
+    watchDeviceLoss: (listener) => (lost = listener),
+    origin: 'https://app.example',
+  };
+  return {
+    deps,
+    engine: () => engine!,
+    cache,
+    loseDevice: (message) => lost?.(message),
+  };
+}
