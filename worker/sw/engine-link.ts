@@ -12,13 +12,31 @@ export interface LinkOptions {
   connectTimeoutMs?: number;
   /** How long a connected engine may take to acknowledge a request before its port counts as dead. */
   ackTimeoutMs?: number;
+  /**
+   * How long requests that had not started when their engine went away (its tab closed) wait for the next
+   * engine (another tab taking over) before they too end with 503 `engine_unavailable`.
+   */
+  handoverTimeoutMs?: number;
 }
 
 interface Pending {
-  port: MessagePort;
+  /** Where the request was sent; null while it waits to move to the next engine. */
+  port: MessagePort | null;
+  readonly message: ToEngine;
+  /** The engine acknowledged it ('accepted'): it sits in that engine's queue. */
+  accepted: boolean;
+  /** The engine began it ('start'): from here on it lives and dies with that engine. */
+  started: boolean;
+  /** Whether it may be sent again to another engine as long as it has not started. */
+  readonly movable: boolean;
   onMessage(message: FromEngine): void;
   onLost(error: ApiError): void;
+  /** Called each time the message goes out on a port: first send, and after a move. */
+  onPosted?(port: MessagePort): void;
 }
+
+/** Why a port was given up: its far end closed (tab or worker gone), or it stopped answering. */
+type LossReason = 'closed' | 'silent';
 
 const noEngine = () =>
   new ApiError(
@@ -35,36 +53,86 @@ export class EngineLink {
   private readonly pending = new Map<string, Pending>();
   private readonly connectTimeoutMs: number;
   private readonly ackTimeoutMs: number;
+  private readonly handoverTimeoutMs: number;
+  private handoverTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(private readonly options: LinkOptions) {
     this.connectTimeoutMs = options.connectTimeoutMs ?? 1000;
     this.ackTimeoutMs = options.ackTimeoutMs ?? 3000;
+    this.handoverTimeoutMs = options.handoverTimeoutMs ?? 5000;
   }
 
   get connected(): boolean {
     return this.port !== null;
   }
 
-  /** Takes a port from a page. Requests already running on an older port finish there. */
+  /** Requests waiting for the next engine because theirs went away before starting them. */
+  get waitingForHandover(): number {
+    let n = 0;
+    for (const p of this.pending.values()) if (p.port === null) n++;
+    return n;
+  }
+
+  /**
+   * Takes a port from a page. Requests already running on an older port finish there; requests that were
+   * waiting for a new engine go to this one first, in the order they came.
+   */
   adopt(port: MessagePort): void {
     this.port = port;
-    port.onmessage = (e: MessageEvent<FromEngine>) => this.pending.get(e.data.id)?.onMessage(e.data);
+    port.onmessage = (e: MessageEvent<FromEngine>) => {
+      const p = this.pending.get(e.data.id);
+      if (p?.port === port) p.onMessage(e.data);
+    };
     // Fires when the other end's realm goes away (worker terminated, tab closed).
-    port.addEventListener('close', () => this.lose(port));
+    port.addEventListener('close', () => this.lose(port, 'closed'));
     port.start();
+    clearTimeout(this.handoverTimer);
+    this.handoverTimer = undefined;
+    for (const p of this.pending.values()) if (p.port === null) this.post(p, port);
     for (const wake of this.waiters) wake(port);
     this.waiters.clear();
   }
 
-  /** Forgets a port and fails whatever was running on it. */
-  private lose(port: MessagePort): void {
+  private post(p: Pending, port: MessagePort): void {
+    p.port = port;
+    port.postMessage(p.message);
+    p.onPosted?.(port);
+  }
+
+  /**
+   * Forgets a port. What had started on it fails; generations that had not (queued behind another, or still
+   * on their way when the far end closed) wait for the next engine, which a page taking over provides.
+   */
+  private lose(port: MessagePort, reason: LossReason): void {
     if (this.port === port) this.port = null;
     port.close();
+    let moving = 0;
     for (const [id, p] of this.pending) {
       if (p.port !== port) continue;
+      if (p.movable && !p.started && (p.accepted || reason === 'closed')) {
+        p.port = null;
+        p.accepted = false;
+        moving++;
+        continue;
+      }
       this.pending.delete(id);
       p.onLost(engineLost());
     }
+    if (moving === 0) return;
+    if (this.port) {
+      // A new engine came before the old one's close was noticed.
+      for (const p of this.pending.values()) if (p.port === null) this.post(p, this.port);
+      return;
+    }
+    this.handoverTimer ??= setTimeout(() => {
+      this.handoverTimer = undefined;
+      for (const [id, p] of this.pending) {
+        if (p.port !== null) continue;
+        this.pending.delete(id);
+        p.onLost(engineLost());
+      }
+    }, this.handoverTimeoutMs);
+    this.options.requestPort().catch(() => undefined);
   }
 
   /** The current port, or one a page hands over within the connect timeout, or null. */
@@ -84,12 +152,16 @@ export class EngineLink {
     });
   }
 
-  private async send(message: ToEngine, pending: Omit<Pending, 'port'>): Promise<MessagePort> {
+  private async send(
+    message: ToEngine,
+    handlers: Pick<Pending, 'onMessage' | 'onLost' | 'onPosted' | 'movable'>,
+  ): Promise<Pending> {
     const port = await this.acquire();
     if (!port) throw noEngine();
-    this.pending.set(message.id, { ...pending, port });
-    port.postMessage(message);
-    return port;
+    const pending: Pending = { ...handlers, message, port: null, accepted: false, started: false };
+    this.pending.set(message.id, pending);
+    this.post(pending, port);
+    return pending;
   }
 
   /** Model states as the engine sees them. */
@@ -99,7 +171,7 @@ export class EngineLink {
       let port: MessagePort | null = null;
       const timer = setTimeout(() => {
         this.pending.delete(id);
-        if (port) this.lose(port);
+        if (port) this.lose(port, 'silent');
         reject(engineLost());
       }, this.ackTimeoutMs);
       const done = () => {
@@ -109,6 +181,7 @@ export class EngineLink {
       this.send(
         { type: 'status', id },
         {
+          movable: false,
           onMessage: (m) => {
             done();
             if (m.type === 'status') resolve({ models: m.models, fingerprint: m.fingerprint });
@@ -120,7 +193,7 @@ export class EngineLink {
           },
         },
       ).then(
-        (p) => (port = p),
+        (p) => (port = p.port),
         (err: unknown) => {
           done();
           reject(err);
@@ -138,7 +211,6 @@ export class EngineLink {
     if (signal.aborted) throw aborted();
     const id = `g${++nextId}`;
     const run = new EngineRun();
-    let port: MessagePort | null = null;
     let ackTimer: ReturnType<typeof setTimeout> | undefined;
     let resolveStart!: () => void;
     let rejectStart!: (err: ApiError) => void;
@@ -160,7 +232,7 @@ export class EngineLink {
       run.fail(err);
     };
     const onAbort = () => {
-      port?.postMessage({ type: 'abort', id } satisfies ToEngine);
+      this.pending.get(id)?.port?.postMessage({ type: 'abort', id } satisfies ToEngine);
       fail(aborted());
     };
     signal.addEventListener('abort', onAbort, { once: true });
@@ -168,12 +240,19 @@ export class EngineLink {
     this.send(
       { type: 'generate', id, request },
       {
+        movable: true,
+        onPosted: (port) => {
+          clearTimeout(ackTimer);
+          ackTimer = setTimeout(() => this.lose(port, 'silent'), this.ackTimeoutMs);
+        },
         onMessage: (m) => {
           switch (m.type) {
             case 'accepted':
+              this.pending.get(id)!.accepted = true;
               clearTimeout(ackTimer);
               return;
             case 'start':
+              this.pending.get(id)!.started = true;
               run.fingerprint = m.fingerprint;
               resolveStart();
               return;
@@ -195,14 +274,12 @@ export class EngineLink {
       },
     ).then(
       (p) => {
-        port = p;
         if (signal.aborted) {
           // Aborted while waiting for a port: the engine got the request after `onAbort` ran.
-          p.postMessage({ type: 'abort', id } satisfies ToEngine);
+          p.port?.postMessage({ type: 'abort', id } satisfies ToEngine);
+          clearTimeout(ackTimer);
           this.pending.delete(id);
-          return;
         }
-        ackTimer = setTimeout(() => this.lose(p), this.ackTimeoutMs);
       },
       (err: unknown) => fail(ApiError.from(err)),
     );

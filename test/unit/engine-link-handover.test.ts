@@ -1,0 +1,161 @@
+// When the tab hosting the engine closes, what had started there fails; what was queued moves to the next engine.
+import { afterEach, describe, expect, it } from 'vitest';
+import { EngineLink } from '../../worker/sw/engine-link';
+import { ApiError } from '../../src/protocol/errors';
+import type { EngineEvent, FromEngine, ToEngine } from '../../src/engine-protocol';
+import type { ChatCompletionRequest } from '../../src/protocol/types';
+
+const usage = { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2, completion_tokens_details: { reasoning_tokens: 0 } };
+const ask = (content: string): ChatCompletionRequest => ({ model: 'svc-model-5.2-fast', messages: [{ role: 'user', content }] });
+const channels: MessageChannel[] = [];
+
+/**
+ * An engine on the far end of a real MessageChannel that runs one request at a time: it accepts everything,
+ * starts the first, and finishes a started request only when told (`finish`), then starts the next.
+ */
+function engine(name: string) {
+  const channel = new MessageChannel();
+  channels.push(channel);
+  const far = channel.port2;
+  const seen: ToEngine[] = [];
+  const queue: string[] = [];
+  let running: string | null = null;
+  const reply = (m: FromEngine) => far.postMessage(m);
+  const next = () => {
+    if (running || queue.length === 0) return;
+    running = queue.shift()!;
+    reply({ type: 'start', id: running, fingerprint: name });
+    reply({ type: 'event', id: running, event: { type: 'delta', content: `from ${name}` } });
+  };
+  far.onmessage = (e: MessageEvent<ToEngine>) => {
+    seen.push(e.data);
+    if (e.data.type === 'generate') {
+      reply({ type: 'accepted', id: e.data.id });
+      queue.push(e.data.id);
+      next();
+    } else if (e.data.type === 'abort') {
+      const at = queue.indexOf(e.data.id);
+      if (at >= 0) queue.splice(at, 1);
+    }
+  };
+  return {
+    port: channel.port1,
+    seen,
+    generated: () => seen.flatMap((m) => (m.type === 'generate' ? [m.request.messages[0]!.content as string] : [])),
+    finish() {
+      if (!running) throw new Error('nothing running');
+      reply({ type: 'event', id: running, event: { type: 'finish', finish_reason: 'stop', usage } });
+      reply({ type: 'end', id: running });
+      running = null;
+      next();
+    },
+    /** The tab closes: its realm and with it this end of the channel go away. */
+    die: () => far.close(),
+  };
+}
+
+async function drain(run: AsyncIterable<EngineEvent>): Promise<string[]> {
+  const out: string[] = [];
+  for await (const e of run) if (e.type === 'delta') out.push(e.content ?? '');
+  return out;
+}
+
+async function failure(p: Promise<unknown>): Promise<ApiError> {
+  const err = await p.then(() => null, (e: unknown) => e);
+  expect(err).toBeInstanceOf(ApiError);
+  return err as ApiError;
+}
+
+const tick = (ms = 10) => new Promise((r) => setTimeout(r, ms));
+
+afterEach(() => {
+  for (const c of channels.splice(0)) {
+    c.port1.close();
+    c.port2.close();
+  }
+});
+
+describe('EngineLink handover', () => {
+  it('fails the running request, and sends the queued ones, in order, to the engine that takes over', async () => {
+    let asked = 0;
+    const link = new EngineLink({ requestPort: async () => void asked++, handoverTimeoutMs: 2000 });
+    const first = engine('A');
+    link.adopt(first.port);
+    const running = await link.generate(ask('one'), new AbortController().signal);
+    const second = link.generate(ask('two'), new AbortController().signal);
+    const third = link.generate(ask('three'), new AbortController().signal);
+    await tick();
+    expect(first.generated()).toEqual(['one', 'two', 'three']);
+
+    const runningOutcome = failure(drain(running));
+    first.die();
+    expect((await runningOutcome).code).toBe('engine_unavailable');
+    await tick();
+    expect(link.waitingForHandover).toBe(2);
+    expect(asked).toBe(1); // the pages were asked for a new engine
+
+    const next = engine('B');
+    link.adopt(next.port);
+    const secondRun = await second;
+    expect(secondRun.fingerprint).toBe('B');
+    next.finish();
+    expect(await drain(secondRun)).toEqual(['from B']);
+    const thirdRun = await third;
+    next.finish();
+    expect(await drain(thirdRun)).toEqual(['from B']);
+    expect(next.generated()).toEqual(['two', 'three']);
+  });
+
+  it('moves them at once when the new engine arrived before the old one’s close was noticed', async () => {
+    const link = new EngineLink({ requestPort: async () => undefined });
+    const first = engine('A');
+    link.adopt(first.port);
+    const running = await link.generate(ask('one'), new AbortController().signal);
+    const queued = link.generate(ask('two'), new AbortController().signal);
+    await tick();
+    const next = engine('B');
+    link.adopt(next.port);
+    const runningOutcome = failure(drain(running));
+    first.die();
+    expect((await runningOutcome).code).toBe('engine_unavailable');
+    const moved = await queued;
+    expect(moved.fingerprint).toBe('B');
+  });
+
+  it('ends queued requests with 503 engine_unavailable when no engine takes over in time', async () => {
+    const link = new EngineLink({ requestPort: async () => undefined, handoverTimeoutMs: 50 });
+    const first = engine('A');
+    link.adopt(first.port);
+    const running = await link.generate(ask('one'), new AbortController().signal);
+    const queued = link.generate(ask('two'), new AbortController().signal);
+    await tick();
+    const runningOutcome = failure(drain(running));
+    first.die();
+    await runningOutcome;
+    const err = await failure(queued);
+    expect(err.code).toBe('engine_unavailable');
+    expect(err.status).toBe(503);
+    expect(link.waitingForHandover).toBe(0);
+  });
+
+  it('drops a waiting request its client aborted: the next engine never sees it', async () => {
+    const link = new EngineLink({ requestPort: async () => undefined, handoverTimeoutMs: 2000 });
+    const first = engine('A');
+    link.adopt(first.port);
+    const running = await link.generate(ask('one'), new AbortController().signal);
+    const client = new AbortController();
+    const queued = link.generate(ask('two'), client.signal);
+    const kept = link.generate(ask('three'), new AbortController().signal);
+    await tick();
+    const runningOutcome = failure(drain(running));
+    first.die();
+    await runningOutcome;
+    await tick();
+    client.abort();
+    await failure(queued);
+    const next = engine('B');
+    link.adopt(next.port);
+    expect((await kept).fingerprint).toBe('B');
+    expect(next.generated()).toEqual(['three']);
+  });
+});
