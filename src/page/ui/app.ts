@@ -77,6 +77,7 @@ function Workspace(props: { justRegistered: boolean }) {
   const first = useRef(true);
   // Moving between areas puts focus on the new area's heading, so keyboard and screen-reader users follow.
   useEffect(() => {
+    document.title = `${AREAS.find((a) => a.id === area)!.label} · inpage`;
     const initial = first.current;
     first.current = false;
     if (initial && !props.justRegistered) return;

@@ -1,5 +1,5 @@
 // API Keys: create a key (name, models), show it in full once, list keys by display form, revoke.
-import { h } from 'preact';
+import { Fragment, h } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { KeyRecord } from '../../keys/db';
 import { VARIANT_IDS, VARIANTS, type VariantId } from '../../variants';
@@ -200,37 +200,41 @@ function KeyRow(props: { record: KeyRecord; confirming: boolean; onConfirm: (id:
 
 function KeyTable(props: { keys: KeyRecord[] }) {
   const [confirming, setConfirming] = useState<string | null>(null);
-  const caption = useRef<HTMLHeadingElement>(null);
+  const caption = useRef<HTMLTableCaptionElement>(null);
   const [announce, setAnnounce] = useState('');
   if (props.keys.length === 0) {
     return h('p', { class: 'empty' }, 'No keys yet. Create one above: scripts of this origin present it as ', h('code', null, 'Authorization: Bearer <key>'), '.');
   }
   return h(
-    'div',
-    { class: 'table-wrap' },
+    Fragment,
+    null,
     h(
-      'table',
-      { class: 'keys-table' },
-      h('caption', { ref: caption, tabIndex: -1, class: 'visually-hidden' }, 'API keys of this workspace, newest first'),
+      'div',
+      { class: 'table-wrap' },
       h(
-        'thead',
-        null,
-        h('tr', null, ...['Name', 'Key', 'Models', 'Created', 'Last used', 'Tokens used', 'Status'].map((t) => h('th', { scope: 'col', class: t === 'Tokens used' ? 'num' : undefined }, t))),
-      ),
-      h(
-        'tbody',
-        null,
-        props.keys.map((record) =>
-          h(KeyRow, {
-            key: record.id,
-            record,
-            confirming: confirming === record.id,
-            onConfirm: setConfirming,
-            onRevoked: () => {
-              setAnnounce(`Key ${record.name} revoked. Requests with it now get 401 in every tab.`);
-              caption.current?.focus();
-            },
-          }),
+        'table',
+        { class: 'keys-table' },
+        h('caption', { ref: caption, tabIndex: -1, class: 'visually-hidden' }, 'API keys of this workspace, newest first'),
+        h(
+          'thead',
+          null,
+          h('tr', null, ...['Name', 'Key', 'Models', 'Created', 'Last used', 'Tokens used', 'Status'].map((t) => h('th', { scope: 'col', class: t === 'Tokens used' ? 'num' : undefined }, t))),
+        ),
+        h(
+          'tbody',
+          null,
+          props.keys.map((record) =>
+            h(KeyRow, {
+              key: record.id,
+              record,
+              confirming: confirming === record.id,
+              onConfirm: setConfirming,
+              onRevoked: () => {
+                setAnnounce(`Key ${record.name} revoked. Requests with it now get 401 in every tab.`);
+                caption.current?.focus();
+              },
+            }),
+          ),
         ),
       ),
     ),
