@@ -4,14 +4,49 @@ import { displayForm, generateKey, hashKey, isWellFormedKey } from './key-format
 import { VARIANT_IDS, isVariantId, type VariantId } from '../variants';
 import { requireWorkspace } from './workspace';
 
-/** Tabs listen here to refresh their key lists; the service worker needs no signal (it reads per request). */
+/** Tabs listen here to refresh their key lists; the service worker empties its memory of verified keys. */
 export const KEYS_CHANNEL = 'inpage-keys';
 
-function announce(): void {
-  if (typeof BroadcastChannel === 'undefined') return;
-  const channel = new BroadcastChannel(KEYS_CHANNEL);
-  channel.postMessage({ type: 'keys-changed' });
-  channel.close();
+/** Page → service worker after a change to the keys store; the worker answers on the message's port. */
+export const KEYS_CHANGED = { type: 'inpage:keys-changed' } as const;
+
+export function isKeysChanged(data: unknown): boolean {
+  return typeof data === 'object' && data !== null && (data as { type?: unknown }).type === KEYS_CHANGED.type;
+}
+
+/** How long a change waits for the service worker's acknowledgment before going on without it. */
+const ACK_TIMEOUT_MS = 2000;
+
+function tell(worker: ServiceWorker): Promise<void> {
+  return new Promise((resolve) => {
+    const channel = new MessageChannel();
+    const done = () => {
+      clearTimeout(timer);
+      channel.port1.close();
+      resolve();
+    };
+    const timer = setTimeout(done, ACK_TIMEOUT_MS);
+    channel.port1.onmessage = done;
+    worker.postMessage(KEYS_CHANGED, [channel.port2]);
+  });
+}
+
+/**
+ * Tells every tab and the service worker that the keys changed. Resolves once the service worker (which
+ * remembers verified keys for a few seconds, worker/sw/key-cache.ts) has forgotten them, so a request
+ * sent after a revocation resolved, from any tab, is checked against the new state.
+ */
+async function announce(): Promise<void> {
+  if (typeof BroadcastChannel !== 'undefined') {
+    const channel = new BroadcastChannel(KEYS_CHANNEL);
+    channel.postMessage({ type: 'keys-changed' });
+    channel.close();
+  }
+  if (typeof window === 'undefined' || !('serviceWorker' in navigator)) return;
+  const container = navigator.serviceWorker;
+  const registration = await container.getRegistration().catch(() => undefined);
+  const workers = new Set([container.controller, registration?.active, registration?.waiting].filter((w): w is ServiceWorker => !!w));
+  await Promise.all([...workers].map(tell));
 }
 
 export interface CreatedKey {
@@ -40,7 +75,7 @@ export async function createKey(options: { name: string; models?: readonly Varia
   };
   const db = await openDatabase();
   await db.add('keys', record);
-  announce();
+  void announce();
   return { key, record };
 }
 
@@ -57,7 +92,7 @@ export async function revokeKey(id: string): Promise<void> {
   if (!record) throw new Error(`No key with id ${id}.`);
   if (record.revokedAt === null) await tx.store.put({ ...record, revokedAt: Date.now() });
   await tx.done;
-  announce();
+  await announce();
 }
 
 export type Verdict = { ok: true; record: KeyRecord } | { ok: false; reason: 'unknown' | 'revoked' };

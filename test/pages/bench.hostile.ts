@@ -164,13 +164,38 @@ function arbitraries(keys: HostileKeys) {
   const segment = fc.oneof(word, fc.webSegment(), anyText.map(encodeURIComponent), fc.constantFrom('%', '%zz', '%E0%A4%A', '..', '.', '%2F', '%00', ';x=1'));
   const path = fc.oneof(
     { weight: 8, arbitrary: fc.constantFrom('/v1/chat/completions', '/v1/models', '/v1/models/svc-model-5.2-fast', '/v1/models/svc-vision') },
-    fc.constantFrom('/v1', '/v1/', '/v1/chat', '/v1/chat/completions/', '/v1//models', '/v1/completions', '/v1/embeddings', '/v1/models/', '/V1/models'),
+    fc.constantFrom('/v1', '/v1/', '/v1/chat', '/v1/chat/completions/', '/v1//models', '/v1/completions', '/v1/embeddings', '/v1/models/'),
     segment.map((s) => `/v1/models/${s}`),
     fc.array(segment, { minLength: 1, maxLength: 4 }).map((parts) => `/v1/${parts.join('/')}`),
   );
   const query = fc.oneof({ weight: 5, arbitrary: fc.constant('') }, fc.webQueryParameters().map((q) => `?${q}`));
 
-  const hostile: fc.Arbitrary<Case> = fc
+  const headerList = (authorization: string | undefined, contentType: string | undefined, extra: [string, string][]) => {
+    const headers: [string, string][] = [...extra];
+    if (authorization !== undefined) headers.push(['authorization', authorization]);
+    if (contentType !== undefined) headers.push(['content-type', contentType]);
+    return headers;
+  };
+  const goodAuth = fc.constantFrom(`Bearer ${keys.all}`, `Bearer ${keys.all}`, `Bearer ${keys.fastOnly}`);
+  // Bodies: POST /v1/chat/completions with a good key and content type, any body.
+  const bodies: fc.Arbitrary<Case> = fc.record({ auth: goodAuth, body: jsonBody, extra: extraHeaders }).map(({ auth, body, extra }) => ({
+    method: 'POST',
+    path: '/v1/chat/completions',
+    headers: headerList(auth, 'application/json', extra),
+    body,
+  }));
+  // Headers: the chat route with any authorization and content type, a valid-ish body.
+  const headerCases: fc.Arbitrary<Case> = fc
+    .record({
+      authorization: fc.option(authorization, { nil: undefined, freq: 6 }),
+      contentType: fc.option(contentType, { nil: undefined, freq: 6 }),
+      extra: extraHeaders,
+      body: fc.oneof(validish.map((b) => JSON.stringify(b)), binaryBody),
+    })
+    .map(({ authorization, contentType, extra, body }) => ({ method: 'POST', path: '/v1/chat/completions', headers: headerList(authorization, contentType, extra), body }));
+
+  // Routes: any method, path, headers and body.
+  const routes: fc.Arbitrary<Case> = fc
     .record({
       method,
       path: fc.tuple(path, query).map(([p, q]) => p + q),
@@ -180,11 +205,8 @@ function arbitraries(keys: HostileKeys) {
       body,
     })
     .map(({ method, path, authorization, contentType, extra, body }) => {
-      const headers: [string, string][] = [...extra];
-      if (authorization !== undefined) headers.push(['authorization', authorization]);
-      if (contentType !== undefined) headers.push(['content-type', contentType]);
       const bodyless = ['GET', 'HEAD'].includes(method.toUpperCase());
-      return { method, path, headers, body: bodyless ? null : body };
+      return { method, path, headers: headerList(authorization, contentType, extra), body: bodyless ? null : body };
     });
 
   // Valid requests with only the fields every text variant honours: these must answer 200 with the echo.
@@ -216,7 +238,7 @@ function arbitraries(keys: HostileKeys) {
       };
     });
 
-  return fc.oneof({ weight: 5, arbitrary: hostile }, { weight: 1, arbitrary: plain });
+  return fc.oneof({ weight: 6, arbitrary: bodies }, { weight: 2, arbitrary: headerCases }, { weight: 3, arbitrary: routes }, { weight: 1, arbitrary: plain });
 }
 
 class Violation extends Error {}
@@ -304,6 +326,12 @@ async function answer(c: Case, report: HostileReport, fullKeys: string[]): Promi
     request = new Request(c.path, { method: c.method, headers: c.headers, body: c.body as BodyInit | null });
   } catch {
     report.refusedByFetch++;
+    fc.pre(false);
+    return;
+  }
+  // Dot segments can lead out of /v1/, where the service worker rightly does not answer.
+  const pathname = new URL(request.url).pathname;
+  if (pathname !== '/v1' && !pathname.startsWith('/v1/')) {
     fc.pre(false);
     return;
   }

@@ -3,7 +3,9 @@ import { createMiddleware } from 'hono/factory';
 import { ApiError } from '../../src/protocol/errors';
 import type { KeyRecord } from '../../src/keys/db';
 import { displayForm } from '../../src/keys/key-format';
-import { verifyKey } from '../../src/keys/key-store';
+import { listenForKeyChanges, verifyKeyCached } from './key-cache';
+
+listenForKeyChanges(globalThis);
 
 export type AuthEnv = { Variables: { key: KeyRecord; requestId: string } };
 
@@ -17,7 +19,7 @@ export const requireKey = createMiddleware<AuthEnv>(async (c, next) => {
     );
   }
   const presented = match[1]!.trim();
-  const verdict = await verifyKey(presented);
+  const verdict = await verifyKeyCached(presented);
   if (!verdict.ok) {
     const why = verdict.reason === 'revoked' ? 'has been revoked' : 'is not a key of this workspace';
     throw new ApiError('invalid_api_key', `Incorrect API key provided: ${displayForm(presented)} ${why}.`);

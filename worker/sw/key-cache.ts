@@ -1,0 +1,58 @@
+// The service worker's short memory of verified keys: it spares each request a SHA-256 digest and an
+// IndexedDB read (an IPC round trip to the browser's storage backend) on the hot path.
+//
+// Revocation still takes effect for the next request in every tab (CONTRACT.md "Authentication"):
+//  - every change to the keys store goes through src/keys/key-store.ts, which commits, then tells the
+//    service worker (KEYS_CHANGED, acknowledged) before `revokeKey` resolves, and posts on the
+//    `inpage-keys` BroadcastChannel; either message empties this memory;
+//  - a verification that was reading IndexedDB while the memory was emptied does not store its verdict
+//    (the generation check), so a record read before a revocation is never remembered after it;
+//  - only good verdicts are remembered, so a new key works at once; and each is kept at most TTL_MS, so
+//    even a change made behind the app's back (DevTools) is seen within seconds.
+// The memory lives only in this worker's heap: nothing is written anywhere.
+import type { KeyRecord } from '../../src/keys/db';
+import { KEYS_CHANNEL, isKeysChanged, verifyKey, type Verdict } from '../../src/keys/key-store';
+
+const TTL_MS = 5_000;
+const MAX_ENTRIES = 256;
+
+interface Entry {
+  record: KeyRecord;
+  at: number;
+}
+
+let entries = new Map<string, Entry>();
+let generation = 0;
+
+/** Forgets every remembered key. */
+export function forgetKeys(): void {
+  entries = new Map();
+  generation++;
+}
+
+/** verifyKey, answered from memory when this key was verified good less than TTL_MS ago. */
+export async function verifyKeyCached(presented: string): Promise<Verdict> {
+  const now = Date.now();
+  const hit = entries.get(presented);
+  if (hit && now - hit.at < TTL_MS) return { ok: true, record: hit.record };
+  const before = generation;
+  const verdict = await verifyKey(presented);
+  if (verdict.ok && generation === before) {
+    if (entries.size >= MAX_ENTRIES) entries = new Map();
+    entries.set(presented, { record: verdict.record, at: now });
+  } else {
+    entries.delete(presented);
+  }
+  return verdict;
+}
+
+/** In the service worker: listen for the key store's change messages (a no-op in other realms). */
+export function listenForKeyChanges(scope: typeof globalThis): void {
+  if (typeof ServiceWorkerGlobalScope === 'undefined' || !(scope instanceof ServiceWorkerGlobalScope)) return;
+  scope.addEventListener('message', (event) => {
+    if (!isKeysChanged(event.data)) return;
+    forgetKeys();
+    event.ports[0]?.postMessage(event.data);
+  });
+  if (typeof BroadcastChannel !== 'undefined') new BroadcastChannel(KEYS_CHANNEL).addEventListener('message', forgetKeys);
+}
