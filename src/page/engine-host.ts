@@ -34,7 +34,8 @@ class HostedEngine implements EngineHost {
   private readonly subscribers: ((models: ModelStatus[]) => void)[] = [];
   private readonly restartListeners: (() => void)[] = [];
   private restarting: Promise<void> | null = null;
-  private lastAnswer = performance.now();
+  /** When the ping that has not been answered yet was sent (null: none outstanding). */
+  private unanswered: number | null = null;
   private backoffMs = 0;
   private restartCount = 0;
   readonly control: Comlink.Remote<EngineControl>;
@@ -74,25 +75,33 @@ class HostedEngine implements EngineHost {
 
   async init(): Promise<void> {
     await this.current.remote.init(this.config);
-    this.lastAnswer = performance.now();
+    this.unanswered = null;
   }
 
-  /** Pings every period; restarts the worker once it has been silent for MISSED_BEATS periods. */
+  /**
+   * Pings every period; restarts the worker once a ping has gone unanswered for MISSED_BEATS periods. Only an
+   * outstanding ping counts, so a hidden tab whose timers the browser slows to once a minute is not mistaken
+   * for a dead worker.
+   */
   watch(): void {
     const period = this.config.engineHeartbeatMs;
     if (!(period > 0)) return;
     setInterval(() => {
       if (this.restarting) return;
+      if (this.unanswered !== null) {
+        if (performance.now() - this.unanswered > MISSED_BEATS * period) void this.restart('it stopped answering');
+        return;
+      }
       const mine = this.current;
+      this.unanswered = performance.now();
       mine.remote.ping().then(
         () => {
           if (this.current !== mine) return;
-          this.lastAnswer = performance.now();
+          this.unanswered = null;
           this.backoffMs = 0;
         },
         () => undefined,
       );
-      if (performance.now() - this.lastAnswer > MISSED_BEATS * period) void this.restart('it stopped answering');
     }, period);
   }
 
@@ -113,7 +122,7 @@ class HostedEngine implements EngineHost {
       } catch (err) {
         console.error('inpage: the restarted engine worker failed to start:', err);
       }
-      this.lastAnswer = performance.now();
+      this.unanswered = null;
       const controller = navigator.serviceWorker?.controller;
       if (controller) offerPort(this, controller);
       for (const listener of this.restartListeners) listener();
