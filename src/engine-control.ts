@@ -20,8 +20,11 @@ export interface EngineControl {
   init(config: InpageConfig): Promise<void>;
   /** Answers at once while the worker is alive: the page's heartbeat. */
   ping(): Promise<true>;
-  /** Serves the service worker on `port` (transferred). */
-  connect(port: MessagePort): void;
+  /**
+   * Serves the service worker on `port` (transferred). With `lock`, resolves once the worker holds that Web
+   * Lock, which it keeps for as long as it lives (the service worker waits on it to notice the engine is gone).
+   */
+  connect(port: MessagePort, lock?: string): Promise<void>;
   status(): Promise<ModelStatus[]>;
   /** `listener` (a Comlink proxy) hears every status change, download progress included. */
   subscribe(listener: (models: ModelStatus[]) => void): void;

@@ -8,7 +8,7 @@ import { createApp } from './sw/app';
 import { EngineLink } from './sw/engine-link';
 import { errorResponse } from './sw/respond';
 import { ApiError } from '../src/protocol/errors';
-import { isPortOffer, PORT_REQUEST } from '../src/page/port-messages';
+import { isPortOffer, offerLock, PORT_REQUEST } from '../src/page/port-messages';
 
 declare const self: ServiceWorkerGlobalScope & {
   /** The app shell, listed here at build time (scripts/precache-plugin.ts); absent in unbundled runs. */
@@ -21,6 +21,8 @@ const link = new EngineLink({
     const pages = await self.clients.matchAll({ type: 'window', includeUncontrolled: true });
     for (const page of pages) page.postMessage(PORT_REQUEST);
   },
+  // The engine worker holds its port's lock while it lives; being granted it means the engine is gone.
+  whenLockFree: (name) => self.navigator.locks.request(name, () => undefined),
 });
 const app = createApp(link);
 
@@ -38,7 +40,7 @@ self.addEventListener('activate', (event) => {
 
 self.addEventListener('message', (event) => {
   const port = event.ports[0];
-  if (isPortOffer(event.data) && port) link.adopt(port);
+  if (isPortOffer(event.data) && port) link.adopt(port, offerLock(event.data));
 });
 
 function servesPath(url: URL): boolean {

@@ -5,7 +5,7 @@ import * as Comlink from 'comlink';
 import type { InpageConfig } from '../config';
 import type { EngineControl } from '../engine-control';
 import type { ModelStatus } from '../engine-protocol';
-import { PORT_OFFER, isPortRequest } from './port-messages';
+import { isPortRequest, portOffer } from './port-messages';
 
 export interface EngineHost {
   /** The engine's controls. Stable across worker restarts: calls go to the worker running now. */
@@ -46,7 +46,7 @@ class HostedEngine implements EngineHost {
     const facade: { [K in keyof EngineControl]: (...args: never[]) => Promise<unknown> } = {
       init: (config: InpageConfig) => remote().init(config),
       ping: () => remote().ping(),
-      connect: (port: MessagePort) => remote().connect(port),
+      connect: (port: MessagePort, lock?: string) => remote().connect(port, lock),
       status: () => remote().status(),
       subscribe: (listener: (models: ModelStatus[]) => void) => {
         // Kept so a restarted worker gets it too; `listener` is a Comlink proxy, which can be sent again.
@@ -124,7 +124,7 @@ class HostedEngine implements EngineHost {
       }
       this.unanswered = null;
       const controller = navigator.serviceWorker?.controller;
-      if (controller) offerPort(this, controller);
+      if (controller) await offerPort(this, controller);
       for (const listener of this.restartListeners) listener();
     })().finally(() => {
       this.restarting = null;
@@ -133,10 +133,17 @@ class HostedEngine implements EngineHost {
   }
 }
 
-function offerPort(host: EngineHost, target: ServiceWorker): void {
+async function offerPort(host: EngineHost, target: ServiceWorker): Promise<void> {
   const channel = new MessageChannel();
-  void host.control.connect(Comlink.transfer(channel.port1, [channel.port1]));
-  target.postMessage(PORT_OFFER, [channel.port2]);
+  // The engine worker holds this lock while it lives; the offer goes out once it does (see port-messages.ts).
+  const lock = `inpage-engine-port:${crypto.randomUUID()}`;
+  try {
+    await host.control.connect(Comlink.transfer(channel.port1, [channel.port1]), lock);
+  } catch (err) {
+    console.error('inpage: the engine worker did not take its port:', err);
+    return;
+  }
+  target.postMessage(portOffer(lock), [channel.port2]);
 }
 
 export async function hostEngine(config: InpageConfig): Promise<EngineHost> {
@@ -147,12 +154,12 @@ export async function hostEngine(config: InpageConfig): Promise<EngineHost> {
   const sw = navigator.serviceWorker;
   // A (re)started service worker asks every page for a port; the one hosting the engine answers.
   sw.addEventListener('message', (event) => {
-    if (isPortRequest(event.data) && event.source instanceof ServiceWorker) offerPort(host, event.source);
+    if (isPortRequest(event.data) && event.source instanceof ServiceWorker) void offerPort(host, event.source);
   });
   sw.addEventListener('controllerchange', () => {
-    if (sw.controller) offerPort(host, sw.controller);
+    if (sw.controller) void offerPort(host, sw.controller);
   });
   sw.startMessages();
-  if (sw.controller) offerPort(host, sw.controller);
+  if (sw.controller) await offerPort(host, sw.controller);
   return host;
 }

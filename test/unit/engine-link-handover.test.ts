@@ -158,4 +158,25 @@ describe('EngineLink handover', () => {
     expect((await kept).fingerprint).toBe('B');
     expect(next.generated()).toEqual(['three']);
   });
+
+  it('gives a port up when its engine’s lock frees, even with no close event (Chromium sends none)', async () => {
+    const freed = new Map<string, () => void>();
+    const link = new EngineLink({
+      requestPort: async () => undefined,
+      handoverTimeoutMs: 2000,
+      whenLockFree: (name) => new Promise<void>((resolve) => freed.set(name, resolve)),
+    });
+    const first = engine('A');
+    link.adopt(first.port, 'lock-A');
+    const running = await link.generate(ask('one'), new AbortController().signal);
+    const queued = link.generate(ask('two'), new AbortController().signal);
+    await tick();
+    const runningOutcome = failure(drain(running));
+    freed.get('lock-A')!(); // the engine worker ended; its port stays open on this side
+    expect((await runningOutcome).code).toBe('engine_unavailable');
+    expect(link.connected).toBe(false);
+    const next = engine('B');
+    link.adopt(next.port, 'lock-B');
+    expect((await queued).fingerprint).toBe('B');
+  });
 });

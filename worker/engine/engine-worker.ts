@@ -65,8 +65,16 @@ const control: EngineControl = {
   async ping() {
     return true;
   },
-  connect(port) {
+  async connect(port, lock) {
     serve(port);
+    if (!lock || !self.navigator.locks) return;
+    // Held until this worker ends: the lock's release tells the service worker that this engine is gone.
+    await new Promise<void>((held) => {
+      void self.navigator.locks.request(lock, () => {
+        held();
+        return new Promise<never>(() => undefined);
+      });
+    });
   },
   async status() {
     return need().engine.status();

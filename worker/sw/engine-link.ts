@@ -17,6 +17,11 @@ export interface LinkOptions {
    * engine (another tab taking over) before they too end with 503 `engine_unavailable`.
    */
   handoverTimeoutMs?: number;
+  /**
+   * Resolves once nobody holds the Web Lock `name` (the service worker: `navigator.locks`). A port offered
+   * with a lock counts as dead when the lock is released: the engine worker that held it has ended.
+   */
+  whenLockFree?: (name: string) => Promise<void>;
 }
 
 interface Pending {
@@ -77,8 +82,14 @@ export class EngineLink {
    * Takes a port from a page. Requests already running on an older port finish there; requests that were
    * waiting for a new engine go to this one first, in the order they came.
    */
-  adopt(port: MessagePort): void {
+  adopt(port: MessagePort, lock?: string): void {
     this.port = port;
+    if (lock && this.options.whenLockFree) {
+      this.options.whenLockFree(lock).then(
+        () => this.lose(port, 'closed'),
+        () => undefined,
+      );
+    }
     port.onmessage = (e: MessageEvent<FromEngine>) => {
       const p = this.pending.get(e.data.id);
       if (p?.port === port) p.onMessage(e.data);
