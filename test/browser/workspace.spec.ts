@@ -367,3 +367,21 @@ test('a new key can go straight to the Playground, and revoking the Playground k
   expect(refused.status).toBe(401);
   expect(refused.json).toMatchObject({ error: { code: 'invalid_api_key' } });
 });
+
+test('models area in a second tab: the other tab runs the engine; closing it hands the controls over', async ({ page, context }) => {
+  await openWorkspace(page);
+  await registerThroughForm(page);
+  const second = await context.newPage();
+  await openWorkspace(second, '/#models');
+  await expect(second.getByText('Another open inpage tab runs the engine for this origin')).toBeVisible();
+  await expect(second.locator('article[data-model="svc-model-5.2"]').getByTestId('state')).toHaveText('In another tab');
+  await expect(second.getByRole('button', { name: /^Download and load/ })).toHaveCount(0);
+  await screens(second, 'models-second-tab');
+
+  await page.close();
+  await expect(second.getByText('Another open inpage tab runs the engine for this origin')).toHaveCount(0);
+  await expect(second.getByTestId('adapter-name')).toHaveText('inpage-test deterministic');
+  await expect(second.locator('article[data-model="svc-model-5.2"]').getByTestId('state')).toHaveText('Not downloaded');
+  await second.getByRole('button', { name: 'Download and load svc-model-5.2-fast', exact: true }).click();
+  await expect(second.locator('article[data-model="svc-model-5.2-fast"]').getByTestId('state')).toHaveText('Ready');
+});

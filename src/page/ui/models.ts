@@ -74,6 +74,7 @@ function ModelCard(props: { id: VariantId; status: ModelStatus | undefined; rate
   const { id, status } = props;
   const v = VARIANTS[id];
   const state: ModelState = status?.state ?? 'unavailable';
+  const badge = status ? STATE_LABEL[state] : props.controllable ? 'Checking…' : 'In another tab';
   const [busy, setBusy] = useState<Action | null>(null);
   const [confirmDelete, setConfirmDelete] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -83,7 +84,7 @@ function ModelCard(props: { id: VariantId; status: ModelStatus | undefined; rate
   }, [confirmDelete]);
 
   const run = async (action: Action) => {
-    const control = getState().api?.engine?.control;
+    const control = getState().engine?.control;
     if (!control) return;
     setBusy(action);
     setError(null);
@@ -124,14 +125,14 @@ function ModelCard(props: { id: VariantId; status: ModelStatus | undefined; rate
       'header',
       null,
       h('h2', { id: `model-${id}` }, id),
-      h('span', { class: `badge badge-${state}`, 'data-testid': 'state' }, STATE_LABEL[state]),
+      h('span', { class: status ? `badge badge-${state}` : 'badge', 'data-testid': 'state' }, badge),
     ),
     h(
       'ul',
       { class: 'caps', 'aria-label': `What ${id} can do` },
       h('li', { class: v.thinks ? 'cap on' : 'cap' }, v.thinks ? 'Thinks first' : 'Answers directly'),
       v.vision && h('li', { class: 'cap on' }, 'Vision: reads images'),
-      h('li', { class: 'cap' }, status ? `Context ${formatInteger(status.context_length)} tokens here` : 'Context unknown'),
+      status && h('li', { class: 'cap' }, `Context ${formatInteger(status.context_length)} tokens here`),
     ),
     h(
       'dl',
@@ -139,7 +140,7 @@ function ModelCard(props: { id: VariantId; status: ModelStatus | undefined; rate
       h('dt', null, 'Hosted context'),
       h('dd', null, v.hostedContext ? `${formatInteger(v.hostedContext)} tokens` : 'Not published'),
       h('dt', null, 'Size on disk'),
-      h('dd', { 'data-testid': 'size' }, status?.sizeOnDisk ? formatBytes(status.sizeOnDisk) : state === 'not_downloaded' ? 'Not downloaded' : '—'),
+      h('dd', { 'data-testid': 'size' }, status?.sizeOnDisk ? formatBytes(status.sizeOnDisk) : status?.state === 'not_downloaded' ? 'Not downloaded' : '—'),
       shares.length > 0 && h('dt', null, 'Shares weights with'),
       shares.length > 0 && h('dd', null, shares.join(', ')),
     ),
@@ -185,7 +186,7 @@ function AdapterCard(props: { adapter: AdapterReport }) {
 export function ModelsArea() {
   const ui = useUi();
   const missing = webGpuMissing(ui);
-  const engine = ui.api?.engine ?? null;
+  const engine = ui.engine;
   return h(
     'section',
     { class: 'area', 'aria-labelledby': 'area-title' },
@@ -200,7 +201,11 @@ export function ModelsArea() {
       : [
           ui.adapter && h(AdapterCard, { adapter: ui.adapter }),
           !engine &&
-            h(Notice, { kind: 'info' }, 'This tab uses the engine of another open inpage tab. Manage models in that tab.'),
+            h(
+              Notice,
+              { kind: 'info' },
+              'Another open inpage tab runs the engine for this origin: manage models there. This tab takes over, with these controls, if that tab closes.',
+            ),
           h(
             'div',
             { class: 'model-grid' },

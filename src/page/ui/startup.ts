@@ -3,6 +3,7 @@ import * as Comlink from 'comlink';
 import type { ModelStatus } from '../../engine-protocol';
 import { verifyKey, KEYS_CHANNEL } from '../../keys/key-store';
 import type { VariantId } from '../../variants';
+import type { EngineHost } from '../engine-host';
 import type { InpageApi } from '../main';
 import { DownloadRate, type RateEstimate } from './download-rate';
 import { checkSessionKey } from './session-key';
@@ -48,13 +49,23 @@ async function onKeysChanged(): Promise<void> {
   if (snippetKey && !(await verifyKey(snippetKey)).ok) setState({ snippetKey: null });
 }
 
-async function watchEngine(api: InpageApi): Promise<void> {
-  const control = api.engine?.control;
-  if (!control) return;
-  await control.subscribe(Comlink.proxy(onModels));
-  const [models, adapter] = await Promise.all([control.status(), control.adapter()]);
+async function readEngine(host: EngineHost): Promise<void> {
+  const [models, adapter] = await Promise.all([host.control.status(), host.control.adapter()]);
   onModels(models);
   setState({ adapter });
+}
+
+/** Follows the engine this tab hosts: from boot, or from when it takes over from a closed tab. */
+async function watchEngine(host: EngineHost): Promise<void> {
+  setState({ engine: host });
+  // The host keeps the subscription across worker restarts; after one, the state is read afresh.
+  host.onRestart(() => void readEngine(host).catch(reportEngine));
+  await host.control.subscribe(Comlink.proxy(onModels));
+  await readEngine(host);
+}
+
+function reportEngine(err: unknown): void {
+  console.error('inpage: the engine did not report its status:', err);
 }
 
 export async function start(ready: Promise<InpageApi>): Promise<void> {
@@ -81,7 +92,5 @@ export async function start(ready: Promise<InpageApi>): Promise<void> {
   document.addEventListener('visibilitychange', () => {
     if (document.visibilityState === 'visible') void refreshKeys();
   });
-  await watchEngine(api).catch((err: unknown) => {
-    console.error('inpage: the engine did not report its status:', err);
-  });
+  api.onEngine((host) => void watchEngine(host).catch(reportEngine));
 }

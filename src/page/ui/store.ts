@@ -4,6 +4,7 @@ import type { AdapterReport } from '../../engine-control';
 import type { ModelStatus } from '../../engine-protocol';
 import type { KeyRecord, WorkspaceRecord } from '../../keys/db';
 import type { VariantId } from '../../variants';
+import type { EngineHost } from '../engine-host';
 import type { InpageApi } from '../main';
 import type { RateEstimate } from './download-rate';
 import type { WebGpuProbe } from './webgpu';
@@ -21,6 +22,8 @@ export interface UiState {
   phase: 'starting' | 'ready' | 'failed';
   failure: string | null;
   api: InpageApi | null;
+  /** The engine this tab hosts; null while another tab of the origin hosts it (this one may take over). */
+  engine: EngineHost | null;
   /** undefined until read; null when nobody registered yet. */
   workspace: WorkspaceRecord | null | undefined;
   keys: KeyRecord[];
@@ -40,6 +43,7 @@ let state: UiState = {
   phase: 'starting',
   failure: null,
   api: null,
+  engine: null,
   workspace: undefined,
   keys: [],
   models: null,
