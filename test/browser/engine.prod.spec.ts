@@ -1,6 +1,7 @@
 // The production build with real web-llm on SwiftShader's WebGPU. There is no internet here, so no model can
 // ever be downloaded: the model source points at a closed local port, and every load fails at once.
-import { expect, test, type Page } from '@playwright/test';
+import { chromium, expect, test, type Page } from '@playwright/test';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../playwright.config';
 import { call, chat, makeKey, openApp } from './helpers';
 
 /** Port 9 (discard) on the loopback interface: nothing listens, connections are refused at once. */
@@ -128,4 +129,28 @@ test('an engine worker that dies is restarted and serves the service worker agai
   expect(answer.status).toBe(503);
   expect((answer.json as ErrorBody).error.code).toBe('model_load_failed');
   expect((await adapterReport(page)).available).toBe(true);
+});
+
+test('without a WebGPU adapter the service answers 503 webgpu_unavailable with the browser\'s reason, and the page still works', async ({ browserName, baseURL }) => {
+  expect(browserName).toBe('chromium');
+  // A browser of its own without the unsafe SwiftShader adapter: on this GPU-less machine it has no WebGPU adapter.
+  const args = CHROMIUM_ARGS.filter((arg) => !arg.startsWith('--enable-unsafe-'));
+  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args });
+  try {
+    const page = await browser.newPage({ baseURL: baseURL! });
+    await openApp(page, APP);
+    const report = await adapterReport(page);
+    expect(report).toMatchObject({ available: false, shaderF16: false, features: [] });
+    expect(report.reason).toContain('requestAdapter() returned null');
+    const key = await makeKey(page);
+    const answer = await chat(page, key, { model: 'svc-model-5.2-fast', messages: [{ role: 'user', content: 'hi' }] });
+    expect(answer.status).toBe(503);
+    const error = (answer.json as ErrorBody).error;
+    expect(error).toMatchObject({ type: 'server_error', code: 'webgpu_unavailable' });
+    expect(error.message).toContain('requestAdapter() returned null');
+    const models = (await call(page, '/v1/models', { headers: { authorization: `Bearer ${key}` } })).json as ModelList;
+    expect(models.data.map((m) => m.state)).toEqual(Array(5).fill('unavailable'));
+  } finally {
+    await browser.close();
+  }
 });

@@ -181,7 +181,9 @@ export class WebLlmEngine implements Engine {
     const tracker = new ProgressTracker();
     this.mlc.setInitProgressCallback((report) => {
       const progress = tracker.update(report);
-      this.states.set(group, progress.phase === 'download' ? 'downloading' : 'loading', { progress });
+      // Before the first shard it is not yet known whether this load downloads: the state stays as it was.
+      const state = progress.phase === 'download' ? 'downloading' : progress.phase === 'prepare' ? this.states.state(group) : 'loading';
+      this.states.set(group, state, { progress });
     });
     let context = this.states.context(group);
     for (;;) {
