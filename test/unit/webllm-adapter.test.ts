@@ -470,6 +470,26 @@ describe('aborts and the queue', () => {
     expect(t.engine().openStreams).toBe(0);
   });
 
+  it('an abort while web-llm prefills: generate() rejects, the stream is drained at once, the next request runs', async () => {
+    const t = setup();
+    await t.adapter.load('svc-model-5.2-fast');
+    const controller = new AbortController();
+    const produced: number[] = [];
+    t.engine().script = () => ({ pieces: Array.from({ length: 50 }, (_, i) => `t${i}`) });
+    t.engine().onChunk = (i) => {
+      produced.push(i);
+      if (i === 0) controller.abort();
+    };
+    const err = await rejection(t.adapter.generate(ask('svc-model-5.2-fast'), controller.signal));
+    expect(err.message).toContain('aborted');
+    expect(produced.length).toBeLessThan(5);
+    expect(t.engine().openStreams).toBe(0);
+    t.engine().onChunk = () => undefined;
+    t.engine().script = () => ({ pieces: ['next'] });
+    expect((await run(t.adapter, ask('svc-model-5.2-fast'))).content).toBe('next');
+    expect(t.engine().overlap).toBe(false);
+  });
+
   it('through the scheduler: FIFO, one at a time, an aborted waiting request never reaches web-llm, a running one stops', async () => {
     const t = setup();
     await t.adapter.load('svc-model-5.2-fast');

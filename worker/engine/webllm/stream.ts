@@ -47,8 +47,7 @@ export class WebLlmRun {
     private readonly iterator: AsyncIterator<ChatCompletionChunk>,
     private readonly options: RunOptions,
   ) {
-    if (options.signal.aborted) this.onAbort();
-    else options.signal.addEventListener('abort', this.onAbort, { once: true });
+    options.signal.addEventListener('abort', this.onAbort, { once: true });
   }
 
   private finish(): void {
@@ -70,12 +69,16 @@ export class WebLlmRun {
     }
   }
 
-  /** Reads and discards the rest of the stream (after an interrupt it ends within a step). */
+  /**
+   * Reads and discards the rest of the stream. The interrupt is raised again before every step: web-llm clears
+   * it when a generation begins, so one raised just before would be lost.
+   */
   drain(): Promise<void> {
     this.draining ??= (async () => {
       try {
-        while (!(await this.pull()).done) {
-          // discard
+        for (;;) {
+          this.options.interrupt();
+          if ((await this.pull()).done) break;
         }
       } catch {
         // the run is over either way
