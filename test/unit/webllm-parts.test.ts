@@ -1,4 +1,7 @@
 // The single-purpose parts of the web-llm adapter, each on its own.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { MLCEngine, type MLCEngineInterface } from '@mlc-ai/web-llm';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/protocol/errors';
@@ -8,6 +11,7 @@ import { contextLength, kvBytesPerToken, memoryBudgetMB, smallerContext } from '
 import { generationError, isOutOfMemory, loadError } from '../../worker/engine/webllm/errors';
 import { ModelCache } from '../../worker/engine/webllm/cache';
 import { probeGpu } from '../../worker/engine/webllm/gpu';
+import { inspectMLCEngine } from '../../worker/engine/webllm/introspect';
 import { KV_SHAPES, appConfigFor, recordFor } from '../../worker/engine/webllm/models';
 import { ProgressTracker } from '../../worker/engine/webllm/progress';
 import { countPromptTokens, renderPrompt } from '../../worker/engine/webllm/prompt-tokens';
@@ -246,5 +250,38 @@ describe('the GPU probe and the cache', () => {
     );
     await cache.remove('m');
     expect(parts.sort()).toEqual(['config:m', 'wasm:m']);
+  });
+});
+
+describe('the look inside web-llm (introspect.ts)', () => {
+  it('still finds, in web-llm 0.2.86 itself, the private members it reads', () => {
+    // A real MLCEngine keeps its loaded pipelines in this Map.
+    expect((new MLCEngine() as unknown as { loadedModelIdToPipeline: unknown }).loadedModelIdToPipeline).toBeInstanceOf(Map);
+    // LLMChatPipeline is not exported; its source must still set and offer what introspect.ts uses.
+    const source = readFileSync(fileURLToPath(new URL('../../node_modules/@mlc-ai/web-llm/lib/index.js', import.meta.url)), 'utf8');
+    expect(source).toContain('this.tokenizer = tokenizer;');
+    expect(source).toContain('this.conversation = getConversation(config.conv_template, config.conv_config);');
+    expect(source).toMatch(/\n {4}getConversationObject\(\) \{/);
+    expect(source).toMatch(/\n {4}computeImageEmbedSize\(imageHeight, imageWidth\) \{/);
+  });
+
+  it('reads tokenizer, merged template and image size from a loaded pipeline, or gives up', () => {
+    const pipeline = {
+      tokenizer: { encode: (text: string) => new Int32Array(text.split(' ').length) },
+      getConversationObject: () => ({ config: CHATML }),
+      computeImageEmbedSize: (h: number, w: number) => h + w,
+      config: { model_type: 'phi3_v', model_config: {} },
+    };
+    const engine = { loadedModelIdToPipeline: new Map([['m', pipeline]]) } as unknown as MLCEngineInterface;
+    const view = inspectMLCEngine(engine, 'm')!;
+    expect(view.countTokens('a b c')).toBe(3);
+    expect(view.template).toBe(CHATML);
+    expect(view.modelType).toBe('phi3_v');
+    expect(view.imageTokens!({ height: 2, width: 3 })).toBe(5);
+    expect(view.imageMarkerTokens).toBe(0);
+    expect(inspectMLCEngine(engine, 'other')).toBeNull();
+    expect(inspectMLCEngine({} as MLCEngineInterface, 'm')).toBeNull();
+    const broken = { loadedModelIdToPipeline: new Map([['m', { ...pipeline, tokenizer: undefined }]]) } as unknown as MLCEngineInterface;
+    expect(inspectMLCEngine(broken, 'm')).toBeNull();
   });
 });
