@@ -71,6 +71,37 @@ test('a model whose files cannot be fetched fails with 503 model_load_failed nam
   expect(await page.evaluate(() => document.title)).toContain('inpage');
 });
 
+test('self-hosted model files: config from the model base, library from the library base, the config cached in IndexedDB', async ({ page }) => {
+  const fetched: string[] = [];
+  await page.context().route('https://models.example/**', (route) => {
+    fetched.push(route.request().url());
+    if (route.request().url().endsWith('/mlc-chat-config.json')) {
+      return route.fulfill({ status: 200, contentType: 'application/json', headers: { 'access-control-allow-origin': '*' }, body: '{"model_type":"qwen3"}' });
+    }
+    return route.fulfill({ status: 404, headers: { 'access-control-allow-origin': '*' }, body: 'no' });
+  });
+  await page.context().route('https://libs.example/**', (route) => {
+    fetched.push(route.request().url());
+    return route.fulfill({ status: 404, headers: { 'access-control-allow-origin': '*' }, body: 'no such library' });
+  });
+  await openApp(page, '/?modelBaseUrl=https%3A%2F%2Fmodels.example%2Fmlc&modelLibBaseUrl=https%3A%2F%2Flibs.example%2Fv0_2_86');
+  const key = await makeKey(page);
+  const body = { model: 'svc-model-5.2-short', messages: [{ role: 'user', content: 'hello' }] };
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const answer = await chat(page, key, body);
+    expect(answer.status).toBe(503);
+    const error = (answer.json as ErrorBody).error;
+    expect(error.code).toBe('model_load_failed');
+    expect(error.message).toContain('https://libs.example/v0_2_86/Qwen3-1.7B-q4f32_1_cs1k-webgpu.wasm');
+  }
+  const config = 'https://models.example/mlc/Qwen3-1.7B-q4f32_1-MLC/resolve/main/mlc-chat-config.json';
+  const library = 'https://libs.example/v0_2_86/Qwen3-1.7B-q4f32_1_cs1k-webgpu.wasm';
+  // The config came from the network once; the second load read it from web-llm's IndexedDB cache.
+  expect(fetched.filter((url) => url === config)).toHaveLength(1);
+  expect(fetched.filter((url) => url === library)).toHaveLength(2);
+  expect(fetched.every((url) => url === config || url === library)).toBe(true);
+});
+
 test('requests web-llm cannot honour get 400 unsupported_parameter before any load is tried', async ({ page }) => {
   await openApp(page, APP);
   const key = await makeKey(page);
