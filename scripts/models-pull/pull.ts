@@ -1,0 +1,295 @@
+// `npm run models:pull`: downloads the files of chosen variants into a folder laid out as inpage's model source,
+// so a deployment can serve the weights from its own origin (air-gapped use, or no third-party hosts):
+//
+//   DIR/<web-llm model id>/resolve/main/mlc-chat-config.json, tokenizer files, tensor-cache.json, shards
+//   DIR/libs/<model library>.wasm
+//
+// Serve DIR at, say, /models and set `{"modelBaseUrl": "/models", "modelLibBaseUrl": "/models/libs"}` in
+// inpage.config.json: the engine then asks exactly these paths (worker/engine/webllm/models.ts, recordFor).
+import { createWriteStream } from 'node:fs';
+import { mkdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
+import { VARIANTS, VARIANT_IDS, isVariantId, type VariantId } from '../../src/variants';
+import { prebuiltRecord, type Precision } from '../../worker/engine/webllm/models';
+
+/** The weight manifest web-llm 0.2.86 reads; older MLC builds named it ndarray-cache.json. */
+export const TENSOR_MANIFEST = 'tensor-cache.json';
+export const LEGACY_TENSOR_MANIFEST = 'ndarray-cache.json';
+export const CHAT_CONFIG = 'mlc-chat-config.json';
+/** The folder under DIR that holds model libraries. */
+export const LIB_DIR = 'libs';
+
+export interface PullOptions {
+  variants: VariantId[];
+  out: string;
+  precisions: Precision[];
+  /** Weights from `{source}/{model id}/resolve/main/…` instead of web-llm's hosts (a mirror, or a test server). */
+  source?: string;
+  /** Model libraries from `{libSource}/{file}` instead of web-llm's hosts. */
+  libSource?: string;
+  /** Parallel shard downloads. */
+  concurrency?: number;
+  log?: (line: string) => void;
+}
+
+export interface PulledFile {
+  /** Path under DIR. */
+  path: string;
+  bytes: number;
+  /** False when a complete copy was already there. */
+  downloaded: boolean;
+}
+
+export interface PulledModel {
+  modelId: string;
+  variants: VariantId[];
+  files: PulledFile[];
+}
+
+export interface PullReport {
+  models: PulledModel[];
+  bytes: number;
+}
+
+export interface TensorManifest {
+  records: { dataPath: string; nbytes?: number }[];
+}
+
+/** The web-llm model ids behind `variants` at `precisions`, each once, with the variants it serves. */
+export function modelsFor(variants: readonly VariantId[], precisions: readonly Precision[]): { modelId: string; variants: VariantId[] }[] {
+  const out = new Map<string, VariantId[]>();
+  for (const precision of precisions) {
+    for (const id of variants) {
+      const modelId = VARIANTS[id].webllm[precision];
+      const list = out.get(modelId) ?? [];
+      if (!list.includes(id)) list.push(id);
+      out.set(modelId, list);
+    }
+  }
+  return [...out].map(([modelId, variants]) => ({ modelId, variants }));
+}
+
+const slash = (base: string) => (base.endsWith('/') ? base : `${base}/`);
+const fileName = (url: string) => url.slice(url.lastIndexOf('/') + 1);
+
+/** Where a model's files come from: `{base}/{model id}/resolve/main/` (web-llm's own hosts use the same scheme). */
+export function weightBase(modelId: string, source: string | undefined): string {
+  const base = source ? `${slash(source)}${modelId}` : prebuiltRecord(modelId).model;
+  const url = slash(base);
+  return /\/resolve\/.+\/$/.test(url) ? url : `${url}resolve/main/`;
+}
+
+export function libraryUrl(modelId: string, libSource: string | undefined): string {
+  const lib = prebuiltRecord(modelId).model_lib;
+  return libSource ? `${slash(libSource)}${fileName(lib)}` : lib;
+}
+
+export function libraryFile(modelId: string): string {
+  return fileName(prebuiltRecord(modelId).model_lib);
+}
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    url: string,
+  ) {
+    super(`HTTP ${status} for ${url}`);
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** GET with three tries for network failures and 5xx; a 4xx is final. */
+async function get(url: string): Promise<Response> {
+  let last: unknown;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    if (attempt > 0) await sleep(500 * attempt);
+    try {
+      const res = await fetch(url, { redirect: 'follow' });
+      if (res.ok) return res;
+      await res.body?.cancel();
+      last = new HttpError(res.status, url);
+      if (res.status < 500) break;
+    } catch (err) {
+      last = err;
+    }
+  }
+  throw last instanceof Error ? last : new Error(`Could not fetch ${url}: ${String(last)}`);
+}
+
+async function sizeOf(path: string): Promise<number | null> {
+  return stat(path).then(
+    (s) => (s.isFile() ? s.size : null),
+    () => null,
+  );
+}
+
+/** Downloads `url` to `path` (through a temporary file, so a cut download never looks complete). */
+async function download(url: string, path: string, expected?: number): Promise<number> {
+  await mkdir(dirname(path), { recursive: true });
+  const res = await get(url);
+  const partial = `${path}.partial`;
+  try {
+    await pipeline(Readable.fromWeb(res.body as unknown as NodeReadableStream<Uint8Array>), createWriteStream(partial));
+    const bytes = (await sizeOf(partial)) ?? 0;
+    if (expected !== undefined && bytes !== expected) throw new Error(`${url} gave ${bytes} bytes; its manifest says ${expected}.`);
+    await rename(partial, path);
+    return bytes;
+  } catch (err) {
+    await rm(partial, { force: true });
+    throw err;
+  }
+}
+
+async function runLimited<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lanes = Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, async () => {
+    while (next < items.length) await work(items[next++]!);
+  });
+  await Promise.all(lanes);
+}
+
+export async function pull(options: PullOptions): Promise<PullReport> {
+  const log = options.log ?? (() => undefined);
+  const report: PullReport = { models: [], bytes: 0 };
+  for (const { modelId, variants } of modelsFor(options.variants, options.precisions)) {
+    const record = prebuiltRecord(modelId);
+    if (record.model_manifest !== undefined) throw new Error(`${modelId} uses a model package manifest, which models:pull does not handle.`);
+    const base = weightBase(modelId, options.source);
+    const dir = join(options.out, modelId, 'resolve', 'main');
+    const model: PulledModel = { modelId, variants, files: [] };
+    const note = (path: string, bytes: number, downloaded: boolean) => {
+      model.files.push({ path, bytes, downloaded });
+      report.bytes += bytes;
+    };
+    /** Small files (config, tokenizer, manifest) are always fetched again: they are what says what is current. */
+    const fetchSmall = async (name: string, saveAs = name): Promise<Buffer> => {
+      const bytes = await download(base + name, join(dir, saveAs));
+      note(join(modelId, 'resolve', 'main', saveAs), bytes, true);
+      return readFile(join(dir, saveAs));
+    };
+    log(`${modelId} (${variants.join(', ')}) from ${base}`);
+
+    const chatConfig = JSON.parse((await fetchSmall(CHAT_CONFIG)).toString('utf8')) as { tokenizer_files?: unknown };
+    const tokenizerFiles = Array.isArray(chatConfig.tokenizer_files) ? chatConfig.tokenizer_files.filter((f): f is string => typeof f === 'string') : [];
+    for (const name of tokenizerFiles) await fetchSmall(name);
+
+    let manifestText: Buffer;
+    try {
+      manifestText = await fetchSmall(TENSOR_MANIFEST);
+    } catch (err) {
+      if (!(err instanceof HttpError && err.status === 404)) throw err;
+      // An older build: same format under the old name. web-llm reads tensor-cache.json, so keep both.
+      manifestText = await fetchSmall(LEGACY_TENSOR_MANIFEST, TENSOR_MANIFEST);
+      log(`  ${LEGACY_TENSOR_MANIFEST} saved as ${TENSOR_MANIFEST}`);
+    }
+    const manifest = JSON.parse(manifestText.toString('utf8')) as TensorManifest;
+    if (!Array.isArray(manifest.records)) throw new Error(`${base}${TENSOR_MANIFEST} has no "records" list.`);
+    const shards = [...new Map(manifest.records.map((r) => [r.dataPath, r.nbytes])).entries()];
+    let done = 0;
+    await runLimited(shards, options.concurrency ?? 4, async ([dataPath, nbytes]) => {
+      const path = join(dir, dataPath);
+      const have = await sizeOf(path);
+      if (have !== null && (nbytes === undefined || have === nbytes)) {
+        note(join(modelId, 'resolve', 'main', dataPath), have, false);
+      } else {
+        const bytes = await download(new URL(dataPath, base).href, path, nbytes);
+        note(join(modelId, 'resolve', 'main', dataPath), bytes, true);
+      }
+      log(`  ${++done}/${shards.length} ${dataPath}`);
+    });
+
+    const lib = libraryFile(modelId);
+    const libPath = join(options.out, LIB_DIR, lib);
+    const libUrl = libraryUrl(modelId, options.libSource);
+    const libBytes = await download(libUrl, libPath);
+    note(join(LIB_DIR, lib), libBytes, true);
+    log(`  library ${lib} from ${libUrl}`);
+    report.models.push(model);
+  }
+  return report;
+}
+
+export const USAGE = `Usage: npm run models:pull -- <variant…|all> --out DIR [options]
+
+Downloads the files of the chosen variants into DIR, laid out so inpage can load them from its own origin:
+serve DIR at /models and set {"modelBaseUrl": "/models", "modelLibBaseUrl": "/models/libs"} in
+inpage.config.json (beside index.html).
+
+Variants: ${VARIANT_IDS.join(', ')}, or all.
+
+Options:
+  --out DIR             where to write (required)
+  --precision P         f16 (adapters with shader-f16), f32 (the rest) or both (default: both)
+  --source URL          weights from URL/<model id>/resolve/main/… instead of web-llm's hosts
+  --lib-source URL      model libraries from URL/<file> instead of web-llm's hosts
+  --concurrency N       parallel shard downloads (default 4)`;
+
+export interface ParsedArgs {
+  options: PullOptions;
+}
+
+export function parseArgs(argv: readonly string[]): ParsedArgs | { help: true } {
+  const variants: VariantId[] = [];
+  let out: string | undefined;
+  let precision = 'both';
+  let source: string | undefined;
+  let libSource: string | undefined;
+  let concurrency = 4;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const value = () => {
+      const v = argv[++i];
+      if (v === undefined || v.startsWith('--')) throw new Error(`${arg} needs a value.`);
+      return v;
+    };
+    if (arg === '--help' || arg === '-h') return { help: true };
+    else if (arg === '--out') out = value();
+    else if (arg === '--precision') precision = value();
+    else if (arg === '--source') source = value();
+    else if (arg === '--lib-source') libSource = value();
+    else if (arg === '--concurrency') concurrency = Number(value());
+    else if (arg.startsWith('--')) throw new Error(`Unknown option ${arg}.`);
+    else if (arg === 'all') variants.push(...VARIANT_IDS);
+    else if (isVariantId(arg)) variants.push(arg);
+    else throw new Error(`Unknown variant '${arg}'; choose from ${VARIANT_IDS.join(', ')} or all.`);
+  }
+  if (variants.length === 0) throw new Error('Name at least one variant (or all).');
+  if (!out) throw new Error('--out DIR is required.');
+  if (precision !== 'f16' && precision !== 'f32' && precision !== 'both') throw new Error(`--precision is f16, f32 or both, not '${precision}'.`);
+  if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error('--concurrency is a whole number of at least 1.');
+  const precisions: Precision[] = precision === 'both' ? ['f16', 'f32'] : [precision];
+  return {
+    options: { variants: [...new Set(variants)], out, precisions, concurrency, ...(source ? { source } : {}), ...(libSource ? { libSource } : {}) },
+  };
+}
+
+/** The command line: returns the exit code. */
+export async function main(argv: readonly string[]): Promise<number> {
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs(argv);
+  } catch (err) {
+    console.error(`${err instanceof Error ? err.message : String(err)}\n\n${USAGE}`);
+    return 2;
+  }
+  if ('help' in parsed) {
+    console.log(USAGE);
+    return 0;
+  }
+  const { options } = parsed;
+  try {
+    const report = await pull({ ...options, log: (line) => console.error(line) });
+    const fetched = report.models.flatMap((m) => m.files).filter((f) => f.downloaded).length;
+    console.log(`Pulled ${report.models.map((m) => m.modelId).join(', ')} into ${options.out}: ${(report.bytes / 1024 / 1024).toFixed(1)} MiB, ${fetched} files downloaded.`);
+    console.log(`Serve ${options.out} at /models on the app's origin and put this in inpage.config.json:`);
+    console.log(JSON.stringify({ modelBaseUrl: '/models', modelLibBaseUrl: `/models/${LIB_DIR}` }));
+    return 0;
+  } catch (err) {
+    console.error(`models:pull failed: ${err instanceof Error ? err.message : String(err)}`);
+    return 1;
+  }
+}
