@@ -36,9 +36,41 @@ export type Database = IDBPDatabase<InpageDB>;
 
 let opening: Promise<Database> | null = null;
 
+/**
+ * How long opening may take. An open waits behind any other connection's version change (an upgrade held
+ * open in another tab, or a tab that will not close its connection for one): without a bound, every /v1
+ * request would hang with it. Past this it fails, and the next call tries again.
+ */
+export const OPEN_TIMEOUT_MS = 5000;
+
+function bounded(open: Promise<Database>): Promise<Database> {
+  return new Promise<Database>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      // Whatever the stuck open brings later is not ours any more.
+      void open.then((db) => db.close(), () => undefined);
+      reject(
+        new Error(
+          `IndexedDB did not open the "${DB_NAME}" database within ${OPEN_TIMEOUT_MS / 1000} s: another connection is blocking it (a version change held open in another tab?).`,
+        ),
+      );
+    }, OPEN_TIMEOUT_MS);
+    open.then(
+      (db) => {
+        clearTimeout(timer);
+        resolve(db);
+      },
+      (err: unknown) => {
+        clearTimeout(timer);
+        const why = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+        reject(new Error(`IndexedDB could not open the "${DB_NAME}" database: ${why}`));
+      },
+    );
+  });
+}
+
 /** One connection per realm; it closes itself when a newer version needs the database. */
 export function openDatabase(): Promise<Database> {
-  opening ??= openDB<InpageDB>(DB_NAME, 1, {
+  opening ??= bounded(openDB<InpageDB>(DB_NAME, 1, {
     upgrade(db) {
       db.createObjectStore('workspace', { keyPath: 'id' });
       const keys = db.createObjectStore('keys', { keyPath: 'id' });
@@ -52,7 +84,7 @@ export function openDatabase(): Promise<Database> {
     terminated() {
       opening = null;
     },
-  }).catch((err: unknown) => {
+  })).catch((err: unknown) => {
     opening = null;
     throw err;
   });
