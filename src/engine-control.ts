@@ -32,4 +32,6 @@ export interface EngineControl {
   load(id: VariantId): Promise<void>;
   unload(): Promise<void>;
   deleteFromCache(id: VariantId): Promise<void>;
+  /** Reads again which models are cached (after an import into the cache, or an eviction by the browser). */
+  rescan(): Promise<void>;
 }

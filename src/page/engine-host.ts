@@ -57,6 +57,7 @@ class HostedEngine implements EngineHost {
       load: (id: Parameters<EngineControl['load']>[0]) => remote().load(id),
       unload: () => remote().unload(),
       deleteFromCache: (id: Parameters<EngineControl['deleteFromCache']>[0]) => remote().deleteFromCache(id),
+      rescan: () => remote().rescan(),
     };
     this.control = facade as unknown as Comlink.Remote<EngineControl>;
   }

@@ -87,6 +87,9 @@ const control: EngineControl = {
   load: (id) => need().engine.load(id),
   unload: () => need().engine.unload(),
   deleteFromCache: (id) => need().engine.deleteFromCache(id),
+  rescan: async () => {
+    await need().engine.rescan?.();
+  },
 };
 
 Comlink.expose(control);

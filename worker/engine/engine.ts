@@ -30,6 +30,11 @@ export interface Engine {
   load(id: VariantId): Promise<void>;
   unload(): Promise<void>;
   deleteFromCache(id: VariantId): Promise<void>;
+  /**
+   * Optional: reads again which models are cached, for models neither loading nor loaded: after files were
+   * imported into the cache, or when the browser may have evicted them. Engines without it never change.
+   */
+  rescan?(): Promise<void>;
 }
 
 export type EngineFactory = (config: InpageConfig) => Engine;

@@ -149,6 +149,26 @@ export class WebLlmEngine implements Engine {
     });
   }
 
+  /**
+   * Reads the cache again for the models that are neither loading nor loaded: files imported from a folder show
+   * as cached, and weights the browser evicted show as not downloaded (the next use downloads them again).
+   */
+  async rescan(): Promise<void> {
+    await this.ready();
+    if (!this.probe?.report.available) return;
+    const precision = this.precision();
+    await Promise.all(
+      weightGroups().map(async (variant) => {
+        const group = variant.weightGroup;
+        const before = this.states.state(group);
+        if (before !== 'cached' && before !== 'not_downloaded') return;
+        const cached = await this.cache.has(modelIdOf(variant, precision));
+        // A load may have begun meanwhile; it owns the state then.
+        if (this.states.state(group) === before && cached !== (before === 'cached')) this.states.settle(group, cached);
+      }),
+    );
+  }
+
   async deleteFromCache(id: VariantId): Promise<void> {
     await this.ready();
     const variant = VARIANTS[id];
