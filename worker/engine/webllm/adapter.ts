@@ -85,24 +85,21 @@ export class WebLlmEngine implements Engine {
     const budget = budgetOf(probe, memoryBudgetMB(this.config.gpuMemoryMB, probe.deviceMemoryGiB));
     await Promise.all(
       weightGroups().map(async (variant) => {
-        const modelId = modelIdOf(variant, precision);
-        const record = prebuiltRecord(modelId);
-        if (probe.report.available) {
-          this.states.setContext(
-            variant.weightGroup,
-            contextLength({
-              shape: kvShape(variant),
-              precision,
-              vramRequiredMB: record.vram_required_MB ?? 0,
-              trainedContext: variant.trainedContext,
-              budget,
-            }),
-          );
-        }
         if (!probe.report.available) {
           this.states.set(variant.weightGroup, 'unavailable', { error: probe.report.reason ?? 'WebGPU is not available.' });
           return;
         }
+        const modelId = modelIdOf(variant, precision);
+        this.states.setContext(
+          variant.weightGroup,
+          contextLength({
+            shape: kvShape(variant),
+            precision,
+            vramRequiredMB: prebuiltRecord(modelId).vram_required_MB ?? 0,
+            trainedContext: variant.trainedContext,
+            budget,
+          }),
+        );
         this.states.settle(variant.weightGroup, await this.cache.has(modelId));
       }),
     );
