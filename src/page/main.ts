@@ -4,6 +4,8 @@ import { createKey, listKeys, revokeKey } from '../keys/key-store';
 import { getWorkspace, registerWorkspace } from '../keys/workspace';
 import { hostEngine, type EngineHost } from './engine-host';
 import { claimEngine } from './engine-lock';
+import { cachedModels, importModelFiles } from './model-import';
+import { requestPersistence, storageReport } from './storage';
 import { registerServiceWorker } from './sw-registration';
 import { mountWorkspace } from './ui/mount';
 
@@ -17,6 +19,10 @@ export interface InpageApi {
    * closed tab (one engine per origin; `engine` is null meanwhile). A window event `inpage:engine` says the same.
    */
   onEngine(listener: (host: EngineHost) => void): void;
+  /** The origin's storage: quota and use (`report`), and asking the browser not to evict it (`persist`). */
+  storage: { report: typeof storageReport; persist: typeof requestPersistence };
+  /** Importing models from a folder into the cache, and which models the cache holds (web-llm model ids). */
+  models: { importFiles: typeof importModelFiles; cached: typeof cachedModels };
 }
 
 declare global {
@@ -40,6 +46,8 @@ async function boot(): Promise<InpageApi> {
     keys: { create: createKey, list: listKeys, revoke: revokeKey },
     engine: leadership?.host ?? null,
     onEngine: (listener) => leadership?.onHost(listener),
+    storage: { report: storageReport, persist: requestPersistence },
+    models: { importFiles: importModelFiles, cached: cachedModels },
   };
   window.inpage = api;
   leadership?.onHost((host) => {

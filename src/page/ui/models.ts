@@ -7,6 +7,7 @@ import type { ModelState } from '../../protocol/types';
 import { VARIANT_IDS, VARIANTS, type VariantId } from '../../variants';
 import type { RateEstimate } from './download-rate';
 import { formatBytes, formatDuration, formatInteger, formatRate } from './format';
+import { ModelStorage } from './model-storage';
 import { NoWebGpu } from './no-webgpu';
 import { getState, useUi, type UiState } from './store';
 import { Notice, errorText } from './widgets';
@@ -213,6 +214,7 @@ export function ModelsArea() {
               h(ModelCard, { key: id, id, status: ui.models?.find((m) => m.id === id), rate: ui.rates[id], controllable: engine !== null }),
             ),
           ),
+          h(ModelStorage, null),
         ],
   );
 }
