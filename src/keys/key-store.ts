@@ -106,11 +106,11 @@ export async function verifyKey(key: string): Promise<Verdict> {
   return { ok: true, record };
 }
 
-/** Marks a key used now and adds the tokens a completion cost it. */
-export async function recordKeyUse(id: string, tokens = 0): Promise<void> {
+/** Marks a key used (at `at`, default now) and adds the tokens a completion cost it. */
+export async function recordKeyUse(id: string, tokens = 0, at = Date.now()): Promise<void> {
   const db = await openDatabase();
   const tx = db.transaction('keys', 'readwrite');
   const record = await tx.store.get(id);
-  if (record) await tx.store.put({ ...record, lastUsedAt: Date.now(), tokensUsed: record.tokensUsed + tokens });
+  if (record) await tx.store.put({ ...record, lastUsedAt: Math.max(at, record.lastUsedAt ?? 0), tokensUsed: record.tokensUsed + tokens });
   await tx.done;
 }

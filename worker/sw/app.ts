@@ -3,11 +3,11 @@ import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { ApiError } from '../../src/protocol/errors';
 import { getWorkspace } from '../../src/keys/workspace';
-import { recordKeyUse } from '../../src/keys/key-store';
 import { VARIANTS, VARIANT_IDS, isVariantId, type VariantId } from '../../src/variants';
 import type { ModelStatus } from '../../src/engine-protocol';
 import type { ModelObject } from '../../src/protocol/types';
 import { requireKey, type AuthEnv } from './auth';
+import { bookUse } from './usage-book';
 import { errorResponse, jsonResponse } from './respond';
 import { readChatRequest, completeChat } from './chat';
 import type { EngineLink } from './engine-link';
@@ -16,8 +16,8 @@ export const MAX_BODY_BYTES = 20 * 1024 * 1024;
 /** web-llm's own default window, shown while no engine has reported the device's figure. */
 const FALLBACK_CONTEXT = 4096;
 
-/** Books use to a key; a failed booking never fails the answer. */
-const touchKey = (id: string, tokens = 0) => recordKeyUse(id, tokens).catch(() => undefined);
+/** Books use to a key (coalesced, see usage-book.ts); a failed booking never fails the answer. */
+const touchKey = (id: string, tokens = 0) => bookUse(id, tokens);
 
 function requestId(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(12));
