@@ -15,6 +15,36 @@ export interface AdapterReport {
   shaderF16: boolean;
 }
 
+/** A file picked from a folder for import into the model cache, with its path inside the folder. */
+export interface ImportFile {
+  path: string;
+  file: Blob;
+}
+
+export interface ImportProgress {
+  modelId: string;
+  path: string;
+  bytesDone: number;
+  bytesTotal: number;
+}
+
+export interface ImportedModel {
+  /** web-llm's model id, e.g. Qwen3-1.7B-q4f16_1-MLC. */
+  modelId: string;
+  variants: VariantId[];
+  /** Where in the selection its files were. */
+  folder: string;
+  files: number;
+  bytes: number;
+  warnings: string[];
+}
+
+export interface ImportReport {
+  imported: ImportedModel[];
+  /** Folders that were not imported, and why. */
+  problems: string[];
+}
+
 export interface EngineControl {
   /** Must be called once, first. */
   init(config: InpageConfig): Promise<void>;
@@ -34,4 +64,11 @@ export interface EngineControl {
   deleteFromCache(id: VariantId): Promise<void>;
   /** Reads again which models are cached (after an import into the cache, or an eviction by the browser). */
   rescan(): Promise<void>;
+  /**
+   * Writes the models found among `files` (a model's folder, or `npm run models:pull` output) into web-llm's
+   * cache under this engine's model source, then rescans. `onProgress` is a Comlink proxy.
+   */
+  importFiles(files: ImportFile[], onProgress?: (progress: ImportProgress) => void): Promise<ImportReport>;
+  /** The web-llm model ids whose files are all in the cache for this engine's model source (web-llm's own check). */
+  cachedModels(): Promise<string[]>;
 }

@@ -58,6 +58,9 @@ class HostedEngine implements EngineHost {
       unload: () => remote().unload(),
       deleteFromCache: (id: Parameters<EngineControl['deleteFromCache']>[0]) => remote().deleteFromCache(id),
       rescan: () => remote().rescan(),
+      importFiles: (files: Parameters<EngineControl['importFiles']>[0], onProgress?: Parameters<EngineControl['importFiles']>[1]) =>
+        remote().importFiles(files, onProgress),
+      cachedModels: () => remote().cachedModels(),
     };
     this.control = facade as unknown as Comlink.Remote<EngineControl>;
   }

@@ -1,7 +1,7 @@
 // One engine per origin: the tab holding the Web Lock `inpage-engine` hosts it; every other tab waits in line
 // for the lock and takes over when the holder goes away (the browser releases a closed tab's locks at once).
 // The service worker serves every tab, frame and worker of the origin from whichever tab hosts.
-import { rescanOnCacheChange } from './cache-events';
+import { rescanWhenShown } from './cache-events';
 import type { EngineHost } from './engine-host';
 import { persistOnFirstDownload } from './storage';
 
@@ -49,7 +49,7 @@ export async function claimEngine(start: () => Promise<EngineHost>): Promise<Eng
     host = await start();
     hostingSince = performance.now();
     // Hosting duties: keep the engine's view of the cache current, and ask to keep the weights it stores.
-    rescanOnCacheChange(host);
+    rescanWhenShown(host);
     persistOnFirstDownload(host);
     for (const listener of listeners) {
       try {

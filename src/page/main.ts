@@ -4,7 +4,7 @@ import { createKey, listKeys, revokeKey } from '../keys/key-store';
 import { getWorkspace, registerWorkspace } from '../keys/workspace';
 import { hostEngine, type EngineHost } from './engine-host';
 import { claimEngine } from './engine-lock';
-import { cachedModels, importModelFiles } from './model-import';
+import { modelTools, type ModelTools } from './model-import';
 import { requestPersistence, storageReport } from './storage';
 import { registerServiceWorker } from './sw-registration';
 import { mountWorkspace } from './ui/mount';
@@ -22,7 +22,7 @@ export interface InpageApi {
   /** The origin's storage: quota and use (`report`), and asking the browser not to evict it (`persist`). */
   storage: { report: typeof storageReport; persist: typeof requestPersistence };
   /** Importing models from a folder into the cache, and which models the cache holds (web-llm model ids). */
-  models: { importFiles: typeof importModelFiles; cached: typeof cachedModels };
+  models: ModelTools;
 }
 
 declare global {
@@ -47,7 +47,7 @@ async function boot(): Promise<InpageApi> {
     engine: leadership?.host ?? null,
     onEngine: (listener) => leadership?.onHost(listener),
     storage: { report: storageReport, persist: requestPersistence },
-    models: { importFiles: importModelFiles, cached: cachedModels },
+    models: modelTools(() => leadership?.host ?? null),
   };
   window.inpage = api;
   leadership?.onHost((host) => {

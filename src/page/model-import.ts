@@ -1,29 +1,12 @@
-// Importing a model from a folder on disk into web-llm's cache (air-gapped machines), from any tab of the origin.
-// The work is in worker/engine/webllm/import-files.ts, loaded only when an import starts (it carries web-llm's
-// model table). Files are keyed by this deployment's model source, as the engine will look them up.
-import { loadConfig } from '../config';
-import type { VariantId } from '../variants';
-import type { ImportFile, ImportProgress } from '../../worker/engine/webllm/import-files';
-import { announceCacheChange } from './cache-events';
+// Importing a model from a folder on disk into the model cache (air-gapped use). The engine worker does the
+// writing (worker/engine/webllm/import-files.ts, with web-llm's own cache code) and then reads its cache again,
+// so this works in the tab that hosts the engine.
+import * as Comlink from 'comlink';
+import type { ImportFile, ImportProgress, ImportReport } from '../engine-control';
+import type { EngineHost } from './engine-host';
 import { requestPersistence } from './storage';
 
-export type { ImportProgress };
-
-export interface ImportedModel {
-  modelId: string;
-  variants: VariantId[];
-  /** Where in the selection its files were. */
-  folder: string;
-  files: number;
-  bytes: number;
-  warnings: string[];
-}
-
-export interface ImportReport {
-  imported: ImportedModel[];
-  /** Folders that were not imported, and why. */
-  problems: string[];
-}
+export type { ImportFile, ImportProgress, ImportReport };
 
 /** A picked file: from `<input type=file webkitdirectory>` (its `webkitRelativePath`), or with its path given. */
 export type PickedFile = File | ImportFile;
@@ -45,38 +28,34 @@ export async function filesOfDirectory(dir: FileSystemDirectoryHandle, prefix = 
   return out;
 }
 
-/**
- * Imports every complete model found among `files` (a model's folder: mlc-chat-config.json, tokenizer, weight
- * manifest and shards, ideally its .wasm library; `npm run models:pull` output works as it is). The engine's
- * tab then reads its cache again, so the models show as cached.
- */
-export async function importModelFiles(files: Iterable<PickedFile>, onProgress?: (progress: ImportProgress) => void): Promise<ImportReport> {
-  const [{ planImport, writeImport }, config] = await Promise.all([import('../../worker/engine/webllm/import-files'), loadConfig(location)]);
-  const plan = await planImport([...files].map(asImportFile), config, location.origin);
-  if (plan.models.length > 0) {
-    void requestPersistence();
-    try {
-      await writeImport(plan, onProgress);
-    } finally {
-      announceCacheChange();
-    }
-  }
-  return {
-    imported: plan.models.map((m) => ({ modelId: m.modelId, variants: m.variants, folder: m.folder, files: m.entries.length, bytes: m.bytes, warnings: m.warnings })),
-    problems: plan.problems,
-  };
+const notHosting = () =>
+  new Error('Another tab of this site hosts the engine: import the model there (or close that tab, and this one takes over).');
+
+/** What `window.inpage.models` offers. */
+export interface ModelTools {
+  /**
+   * Imports every complete model among `files` (a model's folder: mlc-chat-config.json, tokenizer, weight
+   * manifest and shards, ideally its .wasm library; `npm run models:pull` output as it is).
+   */
+  importFiles(files: Iterable<PickedFile>, onProgress?: (progress: ImportProgress) => void): Promise<ImportReport>;
+  /** web-llm model ids whose files are all in the cache for this deployment's model source. */
+  cached(): Promise<string[]>;
 }
 
-/** The web-llm model ids whose files are all in the cache for this deployment's model source (web-llm's own check). */
-export async function cachedModels(): Promise<string[]> {
-  const [{ hasModelInCache }, { appConfigFor }, { knownModels }, config] = await Promise.all([
-    import('@mlc-ai/web-llm'),
-    import('../../worker/engine/webllm/models'),
-    import('../../worker/engine/webllm/import-files'),
-    loadConfig(location),
-  ]);
-  const appConfig = appConfigFor(config, location.origin);
-  const ids = [...knownModels().keys()];
-  const cached = await Promise.all(ids.map((id) => hasModelInCache(id, appConfig).catch(() => false)));
-  return ids.filter((_, i) => cached[i]);
+/** Model tools for the engine `host()` returns (null while another tab hosts it). */
+export function modelTools(host: () => EngineHost | null): ModelTools {
+  return {
+    async importFiles(files, onProgress) {
+      const engine = host();
+      if (!engine) throw notHosting();
+      const picked = [...files].map(asImportFile);
+      void requestPersistence();
+      return engine.control.importFiles(picked, onProgress ? Comlink.proxy(onProgress) : undefined);
+    },
+    async cached() {
+      const engine = host();
+      if (!engine) throw notHosting();
+      return engine.control.cachedModels();
+    },
+  };
 }

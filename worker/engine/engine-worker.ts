@@ -2,6 +2,7 @@
 // The engine Web Worker: owns the model, serves the service worker's ports, answers the hosting page.
 import * as Comlink from 'comlink';
 import { createEngine } from '#engine-impl';
+import type { InpageConfig } from '../../src/config';
 import type { EngineControl } from '../../src/engine-control';
 import type { FromEngine, ToEngine } from '../../src/engine-protocol';
 import type { Engine } from './engine';
@@ -9,6 +10,7 @@ import { Scheduler } from './scheduler';
 
 let engine: Engine | null = null;
 let scheduler: Scheduler | null = null;
+let settings: InpageConfig | null = null;
 
 function need(): { engine: Engine; scheduler: Scheduler } {
   if (!engine || !scheduler) throw new Error('The engine worker was used before init().');
@@ -56,6 +58,7 @@ function serve(port: MessagePort): void {
 const control: EngineControl = {
   async init(config) {
     if (!engine) {
+      settings = config;
       engine = createEngine(config);
       scheduler = new Scheduler(engine, config.queueDepth);
     }
@@ -89,6 +92,19 @@ const control: EngineControl = {
   deleteFromCache: (id) => need().engine.deleteFromCache(id),
   rescan: async () => {
     await need().engine.rescan?.();
+  },
+  // web-llm's cache code, loaded when first needed (production shares the engine's copy of web-llm).
+  async importFiles(files, onProgress) {
+    const { engine } = need();
+    const { importIntoCache } = await import('./webllm/import-files');
+    const report = await importIntoCache(files, settings!, self.location.origin, onProgress);
+    await engine.rescan?.();
+    return report;
+  },
+  async cachedModels() {
+    need();
+    const { cachedModelIds } = await import('./webllm/import-files');
+    return cachedModelIds(settings!, self.location.origin);
   },
 };
 

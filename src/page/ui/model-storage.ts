@@ -68,11 +68,15 @@ function ImportPanel() {
   const [progress, setProgress] = useState<ImportProgress | null>(null);
   const [report, setReport] = useState<ImportReport | null>(null);
   const [error, setError] = useState<string | null>(null);
-  useEffect(() => {
-    // Folder picking is not in the DOM typings as an attribute name Preact knows.
-    input.current?.setAttribute('webkitdirectory', '');
-  }, []);
   if (!api) return null;
+  if (!ui.engine) {
+    return h(
+      'section',
+      { class: 'card import', 'aria-labelledby': 'import-title' },
+      h('h2', { id: 'import-title' }, 'Import from a folder'),
+      h('p', null, 'The tab that runs the engine imports models: use it, or close it and this tab takes over.'),
+    );
+  }
   const chosen = async (files: FileList | null) => {
     if (!files || files.length === 0) return;
     setReport(null);
@@ -101,6 +105,8 @@ function ImportPanel() {
       ref: input,
       type: 'file',
       multiple: true,
+      // Pick a folder: the files come with their paths inside it (webkitRelativePath).
+      webkitdirectory: true,
       class: 'visually-hidden',
       disabled: progress !== null,
       'aria-label': 'Import a model from a folder',

@@ -5,9 +5,13 @@
 // `data` is the parsed JSON for the weight manifest (it reads that one as "json") and an ArrayBuffer for the rest.
 // So an import writes each file under the URL this deployment's model source gives it (models.ts, recordFor),
 // and web-llm then finds the model cached (hasModelInCache) and loads it without touching the network.
+import { hasModelInCache } from '@mlc-ai/web-llm';
 import { openDB, type IDBPDatabase } from 'idb';
+import type { ImportFile, ImportProgress, ImportReport } from '../../../src/engine-control';
 import { VARIANTS, VARIANT_IDS, type VariantId } from '../../../src/variants';
-import { prebuiltRecord, recordFor, type ModelSource } from './models';
+import { appConfigFor, prebuiltRecord, recordFor, type ModelSource } from './models';
+
+export type { ImportFile, ImportProgress, ImportReport };
 
 export const CACHE_SCOPES = { config: 'webllm/config', model: 'webllm/model', wasm: 'webllm/wasm' } as const;
 type Scope = (typeof CACHE_SCOPES)[keyof typeof CACHE_SCOPES];
@@ -16,12 +20,6 @@ const CHAT_CONFIG = 'mlc-chat-config.json';
 const MANIFESTS = ['tensor-cache.json', 'ndarray-cache.json'] as const;
 /** The tokenizer files web-llm reads (it ignores the other files `tokenizer_files` lists). */
 const TOKENIZERS = ['tokenizer.json', 'tokenizer.model'] as const;
-
-/** A file picked from a folder, with its path inside the folder (`webkitRelativePath` or a handle walk). */
-export interface ImportFile {
-  path: string;
-  file: Blob;
-}
 
 export interface ImportEntry {
   scope: Scope;
@@ -47,13 +45,6 @@ export interface ImportPlan {
   models: ModelImport[];
   /** Folders that hold a model but cannot be imported, and why. */
   problems: string[];
-}
-
-export interface ImportProgress {
-  modelId: string;
-  path: string;
-  bytesDone: number;
-  bytesTotal: number;
 }
 
 /** The web-llm model ids inpage can run, with the variants each serves. */
@@ -237,4 +228,27 @@ export async function writeImport(plan: ImportPlan, onProgress?: (progress: Impo
   } finally {
     for (const db of dbs.values()) db.close();
   }
+}
+
+/** Plans and writes an import; the report says what was imported and what was not, and why. */
+export async function importIntoCache(
+  files: readonly ImportFile[],
+  source: ModelSource,
+  origin: string,
+  onProgress?: (progress: ImportProgress) => void,
+): Promise<ImportReport> {
+  const plan = await planImport(files, source, origin);
+  await writeImport(plan, onProgress);
+  return {
+    imported: plan.models.map((m) => ({ modelId: m.modelId, variants: m.variants, folder: m.folder, files: m.entries.length, bytes: m.bytes, warnings: m.warnings })),
+    problems: plan.problems,
+  };
+}
+
+/** The model ids inpage can run whose files are all cached for `source`, by web-llm's own hasModelInCache. */
+export async function cachedModelIds(source: ModelSource, origin: string): Promise<string[]> {
+  const appConfig = appConfigFor(source, origin);
+  const ids = [...knownModels().keys()];
+  const cached = await Promise.all(ids.map((id) => hasModelInCache(id, appConfig).catch(() => false)));
+  return ids.filter((_, i) => cached[i]);
 }
