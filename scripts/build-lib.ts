@@ -1,0 +1,87 @@
+// `npm run build:lib`: inpage as a library other web apps add to their own origin (src/lib/inpage.ts).
+// Two builds into one folder, every file named inpage*:
+//   1. inpage.js: the setup module (an ES module), with the engine worker and lazily loaded chunks beside it;
+//   2. inpage-sw.js: the service worker, one self-contained classic script, listing the files of (1) for
+//      Workbox to precache, so /v1 and the engine keep working offline.
+// `test: true` swaps the deterministic test engine in (for the example's browser test); never shipped.
+import { fileURLToPath } from 'node:url';
+import { build, type InlineConfig } from 'vite';
+import { precacheManifest } from './precache-plugin';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const here = (path: string) => fileURLToPath(new URL(`../${path}`, import.meta.url));
+
+export interface LibraryBuild {
+  /** Where to write (relative to the repository, or absolute). */
+  outDir: string;
+  /** The deterministic test engine instead of web-llm: for tests only. */
+  test?: boolean;
+  logLevel?: InlineConfig['logLevel'];
+}
+
+export async function buildLibrary({ outDir, test = false, logLevel = 'warn' }: LibraryBuild): Promise<void> {
+  const shared: InlineConfig = {
+    configFile: false,
+    root,
+    logLevel,
+    // The app's public/ (favicon) is not the library's.
+    publicDir: false,
+    mode: test ? 'test' : 'production',
+    resolve: {
+      alias: { '#engine-impl': here(test ? 'test/engine/deterministic-engine.ts' : 'worker/engine/webllm-engine.ts') },
+    },
+  };
+  await build({
+    ...shared,
+    worker: {
+      format: 'es',
+      rollupOptions: { output: { entryFileNames: 'inpage-[name]-[hash].js', chunkFileNames: 'inpage-[name]-[hash].js' } },
+    },
+    build: {
+      outDir,
+      emptyOutDir: true,
+      target: 'es2022',
+      sourcemap: true,
+      assetsDir: '',
+      chunkSizeWarningLimit: 8000,
+      rollupOptions: {
+        input: { inpage: here('src/lib/inpage.ts') },
+        // An app build drops an entry's exports; this one is a module for others to import.
+        preserveEntrySignatures: 'strict',
+        output: {
+          format: 'es',
+          entryFileNames: 'inpage.js',
+          chunkFileNames: 'inpage-[name]-[hash].js',
+          assetFileNames: 'inpage-[name]-[hash][extname]',
+        },
+      },
+    },
+  });
+  await build({
+    ...shared,
+    plugins: [precacheManifest({ swFile: 'inpage-sw.js', globPatterns: ['inpage*.{js,css}'] })],
+    build: {
+      outDir,
+      emptyOutDir: false,
+      target: 'es2022',
+      sourcemap: true,
+      rollupOptions: {
+        input: { 'inpage-sw': here('worker/sw.ts') },
+        output: { format: 'iife', entryFileNames: 'inpage-sw.js' },
+      },
+    },
+  });
+}
+
+/** The command line: `--test` and `--out DIR`. */
+export async function main(argv: readonly string[]): Promise<number> {
+  const test = argv.includes('--test');
+  const at = argv.indexOf('--out');
+  const outDir = at >= 0 ? argv[at + 1] : test ? 'dist-lib-test' : 'dist-lib';
+  if (!outDir) {
+    console.error('--out needs a folder.');
+    return 2;
+  }
+  await buildLibrary({ outDir, test, logLevel: 'info' });
+  return 0;
+}

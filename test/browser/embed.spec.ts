@@ -1,0 +1,93 @@
+// Embedding: another web app adds inpage to its own origin with the library build (npm run build:lib) and
+// talks to it through the openai SDK: examples/openai-app, built against a test build of the library.
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { expect, test, type Page } from '@playwright/test';
+import { build } from 'vite';
+import { buildLibrary } from '../../scripts/build-lib';
+import { REPO_ROOT, serveStatic, type StaticServer } from './static-server';
+
+const SUFFIX = process.env.INPAGE_BUILD_SUFFIX ?? '';
+const LIB_TEST = join(REPO_ROOT, `dist-lib-test${SUFFIX}`);
+const LIB_PROD = join(REPO_ROOT, `dist-lib${SUFFIX}`);
+const EXAMPLE = join(REPO_ROOT, `dist-example-test${SUFFIX}`);
+const EXAMPLE_SRC = join(REPO_ROOT, 'examples', 'openai-app');
+
+test.describe.configure({ mode: 'serial' });
+
+let server: StaticServer;
+
+test.beforeAll(async () => {
+  test.setTimeout(120_000);
+  // The library with the deterministic engine (never shipped), and the example app built around it.
+  await buildLibrary({ outDir: LIB_TEST, test: true, logLevel: 'error' });
+  await build({
+    root: EXAMPLE_SRC,
+    configFile: join(EXAMPLE_SRC, 'vite.config.js'),
+    publicDir: LIB_TEST,
+    logLevel: 'error',
+    build: { outDir: EXAMPLE, emptyOutDir: true },
+  });
+  server = await serveStatic(4581, { '/': EXAMPLE });
+});
+
+test.afterAll(async () => {
+  await server?.close();
+});
+
+async function ask(page: Page, question: string, stream: boolean): Promise<string> {
+  await page.getByLabel('Question').fill(question);
+  await page.getByLabel('Stream the answer').setChecked(stream);
+  await page.getByRole('button', { name: 'Ask' }).click();
+  await expect(page.getByRole('status')).toHaveText('Done.');
+  return (await page.locator('#answer').textContent()) ?? '';
+}
+
+test('the example app answers through the openai SDK, JSON and streamed, from inpage’s library service worker', async ({ page, context }) => {
+  await page.goto(`${server.origin}/`);
+  await expect(page.getByRole('status')).toHaveText('Ready.');
+  // The key the app made reaches the one model it picked.
+  await expect(page.locator('#models')).toHaveText('svc-model-5.2-short-fast (not_downloaded)');
+  expect(await ask(page, 'Hello from the example app', false)).toBe('Echo: Hello from the example app');
+  expect(await ask(page, 'count 5', true)).toBe('1 2 3 4 5');
+  expect(await page.evaluate(() => navigator.serviceWorker.controller?.scriptURL)).toBe(`${server.origin}/inpage-sw.js`);
+
+  // A second tab of the app: served by the first tab's engine, with the same key (kept, not made again).
+  const second = await context.newPage();
+  await second.goto(`${server.origin}/`);
+  await expect(second.getByRole('status')).toHaveText('Ready.');
+  expect(await second.evaluate(() => (window as unknown as { inpage: { engine: unknown } }).inpage.engine)).toBeNull();
+  expect(await ask(second, 'from the second tab', false)).toBe('Echo: from the second tab');
+  const keys = await second.evaluate(async () => (await (window as unknown as { inpage: { keys: { list(): Promise<{ name: string }[]> } } }).inpage.keys.list()).map((k) => k.name));
+  expect(keys).toEqual(['openai-app']);
+
+  // The first tab closes; the second takes the engine over and keeps answering.
+  await page.close();
+  await expect
+    .poll(() => second.evaluate(() => (window as unknown as { inpage: { engine: unknown } }).inpage.engine !== null), { timeout: 15_000 })
+    .toBe(true);
+  expect(await ask(second, 'after the takeover', true)).toBe('Echo: after the takeover');
+});
+
+test('the shipped library carries web-llm, never the test engine; the service worker lists the library for offline use', async () => {
+  test.setTimeout(120_000);
+  await buildLibrary({ outDir: LIB_PROD, logLevel: 'error' });
+  const marker = 'Thinking about: '; // the deterministic engine's own text
+  const texts = async (dir: string) =>
+    Promise.all((await readdir(dir)).filter((f) => f.endsWith('.js')).map(async (f) => ({ f, text: await readFile(join(dir, f), 'utf8') })));
+  const shipped = await texts(LIB_PROD);
+  const forTests = await texts(LIB_TEST);
+  expect(forTests.some(({ text }) => text.includes(marker))).toBe(true);
+  expect(shipped.filter(({ text }) => text.includes(marker)).map(({ f }) => f)).toEqual([]);
+  expect(shipped.some(({ text }) => text.includes('MLCEngine'))).toBe(true);
+
+  const names = shipped.map(({ f }) => f);
+  expect(names).toContain('inpage.js');
+  expect(names).toContain('inpage-sw.js');
+  expect(names.every((f) => f.startsWith('inpage'))).toBe(true);
+  const sw = shipped.find(({ f }) => f === 'inpage-sw.js')!.text;
+  expect(sw).not.toContain('self.__WB_MANIFEST');
+  for (const f of names.filter((n) => n !== 'inpage-sw.js')) expect(sw, f).toContain(`"url":"${f}"`);
+  // One self-contained classic script: no imports to resolve wherever it is served from.
+  expect(sw).not.toMatch(/^\s*import[\s{]/m);
+});
