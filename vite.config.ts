@@ -1,6 +1,6 @@
 import { defineConfig } from 'vite';
 import { fileURLToPath } from 'node:url';
-import { precacheManifest } from './scripts/precache-plugin';
+import { precacheManifest } from './scripts/precache-plugin.ts';
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
