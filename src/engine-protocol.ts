@@ -32,7 +32,13 @@ export interface ModelStatus {
 export type ToEngine =
   | { type: 'generate'; id: string; request: ChatCompletionRequest }
   | { type: 'abort'; id: string }
-  | { type: 'status'; id: string };
+  | { type: 'status'; id: string }
+  /**
+   * The name of a Web Lock the service worker holds for its whole life. When the engine is granted it, that
+   * service worker is gone (stopped or replaced), and what it was generating on this port is abandoned:
+   * Chromium fires no MessagePort `close` to say so.
+   */
+  | { type: 'watch'; lock: string };
 
 /** Engine worker → service worker. */
 export type FromEngine =

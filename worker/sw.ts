@@ -15,6 +15,20 @@ declare const self: ServiceWorkerGlobalScope & {
   __WB_MANIFEST?: (string | PrecacheEntry)[];
 };
 
+/** A Web Lock this instance holds for its whole life: engines watch it to learn that it was stopped. */
+const lifeLock = (async () => {
+  const locks = self.navigator.locks;
+  if (!locks) return undefined;
+  const name = `inpage-sw:${crypto.randomUUID()}`;
+  await new Promise<void>((held) => {
+    void locks.request(name, () => {
+      held();
+      return new Promise<never>(() => undefined);
+    });
+  });
+  return name;
+})();
+
 const link = new EngineLink({
   // After the browser restarts this worker its port is gone: ask every page of the origin for a new one.
   async requestPort() {
@@ -23,6 +37,7 @@ const link = new EngineLink({
   },
   // The engine worker holds its port's lock while it lives; being granted it means the engine is gone.
   whenLockFree: (name) => self.navigator.locks.request(name, () => undefined),
+  lifeLock,
 });
 const app = createApp(link);
 

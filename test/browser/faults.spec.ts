@@ -126,14 +126,10 @@ test('the service worker stopped mid-stream: the stream ends as a network error,
 });
 
 test('the service worker stopped mid-stream: its generation stops too, so the next request is not held behind it', async ({ page }) => {
-  // KNOWN FAILURE, for the engine worker / engine link: nothing tells the engine worker that the service
-  // worker at the other end of a port was stopped (Chromium fires no MessagePort `close` for it), so the
-  // orphaned generation runs on (here 100,000 tokens at 2 ms, minutes) and the next request waits in the
-  // queue behind it. CONTRACT.md: "A client that aborts its fetch stops the generation; nothing more is
-  // computed for it." Remove `test.fail` once the engine learns of a stopped service worker (e.g. a Web Lock
-  // each service worker instance holds for its life, named to the engine over the port, as engine workers
-  // already do the other way round).
-  test.fail();
+  // Chromium fires no MessagePort `close` when the service worker at the other end of a port is stopped; the
+  // engine learns it from a Web Lock each service worker instance holds for its life and names over the port
+  // (`watch`), and abandons that port's generations. Without that, this orphan (100,000 tokens at 2 ms,
+  // minutes) would hold the queue. CONTRACT.md: "A client that aborts its fetch stops the generation."
   test.setTimeout(30_000);
   await openApp(page, '/?tokenDelayMs=2');
   const key = await makeKey(page);

@@ -179,4 +179,15 @@ describe('EngineLink handover', () => {
     link.adopt(next.port, 'lock-B');
     expect((await queued).fingerprint).toBe('B');
   });
+
+  it('names its own life lock to every engine it adopts, so the engine can tell when this service worker is gone', async () => {
+    const link = new EngineLink({ requestPort: async () => undefined, lifeLock: Promise.resolve('inpage-sw:test') });
+    const first = engine('A');
+    link.adopt(first.port, 'lock-A');
+    const next = engine('B');
+    link.adopt(next.port, 'lock-B');
+    await tick();
+    expect(first.seen).toEqual([{ type: 'watch', lock: 'inpage-sw:test' }]);
+    expect(next.seen).toEqual([{ type: 'watch', lock: 'inpage-sw:test' }]);
+  });
 });

@@ -45,13 +45,18 @@ function serve(port: MessagePort): void {
       case 'status':
         post({ type: 'status', id: message.id, models: engine.status(), fingerprint: '' });
         return;
+      case 'watch':
+        // Granted once the service worker that holds it is gone.
+        void self.navigator.locks?.request(message.lock, abandon);
+        return;
     }
   };
   // The service worker was stopped: nobody is left to read these generations.
-  port.addEventListener('close', () => {
+  const abandon = () => {
     for (const id of mine) scheduler?.abort(id);
     mine.clear();
-  });
+  };
+  port.addEventListener('close', abandon);
   port.start();
 }
 

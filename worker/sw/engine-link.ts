@@ -22,12 +22,17 @@ export interface LinkOptions {
    * with a lock counts as dead when the lock is released: the engine worker that held it has ended.
    */
   whenLockFree?: (name: string) => Promise<void>;
+  /**
+   * The name of a Web Lock this side holds for its whole life, once held. Each adopted port is told it
+   * (`watch`), so the engine abandons that port's generations when this service worker is gone.
+   */
+  lifeLock?: Promise<string | undefined>;
 }
 
 interface Pending {
   /** Where the request was sent; null while it waits to move to the next engine. */
   port: MessagePort | null;
-  readonly message: ToEngine;
+  readonly message: EngineRequest;
   /** The engine acknowledged it ('accepted'): it sits in that engine's queue. */
   accepted: boolean;
   /** The engine began it ('start'): from here on it lives and dies with that engine. */
@@ -39,6 +44,9 @@ interface Pending {
   /** Called each time the message goes out on a port: first send, and after a move. */
   onPosted?(port: MessagePort): void;
 }
+
+/** The messages that carry a request id (all but `watch`). */
+type EngineRequest = Extract<ToEngine, { id: string }>;
 
 /** Why a port was given up: its far end closed (tab or worker gone), or it stopped answering. */
 type LossReason = 'closed' | 'silent';
@@ -97,6 +105,12 @@ export class EngineLink {
     // Fires when the other end's realm goes away (worker terminated, tab closed).
     port.addEventListener('close', () => this.lose(port, 'closed'));
     port.start();
+    this.options.lifeLock?.then(
+      (lock) => {
+        if (lock) port.postMessage({ type: 'watch', lock } satisfies ToEngine);
+      },
+      () => undefined,
+    );
     clearTimeout(this.handoverTimer);
     this.handoverTimer = undefined;
     for (const p of this.pending.values()) if (p.port === null) this.post(p, port);
@@ -164,7 +178,7 @@ export class EngineLink {
   }
 
   private async send(
-    message: ToEngine,
+    message: EngineRequest,
     handlers: Pick<Pending, 'onMessage' | 'onLost' | 'onPosted' | 'movable'>,
   ): Promise<Pending> {
     const port = await this.acquire();
