@@ -159,6 +159,49 @@ test('with the host closed and no tab to take over, queued requests end with 503
   expect(queued.body).toMatchObject({ error: { code: 'engine_unavailable', type: 'server_error' } });
 });
 
+test('a JSON request running on the closed host breaks off like a dropped connection; a queued stream moves and completes', async ({ context }) => {
+  const host = await openTab(context, '/?tokenDelayMs=5');
+  const other = await openTab(context, '/?tokenDelayMs=5');
+  const key = await makeKey(other);
+  await other.evaluate((key) => {
+    const w = window as unknown as Record<string, unknown>;
+    const post = (body: unknown) =>
+      fetch('/v1/chat/completions', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    // A JSON answer's status and headers come when generation begins; its body when the reply is complete.
+    w.running = post({ model: 'svc-model-5.2-fast', messages: [{ role: 'user', content: 'count 100000' }] }).then(async (res) => {
+      w.runningStatus = res.status;
+      return res.json().then(
+        () => 'parsed',
+        (e: Error) => e.name,
+      );
+    });
+    w.queued = new Promise((r) => setTimeout(r, 150)).then(async () => {
+      const res = await post({ model: 'svc-model-5.2-fast', messages: [{ role: 'user', content: 'count 3' }], stream: true });
+      return { status: res.status, text: await res.text() };
+    });
+  }, key);
+  await other.waitForFunction(() => (window as unknown as { runningStatus?: number }).runningStatus === 200);
+  await other.waitForTimeout(300);
+  await host.close();
+  const { running, queued } = await other.evaluate(async () => {
+    const w = window as unknown as Record<string, Promise<unknown>>;
+    return { running: await w.running, queued: (await w.queued) as { status: number; text: string } };
+  });
+  expect(running).toBe('TypeError');
+  expect(queued.status).toBe(200);
+  const events = sseEvents(queued.text);
+  expect(events.at(-1)).toBe('[DONE]');
+  const content = events
+    .slice(0, -1)
+    .map((e) => (JSON.parse(e) as { choices: { delta: { content?: string } }[] }).choices[0]?.delta.content ?? '')
+    .join('');
+  expect(content).toBe('1 2 3');
+});
+
 test('a dedicated worker, a shared worker and a frame of the page reach the engine through /v1', async ({ page }) => {
   await openApp(page);
   const key = await makeKey(page);
