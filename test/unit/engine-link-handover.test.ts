@@ -190,4 +190,35 @@ describe('EngineLink handover', () => {
     expect(first.seen).toEqual([{ type: 'watch', lock: 'inpage-sw:test' }]);
     expect(next.seen).toEqual([{ type: 'watch', lock: 'inpage-sw:test' }]);
   });
+
+  it('an engine that stops acknowledging: the unacknowledged request fails, a queued one is withdrawn there and moves', async () => {
+    const channel = new MessageChannel();
+    channels.push(channel);
+    const seen: ToEngine[] = [];
+    channel.port2.onmessage = (e: MessageEvent<ToEngine>) => {
+      seen.push(e.data);
+      const m = e.data;
+      if (m.type !== 'generate') return;
+      const text = m.request.messages[0]!.content;
+      if (text === 'three') return; // hung: no acknowledgement
+      channel.port2.postMessage({ type: 'accepted', id: m.id } satisfies FromEngine);
+      if (text === 'one') channel.port2.postMessage({ type: 'start', id: m.id, fingerprint: 'A' } satisfies FromEngine);
+    };
+    const link = new EngineLink({ requestPort: async () => undefined, ackTimeoutMs: 100, handoverTimeoutMs: 2000 });
+    link.adopt(channel.port1);
+    const running = await link.generate(ask('one'), new AbortController().signal);
+    const runningOutcome = failure(drain(running));
+    const queued = link.generate(ask('two'), new AbortController().signal);
+    await tick();
+    const hung = failure(link.generate(ask('three'), new AbortController().signal));
+    expect((await hung).code).toBe('engine_unavailable');
+    expect((await runningOutcome).code).toBe('engine_unavailable');
+    await tick();
+    const two = seen.find((m) => m.type === 'generate' && m.request.messages[0]!.content === 'two')!;
+    expect(seen).toContainEqual({ type: 'abort', id: (two as { id: string }).id });
+    const next = engine('B');
+    link.adopt(next.port);
+    expect((await queued).fingerprint).toBe('B');
+    expect(next.generated()).toEqual(['two']);
+  });
 });

@@ -130,11 +130,12 @@ export class EngineLink {
    */
   private lose(port: MessagePort, reason: LossReason): void {
     if (this.port === port) this.port = null;
-    port.close();
     let moving = 0;
     for (const [id, p] of this.pending) {
       if (p.port !== port) continue;
       if (p.movable && !p.started && (p.accepted || reason === 'closed')) {
+        // An engine that merely stopped answering may still hold it in its queue: withdraw it there.
+        if (reason === 'silent') port.postMessage({ type: 'abort', id } satisfies ToEngine);
         p.port = null;
         p.accepted = false;
         moving++;
@@ -143,6 +144,7 @@ export class EngineLink {
       this.pending.delete(id);
       p.onLost(engineLost());
     }
+    port.close();
     if (moving === 0) return;
     if (this.port) {
       // A new engine came before the old one's close was noticed.
