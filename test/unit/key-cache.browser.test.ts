@@ -1,0 +1,57 @@
+// The service worker's memory of verified keys (worker/sw/key-cache.ts) on real IndexedDB: it answers from
+// memory only what it verified good, forgets on demand, and never stores a verdict read before a forget.
+import { beforeEach, describe, expect, it } from 'vitest';
+import { deleteDB } from 'idb';
+import { DB_NAME, closeDatabase, openDatabase } from '../../src/keys/db';
+import { createKey, revokeKey } from '../../src/keys/key-store';
+import { registerWorkspace } from '../../src/keys/workspace';
+import { forgetKeys, verifyKeyCached } from '../../worker/sw/key-cache';
+
+beforeEach(async () => {
+  forgetKeys();
+  await closeDatabase();
+  await deleteDB(DB_NAME);
+  await registerWorkspace('Acme');
+});
+
+/** Revokes behind the key store's back (no change message), as DevTools could. */
+async function revokeQuietly(id: string): Promise<void> {
+  const db = await openDatabase();
+  const record = (await db.get('keys', id))!;
+  await db.put('keys', { ...record, revokedAt: Date.now() });
+}
+
+describe('key memory of the service worker', () => {
+  it('remembers a good key until told the keys changed', async () => {
+    const { key, record } = await createKey({ name: 'k' });
+    expect(await verifyKeyCached(key)).toMatchObject({ ok: true, record: { id: record.id } });
+    await revokeQuietly(record.id);
+    // Remembered: no read of IndexedDB for this key within the time limit ...
+    expect((await verifyKeyCached(key)).ok).toBe(true);
+    // ... until the key store's change message empties the memory (revokeKey waits for it).
+    forgetKeys();
+    expect(await verifyKeyCached(key)).toEqual({ ok: false, reason: 'revoked' });
+  });
+
+  it('never remembers a bad verdict: a key made after a miss works at once', async () => {
+    expect(await verifyKeyCached('sk-svc-' + 'A'.repeat(43))).toEqual({ ok: false, reason: 'unknown' });
+    const { key } = await createKey({ name: 'new' });
+    expect((await verifyKeyCached(key)).ok).toBe(true);
+  });
+
+  it('does not store a verdict whose read began before the memory was emptied', async () => {
+    const { key, record } = await createKey({ name: 'racing' });
+    const reading = verifyKeyCached(key); // reads the key as good ...
+    forgetKeys(); // ... while a revocation is announced
+    expect((await reading).ok).toBe(true);
+    await revokeQuietly(record.id);
+    expect(await verifyKeyCached(key)).toEqual({ ok: false, reason: 'revoked' });
+  });
+
+  it('revokeKey resolves with nothing to wait for when no service worker is registered', async () => {
+    const { key, record } = await createKey({ name: 'plain' });
+    await revokeKey(record.id);
+    forgetKeys();
+    expect(await verifyKeyCached(key)).toEqual({ ok: false, reason: 'revoked' });
+  });
+});
