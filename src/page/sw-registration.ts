@@ -1,4 +1,11 @@
 // Registers the service worker at scope "/" and waits until it controls this page (first visit included).
+// If the worker can never take control (its install failed: e.g. no storage room for the app's files,
+// which it precaches), this fails with an error saying so instead of waiting forever.
+
+const installFailed = () =>
+  new Error(
+    "The service worker could not be installed, so /v1 cannot be served from this page. The browser most often refuses it when it has no storage room for the app's files (this site's storage quota is used up): free some disk space or clear this site's data, then reload.",
+  );
 
 export async function registerServiceWorker(): Promise<ServiceWorkerRegistration> {
   if (!('serviceWorker' in navigator)) {
@@ -8,7 +15,19 @@ export async function registerServiceWorker(): Promise<ServiceWorkerRegistration
   const registration = await sw.register('/sw.js', { type: 'module', scope: '/' });
   if (!sw.controller) {
     // The worker claims open pages when it activates.
-    await new Promise<void>((resolve) => sw.addEventListener('controllerchange', () => resolve(), { once: true }));
+    await new Promise<void>((resolve, reject) => {
+      sw.addEventListener('controllerchange', () => resolve(), { once: true });
+      const hopeless = () => !sw.controller && !registration.installing && !registration.waiting && !registration.active;
+      const watch = (worker: ServiceWorker | null) =>
+        worker?.addEventListener('statechange', () => {
+          if (worker.state === 'redundant' && hopeless()) reject(installFailed());
+        });
+      watch(registration.installing);
+      watch(registration.waiting);
+      registration.addEventListener('updatefound', () => watch(registration.installing));
+      // The install may already have failed by the time register() resolved.
+      if (hopeless()) reject(installFailed());
+    });
   }
   return registration;
 }

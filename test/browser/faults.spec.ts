@@ -282,3 +282,33 @@ test('storage quota exhausted: writes fail with a clear error, /v1 keeps answeri
   expect(names).toEqual(refused.createKey === 'ok' ? ['after the squeeze', 'before the squeeze', 'during the squeeze'] : ['after the squeeze', 'before the squeeze']);
   expect((await chat(page, key, hi('roomy'))).status).toBe(200);
 });
+
+test('a first visit with no storage room: a clear error instead of starting forever, and it works once there is room', async ({ page, baseURL }) => {
+  const origin = new URL(baseURL!).origin;
+  const cdp = await page.context().newCDPSession(page);
+  // No room at all: the service worker's install, which stores the app's files for offline use, is refused.
+  await cdp.send('Storage.overrideQuotaForOrigin', { origin, quotaSize: 1 });
+  await page.goto('/');
+  const outcome = await page.evaluate(() =>
+    window.inpageReady!.then(
+      () => 'ready',
+      (err: unknown) => `failed: ${err instanceof Error ? err.message : String(err)}`,
+    ),
+  );
+  if (outcome === 'ready') {
+    // A service worker that installs without its offline copy is as good: then /v1 must work.
+    const key = await makeKey(page);
+    expect((await chat(page, key, hi('no room'))).status).toBe(200);
+  } else {
+    expect(outcome).toMatch(/^failed: The service worker could not be installed.*storage/);
+    // The page says so, rather than "Starting…".
+    await expect(page.getByText(/could not be installed/)).toBeVisible();
+  }
+
+  await cdp.send('Storage.overrideQuotaForOrigin', { origin });
+  await openApp(page);
+  const key = await makeKey(page);
+  const answer = await chat(page, key, hi('room again'));
+  expect(answer.status).toBe(200);
+  expect((answer.json as { choices: { message: { content: string } }[] }).choices[0]!.message.content).toBe('Echo: room again');
+});
