@@ -44,6 +44,8 @@ interface Case {
   body: string | Uint8Array | null;
   /** A request the service must answer 200 with exactly `expect` as content (JSON or streamed). */
   plain?: { expect: string; stream: boolean };
+  /** A valid request with one field the model cannot honour: must get 400 with exactly this code and param. */
+  refused?: { code: string; param: string };
 }
 
 export interface HostileReport {
@@ -238,7 +240,35 @@ function arbitraries(keys: HostileKeys) {
       };
     });
 
-  return fc.oneof({ weight: 6, arbitrary: bodies }, { weight: 2, arbitrary: headerCases }, { weight: 3, arbitrary: routes }, { weight: 1, arbitrary: plain });
+  // Valid requests but for one field the chosen variant cannot honour: 400 unsupported_parameter naming it.
+  const refusal = fc.oneof(
+    fc.integer({ min: 2, max: 8 }).map((n) => ({ model: 'svc-model-5.2-fast', extra: { n }, param: 'n', last: 'user' })),
+    fc.constantFrom('low', 'medium', 'high').map((effort) => ({ model: 'svc-model-5.2-short-fast', extra: { reasoning_effort: effort }, param: 'reasoning_effort', last: 'user' })),
+    fc.constantFrom('svc-model-5.2-fast', 'svc-vision').map((model) => ({ model, extra: {}, param: 'messages[1].role', last: 'assistant' })),
+  );
+  const unsupported: fc.Arbitrary<Case> = fc.record({ refusal, text: plainText, stream: fc.boolean() }).map(({ refusal, text, stream }) => ({
+    method: 'POST',
+    path: '/v1/chat/completions',
+    headers: [
+      ['authorization', `Bearer ${keys.all}`],
+      ['content-type', 'application/json'],
+    ] as [string, string][],
+    body: JSON.stringify({
+      model: refusal.model,
+      messages: [{ role: 'user', content: text }, { role: refusal.last, content: text }],
+      stream,
+      ...refusal.extra,
+    }),
+    refused: { code: 'unsupported_parameter', param: refusal.param },
+  }));
+
+  return fc.oneof(
+    { weight: 6, arbitrary: bodies },
+    { weight: 2, arbitrary: headerCases },
+    { weight: 3, arbitrary: routes },
+    { weight: 1, arbitrary: plain },
+    { weight: 1, arbitrary: unsupported },
+  );
 }
 
 class Violation extends Error {}
@@ -358,8 +388,13 @@ async function answer(c: Case, report: HostileReport, fullKeys: string[]): Promi
     report.codes[code] = (report.codes[code] ?? 0) + 1;
     must(code !== 'internal_error', `internal_error for a client's request: ${text.slice(0, 300)}`);
     must(!c.plain, `a plain valid request failed: ${text.slice(0, 300)}`);
+    if (c.refused) {
+      const param = (JSON.parse(text) as { error: { param: string | null } }).error.param;
+      must(code === c.refused.code && param === c.refused.param, `expected ${c.refused.code} for ${c.refused.param}, got ${code} for ${param}`);
+    }
     return;
   }
+  must(!c.refused, `a request the model cannot honour was answered ${res.status}: ${text.slice(0, 300)}`);
   report.successes++;
   const url = new URL(request.url);
   if (url.pathname === '/v1/chat/completions') {
