@@ -46,7 +46,8 @@ export type FromEngine =
   | { type: 'accepted'; id: string }
   /** Checks passed, generation begins: the service worker may now send its 200. */
   | { type: 'start'; id: string; fingerprint: string }
-  | { type: 'event'; id: string; event: EngineEvent }
+  /** The next events of the generation, in order: those the engine produced in one turn travel together. */
+  | { type: 'events'; id: string; events: EngineEvent[] }
   | { type: 'end'; id: string }
   | { type: 'error'; id: string; error: ApiErrorData }
   | { type: 'status'; id: string; models: ModelStatus[]; fingerprint: string };

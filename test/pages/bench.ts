@@ -65,10 +65,12 @@ function directRun(request: ChatCompletionRequest): Promise<Sample> {
         case 'start':
           ttfb = performance.now() - t0;
           return;
-        case 'event':
-          if (m.event.type === 'delta' && m.event.content) {
-            if (tokens === 0) ttft = performance.now() - t0;
-            tokens++;
+        case 'events':
+          for (const event of m.events) {
+            if (event.type === 'delta' && event.content) {
+              if (tokens === 0) ttft = performance.now() - t0;
+              tokens++;
+            }
           }
           return;
         case 'end':

@@ -25,7 +25,7 @@ function engine(name: string) {
     if (running || queue.length === 0) return;
     running = queue.shift()!;
     reply({ type: 'start', id: running, fingerprint: name });
-    reply({ type: 'event', id: running, event: { type: 'delta', content: `from ${name}` } });
+    reply({ type: 'events', id: running, events: [{ type: 'delta', content: `from ${name}` }] });
   };
   far.onmessage = (e: MessageEvent<ToEngine>) => {
     seen.push(e.data);
@@ -44,7 +44,7 @@ function engine(name: string) {
     generated: () => seen.flatMap((m) => (m.type === 'generate' ? [m.request.messages[0]!.content as string] : [])),
     finish() {
       if (!running) throw new Error('nothing running');
-      reply({ type: 'event', id: running, event: { type: 'finish', finish_reason: 'stop', usage } });
+      reply({ type: 'events', id: running, events: [{ type: 'finish', finish_reason: 'stop', usage }] });
       reply({ type: 'end', id: running });
       running = null;
       next();

@@ -25,8 +25,8 @@ const happy = (message: ToEngine, reply: (m: FromEngine) => void) => {
   const { id } = message;
   reply({ type: 'accepted', id });
   reply({ type: 'start', id, fingerprint: 'fp_1' });
-  reply({ type: 'event', id, event: { type: 'delta', content: 'Hi' } });
-  reply({ type: 'event', id, event: { type: 'finish', finish_reason: 'stop', usage } });
+  reply({ type: 'events', id, events: [{ type: 'delta', content: 'Hi' }] });
+  reply({ type: 'events', id, events: [{ type: 'finish', finish_reason: 'stop', usage }] });
   reply({ type: 'end', id });
 };
 
@@ -81,7 +81,7 @@ describe('EngineLink', () => {
       if (m.type !== 'generate') return;
       reply({ type: 'accepted', id: m.id });
       reply({ type: 'start', id: m.id, fingerprint: 'fp' });
-      reply({ type: 'event', id: m.id, event: { type: 'delta', content: 'partial' } });
+      reply({ type: 'events', id: m.id, events: [{ type: 'delta', content: 'partial' }] });
       setTimeout(() => far.close(), 10);
     });
     const link = new EngineLink({ requestPort: async () => undefined, connectTimeoutMs: 20 });

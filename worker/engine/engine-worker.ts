@@ -6,11 +6,13 @@ import type { InpageConfig } from '../../src/config';
 import type { EngineControl } from '../../src/engine-control';
 import type { FromEngine, ToEngine } from '../../src/engine-protocol';
 import type { Engine } from './engine';
+import { EventBatch, nextTurn } from './event-batch';
 import { Scheduler } from './scheduler';
 
 let engine: Engine | null = null;
 let scheduler: Scheduler | null = null;
 let settings: InpageConfig | null = null;
+const later = nextTurn();
 
 function need(): { engine: Engine; scheduler: Scheduler } {
   if (!engine || !scheduler) throw new Error('The engine worker was used before init().');
@@ -19,7 +21,7 @@ function need(): { engine: Engine; scheduler: Scheduler } {
 
 /** Serves one service-worker port; a restarted service worker brings a new one. */
 function serve(port: MessagePort): void {
-  const mine = new Set<string>();
+  const mine = new Map<string, EventBatch>();
   const post = (message: FromEngine) => port.postMessage(message);
   port.onmessage = (e: MessageEvent<ToEngine>) => {
     const message = e.data;
@@ -27,18 +29,20 @@ function serve(port: MessagePort): void {
     switch (message.type) {
       case 'generate': {
         const { id } = message;
-        mine.add(id);
-        const done = () => mine.delete(id);
+        const batch = new EventBatch((events) => post({ type: 'events', id, events }), later);
+        mine.set(id, batch);
+        const done = () => (batch.flush(), mine.delete(id));
         scheduler.submit(id, message.request, {
           accepted: () => post({ type: 'accepted', id }),
           start: (fingerprint) => post({ type: 'start', id, fingerprint }),
-          event: (event) => post({ type: 'event', id, event }),
+          event: (event) => batch.push(event),
           end: () => (done(), post({ type: 'end', id })),
           error: (error) => (done(), post({ type: 'error', id, error: error.toData() })),
         });
         return;
       }
       case 'abort':
+        mine.get(message.id)?.drop();
         mine.delete(message.id);
         scheduler.abort(message.id);
         return;
@@ -53,7 +57,10 @@ function serve(port: MessagePort): void {
   };
   // The service worker was stopped: nobody is left to read these generations.
   const abandon = () => {
-    for (const id of mine) scheduler?.abort(id);
+    for (const [id, batch] of mine) {
+      batch.drop();
+      scheduler?.abort(id);
+    }
     mine.clear();
   };
   port.addEventListener('close', abandon);

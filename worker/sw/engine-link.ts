@@ -283,8 +283,8 @@ export class EngineLink {
               run.fingerprint = m.fingerprint;
               resolveStart();
               return;
-            case 'event':
-              run.push(m.event);
+            case 'events':
+              for (const event of m.events) run.push(event);
               return;
             case 'end':
               finish();
