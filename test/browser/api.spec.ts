@@ -127,6 +127,11 @@ test('max_tokens and max_completion_tokens cut with finish_reason length; stop c
     choices: { message: { content: string }; finish_reason: string }[];
   };
   expect(stopped.choices[0]).toMatchObject({ message: { content: '1 2 3 4' }, finish_reason: 'stop' });
+  // A thinking variant: the stop sequence also occurs in the thinking, which runs on; only the answer is cut.
+  const thought = (await chat(page, key, { ...hi, model: 'svc-model-5.2', messages: [{ role: 'user', content: 'count 10' }], stop: ['about', ' 10'] })).json as {
+    choices: { message: { content: string; reasoning_content: string }; finish_reason: string }[];
+  };
+  expect(thought.choices[0]).toMatchObject({ message: { content: '1 2 3 4 5 6 7 8 9', reasoning_content: 'Thinking about: count 10' }, finish_reason: 'stop' });
 });
 
 test('401: missing header, not Bearer, unknown key, revoked key', async () => {

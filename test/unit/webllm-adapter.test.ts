@@ -95,13 +95,20 @@ describe('field mapping: what reaches web-llm', () => {
       seed: 42,
       presence_penalty: 0.5,
       frequency_penalty: -0.5,
-      stop: ['END'],
       n: 1,
       logprobs: true,
       top_logprobs: 2,
       response_format: { type: 'json_object', schema: '{"type":"object","properties":{"a":{"type":"number"}}}' },
       extra_body: { enable_thinking: false },
     });
+    // Qwen3's stop sequences are applied to the answer by the adapter: web-llm would match its thinking block.
+    expect(sent.stop).toBeUndefined();
+  });
+
+  it('passes stop to web-llm for Phi-3.5-vision, which writes no thinking block', async () => {
+    const t = setup();
+    await run(t.adapter, ask('svc-vision', { stop: ['\n', 'END'] }));
+    expect(t.engine().requests[0]!.stop).toEqual(['\n', 'END']);
   });
 
   it('maps reasoning_effort to Qwen3 thinking and leaves Phi-3.5-vision without the switch', async () => {
@@ -173,8 +180,6 @@ describe('field mapping: what reaches web-llm', () => {
     const t = setup();
     const cases: [Partial<ChatCompletionRequest>, string][] = [
       [{ n: 2 }, 'n'],
-      [{ stop: 'x' }, 'stop'], // svc-model-5.2 thinks: its thinking would hit the stop sequence
-      [{ reasoning_effort: 'none', stop: ['\n'] }, 'stop'], // inside the empty thinking block
       [{ messages: [{ role: 'user', content: 'a', name: 'ann' }] }, 'messages[0].name'],
       [{ messages: [{ role: 'user', content: 'a' }, { role: 'system', content: 'late' }, { role: 'user', content: 'b' }] }, 'messages[1].role'],
       [{ messages: [{ role: 'user', content: 'a' }, { role: 'assistant', content: 'b' }] }, 'messages[1].role'],
@@ -255,6 +260,56 @@ describe('thinking, content and usage', () => {
     const t = setup({ view: false });
     const result = await run(t.adapter, ask('svc-model-5.2-fast'));
     expect(result.finish.usage.prompt_tokens).toBe(fakeTokens('hi there').length);
+  });
+});
+
+describe('stop sequences on Qwen3: applied to the answer, never to the thinking', () => {
+  it('a thinking variant thinks past the stop sequence; the answer is cut before it, web-llm interrupted', async () => {
+    const t = setup();
+    const pieces = ['<think>', 'one', '\n', 'two', '</think>', '\n\n', 'First', ' line', '\n', 'second', ' line', ' more', ' text'];
+    t.engine().script = () => ({ pieces });
+    const result = await run(t.adapter, ask('svc-model-5.2', { stop: '\n' }));
+    expect(result.reasoning).toBe('one\ntwo');
+    expect(result.content).toBe('First line');
+    expect(result.finish.finish_reason).toBe('stop');
+    expect(t.engine().interrupts).toBeGreaterThan(0);
+    // Decoding ended at the match: fewer tokens than the script, all of them counted.
+    expect(result.finish.usage.completion_tokens).toBeLessThan(pieces.length);
+    expect(result.finish.usage.completion_tokens).toBeGreaterThanOrEqual(9);
+    expect(t.engine().openStreams).toBe(0);
+    // The next request runs normally.
+    t.engine().script = () => ({ pieces: ['Hi'] });
+    expect((await run(t.adapter, ask('svc-model-5.2-fast'))).content).toBe('Hi');
+    expect(t.engine().overlap).toBe(false);
+  });
+
+  it('a fast variant: a stop sequence inside the empty thinking block does not end the answer', async () => {
+    const t = setup();
+    t.engine().script = () => ({ pieces: ['Hello', '>', ' world', '\n', 'bye'] });
+    const newline = await run(t.adapter, ask('svc-model-5.2-fast', { stop: ['\n'] }));
+    expect(newline.content).toBe('Hello> world');
+    expect(newline.finish.finish_reason).toBe('stop');
+    const tag = await run(t.adapter, ask('svc-model-5.2-short-fast', { stop: ['think>', '>'] }));
+    expect(tag.content).toBe('Hello');
+  });
+
+  it('a stop sequence split over tokens still cuts; a partial one at the end is released', async () => {
+    const t = setup();
+    t.engine().script = () => ({ pieces: ['Done', ' E', 'N', 'D', ' after'] });
+    const cut = await run(t.adapter, ask('svc-model-5.2-fast', { stop: 'END' }));
+    expect(cut.content).toBe('Done ');
+    t.engine().script = () => ({ pieces: ['Done', ' E', 'N'] });
+    const partial = await run(t.adapter, ask('svc-model-5.2-fast', { stop: 'END' }));
+    expect(partial.content).toBe('Done EN');
+    expect(partial.finish.finish_reason).toBe('stop');
+  });
+
+  it('a limit reached before any stop sequence still ends with length', async () => {
+    const t = setup();
+    t.engine().script = () => ({ pieces: ['1', ' 2', ' 3', ' 4'] });
+    const result = await run(t.adapter, ask('svc-model-5.2-fast', { stop: 'x', max_tokens: 2 }));
+    expect(result.content).toBe('1 2');
+    expect(result.finish.finish_reason).toBe('length');
   });
 });
 

@@ -15,6 +15,7 @@ import { inspectMLCEngine } from '../../worker/engine/webllm/introspect';
 import { KV_SHAPES, appConfigFor, recordFor } from '../../worker/engine/webllm/models';
 import { ProgressTracker } from '../../worker/engine/webllm/progress';
 import { countPromptTokens, renderPrompt } from '../../worker/engine/webllm/prompt-tokens';
+import { StopMatcher } from '../../worker/engine/webllm/stop-matcher';
 import { ThinkSplitter } from '../../worker/engine/webllm/thinking';
 import { CHATML, FakeCache, NamedError, fakeView } from './webllm-fake';
 
@@ -206,11 +207,11 @@ describe('request support', () => {
       return (err as ApiError).param;
     }
   };
-  it('accepts stop sequences clear of the empty thinking block, refuses those inside or across it', () => {
-    expect(refused({ ...base, stop: [' 5', 'x', 'END', '\n\nQ:'] })).toBe('stop'); // "\n\nQ:" starts with the block's tail
-    expect(refused({ ...base, stop: [' 5', 'x', 'END'] })).toBeNull();
-    for (const stop of ['\n', '>', 'think', '</think>', '\n\n']) expect(refused({ ...base, stop })).toBe('stop');
-    expect(refused({ ...base, model: 'svc-vision', stop: '\n' })).toBeNull(); // Phi has no thinking block
+  it('accepts any stop sequence, for thinking variants too (the adapter applies them to the answer)', () => {
+    for (const stop of ['\n', '>', 'think', '</think>', '\n\n', ' 5']) {
+      expect(refused({ ...base, stop })).toBeNull();
+      expect(refused({ ...base, model: 'svc-model-5.2', stop: [stop, 'END'] })).toBeNull();
+    }
   });
   it('accepts leading system and developer messages, refuses later ones, and a last turn that is not the user\'s', () => {
     expect(refused({ ...base, messages: [{ role: 'developer', content: 'a' }, { role: 'system', content: 'b' }, { role: 'user', content: 'c' }] })).toBeNull();
@@ -283,5 +284,56 @@ describe('the look inside web-llm (introspect.ts)', () => {
     expect(inspectMLCEngine({} as MLCEngineInterface, 'm')).toBeNull();
     const broken = { loadedModelIdToPipeline: new Map([['m', { ...pipeline, tokenizer: undefined }]]) } as unknown as MLCEngineInterface;
     expect(inspectMLCEngine(broken, 'm')).toBeNull();
+  });
+});
+
+describe('StopMatcher', () => {
+  /** The whole text cut before the earliest stop sequence, as OpenAI cuts it. */
+  const cutAt = (text: string, stops: string[]) => {
+    const hits = stops.map((stop) => text.indexOf(stop)).filter((at) => at >= 0);
+    return hits.length === 0 ? { text, matched: false } : { text: text.slice(0, Math.min(...hits)), matched: true };
+  };
+  const feed = (pieces: string[], stops: string[]) => {
+    const matcher = new StopMatcher(stops);
+    let out = '';
+    for (const piece of pieces) out += matcher.push(piece);
+    out += matcher.end();
+    return { text: out, matched: matcher.matched };
+  };
+
+  it('holds a possible start of a stop sequence until it is known, and cuts before a match split over pieces', () => {
+    const matcher = new StopMatcher(['END', '\n\n']);
+    expect(matcher.push('Hello E')).toBe('Hello ');
+    expect(matcher.push('N')).toBe('');
+    expect(matcher.push('x there\n')).toBe('ENx there');
+    expect(matcher.matched).toBe(false);
+    expect(matcher.push('\nmore')).toBe('');
+    expect(matcher.matched).toBe(true);
+    expect(matcher.push('after')).toBe('');
+    expect(matcher.end()).toBe('');
+  });
+
+  it('releases everything at once without stop sequences, and the held tail at the end', () => {
+    expect(new StopMatcher([]).push('abc')).toBe('abc');
+    const matcher = new StopMatcher(['END']);
+    expect(matcher.push('the EN')).toBe('the ');
+    expect(matcher.end()).toBe('EN');
+  });
+
+  it('for any text, pieces and stops: the released text is the text cut before the earliest stop sequence', () => {
+    const alphabet = fc.constantFrom('a', 'b', 'E', 'N', 'D', '\n', ' ', 'é', '😀');
+    const text = fc.array(alphabet, { maxLength: 40 }).map((cs) => cs.join(''));
+    const stop = fc.array(alphabet, { minLength: 1, maxLength: 4 }).map((cs) => cs.join(''));
+    fc.assert(
+      fc.property(text, fc.array(stop, { minLength: 1, maxLength: 4 }), fc.array(fc.nat(40), { maxLength: 8 }), (whole, stops, cuts) => {
+        const points = [...new Set(cuts.map((c) => Math.min(c, whole.length)))].sort((a, b) => a - b);
+        const pieces = [0, ...points, whole.length].slice(1).map((end, i, ends) => whole.slice(i === 0 ? 0 : ends[i - 1], end));
+        const got = feed(pieces, stops);
+        const want = cutAt(whole, stops);
+        expect(got.text).toBe(want.text);
+        expect(got.matched).toBe(want.matched);
+      }),
+      { numRuns: 2000 },
+    );
   });
 });

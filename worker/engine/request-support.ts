@@ -16,16 +16,6 @@ export function hasThinkingSwitch(variant: Variant): boolean {
   return /^Qwen3-/.test(variant.webllm.f16);
 }
 
-/** Whether `stop` could match inside text of length > 0 that ends with `block`, or inside `block` itself. */
-function overlapsBlock(stop: string, block: string): boolean {
-  if (block.includes(stop)) return true;
-  // A stop sequence that begins with a tail of the block would match across the block's end.
-  for (let cut = 1; cut < block.length; cut++) {
-    if (stop.startsWith(block.slice(cut))) return true;
-  }
-  return false;
-}
-
 /** Throws for the first field the chosen variant cannot honour. Shared by every engine implementation. */
 export function assertSupported(request: ChatCompletionRequest): void {
   const variant = VARIANTS[request.model];
@@ -60,18 +50,6 @@ export function assertSupported(request: ChatCompletionRequest): void {
   const last = messages.length - 1;
   if (messages[last]?.role !== 'user') {
     unsupported(`messages[${last}].role`, `must be 'user' for the last message: the model only answers a user turn`);
-  }
-
-  const stops = stopSequences(request);
-  if (stops.length > 0 && wantsThinking(request)) {
-    // web-llm matches stop sequences against the whole output, thinking included.
-    unsupported('stop', "is not supported while the model thinks (its thinking would hit the stop sequence); send reasoning_effort 'none' or use a -fast variant");
-  }
-  if (stops.length > 0 && hasThinkingSwitch(variant) && !wantsThinking(request)) {
-    const clash = stops.find((stop) => overlapsBlock(stop, EMPTY_THINK_BLOCK));
-    if (clash !== undefined) {
-      unsupported('stop', `value ${JSON.stringify(clash)} overlaps the empty thinking block ${JSON.stringify(EMPTY_THINK_BLOCK)} web-llm puts before the answer`);
-    }
   }
 }
 

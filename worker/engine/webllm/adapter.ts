@@ -249,6 +249,7 @@ export class WebLlmEngine implements Engine {
       const run = new WebLlmRun(stream[Symbol.asyncIterator](), {
         thinking: translation.thinking,
         splitThinking: thinkingSwitch,
+        stops: translation.answerStops,
         ...(promptTokens !== undefined ? { promptTokens } : {}),
         signal,
         interrupt: () => void this.mlc.interruptGenerate(),

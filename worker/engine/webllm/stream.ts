@@ -7,6 +7,7 @@ import type { EngineEvent } from '../../../src/engine-protocol';
 import { ApiError } from '../../../src/protocol/errors';
 import type { FinishReason, TokenLogprob, Usage } from '../../../src/protocol/types';
 import { generationError } from './errors';
+import { StopMatcher } from './stop-matcher';
 import { ThinkSplitter } from './thinking';
 
 export interface RunOptions {
@@ -14,6 +15,8 @@ export interface RunOptions {
   thinking: boolean;
   /** The model writes `<think>` blocks (Qwen3), so its text goes through the splitter. */
   splitThinking: boolean;
+  /** Stop sequences inpage applies to the answer itself (web-llm was not given them). */
+  stops: readonly string[];
   /** The prompt's tokens as counted before generation (full conversation); else web-llm's prefill count. */
   promptTokens?: number;
   signal: AbortSignal;
@@ -105,29 +108,37 @@ export class WebLlmRun {
 
   async *events(): AsyncGenerator<EngineEvent> {
     const splitter = this.options.splitThinking ? new ThinkSplitter() : null;
+    const stopper = new StopMatcher(this.options.stops);
     let finishReason: string | null = null;
     let usage: ChatCompletionChunk['usage'];
     let reasoningTokens = 0;
     let pendingLogprobs: TokenLogprob[] = [];
     try {
       for (;;) {
+        // After a stop sequence the rest is read only for web-llm's usage (and to free its lock).
+        if (stopper.matched) this.options.interrupt();
         const result = this.first ?? (await this.pull());
         this.first = null;
         if (result.done) break;
         const chunk = result.value;
         if (chunk.usage) usage = chunk.usage;
         const choice = chunk.choices[0];
-        if (!choice) continue;
+        if (!choice || stopper.matched) continue;
         if (choice.finish_reason) finishReason = choice.finish_reason;
         if (choice.logprobs?.content) pendingLogprobs.push(...choice.logprobs.content.map(toLogprob));
         const text = choice.delta.content ?? '';
         const split = splitter ? splitter.push(text) : { reasoning: '', content: text, thinking: false };
         if (split.thinking && this.options.thinking) reasoningTokens++;
         if (split.thinking) pendingLogprobs = []; // logprobs describe the answer only
+        const content = stopper.push(split.content);
+        if (stopper.matched) {
+          this.options.interrupt();
+          finishReason = 'stop';
+        }
         const event: Extract<EngineEvent, { type: 'delta' }> = { type: 'delta' };
         if (split.reasoning) event.reasoning = split.reasoning;
-        if (split.content) {
-          event.content = split.content;
+        if (content) {
+          event.content = content;
           if (pendingLogprobs.length > 0) event.logprobs = pendingLogprobs;
           pendingLogprobs = [];
         }
@@ -137,12 +148,14 @@ export class WebLlmRun {
       const failure = this.options.failure();
       if (failure) throw failure;
       if (this.options.signal.aborted) throw new ApiError('internal_error', 'The client aborted the request.');
-      const rest = splitter?.end();
-      if (rest && (rest.reasoning || rest.content)) {
+      const rest = splitter?.end() ?? { reasoning: '', content: '' };
+      const restContent = stopper.push(rest.content) + stopper.end();
+      if (stopper.matched) finishReason = 'stop';
+      if (rest.reasoning || restContent) {
         const event: Extract<EngineEvent, { type: 'delta' }> = { type: 'delta' };
         if (rest.reasoning) event.reasoning = rest.reasoning;
-        if (rest.content) {
-          event.content = rest.content;
+        if (restContent) {
+          event.content = restContent;
           if (pendingLogprobs.length > 0) event.logprobs = pendingLogprobs;
         }
         yield event;

@@ -33,6 +33,11 @@ export interface Translation {
   thinking: boolean;
   /** Whether the request switched Qwen3's thinking off (so web-llm prefixes the empty block). */
   thinkingSwitchedOff: boolean;
+  /**
+   * Stop sequences inpage applies to the answer itself: web-llm matches `stop` against the whole output, so
+   * Qwen3's thinking block (or the empty one it puts first) would hit them before the answer began.
+   */
+  answerStops: string[];
 }
 
 function textOf(content: ChatMessage['content']): string {
@@ -110,7 +115,8 @@ export function translateRequest(request: ChatCompletionRequest, options: Transl
   const limit = outputLimit(request);
   if (limit !== undefined) out.max_tokens = limit + (thinkingSwitchedOff ? options.emptyThinkTokens : 0);
   const stops = stopSequences(request);
-  if (stops.length > 0) out.stop = stops;
+  const answerStops = hasThinkingSwitch(variant) ? stops : [];
+  if (stops.length > 0 && answerStops.length === 0) out.stop = stops;
   if (request.seed !== undefined) out.seed = request.seed;
   if (request.presence_penalty !== undefined) out.presence_penalty = request.presence_penalty;
   if (request.frequency_penalty !== undefined) out.frequency_penalty = request.frequency_penalty;
@@ -120,5 +126,5 @@ export function translateRequest(request: ChatCompletionRequest, options: Transl
   if (request.response_format !== undefined) out.response_format = responseFormat(request.response_format);
   // Qwen3's switch: web-llm prefills an empty thinking block when it is false. Other models have none.
   if (hasThinkingSwitch(variant)) out.extra_body = { enable_thinking: thinking };
-  return { request: out, thinking, thinkingSwitchedOff };
+  return { request: out, thinking, thinkingSwitchedOff, answerStops };
 }
