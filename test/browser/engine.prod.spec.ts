@@ -185,3 +185,14 @@ test('without a WebGPU adapter the service answers 503 webgpu_unavailable with t
     await browser.close();
   }
 });
+
+test('the served production app carries web-llm, never the test engine', async ({ page, baseURL }) => {
+  const sw = await (await page.request.get(`${baseURL}/sw.js`)).text();
+  // Every file of the app is in the service worker's precache list.
+  const scripts = [...sw.matchAll(/"url":"([^"]+\.js)"/g)].map((m) => m[1]!);
+  expect(scripts.some((url) => url.includes('engine-worker'))).toBe(true);
+  const bodies = await Promise.all(scripts.map(async (url) => (await page.request.get(new URL(url, `${baseURL}/`).href)).text()));
+  const marker = 'Thinking about: '; // the deterministic engine's own text
+  expect([sw, ...bodies].filter((text) => text.includes(marker))).toEqual([]);
+  expect(bodies.some((text) => text.includes('MLCEngine'))).toBe(true);
+});
