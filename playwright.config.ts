@@ -1,19 +1,13 @@
 import { defineConfig } from '@playwright/test';
+import chromiumFlags from './test/chromium-flags.json' with { type: 'json' };
 
 // Two servers: the test build (deterministic engine) and the production build (real web-llm).
 const TEST_PORT = Number(process.env.INPAGE_TEST_PORT ?? 4174);
 const PROD_PORT = Number(process.env.INPAGE_PROD_PORT ?? 4175);
 
 // Debian's Chromium; WebGPU on the CPU through SwiftShader. Playwright downloads no browser here.
-export const CHROMIUM_ARGS = [
-  '--enable-unsafe-webgpu',
-  '--enable-unsafe-swiftshader',
-  '--no-sandbox',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
+// The flags live in test/chromium-flags.json, shared with the benchmark driver.
+export const CHROMIUM_ARGS: string[] = chromiumFlags;
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 const browser = {

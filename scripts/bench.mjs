@@ -19,15 +19,7 @@ const DEVTOOLS_PORT = PORT + 1;
 const ORIGIN = `http://127.0.0.1:${PORT}`;
 const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 // The same flags as playwright.config.ts.
-const CHROMIUM_ARGS = [
-  '--enable-unsafe-webgpu',
-  '--enable-unsafe-swiftshader',
-  '--no-sandbox',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
+const CHROMIUM_ARGS = JSON.parse(readFileSync(new URL('../test/chromium-flags.json', import.meta.url), 'utf8'));
 const env = { ...process.env, INPAGE_BUILD_SUFFIX: '-bench' };
 
 const REQUESTS = QUICK ? 40 : 200;

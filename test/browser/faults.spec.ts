@@ -3,7 +3,7 @@
 // gets a clear error or a terminated stream (never a hang), the next request works, and the keys and
 // settings are as they were.
 import { expect, test, type Page } from '@playwright/test';
-import { auth, call, chat, makeKey, openApp } from './helpers';
+import { auth, call, chat, makeKey, openApp, stopServiceWorker } from './helpers';
 
 const long = { model: 'svc-model-5.2-fast', messages: [{ role: 'user', content: 'count 100000' }], stream: true };
 const hi = (content: string) => ({ model: 'svc-model-5.2-fast', messages: [{ role: 'user', content }] });
@@ -36,18 +36,6 @@ async function startStream(page: Page, key: string, events: number, content = 'c
   );
 }
 
-/** Stops the service worker as the browser does when it idles (DevTools protocol). */
-async function stopServiceWorker(page: Page): Promise<void> {
-  const cdp = await page.context().newCDPSession(page);
-  const stopped = new Promise<void>((resolve) => {
-    cdp.on('ServiceWorker.workerVersionUpdated', ({ versions }) => {
-      if (versions.some((v) => v.runningStatus === 'stopped')) resolve();
-    });
-  });
-  await cdp.send('ServiceWorker.enable');
-  await cdp.send('ServiceWorker.stopAllWorkers');
-  await stopped;
-}
 
 /** Reads the started stream to its end: how it ended, and the last of its text. */
 async function finishStream(page: Page): Promise<{ ended: 'done' | 'error'; error?: string; tail: string; text: string }> {

@@ -61,3 +61,16 @@ export function sseEvents(text: string): string[] {
       return block.slice('data: '.length);
     });
 }
+
+/** Stops the service worker as the browser does when it idles (DevTools protocol). */
+export async function stopServiceWorker(page: Page): Promise<void> {
+  const cdp = await page.context().newCDPSession(page);
+  const stopped = new Promise<void>((resolve) => {
+    cdp.on('ServiceWorker.workerVersionUpdated', ({ versions }) => {
+      if (versions.some((v) => v.runningStatus === 'stopped')) resolve();
+    });
+  });
+  await cdp.send('ServiceWorker.enable');
+  await cdp.send('ServiceWorker.stopAllWorkers');
+  await stopped;
+}

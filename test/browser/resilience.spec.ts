@@ -1,6 +1,6 @@
 // Nothing hangs, nothing is lost: aborts, no engine, a restarted service worker, a full queue.
 import { expect, test, type Page } from '@playwright/test';
-import { auth, call, chat, makeKey, openApp } from './helpers';
+import { auth, call, chat, makeKey, openApp, stopServiceWorker } from './helpers';
 
 const long = { model: 'svc-model-5.2-fast', messages: [{ role: 'user', content: 'count 100000' }], stream: true };
 
@@ -90,15 +90,7 @@ test('a service worker the browser stopped gets its engine port back without a r
   const ask = () => chat(page, key, { model: 'svc-model-5.2-fast', messages: [{ role: 'user', content: 'again' }] });
   expect((await ask()).status).toBe(200);
 
-  const cdp = await page.context().newCDPSession(page);
-  const stopped = new Promise<void>((resolve) => {
-    cdp.on('ServiceWorker.workerVersionUpdated', ({ versions }) => {
-      if (versions.some((v) => v.runningStatus === 'stopped')) resolve();
-    });
-  });
-  await cdp.send('ServiceWorker.enable');
-  await cdp.send('ServiceWorker.stopAllWorkers');
-  await stopped;
+  await stopServiceWorker(page);
 
   const after = await ask();
   expect(after.status).toBe(200);

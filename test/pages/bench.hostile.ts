@@ -211,6 +211,10 @@ function arbitraries(keys: HostileKeys) {
       return { method, path, headers: headerList(authorization, contentType, extra), body: bodyless ? null : body };
     });
 
+  const validHeaders: [string, string][] = [
+    ['authorization', `Bearer ${keys.all}`],
+    ['content-type', 'application/json'],
+  ];
   // Valid requests with only the fields every text variant honours: these must answer 200 with the echo.
   const plainText = fc.array(fc.stringMatching(/^[A-Za-z0-9,.!?'"<>&;:()éü中😀-]{1,10}$/), { minLength: 1, maxLength: 6 }).map((w) => w.join(' '));
   const plain: fc.Arbitrary<Case> = fc
@@ -231,10 +235,7 @@ function arbitraries(keys: HostileKeys) {
       return {
         method: 'POST',
         path: '/v1/chat/completions',
-        headers: [
-          ['authorization', `Bearer ${keys.all}`],
-          ['content-type', 'application/json'],
-        ] as [string, string][],
+        headers: validHeaders,
         body: JSON.stringify(body),
         plain: { expect: expected, stream },
       };
@@ -249,10 +250,7 @@ function arbitraries(keys: HostileKeys) {
   const unsupported: fc.Arbitrary<Case> = fc.record({ refusal, text: plainText, stream: fc.boolean() }).map(({ refusal, text, stream }) => ({
     method: 'POST',
     path: '/v1/chat/completions',
-    headers: [
-      ['authorization', `Bearer ${keys.all}`],
-      ['content-type', 'application/json'],
-    ] as [string, string][],
+    headers: validHeaders,
     body: JSON.stringify({
       model: refusal.model,
       messages: [{ role: 'user', content: text }, { role: refusal.last, content: text }],
