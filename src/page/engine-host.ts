@@ -1,6 +1,6 @@
 // The page hosts the engine worker and hands the service worker a port to it; it never carries requests.
-// A heartbeat watches the worker: one that stops answering (crashed, killed, hung) is replaced by a new one,
-// whose port goes to the service worker as the first one did.
+// A worker that ends (crashed, killed) is replaced at once, as its life lock tells; a heartbeat catches one
+// that hangs. The new worker's port goes to the service worker as the first one did.
 import * as Comlink from 'comlink';
 import type { InpageConfig } from '../config';
 import type { EngineControl } from '../engine-control';
@@ -109,6 +109,17 @@ class HostedEngine implements EngineHost {
     }, period);
   }
 
+  /**
+   * The worker holds `lock` while it lives (see offerPort): granted to the page, it has ended, and is replaced
+   * now rather than after missed heartbeats.
+   */
+  watchLifeLock(lock: string): void {
+    const mine = this.current;
+    void navigator.locks?.request(lock, () => {
+      if (this.current === mine && !this.restarting) void this.restart('it ended');
+    });
+  }
+
   /** Replaces the worker; requests that were running on the old one fail in the service worker. */
   restart(why: string): Promise<void> {
     this.restarting ??= (async () => {
@@ -137,7 +148,7 @@ class HostedEngine implements EngineHost {
   }
 }
 
-async function offerPort(host: EngineHost, target: ServiceWorker): Promise<void> {
+async function offerPort(host: HostedEngine, target: ServiceWorker): Promise<void> {
   const channel = new MessageChannel();
   // The engine worker holds this lock while it lives; the offer goes out once it does (see port-messages.ts).
   const lock = `inpage-engine-port:${crypto.randomUUID()}`;
@@ -147,6 +158,7 @@ async function offerPort(host: EngineHost, target: ServiceWorker): Promise<void>
     console.error('inpage: the engine worker did not take its port:', err);
     return;
   }
+  host.watchLifeLock(lock);
   target.postMessage(portOffer(lock), [channel.port2]);
 }
 

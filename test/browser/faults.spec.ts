@@ -138,7 +138,8 @@ test('the service worker stopped mid-stream: its generation stops too, so the ne
 });
 
 test('the engine worker killed mid-generation: the stream ends with an in-band error and [DONE], the next request works', async ({ page }) => {
-  await openApp(page, '/?tokenDelayMs=2');
+  // Heartbeat off: the host learns of the death from the worker's life lock alone.
+  await openApp(page, '/?tokenDelayMs=2&engineHeartbeatMs=0');
   const key = await makeKey(page);
   const before = await readState(page);
   await startStream(page, key, 5);
@@ -162,7 +163,28 @@ test('the engine worker killed mid-generation: the stream ends with an in-band e
   }
   expect(next.status, next.text).toBe(200);
   expect((next.json as { choices: { message: { content: string } }[] }).choices[0]!.message.content).toBe('Echo: a new engine');
+  expect(await page.evaluate(() => window.inpage!.engine!.restarts)).toBe(1);
   expect(await readState(page)).toEqual(before);
+});
+
+test('an engine worker that hangs is replaced after missed heartbeats; the next request works', async ({ page }) => {
+  await openApp(page, '/?engineHeartbeatMs=200');
+  const key = await makeKey(page);
+  expect((await chat(page, key, hi('before the hang'))).status).toBe(200);
+  const engineWorker = page.workers().find((w) => w.url().includes('engine-worker'));
+  expect(engineWorker).toBeDefined();
+  // Alive (its locks held) but never answering again.
+  void engineWorker!.evaluate(() => {
+    for (;;);
+  }).catch(() => undefined);
+  await expect.poll(() => page.evaluate(() => window.inpage!.engine!.restarts), { timeout: 10_000 }).toBe(1);
+  let next = await chat(page, key, hi('after the hang'));
+  for (let attempt = 0; next.status === 503 && attempt < 40; attempt++) {
+    await page.waitForTimeout(250);
+    next = await chat(page, key, hi('after the hang'));
+  }
+  expect(next.status, next.text).toBe(200);
+  expect((next.json as { choices: { message: { content: string } }[] }).choices[0]!.message.content).toBe('Echo: after the hang');
 });
 
 test('IndexedDB blocked by another connection: requests fail with a clear error instead of hanging, then recover', async ({ page }) => {
