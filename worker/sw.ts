@@ -7,6 +7,7 @@ import { NetworkFirst } from 'workbox-strategies';
 import { createApp } from './sw/app';
 import { EngineLink } from './sw/engine-link';
 import { errorResponse } from './sw/respond';
+import { holdForLife, whenReleased } from '../src/life-locks';
 import { ApiError } from '../src/protocol/errors';
 import { isPortOffer, offerLock, PORT_REQUEST } from '../src/page/port-messages';
 
@@ -20,12 +21,7 @@ const lifeLock = (async () => {
   const locks = self.navigator.locks;
   if (!locks) return undefined;
   const name = `inpage-sw:${crypto.randomUUID()}`;
-  await new Promise<void>((held) => {
-    void locks.request(name, () => {
-      held();
-      return new Promise<never>(() => undefined);
-    });
-  });
+  await holdForLife(locks, name);
   return name;
 })();
 
@@ -36,7 +32,7 @@ const link = new EngineLink({
     for (const page of pages) page.postMessage(PORT_REQUEST);
   },
   // The engine worker holds its port's lock while it lives; being granted it means the engine is gone.
-  whenLockFree: (name) => self.navigator.locks.request(name, () => undefined),
+  whenLockFree: (name) => whenReleased(self.navigator.locks, name),
   lifeLock,
 });
 const app = createApp(link);

@@ -5,6 +5,7 @@ import * as Comlink from 'comlink';
 import type { InpageConfig } from '../config';
 import type { EngineControl } from '../engine-control';
 import type { ModelStatus } from '../engine-protocol';
+import { whenReleased } from '../life-locks';
 import { isPortRequest, portOffer } from './port-messages';
 
 export interface EngineHost {
@@ -115,7 +116,8 @@ class HostedEngine implements EngineHost {
    */
   watchLifeLock(lock: string): void {
     const mine = this.current;
-    void navigator.locks?.request(lock, () => {
+    if (!navigator.locks) return;
+    void whenReleased(navigator.locks, lock).then(() => {
       if (this.current === mine && !this.restarting) void this.restart('it ended');
     });
   }

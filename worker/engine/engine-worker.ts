@@ -5,6 +5,7 @@ import { createEngine } from '#engine-impl';
 import type { InpageConfig } from '../../src/config';
 import type { EngineControl } from '../../src/engine-control';
 import type { FromEngine, ToEngine } from '../../src/engine-protocol';
+import { holdForLife, whenReleased } from '../../src/life-locks';
 import type { Engine } from './engine';
 import { EventBatch, nextTurn } from './event-batch';
 import { Scheduler } from './scheduler';
@@ -51,7 +52,7 @@ function serve(port: MessagePort): void {
         return;
       case 'watch':
         // Granted once the service worker that holds it is gone.
-        void self.navigator.locks?.request(message.lock, abandon);
+        if (self.navigator.locks) void whenReleased(self.navigator.locks, message.lock).then(abandon);
         return;
     }
   };
@@ -84,12 +85,7 @@ const control: EngineControl = {
     serve(port);
     if (!lock || !self.navigator.locks) return;
     // Held until this worker ends: the lock's release tells the service worker that this engine is gone.
-    await new Promise<void>((held) => {
-      void self.navigator.locks.request(lock, () => {
-        held();
-        return new Promise<never>(() => undefined);
-      });
-    });
+    await holdForLife(self.navigator.locks, lock);
   },
   async status() {
     return need().engine.status();
