@@ -115,7 +115,8 @@ export class WebLlmRun {
     let pendingLogprobs: TokenLogprob[] = [];
     try {
       for (;;) {
-        // After a stop sequence the rest is read only for web-llm's usage (and to free its lock).
+        // After a stop sequence web-llm is interrupted before its next step; the rest is read only for its
+        // usage (and to free its lock).
         if (stopper.matched) this.options.interrupt();
         const result = this.first ?? (await this.pull());
         this.first = null;
@@ -131,10 +132,6 @@ export class WebLlmRun {
         if (split.thinking && this.options.thinking) reasoningTokens++;
         if (split.thinking) pendingLogprobs = []; // logprobs describe the answer only
         const content = stopper.push(split.content);
-        if (stopper.matched) {
-          this.options.interrupt();
-          finishReason = 'stop';
-        }
         const event: Extract<EngineEvent, { type: 'delta' }> = { type: 'delta' };
         if (split.reasoning) event.reasoning = split.reasoning;
         if (content) {
@@ -150,7 +147,6 @@ export class WebLlmRun {
       if (this.options.signal.aborted) throw new ApiError('internal_error', 'The client aborted the request.');
       const rest = splitter?.end() ?? { reasoning: '', content: '' };
       const restContent = stopper.push(rest.content) + stopper.end();
-      if (stopper.matched) finishReason = 'stop';
       if (rest.reasoning || restContent) {
         const event: Extract<EngineEvent, { type: 'delta' }> = { type: 'delta' };
         if (rest.reasoning) event.reasoning = rest.reasoning;
@@ -160,7 +156,9 @@ export class WebLlmRun {
         }
         yield event;
       }
-      yield { type: 'finish', finish_reason: this.finishReason(finishReason), usage: this.usage(usage, reasoningTokens) };
+      // A stop sequence of ours ended it: web-llm, interrupted, says `abort`.
+      const reason = stopper.matched ? 'stop' : finishReason;
+      yield { type: 'finish', finish_reason: this.finishReason(reason), usage: this.usage(usage, reasoningTokens) };
     } finally {
       if (!this.done) {
         this.options.interrupt();

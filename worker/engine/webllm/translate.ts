@@ -102,7 +102,8 @@ function responseFormat(format: ResponseFormat): WebLlmResponseFormat {
 export function translateRequest(request: ChatCompletionRequest, options: TranslateOptions): Translation {
   const variant = VARIANTS[request.model];
   const thinking = wantsThinking(request);
-  const thinkingSwitchedOff = hasThinkingSwitch(variant) && !thinking;
+  const thinkingSwitch = hasThinkingSwitch(variant);
+  const thinkingSwitchedOff = thinkingSwitch && !thinking;
   const out: ChatCompletionRequestStreaming = {
     model: options.modelId,
     messages: translateMessages(request.messages, options.images),
@@ -115,8 +116,8 @@ export function translateRequest(request: ChatCompletionRequest, options: Transl
   const limit = outputLimit(request);
   if (limit !== undefined) out.max_tokens = limit + (thinkingSwitchedOff ? options.emptyThinkTokens : 0);
   const stops = stopSequences(request);
-  const answerStops = hasThinkingSwitch(variant) ? stops : [];
-  if (stops.length > 0 && answerStops.length === 0) out.stop = stops;
+  const answerStops = thinkingSwitch ? stops : [];
+  if (!thinkingSwitch && stops.length > 0) out.stop = stops;
   if (request.seed !== undefined) out.seed = request.seed;
   if (request.presence_penalty !== undefined) out.presence_penalty = request.presence_penalty;
   if (request.frequency_penalty !== undefined) out.frequency_penalty = request.frequency_penalty;
@@ -125,6 +126,6 @@ export function translateRequest(request: ChatCompletionRequest, options: Transl
   if (request.top_logprobs !== undefined) out.top_logprobs = request.top_logprobs;
   if (request.response_format !== undefined) out.response_format = responseFormat(request.response_format);
   // Qwen3's switch: web-llm prefills an empty thinking block when it is false. Other models have none.
-  if (hasThinkingSwitch(variant)) out.extra_body = { enable_thinking: thinking };
+  if (thinkingSwitch) out.extra_body = { enable_thinking: thinking };
   return { request: out, thinking, thinkingSwitchedOff, answerStops };
 }
