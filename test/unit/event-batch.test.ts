@@ -9,23 +9,23 @@ const finish: EngineEvent = {
   usage: { prompt_tokens: 1, completion_tokens: 3, total_tokens: 4, completion_tokens_details: { reasoning_tokens: 0 } },
 };
 
-/** A `later` whose tasks run when the test says the turn is over. */
-function manualTurns() {
+/** A batch whose turns end when the test says so, and what it sent. */
+function batchWithTurns() {
   const tasks: (() => void)[] = [];
-  return { later: (task: () => void) => void tasks.push(task), endTurn: () => tasks.splice(0).forEach((t) => t()) };
+  const sent: EngineEvent[][] = [];
+  const batch = new EventBatch((events) => sent.push(events), (task) => void tasks.push(task));
+  return { batch, sent, endTurn: () => tasks.splice(0).forEach((t) => t()) };
 }
 
 describe('EventBatch', () => {
   it('sends the first event of a turn at once and the rest of that turn as one message', () => {
-    const sent: EngineEvent[][] = [];
-    const turns = manualTurns();
-    const batch = new EventBatch((events) => sent.push(events), turns.later);
+    const { batch, sent, endTurn } = batchWithTurns();
     batch.push(delta('a'));
     expect(sent).toEqual([[delta('a')]]);
     batch.push(delta('b'));
     batch.push(delta('c'));
     expect(sent).toHaveLength(1);
-    turns.endTurn();
+    endTurn();
     expect(sent).toEqual([[delta('a')], [delta('b'), delta('c')]]);
     // A new turn: its first event goes at once again.
     batch.push(delta('d'));
@@ -33,26 +33,22 @@ describe('EventBatch', () => {
   });
 
   it('flush sends what is held, so end can follow every event; order is kept', () => {
-    const sent: EngineEvent[][] = [];
-    const turns = manualTurns();
-    const batch = new EventBatch((events) => sent.push(events), turns.later);
+    const { batch, sent, endTurn } = batchWithTurns();
     batch.push(delta('a'));
     batch.push(delta('b'));
     batch.push(finish);
     batch.flush();
     expect(sent.flat()).toEqual([delta('a'), delta('b'), finish]);
-    turns.endTurn();
+    endTurn();
     expect(sent.flat()).toEqual([delta('a'), delta('b'), finish]);
   });
 
   it('drop forgets held events', () => {
-    const sent: EngineEvent[][] = [];
-    const turns = manualTurns();
-    const batch = new EventBatch((events) => sent.push(events), turns.later);
+    const { batch, sent, endTurn } = batchWithTurns();
     batch.push(delta('a'));
     batch.push(delta('b'));
     batch.drop();
-    turns.endTurn();
+    endTurn();
     expect(sent).toEqual([[delta('a')]]);
   });
 
