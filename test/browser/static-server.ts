@@ -36,7 +36,9 @@ export interface StaticServer {
  * Serves each mount's folder under its URL prefix (longest prefix wins); `/` serves index.html.
  * Answers are never cached by the browser, so what a test changes is what the next request gets.
  */
-export async function serveStatic(port: number, mounts: Record<string, string>): Promise<StaticServer> {
+export async function serveStatic(basePort: number, mounts: Record<string, string>): Promise<StaticServer> {
+  // INPAGE_PORT_OFFSET lets work trees on one machine run these tests side by side.
+  const port = basePort + Number(process.env.INPAGE_PORT_OFFSET ?? 0);
   const overrides = new Map<string, string | Uint8Array>();
   const requests: string[] = [];
   const prefixes = Object.keys(mounts).sort((a, b) => b.length - a.length);
