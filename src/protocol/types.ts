@@ -1,7 +1,7 @@
 // Wire types of the /v1 interface (CONTRACT.md "Answers" and "Model object").
 import type { VariantId } from '../variants';
 
-export type Role = 'system' | 'developer' | 'user' | 'assistant';
+export type Role = 'system' | 'developer' | 'user' | 'assistant' | 'tool';
 
 export interface TextPart {
   type: 'text';
@@ -13,11 +13,35 @@ export interface ImagePart {
 }
 export type ContentPart = TextPart | ImagePart;
 
+/** A call the assistant made, in a request's history or an answer. `arguments` is JSON text. */
+export interface ToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+/**
+ * One message after validation. `content` is never null (no text is ''). Legacy shapes arrive translated:
+ * an assistant's `function_call` is one entry of `tool_calls`, a `function` message is a `tool` message.
+ */
 export interface ChatMessage {
   role: Role;
   content: string | ContentPart[];
   name?: string;
+  /** assistant only: the calls it made (its `content` may be '' then). */
+  tool_calls?: ToolCall[];
+  /** tool only: the call this message answers. */
+  tool_call_id?: string;
 }
+
+/** A function the model may call. `parameters` is a JSON Schema (absent: no arguments). */
+export interface FunctionTool {
+  type: 'function';
+  function: { name: string; description?: string; parameters?: Record<string, unknown>; strict?: boolean | null };
+}
+
+/** `auto` (the default with tools): the model decides; `none`: tools are not offered; `required`: at least one call. */
+export type ToolChoice = 'auto' | 'none' | 'required' | { type: 'function'; function: { name: string } };
 
 export type ResponseFormat =
   | { type: 'text' }
@@ -46,9 +70,22 @@ export interface ChatCompletionRequest {
   response_format?: ResponseFormat;
   reasoning_effort?: ReasoningEffort;
   user?: string;
+  tools?: FunctionTool[];
+  tool_choice?: ToolChoice;
+  parallel_tool_calls?: boolean;
+  /** Token id (as a string) → bias from -100 to 100. */
+  logit_bias?: Record<string, number>;
+  /**
+   * Set by validation (never read from the body): the request used the legacy `functions` field, so the
+   * answer takes the legacy shape (`message.function_call`, `finish_reason: "function_call"`).
+   */
+  legacy_functions?: boolean;
 }
 
-export type FinishReason = 'stop' | 'length';
+/** How an engine ends a generation. */
+export type EngineFinishReason = 'stop' | 'length' | 'tool_calls';
+/** What the wire says: `function_call` is `tool_calls` for a request that used the legacy `functions`. */
+export type FinishReason = EngineFinishReason | 'function_call';
 
 export interface Usage {
   prompt_tokens: number;
@@ -70,10 +107,14 @@ export interface ChoiceLogprobs {
 
 export interface AssistantMessage {
   role: 'assistant';
-  content: string;
+  /** null when the answer is only tool calls. */
+  content: string | null;
   refusal: null;
   reasoning_content?: string;
   reasoning?: string;
+  tool_calls?: ToolCall[];
+  /** The legacy answer (request used `functions`): the one call, without id. */
+  function_call?: { name: string; arguments: string };
 }
 
 export interface ChatCompletion {
@@ -91,11 +132,22 @@ export interface ChatCompletion {
   usage: Usage;
 }
 
+/** One piece of a streamed tool call: the first carries id, type and name (arguments ""), later ones arguments. */
+export interface ToolCallDelta {
+  index: number;
+  id?: string;
+  type?: 'function';
+  function: { name?: string; arguments: string };
+}
+
 export interface ChunkDelta {
   role?: 'assistant';
   content?: string;
   reasoning_content?: string;
   reasoning?: string;
+  tool_calls?: ToolCallDelta[];
+  /** Legacy stream (request used `functions`): name first, then argument fragments. */
+  function_call?: { name?: string; arguments: string };
 }
 
 export interface ChatCompletionChunk {

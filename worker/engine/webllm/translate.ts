@@ -9,7 +9,8 @@ import type {
 } from '@mlc-ai/web-llm';
 import type { ChatCompletionRequest, ChatMessage, ResponseFormat } from '../../../src/protocol/types';
 import { VARIANTS } from '../../../src/variants';
-import { hasThinkingSwitch, outputLimit, stopSequences, wantsThinking } from '../request-support';
+import { ApiError } from '../../../src/protocol/errors';
+import { hasThinkingSwitch, outputLimit, stopSequences, toolPlan, wantsThinking } from '../request-support';
 import type { ResolvedImage } from './images';
 
 /** web-llm refuses top_p = 0 (it wants 0 < top_p ≤ 1); this keeps only the most likely token, as 0 means. */
@@ -100,6 +101,12 @@ function responseFormat(format: ResponseFormat): WebLlmResponseFormat {
 }
 
 export function translateRequest(request: ChatCompletionRequest, options: TranslateOptions): Translation {
+  // Tool calling on web-llm (Qwen3's own format) is being built (issue 10); until then it is refused, not dropped.
+  const toolTurn = request.messages.findIndex((m) => m.role === 'tool' || m.tool_calls !== undefined);
+  if (toolPlan(request) !== null || toolTurn >= 0) {
+    const param = toolTurn >= 0 ? `messages[${toolTurn}]` : 'tools';
+    throw new ApiError('unsupported_parameter', `Unsupported parameter: '${param}': tool calling is not yet available on the web-llm engine.`, { param });
+  }
   const variant = VARIANTS[request.model];
   const thinking = wantsThinking(request);
   const thinkingSwitch = hasThinkingSwitch(variant);
@@ -124,6 +131,7 @@ export function translateRequest(request: ChatCompletionRequest, options: Transl
   if (request.n !== undefined) out.n = request.n;
   if (request.logprobs !== undefined) out.logprobs = request.logprobs;
   if (request.top_logprobs !== undefined) out.top_logprobs = request.top_logprobs;
+  if (request.logit_bias !== undefined) out.logit_bias = request.logit_bias;
   if (request.response_format !== undefined) out.response_format = responseFormat(request.response_format);
   // Qwen3's switch: web-llm prefills an empty thinking block when it is false. Other models have none.
   if (thinkingSwitch) out.extra_body = { enable_thinking: thinking };
