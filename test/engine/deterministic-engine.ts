@@ -8,8 +8,8 @@
 // Thinking variants first think "Thinking about: <the message>" unless reasoning_effort is "none".
 // A token is a run of non-space characters with the spaces before it. Loading is simulated: a variant's
 // first use "downloads" 4 MiB of pretend weights in progress steps, then "loads".
-import { ApiError } from '../../src/protocol/errors';
-import type { AdapterReport } from '../../src/engine-control';
+import { ApiError, clientAborted, contextExceeded } from '../../src/protocol/errors';
+import type { AdapterReport, ImportFile, ImportProgress, ImportReport } from '../../src/engine-control';
 import type { InpageConfig } from '../../src/config';
 import type { EngineEvent, ModelStatus } from '../../src/engine-protocol';
 import type { ChatCompletionRequest, ChatMessage, ModelState } from '../../src/protocol/types';
@@ -150,13 +150,7 @@ export class DeterministicEngine implements Engine {
     await this.load(request.model);
     const promptTokens = countPromptTokens(request.messages);
     const limit = outputLimit(request);
-    if (promptTokens + (limit ?? 0) > TEST_CONTEXT_LENGTH) {
-      throw new ApiError(
-        'context_length_exceeded',
-        `This model's maximum context length is ${TEST_CONTEXT_LENGTH} tokens. However, you requested ${promptTokens + (limit ?? 0)} tokens (${promptTokens} in the messages, ${limit ?? 0} in the completion).`,
-        { param: 'messages' },
-      );
-    }
+    if (promptTokens + (limit ?? 0) > TEST_CONTEXT_LENGTH) throw contextExceeded(TEST_CONTEXT_LENGTH, promptTokens, limit ?? 0);
     const lastUser = [...request.messages].reverse().find((m) => m.role === 'user');
     const text = lastUser ? textOf(lastUser) : '';
     const reply = replyFor(text);
@@ -179,7 +173,7 @@ export class DeterministicEngine implements Engine {
     const pace = async () => {
       if (this.config.tokenDelayMs > 0) await sleep(this.config.tokenDelayMs);
       else if (produced % 32 === 0) await sleep(0); // let aborts and other messages in
-      if (opts.signal.aborted) throw new ApiError('internal_error', 'Generation aborted.');
+      if (opts.signal.aborted) throw clientAborted();
     };
     for (const token of reasoning) {
       if (produced >= budget) break;

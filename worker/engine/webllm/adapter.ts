@@ -2,9 +2,9 @@
 // model (thinking is switched per request); everything that touches the MLCEngine runs one at a time.
 import type { AppConfig, MLCEngineConfig, MLCEngineInterface } from '@mlc-ai/web-llm';
 import type { InpageConfig } from '../../../src/config';
-import type { AdapterReport } from '../../../src/engine-control';
+import type { AdapterReport, ImportFile, ImportProgress, ImportReport } from '../../../src/engine-control';
 import type { ModelStatus } from '../../../src/engine-protocol';
-import { ApiError } from '../../../src/protocol/errors';
+import { ApiError, clientAborted, contextExceeded } from '../../../src/protocol/errors';
 import type { ChatCompletionRequest } from '../../../src/protocol/types';
 import { VARIANTS, type Variant, type VariantId } from '../../../src/variants';
 import type { Engine, Generation } from '../engine';
@@ -49,7 +49,7 @@ interface RunningState {
   failure: ApiError | null;
 }
 
-const aborted = () => new ApiError('internal_error', 'The client aborted the request.');
+const aborted = clientAborted;
 
 export class WebLlmEngine implements Engine {
   private readonly states = new ModelStates();
@@ -287,11 +287,7 @@ export class WebLlmEngine implements Engine {
     const completion = outputLimit(request) ?? 0;
     const context = this.states.context(loaded.group);
     if (prompt + completion > context) {
-      throw new ApiError(
-        'context_length_exceeded',
-        `This model's maximum context length is ${context} tokens. However, you requested ${prompt + completion} tokens (${prompt} in the messages, ${completion} in the completion). Please reduce the length of the messages or completion.`,
-        { param: 'messages' },
-      );
+      throw contextExceeded(context, prompt, completion);
     }
     return prompt;
   }
