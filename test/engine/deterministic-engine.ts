@@ -157,7 +157,7 @@ export class DeterministicEngine implements Engine {
     const reasoning = wantsThinking(request) ? tokenize(`Thinking about: ${text}`) : [];
     const { text: content, stopped } = cutAtStop(reply.content, stopSequences(request));
     return {
-      fingerprint: `fp_test_${VARIANTS[request.model].weightGroup}`,
+      fingerprint: `fp_test_${request.variant.weightGroup}`,
       events: this.stream(reasoning, tokenize(content), { promptTokens, limit, stopped, failAfter: reply.failAfter, signal }),
     };
   }

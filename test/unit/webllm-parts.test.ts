@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/protocol/errors';
 import type { ChatCompletionRequest } from '../../src/protocol/types';
+import { resolved, type RequestBody } from './requests';
 import { assertSupported } from '../../worker/engine/request-support';
 import { contextLength, kvBytesPerToken, memoryBudgetMB, smallerContext } from '../../worker/engine/webllm/context-size';
 import { generationError, isOutOfMemory, loadError } from '../../worker/engine/webllm/errors';
@@ -196,10 +197,10 @@ describe('error mapping', () => {
 });
 
 describe('request support', () => {
-  const base: ChatCompletionRequest = { model: 'svc-model-5.2-fast', messages: [{ role: 'user', content: 'hi' }] };
-  const refused = (request: ChatCompletionRequest): string | null => {
+  const base: RequestBody = { model: 'svc-model-5.2-fast', messages: [{ role: 'user', content: 'hi' }] };
+  const refused = (request: RequestBody): string | null => {
     try {
-      assertSupported(request);
+      assertSupported(resolved(request));
       return null;
     } catch (err) {
       expect(err).toBeInstanceOf(ApiError);

@@ -18,7 +18,7 @@ export function hasThinkingSwitch(variant: Variant): boolean {
 
 /** Throws for the first field the chosen variant cannot honour. Shared by every engine implementation. */
 export function assertSupported(request: ChatCompletionRequest): void {
-  const variant = VARIANTS[request.model];
+  const { variant } = request;
   const unsupported = (param: string, why: string): never => {
     throw new ApiError('unsupported_parameter', `Unsupported parameter: '${param}' ${why} (model '${variant.id}').`, { param });
   };
@@ -55,7 +55,7 @@ export function assertSupported(request: ChatCompletionRequest): void {
 
 /** Whether this request should think: a thinking variant, unless `reasoning_effort` is "none". */
 export function wantsThinking(request: ChatCompletionRequest): boolean {
-  return VARIANTS[request.model].thinks && request.reasoning_effort !== 'none';
+  return request.variant.thinks && request.reasoning_effort !== 'none';
 }
 
 /** `max_completion_tokens` wins over the older `max_tokens`; both count thinking tokens. */

@@ -100,9 +100,8 @@ function responseFormat(format: ResponseFormat): WebLlmResponseFormat {
 }
 
 export function translateRequest(request: ChatCompletionRequest, options: TranslateOptions): Translation {
-  const variant = VARIANTS[request.model];
   const thinking = wantsThinking(request);
-  const thinkingSwitch = hasThinkingSwitch(variant);
+  const thinkingSwitch = hasThinkingSwitch(request.variant);
   const thinkingSwitchedOff = thinkingSwitch && !thinking;
   const out: ChatCompletionRequestStreaming = {
     model: options.modelId,
