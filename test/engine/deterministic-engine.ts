@@ -145,8 +145,24 @@ export class DeterministicEngine implements Engine {
     this.changed();
   }
 
-  async generate(request: ChatCompletionRequest, signal: AbortSignal): Promise<Generation> {
+  supports(request: ChatCompletionRequest): void {
     assertSupported(request);
+  }
+
+  // Import and the cache check run web-llm's real cache code (no weights are ever loaded from it here), so the
+  // test build exercises what production does with a folder of model files.
+  async importFiles(files: ImportFile[], onProgress?: (progress: ImportProgress) => void): Promise<ImportReport> {
+    const { importIntoCache } = await import('../../worker/engine/webllm/import-files');
+    return importIntoCache(files, this.config, globalThis.location.origin, onProgress);
+  }
+
+  async cachedModels(): Promise<string[]> {
+    const { cachedModelIds } = await import('../../worker/engine/webllm/import-files');
+    return cachedModelIds(this.config, globalThis.location.origin);
+  }
+
+  async generate(request: ChatCompletionRequest, signal: AbortSignal): Promise<Generation> {
+    this.supports(request);
     await this.load(request.model);
     const promptTokens = countPromptTokens(request.messages);
     const limit = outputLimit(request);

@@ -13,7 +13,7 @@ import { generationError, isOutOfMemory, loadError } from '../../worker/engine/w
 import { ModelCache } from '../../worker/engine/webllm/cache';
 import { probeGpu } from '../../worker/engine/webllm/gpu';
 import { inspectMLCEngine } from '../../worker/engine/webllm/introspect';
-import { KV_SHAPES, appConfigFor, recordFor } from '../../worker/engine/webllm/models';
+import { WEBLLM_MODELS, appConfigFor, recordFor } from '../../worker/engine/webllm/models';
 import { ProgressTracker } from '../../worker/engine/webllm/progress';
 import { countPromptTokens, renderPrompt } from '../../worker/engine/webllm/prompt-tokens';
 import { StopMatcher } from '../../worker/engine/webllm/stop-matcher';
@@ -88,7 +88,7 @@ describe('ProgressTracker', () => {
 });
 
 describe('context sizing', () => {
-  const qwen8 = KV_SHAPES['qwen3-8b']!;
+  const qwen8 = WEBLLM_MODELS['qwen3-8b']!.kv;
   it('computes KV bytes per token from the model shape', () => {
     expect(kvBytesPerToken(qwen8, 'f16')).toBe(2 * 36 * 8 * 128 * 2);
     expect(kvBytesPerToken(qwen8, 'f32')).toBe(2 * 36 * 8 * 128 * 4);

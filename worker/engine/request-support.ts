@@ -3,18 +3,6 @@
 // the test build refuses exactly what production refuses.
 import { ApiError } from '../../src/protocol/errors';
 import type { ChatCompletionRequest } from '../../src/protocol/types';
-import { VARIANTS, type Variant } from '../../src/variants';
-
-/**
- * What web-llm puts in front of the answer of a Qwen3 model whose thinking is switched off
- * (`extra_body.enable_thinking: false`): it prefills this empty block and counts it as generated text.
- */
-export const EMPTY_THINK_BLOCK = '<think>\n\n</think>\n\n';
-
-/** Qwen3 has a thinking switch (web-llm's `enable_thinking`); Phi-3.5-vision has none. */
-export function hasThinkingSwitch(variant: Variant): boolean {
-  return /^Qwen3-/.test(variant.webllm.f16);
-}
 
 /** Throws for the first field the chosen variant cannot honour. Shared by every engine implementation. */
 export function assertSupported(request: ChatCompletionRequest): void {

@@ -8,14 +8,14 @@ import { ApiError, clientAborted, contextExceeded } from '../../../src/protocol/
 import type { ChatCompletionRequest } from '../../../src/protocol/types';
 import { VARIANTS, type Variant, type VariantId } from '../../../src/variants';
 import type { Engine, Generation } from '../engine';
-import { EMPTY_THINK_BLOCK, assertSupported, hasThinkingSwitch, outputLimit } from '../request-support';
+import { assertSupported, outputLimit } from '../request-support';
 import { ModelCache, type CacheFunctions } from './cache';
 import { contextLength, memoryBudgetMB, smallerContext } from './context-size';
 import { generationError, isOutOfMemory, loadError } from './errors';
 import { budgetOf, type DeviceLostListener, type GpuProbe } from './gpu';
 import { resolveImages, type ImageReader, type ResolvedImage } from './images';
 import { ModelStates } from './model-states';
-import { appConfigFor, kvShape, modelIdOf, prebuiltRecord, weightGroups, type Precision } from './models';
+import { EMPTY_THINK_BLOCK, appConfigFor, hasThinkingSwitch, kvShape, modelIdOf, prebuiltRecord, weightGroups, type Precision } from './models';
 import { Mutex } from './mutex';
 import { ProgressTracker } from './progress';
 import { countPromptTokens, type LoadedModelView } from './prompt-tokens';
@@ -228,10 +228,27 @@ export class WebLlmEngine implements Engine {
     return this.loaded;
   }
 
-  async generate(request: ChatCompletionRequest, signal: AbortSignal): Promise<Generation> {
+  supports(request: ChatCompletionRequest): void {
     assertSupported(request);
+  }
+
+  /** web-llm's cache code, loaded when first needed (production shares the engine's copy of web-llm). */
+  async importFiles(files: ImportFile[], onProgress?: (progress: ImportProgress) => void): Promise<ImportReport> {
+    const { importIntoCache } = await import('./import-files');
+    const report = await importIntoCache(files, this.config, this.deps.origin, onProgress);
+    await this.rescan();
+    return report;
+  }
+
+  async cachedModels(): Promise<string[]> {
+    const { cachedModelIds } = await import('./import-files');
+    return cachedModelIds(this.config, this.deps.origin);
+  }
+
+  async generate(request: ChatCompletionRequest, signal: AbortSignal): Promise<Generation> {
+    this.supports(request);
     await this.usable();
-    const variant = VARIANTS[request.model];
+    const { variant } = request;
     const images: Map<string, ResolvedImage> = variant.vision ? await resolveImages(request.messages, this.deps.images, signal) : new Map();
     const release = await this.mutex.acquire();
     let handedOver = false;
