@@ -187,7 +187,7 @@ export class DeterministicEngine implements Engine {
     let produced = 0;
     let reasoningTokens = 0;
     const pace = async () => {
-      if (this.config.tokenDelayMs > 0) await sleep(this.config.tokenDelayMs);
+      if ((this.config.tokenDelayMs ?? 0) > 0) await sleep(this.config.tokenDelayMs ?? 0);
       else if (produced % 32 === 0) await sleep(0); // let aborts and other messages in
       if (opts.signal.aborted) throw clientAborted();
     };
