@@ -1,6 +1,6 @@
 // The page entry: register the service worker, host the engine, and offer a small API on `window.inpage`.
 import { loadConfig, refusedUrlSettings } from '../config';
-import { createKey, listKeys, revokeKey } from '../keys/key-store';
+import { createKey, deleteKey, listKeys, revokeKey } from '../keys/key-store';
 import { getWorkspace, registerWorkspace } from '../keys/workspace';
 import { hostEngine, type EngineHost } from './engine-host';
 import { claimEngine } from './engine-lock';
@@ -12,7 +12,7 @@ import { mountWorkspace } from './ui/mount';
 export interface InpageApi {
   baseURL: string;
   workspace: { get: typeof getWorkspace; register: typeof registerWorkspace };
-  keys: { create: typeof createKey; list: typeof listKeys; revoke: typeof revokeKey };
+  keys: { create: typeof createKey; list: typeof listKeys; revoke: typeof revokeKey; delete: typeof deleteKey };
   engine: EngineHost | null;
   /**
    * Hears when this tab starts hosting the engine: at once if it does, or later when it takes over from a
@@ -61,7 +61,7 @@ async function boot(): Promise<InpageApi> {
   const api: InpageApi = {
     baseURL: `${location.origin}/v1`,
     workspace: { get: getWorkspace, register: registerWorkspace },
-    keys: { create: createKey, list: listKeys, revoke: revokeKey },
+    keys: { create: createKey, list: listKeys, revoke: revokeKey, delete: deleteKey },
     engine: leadership?.host ?? null,
     onEngine: (listener) => leadership?.onHost(listener),
     storage: { report: storageReport, persist: requestPersistence },

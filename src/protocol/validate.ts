@@ -1,8 +1,8 @@
 // Request-body validation: a zod schema for the shape, then CONTRACT.md's codes for what zod reports.
 import { z } from 'zod';
 import { ApiError } from './errors';
-import type { ChatCompletionRequest, ChatMessage, ToolCall } from './types';
-import { VARIANTS, isVariantId } from '../variants';
+import { modelNotFound } from './errors';
+import { VARIANTS, isVariantId, type Variant, type VariantId } from '../variants';
 
 const num = (min: number, max: number) => z.number().min(min).max(max);
 const positiveInt = z.number().int().min(1);
@@ -17,9 +17,10 @@ const imagePart = z.object({
 });
 const contentPart = z.discriminatedUnion('type', [textPart, imagePart]);
 
-// Text-only content (system, developer, tool messages); images are checked per role after parsing.
-const textContent = z.union([z.string(), z.array(textPart)]);
+// Assistant turns carry `content: null` (or none) when they are only tool calls; it means "no text".
 const content = z.union([z.string(), z.array(contentPart)]);
+// Tool results are text only (parts joined by a newline).
+const textContent = z.union([z.string(), z.array(textPart)]);
 
 const toolCall = z.object({
   id: z.string(),
@@ -36,7 +37,7 @@ const functionDefinition = z.object({
   parameters: z.record(z.string(), z.unknown()).optional(),
   strict: z.boolean().nullable().optional(),
 });
-const tool = z.object({ type: z.literal('function'), function: functionDefinition });
+const functionTool = z.object({ type: z.literal('function'), function: functionDefinition });
 const toolChoice = z.union([
   z.enum(['auto', 'none', 'required']),
   z.object({ type: z.literal('function'), function: z.object({ name: z.string() }) }),
@@ -44,20 +45,29 @@ const toolChoice = z.union([
 const legacyFunctionCall = z.union([z.enum(['auto', 'none']), z.object({ name: z.string() })]);
 
 const message = z.discriminatedUnion('role', [
-  z.object({ role: z.enum(['system', 'developer']), content, name: z.string().optional() }),
-  z.object({ role: z.literal('user'), content, name: z.string().optional() }),
+  z.object({ role: z.enum(['system', 'developer', 'user']), content, name: z.string().optional() }),
   z.object({
     role: z.literal('assistant'),
-    // Assistant turns carry `content: null` (or none) when they are only tool calls; it means "no text".
-    content: content.nullable().optional(),
+    content: content
+      .nullable()
+      .optional()
+      .transform((text) => text ?? ''),
     name: z.string().optional(),
     refusal: z.string().nullable().optional(),
     tool_calls: z.array(toolCall).optional(),
+    /** Legacy; validation moves it into `tool_calls`, so engines never see it. */
     function_call: legacyCall.nullable().optional(),
   }),
   z.object({ role: z.literal('tool'), content: textContent, tool_call_id: z.string() }),
-  // Legacy: the result of a `function_call`, translated to a `tool` message.
-  z.object({ role: z.literal('function'), name: z.string(), content: z.string().nullable() }),
+  // Legacy: the result of a `function_call`; validation turns it into the `tool` message answering it.
+  z.object({
+    role: z.literal('function'),
+    name: z.string(),
+    content: z
+      .string()
+      .nullable()
+      .transform((text) => text ?? ''),
+  }),
 ]);
 
 const responseFormat = z.discriminatedUnion('type', [
@@ -93,7 +103,7 @@ const requestSchema = z
     top_logprobs: z.number().int().min(0).max(5).optional(),
     response_format: responseFormat.optional(),
     reasoning_effort: z.enum(['none', 'minimal', 'low', 'medium', 'high']).optional(),
-    tools: z.array(tool).optional(),
+    tools: z.array(functionTool).optional(),
     tool_choice: toolChoice.optional(),
     parallel_tool_calls: z.boolean().optional(),
     functions: z.array(functionDefinition).min(1).optional(),
@@ -108,13 +118,52 @@ const requestSchema = z
     store: z.boolean().optional(),
     metadata: z.record(z.string(), z.string()).optional(),
     service_tier: z.string().optional(),
-    prediction: z.object({ type: z.literal('content'), content: z.union([z.string(), z.array(textPart)]) }).optional(),
+    prediction: z.object({ type: z.literal('content'), content: textContent }).optional(),
     verbosity: z.enum(['low', 'medium', 'high']).optional(),
     safety_identifier: z.string().optional(),
     prompt_cache_key: z.string().optional(),
-  })
-  // Unknown top-level fields are ignored, as Ollama and llama.cpp do.
-  .loose();
+  });
+// Unknown top-level fields are ignored (zod drops them), as Ollama and llama.cpp do.
+
+// The request types, declared once by the schema above (src/protocol/types.ts re-exports them).
+export type TextPart = z.output<typeof textPart>;
+export type ImagePart = z.output<typeof imagePart>;
+export type ContentPart = z.output<typeof contentPart>;
+type WireMessage = z.output<typeof message>;
+/**
+ * One message after validation: legacy `function` messages are `tool` messages by then, and an assistant's
+ * legacy `function_call` is one of its `tool_calls` (the field itself is never set).
+ */
+export type ChatMessage = Exclude<WireMessage, { role: 'function' }>;
+export type Role = ChatMessage['role'];
+/** A call the assistant made, in a request's history or an answer; `arguments` is JSON text. */
+export type ToolCall = z.output<typeof toolCall>;
+/** A function the model may call; `parameters` is a JSON Schema (absent: no arguments). */
+export type FunctionTool = z.output<typeof functionTool>;
+/** `auto` (the default with tools): the model decides; `none`: tools are not offered; `required`: at least one call. */
+export type ToolChoice = z.output<typeof toolChoice>;
+export type ResponseFormat = z.output<typeof responseFormat>;
+/** A request body as a client sends it, once its fields are checked (the model id not yet resolved). */
+export type ChatRequestBody = z.output<typeof requestSchema>;
+export type ReasoningEffort = NonNullable<ChatRequestBody['reasoning_effort']>;
+
+/**
+ * A request after validation: every field is of the right type and in range, and the model is resolved to the
+ * variant that serves it, once, here: the service worker, the engine worker and every engine read `variant`.
+ */
+export type ChatCompletionRequest = Omit<
+  ChatRequestBody,
+  'model' | 'messages' | 'functions' | 'function_call' | 'modalities' | 'audio' | 'web_search_options'
+> & {
+  model: VariantId;
+  variant: Variant;
+  messages: ChatMessage[];
+  /**
+   * Set by validation (never read from the body): the request used the legacy `functions`, so the answer
+   * takes the legacy shape (`message.function_call`, `finish_reason: "function_call"`) and holds one call.
+   */
+  legacy_functions?: boolean;
+};
 
 const OPTIONAL_FIELDS = new Set(Object.keys(requestSchema.shape).filter((k) => k !== 'model' && k !== 'messages'));
 
@@ -153,13 +202,11 @@ function toApiError(issue: Issue): ApiError {
   if (absent && (issue.code === 'invalid_type' || issue.code === 'invalid_value' || issue.code === 'invalid_union')) {
     return new ApiError('missing_required_parameter', `Missing required parameter: '${param}'.`, { param });
   }
-  // A discriminated union names the discriminator field; its input is the object that lacks a valid one.
-  const note = (issue as { note?: string; discriminator?: string }).discriminator;
-  if (issue.code === 'invalid_union' && note !== undefined && typeof input === 'object' && input !== null && !(note in input)) {
-    return new ApiError('missing_required_parameter', `Missing required parameter: '${param}'.`, { param });
-  }
-  if (issue.code === 'invalid_union' && note !== undefined && typeof input === 'object' && input !== null) {
-    const got = (input as Record<string, unknown>)[note];
+  // A discriminated union names its discriminator; the input is then the object without a valid one.
+  const discriminator = (issue as { discriminator?: string }).discriminator;
+  if (issue.code === 'invalid_union' && discriminator !== undefined && typeof input === 'object' && input !== null) {
+    const got = (input as Record<string, unknown>)[discriminator];
+    if (got === undefined) return new ApiError('missing_required_parameter', `Missing required parameter: '${param}'.`, { param });
     return new ApiError('invalid_value', `Invalid value for '${param}': ${describe(got)} is not one of ${issue.message.replace(/^.*Expected /, '')}.`, { param });
   }
   switch (issue.code) {
@@ -183,7 +230,7 @@ function toApiError(issue: Issue): ApiError {
 
 /**
  * Checks a parsed JSON body against CONTRACT.md. Throws the ApiError the caller must see; returns the
- * request with `null` optional fields dropped (clients send `null` to mean "not set").
+ * request with `null` optional fields dropped (clients send `null` to mean "not set") and its variant resolved.
  */
 export function validateChatRequest(body: unknown): ChatCompletionRequest {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
@@ -200,9 +247,7 @@ export function validateChatRequest(body: unknown): ChatCompletionRequest {
     throw toApiError(parsed.error.issues[0]!);
   }
   const req = parsed.data;
-  if (!isVariantId(req.model)) {
-    throw new ApiError('model_not_found', `The model '${req.model}' does not exist or you do not have access to it.`, { param: 'model' });
-  }
+  if (!isVariantId(req.model)) throw modelNotFound(req.model);
   if (req.stream_options !== undefined && req.stream !== true) {
     throw new ApiError('invalid_value', "'stream_options' is only allowed when 'stream' is true.", { param: 'stream_options' });
   }
@@ -231,9 +276,9 @@ export function validateChatRequest(body: unknown): ChatCompletionRequest {
       }
     });
   });
+  // The schema strips unknown fields, so `legacy_functions` is never taken from the body.
   const { functions, function_call, messages: raw, modalities: _m, audio: _a, web_search_options: _w, ...rest } = req;
-  const out: ChatCompletionRequest = { ...rest, model: req.model, messages: normalizeMessages(raw) };
-  delete out.legacy_functions; // an internal flag, never taken from the body
+  const out: ChatCompletionRequest = { ...rest, model: req.model, variant, messages: normalizeMessages(raw) };
   if (out.tools?.length === 0) delete out.tools; // no tools: as if absent
   if (functions !== undefined) {
     if (req.tools !== undefined) {
@@ -257,13 +302,12 @@ export function validateChatRequest(body: unknown): ChatCompletionRequest {
   return out;
 }
 
-type ParsedMessage = z.infer<typeof message>;
 
 /**
  * Messages as engines take them: content never null, legacy `function_call` / `function` turns as tool calls
  * and tool messages; a tool message must answer a call of the assistant turn before it, as OpenAI requires.
  */
-function normalizeMessages(messages: readonly ParsedMessage[]): ChatMessage[] {
+function normalizeMessages(messages: readonly WireMessage[]): ChatMessage[] {
   const out: ChatMessage[] = [];
   // The calls of the last assistant turn that no tool message has answered yet.
   let open: ToolCall[] = [];
@@ -272,7 +316,7 @@ function normalizeMessages(messages: readonly ParsedMessage[]): ChatMessage[] {
       case 'assistant': {
         const calls: ToolCall[] = [...(m.tool_calls ?? [])];
         if (m.function_call) calls.push({ id: `call_legacy_${i}`, type: 'function', function: { ...m.function_call } });
-        const turn: ChatMessage = { role: 'assistant', content: m.content ?? '' };
+        const turn: ChatMessage = { role: 'assistant', content: m.content };
         if (m.name !== undefined) turn.name = m.name;
         if (calls.length > 0) turn.tool_calls = calls;
         out.push(turn);
@@ -293,7 +337,7 @@ function normalizeMessages(messages: readonly ParsedMessage[]): ChatMessage[] {
           );
         }
         open = open.filter((c) => c !== answered);
-        out.push({ role: 'tool', content: m.content ?? '', tool_call_id: answered.id });
+        out.push({ role: 'tool', content: m.content, tool_call_id: answered.id });
         return;
       }
       default: {

@@ -76,8 +76,10 @@ describe('request schema: tools, tool messages, legacy functions', () => {
     expect(req.tool_choice).toEqual({ type: 'function', function: { name: 'get_weather' } });
     expect(req.parallel_tool_calls).toBe(false);
     expect(req.legacy_functions).toBe(true);
-    const callId = req.messages[1]!.tool_calls![0]!.id;
-    expect(req.messages[1]!.tool_calls).toEqual([{ id: callId, type: 'function', function: { name: 'get_weather', arguments: '{}' } }]);
+    const assistant = req.messages[1]!;
+    if (assistant.role !== 'assistant') throw new Error('not an assistant turn');
+    const callId = assistant.tool_calls![0]!.id;
+    expect(assistant.tool_calls).toEqual([{ id: callId, type: 'function', function: { name: 'get_weather', arguments: '{}' } }]);
     expect(req.messages[2]).toEqual({ role: 'tool', tool_call_id: callId, content: 'sunny' });
     expect(validateChatRequest({ ...base, functions: [weather.function], function_call: 'none' }).tool_choice).toBe('none');
   });
@@ -103,7 +105,7 @@ describe('request schema: tools, tool messages, legacy functions', () => {
       user: 'u',
       modalities: ['text'],
     });
-    expect(req.messages[0]!.name).toBe('ann');
+    expect(req.messages[0]).toMatchObject({ name: 'ann' });
     expect(req.logit_bias).toEqual({ '50256': -100, '7': 3.5 });
   });
 
@@ -139,7 +141,7 @@ describe('request schema: tools, tool messages, legacy functions', () => {
   });
 });
 
-const usage = { prompt_tokens: 5, completion_tokens: 4, total_tokens: 9, completion_tokens_details: { reasoning_tokens: 0 } };
+const usage = { prompt_tokens: 5, completion_tokens: 4, total_tokens: 9, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } };
 const callEvents: EngineEvent[] = [
   { type: 'tool_call', index: 0, id: 'call_a', name: 'get_weather' },
   { type: 'tool_arguments', index: 0, arguments: '{"city"' },
