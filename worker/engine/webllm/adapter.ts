@@ -277,6 +277,8 @@ export class WebLlmEngine implements Engine {
         thinking: translation.thinking,
         splitThinking: thinkingSwitch,
         stops: translation.answerStops,
+        toolCalls: translation.tools !== null,
+        topLogprobs: translation.topLogprobs,
         nativeStops: translation.request.stop !== undefined,
         ...(promptTokens !== undefined ? { promptTokens } : {}),
         heldReply: () => this.mlc.getMessage(modelId),
