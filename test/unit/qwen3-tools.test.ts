@@ -7,6 +7,8 @@ import fc from 'fast-check';
 import { ToolCallParser, type ParsedPiece } from '../../worker/engine/webllm/tool-call-parser';
 import { assistantText, jsonFormat, pythonJson, renderCall, systemWithTools, toolCallFormat, toolResponses } from '../../worker/engine/webllm/qwen3-tools';
 import type { FunctionTool } from '../../src/protocol/types';
+import { checkSchema } from '../../worker/engine/webllm/schema-support';
+import { z } from 'zod';
 
 const weather: FunctionTool = {
   type: 'function',
@@ -198,5 +200,54 @@ describe('grammars (xgrammar, as web-llm 0.2.86 compiles them)', () => {
     expect(await accepts(jsonFormat(schema, false), '{"m": 3}')).toBe(false);
     expect(await accepts(jsonFormat(schema, true), '<think>\nok\n</think>\n\n{"n": 3}')).toBe(true);
     expect(await accepts(jsonFormat(schema, true), '<think>\nok\n</think>\n\nthree')).toBe(false);
+  });
+});
+
+describe('schema keywords the grammar engine holds output to', () => {
+  const compiles = async (schema: unknown) => {
+    const grammar = await compiler.compileJSONSchema(JSON.stringify(schema));
+    return grammar !== undefined;
+  };
+  const refusal = (schema: unknown): string | null => {
+    try {
+      checkSchema(schema, 's');
+      return null;
+    } catch (err) {
+      expect(err).toMatchObject({ code: 'unsupported_parameter' });
+      return (err as { param: string }).param;
+    }
+  };
+
+  it('accepts schemas as zod, the AI SDK and LangChain emit them ($schema, title, additionalProperties, $defs/$ref, anyOf, enums), and xgrammar compiles them', async () => {
+    const address = z.object({ street: z.string().min(1), zip: z.string().regex(/^\d{5}$/) });
+    const schemas = [
+      z.toJSONSchema(z.object({ name: z.string(), age: z.number().int(), tags: z.array(z.string()).max(3), kind: z.enum(['a', 'b']), note: z.string().nullable(), at: address.optional() })),
+      z.toJSONSchema(z.object({ home: address, work: address }), { reused: 'ref' }),
+      { title: 'T', description: 'd', type: 'object', properties: { x: { anyOf: [{ type: 'string' }, { type: 'null' }], default: null } }, required: ['x'], additionalProperties: false, $schema: 'http://json-schema.org/draft-07/schema#' },
+      { type: 'object', properties: { n: { $ref: '#/definitions/N' } }, definitions: { N: { type: 'integer', minimum: -9007199254740991, maximum: 9007199254740991 } } },
+    ];
+    for (const schema of schemas) {
+      expect(refusal(schema), JSON.stringify(schema)).toBeNull();
+      expect(await compiles(schema)).toBe(true);
+    }
+  });
+
+  it('refuses, naming the keyword, what xgrammar would leave unenforced (shown here: it accepts invalid output)', async () => {
+    const cases: [Record<string, unknown>, string, string][] = [
+      [{ type: 'object', properties: { n: { type: 'integer', multipleOf: 3 } } }, 's.properties.n.multipleOf', '{"n": 4}'],
+      [{ type: 'array', items: { type: 'string' }, uniqueItems: true }, 's.uniqueItems', '["a", "a"]'],
+      [{ not: { type: 'string' } }, 's.not', '"x"'],
+      [{ type: 'number', minimum: 3 }, 's.minimum', '1.5'],
+      [{ allOf: [{ type: 'object', properties: { a: { type: 'string' } } }, { required: ['a'] }] }, 's.allOf', '{}'],
+      [{ type: 'object', properties: { a: { type: 'string' }, b: { type: 'string' } }, dependentRequired: { a: ['b'] } }, 's.dependentRequired', '{"a": "x"}'],
+      [{ $ref: 'https://example.com/s.json' }, 's.$ref', '5'],
+    ];
+    for (const [schema, param, invalid] of cases) {
+      expect(refusal(schema)).toBe(param);
+      expect(await accepts({ type: 'json_object', schema: JSON.stringify(schema) }, invalid), `${param} unenforced`).toBe(true);
+    }
+    // Would abort xgrammar's compiler: refused before it gets there.
+    expect(refusal({ type: 'strang' })).toBe('s.type');
+    expect(refusal({ type: 'object', minProperties: 1 })).toBe('s.minProperties');
   });
 });

@@ -129,6 +129,19 @@ describe('web-llm: tools in Qwen3 format', () => {
     });
   });
 
+  it('refuses a schema keyword the grammar cannot hold output to, naming it, before web-llm is asked', async () => {
+    const t = setup();
+    const format = { type: 'json_schema' as const, json_schema: { name: 'n', schema: { type: 'object', properties: { n: { type: 'integer', multipleOf: 2 } } } } };
+    const bad = await rejection(t.adapter.generate(ask('svc-model-5.2-fast', { response_format: format }), new AbortController().signal));
+    expect(bad).toMatchObject({ code: 'unsupported_parameter', param: 'response_format.json_schema.schema.properties.n.multipleOf' });
+    const tool = { type: 'function' as const, function: { name: 'f', parameters: { type: 'object', properties: { s: { not: {} } } } } };
+    const badTool = await rejection(t.adapter.generate(ask('svc-model-5.2-fast', { tools: [tool] }), new AbortController().signal));
+    expect(badTool).toMatchObject({ code: 'unsupported_parameter', param: 'tools[0].function.parameters.properties.s.not' });
+    // Tools not offered (tool_choice none) build no grammar: nothing to refuse.
+    await run(t.adapter, ask('svc-model-5.2-fast', { tools: [tool], tool_choice: 'none' }));
+    expect(t.engine().requests).toHaveLength(1);
+  });
+
   it('refuses a JSON response_format together with tools under auto', async () => {
     const t = setup();
     const err = await rejection(t.adapter.generate(ask('svc-model-5.2-fast', { tools: [weather], response_format: { type: 'json_object' } }), new AbortController().signal));

@@ -21,6 +21,7 @@ import { Mutex } from './mutex';
 import { ProgressTracker } from './progress';
 import { countPromptTokens, type LoadedModelView } from './prompt-tokens';
 import { WebLlmRun } from './stream';
+import { assertSchemasSupported } from './schema-support';
 import { translateRequest } from './translate';
 
 /** Everything the adapter needs from web-llm and the browser; webllm-engine.ts wires the real ones. */
@@ -236,6 +237,7 @@ export class WebLlmEngine implements Engine {
 
   supports(request: ChatCompletionRequest): void {
     assertSupported(request);
+    assertSchemasSupported(request);
   }
 
   /** web-llm's cache code, loaded when first needed (production shares the engine's copy of web-llm). */
