@@ -76,6 +76,8 @@ const inpage = createOpenAICompatible({
   name: 'inpage',
   baseURL: ${base},
   apiKey: ${k},
+  // json_schema answers are held to the schema (generateObject, Output.object)
+  supportsStructuredOutputs: true,
 });
 
 const result = streamText({
