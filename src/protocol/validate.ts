@@ -91,7 +91,7 @@ function unionBranch(issue: Issue & { code: 'invalid_union' }): Issue | null {
   return null;
 }
 
-function toApiError(issue: Issue): ApiError {
+export function toApiError(issue: Issue): ApiError {
   const param = paramName(issue.path);
   const input = (issue as { input?: unknown }).input;
   // Parsed JSON holds no undefined values: undefined means the field is absent.
