@@ -46,6 +46,11 @@ export interface ChatCompletionRequest {
   response_format?: ResponseFormat;
   reasoning_effort?: ReasoningEffort;
   user?: string;
+  /**
+   * Legacy completions only, set by their converter (src/protocol/text-completion.ts) and never taken from a
+   * client: the text to continue as it is, without the chat template and without thinking.
+   */
+  raw_prompt?: string;
 }
 
 export type FinishReason = 'stop' | 'length';

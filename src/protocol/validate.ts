@@ -129,6 +129,7 @@ export function validateChatRequest(body: unknown): ChatCompletionRequest {
   const cleaned: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(body)) {
     if (value === null && OPTIONAL_FIELDS.has(key)) continue;
+    if (key === 'raw_prompt') continue; // the legacy-completions converter's, never a client's
     cleaned[key] = value;
   }
   const parsed = requestSchema.safeParse(cleaned, { reportInput: true });

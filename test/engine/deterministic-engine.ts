@@ -5,6 +5,7 @@
 //   "count N"        → "1 2 3 … N"
 //   "fail after N"   → N tokens of "tick", then an in-band failure
 //   anything else    → "Echo: <the message>"
+// A legacy completion (raw prompt) answers "Echo: <prompt>" and its prompt costs its own tokens (no template).
 // Thinking variants first think "Thinking about: <the message>" unless reasoning_effort is "none".
 // A token is a run of non-space characters with the spaces before it. Loading is simulated: a variant's
 // first use "downloads" 4 MiB of pretend weights in progress steps, then "loads".
@@ -148,7 +149,8 @@ export class DeterministicEngine implements Engine {
   async generate(request: ChatCompletionRequest, signal: AbortSignal): Promise<Generation> {
     assertSupported(request);
     await this.load(request.model);
-    const promptTokens = countPromptTokens(request.messages);
+    const raw = request.raw_prompt;
+    const promptTokens = raw !== undefined ? tokenize(raw).length : countPromptTokens(request.messages);
     const limit = outputLimit(request);
     if (promptTokens + (limit ?? 0) > TEST_CONTEXT_LENGTH) {
       throw new ApiError(
@@ -158,8 +160,8 @@ export class DeterministicEngine implements Engine {
       );
     }
     const lastUser = [...request.messages].reverse().find((m) => m.role === 'user');
-    const text = lastUser ? textOf(lastUser) : '';
-    const reply = replyFor(text);
+    const text = raw ?? (lastUser ? textOf(lastUser) : '');
+    const reply = raw !== undefined ? { content: `Echo: ${raw}` } : replyFor(text);
     const reasoning = wantsThinking(request) ? tokenize(`Thinking about: ${text}`) : [];
     const { text: content, stopped } = cutAtStop(reply.content, stopSequences(request));
     return {

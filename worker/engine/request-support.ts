@@ -55,7 +55,7 @@ export function assertSupported(request: ChatCompletionRequest): void {
 
 /** Whether this request should think: a thinking variant, unless `reasoning_effort` is "none". */
 export function wantsThinking(request: ChatCompletionRequest): boolean {
-  return VARIANTS[request.model].thinks && request.reasoning_effort !== 'none';
+  return VARIANTS[request.model].thinks && request.reasoning_effort !== 'none' && request.raw_prompt === undefined;
 }
 
 /** `max_completion_tokens` wins over the older `max_tokens`; both count thinking tokens. */

@@ -12,6 +12,7 @@ import { errorResponse, jsonResponse } from './respond';
 import { readChatRequest, completeChat } from './chat';
 import type { EngineLink } from './engine-link';
 import { createResponse, pageOptions } from './responses';
+import { createCompletion } from './completions';
 import { deleteResponse, getResponse, listInputItems } from '../../src/stored-responses';
 
 export const MAX_BODY_BYTES = 20 * 1024 * 1024;
@@ -119,6 +120,14 @@ export function createApp(link: EngineLink): Hono<AuthEnv> {
     },
   );
   app.all('/v1/chat/completions', methodNotAllowed('POST'));
+
+  app.post('/v1/completions', requireKey, limitBody, async (c) => {
+    const key = c.get('key');
+    return createCompletion(link, key, c.req.raw, (done) => {
+      c.executionCtx.waitUntil(done.then((tokens) => touchKey(key.id, tokens)));
+    });
+  });
+  app.all('/v1/completions', methodNotAllowed('POST'));
 
   app.post('/v1/responses', requireKey, limitBody, async (c) => {
     const key = c.get('key');
