@@ -59,6 +59,8 @@ export interface Usage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
+  /** Prompt tokens served from the engine's KV cache (an earlier turn of the same conversation). */
+  prompt_tokens_details: { cached_tokens: number };
   completion_tokens_details: { reasoning_tokens: number };
 }
 

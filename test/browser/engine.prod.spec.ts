@@ -2,11 +2,17 @@
 // ever be downloaded: the model source points at a closed local port, and every load fails at once.
 import { chromium, expect, test, type Page } from '@playwright/test';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../playwright.config';
-import { call, chat, makeKey, openApp } from './helpers';
+import { call, chat, deployConfig, makeKey, openApp } from './helpers';
 
 /** Port 9 (discard) on the loopback interface: nothing listens, connections are refused at once. */
 const NOWHERE = 'http://127.0.0.1:9';
-const APP = `/?modelBaseUrl=${encodeURIComponent(`${NOWHERE}/models`)}&modelLibBaseUrl=${encodeURIComponent(`${NOWHERE}/libs`)}&engineHeartbeatMs=250`;
+const APP = '/';
+/** The deployment's settings (its /inpage.config.json): a page's URL cannot set these. */
+const DEPLOYED = { modelBaseUrl: `${NOWHERE}/models`, modelLibBaseUrl: `${NOWHERE}/libs`, engineHeartbeatMs: 250 };
+
+test.beforeEach(async ({ context }) => {
+  await deployConfig(context, DEPLOYED);
+});
 
 interface ErrorBody {
   error: { message: string; type: string; param: string | null; code: string | null };
@@ -84,7 +90,8 @@ test('self-hosted model files: config from the model base, library from the libr
     fetched.push(route.request().url());
     return route.fulfill({ status: 404, headers: { 'access-control-allow-origin': '*' }, body: 'no such library' });
   });
-  await openApp(page, '/?modelBaseUrl=https%3A%2F%2Fmodels.example%2Fmlc&modelLibBaseUrl=https%3A%2F%2Flibs.example%2Fv0_2_86');
+  await deployConfig(page.context(), { modelBaseUrl: 'https://models.example/mlc', modelLibBaseUrl: 'https://libs.example/v0_2_86' });
+  await openApp(page, '/');
   const key = await makeKey(page);
   const body = { model: 'svc-model-5.2-short', messages: [{ role: 'user', content: 'hello' }] };
   for (let attempt = 0; attempt < 2; attempt++) {

@@ -7,6 +7,10 @@
 //   anything else    → "Echo: <the message>"
 // A legacy completion (raw prompt) answers "Echo: <prompt>" and its prompt costs its own tokens (no template).
 // Thinking variants first think "Thinking about: <the message>" unless reasoning_effort is "none".
+// KV cache, by web-llm's rule as the production adapter meets it (kv-reuse.ts): a request whose messages are
+// the last turn's conversation (its messages, then the reply as the client got it) plus one new message reports
+// the tokens of that earlier part as `cached_tokens`; the turn must have ended "stop", not cut by a stop
+// sequence while thinking (inpage interrupts web-llm there). Another request, a failure or a reload forgets it.
 // A token is a run of non-space characters with the spaces before it. Loading is simulated: a variant's
 // first use "downloads" 4 MiB of pretend weights in progress steps, then "loads".
 import { ApiError } from '../../src/protocol/errors';
@@ -66,6 +70,8 @@ export class DeterministicEngine implements Engine {
   private readonly groups = new Map<string, GroupState>();
   private readonly listeners: (() => void)[] = [];
   private loadedGroup: string | null = null;
+  /** The conversation the KV cache holds after the last turn, on the loaded weights. */
+  private held: { group: string; messages: ChatMessage[] } | null = null;
 
   constructor(private readonly config: InpageConfig) {}
 
@@ -110,6 +116,7 @@ export class DeterministicEngine implements Engine {
     const name = VARIANTS[id].weightGroup;
     const g = this.group(id);
     if (this.loadedGroup === name && g.state === 'ready') return;
+    if (this.loadedGroup !== name) this.held = null;
     if (this.loadedGroup && this.loadedGroup !== name) {
       const previous = this.groups.get(this.loadedGroup);
       if (previous) previous.state = 'cached';
@@ -132,6 +139,7 @@ export class DeterministicEngine implements Engine {
 
   async unload(): Promise<void> {
     if (!this.loadedGroup) return;
+    this.held = null;
     const g = this.groups.get(this.loadedGroup);
     if (g) g.state = 'cached';
     this.loadedGroup = null;
@@ -140,7 +148,10 @@ export class DeterministicEngine implements Engine {
 
   async deleteFromCache(id: VariantId): Promise<void> {
     const g = this.group(id);
-    if (this.loadedGroup === VARIANTS[id].weightGroup) this.loadedGroup = null;
+    if (this.loadedGroup === VARIANTS[id].weightGroup) {
+      this.loadedGroup = null;
+      this.held = null;
+    }
     g.state = 'not_downloaded';
     g.bytesDone = 0;
     this.changed();
@@ -164,22 +175,43 @@ export class DeterministicEngine implements Engine {
     const reply = raw !== undefined ? { content: `Echo: ${raw}` } : replyFor(text);
     const reasoning = wantsThinking(request) ? tokenize(`Thinking about: ${text}`) : [];
     const { text: content, stopped } = cutAtStop(reply.content, stopSequences(request));
-    return {
-      fingerprint: `fp_test_${VARIANTS[request.model].weightGroup}`,
-      events: this.stream(reasoning, tokenize(content), { promptTokens, limit, stopped, failAfter: reply.failAfter, signal }),
+    const group = VARIANTS[request.model].weightGroup;
+    const cachedTokens = this.continues(group, request.messages) ? countPromptTokens(request.messages.slice(0, -1)) : 0;
+    this.held = null;
+    const keep = (given: string) => {
+      if (!(stopped && reasoning.length > 0)) this.held = { group, messages: [...request.messages, { role: 'assistant', content: given }] };
     };
+    return {
+      fingerprint: `fp_test_${group}`,
+      events: this.stream(reasoning, tokenize(content), { promptTokens, cachedTokens, limit, stopped, failAfter: reply.failAfter, signal, keep }),
+    };
+  }
+
+  /** Whether `messages` are the held conversation plus one new message. */
+  private continues(group: string, messages: readonly ChatMessage[]): boolean {
+    const held = this.held;
+    if (!held || held.group !== group || messages.length !== held.messages.length + 1) return false;
+    return held.messages.every((m, i) => JSON.stringify(m) === JSON.stringify(messages[i]));
   }
 
   private async *stream(
     reasoning: string[],
     content: string[],
-    opts: { promptTokens: number; limit: number | undefined; stopped: boolean; failAfter: number | undefined; signal: AbortSignal },
+    opts: {
+      promptTokens: number;
+      cachedTokens: number;
+      limit: number | undefined;
+      stopped: boolean;
+      failAfter: number | undefined;
+      signal: AbortSignal;
+      keep: (given: string) => void;
+    },
   ): AsyncGenerator<EngineEvent> {
     const budget = opts.limit ?? Number.POSITIVE_INFINITY;
     let produced = 0;
     let reasoningTokens = 0;
     const pace = async () => {
-      if (this.config.tokenDelayMs > 0) await sleep(this.config.tokenDelayMs);
+      if ((this.config.tokenDelayMs ?? 0) > 0) await sleep(this.config.tokenDelayMs ?? 0);
       else if (produced % 32 === 0) await sleep(0); // let aborts and other messages in
       if (opts.signal.aborted) throw new ApiError('internal_error', 'Generation aborted.');
     };
@@ -191,6 +223,7 @@ export class DeterministicEngine implements Engine {
       yield { type: 'delta', reasoning: token };
     }
     let contentTokens = 0;
+    let given = '';
     for (const token of content) {
       if (produced >= budget) break;
       if (opts.failAfter !== undefined && contentTokens >= opts.failAfter) {
@@ -199,9 +232,11 @@ export class DeterministicEngine implements Engine {
       await pace();
       produced++;
       contentTokens++;
+      given += token;
       yield { type: 'delta', content: token };
     }
     const truncated = produced < reasoning.length + content.length;
+    if (!truncated) opts.keep(given);
     yield {
       type: 'finish',
       finish_reason: truncated ? 'length' : 'stop',
@@ -209,6 +244,7 @@ export class DeterministicEngine implements Engine {
         prompt_tokens: opts.promptTokens,
         completion_tokens: produced,
         total_tokens: opts.promptTokens + produced,
+        prompt_tokens_details: { cached_tokens: opts.cachedTokens },
         completion_tokens_details: { reasoning_tokens: reasoningTokens },
       },
     };

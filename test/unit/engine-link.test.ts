@@ -5,7 +5,7 @@ import type { FromEngine, ToEngine } from '../../src/engine-protocol';
 import type { ChatCompletionRequest } from '../../src/protocol/types';
 
 const request: ChatCompletionRequest = { model: 'svc-model-5.2-fast', messages: [{ role: 'user', content: 'hi' }] };
-const usage = { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2, completion_tokens_details: { reasoning_tokens: 0 } };
+const usage = { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } };
 const channels: MessageChannel[] = [];
 
 /** A scripted engine on the far end of a real MessageChannel. */

@@ -37,7 +37,7 @@ class GatedEngine implements Engine {
         await Promise.race([gate, new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }))]);
         if (signal.aborted) throw new ApiError('internal_error', 'aborted');
         yield { type: 'delta', content: `${text}-2` };
-        yield { type: 'finish', finish_reason: 'stop', usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3, completion_tokens_details: { reasoning_tokens: 0 } } };
+        yield { type: 'finish', finish_reason: 'stop', usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } } };
       } finally {
         self.running--;
       }

@@ -9,6 +9,7 @@ import type { ChatCompletionRequest } from '../../src/protocol/types';
 import { assertSupported } from '../../worker/engine/request-support';
 import { contextLength, kvBytesPerToken, memoryBudgetMB, smallerContext } from '../../worker/engine/webllm/context-size';
 import { generationError, isOutOfMemory, loadError } from '../../worker/engine/webllm/errors';
+import { nativeStops } from '../../worker/engine/webllm/kv-reuse';
 import { ModelCache } from '../../worker/engine/webllm/cache';
 import { probeGpu } from '../../worker/engine/webllm/gpu';
 import { inspectMLCEngine } from '../../worker/engine/webllm/introspect';
@@ -334,6 +335,24 @@ describe('StopMatcher', () => {
         expect(got.matched).toBe(want.matched);
       }),
       { numRuns: 2000 },
+    );
+  });
+});
+
+describe('nativeStops: the stop sequences web-llm may apply to a Qwen3 answer itself', () => {
+  it('keeps those no match of which can begin inside the empty thinking block; none when the model thinks', () => {
+    const stops = ['END', '\n', '\nUser:', '>', 'think', 'k>\n', 'X\n', '</', 'Observation'];
+    expect(nativeStops(stops, false)).toEqual(['END', 'X\n', 'Observation']);
+    expect(nativeStops(stops, true)).toEqual([]);
+  });
+
+  it('property: a native stop never matches the block followed by any answer at a position inside the block', () => {
+    fc.assert(
+      fc.property(fc.string({ minLength: 1, maxLength: 6, unit: fc.constantFrom('<', '>', '/', 't', 'h', 'i', 'n', 'k', '\n', 'a', ' ') }), fc.string({ maxLength: 8 }), (stop, answer) => {
+        if (nativeStops([stop], false).length === 0) return;
+        const at = ('<think>\n\n</think>\n\n' + answer).indexOf(stop);
+        expect(at === -1 || at >= '<think>\n\n</think>\n\n'.length).toBe(true);
+      }),
     );
   });
 });

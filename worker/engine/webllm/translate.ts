@@ -11,6 +11,7 @@ import type { ChatCompletionRequest, ChatMessage, ResponseFormat } from '../../.
 import { VARIANTS } from '../../../src/variants';
 import { hasThinkingSwitch, outputLimit, stopSequences, wantsThinking } from '../request-support';
 import type { ResolvedImage } from './images';
+import { nativeStops } from './kv-reuse';
 
 /** web-llm refuses top_p = 0 (it wants 0 < top_p ≤ 1); this keeps only the most likely token, as 0 means. */
 export const SMALLEST_TOP_P = 1e-6;
@@ -35,7 +36,8 @@ export interface Translation {
   thinkingSwitchedOff: boolean;
   /**
    * Stop sequences inpage applies to the answer itself: web-llm matches `stop` against the whole output, so
-   * Qwen3's thinking block (or the empty one it puts first) would hit them before the answer began.
+   * Qwen3's thinking block (or the empty one it puts first) would hit them before the answer began. Those
+   * that cannot match inside the block are also in `request.stop`.
    */
   answerStops: string[];
 }
@@ -117,7 +119,10 @@ export function translateRequest(request: ChatCompletionRequest, options: Transl
   if (limit !== undefined) out.max_tokens = limit + (thinkingSwitchedOff ? options.emptyThinkTokens : 0);
   const stops = stopSequences(request);
   const answerStops = thinkingSwitch ? stops : [];
-  if (!thinkingSwitch && stops.length > 0) out.stop = stops;
+  // web-llm applies the stops that cannot match inside a thinking block itself (kv-reuse.ts): its reply then
+  // ends "stop" and keeps the KV cache. inpage still holds back text that may begin one, for all of them.
+  const native = thinkingSwitch ? nativeStops(stops, thinking) : stops;
+  if (native.length > 0) out.stop = native;
   if (request.seed !== undefined) out.seed = request.seed;
   if (request.presence_penalty !== undefined) out.presence_penalty = request.presence_penalty;
   if (request.frequency_penalty !== undefined) out.frequency_penalty = request.frequency_penalty;
