@@ -89,10 +89,9 @@ function toResponseLogprobs(logprobs: TokenLogprob[] | null | undefined): Respon
 }
 
 export function toResponseUsage(usage: Usage): ResponseUsage {
-  const cached = (usage as { prompt_tokens_details?: { cached_tokens?: number } }).prompt_tokens_details?.cached_tokens ?? 0;
   return {
     input_tokens: usage.prompt_tokens,
-    input_tokens_details: { cached_tokens: cached, cache_write_tokens: 0 },
+    input_tokens_details: { cached_tokens: usage.prompt_tokens_details.cached_tokens, cache_write_tokens: 0 },
     output_tokens: usage.completion_tokens,
     output_tokens_details: { reasoning_tokens: usage.completion_tokens_details.reasoning_tokens },
     total_tokens: usage.total_tokens,

@@ -176,10 +176,11 @@ export class DeterministicEngine implements Engine {
     const reasoning = wantsThinking(request) ? tokenize(`Thinking about: ${text}`) : [];
     const { text: content, stopped } = cutAtStop(reply.content, stopSequences(request));
     const group = VARIANTS[request.model].weightGroup;
-    const cachedTokens = this.continues(group, request.messages) ? countPromptTokens(request.messages.slice(0, -1)) : 0;
+    // A raw prompt neither continues nor leaves a held conversation (web-llm resets for it).
+    const cachedTokens = raw === undefined && this.continues(group, request.messages) ? countPromptTokens(request.messages.slice(0, -1)) : 0;
     this.held = null;
     const keep = (given: string) => {
-      if (!(stopped && reasoning.length > 0)) this.held = { group, messages: [...request.messages, { role: 'assistant', content: given }] };
+      if (raw === undefined && !(stopped && reasoning.length > 0)) this.held = { group, messages: [...request.messages, { role: 'assistant', content: given }] };
     };
     return {
       fingerprint: `fp_test_${group}`,

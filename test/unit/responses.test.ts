@@ -32,6 +32,7 @@ const usage = (prompt: number, completion: number, reasoning = 0) => ({
   prompt_tokens: prompt,
   completion_tokens: completion,
   total_tokens: prompt + completion,
+  prompt_tokens_details: { cached_tokens: 0 },
   completion_tokens_details: { reasoning_tokens: reasoning },
 });
 

@@ -45,7 +45,7 @@ describe('legacy completion request → chat request', () => {
 });
 
 describe('engine events → text_completion', () => {
-  const usage = { prompt_tokens: 2, completion_tokens: 2, total_tokens: 4, completion_tokens_details: { reasoning_tokens: 0 } };
+  const usage = { prompt_tokens: 2, completion_tokens: 2, total_tokens: 4, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } };
   const lp = (token: string) => ({ token, logprob: -0.5, bytes: null, top_logprobs: [{ token, logprob: -0.5, bytes: null }] });
 
   it('streams text chunks then a finish chunk (and usage), and builds the whole object', () => {

@@ -248,6 +248,8 @@ export class WebLlmEngine implements Engine {
       if (request.raw_prompt !== undefined) {
         // Legacy completions: web-llm's own completions API (`completion()`, behind `completions.create`), the prompt as it is (no template, no thinking).
         const prompt = request.raw_prompt;
+        // web-llm resets its conversation for a raw prompt: whatever chat turn it held is gone.
+        this.kv.forget();
         const promptTokens = this.checkRawContext(request, loaded, prompt);
         if (signal.aborted) throw aborted();
         const running: RunningState = { failure: null };
