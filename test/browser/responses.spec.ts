@@ -2,6 +2,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import { auth, call, makeKey, openApp, type Answer } from './helpers';
 import { expectSchema } from './schema';
+import { goToArea, openWorkspace, registerThroughForm } from './workspace-steps';
 
 function expectError(answer: Answer, status: number, code: string, param: string | null = null): void {
   expect(answer.status, answer.text).toBe(status);
@@ -225,4 +226,21 @@ test.describe('real clients', () => {
     expect(result).toMatchObject({ text: 'Echo: hello ai sdk responses', output: 5, streamed: '1 2 3', finish: 'stop' });
     expect(result.responseId).toMatch(/^resp_/);
   });
+});
+
+test('the API Keys area shows how many responses are stored and deletes them all', async ({ page }) => {
+  await openWorkspace(page);
+  await registerThroughForm(page);
+  const key = await page.evaluate(async () => (await window.inpage!.keys.create({ name: 'stores' })).key);
+  const ids: string[] = [];
+  for (const input of ['one', 'two']) ids.push(((await post(page, key, { model: 'svc-model-5.2-fast', input })).json as { id: string }).id);
+  await post(page, key, { model: 'svc-model-5.2-fast', input: 'not kept', store: false });
+  await goToArea(page, 'API Keys');
+  const panel = page.getByTestId('stored-responses');
+  await expect(panel.getByRole('heading')).toHaveText('Stored responses 2');
+  await panel.getByRole('button', { name: 'Delete all stored responses' }).click();
+  await panel.getByRole('button', { name: 'Delete all 2' }).click();
+  await expect(panel.getByRole('heading')).toHaveText('Stored responses 0');
+  await expect(panel.getByRole('button', { name: 'Delete all stored responses' })).toBeDisabled();
+  for (const id of ids) expectError(await call(page, `/v1/responses/${id}`, { headers: auth(key) }), 404, 'response_not_found', 'response_id');
 });
