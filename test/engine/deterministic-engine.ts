@@ -13,8 +13,8 @@
 // sequence while thinking (inpage interrupts web-llm there). Another request, a failure or a reload forgets it.
 // A token is a run of non-space characters with the spaces before it. Loading is simulated: a variant's
 // first use "downloads" 4 MiB of pretend weights in progress steps, then "loads".
-import { ApiError } from '../../src/protocol/errors';
-import type { AdapterReport } from '../../src/engine-control';
+import { ApiError, clientAborted, contextExceeded } from '../../src/protocol/errors';
+import type { AdapterReport, ImportFile, ImportProgress, ImportReport } from '../../src/engine-control';
 import type { InpageConfig } from '../../src/config';
 import type { EngineEvent, ModelStatus } from '../../src/engine-protocol';
 import type { ChatCompletionRequest, ChatMessage, ModelState } from '../../src/protocol/types';
@@ -157,25 +157,35 @@ export class DeterministicEngine implements Engine {
     this.changed();
   }
 
-  async generate(request: ChatCompletionRequest, signal: AbortSignal): Promise<Generation> {
+  supports(request: ChatCompletionRequest): void {
     assertSupported(request);
+  }
+
+  // Import and the cache check run web-llm's real cache code (no weights are ever loaded from it here), so the
+  // test build exercises what production does with a folder of model files.
+  async importFiles(files: ImportFile[], onProgress?: (progress: ImportProgress) => void): Promise<ImportReport> {
+    const { importIntoCache } = await import('../../worker/engine/webllm/import-files');
+    return importIntoCache(files, this.config, globalThis.location.origin, onProgress);
+  }
+
+  async cachedModels(): Promise<string[]> {
+    const { cachedModelIds } = await import('../../worker/engine/webllm/import-files');
+    return cachedModelIds(this.config, globalThis.location.origin);
+  }
+
+  async generate(request: ChatCompletionRequest, signal: AbortSignal): Promise<Generation> {
+    this.supports(request);
     await this.load(request.model);
     const raw = request.raw_prompt;
     const promptTokens = raw !== undefined ? tokenize(raw).length : countPromptTokens(request.messages);
     const limit = outputLimit(request);
-    if (promptTokens + (limit ?? 0) > TEST_CONTEXT_LENGTH) {
-      throw new ApiError(
-        'context_length_exceeded',
-        `This model's maximum context length is ${TEST_CONTEXT_LENGTH} tokens. However, you requested ${promptTokens + (limit ?? 0)} tokens (${promptTokens} in the messages, ${limit ?? 0} in the completion).`,
-        { param: 'messages' },
-      );
-    }
+    if (promptTokens + (limit ?? 0) > TEST_CONTEXT_LENGTH) throw contextExceeded(TEST_CONTEXT_LENGTH, promptTokens, limit ?? 0);
     const lastUser = [...request.messages].reverse().find((m) => m.role === 'user');
     const text = raw ?? (lastUser ? textOf(lastUser) : '');
     const reply = raw !== undefined ? { content: `Echo: ${raw}` } : replyFor(text);
     const reasoning = wantsThinking(request) ? tokenize(`Thinking about: ${text}`) : [];
     const { text: content, stopped } = cutAtStop(reply.content, stopSequences(request));
-    const group = VARIANTS[request.model].weightGroup;
+    const group = request.variant.weightGroup;
     // A raw prompt neither continues nor leaves a held conversation (web-llm resets for it).
     const cachedTokens = raw === undefined && this.continues(group, request.messages) ? countPromptTokens(request.messages.slice(0, -1)) : 0;
     this.held = null;
@@ -214,7 +224,7 @@ export class DeterministicEngine implements Engine {
     const pace = async () => {
       if ((this.config.tokenDelayMs ?? 0) > 0) await sleep(this.config.tokenDelayMs ?? 0);
       else if (produced % 32 === 0) await sleep(0); // let aborts and other messages in
-      if (opts.signal.aborted) throw new ApiError('internal_error', 'Generation aborted.');
+      if (opts.signal.aborted) throw clientAborted();
     };
     for (const token of reasoning) {
       if (produced >= budget) break;
