@@ -4,7 +4,7 @@
 import type { EngineEvent } from '../engine-protocol';
 import type { ApiError } from './errors';
 import type { TokenLogprob, Usage } from './types';
-import type { FunctionTool, OutputItem, OutputMessageItem, ReasoningItem, ResponseLogprob, ResponsesRequest, TextFormat } from './responses';
+import type { FunctionCallItem, FunctionTool, OutputItem, OutputMessageItem, ReasoningItem, ResponseLogprob, ResponsesRequest, TextFormat } from './responses';
 import { itemId } from './responses';
 import { unixSeconds } from './completion';
 
@@ -107,6 +107,8 @@ const clone = <T>(value: T): T => structuredClone(value);
 export class ResponseBuilder {
   private sequence = 0;
   private open: { item: ReasoningItem | OutputMessageItem; index: number } | null = null;
+  /** Function calls still taking arguments, by the engine's call index. */
+  private readonly calls = new Map<number, { item: FunctionCallItem; index: number }>();
   private logprobs: boolean;
 
   constructor(
@@ -154,9 +156,38 @@ export class ResponseBuilder {
     ];
   }
 
+  /** A function call opens with `arguments: ""`; its argument fragments follow as deltas. */
+  private openCall(call: number, callId: string, name: string): StreamEvent[] {
+    const out = this.closeItem('completed');
+    const item: FunctionCallItem = { id: itemId('fc'), type: 'function_call', call_id: callId, name, arguments: '', status: 'in_progress' };
+    const index = this.response.output.length;
+    this.response.output.push(item);
+    this.calls.set(call, { item, index });
+    out.push(this.emit('response.output_item.added', { output_index: index, item: clone(item) }));
+    return out;
+  }
+
+  private closeCalls(status: 'completed' | 'incomplete'): StreamEvent[] {
+    const out: StreamEvent[] = [];
+    for (const { item, index } of this.calls.values()) {
+      item.status = status;
+      out.push(this.emit('response.function_call_arguments.done', { item_id: item.id, name: item.name, output_index: index, arguments: item.arguments }));
+      out.push(this.emit('response.output_item.done', { output_index: index, item: clone(item) }));
+    }
+    this.calls.clear();
+    return out;
+  }
+
   /** The stream events for one engine event. */
   next(event: EngineEvent): StreamEvent[] {
     if (event.type === 'finish') return this.finish(event.finish_reason, event.usage);
+    if (event.type === 'tool_call') return this.openCall(event.index, event.id, event.name);
+    if (event.type === 'tool_arguments') {
+      const call = this.calls.get(event.index);
+      if (!call) throw new Error(`Arguments for tool call ${event.index}, which the engine never opened.`);
+      call.item.arguments += event.arguments;
+      return [this.emit('response.function_call_arguments.delta', { item_id: call.item.id, output_index: call.index, delta: event.arguments })];
+    }
     const out: StreamEvent[] = [];
     if (event.reasoning) {
       if (this.open?.item.type !== 'reasoning') {
@@ -193,6 +224,7 @@ export class ResponseBuilder {
     // A reply with no output at all still answers with an (empty) message, as chat answers content "".
     if (this.response.output.length === 0 && !cut) out.push(...this.ensureMessage());
     out.push(...this.closeItem(cut ? 'incomplete' : 'completed'));
+    out.push(...this.closeCalls(cut ? 'incomplete' : 'completed'));
     this.response.usage = toResponseUsage(usage);
     if (cut) {
       this.response.status = 'incomplete';
@@ -213,7 +245,7 @@ export class ResponseBuilder {
 
   /** A failure after the stream began: `error`, then `response.failed`. */
   fail(err: ApiError): StreamEvent[] {
-    const out = this.closeItem('incomplete');
+    const out = [...this.closeItem('incomplete'), ...this.closeCalls('incomplete')];
     this.response.status = 'failed';
     this.response.completed_at = null;
     this.response.error = { code: 'server_error', message: err.message };

@@ -403,8 +403,17 @@ export function renameParam(err: unknown, origins: readonly Origin[]): unknown {
   if (message) {
     const origin = origins[Number(message[1])];
     if (origin !== undefined) {
-      // Chat content parts are the input's parts in the same order; `image_url.detail` is `detail` here.
-      renamed = origin.startsWith('input[') ? origin + message[2]!.replace('.image_url.detail', '.detail') : origin;
+      const rest = message[2]!;
+      // Chat content parts are the input's parts in the same order; `image_url.detail` is `detail` here. A tool
+      // message is a function_call_output item: its `tool_call_id` is `call_id`, its content `output`.
+      renamed = !origin.startsWith('input[')
+        ? origin
+        : origin +
+          rest
+            .replace('.image_url.detail', '.detail')
+            .replace(/^\.role$/, '')
+            .replace(/^\.tool_call_id/, '.call_id')
+            .replace(/^\.tool_calls\[\d+\]/, '');
     }
   } else {
     for (const [from, to] of Object.entries(fixed)) {
@@ -433,13 +442,6 @@ export interface Converted {
  */
 export function toChatRequest(request: ResponsesRequest, previous: readonly ConversationItem[] = []): Converted {
   const inputItems = normaliseInput(request);
-  // Until the chat path carries tools (issue 10), function tools are refused rather than silently dropped.
-  if (request.tools && request.tools.length > 0) unsupported('tools', 'is not supported yet: function tools arrive with chat-completion tools');
-  inputItems.forEach((item, i) => {
-    if (item.type === 'function_call' || item.type === 'function_call_output') {
-      unsupported(`input[${inputIndex(request, i)}]`, `is not supported yet: '${item.type}' items arrive with chat-completion tools`);
-    }
-  });
   const items = [
     ...previous.map((item) => ({ item, origin: 'previous_response_id' })),
     ...inputItems.map((item, i) => ({ item, origin: typeof request.input === 'string' ? 'input' : `input[${inputIndex(request, i)}]` })),

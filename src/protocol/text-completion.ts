@@ -159,7 +159,8 @@ export class TextCompletionWriter {
       if (this.options.includeUsage) out.push({ ...this.meta, choices: [], usage: event.usage });
       return out;
     }
-    // Legacy completions never think; a reasoning delta cannot reach here (the engine runs raw prompts without it).
+    // Legacy completions offer no tools and never think: only text reaches here.
+    if (event.type !== 'delta') return [];
     const text = event.content ?? '';
     if (!text) return [];
     const offset = this.text.length;

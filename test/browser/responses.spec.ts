@@ -204,6 +204,53 @@ test.describe('real clients', () => {
     expect(result.afterDelete).toBe(404);
   });
 
+  test('openai SDK: a function-tool round trip with function_call_output and previous_response_id, streamed and not', async ({ page }) => {
+    await openApp(page, '/test/pages/clients.html');
+    const key = await makeKey(page);
+    const result = await page.evaluate(async (apiKey) => {
+      const client = new window.clients.OpenAI({ baseURL: `${location.origin}/v1`, apiKey, dangerouslyAllowBrowser: true, maxRetries: 0 });
+      const tools = [
+        {
+          type: 'function' as const,
+          name: 'get_weather',
+          description: 'The weather in a city',
+          parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false },
+          strict: true,
+        },
+      ];
+      const first = await client.responses.create({ model: 'svc-model-5.2-fast', input: 'please call get_weather', tools });
+      const call = first.output.find((item) => item.type === 'function_call');
+      if (!call || call.type !== 'function_call') throw new Error(`no function call in ${JSON.stringify(first.output)}`);
+      const second = await client.responses.create({
+        model: 'svc-model-5.2-fast',
+        previous_response_id: first.id,
+        input: [{ type: 'function_call_output', call_id: call.call_id, output: 'sunny, 21 °C' }],
+        tools,
+      });
+      // The same first turn, streamed: the call opens with empty arguments and fills by deltas.
+      const stream = await client.responses.create({ model: 'svc-model-5.2-fast', input: 'please call get_weather', tools, stream: true });
+      const events: { type: string; arguments?: string; delta?: string }[] = [];
+      for await (const event of stream) {
+        if (event.type === 'response.output_item.added' && event.item.type === 'function_call') events.push({ type: event.type, arguments: event.item.arguments });
+        else if (event.type === 'response.function_call_arguments.delta') events.push({ type: event.type, delta: event.delta });
+        else if (event.type === 'response.function_call_arguments.done') events.push({ type: event.type, arguments: event.arguments });
+      }
+      const items = await client.responses.inputItems.list(second.id);
+      return { call: { name: call.name, arguments: call.arguments, callId: call.call_id }, status: first.status, text: second.output_text, events, items: items.data.map((i) => i.type) };
+    }, key);
+    expect(result.call.name).toBe('get_weather');
+    expect(JSON.parse(result.call.arguments)).toEqual({ city: 'a' });
+    expect(result.call.callId).toMatch(/^call_/);
+    expect(result.status).toBe('completed');
+    expect(result.text).toBe('Tool said: sunny, 21 °C');
+    expect(result.events[0]).toEqual({ type: 'response.output_item.added', arguments: '' });
+    expect(result.events.filter((e) => e.type === 'response.function_call_arguments.delta').length).toBeGreaterThanOrEqual(2);
+    const done = result.events.at(-1)!;
+    expect(done.type).toBe('response.function_call_arguments.done');
+    expect(result.events.filter((e) => e.delta).map((e) => e.delta).join('')).toBe(done.arguments);
+    expect(result.items).toEqual(['function_call_output']);
+  });
+
   test('AI SDK default provider (Responses): generateText and streamText', async ({ page }) => {
     await openApp(page, '/test/pages/clients.html');
     const key = await makeKey(page);

@@ -89,6 +89,35 @@ describe('Responses request → chat request', () => {
     ]);
   });
 
+  it('maps function tools, tool_choice, function_call and function_call_output items onto chat tools', () => {
+    const { chat } = convert({
+      model: 'svc-model-5.2-fast',
+      tools: [{ type: 'function', name: 'get_weather', description: 'Weather', parameters: { type: 'object', properties: { city: { type: 'string' } } }, strict: true }],
+      tool_choice: { type: 'function', name: 'get_weather' },
+      parallel_tool_calls: false,
+      input: [
+        { role: 'user', content: 'weather in Paris?' },
+        { type: 'function_call', call_id: 'call_1', name: 'get_weather', arguments: '{"city":"Paris"}' },
+        { type: 'function_call_output', call_id: 'call_1', output: 'sunny' },
+      ],
+    });
+    expect(chat.tools).toEqual([
+      { type: 'function', function: { name: 'get_weather', description: 'Weather', parameters: { type: 'object', properties: { city: { type: 'string' } } }, strict: true } },
+    ]);
+    expect(chat.tool_choice).toEqual({ type: 'function', function: { name: 'get_weather' } });
+    expect(chat.parallel_tool_calls).toBe(false);
+    expect(chat.messages).toEqual([
+      { role: 'user', content: 'weather in Paris?' },
+      { role: 'assistant', content: '', tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
+      { role: 'tool', content: 'sunny', tool_call_id: 'call_1' },
+    ]);
+    // An output with no call before it names the Responses item.
+    expect(refusal(() => convert({ model: 'svc-model-5.2-fast', input: [{ role: 'user', content: 'x' }, { type: 'function_call_output', call_id: 'nope', output: 'y' }] }))).toMatchObject({
+      code: 'invalid_value',
+      param: 'input[1]',
+    });
+  });
+
   it('refuses what needs the hosted service, naming the Responses field', () => {
     const base = { model: 'svc-model-5.2-fast', input: 'x' };
     expect(refusal(() => convert({ ...base, tools: [{ type: 'function', name: 'f' }, { type: 'web_search' }] }))).toEqual({ status: 400, code: 'unsupported_parameter', param: 'tools[1].type' });
@@ -164,6 +193,34 @@ describe('engine events → response and stream events', () => {
       usage: { input_tokens: 10, output_tokens: 4, output_tokens_details: { reasoning_tokens: 2 }, total_tokens: 14, input_tokens_details: { cached_tokens: 0 } },
     });
     expect(final.completed_at).toEqual(expect.any(Number));
+  });
+
+  it('turns tool-call events into function_call items that open with empty arguments', () => {
+    const builder = new ResponseBuilder(initialResponse(parseResponsesRequest({ model: 'svc-model-5.2-fast', input: 'hi', tools: [{ type: 'function', name: 'f' }] })));
+    const out = [
+      ...builder.start(),
+      ...builder.next({ type: 'tool_call', index: 0, id: 'call_a', name: 'f' }),
+      ...builder.next({ type: 'tool_arguments', index: 0, arguments: '{"a"' }),
+      ...builder.next({ type: 'tool_arguments', index: 0, arguments: ':1}' }),
+      ...builder.next({ type: 'finish', finish_reason: 'tool_calls', usage: usage(5, 3) }),
+      ...builder.end(),
+    ];
+    expect(out.map((e) => e.type)).toEqual([
+      'response.created',
+      'response.in_progress',
+      'response.output_item.added',
+      'response.function_call_arguments.delta',
+      'response.function_call_arguments.delta',
+      'response.function_call_arguments.done',
+      'response.output_item.done',
+      'response.completed',
+    ]);
+    expect(out[2]!.data.item).toMatchObject({ type: 'function_call', call_id: 'call_a', name: 'f', arguments: '', status: 'in_progress' });
+    expect(out[5]!.data).toMatchObject({ name: 'f', arguments: '{"a":1}' });
+    for (const e of out) valid('ResponseStreamEvent', e.data);
+    expect(builder.response.output).toEqual([{ id: expect.stringMatching(/^fc_/), type: 'function_call', call_id: 'call_a', name: 'f', arguments: '{"a":1}', status: 'completed' }]);
+    expect(builder.response.status).toBe('completed');
+    valid('Response', builder.response);
   });
 
   it('ends incomplete with incomplete_details when the output limit cut it', () => {
