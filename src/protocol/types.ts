@@ -1,59 +1,34 @@
 // Wire types of the /v1 interface (CONTRACT.md "Answers" and "Model object").
 import type { VariantId } from '../variants';
 
-export type Role = 'system' | 'developer' | 'user' | 'assistant';
+// The request's types are declared once, by the zod schema in validate.ts; re-exported here for convenience.
+export type {
+  ChatCompletionRequest,
+  ChatMessage,
+  ChatRequestBody,
+  ContentPart,
+  ImagePart,
+  ReasoningEffort,
+  ResponseFormat,
+  Role,
+  TextPart,
+  ToolCall,
+  FunctionTool,
+  ToolChoice,
+} from './validate';
+import type { ToolCall } from './validate';
 
-export interface TextPart {
-  type: 'text';
-  text: string;
-}
-export interface ImagePart {
-  type: 'image_url';
-  image_url: { url: string; detail?: 'auto' | 'low' | 'high' };
-}
-export type ContentPart = TextPart | ImagePart;
-
-export interface ChatMessage {
-  role: Role;
-  content: string | ContentPart[];
-  name?: string;
-}
-
-export type ResponseFormat =
-  | { type: 'text' }
-  | { type: 'json_object' }
-  | { type: 'json_schema'; json_schema: { name: string; schema?: Record<string, unknown>; strict?: boolean | null; description?: string } };
-
-export type ReasoningEffort = 'none' | 'minimal' | 'low' | 'medium' | 'high';
-
-/** A request body after validation: every field is of the right type and in range. */
-export interface ChatCompletionRequest {
-  model: VariantId;
-  messages: ChatMessage[];
-  stream?: boolean;
-  stream_options?: { include_usage?: boolean } | null;
-  temperature?: number;
-  top_p?: number;
-  max_tokens?: number;
-  max_completion_tokens?: number;
-  stop?: string | string[] | null;
-  seed?: number;
-  presence_penalty?: number;
-  frequency_penalty?: number;
-  n?: number;
-  logprobs?: boolean;
-  top_logprobs?: number;
-  response_format?: ResponseFormat;
-  reasoning_effort?: ReasoningEffort;
-  user?: string;
-}
-
-export type FinishReason = 'stop' | 'length';
+/** How an engine ends a generation. */
+export type EngineFinishReason = 'stop' | 'length' | 'tool_calls';
+/** What the wire says: `function_call` is `tool_calls` for a request that used the legacy `functions`. */
+export type FinishReason = EngineFinishReason | 'function_call';
 
 export interface Usage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
+  /** Prompt tokens served from the engine's KV cache (an earlier turn of the same conversation). */
+  prompt_tokens_details: { cached_tokens: number };
   completion_tokens_details: { reasoning_tokens: number };
 }
 
@@ -70,10 +45,14 @@ export interface ChoiceLogprobs {
 
 export interface AssistantMessage {
   role: 'assistant';
-  content: string;
+  /** null when the answer is only tool calls. */
+  content: string | null;
   refusal: null;
   reasoning_content?: string;
   reasoning?: string;
+  tool_calls?: ToolCall[];
+  /** The legacy answer (the request used `functions`): the one call, without id. */
+  function_call?: { name: string; arguments: string };
 }
 
 export interface ChatCompletion {
@@ -91,11 +70,22 @@ export interface ChatCompletion {
   usage: Usage;
 }
 
+/** One piece of a streamed tool call: the first carries id, type and name (arguments ""), later ones arguments. */
+export interface ToolCallDelta {
+  index: number;
+  id?: string;
+  type?: 'function';
+  function: { name?: string; arguments: string };
+}
+
 export interface ChunkDelta {
   role?: 'assistant';
   content?: string;
   reasoning_content?: string;
   reasoning?: string;
+  tool_calls?: ToolCallDelta[];
+  /** Legacy stream (the request used `functions`): name first, then argument fragments. */
+  function_call?: { name?: string; arguments: string };
 }
 
 export interface ChatCompletionChunk {

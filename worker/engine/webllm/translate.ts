@@ -1,6 +1,6 @@
 // A checked /v1 request → web-llm's ChatCompletionRequest. web-llm knows neither `developer`,
 // `max_completion_tokens`, `reasoning_effort` nor `json_schema`; each is translated, never dropped. Fields
-// web-llm cannot honour are refused earlier, by request-support.ts.
+// web-llm cannot honour are refused earlier, by request-support.ts (the engine's `supports`).
 import type {
   ChatCompletionContentPart,
   ChatCompletionMessageParam,
@@ -8,9 +8,11 @@ import type {
   ResponseFormat as WebLlmResponseFormat,
 } from '@mlc-ai/web-llm';
 import type { ChatCompletionRequest, ChatMessage, ResponseFormat } from '../../../src/protocol/types';
-import { VARIANTS } from '../../../src/variants';
-import { hasThinkingSwitch, outputLimit, stopSequences, wantsThinking } from '../request-support';
+import { ApiError } from '../../../src/protocol/errors';
+import { outputLimit, stopSequences, toolPlan, wantsThinking } from '../request-support';
 import type { ResolvedImage } from './images';
+import { nativeStops } from './kv-reuse';
+import { hasThinkingSwitch } from './models';
 
 /** web-llm refuses top_p = 0 (it wants 0 < top_p ≤ 1); this keeps only the most likely token, as 0 means. */
 export const SMALLEST_TOP_P = 1e-6;
@@ -35,7 +37,8 @@ export interface Translation {
   thinkingSwitchedOff: boolean;
   /**
    * Stop sequences inpage applies to the answer itself: web-llm matches `stop` against the whole output, so
-   * Qwen3's thinking block (or the empty one it puts first) would hit them before the answer began.
+   * Qwen3's thinking block (or the empty one it puts first) would hit them before the answer began. Those
+   * that cannot match inside the block are also in `request.stop`.
    */
   answerStops: string[];
 }
@@ -100,9 +103,14 @@ function responseFormat(format: ResponseFormat): WebLlmResponseFormat {
 }
 
 export function translateRequest(request: ChatCompletionRequest, options: TranslateOptions): Translation {
-  const variant = VARIANTS[request.model];
+  // Tool calling on web-llm (Qwen3's own format) is being built (issue 10); until then it is refused, not dropped.
+  const toolTurn = request.messages.findIndex((m) => m.role === 'tool' || (m.role === 'assistant' && m.tool_calls !== undefined));
+  if (toolPlan(request) !== null || toolTurn >= 0) {
+    const param = toolTurn >= 0 ? `messages[${toolTurn}]` : 'tools';
+    throw new ApiError('unsupported_parameter', `Unsupported parameter: '${param}': tool calling is not yet available on the web-llm engine.`, { param });
+  }
   const thinking = wantsThinking(request);
-  const thinkingSwitch = hasThinkingSwitch(variant);
+  const thinkingSwitch = hasThinkingSwitch(request.variant);
   const thinkingSwitchedOff = thinkingSwitch && !thinking;
   const out: ChatCompletionRequestStreaming = {
     model: options.modelId,
@@ -117,13 +125,17 @@ export function translateRequest(request: ChatCompletionRequest, options: Transl
   if (limit !== undefined) out.max_tokens = limit + (thinkingSwitchedOff ? options.emptyThinkTokens : 0);
   const stops = stopSequences(request);
   const answerStops = thinkingSwitch ? stops : [];
-  if (!thinkingSwitch && stops.length > 0) out.stop = stops;
+  // web-llm applies the stops that cannot match inside a thinking block itself (kv-reuse.ts): its reply then
+  // ends "stop" and keeps the KV cache. inpage still holds back text that may begin one, for all of them.
+  const native = thinkingSwitch ? nativeStops(stops, thinking) : stops;
+  if (native.length > 0) out.stop = native;
   if (request.seed !== undefined) out.seed = request.seed;
   if (request.presence_penalty !== undefined) out.presence_penalty = request.presence_penalty;
   if (request.frequency_penalty !== undefined) out.frequency_penalty = request.frequency_penalty;
   if (request.n !== undefined) out.n = request.n;
   if (request.logprobs !== undefined) out.logprobs = request.logprobs;
   if (request.top_logprobs !== undefined) out.top_logprobs = request.top_logprobs;
+  if (request.logit_bias !== undefined) out.logit_bias = request.logit_bias;
   if (request.response_format !== undefined) out.response_format = responseFormat(request.response_format);
   // Qwen3's switch: web-llm prefills an empty thinking block when it is false. Other models have none.
   if (thinkingSwitch) out.extra_body = { enable_thinking: thinking };
