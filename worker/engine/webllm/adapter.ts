@@ -14,6 +14,7 @@ import { contextLength, memoryBudgetMB, smallerContext } from './context-size';
 import { generationError, isOutOfMemory, loadError } from './errors';
 import { budgetOf, type DeviceLostListener, type GpuProbe } from './gpu';
 import { resolveImages, type ImageReader, type ResolvedImage } from './images';
+import { imageUrlAllowed } from '../../../src/csp';
 import { KvMemory } from './kv-reuse';
 import { ModelStates } from './model-states';
 import { EMPTY_THINK_BLOCK, appConfigFor, hasThinkingSwitch, kvShape, modelIdOf, prebuiltRecord, weightGroups, type Precision } from './models';
@@ -256,7 +257,8 @@ export class WebLlmEngine implements Engine {
     this.supports(request);
     await this.usable();
     const { variant } = request;
-    const images: Map<string, ResolvedImage> = variant.vision ? await resolveImages(request.messages, this.deps.images, signal) : new Map();
+    const allowed = (url: string) => imageUrlAllowed(url, this.config, this.deps.origin);
+    const images: Map<string, ResolvedImage> = variant.vision ? await resolveImages(request.messages, this.deps.images, signal, allowed) : new Map();
     const release = await this.mutex.acquire();
     let handedOver = false;
     try {
