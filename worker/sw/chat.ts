@@ -66,10 +66,15 @@ export async function completeChat(
       };
       try {
         if (stream) write(sseData(writer.first()));
-        for await (const event of run) {
-          if (event.type === 'finish') tokens = event.usage.total_tokens;
-          if (stream) for (const chunk of writer.next(event)) write(sseData(chunk));
-          else collector.add(event);
+        // One string, one encode and one enqueue for everything the engine sent in one message.
+        for await (const batch of run.batches()) {
+          let text = '';
+          for (const event of batch) {
+            if (event.type === 'finish') tokens = event.usage.total_tokens;
+            if (stream) for (const chunk of writer.next(event)) text += sseData(chunk);
+            else collector.add(event);
+          }
+          if (text) write(text);
         }
         if (!stream) write(JSON.stringify(collector.build(request.model, run.fingerprint)));
       } catch (err) {

@@ -284,7 +284,7 @@ export class EngineLink {
               resolveStart();
               return;
             case 'events':
-              for (const event of m.events) run.push(event);
+              run.push(m.events);
               return;
             case 'end':
               finish();
@@ -315,17 +315,22 @@ export class EngineLink {
   }
 }
 
-/** The events of one started generation, as an async iterable that ends at `end` or throws the failure. */
+/**
+ * The events of one started generation, as an async iterable that ends at `end` or throws the failure; or,
+ * through `batches()`, everything that arrived since the last read at once (one engine `events` message or more),
+ * so a burst of tokens costs the reader one step.
+ */
 export class EngineRun implements AsyncIterable<EngineEvent> {
   fingerprint = '';
-  private readonly queue: EngineEvent[] = [];
+  private queue: EngineEvent[] = [];
   private done = false;
   private error: ApiError | null = null;
   private wake: (() => void) | null = null;
 
-  push(event: EngineEvent): void {
+  push(events: EngineEvent | readonly EngineEvent[]): void {
     if (this.done) return;
-    this.queue.push(event);
+    if (Array.isArray(events)) this.queue.push(...events);
+    else this.queue.push(events as EngineEvent);
     this.notify();
   }
 
@@ -347,16 +352,21 @@ export class EngineRun implements AsyncIterable<EngineEvent> {
     wake?.();
   }
 
-  async *[Symbol.asyncIterator](): AsyncIterator<EngineEvent> {
+  async *batches(): AsyncGenerator<EngineEvent[]> {
     for (;;) {
-      const event = this.queue.shift();
-      if (event) {
-        yield event;
+      if (this.queue.length > 0) {
+        const batch = this.queue;
+        this.queue = [];
+        yield batch;
         continue;
       }
       if (this.error) throw this.error;
       if (this.done) return;
       await new Promise<void>((resolve) => (this.wake = resolve));
     }
+  }
+
+  async *[Symbol.asyncIterator](): AsyncIterator<EngineEvent> {
+    for await (const batch of this.batches()) yield* batch;
   }
 }
