@@ -9,6 +9,7 @@ import { DEFAULT_CONFIG } from '../../src/config';
 import type { ChatCompletionRequest } from '../../src/protocol/types';
 import type { VariantId } from '../../src/variants';
 import { WebLlmEngine } from '../../worker/engine/webllm/adapter';
+import { resolved } from '../unit/requests';
 import { fakeTokens, rig } from '../unit/webllm-fake';
 
 const TURNS = 20;
@@ -27,7 +28,7 @@ async function conversation(model: VariantId) {
     r.engine().script = () => ({
       pieces: [...(thinks ? ['<think>', '\n', ...fakeTokens(words(30, `t${turn}w`)), '\n', '</think>', '\n\n'] : []), ...fakeTokens(answer)],
     });
-    const generation = await adapter.generate({ model, messages: [...messages] }, new AbortController().signal);
+    const generation = await adapter.generate(resolved({ model, messages: [...messages] }), new AbortController().signal);
     let content = '';
     let usage;
     for await (const event of generation.events) {

@@ -12,8 +12,8 @@
 // sequence while thinking (inpage interrupts web-llm there). Another request, a failure or a reload forgets it.
 // A token is a run of non-space characters with the spaces before it. Loading is simulated: a variant's
 // first use "downloads" 4 MiB of pretend weights in progress steps, then "loads".
-import { ApiError } from '../../src/protocol/errors';
-import type { AdapterReport } from '../../src/engine-control';
+import { ApiError, clientAborted, contextExceeded } from '../../src/protocol/errors';
+import type { AdapterReport, ImportFile, ImportProgress, ImportReport } from '../../src/engine-control';
 import type { InpageConfig } from '../../src/config';
 import type { EngineEvent, ModelStatus } from '../../src/engine-protocol';
 import type { ChatCompletionRequest, ChatMessage, ModelState } from '../../src/protocol/types';
@@ -158,24 +158,34 @@ export class DeterministicEngine implements Engine {
     this.changed();
   }
 
-  async generate(request: ChatCompletionRequest, signal: AbortSignal): Promise<Generation> {
+  supports(request: ChatCompletionRequest): void {
     assertSupported(request);
+  }
+
+  // Import and the cache check run web-llm's real cache code (no weights are ever loaded from it here), so the
+  // test build exercises what production does with a folder of model files.
+  async importFiles(files: ImportFile[], onProgress?: (progress: ImportProgress) => void): Promise<ImportReport> {
+    const { importIntoCache } = await import('../../worker/engine/webllm/import-files');
+    return importIntoCache(files, this.config, globalThis.location.origin, onProgress);
+  }
+
+  async cachedModels(): Promise<string[]> {
+    const { cachedModelIds } = await import('../../worker/engine/webllm/import-files');
+    return cachedModelIds(this.config, globalThis.location.origin);
+  }
+
+  async generate(request: ChatCompletionRequest, signal: AbortSignal): Promise<Generation> {
+    this.supports(request);
     await this.load(request.model);
     const promptTokens = countPromptTokens(request.messages);
     const limit = outputLimit(request);
-    if (promptTokens + (limit ?? 0) > TEST_CONTEXT_LENGTH) {
-      throw new ApiError(
-        'context_length_exceeded',
-        `This model's maximum context length is ${TEST_CONTEXT_LENGTH} tokens. However, you requested ${promptTokens + (limit ?? 0)} tokens (${promptTokens} in the messages, ${limit ?? 0} in the completion).`,
-        { param: 'messages' },
-      );
-    }
+    if (promptTokens + (limit ?? 0) > TEST_CONTEXT_LENGTH) throw contextExceeded(TEST_CONTEXT_LENGTH, promptTokens, limit ?? 0);
     const lastUser = [...request.messages].reverse().find((m) => m.role === 'user');
     const text = lastUser ? textOf(lastUser) : '';
     const reply = replyFor(text);
     const reasoning = wantsThinking(request) ? tokenize(`Thinking about: ${text}`) : [];
     const { text: content, stopped } = cutAtStop(reply.content, stopSequences(request));
-    const group = VARIANTS[request.model].weightGroup;
+    const group = request.variant.weightGroup;
     const cachedTokens = this.continues(group, request.messages) ? countPromptTokens(request.messages.slice(0, -1)) : 0;
     this.held = null;
     const keep = (given: string) => {
@@ -215,7 +225,7 @@ export class DeterministicEngine implements Engine {
       // Let aborts and other messages in every 32 tokens. A MessageChannel turn, not setTimeout(0): nested
       // timers are clamped to 4 ms, which would make the benchmark's ceiling this engine's timer.
       else if (produced % 32 === 0) await new Promise<void>((resolve) => this.later(resolve));
-      if (opts.signal.aborted) throw new ApiError('internal_error', 'Generation aborted.');
+      if (opts.signal.aborted) throw clientAborted();
     };
     for (const token of reasoning) {
       if (produced >= budget) break;

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { EngineEvent, ModelStatus } from '../../src/engine-protocol';
 import { ApiError } from '../../src/protocol/errors';
 import type { ChatCompletionRequest } from '../../src/protocol/types';
+import { resolved } from './requests';
 import type { Engine, Generation } from '../../worker/engine/engine';
 import { Scheduler, type RequestSink } from '../../worker/engine/scheduler';
 
@@ -89,7 +90,7 @@ function record(): Recorded {
   };
 }
 
-const req = (text: string): ChatCompletionRequest => ({ model: 'svc-model-5.2-fast', messages: [{ role: 'user', content: text }] });
+const req = (text: string): ChatCompletionRequest => resolved({ model: 'svc-model-5.2-fast', messages: [{ role: 'user', content: text }] });
 
 describe('Scheduler', () => {
   it('runs one generation at a time, in the order they came', async () => {

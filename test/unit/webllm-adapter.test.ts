@@ -5,6 +5,7 @@ import { DEFAULT_CONFIG } from '../../src/config';
 import type { EngineEvent } from '../../src/engine-protocol';
 import { ApiError } from '../../src/protocol/errors';
 import type { ChatCompletionRequest } from '../../src/protocol/types';
+import { resolved, type RequestBody } from './requests';
 import { Scheduler, type RequestSink } from '../../worker/engine/scheduler';
 import { WebLlmEngine } from '../../worker/engine/webllm/adapter';
 import { SMALLEST_TOP_P } from '../../worker/engine/webllm/translate';
@@ -18,11 +19,12 @@ function setup(options: Parameters<typeof rig>[0] = {}, config: Partial<typeof D
   return { ...r, adapter: new WebLlmEngine({ ...DEFAULT_CONFIG, ...config }, r.deps) };
 }
 
-const ask = (model: ChatCompletionRequest['model'], extra: Partial<ChatCompletionRequest> = {}): ChatCompletionRequest => ({
-  model,
-  messages: [{ role: 'user', content: 'hi there' }],
-  ...extra,
-});
+const ask = (model: ChatCompletionRequest['model'], extra: Partial<RequestBody> = {}): ChatCompletionRequest =>
+  resolved({
+    model,
+    messages: [{ role: 'user', content: 'hi there' }],
+    ...extra,
+  });
 
 async function run(adapter: WebLlmEngine, request: ChatCompletionRequest, signal = new AbortController().signal) {
   const generation = await adapter.generate(request, signal);
@@ -179,7 +181,7 @@ describe('field mapping: what reaches web-llm', () => {
 
   it('refuses what web-llm cannot do with 400 unsupported_parameter, never reaching web-llm', async () => {
     const t = setup();
-    const cases: [Partial<ChatCompletionRequest>, string][] = [
+    const cases: [Partial<RequestBody>, string][] = [
       [{ n: 2 }, 'n'],
       [{ messages: [{ role: 'user', content: 'a', name: 'ann' }] }, 'messages[0].name'],
       [{ messages: [{ role: 'user', content: 'a' }, { role: 'system', content: 'late' }, { role: 'user', content: 'b' }] }, 'messages[1].role'],

@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/protocol/errors';
 import type { ChatCompletionRequest } from '../../src/protocol/types';
+import { resolved, type RequestBody } from './requests';
 import { assertSupported } from '../../worker/engine/request-support';
 import { contextLength, kvBytesPerToken, memoryBudgetMB, smallerContext } from '../../worker/engine/webllm/context-size';
 import { generationError, isOutOfMemory, loadError } from '../../worker/engine/webllm/errors';
@@ -13,7 +14,7 @@ import { nativeStops } from '../../worker/engine/webllm/kv-reuse';
 import { ModelCache } from '../../worker/engine/webllm/cache';
 import { probeGpu } from '../../worker/engine/webllm/gpu';
 import { inspectMLCEngine } from '../../worker/engine/webllm/introspect';
-import { KV_SHAPES, appConfigFor, recordFor } from '../../worker/engine/webllm/models';
+import { WEBLLM_MODELS, appConfigFor, recordFor } from '../../worker/engine/webllm/models';
 import { ProgressTracker } from '../../worker/engine/webllm/progress';
 import { countPromptTokens, renderPrompt } from '../../worker/engine/webllm/prompt-tokens';
 import { StopMatcher } from '../../worker/engine/webllm/stop-matcher';
@@ -88,7 +89,7 @@ describe('ProgressTracker', () => {
 });
 
 describe('context sizing', () => {
-  const qwen8 = KV_SHAPES['qwen3-8b']!;
+  const qwen8 = WEBLLM_MODELS['qwen3-8b']!.kv;
   it('computes KV bytes per token from the model shape', () => {
     expect(kvBytesPerToken(qwen8, 'f16')).toBe(2 * 36 * 8 * 128 * 2);
     expect(kvBytesPerToken(qwen8, 'f32')).toBe(2 * 36 * 8 * 128 * 4);
@@ -197,10 +198,10 @@ describe('error mapping', () => {
 });
 
 describe('request support', () => {
-  const base: ChatCompletionRequest = { model: 'svc-model-5.2-fast', messages: [{ role: 'user', content: 'hi' }] };
-  const refused = (request: ChatCompletionRequest): string | null => {
+  const base: RequestBody = { model: 'svc-model-5.2-fast', messages: [{ role: 'user', content: 'hi' }] };
+  const refused = (request: RequestBody): string | null => {
     try {
-      assertSupported(request);
+      assertSupported(resolved(request));
       return null;
     } catch (err) {
       expect(err).toBeInstanceOf(ApiError);

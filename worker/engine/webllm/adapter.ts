@@ -2,13 +2,13 @@
 // model (thinking is switched per request); everything that touches the MLCEngine runs one at a time.
 import type { AppConfig, ChatCompletionMessageParam, MLCEngineConfig, MLCEngineInterface } from '@mlc-ai/web-llm';
 import type { InpageConfig } from '../../../src/config';
-import type { AdapterReport } from '../../../src/engine-control';
+import type { AdapterReport, ImportFile, ImportProgress, ImportReport } from '../../../src/engine-control';
 import type { ModelStatus } from '../../../src/engine-protocol';
-import { ApiError } from '../../../src/protocol/errors';
+import { ApiError, clientAborted, contextExceeded } from '../../../src/protocol/errors';
 import type { ChatCompletionRequest } from '../../../src/protocol/types';
 import { VARIANTS, type Variant, type VariantId } from '../../../src/variants';
 import type { Engine, Generation } from '../engine';
-import { EMPTY_THINK_BLOCK, assertSupported, hasThinkingSwitch, outputLimit } from '../request-support';
+import { assertSupported, outputLimit } from '../request-support';
 import { ModelCache, type CacheFunctions } from './cache';
 import { contextLength, memoryBudgetMB, smallerContext } from './context-size';
 import { generationError, isOutOfMemory, loadError } from './errors';
@@ -16,7 +16,7 @@ import { budgetOf, type DeviceLostListener, type GpuProbe } from './gpu';
 import { resolveImages, type ImageReader, type ResolvedImage } from './images';
 import { KvMemory } from './kv-reuse';
 import { ModelStates } from './model-states';
-import { appConfigFor, kvShape, modelIdOf, prebuiltRecord, weightGroups, type Precision } from './models';
+import { EMPTY_THINK_BLOCK, appConfigFor, hasThinkingSwitch, kvShape, modelIdOf, prebuiltRecord, weightGroups, type Precision } from './models';
 import { Mutex } from './mutex';
 import { ProgressTracker } from './progress';
 import { countPromptTokens, type LoadedModelView } from './prompt-tokens';
@@ -50,7 +50,7 @@ interface RunningState {
   failure: ApiError | null;
 }
 
-const aborted = () => new ApiError('internal_error', 'The client aborted the request.');
+const aborted = clientAborted;
 
 export class WebLlmEngine implements Engine {
   private readonly states = new ModelStates();
@@ -234,10 +234,27 @@ export class WebLlmEngine implements Engine {
     return this.loaded;
   }
 
-  async generate(request: ChatCompletionRequest, signal: AbortSignal): Promise<Generation> {
+  supports(request: ChatCompletionRequest): void {
     assertSupported(request);
+  }
+
+  /** web-llm's cache code, loaded when first needed (production shares the engine's copy of web-llm). */
+  async importFiles(files: ImportFile[], onProgress?: (progress: ImportProgress) => void): Promise<ImportReport> {
+    const { importIntoCache } = await import('./import-files');
+    const report = await importIntoCache(files, this.config, this.deps.origin, onProgress);
+    await this.rescan();
+    return report;
+  }
+
+  async cachedModels(): Promise<string[]> {
+    const { cachedModelIds } = await import('./import-files');
+    return cachedModelIds(this.config, this.deps.origin);
+  }
+
+  async generate(request: ChatCompletionRequest, signal: AbortSignal): Promise<Generation> {
+    this.supports(request);
     await this.usable();
-    const variant = VARIANTS[request.model];
+    const { variant } = request;
     const images: Map<string, ResolvedImage> = variant.vision ? await resolveImages(request.messages, this.deps.images, signal) : new Map();
     const release = await this.mutex.acquire();
     let handedOver = false;
@@ -324,11 +341,7 @@ export class WebLlmEngine implements Engine {
     const completion = outputLimit(request) ?? 0;
     const context = this.states.context(loaded.group);
     if (prompt + completion > context) {
-      throw new ApiError(
-        'context_length_exceeded',
-        `This model's maximum context length is ${context} tokens. However, you requested ${prompt + completion} tokens (${prompt} in the messages, ${completion} in the completion). Please reduce the length of the messages or completion.`,
-        { param: 'messages' },
-      );
+      throw contextExceeded(context, prompt, completion);
     }
     return prompt;
   }

@@ -11,7 +11,7 @@
 // `sent` plus the new message, so it keeps its cache and prefills only the new turn. Any other request is sent
 // as the client wrote it (earlier thinking dropped, as Qwen3's own template does), and web-llm resets.
 import type { ChatCompletionContentPart, ChatCompletionMessageParam } from '@mlc-ai/web-llm';
-import { EMPTY_THINK_BLOCK } from '../request-support';
+import { EMPTY_THINK_BLOCK } from './models';
 
 type Message = ChatCompletionMessageParam;
 

@@ -4,7 +4,7 @@
 // the consumer reads it to the end, stops early, or the client aborts.
 import type { ChatCompletionChunk, ChatCompletionTokenLogprob } from '@mlc-ai/web-llm';
 import type { EngineEvent } from '../../../src/engine-protocol';
-import { ApiError } from '../../../src/protocol/errors';
+import { ApiError, clientAborted } from '../../../src/protocol/errors';
 import type { FinishReason, TokenLogprob, Usage } from '../../../src/protocol/types';
 import { generationError } from './errors';
 import { StopMatcher } from './stop-matcher';
@@ -128,7 +128,7 @@ export class WebLlmRun {
     }
     if (this.options.signal.aborted) {
       await this.drain();
-      throw new ApiError('internal_error', 'The client aborted the request.');
+      throw clientAborted();
     }
   }
 
@@ -173,7 +173,7 @@ export class WebLlmRun {
       // Ended from outside (a lost device, the client): whatever web-llm said last does not count.
       const failure = this.options.failure();
       if (failure) throw failure;
-      if (this.options.signal.aborted) throw new ApiError('internal_error', 'The client aborted the request.');
+      if (this.options.signal.aborted) throw clientAborted();
       const rest = splitter?.end() ?? { reasoning: '', content: '' };
       let restContent = stopper.push(rest.content);
       const held = stopper.end();
@@ -213,7 +213,7 @@ export class WebLlmRun {
     const failure = this.options.failure();
     if (failure) throw failure;
     if (reason === 'abort') {
-      if (this.options.signal.aborted) throw new ApiError('internal_error', 'The client aborted the request.');
+      if (this.options.signal.aborted) throw clientAborted();
       throw new ApiError('internal_error', 'web-llm interrupted the generation without being asked to.');
     }
     if (reason === 'tool_calls') return 'stop'; // never requested: inpage passes no tools

@@ -1,6 +1,6 @@
 // A checked /v1 request → web-llm's ChatCompletionRequest. web-llm knows neither `developer`,
 // `max_completion_tokens`, `reasoning_effort` nor `json_schema`; each is translated, never dropped. Fields
-// web-llm cannot honour are refused earlier, by request-support.ts.
+// web-llm cannot honour are refused earlier, by request-support.ts (the engine's `supports`).
 import type {
   ChatCompletionContentPart,
   ChatCompletionMessageParam,
@@ -8,10 +8,10 @@ import type {
   ResponseFormat as WebLlmResponseFormat,
 } from '@mlc-ai/web-llm';
 import type { ChatCompletionRequest, ChatMessage, ResponseFormat } from '../../../src/protocol/types';
-import { VARIANTS } from '../../../src/variants';
-import { hasThinkingSwitch, outputLimit, stopSequences, wantsThinking } from '../request-support';
+import { outputLimit, stopSequences, wantsThinking } from '../request-support';
 import type { ResolvedImage } from './images';
 import { nativeStops } from './kv-reuse';
+import { hasThinkingSwitch } from './models';
 
 /** web-llm refuses top_p = 0 (it wants 0 < top_p ≤ 1); this keeps only the most likely token, as 0 means. */
 export const SMALLEST_TOP_P = 1e-6;
@@ -102,9 +102,8 @@ function responseFormat(format: ResponseFormat): WebLlmResponseFormat {
 }
 
 export function translateRequest(request: ChatCompletionRequest, options: TranslateOptions): Translation {
-  const variant = VARIANTS[request.model];
   const thinking = wantsThinking(request);
-  const thinkingSwitch = hasThinkingSwitch(variant);
+  const thinkingSwitch = hasThinkingSwitch(request.variant);
   const thinkingSwitchedOff = thinkingSwitch && !thinking;
   const out: ChatCompletionRequestStreaming = {
     model: options.modelId,
