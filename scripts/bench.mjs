@@ -123,7 +123,7 @@ class Cdp {
 /** Heap in use (bytes, after a forced GC) of the service worker and of the page's hosted engine worker. */
 async function heaps(cdp) {
   const { targetInfos } = await cdp.send('Target.getTargets');
-  const sw = targetInfos.find((t) => t.type === 'service_worker' && t.url.startsWith(ORIGIN));
+  const sw = targetInfos.find((t) => t.type === 'service_worker' && t.url.startsWith(`${ORIGIN}/sw.js`));
   const page = targetInfos.find((t) => t.type === 'page' && t.url.startsWith(`${ORIGIN}/test/pages/bench.html`));
   if (!sw || !page) throw new Error(`targets not found: ${JSON.stringify(targetInfos.map((t) => [t.type, t.url]))}`);
   const attach = async (targetId) => (await cdp.send('Target.attachToTarget', { targetId, flatten: true })).sessionId;
