@@ -33,7 +33,7 @@ async function conversation(model: VariantId) {
     let usage;
     for await (const event of generation.events) {
       if (event.type === 'delta') content += event.content ?? '';
-      else usage = event.usage;
+      else if (event.type === 'finish') usage = event.usage;
     }
     expect(content).toBe(answer);
     const prefilled = r.engine().prefilled.at(-1)!;
