@@ -60,8 +60,8 @@ function afterFirstPaint(): Promise<void> {
 
 /**
  * Page start, off the engine's critical path: the service worker registers at once and the API is usable as
- * soon as it controls the page; the engine worker (web-llm: megabytes of script and wasm) starts after the
- * first paint and connects when it is up. `engine` settles then (or fails when this tab cannot host it).
+ * soon as it controls the page; the engine worker (web-llm: megabytes of script and wasm) starts then, after
+ * the first paint, and connects when it is up. `engine` settles then (or fails when this tab cannot host it).
  */
 async function boot(): Promise<{ api: InpageApi; engine: Promise<void> }> {
   noticeRefusedUrlSettings();
@@ -70,8 +70,10 @@ async function boot(): Promise<{ api: InpageApi; engine: Promise<void> }> {
   // `?engine=off` makes this page a plain client of another tab's engine.
   const hosting = new URLSearchParams(location.search).get('engine') !== 'off';
   // One engine per origin: this tab hosts it unless another one does, and takes over when that one closes.
+  // The engine starts once the service worker controls the page (it serves the engine worker's script with the
+  // engine's own Content-Security-Policy: a dedicated worker does not take the page's) and after the first paint.
   const claimed: Promise<EngineLeadership | null> = hosting
-    ? afterFirstPaint().then(async () => {
+    ? Promise.all([controlled, afterFirstPaint()]).then(async () => {
         const settings = await config;
         return claimEngine(() => hostEngine(settings));
       })

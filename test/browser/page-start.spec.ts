@@ -4,21 +4,30 @@ import { expect, test } from '@playwright/test';
 import { chat } from './helpers';
 
 test('the page is usable while the engine worker script is blocked, and the engine connects once it loads', async ({ page, context }) => {
-  let blocked = true;
+  let blocked = false;
   let aborted = 0;
-  // Only the page's own request for the worker script is blocked; the service worker still precaches the app.
+  // The engine worker's script, from wherever it is fetched (the page, or the service worker serving it).
   await context.route(/engine-worker[^/]*\.js(\?|$)/, async (route) => {
-    if (blocked && !route.request().serviceWorker()) {
-      aborted++;
-      return route.abort();
-    }
-    return route.continue();
+    if (!blocked) return route.continue();
+    aborted++;
+    return route.abort();
   });
   const warnings: string[] = [];
   page.on('console', (m) => {
     if (m.type() === 'warning') warnings.push(m.text());
   });
+  // A first visit installs the service worker (which precaches the app); then the script leaves the precache
+  // and the network refuses it, as when the app's files were evicted and the network is down.
   await page.goto('/');
+  await page.evaluate(async () => {
+    await window.inpageReady;
+    for (const name of await caches.keys()) {
+      const cache = await caches.open(name);
+      for (const request of await cache.keys()) if (/engine-worker/.test(request.url)) await cache.delete(request);
+    }
+  });
+  blocked = true;
+  await page.reload();
   // Usable: the first real screen of the workspace, with the engine not there.
   await expect(page.getByRole('heading', { name: 'Create your local workspace' })).toBeVisible({ timeout: 30_000 });
   await expect.poll(() => aborted, { timeout: 30_000 }).toBeGreaterThan(0);
