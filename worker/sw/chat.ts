@@ -123,9 +123,14 @@ export async function runAnswer(
       };
       try {
         write(format.open());
-        for await (const event of run) {
-          if (event.type === 'finish') tokens = event.usage.total_tokens;
-          write(format.event(event));
+        // One string, one encode and one enqueue for everything the engine sent in one message.
+        for await (const batch of run.batches()) {
+          const texts: string[] = [];
+          for (const event of batch) {
+            if (event.type === 'finish') tokens = event.usage.total_tokens;
+            texts.push(...format.event(event));
+          }
+          if (texts.length > 0) write([texts.join('')]);
         }
         write(await format.close());
       } catch (err) {
