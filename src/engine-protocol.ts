@@ -2,6 +2,10 @@
 import type { ApiErrorData } from './protocol/errors';
 import type { ChatCompletionRequest, ChoiceLogprobs, EngineFinishReason, ModelState, Usage } from './protocol/types';
 import type { VariantId } from './variants';
+import type { EmbeddingRequest } from './protocol/embeddings';
+
+/** What the engine is asked to run: a chat request (everything is converted onto it) or an embeddings request. */
+export type EngineRequest = ChatCompletionRequest | EmbeddingRequest;
 
 /**
  * What an engine produces for one request, in order: deltas (text, and tool calls), then exactly one finish.
@@ -13,6 +17,8 @@ export type EngineEvent =
   | { type: 'delta'; content?: string; reasoning?: string; logprobs?: ChoiceLogprobs['content'] }
   | { type: 'tool_call'; index: number; id: string; name: string }
   | { type: 'tool_arguments'; index: number; arguments: string }
+  /** An embeddings request's answer: one event per input, in order, then `finish`. */
+  | { type: 'embedding'; index: number; embedding: number[] }
   | { type: 'finish'; finish_reason: EngineFinishReason; usage: Usage };
 
 export interface LoadProgress {
@@ -38,6 +44,8 @@ export interface ModelStatus {
 /** Service worker → engine worker. */
 export type ToEngine =
   | { type: 'generate'; id: string; request: ChatCompletionRequest }
+  /** Runs in the same queue as `generate`, with the same replies (`embedding` events, then `finish`). */
+  | { type: 'embed'; id: string; request: EmbeddingRequest }
   | { type: 'abort'; id: string }
   | { type: 'status'; id: string }
   /**

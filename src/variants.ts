@@ -9,6 +9,7 @@ export const VARIANT_IDS = [
   'svc-model-5.2-short',
   'svc-model-5.2-short-fast',
   'svc-vision',
+  'svc-embed',
 ] as const;
 
 export type VariantId = (typeof VARIANT_IDS)[number];
@@ -26,6 +27,15 @@ export interface Variant {
   trainedContext: number;
   /** Unix seconds, fixed per variant. */
   created: number;
+  /** Set for an embedding model (POST /v1/embeddings only; chat requests for it are refused). */
+  embeddings?: EmbeddingSpec;
+}
+
+export interface EmbeddingSpec {
+  /** The length of every vector it returns. */
+  dimensions: number;
+  /** How many token ids its vocabulary has (token-id inputs must be below it). */
+  vocabulary: number;
 }
 
 export const VARIANTS: Readonly<Record<VariantId, Variant>> = {
@@ -75,7 +85,21 @@ export const VARIANTS: Readonly<Record<VariantId, Variant>> = {
     trainedContext: 131_072,
     created: 1_767_225_604,
   },
+  'svc-embed': {
+    id: 'svc-embed',
+    thinks: false,
+    vision: false,
+    hostedContext: null,
+    weightGroup: 'arctic-embed-s',
+    // snowflake-arctic-embed-s: a BERT-style encoder, 512 tokens per input.
+    trainedContext: 512,
+    created: 1_767_225_605,
+    embeddings: { dimensions: 384, vocabulary: 30_522 },
+  },
 };
+
+/** The variants that answer chat (and Responses, legacy completions): all but embedding models. */
+export const CHAT_VARIANT_IDS = VARIANT_IDS.filter((id) => !VARIANTS[id].embeddings);
 
 export function isVariantId(value: unknown): value is VariantId {
   return typeof value === 'string' && (VARIANT_IDS as readonly string[]).includes(value);

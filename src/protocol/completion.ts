@@ -97,6 +97,7 @@ export class ChunkWriter {
         : { tool_calls: [{ index: event.index, function: { arguments: event.arguments } }] };
       return [this.chunk(delta, null)];
     }
+    if (event.type === 'embedding') return []; // never part of a chat answer
     const out = [this.chunk({}, wireFinish(event.finish_reason, this.legacyFunctions))];
     if (this.includeUsage) {
       out.push({ ...this.meta, object: 'chat.completion.chunk', choices: [], usage: event.usage });
@@ -131,6 +132,7 @@ export class CompletionCollector {
       call.function.arguments += event.arguments;
       return;
     }
+    if (event.type === 'embedding') return; // never part of a chat answer
     if (event.content) this.content += event.content;
     if (event.reasoning) this.reasoning += event.reasoning;
     if (event.logprobs) (this.logprobs ??= []).push(...event.logprobs);

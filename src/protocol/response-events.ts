@@ -188,6 +188,7 @@ export class ResponseBuilder {
       call.item.arguments += event.arguments;
       return [this.emit('response.function_call_arguments.delta', { item_id: call.item.id, output_index: call.index, delta: event.arguments })];
     }
+    if (event.type === 'embedding') return []; // never part of a response
     const out: StreamEvent[] = [];
     if (event.reasoning) {
       if (this.open?.item.type !== 'reasoning') {

@@ -113,6 +113,9 @@ export interface ModelObject {
   context_length: number;
   reasoning: boolean;
   vision: boolean;
+  /** Only on embedding models (POST /v1/embeddings), with the length of their vectors. */
+  embeddings?: true;
+  dimensions?: number;
   state: ModelState;
 }
 

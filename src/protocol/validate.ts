@@ -269,6 +269,9 @@ export function validateChatRequest(body: unknown): ChatCompletionRequest {
     unsupported('web_search_options', 'is not supported: the models run in the page and cannot search the web');
   }
   const variant = VARIANTS[req.model];
+  if (variant.embeddings) {
+    throw new ApiError('invalid_value', `The model '${req.model}' is an embedding model and does not generate text; use it with POST /v1/embeddings.`, { param: 'model' });
+  }
   req.messages.forEach((m, i) => {
     if (m.role === 'tool' || m.role === 'function' || !Array.isArray(m.content)) return;
     m.content.forEach((part, j) => {

@@ -22,6 +22,10 @@
 // the last turn's conversation (its messages, then the reply as the client got it) plus one new message reports
 // the tokens of that earlier part as `cached_tokens`; the turn must have ended "stop", not cut by a stop
 // sequence while thinking (inpage interrupts web-llm there). Another request, a failure or a reload forgets it.
+// Embeddings (svc-embed): a fixed-size unit-length vector from a hash of each input (deterministic-embedding.ts);
+// a text costs its tokens, a token-id list its length; an input over the model's 512 tokens is 400
+// context_length_exceeded. The embedding model loads beside the chat model (as web-llm's second engine does),
+// never in its place.
 // A token is a run of non-space characters with the spaces before it. Loading is simulated: a variant's
 // first use "downloads" 4 MiB of pretend weights in progress steps, then "loads".
 import { ApiError, clientAborted, contextExceeded } from '../../src/protocol/errors';
@@ -35,6 +39,8 @@ import type { Engine, EngineFactory, Generation } from '../../worker/engine/engi
 import { nextTurn } from '../../worker/engine/event-batch';
 import { assertSupported, outputLimit, stopSequences, toolPlan, wantsThinking, type ToolPlan } from '../../worker/engine/request-support';
 import { smallestInstance } from './smallest-instance';
+import { deterministicEmbedding } from './deterministic-embedding';
+import type { EmbeddingRequest } from '../../src/protocol/embeddings';
 
 export const TEST_CONTEXT_LENGTH = 4096;
 const PRETEND_BYTES = 4 * 1024 * 1024;
@@ -126,6 +132,8 @@ export class DeterministicEngine implements Engine {
   private readonly groups = new Map<string, GroupState>();
   private readonly listeners: (() => void)[] = [];
   private loadedGroup: string | null = null;
+  /** The embedding model's group while it is loaded (beside the chat model). */
+  private loadedEmbedder: string | null = null;
   private readonly later = nextTurn();
   /** The conversation the KV cache holds after the last turn, on the loaded weights. */
   private held: { group: string; messages: ChatMessage[] } | null = null;
@@ -172,6 +180,13 @@ export class DeterministicEngine implements Engine {
   async load(id: VariantId): Promise<void> {
     const name = VARIANTS[id].weightGroup;
     const g = this.group(id);
+    if (VARIANTS[id].embeddings) {
+      // Loads beside the chat model: the chat model stays as it is.
+      if (this.loadedEmbedder === name && g.state === 'ready') return;
+      this.loadedEmbedder = name;
+      await this.fetchAndLoad(g);
+      return;
+    }
     if (this.loadedGroup === name && g.state === 'ready') return;
     if (this.loadedGroup !== name) this.held = null;
     if (this.loadedGroup && this.loadedGroup !== name) {
@@ -179,6 +194,10 @@ export class DeterministicEngine implements Engine {
       if (previous) previous.state = 'cached';
     }
     this.loadedGroup = name;
+    await this.fetchAndLoad(g);
+  }
+
+  private async fetchAndLoad(g: GroupState): Promise<void> {
     if (g.state === 'not_downloaded') {
       g.state = 'downloading';
       for (let step = 1; step <= DOWNLOAD_STEPS; step++) {
@@ -195,6 +214,12 @@ export class DeterministicEngine implements Engine {
   }
 
   async unload(): Promise<void> {
+    if (this.loadedEmbedder) {
+      const e = this.groups.get(this.loadedEmbedder);
+      if (e) e.state = 'cached';
+      this.loadedEmbedder = null;
+      if (!this.loadedGroup) this.changed();
+    }
     if (!this.loadedGroup) return;
     this.held = null;
     const g = this.groups.get(this.loadedGroup);
@@ -209,6 +234,7 @@ export class DeterministicEngine implements Engine {
       this.loadedGroup = null;
       this.held = null;
     }
+    if (this.loadedEmbedder === VARIANTS[id].weightGroup) this.loadedEmbedder = null;
     g.state = 'not_downloaded';
     g.bytesDone = 0;
     this.changed();
@@ -260,6 +286,43 @@ export class DeterministicEngine implements Engine {
       fingerprint: `fp_test_${group}`,
       events: this.stream(reasoning, tokenize(content), calls, { promptTokens, cachedTokens, limit, stopped, failAfter: reply.failAfter, logprobs, signal, keep }),
     };
+  }
+
+  async embed(request: EmbeddingRequest, signal: AbortSignal): Promise<Generation> {
+    const spec = request.variant.embeddings;
+    if (!spec) throw new ApiError('invalid_value', `The model '${request.model}' does not create embeddings.`, { param: 'model' });
+    await this.load(request.model);
+    const counts = request.input.map((item) => (typeof item === 'string' ? tokenize(item).length : item.length));
+    const context = request.variant.trainedContext;
+    const over = counts.findIndex((n) => n > context);
+    if (over >= 0) {
+      throw new ApiError(
+        'context_length_exceeded',
+        `Input ${over} has ${counts[over]} tokens; '${request.model}' embeds at most ${context} tokens per input.`,
+        { param: 'input' },
+      );
+    }
+    const promptTokens = counts.reduce((a, b) => a + b, 0);
+    const later = this.later;
+    async function* events(): AsyncGenerator<EngineEvent> {
+      for (const [index, item] of request.input.entries()) {
+        if (index % 32 === 31) await new Promise<void>((resolve) => later(resolve));
+        if (signal.aborted) throw clientAborted();
+        yield { type: 'embedding', index, embedding: deterministicEmbedding(item, spec!.dimensions) };
+      }
+      yield {
+        type: 'finish',
+        finish_reason: 'stop',
+        usage: {
+          prompt_tokens: promptTokens,
+          completion_tokens: 0,
+          total_tokens: promptTokens,
+          prompt_tokens_details: { cached_tokens: 0 },
+          completion_tokens_details: { reasoning_tokens: 0 },
+        },
+      };
+    }
+    return { fingerprint: `fp_test_${request.variant.weightGroup}`, events: events() };
   }
 
   /** Whether `messages` are the held conversation plus one new message. */

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { prebuiltAppConfig } from '@mlc-ai/web-llm';
 import { describe, expect, it } from 'vitest';
-import { VARIANTS, VARIANT_IDS, isVariantId } from '../../src/variants';
+import { CHAT_VARIANT_IDS, VARIANTS, VARIANT_IDS, isVariantId } from '../../src/variants';
 import { WEBLLM_MODELS, modelIdOf, weightGroups } from '../../worker/engine/webllm/models';
 import type { Variant } from '../../src/variants';
 
@@ -30,15 +30,16 @@ const mb = (n: number) => `${Math.round(n).toLocaleString('en-US')} MB`;
 
 describe('the variant table', () => {
   it('has the five contract ids, fixed created times, and the contract\'s thinking and vision flags', () => {
-    expect(VARIANT_IDS).toEqual(['svc-model-5.2', 'svc-model-5.2-fast', 'svc-model-5.2-short', 'svc-model-5.2-short-fast', 'svc-vision']);
-    expect(VARIANT_IDS.map((id) => [VARIANTS[id].thinks, VARIANTS[id].vision])).toEqual([
+    expect(CHAT_VARIANT_IDS).toEqual(['svc-model-5.2', 'svc-model-5.2-fast', 'svc-model-5.2-short', 'svc-model-5.2-short-fast', 'svc-vision']);
+    expect(VARIANT_IDS).toEqual([...CHAT_VARIANT_IDS, 'svc-embed']);
+    expect(CHAT_VARIANT_IDS.map((id) => [VARIANTS[id].thinks, VARIANTS[id].vision])).toEqual([
       [true, false],
       [false, false],
       [true, false],
       [false, false],
       [false, true],
     ]);
-    expect(new Set(VARIANT_IDS.map((id) => VARIANTS[id].created)).size).toBe(5);
+    expect(new Set(VARIANT_IDS.map((id) => VARIANTS[id].created)).size).toBe(6);
     expect(isVariantId('svc-model-5.2')).toBe(true);
     expect(isVariantId('gpt-4o')).toBe(false);
   });
@@ -46,7 +47,7 @@ describe('the variant table', () => {
   it('shares weights between each thinking variant and its -fast twin, and only there', () => {
     expect(webllm(VARIANTS['svc-model-5.2'])).toEqual(webllm(VARIANTS['svc-model-5.2-fast']));
     expect(webllm(VARIANTS['svc-model-5.2-short'])).toEqual(webllm(VARIANTS['svc-model-5.2-short-fast']));
-    expect(weightGroups().map((v) => v.weightGroup)).toEqual(['qwen3-8b', 'qwen3-1.7b', 'phi-3.5-vision']);
+    expect(weightGroups().map((v) => v.weightGroup)).toEqual(['qwen3-8b', 'qwen3-1.7b', 'phi-3.5-vision', 'arctic-embed-s']);
     for (const id of VARIANT_IDS) {
       const same = VARIANT_IDS.filter((other) => VARIANTS[other].weightGroup === VARIANTS[id].weightGroup);
       for (const other of same) expect(webllm(VARIANTS[other])).toEqual(webllm(VARIANTS[id]));
@@ -54,7 +55,7 @@ describe('the variant table', () => {
   });
 
   it('names web-llm models this release ships: q4f16 ones need shader-f16, the q4f32 fallbacks do not', () => {
-    for (const id of VARIANT_IDS) {
+    for (const id of CHAT_VARIANT_IDS) {
       const { f16, f32 } = webllm(VARIANTS[id]);
       expect(f16).toMatch(/-q4f16_1-MLC$/);
       expect(f32).toMatch(/-q4f32_1-MLC$/);
@@ -66,6 +67,19 @@ describe('the variant table', () => {
       expect(record(f16)!.model_type ?? 0).toBe(VARIANTS[id].vision ? 2 : 0); // web-llm's ModelType.VLM = 2
       expect(WEBLLM_MODELS[VARIANTS[id].weightGroup]?.kv).toBeDefined();
     }
+  });
+
+  it('serves svc-embed with web-llm\'s snowflake-arctic-embed-s (an embedding model, one q0f32 build for every adapter)', () => {
+    const v = VARIANTS['svc-embed'];
+    expect(v.embeddings).toEqual({ dimensions: 384, vocabulary: 30_522 });
+    expect(v.thinks || v.vision).toBe(false);
+    const { f16, f32 } = webllm(v);
+    expect(f16).toBe('snowflake-arctic-embed-s-q0f32-MLC-b4');
+    expect(f32).toBe(f16);
+    expect(record(f16)!.model_type).toBe(1); // web-llm's ModelType.embedding
+    expect(record(f16)!.required_features ?? []).not.toContain('shader-f16');
+    // Less than half of -m's memory.
+    expect(record(f16)!.vram_required_MB!).toBeLessThan(record('snowflake-arctic-embed-m-q0f32-MLC-b4')!.vram_required_MB! / 2);
   });
 
   it('is mirrored in README\'s Models section, memory figures from web-llm\'s vram_required_MB', () => {

@@ -9,6 +9,10 @@ import { resolved, type RequestBody } from './requests';
 import { Scheduler, type RequestSink } from '../../worker/engine/scheduler';
 import { WebLlmEngine } from '../../worker/engine/webllm/adapter';
 import { SMALLEST_TOP_P } from '../../worker/engine/webllm/translate';
+import { contextLength } from '../../worker/engine/webllm/context-size';
+import { kvShape, prebuiltRecord } from '../../worker/engine/webllm/models';
+import { VARIANTS } from '../../src/variants';
+import { parseEmbeddingRequest, type EmbeddingRequest } from '../../src/protocol/embeddings';
 import { NamedError, fakeTokens, rig, swiftShaderProbe, type Rig } from './webllm-fake';
 
 type Delta = Extract<EngineEvent, { type: 'delta' }>;
@@ -350,7 +354,8 @@ describe('context length', () => {
     const ctx = Object.fromEntries(status.map((s) => [s.id, s.context_length]));
     expect(ctx['svc-model-5.2']).toBe(ctx['svc-model-5.2-fast']);
     expect(ctx['svc-model-5.2-short']).toBeGreaterThan(ctx['svc-model-5.2']!);
-    for (const s of status) expect(s.context_length).toBeGreaterThanOrEqual(4096);
+    for (const s of status) expect(s.context_length).toBeGreaterThanOrEqual(s.id === 'svc-embed' ? 512 : 4096);
+    expect(ctx['svc-embed']).toBe(512);
   });
 
   it('loads the model with that context and refuses prompt plus max_tokens beyond it before generating', async () => {
@@ -428,6 +433,7 @@ describe('loading, switching and the cache', () => {
       'svc-model-5.2-short': 'ready',
       'svc-model-5.2-short-fast': 'ready',
       'svc-vision': 'not_downloaded',
+      'svc-embed': 'not_downloaded',
     });
   });
 
@@ -722,5 +728,80 @@ describe('KV cache across turns: web-llm gets the conversation as it holds it', 
     await run(t.adapter, ask('svc-vision', { messages: [user('look')] }));
     await run(t.adapter, ask('svc-model-5.2-fast', { messages: [...full, user('more')] }));
     expect(t.engine().reused.at(-1)).toBe(false);
+  });
+});
+
+describe('embeddings (svc-embed)', () => {
+  const embedRequest = (input: (string | number[])[]) => parseEmbeddingRequest({ model: 'svc-embed', input });
+
+  async function embed(adapter: WebLlmEngine, request: EmbeddingRequest) {
+    const generation = await adapter.embed(request, new AbortController().signal);
+    const events: EngineEvent[] = [];
+    for await (const event of generation.events) events.push(event);
+    return { fingerprint: generation.fingerprint, events };
+  }
+
+  it('loads snowflake-arctic-embed-s on a second MLCEngine, beside the chat model, and passes text and token ids to web-llm', async () => {
+    const t = setup();
+    await run(t.adapter, ask('svc-model-5.2-fast'));
+    const { fingerprint, events } = await embed(t.adapter, embedRequest(['one two', 'three']));
+    expect(fingerprint).toBe('fp_snowflake-arctic-embed-s-q0f32-MLC-b4');
+    expect(t.embedder()!.reloads.map((r) => r.modelId)).toEqual(['snowflake-arctic-embed-s-q0f32-MLC-b4']);
+    expect(t.embedder()!.embeddingRequests).toEqual([{ input: ['one two', 'three'], model: 'snowflake-arctic-embed-s-q0f32-MLC-b4' }]);
+    // The chat model stayed loaded: no reload of it, no unload.
+    expect(t.engine().loaded).toBe('Qwen3-8B-q4f32_1-MLC');
+    expect(t.engine().reloads).toHaveLength(1);
+    const vectors = events.filter((e) => e.type === 'embedding');
+    expect(vectors.map((v) => [v.index, v.embedding.length, v.embedding[0]])).toEqual([
+      [0, 384, 1],
+      [1, 384, 2],
+    ]);
+    const finish = events.at(-1) as Finish;
+    expect(finish.usage.prompt_tokens).toBe(fakeTokens('one two').length + fakeTokens('three').length);
+    expect(finish.usage.total_tokens).toBe(finish.usage.prompt_tokens);
+    const states = Object.fromEntries(t.adapter.status().map((s) => [s.id, s.state]));
+    expect(states['svc-model-5.2-fast']).toBe('ready');
+    expect(states['svc-embed']).toBe('ready');
+    // A second request (token ids this time) reuses the loaded embedder.
+    const ids = await embed(t.adapter, embedRequest([[101, 102, 103]]));
+    expect(t.embedder()!.reloads).toHaveLength(1);
+    expect(t.embedder()!.embeddingRequests[1]!.input).toEqual([[101, 102, 103]]);
+    expect((ids.events.at(-1) as Finish).usage.prompt_tokens).toBe(3);
+    await t.adapter.unload();
+    expect(t.embedder()!.loaded).toBeNull();
+    expect(t.adapter.status().find((s) => s.id === 'svc-embed')!.state).toBe('cached');
+  });
+
+  it('an input over 512 tokens is 400 context_length_exceeded; a failed load is 503 model_load_failed with the state kept truthful', async () => {
+    const t = setup();
+    const long = await rejection(embed(t.adapter, embedRequest([Array.from({ length: 513 }, (_, i) => i)])));
+    expect([long.status, long.code, long.param]).toEqual([400, 'context_length_exceeded', 'input']);
+    await t.adapter.unload();
+    t.embedder()!.onReload = () => {
+      throw new Error('Failed to fetch');
+    };
+    const failed = await rejection(embed(t.adapter, embedRequest(['x'])));
+    expect([failed.status, failed.code]).toEqual([503, 'model_load_failed']);
+    expect(failed.message).toContain('snowflake-arctic-embed-s-q0f32-MLC-b4');
+    const status = t.adapter.status().find((s) => s.id === 'svc-embed')!;
+    expect(status.error).toContain('Failed to fetch');
+  });
+
+  it('sets the embedding model\'s memory aside from the chat models\' budget', async () => {
+    const budget = 4000;
+    const t = setup({}, { gpuMemoryMB: budget });
+    await t.adapter.ready();
+    const ctx = t.adapter.status().find((s) => s.id === 'svc-model-5.2-short')!.context_length;
+    const sized = (memoryMB: number) =>
+      contextLength({
+        shape: kvShape(VARIANTS['svc-model-5.2-short']),
+        precision: 'f32',
+        vramRequiredMB: prebuiltRecord('Qwen3-1.7B-q4f32_1-MLC').vram_required_MB!,
+        trainedContext: VARIANTS['svc-model-5.2-short'].trainedContext,
+        budget: { memoryMB, maxBufferBytes: swiftShaderProbe().maxBufferBytes! },
+      });
+    const embedderMB = prebuiltRecord('snowflake-arctic-embed-s-q0f32-MLC-b4').vram_required_MB!;
+    expect(ctx).toBe(sized(budget - embedderMB));
+    expect(ctx).toBeLessThan(sized(budget));
   });
 });

@@ -80,7 +80,9 @@ const EMPTY_THINK = '<think>\n\n</think>\n\n';
 export class FakeEngine implements MLCEngineInterface {
   chat = undefined as unknown as Chat;
   completions = undefined as unknown as Completions;
-  embeddings = undefined as unknown as Embeddings;
+  embeddings = { create: (request: EmbeddingCreateParams) => this.embedding(request) } as unknown as Embeddings;
+  /** Every embeddings request, in order. */
+  readonly embeddingRequests: EmbeddingCreateParams[] = [];
 
   readonly reloads: { modelId: string; chatOpts: ChatOptions | undefined }[] = [];
   readonly requests: ChatCompletionRequest[] = [];
@@ -320,8 +322,24 @@ export class FakeEngine implements MLCEngineInterface {
       this.openStreams--;
     }
   }
-  async embedding(_request: EmbeddingCreateParams): Promise<CreateEmbeddingResponse> {
-    throw new Error('inpage never uses embeddings.');
+  /**
+   * web-llm's embeddings on a loaded embedding model: 384 dimensions, a text costs its fake tokens, an input over
+   * 512 tokens is web-llm's EmbeddingExceedContextWindowSizeError. Vector i is (i + 1, tokens, 0, …).
+   */
+  async embedding(request: EmbeddingCreateParams): Promise<CreateEmbeddingResponse> {
+    this.embeddingRequests.push(request);
+    if (!this.loaded) throw new NamedError('ModelNotLoadedError', 'Model not loaded before trying to complete embedding request.');
+    const inputs = (typeof request.input === 'string' ? [request.input] : request.input) as (string | number[])[];
+    const counts = inputs.map((item) => (typeof item === 'string' ? fakeTokens(item).length : item.length));
+    const over = counts.find((n) => n > 512);
+    if (over !== undefined) throw new NamedError('EmbeddingExceedContextWindowSizeError', `only supports up to 512 context size. However, an input in the batch has size ${over}.`);
+    const total = counts.reduce((a, b) => a + b, 0);
+    return {
+      object: 'list',
+      model: this.loaded,
+      data: counts.map((n, index) => ({ object: 'embedding', index, embedding: [index + 1, n, ...Array<number>(382).fill(0)] })),
+      usage: { prompt_tokens: total, total_tokens: total, extra: { prefill_tokens_per_s: 0 } },
+    };
   }
   async listResumableSessions(): Promise<ResumeProbeResult[]> {
     return [];
@@ -399,17 +417,24 @@ export const fakeImages: ImageReader = {
 
 export interface Rig {
   deps: WebLlmDeps;
+  /** The chat MLCEngine (the first one created). */
   engine: () => FakeEngine;
+  /** The embedding model's MLCEngine (the second one created), once created. */
+  embedder: () => FakeEngine | undefined;
   cache: FakeCache;
   loseDevice: (message: string) => void;
 }
 
 export function rig(options: { probe?: GpuProbe; view?: boolean } = {}): Rig {
   const cache = new FakeCache();
-  let engine: FakeEngine | null = null;
+  const engines: FakeEngine[] = [];
   let lost: ((message: string) => void) | null = null;
   const deps: WebLlmDeps = {
-    createEngine: (config) => (engine = new FakeEngine(config, cache)),
+    createEngine: (config) => {
+      const engine = new FakeEngine(config, cache);
+      engines.push(engine);
+      return engine;
+    },
     cache,
     probeGpu: async () => options.probe ?? swiftShaderProbe(),
     inspect: (mlc, modelId) => {
@@ -422,7 +447,8 @@ export function rig(options: { probe?: GpuProbe; view?: boolean } = {}): Rig {
   };
   return {
     deps,
-    engine: () => engine!,
+    engine: () => engines[0]!,
+    embedder: () => engines[1],
     cache,
     loseDevice: (message) => lost?.(message),
   };

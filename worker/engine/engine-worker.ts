@@ -26,7 +26,8 @@ function serve(port: MessagePort): void {
     const message = e.data;
     const { engine, scheduler } = need();
     switch (message.type) {
-      case 'generate': {
+      case 'generate':
+      case 'embed': {
         const { id } = message;
         const batch = new EventBatch((events) => post({ type: 'events', id, events }), later);
         mine.set(id, batch);

@@ -4,6 +4,7 @@ import type { InpageConfig } from '../../src/config';
 import type { EngineEvent, ModelStatus } from '../../src/engine-protocol';
 import type { ChatCompletionRequest } from '../../src/protocol/types';
 import type { VariantId } from '../../src/variants';
+import type { EmbeddingRequest } from '../../src/protocol/embeddings';
 
 export interface Generation {
   /** Names the weights that answer, for `system_fingerprint`. */
@@ -29,6 +30,13 @@ export interface Engine {
    * Aborting `signal` ends `events` promptly.
    */
   generate(request: ChatCompletionRequest, signal: AbortSignal): Promise<Generation>;
+  /**
+   * Optional: embeds `request.input` with its embedding variant (loaded beside the chat model, never in its
+   * place): `embedding` events, one per input in order, then a `finish` whose usage counts the prompt tokens.
+   * Throws an ApiError before anything is produced, as `generate` does. Engines without it answer embeddings
+   * requests with 400 `invalid_value` (the scheduler says so).
+   */
+  embed?(request: EmbeddingRequest, signal: AbortSignal): Promise<Generation>;
   status(): ModelStatus[];
   /** Called on every status change, including download progress. */
   onStatus(listener: () => void): void;

@@ -1,8 +1,8 @@
 // One generation at a time, first come first served, with a bounded wait list (429 beyond it).
 import { ApiError } from '../../src/protocol/errors';
-import type { EngineEvent } from '../../src/engine-protocol';
-import type { ChatCompletionRequest } from '../../src/protocol/types';
-import type { Engine } from './engine';
+import type { EngineEvent, EngineRequest } from '../../src/engine-protocol';
+import { isEmbeddingRequest } from '../../src/protocol/embeddings';
+import type { Engine, Generation } from './engine';
 
 /** Where one request's replies go; nothing is sent after `end` or `error`, or once the caller aborted. */
 export interface RequestSink {
@@ -15,7 +15,7 @@ export interface RequestSink {
 
 interface Job {
   id: string;
-  request: ChatCompletionRequest;
+  request: EngineRequest;
   sink: RequestSink;
   abort: AbortController;
 }
@@ -39,7 +39,7 @@ export class Scheduler {
     return this.running !== null;
   }
 
-  submit(id: string, request: ChatCompletionRequest, sink: RequestSink): void {
+  submit(id: string, request: EngineRequest, sink: RequestSink): void {
     if (this.running && this.waiting.length >= this.depth) {
       const retryAfter = Math.max(1, Math.ceil((this.averageMs * (this.waiting.length + 1)) / 1000));
       sink.error(
@@ -49,7 +49,10 @@ export class Scheduler {
     }
     try {
       // A request this engine cannot honour is refused now, not after waiting its turn.
-      this.engine.supports?.(request);
+      if (!isEmbeddingRequest(request)) this.engine.supports?.(request);
+      else if (!this.engine.embed) {
+        throw new ApiError('invalid_value', `This engine cannot create embeddings ('${request.model}').`, { param: 'model' });
+      }
     } catch (err) {
       sink.error(ApiError.from(err));
       return;
@@ -87,7 +90,10 @@ export class Scheduler {
   private async run({ request, sink, abort }: Job): Promise<void> {
     const { signal } = abort;
     try {
-      const generation = await this.engine.generate(request, signal);
+      // Embeddings wait their turn in the same queue as generations: one request holds the GPU at a time.
+      const generation: Generation = isEmbeddingRequest(request)
+        ? await this.engine.embed!(request, signal)
+        : await this.engine.generate(request, signal);
       if (signal.aborted) return;
       sink.start(generation.fingerprint);
       for await (const event of generation.events) {

@@ -13,6 +13,7 @@ import { readChatRequest, completeChat } from './chat';
 import type { EngineLink } from './engine-link';
 import { createResponse, pageOptions } from './responses';
 import { createCompletion } from './completions';
+import { createEmbeddings } from './embeddings';
 import { deleteResponse, getResponse, listInputItems } from '../../src/stored-responses';
 
 export const MAX_BODY_BYTES = 20 * 1024 * 1024;
@@ -67,6 +68,7 @@ export function createApp(link: EngineLink): Hono<AuthEnv> {
         context_length: status?.context_length ?? known?.context_length ?? FALLBACK_CONTEXT,
         reasoning: v.thinks,
         vision: v.vision,
+        ...(v.embeddings ? { embeddings: true as const, dimensions: v.embeddings.dimensions } : {}),
         state: status?.state ?? 'unavailable',
       };
     });
@@ -126,6 +128,14 @@ export function createApp(link: EngineLink): Hono<AuthEnv> {
     });
   });
   app.all('/v1/completions', methodNotAllowed('POST'));
+
+  app.post('/v1/embeddings', requireKey, limitBody, async (c) => {
+    const key = c.get('key');
+    return createEmbeddings(link, key, c.req.raw, (done) => {
+      c.executionCtx.waitUntil(done.then((tokens) => touchKey(key.id, tokens)));
+    });
+  });
+  app.all('/v1/embeddings', methodNotAllowed('POST'));
 
   app.post('/v1/responses', requireKey, limitBody, async (c) => {
     const key = c.get('key');

@@ -5,7 +5,7 @@ import { validateChatRequest } from '../../src/protocol/validate';
 import { ChunkWriter, CompletionCollector } from '../../src/protocol/completion';
 import { SSE_DONE, SSE_HEADERS, encodeSse, sseData } from '../../src/protocol/sse';
 import type { ChatCompletionRequest } from '../../src/protocol/types';
-import type { EngineEvent } from '../../src/engine-protocol';
+import type { EngineEvent, EngineRequest } from '../../src/engine-protocol';
 import type { EngineLink } from './engine-link';
 import { JSON_TYPE } from './respond';
 
@@ -92,7 +92,7 @@ export function completeChat(
  */
 export async function runAnswer(
   link: EngineLink,
-  request: ChatCompletionRequest,
+  request: EngineRequest,
   clientSignal: AbortSignal,
   onDone: (tokens: Promise<number>) => void,
   formatFor: (fingerprint: string) => AnswerFormat,

@@ -1,7 +1,7 @@
 // The service worker's end of the engine MessagePort: getting a port, sending requests, routing replies.
 import { ApiError, clientAborted } from '../../src/protocol/errors';
-import type { EngineEvent, FromEngine, ModelStatus, ToEngine } from '../../src/engine-protocol';
-import type { ChatCompletionRequest } from '../../src/protocol/types';
+import { isEmbeddingRequest } from '../../src/protocol/embeddings';
+import type { EngineEvent, EngineRequest as RunRequest, FromEngine, ModelStatus, ToEngine } from '../../src/engine-protocol';
 
 /** Asks the pages of the origin for a port; a page hosting the engine answers with `engine-port`. */
 export type PortRequester = () => Promise<void>;
@@ -259,7 +259,7 @@ export class EngineLink {
    * Starts a generation. Resolves once the engine has checked and begun it (so the caller can still send a
    * real error status); rejects with the ApiError otherwise. Aborting `signal` stops it at any point.
    */
-  async generate(request: ChatCompletionRequest, signal: AbortSignal): Promise<EngineRun> {
+  async generate(request: RunRequest, signal: AbortSignal): Promise<EngineRun> {
     const aborted = clientAborted;
     if (signal.aborted) throw aborted();
     const id = `g${++nextId}`;
@@ -291,7 +291,7 @@ export class EngineLink {
     signal.addEventListener('abort', onAbort, { once: true });
 
     this.send(
-      { type: 'generate', id, request },
+      isEmbeddingRequest(request) ? { type: 'embed', id, request } : { type: 'generate', id, request },
       {
         movable: true,
         onPosted: (port) => {

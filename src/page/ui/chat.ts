@@ -122,7 +122,7 @@ export async function loadConversations(orgId: string): Promise<void> {
     console.error('inpage: the conversations could not be read:', err);
   }
   for (const conversation of list) {
-    if (!isVariantId(conversation.model)) conversation.model = DEFAULT_MODEL;
+    if (!isVariantId(conversation.model) || VARIANTS[conversation.model].embeddings) conversation.model = DEFAULT_MODEL;
     // A tab closed in the middle of an answer: what came is kept, as stopped.
     for (const turn of conversation.turns) if (turn.status === 'streaming') turn.status = 'stopped';
   }

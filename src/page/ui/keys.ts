@@ -148,7 +148,7 @@ function When(props: { at: number | null; never: string }) {
 }
 
 function modelList(models: readonly VariantId[]): string {
-  return models.length === VARIANT_IDS.length ? 'All five' : models.join(', ');
+  return models.length === VARIANT_IDS.length ? 'All' : models.join(', ');
 }
 
 function KeyRow(props: { record: KeyRecord; confirming: boolean; onConfirm: (id: string | null) => void; onRevoked: () => void; onDeleted: () => void }) {

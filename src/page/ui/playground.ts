@@ -1,7 +1,7 @@
 // Playground: chat with a variant through /v1, as any client would, with a key kept for this tab only.
 import { h } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { VARIANT_IDS, VARIANTS, type VariantId } from '../../variants';
+import { CHAT_VARIANT_IDS, VARIANTS, type VariantId } from '../../variants';
 import { BASE_URL, type ApiCallError } from './api';
 import {
   current,
@@ -589,7 +589,8 @@ export function PlaygroundArea() {
                 h(
                   'select',
                   { id: 'pg-model', value: model, onChange: (e: Event) => updateCurrent({ model: (e.currentTarget as HTMLSelectElement).value as VariantId }), 'aria-describedby': 'pg-model-hint' },
-                  VARIANT_IDS.map((id) => {
+                  // The chat variants: svc-embed answers POST /v1/embeddings only.
+                  CHAT_VARIANT_IDS.map((id) => {
                     const state = ui.models?.find((m) => m.id === id)?.state;
                     const can = reachable(id);
                     return h('option', { key: id, value: id, disabled: !can }, `${id}${state ? ` · ${STATE_LABEL[state].toLowerCase()}` : ''}${can ? '' : ' · key cannot reach it'}`);

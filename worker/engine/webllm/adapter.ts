@@ -1,11 +1,15 @@
-// The web-llm engine: one MLCEngine behind the five variants. Variants sharing weights share the loaded
+// The web-llm engine: one MLCEngine behind the five chat variants. Variants sharing weights share the loaded
 // model (thinking is switched per request); everything that touches the MLCEngine runs one at a time.
+// svc-embed runs on a second MLCEngine, created on first use, so loading it never unloads the chat model; its
+// GPU memory is set aside from the budget the chat models' contexts are sized against.
 import type { AppConfig, ChatCompletionMessageParam, MLCEngineConfig, MLCEngineInterface } from '@mlc-ai/web-llm';
 import type { InpageConfig } from '../../../src/config';
 import type { AdapterReport, ImportFile, ImportProgress, ImportReport } from '../../../src/engine-control';
 import type { ModelStatus } from '../../../src/engine-protocol';
 import { ApiError, clientAborted, contextExceeded } from '../../../src/protocol/errors';
 import type { ChatCompletionRequest } from '../../../src/protocol/types';
+import type { EmbeddingRequest } from '../../../src/protocol/embeddings';
+import type { EngineEvent } from '../../../src/engine-protocol';
 import { VARIANTS, type Variant, type VariantId } from '../../../src/variants';
 import type { Engine, Generation } from '../engine';
 import { assertSupported, outputLimit } from '../request-support';
@@ -64,6 +68,9 @@ export class WebLlmEngine implements Engine {
   private probe: GpuProbe | null = null;
   private readying: Promise<void> | null = null;
   private loaded: Loaded | null = null;
+  /** The second MLCEngine, for the embedding model (created when first needed), and what it has loaded. */
+  private embedder: MLCEngineInterface | null = null;
+  private embedLoaded: { group: string; modelId: string } | null = null;
   private running: RunningState | null = null;
   /** What web-llm holds of the last turn on the loaded model, so the next turn can keep its KV cache. */
   private readonly kv = new KvMemory();
@@ -88,7 +95,11 @@ export class WebLlmEngine implements Engine {
     const probe = await this.deps.probeGpu();
     this.probe = probe;
     const precision = this.precision();
-    const budget = budgetOf(probe, memoryBudgetMB(this.config.gpuMemoryMB, probe.deviceMemoryGiB));
+    // The embedding model may be loaded beside any chat model: its memory is not the chat model's to use.
+    const embedderMB = weightGroups()
+      .filter((v) => v.embeddings)
+      .reduce((sum, v) => sum + (prebuiltRecord(modelIdOf(v, precision)).vram_required_MB ?? 0), 0);
+    const budget = budgetOf(probe, Math.max(0, memoryBudgetMB(this.config.gpuMemoryMB, probe.deviceMemoryGiB) - embedderMB));
     await Promise.all(
       weightGroups().map(async (variant) => {
         if (!probe.report.available) {
@@ -96,6 +107,12 @@ export class WebLlmEngine implements Engine {
           return;
         }
         const modelId = modelIdOf(variant, precision);
+        if (variant.embeddings) {
+          // An encoder's window is fixed by its build (512 tokens); it keeps no KV cache.
+          this.states.setContext(variant.weightGroup, variant.trainedContext);
+          this.states.settle(variant.weightGroup, await this.cache.has(modelId));
+          return;
+        }
         this.states.setContext(
           variant.weightGroup,
           contextLength({
@@ -138,12 +155,17 @@ export class WebLlmEngine implements Engine {
 
   async load(id: VariantId): Promise<void> {
     await this.usable();
-    await this.mutex.run(() => this.ensureLoaded(VARIANTS[id]));
+    const variant = VARIANTS[id];
+    await this.mutex.run(async () => {
+      if (variant.embeddings) await this.ensureEmbedderLoaded(variant);
+      else await this.ensureLoaded(variant);
+    });
   }
 
   async unload(): Promise<void> {
     await this.ready();
     await this.mutex.run(async () => {
+      await this.unloadEmbedder();
       const loaded = this.loaded;
       if (!loaded) return;
       this.loaded = null;
@@ -178,6 +200,7 @@ export class WebLlmEngine implements Engine {
     const variant = VARIANTS[id];
     const modelId = modelIdOf(variant, this.precision());
     await this.mutex.run(async () => {
+      if (this.embedLoaded?.group === variant.weightGroup) await this.unloadEmbedder();
       if (this.loaded?.group === variant.weightGroup) {
         this.loaded = null;
         this.kv.forget();
@@ -235,6 +258,83 @@ export class WebLlmEngine implements Engine {
     this.states.set(group, 'ready');
     this.loaded = { group, modelId, view: this.deps.inspect(this.mlc, modelId) };
     return this.loaded;
+  }
+
+  /** Unloads the embedding model, if loaded. Call with the mutex held. */
+  private async unloadEmbedder(): Promise<void> {
+    const loaded = this.embedLoaded;
+    if (!loaded || !this.embedder) return;
+    this.embedLoaded = null;
+    await this.embedder.unload();
+    this.states.settle(loaded.group, true);
+  }
+
+  /** Loads the embedding model on the second MLCEngine unless it is loaded there. Call with the mutex held. */
+  private async ensureEmbedderLoaded(variant: Variant): Promise<MLCEngineInterface> {
+    const modelId = modelIdOf(variant, this.precision());
+    this.embedder ??= this.deps.createEngine({ appConfig: this.appConfig, logLevel: 'WARN' });
+    const embedder = this.embedder;
+    if (this.embedLoaded?.modelId === modelId) return embedder;
+    const group = variant.weightGroup;
+    const cached = await this.cache.has(modelId);
+    this.states.set(group, cached ? 'loading' : 'downloading');
+    const tracker = new ProgressTracker();
+    embedder.setInitProgressCallback((report) => {
+      const progress = tracker.update(report);
+      const state = progress.phase === 'download' ? 'downloading' : progress.phase === 'prepare' ? this.states.state(group) : 'loading';
+      this.states.set(group, state, { progress });
+    });
+    try {
+      await embedder.reload(modelId);
+    } catch (err) {
+      const record = this.appConfig.model_list.find((r) => r.model_id === modelId);
+      const error = loadError(err, `${variant.id} (web-llm model ${modelId})`, record && `weights from ${record.model}, library ${record.model_lib}`);
+      this.states.settle(group, await this.cache.has(modelId), error.message);
+      throw error;
+    }
+    this.states.setSize(group, tracker.weightBytes);
+    this.states.set(group, 'ready');
+    this.embedLoaded = { group, modelId };
+    return embedder;
+  }
+
+  async embed(request: EmbeddingRequest, signal: AbortSignal): Promise<Generation> {
+    await this.usable();
+    const { variant } = request;
+    const spec = variant.embeddings;
+    if (!spec) throw new ApiError('invalid_value', `The model '${request.model}' does not create embeddings.`, { param: 'model' });
+    const answer = await this.mutex.run(async () => {
+      if (signal.aborted) throw aborted();
+      const embedder = await this.ensureEmbedderLoaded(variant);
+      if (signal.aborted) throw aborted();
+      try {
+        // web-llm takes text and token ids alike; one call embeds every input (in batches of the build's size).
+        return await embedder.embeddings.create({ input: request.input as string[] | number[][], model: this.embedLoaded!.modelId });
+      } catch (err) {
+        throw embeddingError(err, request.variant.trainedContext);
+      }
+    });
+    const modelId = answer.model;
+    const vectors = [...answer.data].sort((a, b) => a.index - b.index);
+    if (vectors.length !== request.input.length || vectors.some((v) => v.embedding.length !== spec.dimensions)) {
+      throw new ApiError('internal_error', `web-llm returned ${vectors.length} vectors for ${request.input.length} inputs, not all of ${spec.dimensions} dimensions.`);
+    }
+    const promptTokens = answer.usage.prompt_tokens;
+    async function* events(): AsyncGenerator<EngineEvent> {
+      for (const [index, vector] of vectors.entries()) yield { type: 'embedding', index, embedding: vector.embedding };
+      yield {
+        type: 'finish',
+        finish_reason: 'stop',
+        usage: {
+          prompt_tokens: promptTokens,
+          completion_tokens: 0,
+          total_tokens: promptTokens,
+          prompt_tokens_details: { cached_tokens: 0 },
+          completion_tokens_details: { reasoning_tokens: 0 },
+        },
+      };
+    }
+    return { fingerprint: `fp_${modelId}`, events: events() };
   }
 
   supports(request: ChatCompletionRequest): void {
@@ -414,4 +514,15 @@ export class WebLlmEngine implements Engine {
     const variant = weightGroups().find((v) => v.weightGroup === loaded.group)!;
     void this.mutex.run(() => this.ensureLoaded(variant)).catch(() => undefined);
   }
+}
+
+/** A failure of web-llm's `embeddings.create`: an input over the window is the caller's (400), the rest as generation's. */
+function embeddingError(err: unknown, context: number): ApiError {
+  if (err instanceof ApiError) return err;
+  const name = err instanceof Error ? err.name : '';
+  if (name === 'EmbeddingExceedContextWindowSizeError') {
+    const message = err instanceof Error ? err.message : String(err);
+    return new ApiError('context_length_exceeded', `An input is longer than the ${context} tokens the embedding model takes: ${message}`, { param: 'input' });
+  }
+  return generationError(err);
 }

@@ -50,6 +50,16 @@ export const WEBLLM_MODELS: Readonly<Record<string, WebLlmModel>> = {
     kv: { layers: 32, kvHeads: 32, headDim: 96 },
     thinkingSwitch: 'none',
   },
+  // svc-embed. Of the embedding models web-llm 0.2.86 ships (snowflake-arctic-embed -m and -s, batch 4 or 32),
+  // -s: 384 dimensions and 239 MB of GPU memory (-m: 768 and 539 MB), so it fits beside any chat model; batch 4
+  // keeps its buffers small (a request of more inputs runs in batches of 4). q0f32: one build for every adapter.
+  'arctic-embed-s': {
+    f16: 'snowflake-arctic-embed-s-q0f32-MLC-b4',
+    f32: 'snowflake-arctic-embed-s-q0f32-MLC-b4',
+    // An encoder keeps no KV cache between requests; its context is fixed at 512 (not sized from this).
+    kv: { layers: 12, kvHeads: 12, headDim: 32 },
+    thinkingSwitch: 'none',
+  },
 };
 
 /**

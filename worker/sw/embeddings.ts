@@ -1,0 +1,32 @@
+// POST /v1/embeddings: checked once here, run in the engine's queue like a generation, answered with OpenAI's
+// `CreateEmbeddingResponse` once every vector is in.
+import { embeddingResponse, parseEmbeddingRequest } from '../../src/protocol/embeddings';
+import { modelNotFound } from '../../src/protocol/errors';
+import type { KeyRecord } from '../../src/keys/db';
+import type { EngineLink } from './engine-link';
+import { readJsonBody, runAnswer } from './chat';
+
+export async function createEmbeddings(link: EngineLink, key: KeyRecord, raw: Request, onDone: (tokens: Promise<number>) => void): Promise<Response> {
+  const request = parseEmbeddingRequest(await readJsonBody(raw));
+  if (!key.models.includes(request.model)) throw modelNotFound(request.model);
+  return runAnswer(link, request, raw.signal, onDone, () => {
+    const vectors: number[][] = [];
+    let promptTokens = 0;
+    return {
+      stream: false,
+      open: () => [],
+      event: (event) => {
+        if (event.type === 'embedding') vectors[event.index] = event.embedding;
+        else if (event.type === 'finish') promptTokens = event.usage.prompt_tokens;
+        return [];
+      },
+      close: () => {
+        if (vectors.length !== request.input.length || vectors.some((v) => v === undefined)) {
+          throw new Error(`The engine returned ${vectors.filter(Boolean).length} vectors for ${request.input.length} inputs.`);
+        }
+        return [JSON.stringify(embeddingResponse(request, vectors, promptTokens))];
+      },
+      fail: () => [],
+    };
+  });
+}
