@@ -26,7 +26,7 @@ test.beforeEach(async ({ page: p }) => {
   key = await makeKey(page);
 });
 
-test('GET /v1/models lists the five variants with the contract fields', async () => {
+test('GET /v1/models lists the five variants and svc-embed with the contract fields', async () => {
   const answer = await call(page, '/v1/models', { headers: { authorization: `Bearer ${key}` } });
   expect(answer.status).toBe(200);
   expect(answer.headers['content-type']).toBe('application/json; charset=utf-8');
@@ -46,9 +46,12 @@ test('GET /v1/models lists the five variants with the contract fields', async ()
       reasoning: expect.any(Boolean),
       vision: expect.any(Boolean),
       state: expect.stringMatching(/^(not_downloaded|downloading|cached|loading|ready|unavailable)$/),
+      // Only the embedding model says so, with the size of its vectors.
+      ...(model.id === 'svc-embed' ? { embeddings: true, dimensions: 384 } : {}),
     });
   }
   const byId = Object.fromEntries(list.data.map((m) => [m.id, m]));
+  expect(byId['svc-embed']).toMatchObject({ reasoning: false, vision: false, context_length: 512, embeddings: true });
   expect(byId['svc-model-5.2']).toMatchObject({ reasoning: true, vision: false });
   expect(byId['svc-model-5.2-fast']).toMatchObject({ reasoning: false, vision: false });
   expect(byId['svc-vision']).toMatchObject({ vision: true });
@@ -220,7 +223,7 @@ test('413 request_too_large over 20 MiB', async () => {
 
 test('404 unknown_url under /v1/, 405 method_not_allowed on known paths', async () => {
   const h = { authorization: `Bearer ${key}` };
-  expectError(await call(page, '/v1/embeddings', { method: 'POST', headers: h }), 404, 'unknown_url');
+  expectError(await call(page, '/v1/images/generations', { method: 'POST', headers: h }), 404, 'unknown_url');
   expectError(await call(page, '/v1/models/', { headers: h }), 404, 'unknown_url');
   expectError(await call(page, '/v1', { headers: h }), 404, 'unknown_url');
   const wrong = await call(page, '/v1/chat/completions', { headers: h });

@@ -31,7 +31,7 @@ test('openai SDK: models.list, JSON completion, stream, include_usage', async ({
     }
     return { models, one: one.id, content: completion.choices[0]!.message.content, usage: completion.usage, streamed, streamUsage: usage, finish };
   }, key);
-  expect(result.models).toEqual(['svc-model-5.2', 'svc-model-5.2-fast', 'svc-model-5.2-short', 'svc-model-5.2-short-fast', 'svc-vision']);
+  expect(result.models).toEqual(['svc-model-5.2', 'svc-model-5.2-fast', 'svc-model-5.2-short', 'svc-model-5.2-short-fast', 'svc-vision', 'svc-embed']);
   expect(result.one).toBe('svc-vision');
   expect(result.content).toBe('Echo: hello sdk');
   expect(result.usage?.completion_tokens).toBe(3);

@@ -35,12 +35,15 @@ test('the production worker boots on SwiftShader and reports the adapter and its
 
   const key = await makeKey(page);
   const models = (await call(page, '/v1/models', { headers: { authorization: `Bearer ${key}` } })).json as ModelList;
-  expect(models.data.map((m) => m.id)).toEqual(['svc-model-5.2', 'svc-model-5.2-fast', 'svc-model-5.2-short', 'svc-model-5.2-short-fast', 'svc-vision']);
+  expect(models.data.map((m) => m.id)).toEqual(['svc-model-5.2', 'svc-model-5.2-fast', 'svc-model-5.2-short', 'svc-model-5.2-short-fast', 'svc-vision', 'svc-embed']);
   for (const model of models.data) {
     expect(model.state).toBe('not_downloaded');
+    if (model.id === 'svc-embed') continue;
     // Sized from this adapter's limits and memory: at least web-llm's 4096, at most the trained maximum.
     expect(model.context_length).toBeGreaterThanOrEqual(4096);
   }
+  // The embedding model: its state like the others, its encoder's fixed window, the size of its vectors.
+  expect(models.data.find((m) => m.id === 'svc-embed')).toMatchObject({ state: 'not_downloaded', context_length: 512, embeddings: true, dimensions: 384 });
   const byId = Object.fromEntries(models.data.map((m) => [m.id, m.context_length]));
   expect(byId['svc-model-5.2']).toBe(byId['svc-model-5.2-fast']);
   expect(byId['svc-model-5.2-short']).toBe(byId['svc-model-5.2-short-fast']);
@@ -199,7 +202,7 @@ test('without a WebGPU adapter the service answers 503 webgpu_unavailable with t
     expect(error).toMatchObject({ type: 'server_error', code: 'webgpu_unavailable' });
     expect(error.message).toContain('requestAdapter() returned null');
     const models = (await call(page, '/v1/models', { headers: { authorization: `Bearer ${key}` } })).json as ModelList;
-    expect(models.data.map((m) => m.state)).toEqual(Array(5).fill('unavailable'));
+    expect(models.data.map((m) => m.state)).toEqual(Array(6).fill('unavailable'));
   } finally {
     await browser.close();
   }

@@ -154,7 +154,9 @@ export class DeterministicEngine implements Engine {
   status(): ModelStatus[] {
     return VARIANT_IDS.map((id) => {
       const g = this.group(id);
-      const status: ModelStatus = { id, state: g.state, context_length: TEST_CONTEXT_LENGTH };
+      // An embedding model's window is its own (512 tokens), as web-llm reports it.
+      const context = VARIANTS[id].embeddings ? VARIANTS[id].trainedContext : TEST_CONTEXT_LENGTH;
+      const status: ModelStatus = { id, state: g.state, context_length: context };
       if (g.state === 'downloading') {
         status.progress = {
           phase: 'download',

@@ -1,0 +1,93 @@
+// POST /v1/embeddings (test build, deterministic engine): the openai SDK in the page with both encodings, and
+// raw fetch for the error paths; answers checked against OpenAI's CreateEmbeddingResponse schema.
+import { expect, test, type Page } from '@playwright/test';
+import { auth, call, makeKey, openApp, type Answer } from './helpers';
+import { expectSchema } from './schema';
+
+function expectError(answer: Answer, status: number, code: string, param: string | null = null): void {
+  expect(answer.status, answer.text).toBe(status);
+  expectSchema('ErrorResponse', answer.json);
+  expect((answer.json as { error: unknown }).error).toEqual({ message: expect.any(String), type: expect.any(String), param, code });
+}
+
+const post = (page: Page, key: string, body: unknown) => call(page, '/v1/embeddings', { method: 'POST', headers: auth(key), body: JSON.stringify(body) });
+
+test.beforeEach(async ({ page }) => {
+  await openApp(page, '/test/pages/clients.html');
+});
+
+test('openai SDK embeddings.create: float and base64, 384 unit-length dimensions, same input same vector', async ({ page }) => {
+  const key = await makeKey(page);
+  const result = await page.evaluate(async (apiKey) => {
+    const client = new window.clients.OpenAI({ baseURL: `${location.origin}/v1`, apiKey, dangerouslyAllowBrowser: true, maxRetries: 0 });
+    const floats = await client.embeddings.create({ model: 'svc-embed', input: ['the cat sat', 'on the mat', 'the cat sat'], encoding_format: 'float' });
+    // The SDK asks for base64 when no format is given and decodes it back to numbers.
+    const implicit = await client.embeddings.create({ model: 'svc-embed', input: 'the cat sat' });
+    // Asked for explicitly, the SDK hands the base64 text through.
+    const b64 = await client.embeddings.create({ model: 'svc-embed', input: 'the cat sat', encoding_format: 'base64', dimensions: 384, user: 'u-1' });
+    const ids = await client.embeddings.create({ model: 'svc-embed', input: [[101, 2023, 102]] });
+    const list = [];
+    for await (const m of client.models.list()) list.push(m);
+    return { floats, implicit, b64, ids, embedModel: list.find((m) => m.id === 'svc-embed') };
+  }, key);
+  expectSchema('CreateEmbeddingResponse', result.floats);
+  expectSchema('CreateEmbeddingResponse', result.implicit);
+  expect(result.floats.model).toBe('svc-embed');
+  expect(result.floats.object).toBe('list');
+  expect(result.floats.data.map((d) => [d.object, d.index])).toEqual([
+    ['embedding', 0],
+    ['embedding', 1],
+    ['embedding', 2],
+  ]);
+  const [a, b, c] = result.floats.data.map((d) => d.embedding);
+  const norm = (v: number[]) => Math.sqrt(v.reduce((s, x) => s + x * x, 0));
+  for (const v of [a!, b!, c!]) {
+    expect(v).toHaveLength(384);
+    expect(Math.abs(norm(v) - 1)).toBeLessThan(1e-5);
+  }
+  expect(c).toEqual(a);
+  expect(b).not.toEqual(a);
+  // The test engine's tokens: "the cat sat" 3 + "on the mat" 3 + 3.
+  expect(result.floats.usage).toEqual({ prompt_tokens: 9, total_tokens: 9 });
+  // base64 decoded by the SDK is the same float32 vector.
+  expect(result.implicit.data[0]!.embedding).toEqual(a);
+  const raw = result.b64.data[0]!.embedding as unknown as string;
+  expect(typeof raw).toBe('string');
+  const bytes = Buffer.from(raw, 'base64');
+  expect(bytes.length).toBe(384 * 4);
+  expect(Array.from({ length: 384 }, (_, i) => bytes.readFloatLE(i * 4))).toEqual(a);
+  expect(result.ids.data[0]!.embedding).toHaveLength(384);
+  expect(result.ids.data[0]!.embedding).not.toEqual(a);
+  expect(result.ids.usage).toEqual({ prompt_tokens: 3, total_tokens: 3 });
+  expect(result.embedModel).toMatchObject({ id: 'svc-embed', embeddings: true, dimensions: 384, context_length: 512, state: 'ready' });
+});
+
+test('error paths: 401, 404, 400, chat models refuse embeddings and svc-embed refuses chat', async ({ page }) => {
+  const key = await makeKey(page);
+  const chatOnly = await makeKey(page, { name: 'chat only', models: ['svc-model-5.2-fast'] });
+  expectError(await call(page, '/v1/embeddings', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }), 401, 'missing_api_key');
+  expectError(await post(page, `sk-svc-${'Z'.repeat(43)}`, { model: 'svc-embed', input: 'x' }), 401, 'invalid_api_key');
+  expectError(await post(page, key, { model: 'text-embedding-3-small', input: 'x' }), 404, 'model_not_found', 'model');
+  // A key that cannot reach svc-embed does not learn it exists.
+  expectError(await post(page, chatOnly, { model: 'svc-embed', input: 'x' }), 404, 'model_not_found', 'model');
+  expectError(await post(page, key, { model: 'svc-embed' }), 400, 'missing_required_parameter', 'input');
+  expectError(await post(page, key, { model: 'svc-embed', input: [] }), 400, 'invalid_value', 'input');
+  expectError(await post(page, key, { model: 'svc-embed', input: ['ok', ''] }), 400, 'invalid_value', 'input[1]');
+  expectError(await post(page, key, { model: 'svc-embed', input: 'x', dimensions: 256 }), 400, 'unsupported_parameter', 'dimensions');
+  expectError(await post(page, key, { model: 'svc-embed', input: 'x', encoding_format: 'int8' }), 400, 'invalid_value', 'encoding_format');
+  expectError(await post(page, key, { model: 'svc-embed', input: [Array.from({ length: 513 }, () => 7)] }), 400, 'context_length_exceeded', 'input');
+  const chatModel = await post(page, key, { model: 'svc-model-5.2-fast', input: 'x' });
+  expectError(chatModel, 400, 'invalid_value', 'model');
+  expect(chatModel.text).toContain('svc-embed');
+  for (const [path, body] of [
+    ['/v1/chat/completions', { model: 'svc-embed', messages: [{ role: 'user', content: 'hi' }] }],
+    ['/v1/responses', { model: 'svc-embed', input: 'hi' }],
+    ['/v1/completions', { model: 'svc-embed', prompt: 'hi' }],
+  ] as const) {
+    const answer = await call(page, path, { method: 'POST', headers: auth(key), body: JSON.stringify(body) });
+    expectError(answer, 400, 'invalid_value', 'model');
+    expect(answer.text).toContain('/v1/embeddings');
+  }
+  const get = await call(page, '/v1/embeddings', { headers: auth(key) });
+  expectError(get, 405, 'method_not_allowed');
+});
