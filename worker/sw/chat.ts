@@ -55,8 +55,10 @@ export interface AnswerFormat {
 /** Chat completions: chunks and `[DONE]`, or one `chat.completion`. */
 export function chatFormat(request: ChatCompletionRequest, fingerprint: string): AnswerFormat {
   const stream = request.stream === true;
-  const writer = new ChunkWriter(request.model, fingerprint, request.stream_options?.include_usage === true);
-  const collector = new CompletionCollector();
+  // A request that used the legacy `functions` gets the legacy answer shape (message.function_call).
+  const legacy = request.legacy_functions === true;
+  const writer = new ChunkWriter(request.model, fingerprint, request.stream_options?.include_usage === true, legacy);
+  const collector = new CompletionCollector(legacy);
   return {
     stream,
     open: () => (stream ? [sseData(writer.first())] : []),
