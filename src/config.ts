@@ -13,6 +13,12 @@ export interface InpageConfig {
   engineHeartbeatMs: number;
   /** Test builds only: milliseconds the deterministic engine waits between tokens. */
   tokenDelayMs: number;
+  /** Which engine serves the models: `auto` (web-llm where its WebGPU needs are met, else llama.cpp), `webllm` or `llamacpp`. */
+  engine: string;
+  /** Where GGUF files are fetched from for llama.cpp: `{ggufBaseUrl}/{repo}/resolve/main/{file}`. Empty: Hugging Face. */
+  ggufBaseUrl: string;
+  /** CPU threads llama.cpp may use; 0: all logical cores (one when the page is not cross-origin isolated). */
+  llamaThreads: number;
 }
 
 export const DEFAULT_CONFIG: Readonly<InpageConfig> = {
@@ -22,6 +28,9 @@ export const DEFAULT_CONFIG: Readonly<InpageConfig> = {
   gpuMemoryMB: 0,
   engineHeartbeatMs: 5000,
   tokenDelayMs: 0,
+  engine: 'auto',
+  ggufBaseUrl: '',
+  llamaThreads: 0,
 };
 
 function coerce(key: keyof InpageConfig, raw: unknown): InpageConfig[keyof InpageConfig] | undefined {
