@@ -156,7 +156,12 @@ page.on('console', (m) => {
 });
 page.on('pageerror', (e) => consoleErrors.push(String(e)));
 
-async function open(query) {
+// The deployment's settings (a page's URL cannot set queueDepth): served as /inpage.config.json.
+let deployed = {};
+await context.route('**/inpage.config.json', (route) => route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(deployed) }));
+
+async function open(query, config = {}) {
+  deployed = config;
   await page.goto(`${ORIGIN}/test/pages/bench.html${query}`);
   await page.evaluate(async () => {
     await window.inpageReady;
@@ -194,7 +199,7 @@ const heapAfter = await heaps(cdp);
 log(`load: ${CLIENTS} concurrent clients, default queue (16) and a queue of ${CLIENTS}`);
 await open('?tokenDelayMs=5');
 const loadDefault = await page.evaluate(({ key, n }) => window.bench.load(key, n, 20, 60000), { key, n: CLIENTS });
-await open(`?tokenDelayMs=5&queueDepth=${CLIENTS}`);
+await open('?tokenDelayMs=5', { queueDepth: CLIENTS });
 const loadDeep = await page.evaluate(({ key, n }) => window.bench.load(key, n, 20, 60000), { key, n: CLIENTS });
 // And the service still answers afterwards.
 const after = await page.evaluate((key) => window.bench.swRun(key, { model: 'svc-model-5.2-fast', messages: [{ role: 'user', content: 'count 3' }] }), key);

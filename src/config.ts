@@ -1,4 +1,10 @@
-// Deployment settings: defaults, then `/inpage.config.json` if the site ships one, then URL overrides.
+/// <reference types="vite/client" />
+// Deployment settings: defaults, then `/inpage.config.json` if the site ships one (or `installInpage({config})`).
+//
+// Every setting here decides what code and data the engine loads or how stable it is, so a page's URL never sets
+// one: a link would otherwise choose the model library (.wasm) the engine runs, or break the engine for every app
+// of the origin. The URL may carry only `engine=off` (read by the page) and, in test builds alone, the
+// deterministic engine's test knobs (`TEST_KNOBS`), which do not exist in `npm run build`.
 
 export interface InpageConfig {
   /** Requests that may wait behind the running one before 429 `queue_full`. */
@@ -11,15 +17,24 @@ export interface InpageConfig {
   gpuMemoryMB: number;
   /** How often the page checks that its engine worker is alive; one silent for 3 periods is restarted. */
   engineHeartbeatMs: number;
-  /** Test builds only: milliseconds the deterministic engine waits between tokens. */
-  tokenDelayMs: number;
   /** Which engine serves the models: `auto` (web-llm where its WebGPU needs are met, else llama.cpp), `webllm` or `llamacpp`. */
   engine: string;
   /** Where GGUF files are fetched from for llama.cpp: `{ggufBaseUrl}/{repo}/resolve/main/{file}`. Empty: Hugging Face. */
   ggufBaseUrl: string;
   /** CPU threads llama.cpp may use; 0: all logical cores (one when the page is not cross-origin isolated). */
   llamaThreads: number;
+  /** Test builds only (absent from `npm run build`): milliseconds the deterministic engine waits between tokens. */
+  tokenDelayMs?: number;
 }
+
+/** True in `vite build --mode test` (and vitest); a constant, so `npm run build` drops what it guards. */
+const TEST_BUILD = import.meta.env.MODE === 'test';
+
+/**
+ * URL parameters a page may take from its own address: test builds' knobs for the deterministic engine. Empty in
+ * `npm run build`, so nothing in a production page's URL reaches its settings.
+ */
+export const TEST_KNOBS: readonly (keyof InpageConfig)[] = TEST_BUILD ? ['tokenDelayMs'] : [];
 
 export const DEFAULT_CONFIG: Readonly<InpageConfig> = {
   queueDepth: 16,
@@ -27,10 +42,10 @@ export const DEFAULT_CONFIG: Readonly<InpageConfig> = {
   modelLibBaseUrl: '',
   gpuMemoryMB: 0,
   engineHeartbeatMs: 5000,
-  tokenDelayMs: 0,
   engine: 'auto',
   ggufBaseUrl: '',
   llamaThreads: 0,
+  ...(TEST_BUILD ? { tokenDelayMs: 0 } : {}),
 };
 
 function coerce(key: keyof InpageConfig, raw: unknown): InpageConfig[keyof InpageConfig] | undefined {
@@ -45,20 +60,51 @@ function coerce(key: keyof InpageConfig, raw: unknown): InpageConfig[keyof Inpag
 export function mergeConfig(base: InpageConfig, overrides: Record<string, unknown>): InpageConfig {
   const out: InpageConfig = { ...base };
   for (const key of Object.keys(DEFAULT_CONFIG) as (keyof InpageConfig)[]) {
-    if (!(key in overrides)) continue;
+    if (!Object.hasOwn(overrides, key)) continue;
     const value = coerce(key, overrides[key]);
     if (value !== undefined) (out as unknown as Record<string, unknown>)[key] = value;
   }
   return out;
 }
 
-export async function loadConfig(location: Location): Promise<InpageConfig> {
-  let config = { ...DEFAULT_CONFIG };
+/**
+ * The settings a page's URL tried to set and that were ignored: every deployment setting (all of
+ * `InpageConfig` but the test build's knobs). The page shows them in a notice.
+ */
+export function refusedUrlSettings(search: string): string[] {
+  const params = new URLSearchParams(search);
+  const names = new Set<string>();
+  for (const name of params.keys()) {
+    if (Object.hasOwn(DEFAULT_CONFIG, name) && !TEST_KNOBS.includes(name as keyof InpageConfig)) names.add(name);
+  }
+  return [...names];
+}
+
+/** The URL's part of the settings: only `TEST_KNOBS`, so nothing at all in a production build. */
+export function urlSettings(search: string): Record<string, unknown> {
+  const params = new URLSearchParams(search);
+  const out: Record<string, unknown> = {};
+  for (const key of TEST_KNOBS) {
+    const value = params.get(key);
+    if (value !== null) out[key] = value;
+  }
+  return out;
+}
+
+/** The deployment's settings file, read fresh when online (the service worker keeps a copy for offline). */
+export async function fetchDeploymentConfig(origin: string): Promise<Record<string, unknown>> {
   try {
-    const res = await fetch(new URL('/inpage.config.json', location.origin), { cache: 'no-cache' });
-    if (res.ok) config = mergeConfig(config, (await res.json()) as Record<string, unknown>);
+    const res = await fetch(new URL('/inpage.config.json', origin), { cache: 'no-cache' });
+    if (!res.ok) return {};
+    const body: unknown = await res.json();
+    return body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
   } catch {
     // No config file, or offline without one cached: the defaults stand.
+    return {};
   }
-  return mergeConfig(config, Object.fromEntries(new URLSearchParams(location.search)));
+}
+
+export async function loadConfig(location: Location): Promise<InpageConfig> {
+  const deployed = mergeConfig({ ...DEFAULT_CONFIG }, await fetchDeploymentConfig(location.origin));
+  return mergeConfig(deployed, urlSettings(location.search));
 }

@@ -1,5 +1,7 @@
-// The one variant table: public model id → what it is and which web-llm model serves it.
-// README's variant table mirrors this; test/unit/variants.test.ts keeps the two in step.
+// The one variant table: public model id → what the service promises for it (thinking, vision, context,
+// which variants share weights). Which real model serves a weight group is each engine's business
+// (worker/engine/webllm/models.ts for web-llm). README's variant table mirrors this; test/unit/variants.test.ts
+// keeps the two in step.
 
 export const VARIANT_IDS = [
   'svc-model-5.2',
@@ -20,8 +22,6 @@ export interface Variant {
   hostedContext: number | null;
   /** Variants with the same group share one set of weights and one loaded model. */
   weightGroup: string;
-  /** web-llm model ids: for adapters with `shader-f16`, and the q4f32 fallback for adapters without. */
-  webllm: { f16: string; f32: string };
   /** The model's trained maximum context, the ceiling for what this device may configure. */
   trainedContext: number;
   /** Unix seconds, fixed per variant. */
@@ -35,7 +35,6 @@ export const VARIANTS: Readonly<Record<VariantId, Variant>> = {
     vision: false,
     hostedContext: 1_000_000,
     weightGroup: 'qwen3-8b',
-    webllm: { f16: 'Qwen3-8B-q4f16_1-MLC', f32: 'Qwen3-8B-q4f32_1-MLC' },
     trainedContext: 40_960,
     created: 1_767_225_600,
   },
@@ -45,7 +44,6 @@ export const VARIANTS: Readonly<Record<VariantId, Variant>> = {
     vision: false,
     hostedContext: 1_000_000,
     weightGroup: 'qwen3-8b',
-    webllm: { f16: 'Qwen3-8B-q4f16_1-MLC', f32: 'Qwen3-8B-q4f32_1-MLC' },
     trainedContext: 40_960,
     created: 1_767_225_601,
   },
@@ -55,7 +53,6 @@ export const VARIANTS: Readonly<Record<VariantId, Variant>> = {
     vision: false,
     hostedContext: 200_000,
     weightGroup: 'qwen3-1.7b',
-    webllm: { f16: 'Qwen3-1.7B-q4f16_1-MLC', f32: 'Qwen3-1.7B-q4f32_1-MLC' },
     trainedContext: 40_960,
     created: 1_767_225_602,
   },
@@ -65,7 +62,6 @@ export const VARIANTS: Readonly<Record<VariantId, Variant>> = {
     vision: false,
     hostedContext: 200_000,
     weightGroup: 'qwen3-1.7b',
-    webllm: { f16: 'Qwen3-1.7B-q4f16_1-MLC', f32: 'Qwen3-1.7B-q4f32_1-MLC' },
     trainedContext: 40_960,
     created: 1_767_225_603,
   },
@@ -76,7 +72,6 @@ export const VARIANTS: Readonly<Record<VariantId, Variant>> = {
     vision: true,
     hostedContext: null,
     weightGroup: 'phi-3.5-vision',
-    webllm: { f16: 'Phi-3.5-vision-instruct-q4f16_1-MLC', f32: 'Phi-3.5-vision-instruct-q4f32_1-MLC' },
     trainedContext: 131_072,
     created: 1_767_225_604,
   },

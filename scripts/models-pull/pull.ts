@@ -13,7 +13,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import { VARIANTS, VARIANT_IDS, isVariantId, type VariantId } from '../../src/variants';
-import { prebuiltRecord, type Precision } from '../../worker/engine/webllm/models';
+import { modelIdOf, prebuiltRecord, type Precision } from '../../worker/engine/webllm/models';
 
 /** The weight manifest web-llm 0.2.86 reads; older MLC builds named it ndarray-cache.json. */
 export const TENSOR_MANIFEST = 'tensor-cache.json';
@@ -63,7 +63,7 @@ export function modelsFor(variants: readonly VariantId[], precisions: readonly P
   const out = new Map<string, VariantId[]>();
   for (const precision of precisions) {
     for (const id of variants) {
-      const modelId = VARIANTS[id].webllm[precision];
+      const modelId = modelIdOf(VARIANTS[id], precision);
       const list = out.get(modelId) ?? [];
       if (!list.includes(id)) list.push(id);
       out.set(modelId, list);

@@ -95,6 +95,18 @@ export async function revokeKey(id: string): Promise<void> {
   await announce();
 }
 
+/** Removes a revoked key from the list for good; a live key must be revoked first. */
+export async function deleteKey(id: string): Promise<void> {
+  const db = await openDatabase();
+  const tx = db.transaction('keys', 'readwrite');
+  const record = await tx.store.get(id);
+  if (!record) throw new Error(`No key with id ${id}.`);
+  if (record.revokedAt === null) throw new Error(`Key ${record.display} is live: revoke it before deleting it.`);
+  await tx.store.delete(id);
+  await tx.done;
+  await announce();
+}
+
 export type Verdict = { ok: true; record: KeyRecord } | { ok: false; reason: 'unknown' | 'revoked' };
 
 export async function verifyKey(key: string): Promise<Verdict> {

@@ -43,27 +43,21 @@ class HostedEngine implements EngineHost {
 
   constructor(private readonly config: InpageConfig) {
     this.current = startWorker();
-    const remote = () => this.current.remote;
-    const facade: { [K in keyof EngineControl]: (...args: never[]) => Promise<unknown> } = {
-      init: (config: InpageConfig) => remote().init(config),
-      ping: () => remote().ping(),
-      connect: (port: MessagePort, lock?: string) => remote().connect(port, lock),
-      status: () => remote().status(),
-      subscribe: (listener: (models: ModelStatus[]) => void) => {
-        // Kept so a restarted worker gets it too; `listener` is a Comlink proxy, which can be sent again.
-        this.subscribers.push(listener);
-        return remote().subscribe(listener);
-      },
-      adapter: () => remote().adapter(),
-      load: (id: Parameters<EngineControl['load']>[0]) => remote().load(id),
-      unload: () => remote().unload(),
-      deleteFromCache: (id: Parameters<EngineControl['deleteFromCache']>[0]) => remote().deleteFromCache(id),
-      rescan: () => remote().rescan(),
-      importFiles: (files: Parameters<EngineControl['importFiles']>[0], onProgress?: Parameters<EngineControl['importFiles']>[1]) =>
-        remote().importFiles(files, onProgress),
-      cachedModels: () => remote().cachedModels(),
+    // Every control method goes to the worker running now: a facade derived from EngineControl, not a copy of
+    // its list. Only `subscribe` is kept as well, so a restarted worker gets the page's listeners again.
+    const subscribe = (listener: (models: ModelStatus[]) => void) => {
+      // `listener` is a Comlink proxy, which can be sent again.
+      this.subscribers.push(listener);
+      return this.current.remote.subscribe(listener);
     };
-    this.control = facade as unknown as Comlink.Remote<EngineControl>;
+    this.control = new Proxy({} as Comlink.Remote<EngineControl>, {
+      get: (_, name) => {
+        if (name === 'subscribe') return subscribe;
+        // Not a thenable: awaiting the facade must not call the worker.
+        if (typeof name !== 'string' || name === 'then') return undefined;
+        return (...args: unknown[]) => (this.current.remote as unknown as Record<string, (...a: unknown[]) => unknown>)[name]!(...args);
+      },
+    });
   }
 
   get worker(): Worker {

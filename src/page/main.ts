@@ -1,6 +1,6 @@
 // The page entry: register the service worker, host the engine, and offer a small API on `window.inpage`.
-import { loadConfig } from '../config';
-import { createKey, listKeys, revokeKey } from '../keys/key-store';
+import { loadConfig, refusedUrlSettings } from '../config';
+import { createKey, deleteKey, listKeys, revokeKey } from '../keys/key-store';
 import { getWorkspace, registerWorkspace } from '../keys/workspace';
 import { hostEngine, type EngineHost } from './engine-host';
 import { claimEngine } from './engine-lock';
@@ -12,7 +12,7 @@ import { mountWorkspace } from './ui/mount';
 export interface InpageApi {
   baseURL: string;
   workspace: { get: typeof getWorkspace; register: typeof registerWorkspace };
-  keys: { create: typeof createKey; list: typeof listKeys; revoke: typeof revokeKey };
+  keys: { create: typeof createKey; list: typeof listKeys; revoke: typeof revokeKey; delete: typeof deleteKey };
   engine: EngineHost | null;
   /**
    * Hears when this tab starts hosting the engine: at once if it does, or later when it takes over from a
@@ -33,7 +33,25 @@ declare global {
   }
 }
 
+/**
+ * Settings that decide what code the engine loads, or how stable it is, come from the deployment only: a link
+ * that tries one (`?modelLibBaseUrl=…`) is ignored, and the page says so.
+ */
+function noticeRefusedUrlSettings(): void {
+  const refused = refusedUrlSettings(location.search);
+  if (refused.length === 0) return;
+  const text = `Ignored from this page's address: ${refused.join(', ')}. These settings decide which model code the engine runs and how it behaves, so only the site's /inpage.config.json sets them, never a link.`;
+  console.warn(`inpage: ${text}`);
+  const notice = document.createElement('div');
+  notice.id = 'inpage-url-notice';
+  notice.className = 'notice notice-warn';
+  notice.setAttribute('role', 'alert');
+  notice.textContent = text;
+  document.body.prepend(notice);
+}
+
 async function boot(): Promise<InpageApi> {
+  noticeRefusedUrlSettings();
   const config = await loadConfig(location);
   // `?engine=off` makes this page a plain client of another tab's engine.
   const hosting = new URLSearchParams(location.search).get('engine') !== 'off';
@@ -43,7 +61,7 @@ async function boot(): Promise<InpageApi> {
   const api: InpageApi = {
     baseURL: `${location.origin}/v1`,
     workspace: { get: getWorkspace, register: registerWorkspace },
-    keys: { create: createKey, list: listKeys, revoke: revokeKey },
+    keys: { create: createKey, list: listKeys, revoke: revokeKey, delete: deleteKey },
     engine: leadership?.host ?? null,
     onEngine: (listener) => leadership?.onHost(listener),
     storage: { report: storageReport, persist: requestPersistence },

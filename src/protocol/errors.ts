@@ -116,3 +116,24 @@ export function isApiErrorData(value: unknown): value is ApiErrorData {
   const v = value as Record<string, unknown>;
   return typeof v.message === 'string' && typeof v.type === 'string' && typeof v.status === 'number';
 }
+
+// Errors more than one part raises (the service worker, every engine): one text each, so they agree.
+
+/** A model id that does not exist, or that the presented key does not reach (the two look alike). */
+export function modelNotFound(id: string): ApiError {
+  return new ApiError('model_not_found', `The model '${id}' does not exist or you do not have access to it.`, { param: 'model' });
+}
+
+/** The client went away (its fetch was aborted) before or while its request ran. */
+export function clientAborted(): ApiError {
+  return new ApiError('internal_error', 'The client aborted the request.');
+}
+
+/** Prompt plus requested output over the context this device gives the model (OpenAI's wording). */
+export function contextExceeded(context: number, promptTokens: number, completionTokens: number): ApiError {
+  return new ApiError(
+    'context_length_exceeded',
+    `This model's maximum context length is ${context} tokens. However, you requested ${promptTokens + completionTokens} tokens (${promptTokens} in the messages, ${completionTokens} in the completion). Please reduce the length of the messages or completion.`,
+    { param: 'messages' },
+  );
+}

@@ -1,52 +1,18 @@
 // Wire types of the /v1 interface (CONTRACT.md "Answers" and "Model object").
 import type { VariantId } from '../variants';
 
-export type Role = 'system' | 'developer' | 'user' | 'assistant';
-
-export interface TextPart {
-  type: 'text';
-  text: string;
-}
-export interface ImagePart {
-  type: 'image_url';
-  image_url: { url: string; detail?: 'auto' | 'low' | 'high' };
-}
-export type ContentPart = TextPart | ImagePart;
-
-export interface ChatMessage {
-  role: Role;
-  content: string | ContentPart[];
-  name?: string;
-}
-
-export type ResponseFormat =
-  | { type: 'text' }
-  | { type: 'json_object' }
-  | { type: 'json_schema'; json_schema: { name: string; schema?: Record<string, unknown>; strict?: boolean | null; description?: string } };
-
-export type ReasoningEffort = 'none' | 'minimal' | 'low' | 'medium' | 'high';
-
-/** A request body after validation: every field is of the right type and in range. */
-export interface ChatCompletionRequest {
-  model: VariantId;
-  messages: ChatMessage[];
-  stream?: boolean;
-  stream_options?: { include_usage?: boolean } | null;
-  temperature?: number;
-  top_p?: number;
-  max_tokens?: number;
-  max_completion_tokens?: number;
-  stop?: string | string[] | null;
-  seed?: number;
-  presence_penalty?: number;
-  frequency_penalty?: number;
-  n?: number;
-  logprobs?: boolean;
-  top_logprobs?: number;
-  response_format?: ResponseFormat;
-  reasoning_effort?: ReasoningEffort;
-  user?: string;
-}
+// The request's types are declared once, by the zod schema in validate.ts; re-exported here for convenience.
+export type {
+  ChatCompletionRequest,
+  ChatMessage,
+  ChatRequestBody,
+  ContentPart,
+  ImagePart,
+  ReasoningEffort,
+  ResponseFormat,
+  Role,
+  TextPart,
+} from './validate';
 
 export type FinishReason = 'stop' | 'length';
 
@@ -54,6 +20,8 @@ export interface Usage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
+  /** Prompt tokens served from the engine's KV cache (an earlier turn of the same conversation). */
+  prompt_tokens_details: { cached_tokens: number };
   completion_tokens_details: { reasoning_tokens: number };
 }
 

@@ -1,8 +1,8 @@
 // Request-body validation: a zod schema for the shape, then CONTRACT.md's codes for what zod reports.
 import { z } from 'zod';
 import { ApiError } from './errors';
-import type { ChatCompletionRequest } from './types';
-import { VARIANTS, isVariantId } from '../variants';
+import { modelNotFound } from './errors';
+import { VARIANTS, isVariantId, type Variant, type VariantId } from '../variants';
 
 const num = (min: number, max: number) => z.number().min(min).max(max);
 const positiveInt = z.number().int().min(1);
@@ -20,7 +20,10 @@ const contentPart = z.discriminatedUnion('type', [textPart, imagePart]);
 const message = z.object({
   role: z.enum(['system', 'developer', 'user', 'assistant']),
   // Assistant turns from some clients carry `content: null`; it means "no text".
-  content: z.union([z.string(), z.array(contentPart)]).nullable(),
+  content: z
+    .union([z.string(), z.array(contentPart)])
+    .nullable()
+    .transform((content) => content ?? ''),
   name: z.string().optional(),
 });
 
@@ -58,9 +61,25 @@ const requestSchema = z
     response_format: responseFormat.optional(),
     reasoning_effort: z.enum(['none', 'minimal', 'low', 'medium', 'high']).optional(),
     user: z.string().optional(),
-  })
-  // Unknown top-level fields are ignored, as Ollama and llama.cpp do.
-  .loose();
+  });
+// Unknown top-level fields are ignored (zod drops them), as Ollama and llama.cpp do.
+
+// The request types, declared once by the schema above (src/protocol/types.ts re-exports them).
+export type TextPart = z.output<typeof textPart>;
+export type ImagePart = z.output<typeof imagePart>;
+export type ContentPart = z.output<typeof contentPart>;
+export type ChatMessage = z.output<typeof message>;
+export type Role = ChatMessage['role'];
+export type ResponseFormat = z.output<typeof responseFormat>;
+/** A request body as a client sends it, once its fields are checked (the model id not yet resolved). */
+export type ChatRequestBody = z.output<typeof requestSchema>;
+export type ReasoningEffort = NonNullable<ChatRequestBody['reasoning_effort']>;
+
+/**
+ * A request after validation: every field is of the right type and in range, and the model is resolved to the
+ * variant that serves it, once, here: the service worker, the engine worker and every engine read `variant`.
+ */
+export type ChatCompletionRequest = Omit<ChatRequestBody, 'model'> & { model: VariantId; variant: Variant };
 
 const OPTIONAL_FIELDS = new Set(Object.keys(requestSchema.shape).filter((k) => k !== 'model' && k !== 'messages'));
 
@@ -120,7 +139,7 @@ function toApiError(issue: Issue): ApiError {
 
 /**
  * Checks a parsed JSON body against CONTRACT.md. Throws the ApiError the caller must see; returns the
- * request with `null` optional fields dropped (clients send `null` to mean "not set").
+ * request with `null` optional fields dropped (clients send `null` to mean "not set") and its variant resolved.
  */
 export function validateChatRequest(body: unknown): ChatCompletionRequest {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
@@ -137,9 +156,7 @@ export function validateChatRequest(body: unknown): ChatCompletionRequest {
     throw toApiError(parsed.error.issues[0]!);
   }
   const req = parsed.data;
-  if (!isVariantId(req.model)) {
-    throw new ApiError('model_not_found', `The model '${req.model}' does not exist or you do not have access to it.`, { param: 'model' });
-  }
+  if (!isVariantId(req.model)) throw modelNotFound(req.model);
   if (req.stream_options !== undefined && req.stream !== true) {
     throw new ApiError('invalid_value', "'stream_options' is only allowed when 'stream' is true.", { param: 'stream_options' });
   }
@@ -160,6 +177,5 @@ export function validateChatRequest(body: unknown): ChatCompletionRequest {
       }
     });
   });
-  const messages = req.messages.map((m) => ({ ...m, content: m.content ?? '' }));
-  return { ...req, model: req.model, messages } as ChatCompletionRequest;
+  return { ...req, model: req.model, variant };
 }

@@ -90,11 +90,36 @@ test('POST /v1/chat/completions answers a chat.completion object', async () => {
     model: 'svc-model-5.2-fast',
     system_fingerprint: expect.any(String),
     choices: [{ index: 0, message: { role: 'assistant', content: 'Echo: hello world', refusal: null }, logprobs: null, finish_reason: 'stop' }],
-    usage: { prompt_tokens: expect.any(Number), completion_tokens: 3, total_tokens: expect.any(Number), completion_tokens_details: { reasoning_tokens: 0 } },
+    usage: {
+      prompt_tokens: expect.any(Number),
+      completion_tokens: 3,
+      total_tokens: expect.any(Number),
+      prompt_tokens_details: { cached_tokens: 0 },
+      completion_tokens_details: { reasoning_tokens: 0 },
+    },
   });
   const usage = completion.usage as { prompt_tokens: number; total_tokens: number };
   expect(usage.total_tokens).toBe(usage.prompt_tokens + 3);
   expect(Math.abs((completion.created as number) - Date.now() / 1000)).toBeLessThan(600);
+});
+
+test('usage.prompt_tokens_details.cached_tokens: the earlier turns of a continued conversation, none for an edited one', async () => {
+  type Usage = { prompt_tokens: number; prompt_tokens_details: { cached_tokens: number } };
+  const ask = async (messages: { role: string; content: string }[]) => {
+    const answer = await chat(page, key, { ...hi, model: 'svc-model-5.2', messages });
+    expect(answer.status).toBe(200);
+    const json = answer.json as { choices: { message: { content: string } }[]; usage: Usage };
+    return { content: json.choices[0]!.message.content, usage: json.usage };
+  };
+  const first = await ask([{ role: 'user', content: 'turn one' }]);
+  expect(first.usage.prompt_tokens_details.cached_tokens).toBe(0);
+  // The client sends back the content only; the reasoning it was given stays out, as clients do.
+  const history = [{ role: 'user', content: 'turn one' }, { role: 'assistant', content: first.content }];
+  const second = await ask([...history, { role: 'user', content: 'turn two' }]);
+  // Everything but the new message ("turn two": 2 tokens, plus 4 of the test engine's template) was cached.
+  expect(second.usage.prompt_tokens_details.cached_tokens).toBe(second.usage.prompt_tokens - (2 + 4));
+  const edited = await ask([{ role: 'user', content: 'turn 1' }, { role: 'assistant', content: first.content }, { role: 'user', content: 'turn two' }]);
+  expect(edited.usage.prompt_tokens_details.cached_tokens).toBe(0);
 });
 
 test('thinking goes to reasoning_content and reasoning, never content; reasoning_effort none turns it off', async () => {

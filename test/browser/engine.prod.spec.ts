@@ -2,11 +2,17 @@
 // ever be downloaded: the model source points at a closed local port, and every load fails at once.
 import { chromium, expect, test, type Page } from '@playwright/test';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../playwright.config';
-import { call, chat, makeKey, openApp } from './helpers';
+import { call, chat, deployConfig, makeKey, openApp } from './helpers';
 
 /** Port 9 (discard) on the loopback interface: nothing listens, connections are refused at once. */
 const NOWHERE = 'http://127.0.0.1:9';
-const APP = `/?modelBaseUrl=${encodeURIComponent(`${NOWHERE}/models`)}&modelLibBaseUrl=${encodeURIComponent(`${NOWHERE}/libs`)}&engineHeartbeatMs=250`;
+const APP = '/';
+/** The deployment's settings (its /inpage.config.json): a page's URL cannot set these. */
+const DEPLOYED = { modelBaseUrl: `${NOWHERE}/models`, modelLibBaseUrl: `${NOWHERE}/libs`, engineHeartbeatMs: 250 };
+
+test.beforeEach(async ({ context }) => {
+  await deployConfig(context, DEPLOYED);
+});
 
 interface ErrorBody {
   error: { message: string; type: string; param: string | null; code: string | null };
@@ -84,7 +90,8 @@ test('self-hosted model files: config from the model base, library from the libr
     fetched.push(route.request().url());
     return route.fulfill({ status: 404, headers: { 'access-control-allow-origin': '*' }, body: 'no such library' });
   });
-  await openApp(page, '/?modelBaseUrl=https%3A%2F%2Fmodels.example%2Fmlc&modelLibBaseUrl=https%3A%2F%2Flibs.example%2Fv0_2_86');
+  await deployConfig(page.context(), { modelBaseUrl: 'https://models.example/mlc', modelLibBaseUrl: 'https://libs.example/v0_2_86' });
+  await openApp(page, '/');
   const key = await makeKey(page);
   const body = { model: 'svc-model-5.2-short', messages: [{ role: 'user', content: 'hello' }] };
   for (let attempt = 0; attempt < 2; attempt++) {
@@ -169,7 +176,8 @@ test('without a WebGPU adapter: web-llm (when the deployment forces it) answers 
   const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args });
   try {
     const page = await browser.newPage({ baseURL: baseURL! });
-    await openApp(page, `${APP}&engine=webllm`);
+    await deployConfig(page.context(), { ...DEPLOYED, engine: 'webllm' });
+    await openApp(page, APP);
     const report = await adapterReport(page);
     expect(report).toMatchObject({ available: false, shaderF16: false, features: [] });
     expect(report.reason).toContain('requestAdapter() returned null');
@@ -184,7 +192,8 @@ test('without a WebGPU adapter: web-llm (when the deployment forces it) answers 
 
     // The default policy: llama.cpp on the CPU. Qwen3-8B's GGUF is too large for a CPU device here.
     const auto = await browser.newPage({ baseURL: baseURL! });
-    await openApp(auto, `${APP}&ggufBaseUrl=${encodeURIComponent(`${NOWHERE}/gguf`)}`);
+    await deployConfig(auto.context(), { ...DEPLOYED, ggufBaseUrl: `${NOWHERE}/gguf` });
+    await openApp(auto, APP);
     const autoKey = await makeKey(auto);
     const big = await chat(auto, autoKey, { model: 'svc-model-5.2-fast', messages: [{ role: 'user', content: 'hi' }] });
     expect(big.status).toBe(503);

@@ -3,7 +3,7 @@
 // gets a clear error or a terminated stream (never a hang), the next request works, and the keys and
 // settings are as they were.
 import { expect, test, type Page } from '@playwright/test';
-import { auth, call, chat, makeKey, openApp, stopServiceWorker } from './helpers';
+import { auth, call, chat, deployConfig, makeKey, openApp, stopServiceWorker } from './helpers';
 
 const long = { model: 'svc-model-5.2-fast', messages: [{ role: 'user', content: 'count 100000' }], stream: true };
 const hi = (content: string) => ({ model: 'svc-model-5.2-fast', messages: [{ role: 'user', content }] });
@@ -139,7 +139,8 @@ test('the service worker stopped mid-stream: its generation stops too, so the ne
 
 test('the engine worker killed mid-generation: the stream ends with an in-band error and [DONE], the next request works', async ({ page }) => {
   // Heartbeat off: the host learns of the death from the worker's life lock alone.
-  await openApp(page, '/?tokenDelayMs=2&engineHeartbeatMs=0');
+  await deployConfig(page.context(), { engineHeartbeatMs: 0 });
+  await openApp(page, '/?tokenDelayMs=2');
   const key = await makeKey(page);
   const before = await readState(page);
   await startStream(page, key, 5);
@@ -168,7 +169,8 @@ test('the engine worker killed mid-generation: the stream ends with an in-band e
 });
 
 test('an engine worker that hangs is replaced after missed heartbeats; the next request works', async ({ page }) => {
-  await openApp(page, '/?engineHeartbeatMs=200');
+  await deployConfig(page.context(), { engineHeartbeatMs: 200 });
+  await openApp(page);
   const key = await makeKey(page);
   expect((await chat(page, key, hi('before the hang'))).status).toBe(200);
   const engineWorker = page.workers().find((w) => w.url().includes('engine-worker'));

@@ -1,5 +1,5 @@
 // Shared steps of the browser tests: open a page under the service worker, make a key, call /v1 from the page.
-import type { Page } from '@playwright/test';
+import type { BrowserContext, Page } from '@playwright/test';
 import type { VariantId } from '../../src/variants';
 
 export interface Answer {
@@ -7,6 +7,16 @@ export interface Answer {
   headers: Record<string, string>;
   text: string;
   json: unknown;
+}
+
+/**
+ * Deploys settings as a site would: every page of `context` reads them from `/inpage.config.json` (the only
+ * place, with `installInpage({config})`, that model sources, queue depth and heartbeat come from).
+ */
+export async function deployConfig(context: BrowserContext, config: Record<string, unknown>): Promise<void> {
+  await context.route('**/inpage.config.json', (route) =>
+    route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(config) }),
+  );
 }
 
 /** Opens `path`, waits until the service worker controls it (and the engine is hosted), returns nothing. */

@@ -5,12 +5,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { fakeModel, writeFolder } from './fake-model';
-import { chat, makeKey } from './helpers';
+import { chat, deployConfig, makeKey } from './helpers';
 import { goToArea, openWorkspace, registerThroughForm } from './workspace-steps';
 
 /** Nothing listens here: a download from this source fails at once (there is no internet anyway). */
 const NOWHERE = 'http://127.0.0.1:9';
-const APP = `/?modelBaseUrl=${encodeURIComponent(`${NOWHERE}/models`)}&modelLibBaseUrl=${encodeURIComponent(`${NOWHERE}/libs`)}`;
+const APP = '/';
+
+test.beforeEach(async ({ context }) => {
+  // The deployment's settings (its /inpage.config.json): a page's URL cannot set the model source.
+  await deployConfig(context, { modelBaseUrl: `${NOWHERE}/models`, modelLibBaseUrl: `${NOWHERE}/libs` });
+});
 
 const card = (page: Page, id: string) => page.locator(`article[data-model="${id}"]`);
 

@@ -55,10 +55,10 @@ test('models:pull downloads the variants’ files, resumes without fetching shar
     await host.close();
   }
 
-  // The app's origin serves the folder at /models, configured as the model source by URL (or inpage.config.json).
+  // The app's origin serves the folder at /models, configured as the model source in inpage.config.json.
   const app = await serveStatic(4579, { '/': TEST_BUILD_DIR, '/models': out });
   try {
-    await page.goto(`${app.origin}/?engine=off&modelBaseUrl=/models&modelLibBaseUrl=/models/libs`);
+    await page.goto(`${app.origin}/?engine=off`);
     await page.evaluate(async () => void (await window.inpageReady));
     // The URLs the engine gives web-llm for this configuration (web-llm appends resolve/main/ to the model URL).
     const record = recordFor(model.modelId, { modelBaseUrl: '/models', modelLibBaseUrl: '/models/libs' }, app.origin);

@@ -1,6 +1,6 @@
 // Nothing hangs, nothing is lost: aborts, no engine, a restarted service worker, a full queue.
 import { expect, test, type Page } from '@playwright/test';
-import { auth, call, chat, makeKey, openApp, stopServiceWorker } from './helpers';
+import { auth, call, chat, deployConfig, makeKey, openApp, stopServiceWorker } from './helpers';
 
 const long = { model: 'svc-model-5.2-fast', messages: [{ role: 'user', content: 'count 100000' }], stream: true };
 
@@ -98,7 +98,8 @@ test('a service worker the browser stopped gets its engine port back without a r
 });
 
 test('a full queue answers 429 queue_full with retry-after, and frees up afterwards', async ({ page }) => {
-  await openApp(page, '/?tokenDelayMs=2&queueDepth=1');
+  await deployConfig(page.context(), { queueDepth: 1 });
+  await openApp(page, '/?tokenDelayMs=2');
   const key = await makeKey(page);
   const outcome = await page.evaluate(
     async ({ key, body }) => {

@@ -58,10 +58,24 @@ test('stream_options.include_usage: usage null on each chunk, then one usage chu
     prompt_tokens: expect.any(Number),
     completion_tokens: 3,
     total_tokens: expect.any(Number),
+    prompt_tokens_details: { cached_tokens: 0 },
     completion_tokens_details: { reasoning_tokens: 0 },
   });
   for (const c of chunks.slice(0, -1)) expect(c.usage).toBeNull();
   expect(chunks.at(-2)!.choices[0]!.finish_reason).toBe('stop');
+  // The next turn of the same conversation: its earlier part is reported as served from the KV cache.
+  const next = await stream(page, key, {
+    model: 'svc-model-5.2-fast',
+    messages: [
+      { role: 'user', content: 'count 3' },
+      { role: 'assistant', content: '1 2 3' },
+      { role: 'user', content: 'count 2' },
+    ],
+    stream_options: { include_usage: true },
+  });
+  const usage = next.at(-1)!.usage as { prompt_tokens: number; prompt_tokens_details: { cached_tokens: number } };
+  expect(usage.prompt_tokens_details.cached_tokens).toBeGreaterThan(0);
+  expect(usage.prompt_tokens_details.cached_tokens).toBeLessThan(usage.prompt_tokens);
 });
 
 test('a thinking variant streams reasoning_content (mirrored in reasoning) before content', async ({ page }) => {

@@ -11,6 +11,14 @@ test('without WebGPU: a clear page on what to do, while keys and Connect still w
   await openWorkspace(page);
   // The premise: this browser really offers the page no adapter.
   expect(await page.evaluate(async () => (navigator.gpu ? await navigator.gpu.requestAdapter() : null) === null)).toBe(true);
+  // The first screen, before anyone signs up, already says so and what to do.
+  const early = page.getByRole('region', { name: 'The models cannot run in this browser: no usable WebGPU' });
+  await expect(early).toBeVisible();
+  await expect(early).toContainText('Chrome or Edge 113 or newer');
+  await expect(early).toContainText('You can still create the workspace below');
+  const [helpTop, formTop] = await Promise.all([early.boundingBox(), page.getByLabel('Workspace name').boundingBox()]);
+  expect(helpTop!.y).toBeLessThan(formTop!.y);
+  await screens(page, 'no-webgpu-register');
   await registerThroughForm(page);
 
   await expect(page.getByRole('note')).toContainText('No WebGPU here: models cannot run in this browser; keys and Connect still work.');

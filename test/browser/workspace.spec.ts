@@ -344,9 +344,9 @@ test('a new key can go straight to the Playground, and revoking the Playground k
   await page.getByRole('button', { name: 'Create key' }).click();
   const key = await page.getByRole('textbox', { name: 'The new API key' }).inputValue();
   await page.getByRole('button', { name: 'Use in the Playground' }).click();
-  await expect(page.getByText('The Playground will use this key until this tab closes.')).toBeVisible();
-  await goToArea(page, 'Playground');
+  await expect(page.getByRole('heading', { name: 'Playground', level: 1 })).toBeFocused();
   await expect(page.getByTestId('pg-key')).toHaveText(`sk-svc-${key.slice(7, 11)}…${key.slice(-4)}`);
+  await expect(page.locator('.key-bar')).toContainText('(for the playground), kept for this tab only.');
   const answer = await sendAndWait(page, 'first');
   await expect(answer.locator('.answer')).toHaveText('Echo: first');
 
@@ -384,4 +384,41 @@ test('models area in a second tab: the other tab runs the engine; closing it han
   await expect(second.locator('article[data-model="svc-model-5.2"]').getByTestId('state')).toHaveText('Not downloaded');
   await second.getByRole('button', { name: 'Download and load svc-model-5.2-fast', exact: true }).click();
   await expect(second.locator('article[data-model="svc-model-5.2-fast"]').getByTestId('state')).toHaveText('Ready');
+});
+
+test('the Playground reuses one key per workspace across tabs and visits; a revoked key can be deleted from the list', async ({ page, context }) => {
+  await openWorkspace(page);
+  await registerThroughForm(page);
+  await goToArea(page, 'Playground');
+  await playgroundKey(page);
+  const shown = await page.getByTestId('pg-key').textContent();
+  await expect(page.locator('.key-bar')).toContainText('the workspace’s Playground key, reused by every tab');
+
+  // Another tab and a reload use the same key, without a click and without a new key.
+  const other = await context.newPage();
+  await openWorkspace(other, '/#playground');
+  await expect(other.getByTestId('pg-key')).toHaveText(shown!);
+  await page.reload();
+  await expect(page.getByTestId('pg-key')).toHaveText(shown!);
+  // Forgetting it in a tab and asking again gives the same key back.
+  await page.getByRole('button', { name: 'Forget key' }).click();
+  await page.getByRole('button', { name: 'Use the Playground key' }).click();
+  await expect(page.getByTestId('pg-key')).toHaveText(shown!);
+  expect((await page.evaluate(() => window.inpage!.keys.list())).filter((k) => k.name === 'Playground')).toHaveLength(1);
+
+  // Revoked: the next Playground key is a new one; the revoked one can be deleted from the list.
+  await goToArea(page, 'API Keys');
+  const row = page.locator('tr', { hasText: shown! });
+  await row.getByRole('button', { name: /^Revoke Playground/ }).click();
+  await row.getByRole('button', { name: /^Revoke Playground .* now$/ }).click();
+  await expect(row.locator('.badge-revoked')).toBeVisible();
+  await expect(row.locator('code')).toHaveCSS('font-family', /mono/i);
+  await row.getByRole('button', { name: `Delete Playground (${shown}) from the list` }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Revoked key Playground deleted from the list.' })).toBeVisible();
+  await expect(page.locator('tr', { hasText: shown! })).toHaveCount(0);
+  await expect(other.locator('tr', { hasText: shown! })).toHaveCount(0);
+  await goToArea(page, 'Playground');
+  await page.getByRole('button', { name: 'Create a Playground key' }).click();
+  await expect(page.getByTestId('pg-key')).not.toHaveText(shown!);
+  await expect(other.getByRole('heading', { name: 'The Playground needs a key' })).toBeVisible();
 });

@@ -6,10 +6,14 @@
 //   "fail after N"   → N tokens of "tick", then an in-band failure
 //   anything else    → "Echo: <the message>"
 // Thinking variants first think "Thinking about: <the message>" unless reasoning_effort is "none".
+// KV cache, by web-llm's rule as the production adapter meets it (kv-reuse.ts): a request whose messages are
+// the last turn's conversation (its messages, then the reply as the client got it) plus one new message reports
+// the tokens of that earlier part as `cached_tokens`; the turn must have ended "stop", not cut by a stop
+// sequence while thinking (inpage interrupts web-llm there). Another request, a failure or a reload forgets it.
 // A token is a run of non-space characters with the spaces before it. Loading is simulated: a variant's
 // first use "downloads" 4 MiB of pretend weights in progress steps, then "loads".
-import { ApiError } from '../../src/protocol/errors';
-import type { AdapterReport } from '../../src/engine-control';
+import { ApiError, clientAborted, contextExceeded } from '../../src/protocol/errors';
+import type { AdapterReport, ImportFile, ImportProgress, ImportReport } from '../../src/engine-control';
 import type { InpageConfig } from '../../src/config';
 import type { EngineEvent, ModelStatus } from '../../src/engine-protocol';
 import type { ChatCompletionRequest, ChatMessage, ModelState } from '../../src/protocol/types';
@@ -65,6 +69,8 @@ export class DeterministicEngine implements Engine {
   private readonly groups = new Map<string, GroupState>();
   private readonly listeners: (() => void)[] = [];
   private loadedGroup: string | null = null;
+  /** The conversation the KV cache holds after the last turn, on the loaded weights. */
+  private held: { group: string; messages: ChatMessage[] } | null = null;
 
   constructor(private readonly config: InpageConfig) {}
 
@@ -109,6 +115,7 @@ export class DeterministicEngine implements Engine {
     const name = VARIANTS[id].weightGroup;
     const g = this.group(id);
     if (this.loadedGroup === name && g.state === 'ready') return;
+    if (this.loadedGroup !== name) this.held = null;
     if (this.loadedGroup && this.loadedGroup !== name) {
       const previous = this.groups.get(this.loadedGroup);
       if (previous) previous.state = 'cached';
@@ -131,6 +138,7 @@ export class DeterministicEngine implements Engine {
 
   async unload(): Promise<void> {
     if (!this.loadedGroup) return;
+    this.held = null;
     const g = this.groups.get(this.loadedGroup);
     if (g) g.state = 'cached';
     this.loadedGroup = null;
@@ -139,47 +147,81 @@ export class DeterministicEngine implements Engine {
 
   async deleteFromCache(id: VariantId): Promise<void> {
     const g = this.group(id);
-    if (this.loadedGroup === VARIANTS[id].weightGroup) this.loadedGroup = null;
+    if (this.loadedGroup === VARIANTS[id].weightGroup) {
+      this.loadedGroup = null;
+      this.held = null;
+    }
     g.state = 'not_downloaded';
     g.bytesDone = 0;
     this.changed();
   }
 
-  async generate(request: ChatCompletionRequest, signal: AbortSignal): Promise<Generation> {
+  supports(request: ChatCompletionRequest): void {
     assertSupported(request);
+  }
+
+  // Import and the cache check run web-llm's real cache code (no weights are ever loaded from it here), so the
+  // test build exercises what production does with a folder of model files.
+  async importFiles(files: ImportFile[], onProgress?: (progress: ImportProgress) => void): Promise<ImportReport> {
+    const { importIntoCache } = await import('../../worker/engine/webllm/import-files');
+    return importIntoCache(files, this.config, globalThis.location.origin, onProgress);
+  }
+
+  async cachedModels(): Promise<string[]> {
+    const { cachedModelIds } = await import('../../worker/engine/webllm/import-files');
+    return cachedModelIds(this.config, globalThis.location.origin);
+  }
+
+  async generate(request: ChatCompletionRequest, signal: AbortSignal): Promise<Generation> {
+    this.supports(request);
     await this.load(request.model);
     const promptTokens = countPromptTokens(request.messages);
     const limit = outputLimit(request);
-    if (promptTokens + (limit ?? 0) > TEST_CONTEXT_LENGTH) {
-      throw new ApiError(
-        'context_length_exceeded',
-        `This model's maximum context length is ${TEST_CONTEXT_LENGTH} tokens. However, you requested ${promptTokens + (limit ?? 0)} tokens (${promptTokens} in the messages, ${limit ?? 0} in the completion).`,
-        { param: 'messages' },
-      );
-    }
+    if (promptTokens + (limit ?? 0) > TEST_CONTEXT_LENGTH) throw contextExceeded(TEST_CONTEXT_LENGTH, promptTokens, limit ?? 0);
     const lastUser = [...request.messages].reverse().find((m) => m.role === 'user');
     const text = lastUser ? textOf(lastUser) : '';
     const reply = replyFor(text);
     const reasoning = wantsThinking(request) ? tokenize(`Thinking about: ${text}`) : [];
     const { text: content, stopped } = cutAtStop(reply.content, stopSequences(request));
-    return {
-      fingerprint: `fp_test_${VARIANTS[request.model].weightGroup}`,
-      events: this.stream(reasoning, tokenize(content), { promptTokens, limit, stopped, failAfter: reply.failAfter, signal }),
+    const group = request.variant.weightGroup;
+    const cachedTokens = this.continues(group, request.messages) ? countPromptTokens(request.messages.slice(0, -1)) : 0;
+    this.held = null;
+    const keep = (given: string) => {
+      if (!(stopped && reasoning.length > 0)) this.held = { group, messages: [...request.messages, { role: 'assistant', content: given }] };
     };
+    return {
+      fingerprint: `fp_test_${group}`,
+      events: this.stream(reasoning, tokenize(content), { promptTokens, cachedTokens, limit, stopped, failAfter: reply.failAfter, signal, keep }),
+    };
+  }
+
+  /** Whether `messages` are the held conversation plus one new message. */
+  private continues(group: string, messages: readonly ChatMessage[]): boolean {
+    const held = this.held;
+    if (!held || held.group !== group || messages.length !== held.messages.length + 1) return false;
+    return held.messages.every((m, i) => JSON.stringify(m) === JSON.stringify(messages[i]));
   }
 
   private async *stream(
     reasoning: string[],
     content: string[],
-    opts: { promptTokens: number; limit: number | undefined; stopped: boolean; failAfter: number | undefined; signal: AbortSignal },
+    opts: {
+      promptTokens: number;
+      cachedTokens: number;
+      limit: number | undefined;
+      stopped: boolean;
+      failAfter: number | undefined;
+      signal: AbortSignal;
+      keep: (given: string) => void;
+    },
   ): AsyncGenerator<EngineEvent> {
     const budget = opts.limit ?? Number.POSITIVE_INFINITY;
     let produced = 0;
     let reasoningTokens = 0;
     const pace = async () => {
-      if (this.config.tokenDelayMs > 0) await sleep(this.config.tokenDelayMs);
+      if ((this.config.tokenDelayMs ?? 0) > 0) await sleep(this.config.tokenDelayMs ?? 0);
       else if (produced % 32 === 0) await sleep(0); // let aborts and other messages in
-      if (opts.signal.aborted) throw new ApiError('internal_error', 'Generation aborted.');
+      if (opts.signal.aborted) throw clientAborted();
     };
     for (const token of reasoning) {
       if (produced >= budget) break;
@@ -189,6 +231,7 @@ export class DeterministicEngine implements Engine {
       yield { type: 'delta', reasoning: token };
     }
     let contentTokens = 0;
+    let given = '';
     for (const token of content) {
       if (produced >= budget) break;
       if (opts.failAfter !== undefined && contentTokens >= opts.failAfter) {
@@ -197,9 +240,11 @@ export class DeterministicEngine implements Engine {
       await pace();
       produced++;
       contentTokens++;
+      given += token;
       yield { type: 'delta', content: token };
     }
     const truncated = produced < reasoning.length + content.length;
+    if (!truncated) opts.keep(given);
     yield {
       type: 'finish',
       finish_reason: truncated ? 'length' : 'stop',
@@ -207,6 +252,7 @@ export class DeterministicEngine implements Engine {
         prompt_tokens: opts.promptTokens,
         completion_tokens: produced,
         total_tokens: opts.promptTokens + produced,
+        prompt_tokens_details: { cached_tokens: opts.cachedTokens },
         completion_tokens_details: { reasoning_tokens: reasoningTokens },
       },
     };

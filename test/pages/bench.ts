@@ -10,6 +10,7 @@ import { loadConfig } from '../../src/config';
 import type { EngineControl } from '../../src/engine-control';
 import type { FromEngine, ToEngine } from '../../src/engine-protocol';
 import type { ChatCompletionRequest } from '../../src/protocol/types';
+import { validateChatRequest } from '../../src/protocol/validate';
 import { runHostile } from './bench.hostile';
 
 const MODEL = 'svc-model-5.2-fast';
@@ -129,7 +130,7 @@ async function swRun(key: string, request: ChatCompletionRequest): Promise<Sampl
   return { ttfb, ttft, total: performance.now() - t0, tokens };
 }
 
-const countRequest = (n: number): ChatCompletionRequest => ({ model: MODEL, messages: [{ role: 'user', content: `count ${n}` }] });
+const countRequest = (n: number): ChatCompletionRequest => validateChatRequest({ model: MODEL, messages: [{ role: 'user', content: `count ${n}` }] });
 
 /** `n` streamed requests of `count` tokens each way, alternating, so both paths see the same machine state. */
 async function overhead(key: string, n: number, count: number): Promise<{ sw: Sample[]; direct: Sample[] }> {

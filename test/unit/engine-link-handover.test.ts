@@ -4,9 +4,10 @@ import { EngineLink } from '../../worker/sw/engine-link';
 import { ApiError } from '../../src/protocol/errors';
 import type { EngineEvent, FromEngine, ToEngine } from '../../src/engine-protocol';
 import type { ChatCompletionRequest } from '../../src/protocol/types';
+import { resolved } from './requests';
 
-const usage = { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2, completion_tokens_details: { reasoning_tokens: 0 } };
-const ask = (content: string): ChatCompletionRequest => ({ model: 'svc-model-5.2-fast', messages: [{ role: 'user', content }] });
+const usage = { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } };
+const ask = (content: string): ChatCompletionRequest => resolved({ model: 'svc-model-5.2-fast', messages: [{ role: 'user', content }] });
 const channels: MessageChannel[] = [];
 
 /**

@@ -3,9 +3,10 @@ import { EngineLink } from '../../worker/sw/engine-link';
 import { ApiError } from '../../src/protocol/errors';
 import type { FromEngine, ToEngine } from '../../src/engine-protocol';
 import type { ChatCompletionRequest } from '../../src/protocol/types';
+import { resolved } from './requests';
 
-const request: ChatCompletionRequest = { model: 'svc-model-5.2-fast', messages: [{ role: 'user', content: 'hi' }] };
-const usage = { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2, completion_tokens_details: { reasoning_tokens: 0 } };
+const request: ChatCompletionRequest = resolved({ model: 'svc-model-5.2-fast', messages: [{ role: 'user', content: 'hi' }] });
+const usage = { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } };
 const channels: MessageChannel[] = [];
 
 /** A scripted engine on the far end of a real MessageChannel. */

@@ -6,7 +6,7 @@ const delta = (content: string): EngineEvent => ({ type: 'delta', content });
 const finish: EngineEvent = {
   type: 'finish',
   finish_reason: 'stop',
-  usage: { prompt_tokens: 1, completion_tokens: 3, total_tokens: 4, completion_tokens_details: { reasoning_tokens: 0 } },
+  usage: { prompt_tokens: 1, completion_tokens: 3, total_tokens: 4, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } },
 };
 
 /** A batch whose turns end when the test says so, and what it sent. */

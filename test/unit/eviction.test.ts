@@ -1,6 +1,7 @@
 // Weights the browser evicted: the model reads as not_downloaded again and its next use downloads it, with no
 // error left behind; files imported into the cache read as cached. Against the web-llm adapter and its fake.
 import { describe, expect, it } from 'vitest';
+import { resolved } from './requests';
 import { DEFAULT_CONFIG } from '../../src/config';
 import type { ModelStatus } from '../../src/engine-protocol';
 import { WebLlmEngine } from '../../worker/engine/webllm/adapter';
@@ -43,7 +44,7 @@ describe('cache changes behind the engine’s back', () => {
 
     const seen: string[] = [];
     engine.onStatus(() => seen.push(state(engine, 'svc-model-5.2-short-fast').state));
-    const generation = await engine.generate({ model: 'svc-model-5.2-short-fast', messages: [{ role: 'user', content: 'hi' }] }, new AbortController().signal);
+    const generation = await engine.generate(resolved({ model: 'svc-model-5.2-short-fast', messages: [{ role: 'user', content: 'hi' }] }), new AbortController().signal);
     for await (const event of generation.events) void event;
     expect(seen).toContain('downloading');
     expect(state(engine, 'svc-model-5.2-short-fast')).toMatchObject({ state: 'ready' });

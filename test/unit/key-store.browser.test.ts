@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { deleteDB } from 'idb';
 import { DB_NAME, closeDatabase } from '../../src/keys/db';
-import { createKey, listKeys, recordKeyUse, revokeKey, verifyKey } from '../../src/keys/key-store';
+import { createKey, deleteKey, listKeys, recordKeyUse, revokeKey, verifyKey } from '../../src/keys/key-store';
 import { hashKey } from '../../src/keys/key-format';
 import { registerWorkspace } from '../../src/keys/workspace';
 
@@ -36,6 +36,18 @@ describe('key store on real IndexedDB', () => {
     expect(await verifyKey(key)).toEqual({ ok: false, reason: 'revoked' });
     const [listed] = await listKeys();
     expect(listed!.revokedAt).toBeTypeOf('number');
+  });
+
+  it('deletes a revoked key from the list, and refuses to delete a live one', async () => {
+    await registerWorkspace('Acme');
+    const live = await createKey({ name: 'live' });
+    const old = await createKey({ name: 'old' });
+    await expect(deleteKey(live.record.id)).rejects.toThrow(/revoke it before deleting it/);
+    await revokeKey(old.record.id);
+    await deleteKey(old.record.id);
+    expect((await listKeys()).map((k) => k.name)).toEqual(['live']);
+    expect(await verifyKey(old.key)).toEqual({ ok: false, reason: 'unknown' });
+    await expect(deleteKey(old.record.id)).rejects.toThrow(/No key with id/);
   });
 
   it('books last use and tokens', async () => {

@@ -4,7 +4,7 @@ import { ChunkWriter, CompletionCollector } from '../../src/protocol/completion'
 import { SSE_DONE, encodeSse, sseData } from '../../src/protocol/sse';
 import type { EngineEvent } from '../../src/engine-protocol';
 
-const usage = { prompt_tokens: 5, completion_tokens: 3, total_tokens: 8, completion_tokens_details: { reasoning_tokens: 1 } };
+const usage = { prompt_tokens: 5, completion_tokens: 3, total_tokens: 8, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 1 } };
 const events: EngineEvent[] = [
   { type: 'delta', reasoning: 'hmm' },
   { type: 'delta', content: 'Hello' },

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { EngineEvent, ModelStatus } from '../../src/engine-protocol';
 import { ApiError } from '../../src/protocol/errors';
 import type { ChatCompletionRequest } from '../../src/protocol/types';
+import { resolved } from './requests';
 import type { Engine, Generation } from '../../worker/engine/engine';
 import { Scheduler, type RequestSink } from '../../worker/engine/scheduler';
 
@@ -37,7 +38,7 @@ class GatedEngine implements Engine {
         await Promise.race([gate, new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }))]);
         if (signal.aborted) throw new ApiError('internal_error', 'aborted');
         yield { type: 'delta', content: `${text}-2` };
-        yield { type: 'finish', finish_reason: 'stop', usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3, completion_tokens_details: { reasoning_tokens: 0 } } };
+        yield { type: 'finish', finish_reason: 'stop', usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } } };
       } finally {
         self.running--;
       }
@@ -89,7 +90,7 @@ function record(): Recorded {
   };
 }
 
-const req = (text: string): ChatCompletionRequest => ({ model: 'svc-model-5.2-fast', messages: [{ role: 'user', content: text }] });
+const req = (text: string): ChatCompletionRequest => resolved({ model: 'svc-model-5.2-fast', messages: [{ role: 'user', content: text }] });
 
 describe('Scheduler', () => {
   it('runs one generation at a time, in the order they came', async () => {

@@ -3,7 +3,11 @@ import { readFileSync } from 'node:fs';
 import { prebuiltAppConfig } from '@mlc-ai/web-llm';
 import { describe, expect, it } from 'vitest';
 import { VARIANTS, VARIANT_IDS, isVariantId } from '../../src/variants';
-import { KV_SHAPES, weightGroups } from '../../worker/engine/webllm/models';
+import { WEBLLM_MODELS, modelIdOf, weightGroups } from '../../worker/engine/webllm/models';
+import type { Variant } from '../../src/variants';
+
+/** The web-llm model ids behind a variant, by precision. */
+const webllm = (v: Variant) => ({ f16: modelIdOf(v, 'f16'), f32: modelIdOf(v, 'f32') });
 
 const record = (id: string) => prebuiltAppConfig.model_list.find((r) => r.model_id === id);
 
@@ -40,18 +44,18 @@ describe('the variant table', () => {
   });
 
   it('shares weights between each thinking variant and its -fast twin, and only there', () => {
-    expect(VARIANTS['svc-model-5.2'].webllm).toEqual(VARIANTS['svc-model-5.2-fast'].webllm);
-    expect(VARIANTS['svc-model-5.2-short'].webllm).toEqual(VARIANTS['svc-model-5.2-short-fast'].webllm);
+    expect(webllm(VARIANTS['svc-model-5.2'])).toEqual(webllm(VARIANTS['svc-model-5.2-fast']));
+    expect(webllm(VARIANTS['svc-model-5.2-short'])).toEqual(webllm(VARIANTS['svc-model-5.2-short-fast']));
     expect(weightGroups().map((v) => v.weightGroup)).toEqual(['qwen3-8b', 'qwen3-1.7b', 'phi-3.5-vision']);
     for (const id of VARIANT_IDS) {
       const same = VARIANT_IDS.filter((other) => VARIANTS[other].weightGroup === VARIANTS[id].weightGroup);
-      for (const other of same) expect(VARIANTS[other].webllm).toEqual(VARIANTS[id].webllm);
+      for (const other of same) expect(webllm(VARIANTS[other])).toEqual(webllm(VARIANTS[id]));
     }
   });
 
   it('names web-llm models this release ships: q4f16 ones need shader-f16, the q4f32 fallbacks do not', () => {
     for (const id of VARIANT_IDS) {
-      const { f16, f32 } = VARIANTS[id].webllm;
+      const { f16, f32 } = webllm(VARIANTS[id]);
       expect(f16).toMatch(/-q4f16_1-MLC$/);
       expect(f32).toMatch(/-q4f32_1-MLC$/);
       expect(record(f16), f16).toBeDefined();
@@ -60,7 +64,7 @@ describe('the variant table', () => {
       expect(record(f16)!.vram_required_MB).toBeGreaterThan(0);
       expect(record(f32)!.vram_required_MB).toBeGreaterThan(0);
       expect(record(f16)!.model_type ?? 0).toBe(VARIANTS[id].vision ? 2 : 0); // web-llm's ModelType.VLM = 2
-      expect(KV_SHAPES[VARIANTS[id].weightGroup]).toBeDefined();
+      expect(WEBLLM_MODELS[VARIANTS[id].weightGroup]?.kv).toBeDefined();
     }
   });
 
@@ -69,8 +73,8 @@ describe('the variant table', () => {
     expect(rows.map((r) => r[0])).toEqual([...VARIANT_IDS]);
     for (const row of rows) {
       const v = VARIANTS[row[0] as (typeof VARIANT_IDS)[number]];
-      expect(row.slice(1, 6)).toEqual([v.thinks ? 'yes' : 'no', v.vision ? 'yes' : 'no', v.webllm.f16, v.webllm.f32, v.trainedContext.toLocaleString('en-US')]);
-      expect(row[6]).toBe(`${mb(record(v.webllm.f16)!.vram_required_MB!)} / ${mb(record(v.webllm.f32)!.vram_required_MB!)}`);
+      expect(row.slice(1, 6)).toEqual([v.thinks ? 'yes' : 'no', v.vision ? 'yes' : 'no', webllm(v).f16, webllm(v).f32, v.trainedContext.toLocaleString('en-US')]);
+      expect(row[6]).toBe(`${mb(record(webllm(v).f16)!.vram_required_MB!)} / ${mb(record(webllm(v).f32)!.vram_required_MB!)}`);
     }
   });
 });

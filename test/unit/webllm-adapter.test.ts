@@ -5,6 +5,7 @@ import { DEFAULT_CONFIG } from '../../src/config';
 import type { EngineEvent } from '../../src/engine-protocol';
 import { ApiError } from '../../src/protocol/errors';
 import type { ChatCompletionRequest } from '../../src/protocol/types';
+import { resolved, type RequestBody } from './requests';
 import { Scheduler, type RequestSink } from '../../worker/engine/scheduler';
 import { WebLlmEngine } from '../../worker/engine/webllm/adapter';
 import { SMALLEST_TOP_P } from '../../worker/engine/webllm/translate';
@@ -18,11 +19,12 @@ function setup(options: Parameters<typeof rig>[0] = {}, config: Partial<typeof D
   return { ...r, adapter: new WebLlmEngine({ ...DEFAULT_CONFIG, ...config }, r.deps) };
 }
 
-const ask = (model: ChatCompletionRequest['model'], extra: Partial<ChatCompletionRequest> = {}): ChatCompletionRequest => ({
-  model,
-  messages: [{ role: 'user', content: 'hi there' }],
-  ...extra,
-});
+const ask = (model: ChatCompletionRequest['model'], extra: Partial<RequestBody> = {}): ChatCompletionRequest =>
+  resolved({
+    model,
+    messages: [{ role: 'user', content: 'hi there' }],
+    ...extra,
+  });
 
 async function run(adapter: WebLlmEngine, request: ChatCompletionRequest, signal = new AbortController().signal) {
   const generation = await adapter.generate(request, signal);
@@ -101,8 +103,9 @@ describe('field mapping: what reaches web-llm', () => {
       response_format: { type: 'json_object', schema: '{"type":"object","properties":{"a":{"type":"number"}}}' },
       extra_body: { enable_thinking: false },
     });
-    // Qwen3's stop sequences are applied to the answer by the adapter: web-llm would match its thinking block.
-    expect(sent.stop).toBeUndefined();
+    // With thinking off, a stop that cannot match inside the empty thinking block goes to web-llm as well
+    // (its reply then ends "stop" and keeps the KV cache); the adapter still holds text that may begin one.
+    expect(sent.stop).toEqual(['END']);
   });
 
   it('passes stop to web-llm for Phi-3.5-vision, which writes no thinking block', async () => {
@@ -178,7 +181,7 @@ describe('field mapping: what reaches web-llm', () => {
 
   it('refuses what web-llm cannot do with 400 unsupported_parameter, never reaching web-llm', async () => {
     const t = setup();
-    const cases: [Partial<ChatCompletionRequest>, string][] = [
+    const cases: [Partial<RequestBody>, string][] = [
       [{ n: 2 }, 'n'],
       [{ messages: [{ role: 'user', content: 'a', name: 'ann' }] }, 'messages[0].name'],
       [{ messages: [{ role: 'user', content: 'a' }, { role: 'system', content: 'late' }, { role: 'user', content: 'b' }] }, 'messages[1].role'],
@@ -259,7 +262,8 @@ describe('thinking, content and usage', () => {
   it('reports web-llm\'s prompt count when the tokenizer cannot be seen', async () => {
     const t = setup({ view: false });
     const result = await run(t.adapter, ask('svc-model-5.2-fast'));
-    expect(result.finish.usage.prompt_tokens).toBe(fakeTokens('hi there').length);
+    expect(result.finish.usage.prompt_tokens).toBe(t.engine().prefilled[0]);
+    expect(result.finish.usage.prompt_tokens_details.cached_tokens).toBe(0);
   });
 });
 
@@ -580,5 +584,118 @@ describe('aborts and the queue', () => {
     expect(log).toContain('f:end');
     expect(t.engine().interrupts).toBeGreaterThanOrEqual(1);
     expect(t.engine().overlap).toBe(false);
+  });
+});
+
+describe('KV cache across turns: web-llm gets the conversation as it holds it', () => {
+  type Msg = ChatCompletionRequest['messages'][number];
+  const user = (content: string): Msg => ({ role: 'user', content });
+  const assistant = (content: string): Msg => ({ role: 'assistant', content });
+  /** Tokens of ChatML turns as the fake's tokenizer counts them. */
+  const tokens = (...pieces: string[]) => pieces.reduce((n, piece) => n + fakeTokens(piece).length, 0);
+  const userTurn = (text: string) => `<|im_start|>user\n${text}<|im_end|>\n`;
+  const EMPTY = '<think>\n\n</think>\n\n';
+
+  it('a plain second and third turn on a fast variant: the empty thinking block goes back, only the new turn is prefilled', async () => {
+    const t = setup();
+    t.engine().script = () => ({ pieces: ['Hello', ' there'] });
+    const first = await run(t.adapter, ask('svc-model-5.2-fast', { messages: [user('hi')] }));
+    expect(first.content).toBe('Hello there');
+    expect(first.finish.usage.prompt_tokens_details.cached_tokens).toBe(0);
+    const second = await run(t.adapter, ask('svc-model-5.2-fast', { messages: [user('hi'), assistant('Hello there'), user('and you?')] }));
+    const sent = t.engine().requests[1]!.messages;
+    expect(sent[1]).toEqual({ role: 'assistant', content: `${EMPTY}Hello there` });
+    expect(t.engine().reused).toEqual([false, true]);
+    // Prefilled: the new user turn and the reply header with its empty block; the rest came from the cache.
+    expect(t.engine().prefilled[1]).toBe(tokens(userTurn('and you?'), `<|im_start|>assistant\n${EMPTY}`));
+    const usage = second.finish.usage;
+    expect(usage.prompt_tokens_details.cached_tokens).toBe(usage.prompt_tokens - t.engine().prefilled[1]!);
+    expect(usage.prompt_tokens_details.cached_tokens).toBeGreaterThan(0);
+    const third = await run(t.adapter, ask('svc-model-5.2-fast', { messages: [user('hi'), assistant('Hello there'), user('and you?'), assistant('Hello there'), user('ok')] }));
+    expect(t.engine().reused).toEqual([false, true, true]);
+    expect(t.engine().requests[2]!.messages.filter((m) => m.role === 'assistant').map((m) => m.content)).toEqual([`${EMPTY}Hello there`, `${EMPTY}Hello there`]);
+    expect(third.finish.usage.prompt_tokens_details.cached_tokens).toBe(third.finish.usage.prompt_tokens - t.engine().prefilled[2]!);
+  });
+
+  it('a thinking variant with a content-only history: its thinking goes back to web-llm, the cache is kept', async () => {
+    const t = setup();
+    t.engine().script = () => ({ pieces: ['<think>', '\n', 'Let', ' me', ' see', '\n', '</think>', '\n\n', 'Hello', ' world'] });
+    const first = await run(t.adapter, ask('svc-model-5.2', { messages: [{ role: 'system', content: 'Be kind.' }, user('hi')] }));
+    expect(first.content).toBe('Hello world');
+    expect(first.reasoning).toBe('Let me see');
+    const second = await run(
+      t.adapter,
+      ask('svc-model-5.2', { messages: [{ role: 'system', content: 'Be kind.' }, user('hi'), assistant('Hello world'), user('more')] }),
+    );
+    expect(t.engine().requests[1]!.messages[2]).toEqual({ role: 'assistant', content: '<think>\nLet me see\n</think>\n\nHello world' });
+    expect(t.engine().reused).toEqual([false, true]);
+    expect(second.finish.usage.prompt_tokens_details.cached_tokens).toBe(second.finish.usage.prompt_tokens - t.engine().prefilled[1]!);
+    expect(second.finish.usage.prompt_tokens_details.cached_tokens).toBeGreaterThan(0);
+    // Switching to the fast variant of the same weights continues the same conversation.
+    await run(t.adapter, ask('svc-model-5.2-fast', { messages: [{ role: 'system', content: 'Be kind.' }, user('hi'), assistant('Hello world'), user('more'), assistant('Hello world'), user('fast now')] }));
+    expect(t.engine().reused).toEqual([false, true, true]);
+  });
+
+  it('a stop web-llm can apply (fast variant) ends "stop" without an interrupt and keeps the cache', async () => {
+    const t = setup();
+    t.engine().script = () => ({ pieces: ['Done', ' E', 'N', 'D', ' after'] });
+    const cut = await run(t.adapter, ask('svc-model-5.2-fast', { messages: [user('go')], stop: 'END' }));
+    expect(cut.content).toBe('Done ');
+    expect(cut.finish.finish_reason).toBe('stop');
+    expect(t.engine().interrupts).toBe(0);
+    t.engine().script = () => ({ pieces: ['Next'] });
+    const next = await run(t.adapter, ask('svc-model-5.2-fast', { messages: [user('go'), assistant('Done '), user('again')] }));
+    expect(t.engine().reused).toEqual([false, true]);
+    expect(t.engine().requests[1]!.messages[1]).toEqual({ role: 'assistant', content: `${EMPTY}Done ` });
+    expect(next.finish.usage.prompt_tokens_details.cached_tokens).toBeGreaterThan(0);
+  });
+
+  it('a stop cut by inpage (thinking variant) costs only the cut turn: the next one prefills all, the one after reuses again', async () => {
+    const t = setup();
+    t.engine().script = () => ({ pieces: ['<think>', 'a', '\n', 'b', '</think>', '\n\n', 'One', '\n', 'two'] });
+    const cut = await run(t.adapter, ask('svc-model-5.2', { messages: [user('go')], stop: '\n' }));
+    expect(cut.content).toBe('One');
+    expect(cut.finish.finish_reason).toBe('stop');
+    expect(t.engine().interrupts).toBeGreaterThan(0);
+    t.engine().script = () => ({ pieces: ['<think>', 'c', '</think>', '\n\n', 'Fine'] });
+    const history = [user('go'), assistant('One'), user('next')];
+    const after = await run(t.adapter, ask('svc-model-5.2', { messages: history }));
+    expect(t.engine().reused).toEqual([false, false]);
+    expect(t.engine().requests[1]!.messages[1]).toEqual({ role: 'assistant', content: 'One' });
+    expect(after.finish.usage.prompt_tokens_details.cached_tokens).toBe(0);
+    const again = await run(t.adapter, ask('svc-model-5.2', { messages: [...history, assistant('Fine'), user('last')] }));
+    expect(t.engine().reused).toEqual([false, false, true]);
+    expect(again.finish.usage.prompt_tokens_details.cached_tokens).toBeGreaterThan(0);
+  });
+
+  it('a changed system message or an edited earlier message: sent as the client wrote it, web-llm resets, nothing cached', async () => {
+    const t = setup();
+    t.engine().script = () => ({ pieces: ['Sure'] });
+    const system = (content: string): Msg => ({ role: 'system', content });
+    await run(t.adapter, ask('svc-model-5.2-fast', { messages: [system('A'), user('hi')] }));
+    const changed = await run(t.adapter, ask('svc-model-5.2-fast', { messages: [system('B'), user('hi'), assistant('Sure'), user('x')] }));
+    expect(t.engine().requests[1]!.messages[2]).toEqual({ role: 'assistant', content: 'Sure' });
+    expect(t.engine().reused).toEqual([false, false]);
+    expect(changed.finish.usage.prompt_tokens_details.cached_tokens).toBe(0);
+    // The conversation just sent (system B) is the one held now; an edited earlier message does not match it.
+    const edited = await run(t.adapter, ask('svc-model-5.2-fast', { messages: [system('B'), user('hello'), assistant('Sure'), user('x'), assistant('Sure'), user('y')] }));
+    expect(t.engine().reused).toEqual([false, false, false]);
+    expect(edited.finish.usage.prompt_tokens_details.cached_tokens).toBe(0);
+    // An edited answer of the assistant does not match either.
+    await run(t.adapter, ask('svc-model-5.2-fast', { messages: [system('B'), user('hello'), assistant('Sure'), user('x'), assistant('Sure'), user('y'), assistant('Not what you said'), user('z')] }));
+    expect(t.engine().reused.at(-1)).toBe(false);
+  });
+
+  it('a reply cut by max_tokens, an aborted turn or another model in between: no reuse', async () => {
+    const t = setup();
+    t.engine().script = () => ({ pieces: ['1', ' 2', ' 3'] });
+    const short = await run(t.adapter, ask('svc-model-5.2-fast', { messages: [user('count')], max_tokens: 2 }));
+    expect(short.finish.finish_reason).toBe('length');
+    await run(t.adapter, ask('svc-model-5.2-fast', { messages: [user('count'), assistant(short.content), user('go on')] }));
+    expect(t.engine().reused).toEqual([false, false]);
+    const full = [user('count'), assistant(short.content), user('go on'), assistant('1 2 3')];
+    await run(t.adapter, ask('svc-vision', { messages: [user('look')] }));
+    await run(t.adapter, ask('svc-model-5.2-fast', { messages: [...full, user('more')] }));
+    expect(t.engine().reused.at(-1)).toBe(false);
   });
 });

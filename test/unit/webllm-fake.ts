@@ -2,8 +2,12 @@
 // interface, this stops compiling and `npm run typecheck` fails. It behaves as web-llm 0.2.86 does where the
 // adapter depends on it: reload() reports progress and unloads the previous model, chatCompletion() streams
 // one chunk per token then a finish chunk and a usage chunk, one stream at a time per model (a lock), the
-// empty thinking block opens the output and counts against max_tokens when enable_thinking is false, and
-// interruptGenerate() ends the stream with finish_reason "abort".
+// empty thinking block opens the output and counts against max_tokens when enable_thinking is false,
+// interruptGenerate() ends the stream with finish_reason "abort", `stop` is matched against the whole output
+// (the empty block included) and cuts the reply it holds, and the KV cache is kept as preparePrefillInput
+// keeps it: a request whose earlier messages equal the conversation it holds (its reply as generated) after a
+// reply that ended "stop" prefills only the new turn; any other resets and prefills everything. `usage.
+// prompt_tokens` is the tokens prefilled, as web-llm reports it; `prefilled` records them per request.
 import type {
   AppConfig,
   Chat,
@@ -93,6 +97,14 @@ export class FakeEngine implements MLCEngineInterface {
   script: (request: ChatCompletionRequest) => Script = () => ({ pieces: ['Hello', ' there'] });
   /** Resolves every time a chunk is about to be produced; lets tests act mid-stream. */
   onChunk: (index: number) => void | Promise<void> = () => undefined;
+  /** Tokens prefilled by each request, in order (web-llm's usage.prompt_tokens). */
+  readonly prefilled: number[] = [];
+  /** Whether each request kept the KV cache (web-llm's "Multiround chatting, reuse KVCache."). */
+  readonly reused: boolean[] = [];
+  /** The conversation web-llm holds: the messages of the last request, then its reply as generated. */
+  private conversation: { role: string; content: ChatCompletionRequest['messages'][number]['content'] }[] | null = null;
+  private lastFinish: 'stop' | 'length' | 'abort' | null = null;
+  private reply = '';
 
   private progress: InitProgressCallback | undefined;
   private interrupted = false;
@@ -138,7 +150,7 @@ export class FakeEngine implements MLCEngineInterface {
     if (!this.loaded || (modelId !== undefined && modelId !== this.loaded)) {
       throw new NamedError('ModelNotLoadedError', 'Model not loaded before trying to complete getMessage.');
     }
-    return '';
+    return this.reply;
   }
 
   chatCompletion(request: ChatCompletionRequestNonStreaming): Promise<ChatCompletion>;
@@ -158,31 +170,62 @@ export class FakeEngine implements MLCEngineInterface {
     try {
       const script = this.script(request as ChatCompletionRequest);
       this.interrupted = false;
-      if (script.prefillError) throw script.prefillError;
       const thinkingOff = request.extra_body?.enable_thinking === false;
+      const prompt = this.prefill(request as ChatCompletionRequest, thinkingOff);
+      if (script.prefillError) throw script.prefillError;
       const prefixTokens = thinkingOff ? fakeTokens(EMPTY_THINK).length : 0;
       const limit = request.max_tokens ?? Infinity;
+      const stops = request.stop === undefined || request.stop === null ? [] : Array.isArray(request.stop) ? request.stop : [request.stop];
       const base = { id: 'fake', model: this.loaded!, object: 'chat.completion.chunk' as const, created: 1 };
       let produced = 0;
       let finish: 'stop' | 'length' | 'abort' = script.finish ?? 'stop';
-      for (const [i, piece] of script.pieces.entries()) {
-        await this.onChunk(i);
-        if (this.interrupted) {
-          finish = 'abort';
-          break;
+      // As web-llm: the whole output (empty block included) decoded, cut at a stop string; deltas are its growth.
+      let output = thinkingOff ? EMPTY_THINK : '';
+      let streamed = 0;
+      this.reply = output;
+      this.lastFinish = null;
+      try {
+        for (const [i, piece] of script.pieces.entries()) {
+          await this.onChunk(i);
+          if (this.interrupted) {
+            finish = 'abort';
+            break;
+          }
+          if (script.failAfter && i === script.failAfter.pieces) throw script.failAfter.error;
+          output += piece;
+          let message = output;
+          let stopped = false;
+          for (const stop of stops) {
+            const at = message.lastIndexOf(stop);
+            if (at >= 0) {
+              message = message.slice(0, at);
+              stopped = true;
+              break;
+            }
+          }
+          this.reply = message;
+          const text = message.slice(streamed);
+          streamed = message.length;
+          const logprobs = request.logprobs ? { content: [{ token: piece, logprob: -0.5, bytes: null, top_logprobs: [] }] } : null;
+          produced++;
+          yield { ...base, choices: [{ index: 0, delta: { role: 'assistant', content: text }, finish_reason: null, logprobs }] };
+          if (stopped) {
+            finish = 'stop';
+            break;
+          }
+          if (produced + prefixTokens >= limit) {
+            finish = 'length';
+            break;
+          }
         }
-        if (script.failAfter && i === script.failAfter.pieces) throw script.failAfter.error;
-        const text = i === 0 && thinkingOff ? EMPTY_THINK + piece : piece;
-        const logprobs = request.logprobs ? { content: [{ token: piece, logprob: -0.5, bytes: null, top_logprobs: [] }] } : null;
-        produced++;
-        yield { ...base, choices: [{ index: 0, delta: { role: 'assistant', content: text }, finish_reason: null, logprobs }] };
-        if (produced + prefixTokens >= limit) {
-          finish = 'length';
-          break;
-        }
+      } catch (err) {
+        finish = 'abort'; // a failed generation is never continued
+        throw err;
+      } finally {
+        this.lastFinish = finish;
+        this.conversation!.push({ role: 'assistant', content: this.reply });
       }
       yield { ...base, choices: [{ index: 0, delta: {}, finish_reason: finish }] };
-      const prompt = request.messages.reduce((n, m) => n + fakeTokens(typeof m.content === 'string' ? m.content : '').length, 0);
       yield {
         ...base,
         choices: [],
@@ -196,6 +239,31 @@ export class FakeEngine implements MLCEngineInterface {
     } finally {
       this.openStreams--;
     }
+  }
+
+  /**
+   * web-llm's preparePrefillInput: keeps the conversation (and KV cache) when the request's earlier messages
+   * equal it and the last reply ended "stop", then prefills the last round; else resets and prefills all.
+   */
+  private prefill(request: ChatCompletionRequest, thinkingOff: boolean): number {
+    const messages = request.messages.map((m) => ({ role: m.role, content: m.content }));
+    const earlier = messages.slice(0, -1);
+    const same =
+      this.conversation !== null &&
+      this.lastFinish === 'stop' &&
+      this.conversation.length === earlier.length &&
+      this.conversation.every((m, i) => m.role === earlier[i]!.role && JSON.stringify(m.content) === JSON.stringify(earlier[i]!.content));
+    const header = CHATML.roles.assistant + '\n' + (thinkingOff ? EMPTY_THINK : '');
+    const turn = (m: (typeof messages)[number]) =>
+      m.role === 'system'
+        ? CHATML.system_template.replace('{system_message}', String(m.content))
+        : `<|im_start|>${m.role}\n${typeof m.content === 'string' ? m.content : m.content!.map((p) => (p.type === 'text' ? p.text : '')).join('')}<|im_end|>\n`;
+    const pieces = same ? [turn(messages.at(-1)!), header] : [...(messages[0]?.role === 'system' ? [] : [CHATML.system_template.replace('{system_message}', CHATML.system_message)]), ...messages.map(turn), header];
+    const tokens = pieces.reduce((n, piece) => n + fakeTokens(piece).length, 0);
+    this.reused.push(same);
+    this.prefilled.push(tokens);
+    this.conversation = messages;
+    return tokens;
   }
 
   completion(request: CompletionCreateParamsNonStreaming): Promise<Completion>;
@@ -223,8 +291,11 @@ export class FakeEngine implements MLCEngineInterface {
   unload = async (): Promise<void> => {
     if (this.loaded) this.unloads++;
     this.loaded = null;
+    this.conversation = null;
   };
-  resetChat = async (_keepStats?: boolean, _modelId?: string): Promise<void> => undefined;
+  resetChat = async (_keepStats?: boolean, _modelId?: string): Promise<void> => {
+    this.conversation = null;
+  };
   async getMaxStorageBufferBindingSize(): Promise<number> {
     return 1 << 30;
   }

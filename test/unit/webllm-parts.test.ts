@@ -6,13 +6,15 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/protocol/errors';
 import type { ChatCompletionRequest } from '../../src/protocol/types';
+import { resolved, type RequestBody } from './requests';
 import { assertSupported } from '../../worker/engine/request-support';
 import { contextLength, kvBytesPerToken, memoryBudgetMB, smallerContext } from '../../worker/engine/webllm/context-size';
 import { generationError, isOutOfMemory, loadError } from '../../worker/engine/webllm/errors';
+import { nativeStops } from '../../worker/engine/webllm/kv-reuse';
 import { ModelCache } from '../../worker/engine/webllm/cache';
 import { probeGpu } from '../../worker/engine/webllm/gpu';
 import { inspectMLCEngine } from '../../worker/engine/webllm/introspect';
-import { KV_SHAPES, appConfigFor, recordFor } from '../../worker/engine/webllm/models';
+import { WEBLLM_MODELS, appConfigFor, recordFor } from '../../worker/engine/webllm/models';
 import { ProgressTracker } from '../../worker/engine/webllm/progress';
 import { countPromptTokens, renderPrompt } from '../../worker/engine/webllm/prompt-tokens';
 import { StopMatcher } from '../../worker/engine/webllm/stop-matcher';
@@ -87,7 +89,7 @@ describe('ProgressTracker', () => {
 });
 
 describe('context sizing', () => {
-  const qwen8 = KV_SHAPES['qwen3-8b']!;
+  const qwen8 = WEBLLM_MODELS['qwen3-8b']!.kv;
   it('computes KV bytes per token from the model shape', () => {
     expect(kvBytesPerToken(qwen8, 'f16')).toBe(2 * 36 * 8 * 128 * 2);
     expect(kvBytesPerToken(qwen8, 'f32')).toBe(2 * 36 * 8 * 128 * 4);
@@ -196,10 +198,10 @@ describe('error mapping', () => {
 });
 
 describe('request support', () => {
-  const base: ChatCompletionRequest = { model: 'svc-model-5.2-fast', messages: [{ role: 'user', content: 'hi' }] };
-  const refused = (request: ChatCompletionRequest): string | null => {
+  const base: RequestBody = { model: 'svc-model-5.2-fast', messages: [{ role: 'user', content: 'hi' }] };
+  const refused = (request: RequestBody): string | null => {
     try {
-      assertSupported(request);
+      assertSupported(resolved(request));
       return null;
     } catch (err) {
       expect(err).toBeInstanceOf(ApiError);
@@ -334,6 +336,24 @@ describe('StopMatcher', () => {
         expect(got.matched).toBe(want.matched);
       }),
       { numRuns: 2000 },
+    );
+  });
+});
+
+describe('nativeStops: the stop sequences web-llm may apply to a Qwen3 answer itself', () => {
+  it('keeps those no match of which can begin inside the empty thinking block; none when the model thinks', () => {
+    const stops = ['END', '\n', '\nUser:', '>', 'think', 'k>\n', 'X\n', '</', 'Observation'];
+    expect(nativeStops(stops, false)).toEqual(['END', 'X\n', 'Observation']);
+    expect(nativeStops(stops, true)).toEqual([]);
+  });
+
+  it('property: a native stop never matches the block followed by any answer at a position inside the block', () => {
+    fc.assert(
+      fc.property(fc.string({ minLength: 1, maxLength: 6, unit: fc.constantFrom('<', '>', '/', 't', 'h', 'i', 'n', 'k', '\n', 'a', ' ') }), fc.string({ maxLength: 8 }), (stop, answer) => {
+        if (nativeStops([stop], false).length === 0) return;
+        const at = ('<think>\n\n</think>\n\n' + answer).indexOf(stop);
+        expect(at === -1 || at >= '<think>\n\n</think>\n\n'.length).toBe(true);
+      }),
     );
   });
 });

@@ -12,7 +12,6 @@ import { Scheduler } from './scheduler';
 
 let engine: Engine | null = null;
 let scheduler: Scheduler | null = null;
-let settings: InpageConfig | null = null;
 const later = nextTurn();
 
 function need(): { engine: Engine; scheduler: Scheduler } {
@@ -71,7 +70,6 @@ function serve(port: MessagePort): void {
 const control: EngineControl = {
   async init(config) {
     if (!engine) {
-      settings = config;
       engine = createEngine(config);
       scheduler = new Scheduler(engine, config.queueDepth);
     }
@@ -101,18 +99,13 @@ const control: EngineControl = {
   rescan: async () => {
     await need().engine.rescan?.();
   },
-  // web-llm's cache code, loaded when first needed (production shares the engine's copy of web-llm).
   async importFiles(files, onProgress) {
     const { engine } = need();
-    const { importIntoCache } = await import('./webllm/import-files');
-    const report = await importIntoCache(files, settings!, self.location.origin, onProgress);
-    await engine.rescan?.();
-    return report;
+    if (!engine.importFiles) throw new Error('This engine cannot import model files.');
+    return engine.importFiles(files, onProgress);
   },
   async cachedModels() {
-    need();
-    const { cachedModelIds } = await import('./webllm/import-files');
-    return cachedModelIds(settings!, self.location.origin);
+    return (await need().engine.cachedModels?.()) ?? [];
   },
 };
 

@@ -1,5 +1,5 @@
 // The contract every engine implementation meets: web-llm in production, the deterministic one in tests.
-import type { AdapterReport } from '../../src/engine-control';
+import type { AdapterReport, ImportFile, ImportProgress, ImportReport } from '../../src/engine-control';
 import type { InpageConfig } from '../../src/config';
 import type { EngineEvent, ModelStatus } from '../../src/engine-protocol';
 import type { ChatCompletionRequest } from '../../src/protocol/types';
@@ -18,6 +18,12 @@ export interface Engine {
    */
   ready?(): Promise<void>;
   /**
+   * Optional: throws the ApiError (400 `unsupported_parameter`) for the first field of `request` this engine
+   * cannot honour for its variant. The scheduler asks before it queues a request, so a refusal never waits;
+   * `generate` checks again. Engines without it refuse in `generate`.
+   */
+  supports?(request: ChatCompletionRequest): void;
+  /**
    * Loads the variant if needed and checks the request against it (context length, supported fields).
    * Throws an ApiError before anything is generated; afterwards failures are thrown from `events`.
    * Aborting `signal` ends `events` promptly.
@@ -35,6 +41,13 @@ export interface Engine {
    * imported into the cache, or when the browser may have evicted them. Engines without it never change.
    */
   rescan?(): Promise<void>;
+  /**
+   * Optional: writes the models found among `files` (a model's folder, or `npm run models:pull` output) into
+   * this engine's cache, then rescans. Engines without it cannot import (the page says so).
+   */
+  importFiles?(files: ImportFile[], onProgress?: (progress: ImportProgress) => void): Promise<ImportReport>;
+  /** Optional: the engine's own ids of the models whose files are all in its cache. */
+  cachedModels?(): Promise<string[]>;
 }
 
 export type EngineFactory = (config: InpageConfig) => Engine;

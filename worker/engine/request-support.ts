@@ -3,22 +3,10 @@
 // the test build refuses exactly what production refuses.
 import { ApiError } from '../../src/protocol/errors';
 import type { ChatCompletionRequest } from '../../src/protocol/types';
-import { VARIANTS, type Variant } from '../../src/variants';
-
-/**
- * What web-llm puts in front of the answer of a Qwen3 model whose thinking is switched off
- * (`extra_body.enable_thinking: false`): it prefills this empty block and counts it as generated text.
- */
-export const EMPTY_THINK_BLOCK = '<think>\n\n</think>\n\n';
-
-/** Qwen3 has a thinking switch (web-llm's `enable_thinking`); Phi-3.5-vision has none. */
-export function hasThinkingSwitch(variant: Variant): boolean {
-  return /^Qwen3-/.test(variant.webllm.f16);
-}
 
 /** Throws for the first field the chosen variant cannot honour. Shared by every engine implementation. */
 export function assertSupported(request: ChatCompletionRequest): void {
-  const variant = VARIANTS[request.model];
+  const { variant } = request;
   const unsupported = (param: string, why: string): never => {
     throw new ApiError('unsupported_parameter', `Unsupported parameter: '${param}' ${why} (model '${variant.id}').`, { param });
   };
@@ -55,7 +43,7 @@ export function assertSupported(request: ChatCompletionRequest): void {
 
 /** Whether this request should think: a thinking variant, unless `reasoning_effort` is "none". */
 export function wantsThinking(request: ChatCompletionRequest): boolean {
-  return VARIANTS[request.model].thinks && request.reasoning_effort !== 'none';
+  return request.variant.thinks && request.reasoning_effort !== 'none';
 }
 
 /** `max_completion_tokens` wins over the older `max_tokens`; both count thinking tokens. */

@@ -47,6 +47,13 @@ export class Scheduler {
       );
       return;
     }
+    try {
+      // A request this engine cannot honour is refused now, not after waiting its turn.
+      this.engine.supports?.(request);
+    } catch (err) {
+      sink.error(ApiError.from(err));
+      return;
+    }
     sink.accepted();
     this.waiting.push({ id, request, sink, abort: new AbortController() });
     void this.pump();

@@ -1,7 +1,7 @@
 // The /v1 routes (CONTRACT.md "Endpoints") as a Hono app; the service worker feeds it fetch events.
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { ApiError } from '../../src/protocol/errors';
+import { ApiError, modelNotFound } from '../../src/protocol/errors';
 import { getWorkspace } from '../../src/keys/workspace';
 import { VARIANTS, VARIANT_IDS, isVariantId, type VariantId } from '../../src/variants';
 import type { ModelStatus } from '../../src/engine-protocol';
@@ -84,7 +84,7 @@ export function createApp(link: EngineLink): Hono<AuthEnv> {
     const key = c.get('key');
     const id = c.req.param('id');
     if (!isVariantId(id) || !key.models.includes(id)) {
-      throw new ApiError('model_not_found', `The model '${id}' does not exist or you do not have access to it.`, { param: 'model' });
+      throw modelNotFound(id);
     }
     const [model] = await modelObjects([id]);
     c.executionCtx.waitUntil(touchKey(key.id));
@@ -105,9 +105,7 @@ export function createApp(link: EngineLink): Hono<AuthEnv> {
       const key = c.get('key');
       const request = await readChatRequest(c.req.raw);
       if (!key.models.includes(request.model)) {
-        throw new ApiError('model_not_found', `The model '${request.model}' does not exist or you do not have access to it.`, {
-          param: 'model',
-        });
+        throw modelNotFound(request.model);
       }
       return completeChat(link, request, c.req.raw.signal, (done) => {
         c.executionCtx.waitUntil(done.then((tokens) => touchKey(key.id, tokens)));

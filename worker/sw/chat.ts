@@ -1,5 +1,6 @@
 // POST /v1/chat/completions: read and check the body, run it on the engine, answer as JSON or SSE.
 import { ApiError } from '../../src/protocol/errors';
+import { assertJsonDepth } from '../../src/protocol/json-depth';
 import { validateChatRequest } from '../../src/protocol/validate';
 import { ChunkWriter, CompletionCollector } from '../../src/protocol/completion';
 import { SSE_DONE, SSE_HEADERS, encodeSse, sseData } from '../../src/protocol/sse';
@@ -23,6 +24,8 @@ export async function readChatRequest(raw: Request): Promise<ChatCompletionReque
     const why = err instanceof Error ? err.message : String(err);
     throw new ApiError('invalid_json', `The request body is not valid JSON: ${why}`);
   }
+  // Before anything walks or clones it.
+  assertJsonDepth(body);
   return validateChatRequest(body);
 }
 

@@ -1,5 +1,5 @@
 // The service worker's end of the engine MessagePort: getting a port, sending requests, routing replies.
-import { ApiError } from '../../src/protocol/errors';
+import { ApiError, clientAborted } from '../../src/protocol/errors';
 import type { EngineEvent, FromEngine, ModelStatus, ToEngine } from '../../src/engine-protocol';
 import type { ChatCompletionRequest } from '../../src/protocol/types';
 
@@ -234,7 +234,7 @@ export class EngineLink {
    * real error status); rejects with the ApiError otherwise. Aborting `signal` stops it at any point.
    */
   async generate(request: ChatCompletionRequest, signal: AbortSignal): Promise<EngineRun> {
-    const aborted = () => new ApiError('internal_error', 'The client aborted the request.');
+    const aborted = clientAborted;
     if (signal.aborted) throw aborted();
     const id = `g${++nextId}`;
     const run = new EngineRun();

@@ -105,11 +105,10 @@ function CreateKeyForm(props: { onCreated: (created: Created) => void; focusName
 function NewKey(props: { created: Created; onDone: () => void }) {
   const { key, record } = props.created;
   const heading = useRef<HTMLHeadingElement>(null);
-  const [note, setNote] = useState<string | null>(null);
   useEffect(() => heading.current?.focus(), [key]);
   const usePlayground = () => {
     keepSessionKey({ key, id: record.id, display: record.display, name: record.name });
-    setNote('The Playground will use this key until this tab closes.');
+    location.hash = '#playground';
   };
   const useInSnippets = () => {
     setState({ snippetKey: key });
@@ -139,7 +138,6 @@ function NewKey(props: { created: Created; onDone: () => void }) {
       h('button', { type: 'button', class: 'button', onClick: useInSnippets }, 'Fill into the Connect snippets'),
       h('button', { type: 'button', class: 'button primary', onClick: props.onDone }, 'Done, I saved it'),
     ),
-    note && h('p', { class: 'hint', role: 'status' }, note),
   );
 }
 
@@ -152,7 +150,7 @@ function modelList(models: readonly VariantId[]): string {
   return models.length === VARIANT_IDS.length ? 'All five' : models.join(', ');
 }
 
-function KeyRow(props: { record: KeyRecord; confirming: boolean; onConfirm: (id: string | null) => void; onRevoked: () => void }) {
+function KeyRow(props: { record: KeyRecord; confirming: boolean; onConfirm: (id: string | null) => void; onRevoked: () => void; onDeleted: () => void }) {
   const { record } = props;
   const [error, setError] = useState<string | null>(null);
   const confirmButton = useRef<HTMLButtonElement>(null);
@@ -171,10 +169,26 @@ function KeyRow(props: { record: KeyRecord; confirming: boolean; onConfirm: (id:
       setError(errorText(err));
     }
   };
+  const remove = async () => {
+    const api = getState().api;
+    if (!api) return;
+    try {
+      await api.keys.delete(record.id);
+      props.onDeleted();
+      await refreshKeys();
+    } catch (err) {
+      setError(errorText(err));
+    }
+  };
   const who = `${record.name} (${record.display})`;
   let action;
   if (record.revokedAt !== null) {
-    action = h('span', { class: 'badge badge-revoked', title: formatDateTime(record.revokedAt) }, 'Revoked ', h(When, { at: record.revokedAt, never: '' }));
+    action = h(
+      'span',
+      { class: 'confirm' },
+      h('span', { class: 'badge badge-revoked', title: formatDateTime(record.revokedAt) }, 'Revoked ', h(When, { at: record.revokedAt, never: '' })),
+      h('button', { type: 'button', class: 'button small', onClick: remove, 'aria-label': `Delete ${who} from the list` }, 'Delete'),
+    );
   } else if (props.confirming) {
     action = h(
       'span',
@@ -189,12 +203,12 @@ function KeyRow(props: { record: KeyRecord; confirming: boolean; onConfirm: (id:
     'tr',
     { class: record.revokedAt !== null ? 'revoked' : undefined, 'data-key-id': record.id },
     h('th', { scope: 'row' }, record.name),
-    h('td', null, h('code', { class: 'key-display' }, record.display)),
-    h('td', null, modelList(record.models)),
-    h('td', null, h(When, { at: record.createdAt, never: '—' })),
-    h('td', null, h(When, { at: record.lastUsedAt, never: 'Never' })),
-    h('td', { class: 'num' }, formatInteger(record.tokensUsed)),
-    h('td', null, action, error && h('span', { class: 'error-text', role: 'alert' }, ` ${error}`)),
+    h('td', { 'data-label': 'Key' }, h('code', { class: 'key-display' }, record.display)),
+    h('td', { 'data-label': 'Models' }, modelList(record.models)),
+    h('td', { 'data-label': 'Created' }, h(When, { at: record.createdAt, never: '—' })),
+    h('td', { 'data-label': 'Last used' }, h(When, { at: record.lastUsedAt, never: 'Never' })),
+    h('td', { class: 'num', 'data-label': 'Tokens used' }, formatInteger(record.tokensUsed)),
+    h('td', { class: 'status', 'data-label': 'Status' }, action, error && h('span', { class: 'error-text', role: 'alert' }, ` ${error}`)),
   );
 }
 
@@ -203,7 +217,12 @@ function KeyTable(props: { keys: KeyRecord[] }) {
   const caption = useRef<HTMLTableCaptionElement>(null);
   const [announce, setAnnounce] = useState('');
   if (props.keys.length === 0) {
-    return h('p', { class: 'empty' }, 'No keys yet. Create one above: scripts of this origin present it as ', h('code', null, 'Authorization: Bearer <key>'), '.');
+    return h(
+      Fragment,
+      null,
+      h('p', { class: 'empty' }, 'No keys yet. Create one above: scripts of this origin present it as ', h('code', null, 'Authorization: Bearer <key>'), '.'),
+      h('p', { class: 'hint', role: 'status' }, announce),
+    );
   }
   return h(
     Fragment,
@@ -231,6 +250,10 @@ function KeyTable(props: { keys: KeyRecord[] }) {
               onConfirm: setConfirming,
               onRevoked: () => {
                 setAnnounce(`Key ${record.name} revoked. Requests with it now get 401 in every tab.`);
+                caption.current?.focus();
+              },
+              onDeleted: () => {
+                setAnnounce(`Revoked key ${record.name} deleted from the list.`);
                 caption.current?.focus();
               },
             }),

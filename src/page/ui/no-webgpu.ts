@@ -7,7 +7,8 @@ function Url(props: { url: string }) {
   return h('span', { class: 'inline-copy' }, h('code', null, props.url), ' ', h(CopyButton, { text: props.url, label: `Copy ${props.url}` }));
 }
 
-export function NoWebGpu(props: { reason: string | null }) {
+/** `beforeSignUp`: on the sign-up page, where the areas it points to do not exist yet. */
+export function NoWebGpu(props: { reason: string | null; beforeSignUp?: boolean }) {
   return h(
     'section',
     { class: 'card no-webgpu', 'aria-labelledby': 'no-webgpu-title' },
@@ -56,14 +57,16 @@ export function NoWebGpu(props: { reason: string | null }) {
       ),
     ),
     h('h3', null, 'What still works'),
-    h(
-      'p',
-      null,
-      'Your workspace, ',
-      h('a', { href: '#keys' }, 'API keys'),
-      ' and the ',
-      h('a', { href: '#connect' }, 'Connect'),
-      ' snippets work as usual. Chat completions answer with an error until the page runs in a browser with WebGPU.',
-    ),
+    props.beforeSignUp
+      ? h('p', null, 'You can still create the workspace below: API keys and the Connect snippets work as usual. Chat completions answer with an error until the page runs in a browser with WebGPU.')
+      : h(
+          'p',
+          null,
+          'Your workspace, ',
+          h('a', { href: '#keys' }, 'API keys'),
+          ' and the ',
+          h('a', { href: '#connect' }, 'Connect'),
+          ' snippets work as usual. Chat completions answer with an error until the page runs in a browser with WebGPU.',
+        ),
   );
 }

@@ -6,7 +6,7 @@ import type { ApiCallError } from './api';
 import { useChat, type Turn } from './chat';
 import { formatDecimal, formatInteger } from './format';
 import { STATE_LABEL, progressLine, webGpuMissing } from './models';
-import { checkSessionKey, createPlaygroundKey, forgetSessionKey, usePastedKey } from './session-key';
+import { checkSessionKey, createPlaygroundKey, forgetSessionKey, keptPlaygroundKey, usePastedKey } from './session-key';
 import { refreshKeys } from './startup';
 import { useUi, type SessionKey } from './store';
 import { Markdown, Notice, errorText } from './widgets';
@@ -39,7 +39,7 @@ function KeyChooser() {
       null,
       'It calls ',
       h('code', null, '/v1/chat/completions'),
-      ' like any other client. inpage keeps only hashes of keys, so it cannot reuse one of yours: make a Playground key, or paste one. The key is kept for this tab only and forgotten when the tab closes.',
+      ' like any other client. inpage keeps only hashes of keys, so it cannot reuse one of yours: use the workspace’s Playground key (made once, then reused by every tab and visit), or paste a key (kept for this tab only).',
     ),
     h(
       'div',
@@ -47,8 +47,8 @@ function KeyChooser() {
       h(
         'div',
         null,
-        h('button', { type: 'button', class: 'button primary', disabled: busy, onClick: () => act(createPlaygroundKey) }, 'Create a Playground key'),
-        h('p', { class: 'hint' }, 'Reaches all five models; it shows in API Keys, where you can revoke it.'),
+        h('button', { type: 'button', class: 'button primary', disabled: busy, onClick: () => act(createPlaygroundKey) }, keptPlaygroundKey() ? 'Use the Playground key' : 'Create a Playground key'),
+        h('p', { class: 'hint' }, 'One key named “Playground” reaching all five models; it shows in API Keys, where you can revoke it.'),
       ),
       h(
         'form',
@@ -89,7 +89,7 @@ function KeyBar(props: { sessionKey: SessionKey }) {
     h('code', null, '/v1'),
     ' with key ',
     h('code', { 'data-testid': 'pg-key' }, props.sessionKey.display),
-    ` (${props.sessionKey.name}), kept for this tab only. `,
+    props.sessionKey.id === keptPlaygroundKey()?.id ? ' (the workspace’s Playground key, reused by every tab). ' : ` (${props.sessionKey.name}), kept for this tab only. `,
     h('button', { type: 'button', class: 'button small', onClick: forgetSessionKey }, 'Forget key'),
   );
 }

@@ -2,10 +2,13 @@
 import { h } from 'preact';
 import { useState } from 'preact/hooks';
 import { refreshWorkspace } from './startup';
-import { getState } from './store';
+import { webGpuMissing } from './models';
+import { NoWebGpu } from './no-webgpu';
+import { getState, useUi } from './store';
 import { Notice, errorText } from './widgets';
 
 export function Register(props: { onRegistered: () => void }) {
+  const missing = webGpuMissing(useUi());
   const [name, setName] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -36,6 +39,7 @@ export function Register(props: { onRegistered: () => void }) {
       { class: 'lede' },
       'inpage serves an OpenAI-style chat-completion API from inside this browser. Register once to make the workspace that owns your API keys.',
     ),
+    missing && h(NoWebGpu, { reason: missing, beforeSignUp: true }),
     h(
       'ul',
       { class: 'facts' },

@@ -1,27 +1,63 @@
 // The playground's key. The service stores only hashes, so a full key the page may use must come from the
-// person: either a dedicated "Playground" key made on request, or one they paste. It is kept for this tab's
-// session only (sessionStorage: gone when the tab closes), never in IndexedDB, and dropped once revoked.
+// person: the workspace's one "Playground" key, made on request, or a key they paste.
+// - The Playground key is made once per workspace and kept in this origin's localStorage (as the embedding
+//   library keeps its app key), so every tab and every visit reuses it instead of piling up new keys. It is
+//   made again only when it was revoked or deleted.
+// - A pasted key (or one handed over from API Keys) is kept for this tab's session only (sessionStorage).
+// Neither is ever written to IndexedDB, and either is dropped as soon as it is revoked anywhere.
 import { createKey, verifyKey } from '../../keys/key-store';
 import { displayForm, isWellFormedKey } from '../../keys/key-format';
 import { getState, setState, type SessionKey } from './store';
 
-const STORAGE_KEY = 'inpage:playground-key';
+const SESSION_STORAGE_KEY = 'inpage:playground-key';
+export const PLAYGROUND_KEY_NAME = 'Playground';
 
-/** Keeps `value` as this session's playground key (or forgets it). */
-export function save(value: SessionKey | null): void {
+/** Where the workspace's Playground key is kept: one per workspace (organisation id). */
+function playgroundSlot(): string | null {
+  const org = getState().workspace?.orgId;
+  return org ? `inpage:playground-key:${org}` : null;
+}
+
+function read(storage: Storage, slot: string | null): SessionKey | null {
+  if (!slot) return null;
   try {
-    if (value) sessionStorage.setItem(STORAGE_KEY, JSON.stringify(value));
-    else sessionStorage.removeItem(STORAGE_KEY);
+    const stored = storage.getItem(slot);
+    return stored ? (JSON.parse(stored) as SessionKey) : null;
+  } catch {
+    return null;
+  }
+}
+
+function write(storage: Storage, slot: string | null, value: SessionKey | null): void {
+  if (!slot) return;
+  try {
+    if (value) storage.setItem(slot, JSON.stringify(value));
+    else storage.removeItem(slot);
   } catch {
     // Storage refused (private mode quotas): the key lives in memory for this page only.
   }
+}
+
+/** Keeps `value` as this tab's playground key (or forgets it for this tab). */
+export function save(value: SessionKey | null): void {
+  write(sessionStorage, SESSION_STORAGE_KEY, value);
   setState({ sessionKey: value });
 }
 
-/** Makes a new key named "Playground" reaching every model and keeps it for this session. */
+/**
+ * The workspace's Playground key: the one already made (kept in localStorage) while it is live, else a new
+ * key named "Playground" reaching every model. Used by this tab from now on.
+ */
 export async function createPlaygroundKey(): Promise<SessionKey> {
-  const created = await createKey({ name: 'Playground' });
+  const slot = playgroundSlot();
+  const kept = read(localStorage, slot);
+  if (kept && (await verifyKey(kept.key)).ok) {
+    save(kept);
+    return kept;
+  }
+  const created = await createKey({ name: PLAYGROUND_KEY_NAME });
   const value = { key: created.key, id: created.record.id, display: created.record.display, name: created.record.name };
+  write(localStorage, slot, value);
   save(value);
   return value;
 }
@@ -39,21 +75,38 @@ export async function usePastedKey(raw: string): Promise<SessionKey> {
   return value;
 }
 
+/** Marks a tab whose person chose no key, so the workspace's Playground key is not taken up again on reload. */
+const FORGOTTEN = 'forgotten';
+
+/** This tab stops using its key (the workspace's Playground key stays, for the next "Use the Playground key"). */
 export function forgetSessionKey(): void {
   save(null);
+  try {
+    sessionStorage.setItem(SESSION_STORAGE_KEY, FORGOTTEN);
+  } catch {
+    // Not remembered across reloads; fine.
+  }
 }
 
-/** Restores this session's key, if it is still live; call again whenever keys change. */
+/** Whether the workspace has a live Playground key this tab could use (kept by an earlier tab or visit). */
+export function keptPlaygroundKey(): SessionKey | null {
+  return read(localStorage, playgroundSlot());
+}
+
+/** Restores this tab's key, if it is still live, and drops a kept Playground key that was revoked; call again whenever keys change. */
 export async function checkSessionKey(): Promise<void> {
-  let value = getState().sessionKey;
-  if (!value) {
-    try {
-      const stored = sessionStorage.getItem(STORAGE_KEY);
-      value = stored ? (JSON.parse(stored) as SessionKey) : null;
-    } catch {
-      value = null;
-    }
+  const slot = playgroundSlot();
+  const kept = read(localStorage, slot);
+  if (kept && !(await verifyKey(kept.key)).ok) write(localStorage, slot, null);
+  let tabChoice: string | null = null;
+  try {
+    tabChoice = sessionStorage.getItem(SESSION_STORAGE_KEY);
+  } catch {
+    // No storage: nothing was chosen.
   }
+  // A tab that never chose takes up the workspace's Playground key, so new tabs and visits reuse it.
+  const fromTab = tabChoice && tabChoice !== FORGOTTEN ? read(sessionStorage, SESSION_STORAGE_KEY) : null;
+  const value = getState().sessionKey ?? fromTab ?? (tabChoice === null ? read(localStorage, slot) : null);
   if (!value) return;
   const verdict = await verifyKey(value.key);
   if (verdict.ok) {

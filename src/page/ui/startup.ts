@@ -78,7 +78,9 @@ export async function start(ready: Promise<InpageApi>): Promise<void> {
     return;
   }
   setState({ api });
-  await Promise.all([refreshWorkspace(), refreshKeys(), checkSessionKey()]);
+  await Promise.all([refreshWorkspace(), refreshKeys()]);
+  // After the workspace: the Playground key kept for it is found by its organisation id.
+  await checkSessionKey();
   setState({ phase: 'ready' });
 
   if (typeof BroadcastChannel !== 'undefined') {

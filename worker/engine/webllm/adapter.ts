@@ -1,21 +1,22 @@
 // The web-llm engine: one MLCEngine behind the five variants. Variants sharing weights share the loaded
 // model (thinking is switched per request); everything that touches the MLCEngine runs one at a time.
-import type { AppConfig, MLCEngineConfig, MLCEngineInterface } from '@mlc-ai/web-llm';
+import type { AppConfig, ChatCompletionMessageParam, MLCEngineConfig, MLCEngineInterface } from '@mlc-ai/web-llm';
 import type { InpageConfig } from '../../../src/config';
-import type { AdapterReport } from '../../../src/engine-control';
+import type { AdapterReport, ImportFile, ImportProgress, ImportReport } from '../../../src/engine-control';
 import type { ModelStatus } from '../../../src/engine-protocol';
-import { ApiError } from '../../../src/protocol/errors';
+import { ApiError, clientAborted, contextExceeded } from '../../../src/protocol/errors';
 import type { ChatCompletionRequest } from '../../../src/protocol/types';
 import { VARIANTS, type Variant, type VariantId } from '../../../src/variants';
 import type { Engine, Generation } from '../engine';
-import { EMPTY_THINK_BLOCK, assertSupported, hasThinkingSwitch, outputLimit } from '../request-support';
+import { assertSupported, outputLimit } from '../request-support';
 import { ModelCache, type CacheFunctions } from './cache';
 import { contextLength, memoryBudgetMB, smallerContext } from './context-size';
 import { generationError, isOutOfMemory, loadError } from './errors';
 import { budgetOf, type DeviceLostListener, type GpuProbe } from './gpu';
 import { resolveImages, type ImageReader, type ResolvedImage } from './images';
+import { KvMemory } from './kv-reuse';
 import { ModelStates } from './model-states';
-import { appConfigFor, kvShape, modelIdOf, prebuiltRecord, weightGroups, type Precision } from './models';
+import { EMPTY_THINK_BLOCK, appConfigFor, hasThinkingSwitch, kvShape, modelIdOf, prebuiltRecord, weightGroups, type Precision } from './models';
 import { Mutex } from './mutex';
 import { ProgressTracker } from './progress';
 import { countPromptTokens, type LoadedModelView } from './prompt-tokens';
@@ -49,7 +50,7 @@ interface RunningState {
   failure: ApiError | null;
 }
 
-const aborted = () => new ApiError('internal_error', 'The client aborted the request.');
+const aborted = clientAborted;
 
 export class WebLlmEngine implements Engine {
   private readonly states = new ModelStates();
@@ -61,6 +62,8 @@ export class WebLlmEngine implements Engine {
   private readying: Promise<void> | null = null;
   private loaded: Loaded | null = null;
   private running: RunningState | null = null;
+  /** What web-llm holds of the last turn on the loaded model, so the next turn can keep its KV cache. */
+  private readonly kv = new KvMemory();
 
   constructor(
     private readonly config: InpageConfig,
@@ -141,6 +144,7 @@ export class WebLlmEngine implements Engine {
       const loaded = this.loaded;
       if (!loaded) return;
       this.loaded = null;
+      this.kv.forget();
       await this.mlc.unload();
       this.states.settle(loaded.group, true);
     });
@@ -173,6 +177,7 @@ export class WebLlmEngine implements Engine {
     await this.mutex.run(async () => {
       if (this.loaded?.group === variant.weightGroup) {
         this.loaded = null;
+        this.kv.forget();
         await this.mlc.unload();
       }
       try {
@@ -192,6 +197,7 @@ export class WebLlmEngine implements Engine {
     // web-llm unloads whatever is loaded before it loads the next model.
     const previous = this.loaded;
     this.loaded = null;
+    this.kv.forget();
     if (previous) this.states.settle(previous.group, true);
     const cached = await this.cache.has(modelId);
     this.states.set(group, cached ? 'loading' : 'downloading');
@@ -228,10 +234,27 @@ export class WebLlmEngine implements Engine {
     return this.loaded;
   }
 
-  async generate(request: ChatCompletionRequest, signal: AbortSignal): Promise<Generation> {
+  supports(request: ChatCompletionRequest): void {
     assertSupported(request);
+  }
+
+  /** web-llm's cache code, loaded when first needed (production shares the engine's copy of web-llm). */
+  async importFiles(files: ImportFile[], onProgress?: (progress: ImportProgress) => void): Promise<ImportReport> {
+    const { importIntoCache } = await import('./import-files');
+    const report = await importIntoCache(files, this.config, this.deps.origin, onProgress);
+    await this.rescan();
+    return report;
+  }
+
+  async cachedModels(): Promise<string[]> {
+    const { cachedModelIds } = await import('./import-files');
+    return cachedModelIds(this.config, this.deps.origin);
+  }
+
+  async generate(request: ChatCompletionRequest, signal: AbortSignal): Promise<Generation> {
+    this.supports(request);
     await this.usable();
-    const variant = VARIANTS[request.model];
+    const { variant } = request;
     const images: Map<string, ResolvedImage> = variant.vision ? await resolveImages(request.messages, this.deps.images, signal) : new Map();
     const release = await this.mutex.acquire();
     let handedOver = false;
@@ -241,16 +264,25 @@ export class WebLlmEngine implements Engine {
       const thinkingSwitch = hasThinkingSwitch(variant);
       const emptyThinkTokens = thinkingSwitch ? (loaded.view?.countTokens(EMPTY_THINK_BLOCK) ?? EMPTY_THINK_TOKENS_QWEN3) : 0;
       const translation = translateRequest(request, { modelId: loaded.modelId, images, emptyThinkTokens });
-      const promptTokens = this.checkContext(request, loaded, translation.request.messages, images, translation.thinkingSwitchedOff);
+      const seen = translation.request.messages;
+      const { sent, promptTokens } = this.planPrompt(request, loaded, seen, images, translation.thinkingSwitchedOff);
       if (signal.aborted) throw aborted();
       const running: RunningState = { failure: null };
       this.running = running;
-      const stream = await this.mlc.chatCompletion(translation.request);
+      // web-llm's conversation is this request's from here on; it is remembered again when the turn ends well.
+      this.kv.forget();
+      const stream = await this.mlc.chatCompletion({ ...translation.request, messages: sent });
+      const modelId = loaded.modelId;
       const run = new WebLlmRun(stream[Symbol.asyncIterator](), {
         thinking: translation.thinking,
         splitThinking: thinkingSwitch,
         stops: translation.answerStops,
+        nativeStops: translation.request.stop !== undefined,
         ...(promptTokens !== undefined ? { promptTokens } : {}),
+        heldReply: () => this.mlc.getMessage(modelId),
+        turnEnded: (turn) => {
+          if (turn && this.loaded?.modelId === modelId && !running.failure) this.kv.remember(modelId, { sent, seen, ...turn });
+        },
         signal,
         interrupt: () => void this.mlc.interruptGenerate(),
         failure: () => running.failure,
@@ -272,6 +304,28 @@ export class WebLlmEngine implements Engine {
     }
   }
 
+  /**
+   * The messages to send: the conversation as web-llm holds it when the request continues it (kv-reuse.ts),
+   * unless that (with its earlier thinking) no longer fits the context while the client's own messages do.
+   */
+  private planPrompt(
+    request: ChatCompletionRequest,
+    loaded: Loaded,
+    seen: ChatCompletionMessageParam[],
+    images: ReadonlyMap<string, ResolvedImage>,
+    thinkingSwitchedOff: boolean,
+  ): { sent: ChatCompletionMessageParam[]; promptTokens: number | undefined } {
+    const plan = this.kv.plan(loaded.modelId, seen);
+    if (plan.continues) {
+      try {
+        return { sent: plan.messages, promptTokens: this.checkContext(request, loaded, plan.messages, images, thinkingSwitchedOff) };
+      } catch (err) {
+        if (!(err instanceof ApiError && err.code === 'context_length_exceeded')) throw err;
+      }
+    }
+    return { sent: seen, promptTokens: this.checkContext(request, loaded, seen, images, thinkingSwitchedOff) };
+  }
+
   /** Prompt tokens by the model's own tokenizer; throws when prompt plus requested output exceed the context. */
   private checkContext(
     request: ChatCompletionRequest,
@@ -287,11 +341,7 @@ export class WebLlmEngine implements Engine {
     const completion = outputLimit(request) ?? 0;
     const context = this.states.context(loaded.group);
     if (prompt + completion > context) {
-      throw new ApiError(
-        'context_length_exceeded',
-        `This model's maximum context length is ${context} tokens. However, you requested ${prompt + completion} tokens (${prompt} in the messages, ${completion} in the completion). Please reduce the length of the messages or completion.`,
-        { param: 'messages' },
-      );
+      throw contextExceeded(context, prompt, completion);
     }
     return prompt;
   }
@@ -301,6 +351,7 @@ export class WebLlmEngine implements Engine {
     const loaded = this.loaded;
     if (!loaded) return; // lost during a load: that load fails (or retries) by itself
     this.loaded = null;
+    this.kv.forget();
     const failure = new ApiError(
       'engine_unavailable',
       `The GPU device was lost during generation (${message}); the engine is loading the model again. Retry the request.`,

@@ -9,7 +9,7 @@ import { hasModelInCache } from '@mlc-ai/web-llm';
 import { openDB, type IDBPDatabase } from 'idb';
 import type { ImportFile, ImportProgress, ImportReport } from '../../../src/engine-control';
 import { VARIANTS, VARIANT_IDS, type VariantId } from '../../../src/variants';
-import { appConfigFor, prebuiltRecord, recordFor, type ModelSource } from './models';
+import { appConfigFor, modelIdOf, prebuiltRecord, recordFor, type ModelSource } from './models';
 
 export type { ImportFile, ImportProgress, ImportReport };
 
@@ -51,7 +51,7 @@ export interface ImportPlan {
 export function knownModels(): Map<string, VariantId[]> {
   const out = new Map<string, VariantId[]>();
   for (const id of VARIANT_IDS) {
-    for (const modelId of [VARIANTS[id].webllm.f16, VARIANTS[id].webllm.f32]) out.set(modelId, [...(out.get(modelId) ?? []), id]);
+    for (const modelId of [modelIdOf(VARIANTS[id], 'f16'), modelIdOf(VARIANTS[id], 'f32')]) out.set(modelId, [...(out.get(modelId) ?? []), id]);
   }
   return out;
 }

@@ -4,7 +4,7 @@
 // the consumer reads it to the end, stops early, or the client aborts.
 import type { ChatCompletionChunk, ChatCompletionTokenLogprob } from '@mlc-ai/web-llm';
 import type { EngineEvent } from '../../../src/engine-protocol';
-import { ApiError } from '../../../src/protocol/errors';
+import { ApiError, clientAborted } from '../../../src/protocol/errors';
 import type { FinishReason, TokenLogprob, Usage } from '../../../src/protocol/types';
 import { generationError } from './errors';
 import { StopMatcher } from './stop-matcher';
@@ -15,10 +15,22 @@ export interface RunOptions {
   thinking: boolean;
   /** The model writes `<think>` blocks (Qwen3), so its text goes through the splitter. */
   splitThinking: boolean;
-  /** Stop sequences inpage applies to the answer itself (web-llm was not given them). */
+  /** Stop sequences inpage applies to the answer itself. */
   stops: readonly string[];
-  /** The prompt's tokens as counted before generation (full conversation); else web-llm's prefill count. */
+  /** web-llm was given (some of) them too: text held as a possible stop is released only if web-llm kept it. */
+  nativeStops?: boolean;
+  /**
+   * The prompt's tokens as counted before generation (full conversation); else web-llm's prefill count. The
+   * difference from web-llm's prefill count is what its KV cache served (`cached_tokens`).
+   */
   promptTokens?: number;
+  /** The reply web-llm holds once its stream has ended (MLCEngine.getMessage). */
+  heldReply?(): Promise<string>;
+  /**
+   * Called once web-llm's stream has ended, before `settled`: the raw reply web-llm holds and the content the
+   * client was given, when web-llm can continue the conversation (it ended "stop", not interrupted); else null.
+   */
+  turnEnded?(turn: { raw: string; content: string } | null): void;
   signal: AbortSignal;
   /** Stops web-llm's decoding (MLCEngine.interruptGenerate). */
   interrupt(): void;
@@ -39,6 +51,10 @@ function toLogprob(entry: ChatCompletionTokenLogprob): TokenLogprob {
 
 export class WebLlmRun {
   private done = false;
+  /** events() is reading: when the stream ends it settles the run itself, after asking what web-llm holds. */
+  private reading = false;
+  private ended = false;
+  private reported = false;
   private first: IteratorResult<ChatCompletionChunk> | null = null;
   private draining: Promise<void> | null = null;
   private readonly onAbort = () => {
@@ -56,15 +72,25 @@ export class WebLlmRun {
   private finish(): void {
     if (this.done) return;
     this.done = true;
+    this.report(null);
     this.options.signal.removeEventListener('abort', this.onAbort);
     this.options.settled();
+  }
+
+  private report(turn: { raw: string; content: string } | null): void {
+    if (this.reported) return;
+    this.reported = true;
+    this.options.turnEnded?.(turn);
   }
 
   private async pull(): Promise<IteratorResult<ChatCompletionChunk>> {
     if (this.done) return { done: true, value: undefined };
     try {
       const result = await this.iterator.next();
-      if (result.done) this.finish();
+      if (result.done) {
+        this.ended = true;
+        if (!this.reading) this.finish();
+      }
       return result;
     } catch (err) {
       this.finish();
@@ -102,7 +128,7 @@ export class WebLlmRun {
     }
     if (this.options.signal.aborted) {
       await this.drain();
-      throw new ApiError('internal_error', 'The client aborted the request.');
+      throw clientAborted();
     }
   }
 
@@ -113,6 +139,8 @@ export class WebLlmRun {
     let usage: ChatCompletionChunk['usage'];
     let reasoningTokens = 0;
     let pendingLogprobs: TokenLogprob[] = [];
+    let given = '';
+    this.reading = true;
     try {
       for (;;) {
         // After a stop sequence web-llm is interrupted before its next step; the rest is read only for its
@@ -132,6 +160,7 @@ export class WebLlmRun {
         if (split.thinking && this.options.thinking) reasoningTokens++;
         if (split.thinking) pendingLogprobs = []; // logprobs describe the answer only
         const content = stopper.push(split.content);
+        given += content;
         const event: Extract<EngineEvent, { type: 'delta' }> = { type: 'delta' };
         if (split.reasoning) event.reasoning = split.reasoning;
         if (content) {
@@ -144,9 +173,19 @@ export class WebLlmRun {
       // Ended from outside (a lost device, the client): whatever web-llm said last does not count.
       const failure = this.options.failure();
       if (failure) throw failure;
-      if (this.options.signal.aborted) throw new ApiError('internal_error', 'The client aborted the request.');
+      if (this.options.signal.aborted) throw clientAborted();
       const rest = splitter?.end() ?? { reasoning: '', content: '' };
-      const restContent = stopper.push(rest.content) + stopper.end();
+      let restContent = stopper.push(rest.content);
+      const held = stopper.end();
+      const raw = this.options.heldReply ? await this.options.heldReply().catch(() => null) : null;
+      // A stop web-llm applied ends its reply before the match; text streamed as the start of it is dropped.
+      if (held && !(this.options.nativeStops && raw !== null && finishReason === 'stop' && !raw.endsWith(held))) restContent += held;
+      given += restContent;
+      // web-llm continues a conversation whose reply ended "stop" (inpage's own stop interrupts it: "abort").
+      const reusable = finishReason === 'stop' && !stopper.matched && raw !== null;
+      this.report(reusable ? { raw, content: given } : null);
+      this.reading = false;
+      this.finish();
       if (rest.reasoning || restContent) {
         const event: Extract<EngineEvent, { type: 'delta' }> = { type: 'delta' };
         if (rest.reasoning) event.reasoning = rest.reasoning;
@@ -160,7 +199,9 @@ export class WebLlmRun {
       const reason = stopper.matched ? 'stop' : finishReason;
       yield { type: 'finish', finish_reason: this.finishReason(reason), usage: this.usage(usage, reasoningTokens) };
     } finally {
-      if (!this.done) {
+      this.reading = false;
+      if (this.ended) this.finish();
+      else if (!this.done) {
         this.options.interrupt();
         await this.drain();
       }
@@ -172,7 +213,7 @@ export class WebLlmRun {
     const failure = this.options.failure();
     if (failure) throw failure;
     if (reason === 'abort') {
-      if (this.options.signal.aborted) throw new ApiError('internal_error', 'The client aborted the request.');
+      if (this.options.signal.aborted) throw clientAborted();
       throw new ApiError('internal_error', 'web-llm interrupted the generation without being asked to.');
     }
     if (reason === 'tool_calls') return 'stop'; // never requested: inpage passes no tools
@@ -183,10 +224,13 @@ export class WebLlmRun {
     if (!usage) throw new ApiError('internal_error', 'web-llm ended the stream without reporting usage.');
     const prompt = this.options.promptTokens ?? usage.prompt_tokens;
     const completion = usage.completion_tokens;
+    // web-llm's prompt_tokens are the tokens it prefilled this turn; the rest of the prompt was in its KV cache.
+    const cached = this.options.promptTokens !== undefined ? Math.max(0, prompt - usage.prompt_tokens) : 0;
     return {
       prompt_tokens: prompt,
       completion_tokens: completion,
       total_tokens: prompt + completion,
+      prompt_tokens_details: { cached_tokens: cached },
       completion_tokens_details: { reasoning_tokens: Math.min(reasoningTokens, completion) },
     };
   }

@@ -1,6 +1,6 @@
 // A checked /v1 request → web-llm's ChatCompletionRequest. web-llm knows neither `developer`,
 // `max_completion_tokens`, `reasoning_effort` nor `json_schema`; each is translated, never dropped. Fields
-// web-llm cannot honour are refused earlier, by request-support.ts.
+// web-llm cannot honour are refused earlier, by request-support.ts (the engine's `supports`).
 import type {
   ChatCompletionContentPart,
   ChatCompletionMessageParam,
@@ -8,9 +8,10 @@ import type {
   ResponseFormat as WebLlmResponseFormat,
 } from '@mlc-ai/web-llm';
 import type { ChatCompletionRequest, ChatMessage, ResponseFormat } from '../../../src/protocol/types';
-import { VARIANTS } from '../../../src/variants';
-import { hasThinkingSwitch, outputLimit, stopSequences, wantsThinking } from '../request-support';
+import { outputLimit, stopSequences, wantsThinking } from '../request-support';
 import type { ResolvedImage } from './images';
+import { nativeStops } from './kv-reuse';
+import { hasThinkingSwitch } from './models';
 
 /** web-llm refuses top_p = 0 (it wants 0 < top_p ≤ 1); this keeps only the most likely token, as 0 means. */
 export const SMALLEST_TOP_P = 1e-6;
@@ -35,7 +36,8 @@ export interface Translation {
   thinkingSwitchedOff: boolean;
   /**
    * Stop sequences inpage applies to the answer itself: web-llm matches `stop` against the whole output, so
-   * Qwen3's thinking block (or the empty one it puts first) would hit them before the answer began.
+   * Qwen3's thinking block (or the empty one it puts first) would hit them before the answer began. Those
+   * that cannot match inside the block are also in `request.stop`.
    */
   answerStops: string[];
 }
@@ -100,9 +102,8 @@ function responseFormat(format: ResponseFormat): WebLlmResponseFormat {
 }
 
 export function translateRequest(request: ChatCompletionRequest, options: TranslateOptions): Translation {
-  const variant = VARIANTS[request.model];
   const thinking = wantsThinking(request);
-  const thinkingSwitch = hasThinkingSwitch(variant);
+  const thinkingSwitch = hasThinkingSwitch(request.variant);
   const thinkingSwitchedOff = thinkingSwitch && !thinking;
   const out: ChatCompletionRequestStreaming = {
     model: options.modelId,
@@ -117,7 +118,10 @@ export function translateRequest(request: ChatCompletionRequest, options: Transl
   if (limit !== undefined) out.max_tokens = limit + (thinkingSwitchedOff ? options.emptyThinkTokens : 0);
   const stops = stopSequences(request);
   const answerStops = thinkingSwitch ? stops : [];
-  if (!thinkingSwitch && stops.length > 0) out.stop = stops;
+  // web-llm applies the stops that cannot match inside a thinking block itself (kv-reuse.ts): its reply then
+  // ends "stop" and keeps the KV cache. inpage still holds back text that may begin one, for all of them.
+  const native = thinkingSwitch ? nativeStops(stops, thinking) : stops;
+  if (native.length > 0) out.stop = native;
   if (request.seed !== undefined) out.seed = request.seed;
   if (request.presence_penalty !== undefined) out.presence_penalty = request.presence_penalty;
   if (request.frequency_penalty !== undefined) out.frequency_penalty = request.frequency_penalty;

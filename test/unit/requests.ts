@@ -1,0 +1,10 @@
+// Checked requests for unit tests that hand an engine a request directly: the body with its variant resolved,
+// as validateChatRequest leaves it (without the body checks, so a test can hand over what only an engine refuses).
+import type { ChatCompletionRequest } from '../../src/protocol/types';
+import { VARIANTS } from '../../src/variants';
+
+export type RequestBody = Omit<ChatCompletionRequest, 'variant'>;
+
+export function resolved(body: RequestBody): ChatCompletionRequest {
+  return { ...body, variant: VARIANTS[body.model] };
+}
