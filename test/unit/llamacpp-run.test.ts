@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { EngineEvent } from '../../src/engine-protocol';
 import { ApiError } from '../../src/protocol/errors';
 import type { ChatCompletionRequest } from '../../src/protocol/types';
+import { VARIANTS } from '../../src/variants';
 import { LlamaRun, type LlamaChunk } from '../../worker/engine/llamacpp/run';
 import { translateRequest } from '../../worker/engine/llamacpp/translate';
 import { chooseEngine } from '../../worker/engine/production-engine';
@@ -24,6 +25,7 @@ describe('translateRequest', () => {
   it('maps roles, limits, sampling, formats and the thinking switch', () => {
     const request = {
       model: 'svc-model-5.2-short-fast',
+      variant: VARIANTS['svc-model-5.2-short-fast'],
       messages: [
         { role: 'developer', content: 'Be brief.' },
         { role: 'user', content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] },
@@ -45,8 +47,9 @@ describe('translateRequest', () => {
     expect(params.response_format).toEqual({ type: 'json_schema', json_schema: { name: 'n', schema: { type: 'object' }, strict: true } });
     // Stop sequences are applied by inpage to the answer, never handed to llama.cpp.
     expect(params).not.toHaveProperty('stop');
-    expect(translateRequest({ ...request, model: 'svc-model-5.2-short' }).chat_template_kwargs.enable_thinking).toBe(true);
-    expect(translateRequest({ ...request, model: 'svc-model-5.2-short', reasoning_effort: 'none' }).chat_template_kwargs.enable_thinking).toBe(false);
+    const thinking = { ...request, model: 'svc-model-5.2-short', variant: VARIANTS['svc-model-5.2-short'] } as ChatCompletionRequest;
+    expect(translateRequest(thinking).chat_template_kwargs.enable_thinking).toBe(true);
+    expect(translateRequest({ ...thinking, reasoning_effort: 'none' }).chat_template_kwargs.enable_thinking).toBe(false);
   });
 });
 
@@ -107,7 +110,7 @@ describe('LlamaRun', () => {
       { type: 'delta', reasoning: ' me' },
       { type: 'delta', content: 'Hi' },
       { type: 'delta', content: ' there' },
-      { type: 'finish', finish_reason: 'length', usage: { prompt_tokens: 9, completion_tokens: 6, total_tokens: 15, completion_tokens_details: { reasoning_tokens: 4 } } },
+      { type: 'finish', finish_reason: 'length', usage: { prompt_tokens: 9, completion_tokens: 6, total_tokens: 15, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 4 } } },
     ]);
     expect(r.settled()).toBe(1);
   });
@@ -121,7 +124,7 @@ describe('LlamaRun', () => {
     expect(events).toEqual([
       { type: 'delta', reasoning: 'ab' },
       { type: 'delta', content: 'one ' },
-      { type: 'finish', finish_reason: 'stop', usage: { prompt_tokens: 9, completion_tokens: 3, total_tokens: 12, completion_tokens_details: { reasoning_tokens: 1 } } },
+      { type: 'finish', finish_reason: 'stop', usage: { prompt_tokens: 9, completion_tokens: 3, total_tokens: 12, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 1 } } },
     ]);
     expect(r.interrupted()).toBe(true);
     expect(r.settled()).toBe(1);

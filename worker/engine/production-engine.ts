@@ -5,7 +5,7 @@
 //    llama.cpp on the CPU otherwise.
 // Each engine is a chunk of its own, loaded only when chosen.
 import type { InpageConfig } from '../../src/config';
-import type { AdapterReport } from '../../src/engine-control';
+import type { AdapterReport, ImportFile, ImportProgress, ImportReport } from '../../src/engine-control';
 import type { ModelStatus } from '../../src/engine-protocol';
 import type { ChatCompletionRequest } from '../../src/protocol/types';
 import type { VariantId } from '../../src/variants';
@@ -53,6 +53,11 @@ class ChosenEngine implements Engine {
     await engine.ready?.();
   }
 
+  supports(request: ChatCompletionRequest): void {
+    // Before the choice is made (never after init), generate() checks anyway.
+    this.inner?.supports?.(request);
+  }
+
   async generate(request: ChatCompletionRequest, signal: AbortSignal): Promise<Generation> {
     return (await this.engine()).generate(request, signal);
   }
@@ -86,6 +91,16 @@ class ChosenEngine implements Engine {
 
   async rescan(): Promise<void> {
     await (await this.engine()).rescan?.();
+  }
+
+  async importFiles(files: ImportFile[], onProgress?: (progress: ImportProgress) => void): Promise<ImportReport> {
+    const engine = await this.engine();
+    if (!engine.importFiles) throw new Error(`The ${this.kind} engine cannot import model files yet.`);
+    return engine.importFiles(files, onProgress);
+  }
+
+  async cachedModels(): Promise<string[]> {
+    return (await (await this.engine()).cachedModels?.()) ?? [];
   }
 }
 

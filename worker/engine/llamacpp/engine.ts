@@ -230,7 +230,7 @@ export class LlamaCppEngine implements Engine {
     }
   }
 
-  async generate(request: ChatCompletionRequest, signal: AbortSignal): Promise<Generation> {
+  supports(request: ChatCompletionRequest): void {
     assertSupported(request);
     const images = request.messages.some((m) => Array.isArray(m.content) && m.content.some((p) => p.type === 'image_url'));
     if (images) {
@@ -238,8 +238,12 @@ export class LlamaCppEngine implements Engine {
         param: 'messages',
       });
     }
+  }
+
+  async generate(request: ChatCompletionRequest, signal: AbortSignal): Promise<Generation> {
+    this.supports(request);
     await this.ready();
-    const variant = VARIANTS[request.model];
+    const { variant } = request;
     const release = await this.mutex.acquire();
     let handedOver = false;
     try {

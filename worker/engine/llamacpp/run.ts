@@ -15,7 +15,7 @@ export interface LlamaChunk {
     finish_reason: string | null;
     logprobs?: { content: LlamaLogprob[] | null } | null;
   }[];
-  usage?: { prompt_tokens: number; completion_tokens: number } | null;
+  usage?: { prompt_tokens: number; completion_tokens: number; prompt_tokens_details?: { cached_tokens?: number } } | null;
   /** With `timings_per_token`: tokens generated so far. */
   timings?: { predicted_n?: number };
   /** With `return_progress`: the prompt's size, before generation. */
@@ -61,7 +61,9 @@ export class LlamaRun {
   /** Tokens generated when the first answer text came: what came before it was thinking. */
   private answerStartedAt: number | null = null;
   private sawReasoning = false;
-  private usage: { prompt_tokens: number; completion_tokens: number } | null = null;
+  private usage: NonNullable<LlamaChunk['usage']> | null = null;
+  /** Prompt tokens llama.cpp found in its KV cache (the start of the last conversation). */
+  private cachedTokens = 0;
   private finishReason: string | null = null;
   private readonly matcher: StopMatcher;
   /** Leading newlines of the answer are llama.cpp's echo of the template's empty thinking block. */
@@ -117,6 +119,7 @@ export class LlamaRun {
         this.pending.push(chunk);
         if (chunk.prompt_progress) {
           this.promptTokens = chunk.prompt_progress.total;
+          this.cachedTokens = chunk.prompt_progress.cache;
           const completion = this.options.maxTokens ?? 0;
           if (this.promptTokens + completion > this.options.context) {
             await this.stop();
@@ -164,7 +167,10 @@ export class LlamaRun {
 
   /** Folds one chunk in; returns the delta it carries, if any. */
   private take(chunk: LlamaChunk): EngineEvent | null {
-    if (chunk.prompt_progress) this.promptTokens = chunk.prompt_progress.total;
+    if (chunk.prompt_progress) {
+      this.promptTokens = chunk.prompt_progress.total;
+      this.cachedTokens = chunk.prompt_progress.cache;
+    }
     if (chunk.timings?.predicted_n !== undefined) this.generated = Math.max(this.generated, chunk.timings.predicted_n);
     if (chunk.usage) this.usage = chunk.usage;
     const choice = chunk.choices[0];
@@ -210,6 +216,7 @@ export class LlamaRun {
       prompt_tokens: prompt,
       completion_tokens: completion,
       total_tokens: prompt + completion,
+      prompt_tokens_details: { cached_tokens: this.usage?.prompt_tokens_details?.cached_tokens ?? this.cachedTokens },
       completion_tokens_details: { reasoning_tokens: Math.min(reasoning, completion) },
     };
   }
