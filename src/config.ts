@@ -18,7 +18,7 @@ export interface InpageConfig {
   /** How often the page checks that its engine worker is alive; one silent for 3 periods is restarted. */
   engineHeartbeatMs: number;
   /** Which engine serves the models: `auto` (web-llm where its WebGPU needs are met, else llama.cpp), `webllm` or `llamacpp`. */
-  engine: string;
+  engineChoice: string;
   /** Where GGUF files are fetched from for llama.cpp: `{ggufBaseUrl}/{repo}/resolve/main/{file}`. Empty: Hugging Face. */
   ggufBaseUrl: string;
   /** CPU threads llama.cpp may use; 0: all logical cores (one when the page is not cross-origin isolated). */
@@ -42,7 +42,7 @@ export const DEFAULT_CONFIG: Readonly<InpageConfig> = {
   modelLibBaseUrl: '',
   gpuMemoryMB: 0,
   engineHeartbeatMs: 5000,
-  engine: 'auto',
+  engineChoice: 'auto',
   ggufBaseUrl: '',
   llamaThreads: 0,
   ...(TEST_BUILD ? { tokenDelayMs: 0 } : {}),

@@ -176,7 +176,7 @@ test('without a WebGPU adapter: web-llm (when the deployment forces it) answers 
   const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args });
   try {
     const page = await browser.newPage({ baseURL: baseURL! });
-    await deployConfig(page.context(), { ...DEPLOYED, engine: 'webllm' });
+    await deployConfig(page.context(), { ...DEPLOYED, engineChoice: 'webllm' });
     await openApp(page, APP);
     const report = await adapterReport(page);
     expect(report).toMatchObject({ available: false, shaderF16: false, features: [] });

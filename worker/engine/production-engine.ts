@@ -1,6 +1,6 @@
 // The production engine: one of two implementations behind the one Engine seam, chosen once per worker.
 // vite's `#engine-impl` alias points here for `npm run build`.
-//  - `engine: "webllm"` / `"llamacpp"` in the deployment's config forces one;
+//  - `engineChoice: "webllm"` / `"llamacpp"` in the deployment's config forces one;
 //  - `auto` (the default): web-llm where its WebGPU needs are met (an adapter with web-llm's limits),
 //    llama.cpp on the CPU otherwise.
 // Each engine is a chunk of its own, loaded only when chosen.
@@ -16,8 +16,8 @@ export type EngineKind = 'webllm' | 'llamacpp';
 
 /** The policy, on its own for unit tests. */
 export function chooseEngine(setting: string, probe: Pick<GpuProbe, 'report'>): { kind: EngineKind; reason: string } {
-  if (setting === 'webllm') return { kind: 'webllm', reason: 'The deployment chose web-llm (engine: "webllm").' };
-  if (setting === 'llamacpp') return { kind: 'llamacpp', reason: 'The deployment chose llama.cpp (engine: "llamacpp"); models run on the CPU.' };
+  if (setting === 'webllm') return { kind: 'webllm', reason: 'The deployment chose web-llm (engineChoice: "webllm").' };
+  if (setting === 'llamacpp') return { kind: 'llamacpp', reason: 'The deployment chose llama.cpp (engineChoice: "llamacpp"); models run on the CPU.' };
   if (probe.report.available) return { kind: 'webllm', reason: 'WebGPU meets web-llm\'s needs.' };
   return { kind: 'llamacpp', reason: `llama.cpp on the CPU: ${probe.report.reason ?? 'no usable WebGPU adapter'}` };
 }
@@ -35,7 +35,7 @@ class ChosenEngine implements Engine {
     this.choosing ??= (async () => {
       const probe = await probeGpu();
       this.probe = probe;
-      const { kind, reason } = chooseEngine(this.config.engine, probe);
+      const { kind, reason } = chooseEngine(this.config.engineChoice, probe);
       this.kind = kind;
       const engine =
         kind === 'webllm'
