@@ -183,7 +183,6 @@ describe('field mapping: what reaches web-llm', () => {
     const t = setup();
     const cases: [Partial<RequestBody>, string][] = [
       [{ n: 2 }, 'n'],
-      [{ messages: [{ role: 'user', content: 'a', name: 'ann' }] }, 'messages[0].name'],
       [{ messages: [{ role: 'user', content: 'a' }, { role: 'system', content: 'late' }, { role: 'user', content: 'b' }] }, 'messages[1].role'],
       [{ messages: [{ role: 'user', content: 'a' }, { role: 'assistant', content: 'b' }] }, 'messages[1].role'],
     ];
@@ -198,6 +197,9 @@ describe('field mapping: what reaches web-llm', () => {
       ),
     );
     expect(detail).toMatchObject({ code: 'unsupported_parameter', param: 'messages[0].content[0].image_url.detail' });
+    const tools = [{ type: 'function' as const, function: { name: 'f' } }];
+    const visionTools = await rejection(t.adapter.generate(ask('svc-vision', { tools }), new AbortController().signal));
+    expect(visionTools).toMatchObject({ code: 'unsupported_parameter', param: 'tools' });
     expect(t.engine().requests).toHaveLength(0);
   });
 });
@@ -491,7 +493,7 @@ describe('aborts and the queue', () => {
       start: () => log.push(`${id}:start`),
       event: (e) => {
         if (e.type === 'delta') log.push(`${id}:${e.content ?? ''}`);
-        else log.push(`${id}:finish:${e.finish_reason}`);
+        else if (e.type === 'finish') log.push(`${id}:finish:${e.finish_reason}`);
       },
       end: () => {
         log.push(`${id}:end`);

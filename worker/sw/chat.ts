@@ -53,8 +53,9 @@ export async function completeChat(
   let finished!: () => void;
   onDone(new Promise<number>((resolve) => (finished = () => resolve(tokens))));
   const stream = request.stream === true;
-  const writer = new ChunkWriter(request.model, run.fingerprint, request.stream_options?.include_usage === true);
-  const collector = new CompletionCollector();
+  const legacy = request.legacy_functions === true;
+  const writer = new ChunkWriter(request.model, run.fingerprint, request.stream_options?.include_usage === true, legacy);
+  const collector = new CompletionCollector(legacy);
 
   const body = new ReadableStream<Uint8Array>({
     async start(controller) {
