@@ -2,13 +2,14 @@
 // vocabulary with ChatML's special tokens, a ChatML Jinja template that renders tools, tool results and
 // thinking. Nothing is downloaded; nothing binary is committed. Used by the browser tests and the bench.
 //
-// What the weights do: the layers' weights are small, so the residual stream stays close to the current
+// What the weights do (at temperature 0): the layers' weights are small, so the residual stream stays close to the current
 // token's embedding and the model is, in effect, a random bigram model with a few designed transitions on top:
 //  - a constant feature (embedding dimension 0) carries a strongly negative output weight for every byte token
 //    outside printable ASCII and for the special tokens, so free output is printable ASCII (never invalid UTF-8);
+//    <tool_call>, </tool_call> and <|im_end|> are only discouraged (about -13), within reach of logit_bias;
 //  - "\n" is never generated, and a prompt that ends with "assistant\n" (thinking on) is answered with
 //    "<think> Let me think.</think>" and then free text, so reasoning can be split;
-//  - "!" is followed by "<|im_end|>", so free text can end on its own.
+//  - "!" is followed by "<|im_end|>", so free text can end on its own, and so is "</tool_call>".
 // Everything is deterministic for a given seed.
 
 export type TensorType = 'f32' | 'f16';
@@ -290,17 +291,21 @@ export function synthesizeGguf(options: SynthOptions = {}): SynthModel {
     ['.', '</think>'],
     ['</think>', ' The'],
     ['!', '<|im_end|>'],
+    // A tool call ends the turn (else the grammar would let <tool_call> follow again).
+    ['</tool_call>', '<|im_end|>'],
   ];
   if (designed.length + 1 > nEmbd / 2) throw new Error('The model is too narrow for its designed transitions.');
   const featureOf = new Map<number, number>(designed.map(([from], i) => [tokenId(from), 1 + i]));
   const nextOf = new Map<number, number>(designed.map(([from, to]) => [tokenId(from), tokenId(to)]));
 
-  // Tokens free output never produces: bytes outside printable ASCII (and "\n"), and every special token
-  // except where a designed transition leads to it.
+  // Tokens free output never produces: bytes outside printable ASCII (and "\n"), and the special tokens
+  // (except where a designed transition leads to one). Three are only discouraged, so a request's logit_bias
+  // (at most +100) can still bring them up: <tool_call> and </tool_call> for a tool call, <|im_end|> to end.
   const banned = new Set<number>();
   for (let b = 0; b < 256; b++) if (b < 0x20 || b > 0x7e) banned.add(b);
   banned.add(tokenId('\n\n'));
   for (const [text] of SPECIALS) banned.add(tokenId(text));
+  const discouraged = new Set(['<tool_call>', '</tool_call>', '<|im_end|>'].map(tokenId));
 
   // Tensors, in ggml order (ne0 first).
   const tensors: { name: string; dims: number[]; data: Float32Array }[] = [];
@@ -324,7 +329,7 @@ export function synthesizeGguf(options: SynthOptions = {}): SynthModel {
   tensor('output.weight', [nEmbd, nVocab], (i) => {
     const token = Math.floor(i / nEmbd);
     const dim = i % nEmbd;
-    if (dim === 0) return banned.has(token) ? -40 : 0;
+    if (dim === 0) return discouraged.has(token) ? -3 : banned.has(token) ? -40 : 0;
     if (dim <= designed.length) {
       const from = designed[dim - 1]![0];
       return nextOf.get(tokenId(from)) === token ? 60 : 0;

@@ -15,7 +15,8 @@ import { call, chat, makeKey, openApp, sseEvents } from './helpers';
 import { PROD_BUILD_DIR, serveStatic, type StaticServer } from './static-server';
 
 interface Completion {
-  choices: { message: { content: string; reasoning_content?: string }; finish_reason: string; logprobs: { content: { token: string }[] } | null }[];
+  choices: {
+    message: { content: string | null; reasoning_content?: string; tool_calls?: { id: string; type: string; function: { name: string; arguments: string } }[] }; finish_reason: string; logprobs: { content: { token: string }[] } | null }[];
   usage: {
     prompt_tokens: number;
     completion_tokens: number;
@@ -118,7 +119,7 @@ test('llama.cpp on the CPU through /v1: chosen without WebGPU, exact usage, thin
   // A variant that never thinks: no reasoning, no leading newlines of the empty thinking block; the prompt
   // carries that block (<think> \n\n </think> \n\n: 4 more tokens).
   const fast = (await chat(page, key, ask('Hello', { model: 'svc-model-5.2-short-fast', max_tokens: 16, logprobs: true, top_logprobs: 2 }))).json as Completion;
-  const answer = fast.choices[0]!.message.content;
+  const answer = fast.choices[0]!.message.content ?? '';
   expect(fast.choices[0]!.message.reasoning_content).toBeUndefined();
   expect(answer).toMatch(/^[\x20-\x7e]+$/);
   expect(fast.usage).toMatchObject({ prompt_tokens: 13, completion_tokens: 16, total_tokens: 29, completion_tokens_details: { reasoning_tokens: 0 } });
@@ -148,14 +149,14 @@ test('llama.cpp on the CPU through /v1: chosen without WebGPU, exact usage, thin
     additionalProperties: false,
   };
   const structured = await chat(page, key, ask('Give me JSON', { model: 'svc-model-5.2-short-fast', max_tokens: 200, response_format: { type: 'json_schema', json_schema: { name: 'answer', schema, strict: true } } }));
-  const value = JSON.parse((structured.json as Completion).choices[0]!.message.content) as unknown;
+  const value = JSON.parse((structured.json as Completion).choices[0]!.message.content ?? '') as unknown;
   const validate = new Ajv().compile(schema);
   expect(validate(value), JSON.stringify(validate.errors)).toBe(true);
   const object = await chat(page, key, ask('Give me JSON', { model: 'svc-model-5.2-short-fast', max_tokens: 200, response_format: { type: 'json_object' } }));
   // Free-form JSON from random weights may run out of tokens inside a string; what there is is JSON's start.
   const objectChoice = (object.json as Completion).choices[0]!;
   expect(objectChoice.message.content).toMatch(/^\s*\{/);
-  if (objectChoice.finish_reason === 'stop') expect(typeof JSON.parse(objectChoice.message.content)).toBe('object');
+  if (objectChoice.finish_reason === 'stop') expect(typeof JSON.parse(objectChoice.message.content ?? '')).toBe('object');
 
   // Prompt plus requested output over the loaded context: 400 before anything is generated.
   const over = await chat(page, key, ask('Hello', { max_tokens: 4090 }));
@@ -184,8 +185,9 @@ test('llama.cpp on the CPU through /v1: chosen without WebGPU, exact usage, thin
   expect(abortedRun.queuedOutcome).toBe('AbortError');
   expect(abortedRun.status).toBe(200);
   expect(abortedRun.json.usage.completion_tokens).toBe(5);
-  expect(abortedRun.json.choices[0]!.message.content.length).toBeGreaterThan(0);
-  expect(answer.startsWith(abortedRun.json.choices[0]!.message.content)).toBe(true);
+  const afterAbort = abortedRun.json.choices[0]!.message.content ?? '';
+  expect(afterAbort.length).toBeGreaterThan(0);
+  expect(answer.startsWith(afterAbort)).toBe(true);
 
   // /v1/models: the loaded model is ready with llama.cpp's context.
   const models = (await call(page, '/v1/models', { headers: { authorization: `Bearer ${key}` } })).json as { data: { id: string; state: string; context_length: number }[] };
@@ -231,5 +233,58 @@ test('llama.cpp: a second load reads the cached GGUF (no model bytes fetched); t
   expect(brokenError.message).toContain(pathOf('phi-3.5-vision'));
   // …and the model that works still answers.
   expect((await chat(page, key, ask('Hi', { max_tokens: 2 }))).status).toBe(200);
+
+  // A tool call, made deterministic the way llama.cpp allows: its grammar for the tool (an enum argument),
+  // logit_bias bringing up <tool_call> and </tool_call> (one token each in this template; the grammar lets free
+  // text come first even under "required"), temperature 0; the model ends its turn after </tool_call>.
+  const tools = [
+    {
+      type: 'function',
+      function: {
+        name: 'get_weather',
+        description: 'The weather in a city.',
+        parameters: { type: 'object', properties: { city: { type: 'string', enum: ['Paris', 'Tokyo'] } }, required: ['city'], additionalProperties: false },
+      },
+    },
+  ];
+  const toolBody = ask('Weather in Paris?', {
+    model: 'svc-model-5.2-short-fast',
+    max_tokens: 60,
+    tools,
+    tool_choice: 'required',
+    parallel_tool_calls: false,
+    logit_bias: { [model.tokenId('<tool_call>')]: 100, [model.tokenId('</tool_call>')]: 100 },
+  });
+  const called = (await chat(page, key, toolBody)).json as Completion;
+  const choice = called.choices[0]!;
+  expect(choice.finish_reason).toBe('tool_calls');
+  expect(choice.message.tool_calls).toHaveLength(1);
+  const toolCall = choice.message.tool_calls![0]!;
+  expect(toolCall).toMatchObject({ type: 'function', function: { name: 'get_weather' } });
+  expect(toolCall.id).toMatch(/^call_[A-Za-z0-9]{24}$/);
+  expect(['Paris', 'Tokyo']).toContain((JSON.parse(toolCall.function.arguments) as { city: string }).city);
+  // Streamed: the call opens with its id and name at index 0, its argument fragments add up to the same JSON.
+  const toolStream = sseEvents((await chat(page, key, { ...toolBody, stream: true })).text)
+    .slice(0, -1)
+    .map((e) => JSON.parse(e) as { choices: { delta: { tool_calls?: { index: number; id?: string; function: { name?: string; arguments?: string } }[] }; finish_reason: string | null }[] });
+  const deltas = toolStream.flatMap((c) => c.choices[0]?.delta.tool_calls ?? []);
+  expect(deltas[0]).toMatchObject({ index: 0, function: { name: 'get_weather' } });
+  expect(deltas.every((d) => d.index === 0)).toBe(true);
+  expect(JSON.parse(deltas.map((d) => d.function.arguments ?? '').join(''))).toEqual(JSON.parse(toolCall.function.arguments));
+  expect(toolStream.find((c) => c.choices[0]?.finish_reason)!.choices[0]!.finish_reason).toBe('tool_calls');
+  // The tool's result goes back, and the model answers from it.
+  const followUp = await chat(page, key, {
+    model: 'svc-model-5.2-short-fast',
+    temperature: 0,
+    max_tokens: 8,
+    tools,
+    messages: [
+      { role: 'user', content: 'Weather in Paris?' },
+      { role: 'assistant', content: null, tool_calls: [toolCall] },
+      { role: 'tool', tool_call_id: toolCall.id, content: '{"sky":"clear"}' },
+    ],
+  });
+  expect(followUp.status).toBe(200);
+  expect((followUp.json as Completion).usage.prompt_tokens).toBeGreaterThan(called.usage.prompt_tokens);
   await page.context().close();
 });

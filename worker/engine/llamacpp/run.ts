@@ -4,14 +4,19 @@
 // the answer's tokens, and a prompt checked against the context before anything is sent.
 import type { EngineEvent } from '../../../src/engine-protocol';
 import { ApiError } from '../../../src/protocol/errors';
-import type { FinishReason, TokenLogprob, Usage } from '../../../src/protocol/types';
+import { toolCallId } from '../../../src/protocol/completion';
+import type { EngineFinishReason, TokenLogprob, Usage } from '../../../src/protocol/types';
 import { StopMatcher } from '../webllm/stop-matcher';
 import { generationError } from './errors';
 
 /** The parts of a wllama chat-completion chunk this reads. */
 export interface LlamaChunk {
   choices: {
-    delta: { content?: string | null; reasoning_content?: string | null };
+    delta: {
+      content?: string | null;
+      reasoning_content?: string | null;
+      tool_calls?: { index: number; id?: string; function?: { name?: string; arguments?: string } }[];
+    };
     finish_reason: string | null;
     logprobs?: { content: LlamaLogprob[] | null } | null;
   }[];
@@ -70,6 +75,8 @@ export class LlamaRun {
   private answerBegun = false;
   private reasoningBegun = false;
   private readonly pending: LlamaChunk[] = [];
+  /** llama.cpp's index of each tool call → its index in the answer. */
+  private readonly calls = new Map<number, number>();
   private readonly onAbort = () => this.options.interrupt();
 
   constructor(
@@ -131,7 +138,8 @@ export class LlamaRun {
           }
           return;
         }
-        if (chunk.choices.length > 0 && (chunk.choices[0]!.delta.content || chunk.choices[0]!.delta.reasoning_content)) return;
+        const delta = chunk.choices[0]?.delta;
+        if (delta && (delta.content || delta.reasoning_content || delta.tool_calls?.length)) return;
       }
     } catch (err) {
       if (!this.done) await this.stop().catch(() => undefined);
@@ -149,8 +157,7 @@ export class LlamaRun {
           if (next.done) break;
           chunk = next.value;
         }
-        const event = this.take(chunk);
-        if (event) yield event;
+        yield* this.take(chunk);
         if (this.matcher.matched) {
           await this.stop();
           break;
@@ -165,8 +172,25 @@ export class LlamaRun {
     }
   }
 
-  /** Folds one chunk in; returns the delta it carries, if any. */
-  private take(chunk: LlamaChunk): EngineEvent | null {
+  /** Folds one chunk in; returns the events it carries. */
+  private take(chunk: LlamaChunk): EngineEvent[] {
+    const events: EngineEvent[] = [];
+    const delta = this.textOf(chunk);
+    if (delta) events.push(delta);
+    for (const call of chunk.choices[0]?.delta.tool_calls ?? []) {
+      // llama.cpp numbers its calls; inpage names them (OpenAI's id shape) the first time one appears.
+      let index = this.calls.get(call.index);
+      if (index === undefined) {
+        index = this.calls.size;
+        this.calls.set(call.index, index);
+        events.push({ type: 'tool_call', index, id: toolCallId(), name: call.function?.name ?? '' });
+      }
+      if (call.function?.arguments) events.push({ type: 'tool_arguments', index, arguments: call.function.arguments });
+    }
+    return events;
+  }
+
+  private textOf(chunk: LlamaChunk): EngineEvent | null {
     if (chunk.prompt_progress) {
       this.promptTokens = chunk.prompt_progress.total;
       this.cachedTokens = chunk.prompt_progress.cache;
@@ -202,9 +226,10 @@ export class LlamaRun {
     return event.content !== undefined || event.reasoning !== undefined ? event : null;
   }
 
-  private finishReasonOf(): FinishReason {
+  private finishReasonOf(): EngineFinishReason {
     if (this.matcher.matched) return 'stop';
-    return this.finishReason === 'length' ? 'length' : 'stop';
+    if (this.finishReason === 'length') return 'length';
+    return this.calls.size > 0 ? 'tool_calls' : 'stop';
   }
 
   private usageOf(): Usage {
