@@ -82,8 +82,9 @@ export async function installInpage(options: InstallOptions = {}): Promise<Inpag
   const unknown = models.filter((id) => !isVariantId(id));
   if (unknown.length > 0) throw new Error(`Unknown inpage model ${unknown.map((id) => `'${id}'`).join(', ')}; choose from ${VARIANT_IDS.join(', ')}.`);
   const config = mergeConfig(DEFAULT_CONFIG, (options.config ?? {}) as Record<string, unknown>);
-  const leadership = options.hostEngine === false ? null : await claimEngine(() => hostEngine(config));
+  // The service worker first: it serves the engine worker's script with the engine's Content-Security-Policy.
   await register(options.serviceWorkerUrl ?? new URL(/* @vite-ignore */ './inpage-sw.js', import.meta.url), options.scope ?? '/');
+  const leadership = options.hostEngine === false ? null : await claimEngine(() => hostEngine(config));
 
   const ensureWorkspace = async () => {
     if (!(await getWorkspace())) await registerWorkspace(options.workspaceName ?? (document.title || location.host));
