@@ -7,6 +7,7 @@ import { NetworkFirst } from 'workbox-strategies';
 import { createApp } from './sw/app';
 import { EngineLink } from './sw/engine-link';
 import { serveWorkerScript } from './sw/policy';
+import { drainUsage } from './sw/usage-book';
 import { errorResponse } from './sw/respond';
 import { holdForLife, whenReleased } from '../src/life-locks';
 import { ApiError } from '../src/protocol/errors';
@@ -37,6 +38,8 @@ const link = new EngineLink({
   lifeLock,
 });
 const app = createApp(link);
+// Uses a previous life of this worker journaled but did not get to book (stopped, or the database blocked).
+void drainUsage();
 
 self.addEventListener('install', () => {
   // A new version takes over as soon as it has precached the new shell. Chromium holds the activation

@@ -16,8 +16,8 @@ export const MAX_BODY_BYTES = 20 * 1024 * 1024;
 /** web-llm's own default window, shown while no engine has reported the device's figure. */
 const FALLBACK_CONTEXT = 4096;
 
-/** Books use to a key (coalesced, see usage-book.ts); a failed booking never fails the answer. */
-const touchKey = (id: string, tokens = 0) => bookUse(id, tokens);
+/** Books a use to a key (journaled, then coalesced: see usage-book.ts); a failed booking never fails the answer. */
+const touchKey = (id: string, tokens = 0) => bookUse(id, tokens).booked;
 
 function requestId(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(12));
@@ -107,8 +107,11 @@ export function createApp(link: EngineLink): Hono<AuthEnv> {
       if (!key.models.includes(request.model)) {
         throw modelNotFound(request.model);
       }
-      return completeChat(link, request, c.req.raw.signal, (done) => {
-        c.executionCtx.waitUntil(done.then((tokens) => touchKey(key.id, tokens)));
+      // Books the tokens delivered (all of them, or as many as reached the client before a cancel or failure):
+      // journaled before the answer closes, booked to the key while the worker is kept alive.
+      return completeChat(link, request, c.req.raw.signal, {
+        book: (tokens) => bookUse(key.id, tokens),
+        keepAlive: (until) => c.executionCtx.waitUntil(until),
       });
     },
   );

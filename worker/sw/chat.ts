@@ -7,6 +7,7 @@ import { SSE_DONE, SSE_HEADERS, encodeSse, sseData } from '../../src/protocol/ss
 import type { ChatCompletionRequest } from '../../src/protocol/types';
 import type { EngineLink } from './engine-link';
 import { JSON_TYPE } from './respond';
+import type { Booking } from './usage-book';
 
 export async function readChatRequest(raw: Request): Promise<ChatCompletionRequest> {
   const type = raw.headers.get('content-type') ?? '';
@@ -29,9 +30,18 @@ export async function readChatRequest(raw: Request): Promise<ChatCompletionReque
   return validateChatRequest(body);
 }
 
+/** How a request's use is booked to its key (worker/sw/usage-book.ts). */
+export interface Accounting {
+  /** Books `tokens`; `journaled` settles once the use is durable, `booked` once it is on the key. */
+  book(tokens: number): Booking;
+  /** Keeps the worker alive until `until` settles (the fetch event's waitUntil). */
+  keepAlive(until: Promise<unknown>): void;
+}
+
 /**
- * Runs a checked request. `onDone` receives a promise of the tokens the request cost, settled when the
- * answer is complete (or failed), so the caller can keep the worker alive and book them to the key.
+ * Runs a checked request. The tokens delivered to the client are booked whatever the end: all of `usage` when
+ * the answer completes; when a stream is cancelled or fails, one per content or reasoning piece that reached
+ * the client (the engines send one per token). The booking is journaled before the answer closes.
  *
  * Both modes answer as soon as the engine has begun: Chromium never signals a client's abort to a
  * service worker (FetchEvent.request.signal stays quiet), but it does cancel the body of a response
@@ -42,16 +52,18 @@ export async function completeChat(
   link: EngineLink,
   request: ChatCompletionRequest,
   clientSignal: AbortSignal,
-  onDone: (tokens: Promise<number>) => void,
+  accounting: Accounting,
 ): Promise<Response> {
   const cancel = new AbortController();
   const signal = AbortSignal.any([clientSignal, cancel.signal]);
   // Everything before this line resolves is checked before any status goes out.
   const run = await link.generate(request, signal);
 
-  let tokens = 0;
-  let finished!: () => void;
-  onDone(new Promise<number>((resolve) => (finished = () => resolve(tokens))));
+  /** The usage the engine reported at the finish, if it got there. */
+  let tokens: number | null = null;
+  let delivered = 0;
+  let finished!: (booked: Promise<void>) => void;
+  accounting.keepAlive(new Promise<void>((resolve) => (finished = (booked) => void booked.finally(resolve))));
   const stream = request.stream === true;
   const legacy = request.legacy_functions === true;
   const writer = new ChunkWriter(request.model, run.fingerprint, request.stream_options?.include_usage === true, legacy);
@@ -60,20 +72,24 @@ export async function completeChat(
   const body = new ReadableStream<Uint8Array>({
     async start(controller) {
       let open = true;
-      const write = (text: string) => {
-        if (!open) return;
+      const write = (text: string): boolean => {
+        if (!open) return false;
         try {
           controller.enqueue(encodeSse(text));
+          return true;
         } catch {
           open = false; // the reader went away between checks
+          return false;
         }
       };
       try {
         if (stream) write(sseData(writer.first()));
         for await (const event of run) {
           if (event.type === 'finish') tokens = event.usage.total_tokens;
-          if (stream) for (const chunk of writer.next(event)) write(sseData(chunk));
+          let sent = false;
+          if (stream) for (const chunk of writer.next(event)) sent = write(sseData(chunk)) || sent;
           else collector.add(event);
+          if (sent && event.type === 'delta' && (event.content || event.reasoning)) delivered++;
         }
         if (!stream) write(JSON.stringify(collector.build(request.model, run.fingerprint)));
       } catch (err) {
@@ -88,12 +104,15 @@ export async function completeChat(
         // A stream carries a late failure in-band, as OpenAI's SDK expects.
         write(sseData(ApiError.from(err).toBody()));
       } finally {
+        // Booked (journaled) before the answer closes: a worker stopped right after loses nothing.
+        const booking = accounting.book(tokens ?? delivered);
+        finished(booking.booked);
+        await booking.journaled;
         if (open && !signal.aborted) {
           if (stream) write(SSE_DONE);
           controller.close();
         }
         open = false;
-        finished();
       }
     },
     cancel() {
