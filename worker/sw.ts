@@ -11,7 +11,7 @@ import { drainUsage } from './sw/usage-book';
 import { errorResponse } from './sw/respond';
 import { holdForLife, whenReleased } from '../src/life-locks';
 import { ApiError } from '../src/protocol/errors';
-import { isPortOffer, offerLock, PORT_REQUEST } from '../src/page/port-messages';
+import { isClaimRequest, isPortOffer, offerLock, PORT_REQUEST } from '../src/page/port-messages';
 
 declare const self: ServiceWorkerGlobalScope & {
   /** The app shell, listed here at build time (scripts/precache-plugin.ts); absent in unbundled runs. */
@@ -54,6 +54,11 @@ self.addEventListener('activate', (event) => {
 });
 
 self.addEventListener('message', (event) => {
+  // A page this worker does not control asks it to (see src/page/sw-registration.ts).
+  if (isClaimRequest(event.data)) {
+    event.waitUntil(self.clients.claim());
+    return;
+  }
   const port = event.ports[0];
   if (isPortOffer(event.data) && port) link.adopt(port, offerLock(event.data));
 });
