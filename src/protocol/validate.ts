@@ -163,6 +163,11 @@ export type ChatCompletionRequest = Omit<
    * takes the legacy shape (`message.function_call`, `finish_reason: "function_call"`) and holds one call.
    */
   legacy_functions?: boolean;
+  /**
+   * Legacy completions only, set by their converter (src/protocol/text-completion.ts) and never taken from a
+   * client: the text to continue as it is, without the chat template and without thinking.
+   */
+  raw_prompt?: string;
 };
 
 const OPTIONAL_FIELDS = new Set(Object.keys(requestSchema.shape).filter((k) => k !== 'model' && k !== 'messages'));
@@ -194,7 +199,7 @@ function unionBranch(issue: Issue & { code: 'invalid_union' }): Issue | null {
   return null;
 }
 
-function toApiError(issue: Issue): ApiError {
+export function toApiError(issue: Issue): ApiError {
   const param = paramName(issue.path);
   const input = (issue as { input?: unknown }).input;
   // Parsed JSON holds no undefined values: undefined means the field is absent.
@@ -239,6 +244,7 @@ export function validateChatRequest(body: unknown): ChatCompletionRequest {
   const cleaned: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(body)) {
     if (value === null && OPTIONAL_FIELDS.has(key)) continue;
+    if (key === 'raw_prompt') continue; // the legacy-completions converter's, never a client's
     cleaned[key] = value;
   }
   const parsed = requestSchema.safeParse(cleaned, { reportInput: true });

@@ -16,6 +16,7 @@
 // A call's arguments are the smallest instance of the tool's `parameters` (smallest-instance.ts), streamed in
 // at least two fragments. With `logprobs`, every content token has logprob -0.5 and `top_logprobs`
 // alternatives alt1…altN at -1, -2, … (none asked: an empty list).
+// A legacy completion (raw prompt) answers "Echo: <prompt>" and its prompt costs its own tokens (no template).
 // Thinking variants first think "Thinking about: <the last user message>" unless reasoning_effort is "none".
 // KV cache, by web-llm's rule as the production adapter meets it (kv-reuse.ts): a request whose messages are
 // the last turn's conversation (its messages, then the reply as the client got it) plus one new message reports
@@ -230,26 +231,28 @@ export class DeterministicEngine implements Engine {
   async generate(request: ChatCompletionRequest, signal: AbortSignal): Promise<Generation> {
     this.supports(request);
     await this.load(request.model);
-    const promptTokens = countPromptTokens(request.messages);
+    const raw = request.raw_prompt;
+    const promptTokens = raw !== undefined ? tokenize(raw).length : countPromptTokens(request.messages);
     const limit = outputLimit(request);
     if (promptTokens + (limit ?? 0) > TEST_CONTEXT_LENGTH) throw contextExceeded(TEST_CONTEXT_LENGTH, promptTokens, limit ?? 0);
     const lastUser = [...request.messages].reverse().find((m) => m.role === 'user');
-    const text = lastUser ? textOf(lastUser) : '';
+    const text = raw ?? (lastUser ? textOf(lastUser) : '');
     const reasoning = wantsThinking(request) ? tokenize(`Thinking about: ${text}`) : [];
     const lastIsTool = request.messages[request.messages.length - 1]?.role === 'tool';
     const calls = callsFor(toolPlan(request), text, lastIsTool).map((tool) => ({
       name: tool.function.name,
       fragments: argumentFragments(JSON.stringify(tool.function.parameters === undefined ? {} : smallestInstance(tool.function.parameters))),
     }));
-    const reply = calls.length > 0 ? { content: '' } : replyFor(text, request);
+    const reply = raw !== undefined ? { content: `Echo: ${raw}` } : calls.length > 0 ? { content: '' } : replyFor(text, request);
     const { text: content, stopped } = cutAtStop(reply.content, stopSequences(request));
     const logprobs = request.logprobs === true ? (request.top_logprobs ?? 0) : null;
     const group = request.variant.weightGroup;
-    const cachedTokens = this.continues(group, request.messages) ? countPromptTokens(request.messages.slice(0, -1)) : 0;
+    // A raw prompt neither continues nor leaves a held conversation (web-llm resets for it).
+    const cachedTokens = raw === undefined && this.continues(group, request.messages) ? countPromptTokens(request.messages.slice(0, -1)) : 0;
     this.held = null;
     // A turn of tool calls is not kept: its calls' ids are new to the client, so no next request continues it.
     const keep = (given: string) => {
-      if (calls.length === 0 && !(stopped && reasoning.length > 0)) this.held = { group, messages: [...request.messages, { role: 'assistant', content: given }] };
+      if (raw === undefined && calls.length === 0 && !(stopped && reasoning.length > 0)) this.held = { group, messages: [...request.messages, { role: 'assistant', content: given }] };
     };
     return {
       fingerprint: `fp_test_${group}`,

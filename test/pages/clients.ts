@@ -2,6 +2,7 @@
 import OpenAI from 'openai';
 import { zodFunction, zodResponseFormat } from 'openai/helpers/zod';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import { createOpenAI } from '@ai-sdk/openai';
 import { generateObject, generateText, jsonSchema, stepCountIs, streamText, tool } from 'ai';
 import { ChatOpenAI } from '@langchain/openai';
 import { AIMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
@@ -13,6 +14,7 @@ const clients = {
   OpenAI,
   zodFunction,
   zodResponseFormat,
+  createOpenAI,
   createOpenAICompatible,
   generateText,
   streamText,

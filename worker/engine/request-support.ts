@@ -69,7 +69,7 @@ export function toolPlan(request: ChatCompletionRequest): ToolPlan | null {
 
 /** Whether this request should think: a thinking variant, unless `reasoning_effort` is "none". */
 export function wantsThinking(request: ChatCompletionRequest): boolean {
-  return request.variant.thinks && request.reasoning_effort !== 'none';
+  return request.variant.thinks && request.reasoning_effort !== 'none' && request.raw_prompt === undefined;
 }
 
 /** `max_completion_tokens` wins over the older `max_tokens`; both count thinking tokens. */

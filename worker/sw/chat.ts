@@ -5,11 +5,13 @@ import { validateChatRequest } from '../../src/protocol/validate';
 import { ChunkWriter, CompletionCollector } from '../../src/protocol/completion';
 import { SSE_DONE, SSE_HEADERS, encodeSse, sseData } from '../../src/protocol/sse';
 import type { ChatCompletionRequest } from '../../src/protocol/types';
+import type { EngineEvent } from '../../src/engine-protocol';
 import type { EngineLink } from './engine-link';
 import { JSON_TYPE } from './respond';
 import type { Booking } from './usage-book';
 
-export async function readChatRequest(raw: Request): Promise<ChatCompletionRequest> {
+/** The body of a POST as parsed JSON: 400 unless it is sent as `application/json` and parses. */
+export async function readJsonBody(raw: Request): Promise<unknown> {
   const type = raw.headers.get('content-type') ?? '';
   if (!/^application\/json\s*(;|$)/i.test(type.trim())) {
     throw new ApiError(
@@ -27,7 +29,55 @@ export async function readChatRequest(raw: Request): Promise<ChatCompletionReque
   }
   // Before anything walks or clones it.
   assertJsonDepth(body);
-  return validateChatRequest(body);
+  return body;
+}
+
+export async function readChatRequest(raw: Request): Promise<ChatCompletionRequest> {
+  return validateChatRequest(await readJsonBody(raw));
+}
+
+/**
+ * How one API writes a started generation: chat completions, Responses and legacy completions each have one;
+ * the engine call, abort handling and failure rules are shared (runAnswer).
+ */
+export interface AnswerFormat {
+  /** Server-sent events (else one JSON body written when the reply is complete). */
+  readonly stream: boolean;
+  /** Stream text before the first engine event. */
+  open(): string[];
+  /** Stream text for one engine event (JSON formats gather it and return nothing). */
+  event(event: EngineEvent): string[];
+  /** After the last event: the rest of the body (the JSON body, or a stream's closing events). */
+  close(): Promise<string[]> | string[];
+  /** A stream's in-band text for a failure after it began. */
+  fail(error: ApiError): string[];
+}
+
+/** Chat completions: chunks and `[DONE]`, or one `chat.completion`. */
+export function chatFormat(request: ChatCompletionRequest, fingerprint: string): AnswerFormat {
+  const stream = request.stream === true;
+  const writer = new ChunkWriter(request.model, fingerprint, request.stream_options?.include_usage === true);
+  const collector = new CompletionCollector();
+  return {
+    stream,
+    open: () => (stream ? [sseData(writer.first())] : []),
+    event: (event) => {
+      if (stream) return writer.next(event).map((chunk) => sseData(chunk));
+      collector.add(event);
+      return [];
+    },
+    close: () => (stream ? [SSE_DONE] : [JSON.stringify(collector.build(request.model, fingerprint))]),
+    fail: (error) => [sseData(error.toBody()), SSE_DONE],
+  };
+}
+
+export function completeChat(
+  link: EngineLink,
+  request: ChatCompletionRequest,
+  clientSignal: AbortSignal,
+  accounting: Accounting,
+): Promise<Response> {
+  return runAnswer(link, request, clientSignal, accounting, (fingerprint) => chatFormat(request, fingerprint));
 }
 
 /** How a request's use is booked to its key (worker/sw/usage-book.ts). */
@@ -41,18 +91,20 @@ export interface Accounting {
 /**
  * Runs a checked request. The tokens delivered to the client are booked whatever the end: all of `usage` when
  * the answer completes; when a stream is cancelled or fails, one per content or reasoning piece that reached
- * the client (the engines send one per token). The booking is journaled before the answer closes.
+ * the client (the engines send one per token). The booking is journaled before the answer closes, so a worker
+ * stopped right after loses nothing.
  *
  * Both modes answer as soon as the engine has begun: Chromium never signals a client's abort to a
  * service worker (FetchEvent.request.signal stays quiet), but it does cancel the body of a response
  * whose fetch was aborted, even one aborted before the response existed. So the body's `cancel` is
  * the one abort signal there is; a JSON answer is therefore a body written once the reply is complete.
  */
-export async function completeChat(
+export async function runAnswer(
   link: EngineLink,
   request: ChatCompletionRequest,
   clientSignal: AbortSignal,
   accounting: Accounting,
+  formatFor: (fingerprint: string) => AnswerFormat,
 ): Promise<Response> {
   const cancel = new AbortController();
   const signal = AbortSignal.any([clientSignal, cancel.signal]);
@@ -64,34 +116,34 @@ export async function completeChat(
   let delivered = 0;
   let finished!: (booked: Promise<void>) => void;
   accounting.keepAlive(new Promise<void>((resolve) => (finished = (booked) => void booked.finally(resolve))));
-  const stream = request.stream === true;
-  const legacy = request.legacy_functions === true;
-  const writer = new ChunkWriter(request.model, run.fingerprint, request.stream_options?.include_usage === true, legacy);
-  const collector = new CompletionCollector(legacy);
+  const format = formatFor(run.fingerprint);
+  const stream = format.stream;
 
   const body = new ReadableStream<Uint8Array>({
     async start(controller) {
       let open = true;
-      const write = (text: string): boolean => {
-        if (!open) return false;
-        try {
-          controller.enqueue(encodeSse(text));
-          return true;
-        } catch {
-          open = false; // the reader went away between checks
-          return false;
+      /** Writes `texts`; true if any reached the client's stream. */
+      const write = (texts: string[]): boolean => {
+        let sent = false;
+        for (const text of texts) {
+          if (!open) return sent;
+          try {
+            controller.enqueue(encodeSse(text));
+            sent = true;
+          } catch {
+            open = false; // the reader went away between checks
+          }
         }
+        return sent;
       };
       try {
-        if (stream) write(sseData(writer.first()));
+        write(format.open());
         for await (const event of run) {
           if (event.type === 'finish') tokens = event.usage.total_tokens;
-          let sent = false;
-          if (stream) for (const chunk of writer.next(event)) sent = write(sseData(chunk)) || sent;
-          else collector.add(event);
+          const sent = write(format.event(event));
           if (sent && event.type === 'delta' && (event.content || event.reasoning)) delivered++;
         }
-        if (!stream) write(JSON.stringify(collector.build(request.model, run.fingerprint)));
+        write(await format.close());
       } catch (err) {
         if (signal.aborted || !open) return;
         if (!stream) {
@@ -102,16 +154,13 @@ export async function completeChat(
           return;
         }
         // A stream carries a late failure in-band, as OpenAI's SDK expects.
-        write(sseData(ApiError.from(err).toBody()));
+        write(format.fail(ApiError.from(err)));
       } finally {
-        // Booked (journaled) before the answer closes: a worker stopped right after loses nothing.
+        // Booked (journaled) before the answer closes.
         const booking = accounting.book(tokens ?? delivered);
         finished(booking.booked);
         await booking.journaled;
-        if (open && !signal.aborted) {
-          if (stream) write(SSE_DONE);
-          controller.close();
-        }
+        if (open && !signal.aborted) controller.close();
         open = false;
       }
     },
