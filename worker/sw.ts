@@ -11,6 +11,7 @@ import { drainUsage } from './sw/usage-book';
 import { errorResponse } from './sw/respond';
 import { holdForLife, whenReleased } from '../src/life-locks';
 import { ApiError } from '../src/protocol/errors';
+import { openDatabase } from '../src/keys/db';
 import { isClaimRequest, isPortOffer, offerLock, PORT_REQUEST } from '../src/page/port-messages';
 
 declare const self: ServiceWorkerGlobalScope & {
@@ -38,6 +39,10 @@ const link = new EngineLink({
   lifeLock,
 });
 const app = createApp(link);
+// A stopped worker is most often restarted by a request: ask for the engine's port and open the key store
+// now, so both are under way while that request's key is checked.
+link.prime();
+void openDatabase().catch(() => undefined);
 // Uses a previous life of this worker journaled but did not get to book (stopped, or the database blocked).
 void drainUsage();
 

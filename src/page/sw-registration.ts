@@ -23,12 +23,19 @@ const notControlled = () =>
     `The service worker is installed but did not take control of this page within ${CONTROL_TIMEOUT_MS / 1000} s (it may have been unregistered by another tab, or the site's data cleared, while it was starting): reload the page.`,
   );
 
-export async function registerServiceWorker(): Promise<ServiceWorkerRegistration> {
+export async function registerServiceWorker(): Promise<void> {
   if (!('serviceWorker' in navigator)) {
     throw new Error('This browser has no service workers (or the page is not in a secure context): /v1 cannot be served.');
   }
   const sw = navigator.serviceWorker;
-  const registration = await sw.register('/sw.js', { type: 'module', scope: '/' });
+  const registering = sw.register('/sw.js', { type: 'module', scope: '/' });
+  if (sw.controller) {
+    // Already controlled: the page is served now. register() only looks for an update, which can take seconds
+    // (up to 2 s measured on warm reloads), so readiness does not wait for it.
+    registering.catch((err: unknown) => console.warn('inpage: checking the service worker for an update failed:', err));
+    return;
+  }
+  const registration = await registering;
   if (!sw.controller) {
     // The worker claims open pages when it activates.
     await new Promise<void>((resolve, reject) => {
@@ -53,7 +60,6 @@ export async function registerServiceWorker(): Promise<ServiceWorkerRegistration
       }
     });
   }
-  return registration;
 }
 
 export interface ServiceWatch {
