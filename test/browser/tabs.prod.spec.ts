@@ -26,5 +26,5 @@ test('the host tab closes: the other tab hosts a real engine and /v1 answers fro
   const models = await call(second, '/v1/models', { headers: { authorization: `Bearer ${key}` } });
   expect(models.status).toBe(200);
   // The new host's engine reports every model (none downloaded here), not "unavailable" for want of an engine.
-  expect((models.json as { data: { state: string }[] }).data.map((m) => m.state)).toEqual(Array(5).fill('not_downloaded'));
+  expect((models.json as { data: { state: string }[] }).data.map((m) => m.state)).toEqual(Array(6).fill('not_downloaded'));
 });

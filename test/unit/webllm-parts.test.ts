@@ -166,6 +166,7 @@ describe('model source', () => {
         'Qwen3-1.7B-q4f32_1-MLC',
         'Qwen3-8B-q4f16_1-MLC',
         'Qwen3-8B-q4f32_1-MLC',
+        'snowflake-arctic-embed-s-q0f32-MLC-b4',
       ].sort(),
     );
     const qwen = config.model_list.find((r) => r.model_id === 'Qwen3-8B-q4f16_1-MLC')!;

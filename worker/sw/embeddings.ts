@@ -4,12 +4,13 @@ import { embeddingResponse, parseEmbeddingRequest } from '../../src/protocol/emb
 import { modelNotFound } from '../../src/protocol/errors';
 import type { KeyRecord } from '../../src/keys/db';
 import type { EngineLink } from './engine-link';
-import { readJsonBody, runAnswer } from './chat';
+import { readJsonBody, runAnswer, type Accounting } from './chat';
 
-export async function createEmbeddings(link: EngineLink, key: KeyRecord, raw: Request, onDone: (tokens: Promise<number>) => void): Promise<Response> {
+export async function createEmbeddings(link: EngineLink, key: KeyRecord, raw: Request, accounting: Accounting): Promise<Response> {
   const request = parseEmbeddingRequest(await readJsonBody(raw));
   if (!key.models.includes(request.model)) throw modelNotFound(request.model);
-  return runAnswer(link, request, raw.signal, onDone, () => {
+  // The prompt tokens are booked to the key, as a chat answer's are.
+  return runAnswer(link, request, raw.signal, accounting, () => {
     const vectors: number[][] = [];
     let promptTokens = 0;
     return {

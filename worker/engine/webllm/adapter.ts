@@ -107,6 +107,7 @@ export class WebLlmEngine implements Engine {
           return;
         }
         const modelId = modelIdOf(variant, precision);
+        this.states.setModel(variant.weightGroup, modelId, prebuiltRecord(modelId).vram_required_MB);
         if (variant.embeddings) {
           // An encoder's window is fixed by its build (512 tokens); it keeps no KV cache.
           this.states.setContext(variant.weightGroup, variant.trainedContext);
