@@ -3,6 +3,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import { auth, call, makeKey, openApp, type Answer } from './helpers';
 import { expectSchema } from './schema';
+import { goToArea, openWorkspace, registerThroughForm } from './workspace-steps';
 
 function expectError(answer: Answer, status: number, code: string, param: string | null = null): void {
   expect(answer.status, answer.text).toBe(status);
@@ -12,11 +13,9 @@ function expectError(answer: Answer, status: number, code: string, param: string
 
 const post = (page: Page, key: string, body: unknown) => call(page, '/v1/embeddings', { method: 'POST', headers: auth(key), body: JSON.stringify(body) });
 
-test.beforeEach(async ({ page }) => {
-  await openApp(page, '/test/pages/clients.html');
-});
 
 test('openai SDK embeddings.create: float and base64, 384 unit-length dimensions, same input same vector', async ({ page }) => {
+  await openApp(page, '/test/pages/clients.html');
   const key = await makeKey(page);
   const result = await page.evaluate(async (apiKey) => {
     const client = new window.clients.OpenAI({ baseURL: `${location.origin}/v1`, apiKey, dangerouslyAllowBrowser: true, maxRetries: 0 });
@@ -63,6 +62,7 @@ test('openai SDK embeddings.create: float and base64, 384 unit-length dimensions
 });
 
 test('error paths: 401, 404, 400, chat models refuse embeddings and svc-embed refuses chat', async ({ page }) => {
+  await openApp(page, '/test/pages/clients.html');
   const key = await makeKey(page);
   const chatOnly = await makeKey(page, { name: 'chat only', models: ['svc-model-5.2-fast'] });
   expectError(await call(page, '/v1/embeddings', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }), 401, 'missing_api_key');
@@ -90,4 +90,32 @@ test('error paths: 401, 404, 400, chat models refuse embeddings and svc-embed re
   }
   const get = await call(page, '/v1/embeddings', { headers: auth(key) });
   expectError(get, 405, 'method_not_allowed');
+});
+
+test('the Connect area has an embeddings snippet, and it runs as shown with the real SDK', async ({ page }) => {
+  await openWorkspace(page);
+  await registerThroughForm(page);
+  const key = await page.evaluate(async () => (await window.inpage!.keys.create({ name: 'snippet' })).key);
+  await goToArea(page, 'Connect');
+  await page.getByLabel('Fill your key into the snippets').fill(key);
+  await page.getByRole('button', { name: 'Fill in' }).click();
+  const code = (await page.locator('[data-snippet="embeddings"] pre').textContent())!;
+  expect(code).toContain(key);
+  expect(code).toContain("model: 'svc-embed'");
+  await page.goto('/test/pages/clients.html');
+  await page.evaluate(async () => {
+    await window.inpageReady;
+  });
+  const logged = await page.evaluate(async (source) => {
+    const lines: unknown[] = [];
+    const body = source.replace("import OpenAI from 'openai';", '');
+    const AsyncFunction = (async () => undefined).constructor as new (...args: string[]) => (OpenAI: unknown, console: unknown) => Promise<void>;
+    await new AsyncFunction('OpenAI', 'console', body)(window.clients.OpenAI, { log: (line: unknown) => lines.push(line) });
+    return lines;
+  }, code);
+  // One cosine similarity of two different unit vectors: a number in [-1, 1], not 1.
+  expect(logged).toHaveLength(1);
+  const similarity = logged[0] as number;
+  expect(typeof similarity).toBe('number');
+  expect(Math.abs(similarity)).toBeLessThan(0.999);
 });

@@ -4,7 +4,7 @@ export const KEY_PLACEHOLDER = 'YOUR_INPAGE_KEY';
 export const SNIPPET_MODEL = 'svc-model-5.2-fast';
 
 export interface Snippet {
-  id: 'fetch' | 'openai' | 'responses' | 'ai-sdk';
+  id: 'fetch' | 'openai' | 'responses' | 'embeddings' | 'ai-sdk';
   title: string;
   note: string;
   code: string;
@@ -92,6 +92,22 @@ const next = await client.responses.create({
   input: 'Now in three.',
 });
 console.log(next.output_text);`,
+    },
+    {
+      id: 'embeddings',
+      title: 'Embeddings',
+      note: 'npm install openai; svc-embed: 384 dimensions, unit length',
+      code: `import OpenAI from 'openai';
+
+const client = new OpenAI({ baseURL: ${base}, apiKey: ${k}, dangerouslyAllowBrowser: true });
+
+const { data } = await client.embeddings.create({
+  model: 'svc-embed',
+  input: ['The cat sat on the mat.', 'A feline rested on the rug.'],
+});
+const [a, b] = data.map((d) => d.embedding);
+// Unit-length vectors: the dot product is the cosine similarity.
+console.log(a.reduce((sum, x, i) => sum + x * b[i], 0));`,
     },
     {
       id: 'ai-sdk',
