@@ -33,6 +33,15 @@ export interface ModelStatus {
   /** Bytes the model's files take in the cache, when known. */
   sizeOnDisk?: number;
   error?: string;
+  /** Which engine serves the model and where it runs (production builds). */
+  runtime?: ModelRuntime;
+}
+
+export interface ModelRuntime {
+  engine: 'webllm' | 'llamacpp';
+  device: 'webgpu' | 'cpu';
+  /** CPU threads (llama.cpp). */
+  threads?: number;
 }
 
 /** Service worker → engine worker. */

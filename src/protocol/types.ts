@@ -114,6 +114,8 @@ export interface ModelObject {
   reasoning: boolean;
   vision: boolean;
   state: ModelState;
+  /** Which engine serves the model here and where it runs, once the engine has chosen. */
+  engine?: { name: 'webllm' | 'llamacpp'; device: 'webgpu' | 'cpu'; threads?: number };
 }
 
 export interface ModelList {

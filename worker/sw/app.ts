@@ -68,6 +68,7 @@ export function createApp(link: EngineLink): Hono<AuthEnv> {
         reasoning: v.thinks,
         vision: v.vision,
         state: status?.state ?? 'unavailable',
+        ...(status?.runtime ? { engine: { name: status.runtime.engine, device: status.runtime.device, ...(status.runtime.threads ? { threads: status.runtime.threads } : {}) } } : {}),
       };
     });
   }
