@@ -17,6 +17,12 @@ export interface InpageConfig {
   gpuMemoryMB: number;
   /** How often the page checks that its engine worker is alive; one silent for 3 periods is restarted. */
   engineHeartbeatMs: number;
+  /** Which engine serves the models: `auto` (web-llm where its WebGPU needs are met, else llama.cpp), `webllm` or `llamacpp`. */
+  engineChoice: string;
+  /** Where GGUF files are fetched from for llama.cpp: `{ggufBaseUrl}/{repo}/resolve/main/{file}`. Empty: Hugging Face. */
+  ggufBaseUrl: string;
+  /** CPU threads llama.cpp may use; 0: all logical cores (one when the page is not cross-origin isolated). */
+  llamaThreads: number;
   /** Test builds only (absent from `npm run build`): milliseconds the deterministic engine waits between tokens. */
   tokenDelayMs?: number;
 }
@@ -36,6 +42,9 @@ export const DEFAULT_CONFIG: Readonly<InpageConfig> = {
   modelLibBaseUrl: '',
   gpuMemoryMB: 0,
   engineHeartbeatMs: 5000,
+  engineChoice: 'auto',
+  ggufBaseUrl: '',
+  llamaThreads: 0,
   ...(TEST_BUILD ? { tokenDelayMs: 0 } : {}),
 };
 

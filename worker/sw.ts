@@ -3,7 +3,7 @@
 // precache (so the page and the engine worker load offline) and leaves all else to the network.
 import { cleanupOutdatedCaches, precacheAndRoute, type PrecacheEntry } from 'workbox-precaching';
 import { registerRoute } from 'workbox-routing';
-import { NetworkFirst } from 'workbox-strategies';
+import { CacheFirst, NetworkFirst } from 'workbox-strategies';
 import { createApp } from './sw/app';
 import { EngineLink } from './sw/engine-link';
 import { serveWorkerScript } from './sw/policy';
@@ -100,4 +100,10 @@ cleanupOutdatedCaches();
 registerRoute(
   ({ url }) => url.origin === self.location.origin && url.pathname === '/inpage.config.json',
   new NetworkFirst({ cacheName: 'inpage-config' }),
+);
+// llama.cpp's WebAssembly (8.7 MB, content-hashed name) is not in the precache, so browsers that run web-llm
+// never download it; the first use of the llama.cpp engine keeps it, and later uses (offline too) read it here.
+registerRoute(
+  ({ url }) => url.origin === self.location.origin && /^\/assets\/wllama-[\w-]+\.wasm$/.test(url.pathname),
+  new CacheFirst({ cacheName: 'inpage-llamacpp-wasm' }),
 );
