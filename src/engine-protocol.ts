@@ -32,6 +32,10 @@ export interface ModelStatus {
   progress?: LoadProgress;
   /** Bytes the model's files take in the cache, when known. */
   sizeOnDisk?: number;
+  /** The engine's own id of the model that serves this variant on this device (e.g. a web-llm model id). */
+  modelId?: string;
+  /** GPU memory the model needs at the engine's default context, in MB, when the engine knows it. */
+  memoryMB?: number;
   error?: string;
   /** Which engine serves the model and where it runs (production builds). */
   runtime?: ModelRuntime;

@@ -7,11 +7,12 @@ import { CacheFirst, NetworkFirst } from 'workbox-strategies';
 import { createApp } from './sw/app';
 import { EngineLink } from './sw/engine-link';
 import { serveWorkerScript } from './sw/policy';
+import { drainUsage } from './sw/usage-book';
 import { errorResponse } from './sw/respond';
 import { holdForLife, whenReleased } from '../src/life-locks';
 import { ApiError } from '../src/protocol/errors';
 import { openDatabase } from '../src/keys/db';
-import { isPortOffer, offerLock, PORT_REQUEST } from '../src/page/port-messages';
+import { isClaimRequest, isPortOffer, offerLock, PORT_REQUEST } from '../src/page/port-messages';
 
 declare const self: ServiceWorkerGlobalScope & {
   /** The app shell, listed here at build time (scripts/precache-plugin.ts); absent in unbundled runs. */
@@ -42,6 +43,8 @@ const app = createApp(link);
 // now, so both are under way while that request's key is checked.
 link.prime();
 void openDatabase().catch(() => undefined);
+// Uses a previous life of this worker journaled but did not get to book (stopped, or the database blocked).
+void drainUsage();
 
 self.addEventListener('install', () => {
   // A new version takes over as soon as it has precached the new shell. Chromium holds the activation
@@ -56,6 +59,11 @@ self.addEventListener('activate', (event) => {
 });
 
 self.addEventListener('message', (event) => {
+  // A page this worker does not control asks it to (see src/page/sw-registration.ts).
+  if (isClaimRequest(event.data)) {
+    event.waitUntil(self.clients.claim());
+    return;
+  }
   const port = event.ports[0];
   if (isPortOffer(event.data) && port) link.adopt(port, offerLock(event.data));
 });

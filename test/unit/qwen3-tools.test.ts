@@ -10,6 +10,9 @@ import type { FunctionTool } from '../../src/protocol/types';
 import { checkSchema } from '../../worker/engine/webllm/schema-support';
 import { z } from 'zod';
 
+// Compiling grammars and the property runs take seconds on a loaded machine: these tests get room.
+const SLOW = 60_000;
+
 const weather: FunctionTool = {
   type: 'function',
   function: { name: 'get_weather', description: 'Weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
@@ -128,9 +131,9 @@ describe('the streaming tool-call parser', () => {
           if (piece.type === 'text') expect(piece.text).not.toMatch(/<\/?tool_call>/);
         }
       }),
-      { numRuns: 400 },
+      { numRuns: 300 },
     );
-  });
+  }, SLOW);
 });
 
 // xgrammar: the grammars web-llm compiles from these formats, run on the strings Qwen3 would write.
@@ -150,7 +153,7 @@ beforeAll(async () => {
   await import('@mlc-ai/web-xgrammar');
   xg = g.xgrammar as Xg;
   compiler = await xg.GrammarCompiler.createGrammarCompiler(await xg.TokenizerInfo.createTokenizerInfo([]), false);
-});
+}, SLOW);
 
 async function accepts(format: ReturnType<typeof toolCallFormat>, text: string): Promise<boolean> {
   const grammar =
@@ -178,7 +181,7 @@ describe('grammars (xgrammar, as web-llm 0.2.86 compiles them)', () => {
     expect(await accepts(auto, renderCall('get_weather', '{"town": "Oslo"}'))).toBe(false);
     expect(await accepts(auto, renderCall('nope', '{}'))).toBe(false);
     expect(await accepts(toolCallFormat(plan('auto'), true), `<think>\nhm\n</think>\n\n${oslo}`)).toBe(true);
-  });
+  }, SLOW);
 
   it('required and named: only calls (after thinking); one when parallel calls are off', async () => {
     const required = toolCallFormat(plan('required'), false);
@@ -192,7 +195,7 @@ describe('grammars (xgrammar, as web-llm 0.2.86 compiles them)', () => {
     const thinking = toolCallFormat(plan('required'), true);
     expect(await accepts(thinking, `<think>\nLet me see.\n</think>\n\n${oslo}`)).toBe(true);
     expect(await accepts(thinking, '<think>\nLet me see.\n</think>\n\nNo.')).toBe(false);
-  });
+  }, SLOW);
 
   it('json_schema: the schema, after thinking on thinking variants', async () => {
     const schema = { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'], additionalProperties: false };
@@ -200,7 +203,7 @@ describe('grammars (xgrammar, as web-llm 0.2.86 compiles them)', () => {
     expect(await accepts(jsonFormat(schema, false), '{"m": 3}')).toBe(false);
     expect(await accepts(jsonFormat(schema, true), '<think>\nok\n</think>\n\n{"n": 3}')).toBe(true);
     expect(await accepts(jsonFormat(schema, true), '<think>\nok\n</think>\n\nthree')).toBe(false);
-  });
+  }, SLOW);
 });
 
 describe('schema keywords the grammar engine holds output to', () => {
@@ -230,7 +233,7 @@ describe('schema keywords the grammar engine holds output to', () => {
       expect(refusal(schema), JSON.stringify(schema)).toBeNull();
       expect(await compiles(schema)).toBe(true);
     }
-  });
+  }, SLOW);
 
   it('refuses, naming the keyword, what xgrammar would leave unenforced (shown here: it accepts invalid output)', async () => {
     const cases: [Record<string, unknown>, string, string][] = [
@@ -249,5 +252,5 @@ describe('schema keywords the grammar engine holds output to', () => {
     // Would abort xgrammar's compiler: refused before it gets there.
     expect(refusal({ type: 'strang' })).toBe('s.type');
     expect(refusal({ type: 'object', minProperties: 1 })).toBe('s.minProperties');
-  });
+  }, SLOW);
 });

@@ -96,6 +96,7 @@ export class WebLlmEngine implements Engine {
           return;
         }
         const modelId = modelIdOf(variant, precision);
+        this.states.setModel(variant.weightGroup, modelId, prebuiltRecord(modelId).vram_required_MB);
         this.states.setContext(
           variant.weightGroup,
           contextLength({

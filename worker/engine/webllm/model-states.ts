@@ -10,6 +10,8 @@ interface GroupState {
   progress?: LoadProgress;
   sizeOnDisk?: number;
   error?: string;
+  modelId?: string;
+  memoryMB?: number;
 }
 
 export class ModelStates {
@@ -71,6 +73,13 @@ export class ModelStates {
     this.changed();
   }
 
+  /** Which model serves the group on this device (by precision), and the GPU memory it needs. */
+  setModel(group: string, modelId: string, memoryMB: number | undefined): void {
+    const g = this.get(group);
+    g.modelId = modelId;
+    if (memoryMB) g.memoryMB = memoryMB;
+  }
+
   setSize(group: string, bytes: number): void {
     if (bytes > 0) this.get(group).sizeOnDisk = bytes;
   }
@@ -89,6 +98,8 @@ export class ModelStates {
       if (g.progress) status.progress = { ...g.progress };
       if (g.sizeOnDisk !== undefined && g.state !== 'not_downloaded') status.sizeOnDisk = g.sizeOnDisk;
       if (g.error !== undefined) status.error = g.error;
+      if (g.modelId !== undefined) status.modelId = g.modelId;
+      if (g.memoryMB !== undefined) status.memoryMB = g.memoryMB;
       return status;
     });
   }
