@@ -1,6 +1,6 @@
 // The hosts the engine may reach, and the Content-Security-Policies that hold it (and the service worker) to
 // them. One list, derived from the deployment's settings: the origin itself, and the hosts of the model source
-// (`modelBaseUrl`, `modelLibBaseUrl`), or web-llm's default hosts where those are not set. Image URLs for
+// (`modelBaseUrl`, `modelLibBaseUrl`, `ggufBaseUrl`), or the engines' default hosts where those are not set. Image URLs for
 // svc-vision follow the same list.
 import type { InpageConfig } from './config';
 
@@ -8,7 +8,7 @@ import type { InpageConfig } from './config';
 export const WEBLLM_MODEL_HOSTS = ['https://huggingface.co', 'https://*.huggingface.co', 'https://*.hf.co'] as const;
 export const WEBLLM_LIB_HOSTS = ['https://raw.githubusercontent.com'] as const;
 
-type ModelSource = Pick<InpageConfig, 'modelBaseUrl' | 'modelLibBaseUrl'>;
+type ModelSource = Pick<InpageConfig, 'modelBaseUrl' | 'modelLibBaseUrl'> & { ggufBaseUrl?: string };
 
 function originOf(url: string, origin: string): string | null {
   try {
@@ -29,6 +29,8 @@ export function modelHostSources(config: ModelSource, origin: string): string[] 
   };
   add(config.modelBaseUrl, WEBLLM_MODEL_HOSTS);
   add(config.modelLibBaseUrl, WEBLLM_LIB_HOSTS);
+  // llama.cpp's GGUF files: Hugging Face unless the deployment names another host.
+  add(config.ggufBaseUrl ?? '', WEBLLM_MODEL_HOSTS);
   return [...out];
 }
 

@@ -43,6 +43,15 @@ export interface ModelStatus {
   /** GPU memory the model needs at the engine's default context, in MB, when the engine knows it. */
   memoryMB?: number;
   error?: string;
+  /** Which engine serves the model and where it runs (production builds). */
+  runtime?: ModelRuntime;
+}
+
+export interface ModelRuntime {
+  engine: 'webllm' | 'llamacpp';
+  device: 'webgpu' | 'cpu';
+  /** CPU threads (llama.cpp). */
+  threads?: number;
 }
 
 /** Service worker → engine worker. */

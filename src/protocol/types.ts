@@ -117,6 +117,8 @@ export interface ModelObject {
   embeddings?: true;
   dimensions?: number;
   state: ModelState;
+  /** Which engine serves the model here and where it runs, once the engine has chosen. */
+  engine?: { name: 'webllm' | 'llamacpp'; device: 'webgpu' | 'cpu'; threads?: number };
 }
 
 export interface ModelList {

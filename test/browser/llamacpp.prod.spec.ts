@@ -189,10 +189,12 @@ test('llama.cpp on the CPU through /v1: chosen without WebGPU, exact usage, thin
   expect(afterAbort.length).toBeGreaterThan(0);
   expect(answer.startsWith(afterAbort)).toBe(true);
 
-  // /v1/models: the loaded model is ready with llama.cpp's context.
+  // /v1/models: the loaded model is ready with llama.cpp's context, and says where it runs (one thread: this page
+  // is not cross-origin isolated).
   const models = (await call(page, '/v1/models', { headers: { authorization: `Bearer ${key}` } })).json as { data: { id: string; state: string; context_length: number }[] };
   const shortModel = models.data.find((m) => m.id === 'svc-model-5.2-short')!;
-  expect(shortModel).toMatchObject({ state: 'ready', context_length: 4096 });
+  expect(shortModel).toMatchObject({ state: 'ready', context_length: 4096, engine: { name: 'llamacpp', device: 'cpu', threads: 1 } });
+  expect(models.data.find((m) => m.id === 'svc-model-5.2')).toMatchObject({ state: 'not_downloaded', engine: { name: 'llamacpp', device: 'cpu' } });
   await page.context().close();
 });
 

@@ -6,7 +6,7 @@
 // Each engine is a chunk of its own, loaded only when chosen.
 import type { InpageConfig } from '../../src/config';
 import type { AdapterReport, ImportFile, ImportProgress, ImportReport } from '../../src/engine-control';
-import type { ModelStatus } from '../../src/engine-protocol';
+import type { ModelRuntime, ModelStatus } from '../../src/engine-protocol';
 import type { ChatCompletionRequest } from '../../src/protocol/types';
 import type { EmbeddingRequest } from '../../src/protocol/embeddings';
 import { ApiError } from '../../src/protocol/errors';
@@ -73,7 +73,11 @@ class ChosenEngine implements Engine {
   }
 
   status(): ModelStatus[] {
-    return this.inner?.status() ?? [];
+    const statuses = this.inner?.status() ?? [];
+    if (!this.kind) return statuses;
+    const threads = (this.inner as { threads?: () => number }).threads?.();
+    const runtime: ModelRuntime = this.kind === 'webllm' ? { engine: 'webllm', device: 'webgpu' } : { engine: 'llamacpp', device: 'cpu', ...(threads ? { threads } : {}) };
+    return statuses.map((s) => ({ ...s, runtime }));
   }
 
   onStatus(listener: () => void): void {

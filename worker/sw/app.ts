@@ -79,6 +79,7 @@ export function createApp(link: EngineLink): Hono<AuthEnv> {
         vision: v.vision,
         ...(v.embeddings ? { embeddings: true as const, dimensions: v.embeddings.dimensions } : {}),
         state: status?.state ?? 'unavailable',
+        ...(status?.runtime ? { engine: { name: status.runtime.engine, device: status.runtime.device, ...(status.runtime.threads ? { threads: status.runtime.threads } : {}) } } : {}),
       };
     });
   }
