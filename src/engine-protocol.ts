@@ -1,7 +1,7 @@
 // Messages between the service worker and the engine worker, over the MessagePort the page brokers.
 import type { ApiErrorData } from './protocol/errors';
 import type { ChatCompletionRequest, ChoiceLogprobs, FinishReason, ModelState, Usage } from './protocol/types';
-import type { VariantId } from './variants';
+import type { ModelId } from './variants';
 
 /** What an engine produces for one request, in order: deltas, then exactly one finish. */
 export type EngineEvent =
@@ -19,7 +19,9 @@ export interface LoadProgress {
 }
 
 export interface ModelStatus {
-  id: VariantId;
+  id: ModelId;
+  /** The real model that serves the id on this device (e.g. web-llm's `Qwen3-8B-q4f32_1-MLC`), when known. */
+  model?: string;
   state: ModelState;
   context_length: number;
   progress?: LoadProgress;

@@ -9,7 +9,8 @@ import { EngineLink } from './sw/engine-link';
 import { errorResponse } from './sw/respond';
 import { holdForLife, whenReleased } from '../src/life-locks';
 import { ApiError } from '../src/protocol/errors';
-import { isPortOffer, offerLock, PORT_REQUEST } from '../src/page/port-messages';
+import { setActiveCatalog } from '../src/catalog';
+import { isPortOffer, offerCatalog, offerLock, PORT_REQUEST } from '../src/page/port-messages';
 
 declare const self: ServiceWorkerGlobalScope & {
   /** The app shell, listed here at build time (scripts/precache-plugin.ts); absent in unbundled runs. */
@@ -51,7 +52,11 @@ self.addEventListener('activate', (event) => {
 
 self.addEventListener('message', (event) => {
   const port = event.ports[0];
-  if (isPortOffer(event.data) && port) link.adopt(port, offerLock(event.data));
+  if (isPortOffer(event.data) && port) {
+    const catalog = offerCatalog(event.data);
+    if (catalog) setActiveCatalog(catalog);
+    link.adopt(port, offerLock(event.data));
+  }
 });
 
 function servesPath(url: URL): boolean {

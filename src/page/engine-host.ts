@@ -2,6 +2,7 @@
 // A worker that ends (crashed, killed) is replaced at once, as its life lock tells; a heartbeat catches one
 // that hangs. The new worker's port goes to the service worker as the first one did.
 import * as Comlink from 'comlink';
+import { activeCatalog } from '../catalog';
 import type { InpageConfig } from '../config';
 import type { EngineControl } from '../engine-control';
 import type { ModelStatus } from '../engine-protocol';
@@ -155,7 +156,7 @@ async function offerPort(host: HostedEngine, target: ServiceWorker): Promise<voi
     return;
   }
   host.watchLifeLock(lock);
-  target.postMessage(portOffer(lock), [channel.port2]);
+  target.postMessage(portOffer(lock, activeCatalog()), [channel.port2]);
 }
 
 export async function hostEngine(config: InpageConfig): Promise<EngineHost> {

@@ -1,4 +1,5 @@
 // The page entry: register the service worker, host the engine, and offer a small API on `window.inpage`.
+import { adoptModels } from '../catalog';
 import { loadConfig, refusedUrlSettings } from '../config';
 import { createKey, deleteKey, listKeys, revokeKey } from '../keys/key-store';
 import { getWorkspace, registerWorkspace } from '../keys/workspace';
@@ -53,6 +54,8 @@ function noticeRefusedUrlSettings(): void {
 async function boot(): Promise<InpageApi> {
   noticeRefusedUrlSettings();
   const config = await loadConfig(location);
+  // A bad `models` setting stops the start here, with the entry named on the page.
+  adoptModels(config.models, 'inpage.config.json');
   // `?engine=off` makes this page a plain client of another tab's engine.
   const hosting = new URLSearchParams(location.search).get('engine') !== 'off';
   // One engine per origin: this tab hosts it unless another one does, and takes over when that one closes.

@@ -2,7 +2,9 @@
 import { z } from 'zod';
 import { ApiError } from './errors';
 import { modelNotFound } from './errors';
-import { VARIANTS, isVariantId, type Variant, type VariantId } from '../variants';
+import { activeCatalog } from '../catalog';
+import { variantIn, type ModelCatalog } from '../model-config';
+import type { ModelId, Variant } from '../variants';
 
 const num = (min: number, max: number) => z.number().min(min).max(max);
 const positiveInt = z.number().int().min(1);
@@ -79,7 +81,7 @@ export type ReasoningEffort = NonNullable<ChatRequestBody['reasoning_effort']>;
  * A request after validation: every field is of the right type and in range, and the model is resolved to the
  * variant that serves it, once, here: the service worker, the engine worker and every engine read `variant`.
  */
-export type ChatCompletionRequest = Omit<ChatRequestBody, 'model'> & { model: VariantId; variant: Variant };
+export type ChatCompletionRequest = Omit<ChatRequestBody, 'model'> & { model: ModelId; variant: Variant };
 
 const OPTIONAL_FIELDS = new Set(Object.keys(requestSchema.shape).filter((k) => k !== 'model' && k !== 'messages'));
 
@@ -141,7 +143,7 @@ function toApiError(issue: Issue): ApiError {
  * Checks a parsed JSON body against CONTRACT.md. Throws the ApiError the caller must see; returns the
  * request with `null` optional fields dropped (clients send `null` to mean "not set") and its variant resolved.
  */
-export function validateChatRequest(body: unknown): ChatCompletionRequest {
+export function validateChatRequest(body: unknown, catalog: ModelCatalog = activeCatalog()): ChatCompletionRequest {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new ApiError('invalid_type', `The request body must be a JSON object, but got ${describe(body)}.`);
   }
@@ -156,14 +158,14 @@ export function validateChatRequest(body: unknown): ChatCompletionRequest {
     throw toApiError(parsed.error.issues[0]!);
   }
   const req = parsed.data;
-  if (!isVariantId(req.model)) throw modelNotFound(req.model);
+  const variant = variantIn(catalog, req.model);
+  if (!variant) throw modelNotFound(req.model);
   if (req.stream_options !== undefined && req.stream !== true) {
     throw new ApiError('invalid_value', "'stream_options' is only allowed when 'stream' is true.", { param: 'stream_options' });
   }
   if (req.top_logprobs !== undefined && req.logprobs !== true) {
     throw new ApiError('invalid_value', "'top_logprobs' requires 'logprobs' to be true.", { param: 'top_logprobs' });
   }
-  const variant = VARIANTS[req.model];
   req.messages.forEach((m, i) => {
     if (!Array.isArray(m.content)) return;
     m.content.forEach((part, j) => {

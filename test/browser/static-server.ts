@@ -10,6 +10,9 @@ export const REPO_ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)
 /** The test build the Playwright web server made (npm run serve:test), honouring INPAGE_BUILD_SUFFIX. */
 export const TEST_BUILD_DIR = join(REPO_ROOT, `dist-test${process.env.INPAGE_BUILD_SUFFIX ?? ''}`);
 
+/** The production build the Playwright web server made (npm run serve:prod), honouring INPAGE_BUILD_SUFFIX. */
+export const PROD_BUILD_DIR = join(REPO_ROOT, `dist${process.env.INPAGE_BUILD_SUFFIX ?? ''}`);
+
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
   '.js': 'text/javascript; charset=utf-8',

@@ -4,7 +4,8 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import type { AdapterReport } from '../../engine-control';
 import type { ModelStatus } from '../../engine-protocol';
 import type { ModelState } from '../../protocol/types';
-import { VARIANT_IDS, VARIANTS, type VariantId } from '../../variants';
+import { modelIds, variantOf } from '../../catalog';
+import type { ModelId } from '../../variants';
 import type { RateEstimate } from './download-rate';
 import { formatBytes, formatDuration, formatInteger, formatRate } from './format';
 import { ModelStorage } from './model-storage';
@@ -28,8 +29,8 @@ export function webGpuMissing(ui: UiState): string | null {
   return null;
 }
 
-function partners(id: VariantId): VariantId[] {
-  return VARIANT_IDS.filter((other) => other !== id && VARIANTS[other].weightGroup === VARIANTS[id].weightGroup);
+function partners(id: ModelId): ModelId[] {
+  return modelIds().filter((other) => other !== id && variantOf(other)!.weightGroup === variantOf(id)!.weightGroup);
 }
 
 /** What a load is doing after the download, in the engine's phase names. */
@@ -71,9 +72,9 @@ function Progress(props: { status: ModelStatus; rate: RateEstimate | undefined }
 
 type Action = 'load' | 'unload' | 'delete';
 
-function ModelCard(props: { id: VariantId; status: ModelStatus | undefined; rate: RateEstimate | undefined; controllable: boolean }) {
+function ModelCard(props: { id: ModelId; status: ModelStatus | undefined; rate: RateEstimate | undefined; controllable: boolean }) {
   const { id, status } = props;
-  const v = VARIANTS[id];
+  const v = variantOf(id)!;
   const state: ModelState = status?.state ?? 'unavailable';
   const badge = status ? STATE_LABEL[state] : props.controllable ? 'Checking…' : 'In another tab';
   const [busy, setBusy] = useState<Action | null>(null);
@@ -138,6 +139,8 @@ function ModelCard(props: { id: VariantId; status: ModelStatus | undefined; rate
     h(
       'dl',
       { class: 'facts-list' },
+      status?.model && h('dt', null, 'Model'),
+      status?.model && h('dd', { 'data-testid': 'real-model' }, status.model),
       h('dt', null, 'Hosted context'),
       h('dd', null, v.hostedContext ? `${formatInteger(v.hostedContext)} tokens` : 'Not published'),
       h('dt', null, 'Size on disk'),
@@ -210,7 +213,7 @@ export function ModelsArea() {
           h(
             'div',
             { class: 'model-grid' },
-            VARIANT_IDS.map((id) =>
+            modelIds().map((id) =>
               h(ModelCard, { key: id, id, status: ui.models?.find((m) => m.id === id), rate: ui.rates[id], controllable: engine !== null }),
             ),
           ),

@@ -1,7 +1,8 @@
 // Playground: chat with a variant through /v1, as any client would, with a key kept for this tab only.
 import { h } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { VARIANT_IDS, VARIANTS, isVariantId, type VariantId } from '../../variants';
+import { modelIds, variantOf } from '../../catalog';
+import type { ModelId } from '../../variants';
 import type { ApiCallError } from './api';
 import { useChat, type Turn } from './chat';
 import { formatDecimal, formatInteger } from './format';
@@ -150,19 +151,20 @@ function readImage(file: File): Promise<string> {
   });
 }
 
-function initialModel(): VariantId {
+function initialModel(): ModelId {
   try {
     const stored = sessionStorage.getItem(MODEL_STORAGE);
-    if (isVariantId(stored)) return stored;
+    if (stored !== null && modelIds().includes(stored)) return stored;
   } catch {
     // No storage: the default.
   }
-  return 'svc-model-5.2-fast';
+  // The deployment may hide it: then its first model.
+  return modelIds().includes('svc-model-5.2-fast') ? 'svc-model-5.2-fast' : modelIds()[0]!;
 }
 
 export function PlaygroundArea() {
   const ui = useUi();
-  const [model, setModel] = useState<VariantId>(initialModel);
+  const [model, setModel] = useState<ModelId>(initialModel);
   const [system, setSystem] = useState('');
   const [text, setText] = useState('');
   const [image, setImage] = useState<{ url: string; name: string } | null>(null);
@@ -181,7 +183,7 @@ export function PlaygroundArea() {
     } catch {
       // Not remembered; fine.
     }
-    if (!VARIANTS[model].vision) setImage(null);
+    if (!variantOf(model)!.vision) setImage(null);
   }, [model]);
 
   // Follow the newest answer while it streams.
@@ -193,9 +195,9 @@ export function PlaygroundArea() {
   const missing = webGpuMissing(ui);
   const key = ui.sessionKey;
   const record = key ? ui.keys.find((k) => k.id === key.id) : undefined;
-  const reachable = (id: VariantId) => !record || record.models.includes(id);
+  const reachable = (id: ModelId) => !record || record.models.includes(id);
   const status = ui.models?.find((m) => m.id === model);
-  const variant = VARIANTS[model];
+  const variant = variantOf(model)!;
 
   const submit = (e?: Event) => {
     e?.preventDefault();
@@ -247,8 +249,8 @@ export function PlaygroundArea() {
         h('label', { for: 'pg-model' }, 'Model'),
         h(
           'select',
-          { id: 'pg-model', value: model, onChange: (e: Event) => setModel((e.currentTarget as HTMLSelectElement).value as VariantId) },
-          VARIANT_IDS.map((id) => {
+          { id: 'pg-model', value: model, onChange: (e: Event) => setModel((e.currentTarget as HTMLSelectElement).value as ModelId) },
+          modelIds().map((id) => {
             const state = ui.models?.find((m) => m.id === id)?.state;
             const can = reachable(id);
             return h('option', { key: id, value: id, disabled: !can }, `${id}${state ? ` · ${STATE_LABEL[state].toLowerCase()}` : ''}${can ? '' : ' · key cannot reach it'}`);
