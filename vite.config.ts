@@ -1,6 +1,22 @@
 import { defineConfig } from 'vite';
 import { fileURLToPath } from 'node:url';
+import type { Plugin } from 'vite';
 import { precacheManifest } from './scripts/precache-plugin.ts';
+import { SERVICE_WORKER_CSP } from './src/csp.ts';
+
+/**
+ * The service worker script is fetched by the browser itself (never through a service worker), so its policy
+ * can only come from the server: `npm start` / `vite preview` send it; a deployment's server should too.
+ */
+const serviceWorkerPolicy = (): Plugin => ({
+  name: 'inpage-service-worker-csp',
+  configurePreviewServer(server) {
+    server.middlewares.use((req, res, next) => {
+      if (req.url?.split('?')[0] === '/sw.js') res.setHeader('Content-Security-Policy', SERVICE_WORKER_CSP);
+      next();
+    });
+  },
+});
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
@@ -10,7 +26,7 @@ export default defineConfig(({ mode }) => {
   const testBuild = mode === 'test';
   return {
     // After the build: list the app shell in sw.js for Workbox to precache (offline use).
-    plugins: [precacheManifest({ swFile: 'sw.js' })],
+    plugins: [precacheManifest({ swFile: 'sw.js' }), serviceWorkerPolicy()],
     resolve: {
       alias: {
         '#engine-impl': here(testBuild ? './test/engine/deterministic-engine.ts' : './worker/engine/webllm-engine.ts'),

@@ -1,12 +1,19 @@
 // Messages between the service worker and the engine worker, over the MessagePort the page brokers.
 import type { ApiErrorData } from './protocol/errors';
-import type { ChatCompletionRequest, ChoiceLogprobs, FinishReason, ModelState, Usage } from './protocol/types';
+import type { ChatCompletionRequest, ChoiceLogprobs, EngineFinishReason, ModelState, Usage } from './protocol/types';
 import type { ModelId } from './variants';
 
-/** What an engine produces for one request, in order: deltas, then exactly one finish. */
+/**
+ * What an engine produces for one request, in order: deltas (text, and tool calls), then exactly one finish.
+ * A tool call is a `tool_call` event (index 0, 1, … in order, an id from `toolCallId()`, the function's name)
+ * followed by `tool_arguments` events whose fragments concatenate to the call's JSON arguments. An answer
+ * with calls finishes with `tool_calls`.
+ */
 export type EngineEvent =
   | { type: 'delta'; content?: string; reasoning?: string; logprobs?: ChoiceLogprobs['content'] }
-  | { type: 'finish'; finish_reason: FinishReason; usage: Usage };
+  | { type: 'tool_call'; index: number; id: string; name: string }
+  | { type: 'tool_arguments'; index: number; arguments: string }
+  | { type: 'finish'; finish_reason: EngineFinishReason; usage: Usage };
 
 export interface LoadProgress {
   /** What the engine is doing now, e.g. "download" or "load". */

@@ -6,6 +6,7 @@ import { registerRoute } from 'workbox-routing';
 import { NetworkFirst } from 'workbox-strategies';
 import { createApp } from './sw/app';
 import { EngineLink } from './sw/engine-link';
+import { serveWorkerScript } from './sw/policy';
 import { errorResponse } from './sw/respond';
 import { holdForLife, whenReleased } from '../src/life-locks';
 import { ApiError } from '../src/protocol/errors';
@@ -65,6 +66,11 @@ function servesPath(url: URL): boolean {
 
 self.addEventListener('fetch', (event) => {
   const url = new URL(event.request.url);
+  // Worker scripts of the origin (the engine worker) get their own Content-Security-Policy (sw/policy.ts).
+  if (event.request.destination === 'worker' && url.origin === self.location.origin) {
+    event.respondWith(serveWorkerScript(event.request, self.location.origin));
+    return;
+  }
   if (!servesPath(url)) return;
   const context = {
     waitUntil: (promise: Promise<unknown>) => event.waitUntil(promise),

@@ -84,8 +84,9 @@ export async function installInpage(options: InstallOptions = {}): Promise<Inpag
   const models = [...(options.models ?? offered)];
   const unknown = models.filter((id) => !offered.includes(id));
   if (unknown.length > 0) throw new Error(`Unknown inpage model ${unknown.map((id) => `'${id}'`).join(', ')}; choose from ${offered.join(', ')}.`);
-  const leadership = options.hostEngine === false ? null : await claimEngine(() => hostEngine(config));
+  // The service worker first: it serves the engine worker's script with the engine's Content-Security-Policy.
   await register(options.serviceWorkerUrl ?? new URL(/* @vite-ignore */ './inpage-sw.js', import.meta.url), options.scope ?? '/');
+  const leadership = options.hostEngine === false ? null : await claimEngine(() => hostEngine(config));
 
   const ensureWorkspace = async () => {
     if (!(await getWorkspace())) await registerWorkspace(options.workspaceName ?? (document.title || location.host));

@@ -59,8 +59,10 @@ async function boot(): Promise<InpageApi> {
   // `?engine=off` makes this page a plain client of another tab's engine.
   const hosting = new URLSearchParams(location.search).get('engine') !== 'off';
   // One engine per origin: this tab hosts it unless another one does, and takes over when that one closes.
-  const leadership = hosting ? await claimEngine(() => hostEngine(config)) : null;
+  // The service worker first: it serves the engine worker's script with the engine's own Content-Security-Policy
+  // (a dedicated worker does not take the page's), so the engine starts only once it controls the page.
   await registerServiceWorker();
+  const leadership = hosting ? await claimEngine(() => hostEngine(config)) : null;
   const api: InpageApi = {
     baseURL: `${location.origin}/v1`,
     workspace: { get: getWorkspace, register: registerWorkspace },

@@ -1,6 +1,28 @@
 // Turns engine events into OpenAI objects: chunks for a stream, one chat.completion for JSON.
 import type { EngineEvent } from '../engine-protocol';
-import type { ChatCompletion, ChatCompletionChunk, ChoiceLogprobs, ChunkDelta, FinishReason, Usage } from './types';
+import type {
+  ChatCompletion,
+  ChatCompletionChunk,
+  ChoiceLogprobs,
+  ChunkDelta,
+  EngineFinishReason,
+  FinishReason,
+  ToolCall,
+  Usage,
+} from './types';
+
+const ID_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/** A tool call's id, as OpenAI makes them: `call_` and 24 letters and digits. Engines name their calls with it. */
+export function toolCallId(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(24));
+  return `call_${Array.from(bytes, (b) => ID_ALPHABET[b % ID_ALPHABET.length]).join('')}`;
+}
+
+/** The wire's finish reason: a request that used the legacy `functions` says `function_call` for tool calls. */
+function wireFinish(reason: EngineFinishReason, legacyFunctions: boolean): FinishReason {
+  return reason === 'tool_calls' && legacyFunctions ? 'function_call' : reason;
+}
 
 export function completionId(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(16));
@@ -23,7 +45,13 @@ export class ChunkWriter {
   private readonly meta: Meta;
   private readonly includeUsage: boolean;
 
-  constructor(model: string, fingerprint: string, includeUsage: boolean) {
+  /** `legacyFunctions`: the request used `functions`, so calls stream as `delta.function_call`. */
+  constructor(
+    model: string,
+    fingerprint: string,
+    includeUsage: boolean,
+    private readonly legacyFunctions = false,
+  ) {
     this.meta = { id: completionId(), created: unixSeconds(), model, system_fingerprint: fingerprint };
     this.includeUsage = includeUsage;
   }
@@ -55,7 +83,21 @@ export class ChunkWriter {
       const logprobs = event.logprobs ? { content: event.logprobs, refusal: null } : null;
       return [this.chunk(delta, null, logprobs)];
     }
-    const out = [this.chunk({}, event.finish_reason)];
+    if (event.type === 'tool_call') {
+      // The first delta of a call names it; its arguments follow in later deltas.
+      const delta: ChunkDelta = this.legacyFunctions
+        ? { function_call: { name: event.name, arguments: '' } }
+        : { tool_calls: [{ index: event.index, id: event.id, type: 'function', function: { name: event.name, arguments: '' } }] };
+      return [this.chunk(delta, null)];
+    }
+    if (event.type === 'tool_arguments') {
+      if (!event.arguments) return [];
+      const delta: ChunkDelta = this.legacyFunctions
+        ? { function_call: { arguments: event.arguments } }
+        : { tool_calls: [{ index: event.index, function: { arguments: event.arguments } }] };
+      return [this.chunk(delta, null)];
+    }
+    const out = [this.chunk({}, wireFinish(event.finish_reason, this.legacyFunctions))];
     if (this.includeUsage) {
       out.push({ ...this.meta, object: 'chat.completion.chunk', choices: [], usage: event.usage });
     }
@@ -68,11 +110,25 @@ export class CompletionCollector {
   private content = '';
   private reasoning = '';
   private logprobs: NonNullable<ChoiceLogprobs['content']> | null = null;
-  private finish: { reason: FinishReason; usage: Usage } | null = null;
+  private readonly calls: ToolCall[] = [];
+  private finish: { reason: EngineFinishReason; usage: Usage } | null = null;
+
+  /** `legacyFunctions`: the request used `functions`, so the call is answered as `message.function_call`. */
+  constructor(private readonly legacyFunctions = false) {}
 
   add(event: EngineEvent): void {
     if (event.type === 'finish') {
       this.finish = { reason: event.finish_reason, usage: event.usage };
+      return;
+    }
+    if (event.type === 'tool_call') {
+      this.calls[event.index] = { id: event.id, type: 'function', function: { name: event.name, arguments: '' } };
+      return;
+    }
+    if (event.type === 'tool_arguments') {
+      const call = this.calls[event.index];
+      if (!call) throw new Error(`Arguments for tool call ${event.index}, which never began.`);
+      call.function.arguments += event.arguments;
       return;
     }
     if (event.content) this.content += event.content;
@@ -86,11 +142,16 @@ export class CompletionCollector {
 
   build(model: string, fingerprint: string): ChatCompletion {
     if (!this.finish) throw new Error('The engine ended without a finish event.');
-    const message: ChatCompletion['choices'][number]['message'] = { role: 'assistant', content: this.content, refusal: null };
+    const calls = this.calls.filter(Boolean);
+    // An answer that is only tool calls has no content: null, as OpenAI sends it.
+    const content = calls.length > 0 && !this.content ? null : this.content;
+    const message: ChatCompletion['choices'][number]['message'] = { role: 'assistant', content, refusal: null };
     if (this.reasoning) {
       message.reasoning_content = this.reasoning;
       message.reasoning = this.reasoning;
     }
+    if (calls.length > 0 && this.legacyFunctions) message.function_call = { ...calls[0]!.function };
+    else if (calls.length > 0) message.tool_calls = calls;
     return {
       id: completionId(),
       object: 'chat.completion',
@@ -102,7 +163,7 @@ export class CompletionCollector {
           index: 0,
           message,
           logprobs: this.logprobs ? { content: this.logprobs, refusal: null } : null,
-          finish_reason: this.finish.reason,
+          finish_reason: wireFinish(this.finish.reason, this.legacyFunctions),
         },
       ],
       usage: this.finish.usage,

@@ -13,6 +13,7 @@ export type ErrorCode =
   | 'missing_api_key'
   | 'invalid_api_key'
   | 'model_not_found'
+  | 'response_not_found'
   | 'unknown_url'
   | 'method_not_allowed'
   | 'request_too_large'
@@ -50,6 +51,7 @@ const STATUS_OF: Record<ErrorCode, number> = {
   missing_api_key: 401,
   invalid_api_key: 401,
   model_not_found: 404,
+  response_not_found: 404,
   unknown_url: 404,
   method_not_allowed: 405,
   request_too_large: 413,

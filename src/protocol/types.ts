@@ -12,9 +12,16 @@ export type {
   ResponseFormat,
   Role,
   TextPart,
+  ToolCall,
+  FunctionTool,
+  ToolChoice,
 } from './validate';
+import type { ToolCall } from './validate';
 
-export type FinishReason = 'stop' | 'length';
+/** How an engine ends a generation. */
+export type EngineFinishReason = 'stop' | 'length' | 'tool_calls';
+/** What the wire says: `function_call` is `tool_calls` for a request that used the legacy `functions`. */
+export type FinishReason = EngineFinishReason | 'function_call';
 
 export interface Usage {
   prompt_tokens: number;
@@ -38,10 +45,14 @@ export interface ChoiceLogprobs {
 
 export interface AssistantMessage {
   role: 'assistant';
-  content: string;
+  /** null when the answer is only tool calls. */
+  content: string | null;
   refusal: null;
   reasoning_content?: string;
   reasoning?: string;
+  tool_calls?: ToolCall[];
+  /** The legacy answer (the request used `functions`): the one call, without id. */
+  function_call?: { name: string; arguments: string };
 }
 
 export interface ChatCompletion {
@@ -59,11 +70,22 @@ export interface ChatCompletion {
   usage: Usage;
 }
 
+/** One piece of a streamed tool call: the first carries id, type and name (arguments ""), later ones arguments. */
+export interface ToolCallDelta {
+  index: number;
+  id?: string;
+  type?: 'function';
+  function: { name?: string; arguments: string };
+}
+
 export interface ChunkDelta {
   role?: 'assistant';
   content?: string;
   reasoning_content?: string;
   reasoning?: string;
+  tool_calls?: ToolCallDelta[];
+  /** Legacy stream (the request used `functions`): name first, then argument fragments. */
+  function_call?: { name?: string; arguments: string };
 }
 
 export interface ChatCompletionChunk {

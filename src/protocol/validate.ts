@@ -19,15 +19,58 @@ const imagePart = z.object({
 });
 const contentPart = z.discriminatedUnion('type', [textPart, imagePart]);
 
-const message = z.object({
-  role: z.enum(['system', 'developer', 'user', 'assistant']),
-  // Assistant turns from some clients carry `content: null`; it means "no text".
-  content: z
-    .union([z.string(), z.array(contentPart)])
-    .nullable()
-    .transform((content) => content ?? ''),
-  name: z.string().optional(),
+// Assistant turns carry `content: null` (or none) when they are only tool calls; it means "no text".
+const content = z.union([z.string(), z.array(contentPart)]);
+// Tool results are text only (parts joined by a newline).
+const textContent = z.union([z.string(), z.array(textPart)]);
+
+const toolCall = z.object({
+  id: z.string(),
+  type: z.literal('function'),
+  function: z.object({ name: z.string(), arguments: z.string() }),
 });
+const legacyCall = z.object({ name: z.string(), arguments: z.string() });
+
+// OpenAI's rule for function names.
+const functionName = z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, 'must be 1 to 64 letters, digits, underscores or dashes');
+const functionDefinition = z.object({
+  name: functionName,
+  description: z.string().optional(),
+  parameters: z.record(z.string(), z.unknown()).optional(),
+  strict: z.boolean().nullable().optional(),
+});
+const functionTool = z.object({ type: z.literal('function'), function: functionDefinition });
+const toolChoice = z.union([
+  z.enum(['auto', 'none', 'required']),
+  z.object({ type: z.literal('function'), function: z.object({ name: z.string() }) }),
+]);
+const legacyFunctionCall = z.union([z.enum(['auto', 'none']), z.object({ name: z.string() })]);
+
+const message = z.discriminatedUnion('role', [
+  z.object({ role: z.enum(['system', 'developer', 'user']), content, name: z.string().optional() }),
+  z.object({
+    role: z.literal('assistant'),
+    content: content
+      .nullable()
+      .optional()
+      .transform((text) => text ?? ''),
+    name: z.string().optional(),
+    refusal: z.string().nullable().optional(),
+    tool_calls: z.array(toolCall).optional(),
+    /** Legacy; validation moves it into `tool_calls`, so engines never see it. */
+    function_call: legacyCall.nullable().optional(),
+  }),
+  z.object({ role: z.literal('tool'), content: textContent, tool_call_id: z.string() }),
+  // Legacy: the result of a `function_call`; validation turns it into the `tool` message answering it.
+  z.object({
+    role: z.literal('function'),
+    name: z.string(),
+    content: z
+      .string()
+      .nullable()
+      .transform((text) => text ?? ''),
+  }),
+]);
 
 const responseFormat = z.discriminatedUnion('type', [
   z.object({ type: z.literal('text') }),
@@ -62,7 +105,25 @@ const requestSchema = z
     top_logprobs: z.number().int().min(0).max(5).optional(),
     response_format: responseFormat.optional(),
     reasoning_effort: z.enum(['none', 'minimal', 'low', 'medium', 'high']).optional(),
+    tools: z.array(functionTool).optional(),
+    tool_choice: toolChoice.optional(),
+    parallel_tool_calls: z.boolean().optional(),
+    functions: z.array(functionDefinition).min(1).optional(),
+    function_call: legacyFunctionCall.optional(),
+    logit_bias: z.record(z.string().regex(/^\d+$/, 'keys must be token ids'), num(-100, 100)).optional(),
+    // Refused after parsing when they ask for what no model here does (audio, web search).
+    modalities: z.array(z.enum(['text', 'audio'])).optional(),
+    audio: z.unknown().optional(),
+    web_search_options: z.unknown().optional(),
+    // Accepted and ignored: they change nothing about the answer (README lists them).
     user: z.string().optional(),
+    store: z.boolean().optional(),
+    metadata: z.record(z.string(), z.string()).optional(),
+    service_tier: z.string().optional(),
+    prediction: z.object({ type: z.literal('content'), content: textContent }).optional(),
+    verbosity: z.enum(['low', 'medium', 'high']).optional(),
+    safety_identifier: z.string().optional(),
+    prompt_cache_key: z.string().optional(),
   });
 // Unknown top-level fields are ignored (zod drops them), as Ollama and llama.cpp do.
 
@@ -70,8 +131,19 @@ const requestSchema = z
 export type TextPart = z.output<typeof textPart>;
 export type ImagePart = z.output<typeof imagePart>;
 export type ContentPart = z.output<typeof contentPart>;
-export type ChatMessage = z.output<typeof message>;
+type WireMessage = z.output<typeof message>;
+/**
+ * One message after validation: legacy `function` messages are `tool` messages by then, and an assistant's
+ * legacy `function_call` is one of its `tool_calls` (the field itself is never set).
+ */
+export type ChatMessage = Exclude<WireMessage, { role: 'function' }>;
 export type Role = ChatMessage['role'];
+/** A call the assistant made, in a request's history or an answer; `arguments` is JSON text. */
+export type ToolCall = z.output<typeof toolCall>;
+/** A function the model may call; `parameters` is a JSON Schema (absent: no arguments). */
+export type FunctionTool = z.output<typeof functionTool>;
+/** `auto` (the default with tools): the model decides; `none`: tools are not offered; `required`: at least one call. */
+export type ToolChoice = z.output<typeof toolChoice>;
 export type ResponseFormat = z.output<typeof responseFormat>;
 /** A request body as a client sends it, once its fields are checked (the model id not yet resolved). */
 export type ChatRequestBody = z.output<typeof requestSchema>;
@@ -81,7 +153,24 @@ export type ReasoningEffort = NonNullable<ChatRequestBody['reasoning_effort']>;
  * A request after validation: every field is of the right type and in range, and the model is resolved to the
  * variant that serves it, once, here: the service worker, the engine worker and every engine read `variant`.
  */
-export type ChatCompletionRequest = Omit<ChatRequestBody, 'model'> & { model: ModelId; variant: Variant };
+export type ChatCompletionRequest = Omit<
+  ChatRequestBody,
+  'model' | 'messages' | 'functions' | 'function_call' | 'modalities' | 'audio' | 'web_search_options'
+> & {
+  model: ModelId;
+  variant: Variant;
+  messages: ChatMessage[];
+  /**
+   * Set by validation (never read from the body): the request used the legacy `functions`, so the answer
+   * takes the legacy shape (`message.function_call`, `finish_reason: "function_call"`) and holds one call.
+   */
+  legacy_functions?: boolean;
+  /**
+   * Legacy completions only, set by their converter (src/protocol/text-completion.ts) and never taken from a
+   * client: the text to continue as it is, without the chat template and without thinking.
+   */
+  raw_prompt?: string;
+};
 
 const OPTIONAL_FIELDS = new Set(Object.keys(requestSchema.shape).filter((k) => k !== 'model' && k !== 'messages'));
 
@@ -112,13 +201,20 @@ function unionBranch(issue: Issue & { code: 'invalid_union' }): Issue | null {
   return null;
 }
 
-function toApiError(issue: Issue): ApiError {
+export function toApiError(issue: Issue): ApiError {
   const param = paramName(issue.path);
   const input = (issue as { input?: unknown }).input;
   // Parsed JSON holds no undefined values: undefined means the field is absent.
   const absent = input === undefined;
   if (absent && (issue.code === 'invalid_type' || issue.code === 'invalid_value' || issue.code === 'invalid_union')) {
     return new ApiError('missing_required_parameter', `Missing required parameter: '${param}'.`, { param });
+  }
+  // A discriminated union names its discriminator; the input is then the object without a valid one.
+  const discriminator = (issue as { discriminator?: string }).discriminator;
+  if (issue.code === 'invalid_union' && discriminator !== undefined && typeof input === 'object' && input !== null) {
+    const got = (input as Record<string, unknown>)[discriminator];
+    if (got === undefined) return new ApiError('missing_required_parameter', `Missing required parameter: '${param}'.`, { param });
+    return new ApiError('invalid_value', `Invalid value for '${param}': ${describe(got)} is not one of ${issue.message.replace(/^.*Expected /, '')}.`, { param });
   }
   switch (issue.code) {
     case 'invalid_type':
@@ -150,6 +246,7 @@ export function validateChatRequest(body: unknown, catalog: ModelCatalog = activ
   const cleaned: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(body)) {
     if (value === null && OPTIONAL_FIELDS.has(key)) continue;
+    if (key === 'raw_prompt') continue; // the legacy-completions converter's, never a client's
     cleaned[key] = value;
   }
   const parsed = requestSchema.safeParse(cleaned, { reportInput: true });
@@ -166,8 +263,16 @@ export function validateChatRequest(body: unknown, catalog: ModelCatalog = activ
   if (req.top_logprobs !== undefined && req.logprobs !== true) {
     throw new ApiError('invalid_value', "'top_logprobs' requires 'logprobs' to be true.", { param: 'top_logprobs' });
   }
+  const unsupported = (param: string, why: string): never => {
+    throw new ApiError('unsupported_parameter', `Unsupported parameter: '${param}' ${why}.`, { param });
+  };
+  if (req.modalities?.includes('audio')) unsupported('modalities', 'asks for audio output, which no model here produces');
+  if (req.audio !== undefined && req.audio !== null) unsupported('audio', 'is not supported: no model here produces audio');
+  if (req.web_search_options !== undefined && req.web_search_options !== null) {
+    unsupported('web_search_options', 'is not supported: the models run in the page and cannot search the web');
+  }
   req.messages.forEach((m, i) => {
-    if (!Array.isArray(m.content)) return;
+    if (m.role === 'tool' || m.role === 'function' || !Array.isArray(m.content)) return;
     m.content.forEach((part, j) => {
       if (part.type !== 'image_url') return;
       const param = `messages[${i}].content[${j}]`;
@@ -179,5 +284,101 @@ export function validateChatRequest(body: unknown, catalog: ModelCatalog = activ
       }
     });
   });
-  return { ...req, model: req.model, variant };
+  // The schema strips unknown fields, so `legacy_functions` is never taken from the body.
+  const { functions, function_call, messages: raw, modalities: _m, audio: _a, web_search_options: _w, ...rest } = req;
+  const out: ChatCompletionRequest = { ...rest, model: req.model, variant, messages: normalizeMessages(raw) };
+  if (out.tools?.length === 0) delete out.tools; // no tools: as if absent
+  if (functions !== undefined) {
+    if (req.tools !== undefined) {
+      throw new ApiError('invalid_value', "Use either 'tools' or the legacy 'functions', not both.", { param: 'functions' });
+    }
+    out.tools = functions.map((f) => ({ type: 'function' as const, function: f }));
+    out.legacy_functions = true;
+    // The legacy answer holds one call.
+    out.parallel_tool_calls = false;
+  }
+  if (function_call !== undefined) {
+    if (functions === undefined) {
+      throw new ApiError('invalid_value', "'function_call' is only allowed when 'functions' are specified.", { param: 'function_call' });
+    }
+    if (req.tool_choice !== undefined) {
+      throw new ApiError('invalid_value', "Use either 'tool_choice' or the legacy 'function_call', not both.", { param: 'function_call' });
+    }
+    out.tool_choice = typeof function_call === 'string' ? function_call : { type: 'function', function: { name: function_call.name } };
+  }
+  checkTools(out);
+  return out;
+}
+
+
+/**
+ * Messages as engines take them: content never null, legacy `function_call` / `function` turns as tool calls
+ * and tool messages; a tool message must answer a call of the assistant turn before it, as OpenAI requires.
+ */
+function normalizeMessages(messages: readonly WireMessage[]): ChatMessage[] {
+  const out: ChatMessage[] = [];
+  // The calls of the last assistant turn that no tool message has answered yet.
+  let open: ToolCall[] = [];
+  messages.forEach((m, i) => {
+    switch (m.role) {
+      case 'assistant': {
+        const calls: ToolCall[] = [...(m.tool_calls ?? [])];
+        if (m.function_call) calls.push({ id: `call_legacy_${i}`, type: 'function', function: { ...m.function_call } });
+        const turn: ChatMessage = { role: 'assistant', content: m.content };
+        if (m.name !== undefined) turn.name = m.name;
+        if (calls.length > 0) turn.tool_calls = calls;
+        out.push(turn);
+        open = calls;
+        return;
+      }
+      case 'tool':
+      case 'function': {
+        const param = `messages[${i}].role`;
+        const answered =
+          m.role === 'tool' ? open.find((c) => c.id === m.tool_call_id) : open.find((c) => c.function.name === m.name);
+        if (!answered) {
+          const what = m.role === 'tool' ? `'tool_call_id' ${JSON.stringify(m.tool_call_id)}` : `function ${JSON.stringify(m.name)}`;
+          throw new ApiError(
+            'invalid_value',
+            `Invalid parameter: a message with role '${m.role}' must answer a tool call of the assistant message before it, and ${what} is none of its open calls ('${param}').`,
+            { param },
+          );
+        }
+        open = open.filter((c) => c !== answered);
+        out.push({ role: 'tool', content: m.content, tool_call_id: answered.id });
+        return;
+      }
+      default: {
+        const turn: ChatMessage = { role: m.role, content: m.content };
+        if (m.name !== undefined) turn.name = m.name;
+        out.push(turn);
+        open = [];
+      }
+    }
+  });
+  return out;
+}
+
+/** Names are unique, and a named `tool_choice` names one of the tools. */
+function checkTools(req: ChatCompletionRequest): void {
+  const names = new Set<string>();
+  req.tools?.forEach((t, i) => {
+    const param = req.legacy_functions ? `functions[${i}].name` : `tools[${i}].function.name`;
+    if (names.has(t.function.name)) {
+      throw new ApiError('invalid_value', `Invalid value for '${param}': the name '${t.function.name}' is used twice.`, { param });
+    }
+    names.add(t.function.name);
+  });
+  const param = req.legacy_functions ? 'function_call' : 'tool_choice';
+  if (req.tool_choice === undefined) return;
+  if (req.tools === undefined && req.tool_choice !== 'auto' && req.tool_choice !== 'none') {
+    throw new ApiError('invalid_value', "Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are specified.", { param });
+  }
+  if (typeof req.tool_choice === 'object' && !names.has(req.tool_choice.function.name)) {
+    throw new ApiError(
+      'invalid_value',
+      `Invalid value for '${param}': no function named '${req.tool_choice.function.name}' is among the tools.`,
+      { param },
+    );
+  }
 }

@@ -119,12 +119,17 @@ test('requests web-llm cannot honour get 400 unsupported_parameter before any lo
   expect((n.json as ErrorBody).error).toMatchObject({ code: 'unsupported_parameter', param: 'n' });
 });
 
-test('svc-vision reads data:, blob: and fetchable image URLs in the engine before loading; an unreadable one is 400 naming its part', async ({ page }) => {
-  // An image on another host, served with CORS (the engine worker fetches it as any page script would).
+test('svc-vision reads data:, blob: and image URLs of the allowed hosts in the engine before loading; others are 400 naming the part', async ({ page }) => {
+  // An image on the origin itself (the engine worker may reach the origin and the model hosts only), another on a
+  // host that is not allowed, and one the origin answers with 404.
   const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAEElEQVR4nGP4z8AARAwQCgAf7gP9i18U1AAAAABJRU5ErkJggg==', 'base64');
-  await page.context().route('https://images.example/**', (route) =>
-    route.fulfill({ status: 200, contentType: 'image/png', headers: { 'access-control-allow-origin': '*' }, body: png }),
-  );
+  const foreign: string[] = [];
+  await page.context().route('**/test-images/cat.png', (route) => route.fulfill({ status: 200, contentType: 'image/png', body: png }));
+  await page.context().route('**/test-images/gone.png', (route) => route.fulfill({ status: 404, body: 'secret status text' }));
+  await page.context().route('https://images.example/**', (route) => {
+    foreign.push(route.request().url());
+    return route.fulfill({ status: 200, contentType: 'image/png', headers: { 'access-control-allow-origin': '*' }, body: png });
+  });
   await openApp(page, APP);
   const key = await makeKey(page);
   const urls = await page.evaluate(async () => {
@@ -135,22 +140,28 @@ test('svc-vision reads data:, blob: and fetchable image URLs in the engine befor
     const data = `data:image/png;base64,${btoa(String.fromCharCode(...bytes))}`;
     const revoked = URL.createObjectURL(blob);
     URL.revokeObjectURL(revoked);
-    return { data, blob: URL.createObjectURL(blob), revoked, notImage: `data:image/png;base64,${btoa('not a picture')}` };
+    return { data, blob: URL.createObjectURL(blob), revoked, notImage: `data:image/png;base64,${btoa('not a picture')}`, own: `${location.origin}/test-images/cat.png`, gone: `${location.origin}/test-images/gone.png` };
   });
   const ask = (url: string) =>
     chat(page, key, { model: 'svc-vision', messages: [{ role: 'user', content: [{ type: 'text', text: 'what is this?' }, { type: 'image_url', image_url: { url } }] }] });
 
   // Readable images get as far as the model load, which fails here for want of weights.
-  for (const url of [urls.data, urls.blob, 'https://images.example/cat.png']) {
+  for (const url of [urls.data, urls.blob, urls.own]) {
     const answer = await ask(url);
-    expect(answer.status).toBe(503);
+    expect(answer.status, url).toBe(503);
     expect((answer.json as ErrorBody).error.code).toBe('model_load_failed');
   }
-  for (const url of [urls.revoked, `${NOWHERE}/cat.png`, urls.notImage]) {
+  for (const url of [urls.revoked, `${NOWHERE}/cat.png`, urls.notImage, urls.gone, 'https://images.example/cat.png']) {
     const answer = await ask(url);
-    expect(answer.status).toBe(400);
-    expect((answer.json as ErrorBody).error).toMatchObject({ code: 'invalid_value', param: 'messages[0].content[1].image_url.url' });
+    expect(answer.status, url).toBe(400);
+    const error = (answer.json as ErrorBody).error;
+    expect(error).toMatchObject({ code: 'invalid_value', param: 'messages[0].content[1].image_url.url' });
+    // The remote status never shows: an answer is no way to probe hosts.
+    expect(error.message).not.toMatch(/404|secret/);
   }
+  const refused = (await ask('https://images.example/cat.png')).json as ErrorBody;
+  expect(refused.error.message).toContain('not on a host this service may reach');
+  expect(foreign).toEqual([]);
 });
 
 test('an engine worker that dies is restarted and serves the service worker again', async ({ page }) => {

@@ -52,6 +52,9 @@ test('thousands of generated requests: contract-shaped answers only, no 500, the
   expect(report.failed, `seed ${report.seed} (HOSTILE_SEED=${report.seed} reproduces): ${report.error}\ncounterexample: ${report.counterexample}`).toBe(false);
   expect(report.numRuns).toBeGreaterThanOrEqual(MIN_RUNS);
   expect(report.keyLeaks).toBe(0);
+  // Deep bodies on both sides of the 64-level limit reached the service (each over it checked for its 400).
+  expect(report.deep.refused).toBeGreaterThan(0);
+  expect(report.deep.within).toBeGreaterThan(0);
   expect(report.codes.internal_error ?? 0).toBe(0);
   expect(report.statuses['500'] ?? 0).toBe(0);
   // The generators reached both sides: real completions and every kind of client mistake.

@@ -8,7 +8,12 @@ export type SchemaName =
   | 'CreateChatCompletionStreamResponse'
   | 'ListModelsResponse'
   | 'Model'
-  | 'ErrorResponse';
+  | 'ErrorResponse'
+  | 'Response'
+  | 'ResponseStreamEvent'
+  | 'ResponseItemList'
+  | 'CreateCompletionResponse'
+  | 'CreateEmbeddingResponse';
 
 const ajv = new Ajv({ allErrors: true, strict: false });
 ajv.addSchema(schemas);

@@ -29,6 +29,8 @@ const SCREENS_DIR = process.env.INPAGE_SCREENS_DIR ?? 'test-results/screens';
 
 /** Full-page screenshots in the light and the dark scheme: test-results/screens/<name>-{light,dark}.png. */
 export async function screens(page: Page, name: string): Promise<void> {
+  // At the end of the page the Playground's pinned composer sits where it belongs, over nothing.
+  await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
   for (const colorScheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme });
     await page.screenshot({ path: `${SCREENS_DIR}/${name}-${colorScheme}.png`, fullPage: true, animations: 'disabled' });

@@ -174,7 +174,8 @@ test('playground: a session key, streamed answers, thinking in a collapsible blo
   await expect(thinking.locator('.thinking-text')).toBeHidden();
   await thinking.locator('summary').click();
   await expect(thinking.locator('.thinking-text')).toHaveText('Thinking about: why is the sky **blue**');
-  await expect(second.getByTestId('stats')).toHaveText(/^13 tokens · [\d.,]+ tokens\/s/);
+  await expect(second.getByTestId('stats')).toHaveText(/^13 tokens: 7 thinking, 6 answer · [\d.,]+ tokens\/s/);
+  await expect(thinking.locator('summary')).toHaveText(/^Thought for [\d.,]+ s$/);
   await screens(page, 'playground');
 
   // The key works like any other: the Keys area books its use.
@@ -183,8 +184,12 @@ test('playground: a session key, streamed answers, thinking in a collapsible blo
   await expect(row.locator('td').nth(4)).not.toHaveText('0'); // tokens used
 
   // Stop: a slow engine (40 ms a token), stopped mid-answer; the key stays in this tab's session.
+  // The chat so far is kept across the reload; a new chat starts empty.
   await page.goto('/?tokenDelayMs=40#playground');
   await expect(page.getByTestId('pg-key')).toBeVisible();
+  await expect(page.locator('.turn.assistant .answer')).toHaveText(['Echo: hello there', 'Echo: why is the sky blue']);
+  await page.getByRole('button', { name: 'New chat' }).click();
+  await expect(page.locator('.turn')).toHaveCount(0);
   await page.getByLabel('Model').selectOption('svc-model-5.2-fast');
   await page.getByLabel('Message').fill('count 500');
   await page.getByLabel('Message').press('Enter');
@@ -420,5 +425,6 @@ test('the Playground reuses one key per workspace across tabs and visits; a revo
   await goToArea(page, 'Playground');
   await page.getByRole('button', { name: 'Create a Playground key' }).click();
   await expect(page.getByTestId('pg-key')).not.toHaveText(shown!);
-  await expect(other.getByRole('heading', { name: 'The Playground needs a key' })).toBeVisible();
+  // The other tab follows: it drops the deleted key and takes up the workspace's new one.
+  await expect(other.getByTestId('pg-key')).toHaveText((await page.getByTestId('pg-key').textContent())!);
 });

@@ -1,11 +1,23 @@
 // The deterministic test engine: same contract as the web-llm engine, no GPU, no weights.
 // A test build aliases `#engine-impl` to this file; `npm run build` never sees it.
 //
-// What it answers (last user message → reply):
-//   "count N"        → "1 2 3 … N"
-//   "fail after N"   → N tokens of "tick", then an in-band failure
-//   anything else    → "Echo: <the message>"
-// Thinking variants first think "Thinking about: <the message>" unless reasoning_effort is "none".
+// What it answers (issue 10 fixes the tool and format rules, so clients and tests agree):
+//   tools, tool_choice "required"   → a call of the first tool; a named tool_choice → a call of that one
+//   tools, "auto" (the default)     → a call of every tool whose name is a whole word (case-sensitive) of the
+//                                     last user message, in the order of `tools` (only the first when
+//                                     parallel_tool_calls is false); none named → answers as below
+//   tool_choice "none"              → never calls
+//   last message a tool message     → "Tool said: <its content>" (text parts joined by newlines); under
+//                                     "auto" this wins over calling, "required" / named still call
+//   response_format json_schema     → the smallest instance of the schema as JSON; json_object → "{}"
+//   "count N"                       → "1 2 3 … N"
+//   "fail after N"                  → N tokens of "tick", then an in-band failure
+//   anything else                   → "Echo: <the last user message>"
+// A call's arguments are the smallest instance of the tool's `parameters` (smallest-instance.ts), streamed in
+// at least two fragments. With `logprobs`, every content token has logprob -0.5 and `top_logprobs`
+// alternatives alt1…altN at -1, -2, … (none asked: an empty list).
+// A legacy completion (raw prompt) answers "Echo: <prompt>" and its prompt costs its own tokens (no template).
+// Thinking variants first think "Thinking about: <the last user message>" unless reasoning_effort is "none".
 // KV cache, by web-llm's rule as the production adapter meets it (kv-reuse.ts): a request whose messages are
 // the last turn's conversation (its messages, then the reply as the client got it) plus one new message reports
 // the tokens of that earlier part as `cached_tokens`; the turn must have ended "stop", not cut by a stop
@@ -16,13 +28,15 @@ import { ApiError, clientAborted, contextExceeded } from '../../src/protocol/err
 import type { AdapterReport, ImportFile, ImportProgress, ImportReport } from '../../src/engine-control';
 import type { InpageConfig } from '../../src/config';
 import type { EngineEvent, ModelStatus } from '../../src/engine-protocol';
-import type { ChatCompletionRequest, ChatMessage, ModelState } from '../../src/protocol/types';
+import { toolCallId } from '../../src/protocol/completion';
+import type { ChatCompletionRequest, ChatMessage, FunctionTool, ModelState, TokenLogprob } from '../../src/protocol/types';
 import { activeCatalog, adoptModels, variantOf } from '../../src/catalog';
 import { modelNotFound } from '../../src/protocol/errors';
 import type { ModelId } from '../../src/variants';
 import { webllmModels } from '../../worker/engine/webllm/models';
 import type { Engine, EngineFactory, Generation } from '../../worker/engine/engine';
-import { assertSupported, outputLimit, stopSequences, wantsThinking } from '../../worker/engine/request-support';
+import { assertSupported, outputLimit, stopSequences, toolPlan, wantsThinking, type ToolPlan } from '../../worker/engine/request-support';
+import { smallestInstance } from './smallest-instance';
 
 export const TEST_CONTEXT_LENGTH = 4096;
 const PRETEND_BYTES = 4 * 1024 * 1024;
@@ -34,7 +48,41 @@ export function tokenize(text: string): string[] {
 
 function textOf(message: ChatMessage): string {
   if (typeof message.content === 'string') return message.content;
-  return message.content.map((part) => (part.type === 'text' ? part.text : '[image]')).join(' ');
+  // A tool message's parts are joined by newlines (issue 10); a user message's by spaces.
+  const separator = message.role === 'tool' ? '\n' : ' ';
+  return message.content.map((part) => (part.type === 'text' ? part.text : '[image]')).join(separator);
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** The tools to call for this request, by the rules above; empty when it answers with text. */
+function callsFor(plan: ToolPlan | null, lastUserText: string, lastIsTool: boolean): FunctionTool[] {
+  if (!plan) return [];
+  if (plan.mode === 'required') return plan.tools.slice(0, 1);
+  if (plan.mode === 'named') return plan.tools.filter((t) => t.function.name === plan.name);
+  if (lastIsTool) return [];
+  const named = plan.tools.filter((t) => new RegExp(`(?<![A-Za-z0-9_])${escapeRegExp(t.function.name)}(?![A-Za-z0-9_])`).test(lastUserText));
+  return plan.parallel ? named : named.slice(0, 1);
+}
+
+/** A call's arguments in pieces of at most four characters, and never fewer than two pieces. */
+export function argumentFragments(json: string): string[] {
+  const size = Math.max(1, Math.min(4, Math.floor(json.length / 2)));
+  const out: string[] = [];
+  for (let at = 0; at < json.length; at += size) out.push(json.slice(at, at + size));
+  return out;
+}
+
+function logprobOf(token: string, alternatives: number): TokenLogprob {
+  const bytes = (text: string) => Array.from(new TextEncoder().encode(text));
+  return {
+    token,
+    logprob: -0.5,
+    bytes: bytes(token),
+    top_logprobs: Array.from({ length: alternatives }, (_, i) => ({ token: `alt${i + 1}`, logprob: -(i + 1), bytes: bytes(`alt${i + 1}`) })),
+  };
 }
 
 /** A chat template's worth of tokens: each message costs its text plus 4 for role and separators. */
@@ -42,7 +90,15 @@ export function countPromptTokens(messages: readonly ChatMessage[]): number {
   return messages.reduce((sum, m) => sum + tokenize(textOf(m)).length + 4, 2);
 }
 
-function replyFor(text: string): { content: string; failAfter?: number } {
+function replyFor(text: string, request: ChatCompletionRequest): { content: string; failAfter?: number } {
+  const last = request.messages[request.messages.length - 1]!;
+  if (last.role === 'tool') return { content: `Tool said: ${textOf(last)}` };
+  const format = request.response_format;
+  if (format?.type === 'json_object') return { content: '{}' };
+  if (format?.type === 'json_schema') {
+    const schema = format.json_schema.schema;
+    return { content: JSON.stringify(schema === undefined ? {} : smallestInstance(schema)) };
+  }
   const count = /^count (\d+)$/.exec(text.trim());
   if (count) return { content: Array.from({ length: Number(count[1]) }, (_, i) => String(i + 1)).join(' ') };
   const fail = /^fail after (\d+)$/.exec(text.trim());
@@ -190,24 +246,33 @@ export class DeterministicEngine implements Engine {
   async generate(request: ChatCompletionRequest, signal: AbortSignal): Promise<Generation> {
     this.supports(request);
     await this.load(request.model);
-    const promptTokens = countPromptTokens(request.messages);
+    const raw = request.raw_prompt;
+    const promptTokens = raw !== undefined ? tokenize(raw).length : countPromptTokens(request.messages);
     const limit = outputLimit(request);
     if (promptTokens + (limit ?? 0) > TEST_CONTEXT_LENGTH) throw contextExceeded(TEST_CONTEXT_LENGTH, promptTokens, limit ?? 0);
     const lastUser = [...request.messages].reverse().find((m) => m.role === 'user');
-    const text = lastUser ? textOf(lastUser) : '';
-    const reply = replyFor(text);
+    const text = raw ?? (lastUser ? textOf(lastUser) : '');
     const reasoning = wantsThinking(request) ? tokenize(`Thinking about: ${text}`) : [];
+    const lastIsTool = request.messages[request.messages.length - 1]?.role === 'tool';
+    const calls = callsFor(toolPlan(request), text, lastIsTool).map((tool) => ({
+      name: tool.function.name,
+      fragments: argumentFragments(JSON.stringify(tool.function.parameters === undefined ? {} : smallestInstance(tool.function.parameters))),
+    }));
+    const reply = raw !== undefined ? { content: `Echo: ${raw}` } : calls.length > 0 ? { content: '' } : replyFor(text, request);
     const { text: content, stopped } = cutAtStop(reply.content, stopSequences(request));
+    const logprobs = request.logprobs === true ? (request.top_logprobs ?? 0) : null;
     const group = request.variant.weightGroup;
-    const cachedTokens = this.continues(group, request.messages) ? countPromptTokens(request.messages.slice(0, -1)) : 0;
+    // A raw prompt neither continues nor leaves a held conversation (web-llm resets for it).
+    const cachedTokens = raw === undefined && this.continues(group, request.messages) ? countPromptTokens(request.messages.slice(0, -1)) : 0;
     this.held = null;
+    // A turn of tool calls is not kept: its calls' ids are new to the client, so no next request continues it.
     const keep = (given: string) => {
-      if (!(stopped && reasoning.length > 0)) this.held = { group, messages: [...request.messages, { role: 'assistant', content: given }] };
+      if (raw === undefined && calls.length === 0 && !(stopped && reasoning.length > 0)) this.held = { group, messages: [...request.messages, { role: 'assistant', content: given }] };
     };
     return {
       // Names the real model, as web-llm's does: the one production would load here (no shader-f16).
       fingerprint: `fp_test_${webllmModels().get(group)?.f32 ?? group}`,
-      events: this.stream(reasoning, tokenize(content), { promptTokens, cachedTokens, limit, stopped, failAfter: reply.failAfter, signal, keep }),
+      events: this.stream(reasoning, tokenize(content), calls, { promptTokens, cachedTokens, limit, stopped, failAfter: reply.failAfter, logprobs, signal, keep }),
     };
   }
 
@@ -221,12 +286,15 @@ export class DeterministicEngine implements Engine {
   private async *stream(
     reasoning: string[],
     content: string[],
+    calls: { name: string; fragments: string[] }[],
     opts: {
       promptTokens: number;
       cachedTokens: number;
       limit: number | undefined;
       stopped: boolean;
       failAfter: number | undefined;
+      /** Alternatives per token when logprobs were asked for, else null. */
+      logprobs: number | null;
       signal: AbortSignal;
       keep: (given: string) => void;
     },
@@ -257,13 +325,27 @@ export class DeterministicEngine implements Engine {
       produced++;
       contentTokens++;
       given += token;
-      yield { type: 'delta', content: token };
+      yield opts.logprobs === null ? { type: 'delta', content: token } : { type: 'delta', content: token, logprobs: [logprobOf(token, opts.logprobs)] };
     }
-    const truncated = produced < reasoning.length + content.length;
+    // Each call: its name is one token, each fragment of its arguments another.
+    const wanted = reasoning.length + content.length + calls.reduce((sum, c) => sum + 1 + c.fragments.length, 0);
+    for (const [index, call] of calls.entries()) {
+      if (produced >= budget) break;
+      await pace();
+      produced++;
+      yield { type: 'tool_call', index, id: toolCallId(), name: call.name };
+      for (const fragment of call.fragments) {
+        if (produced >= budget) break;
+        await pace();
+        produced++;
+        yield { type: 'tool_arguments', index, arguments: fragment };
+      }
+    }
+    const truncated = produced < wanted;
     if (!truncated) opts.keep(given);
     yield {
       type: 'finish',
-      finish_reason: truncated ? 'length' : 'stop',
+      finish_reason: truncated ? 'length' : calls.length > 0 ? 'tool_calls' : 'stop',
       usage: {
         prompt_tokens: opts.promptTokens,
         completion_tokens: produced,

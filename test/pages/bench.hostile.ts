@@ -45,7 +45,9 @@ interface Case {
   /** A request the service must answer 200 with exactly `expect` as content (JSON or streamed). */
   plain?: { expect: string; stream: boolean };
   /** A valid request with one field the model cannot honour: must get 400 with exactly this code and param. */
-  refused?: { code: string; param: string };
+  refused?: { code: string; param: string | null };
+  /** A body nested this many levels (objects and arrays, the body counting as one): over 64 must get 400 invalid_value. */
+  depth?: number;
 }
 
 export interface HostileReport {
@@ -64,6 +66,8 @@ export interface HostileReport {
   refusedByFetch: number;
   /** Full-key strings the answers echoed back (must stay empty). */
   keyLeaks: number;
+  /** Deep bodies (see `deepCase`) refused for their depth, and those within the limit that were answered. */
+  deep: { refused: number; within: number };
 }
 
 const printable = fc.string({ unit: 'grapheme-ascii', maxLength: 40 });
@@ -260,7 +264,41 @@ function arbitraries(keys: HostileKeys) {
     refused: { code: 'unsupported_parameter', param: refusal.param },
   }));
 
+  // Deep bodies: one part of a valid request nested 1 to 5,000 levels deep (an ignored field, the JSON schema,
+  // a message's content, the stop list), as arrays or objects. Over 64 levels: 400 invalid_value naming the
+  // top-level field, before anything clones or validates the body; up to 64, an ordinary answer (never a 500).
+  const deepCase: fc.Arbitrary<Case> = fc
+    .record({
+      levels: fc.oneof(fc.integer({ min: 1, max: 70 }), fc.integer({ min: 1, max: 5000 })),
+      kind: fc.constantFrom('array', 'object'),
+      where: fc.constantFrom('x_extension', 'metadata', 'response_format', 'messages', 'stop'),
+      stream: fc.boolean(),
+    })
+    .map(({ levels, kind, where, stream }) => {
+      const nested = kind === 'array' ? '['.repeat(levels) + '1' + ']'.repeat(levels) : '{"a":'.repeat(levels) + '1' + '}'.repeat(levels);
+      const text = '"hi"';
+      // The levels the fixed part of each placement adds around `nested`, the body included.
+      const [json, around] =
+        where === 'response_format'
+          ? [`{"type":"json_schema","json_schema":{"name":"s","schema":${nested}}}`, 3]
+          : where === 'messages'
+            ? [`[{"role":"user","content":${nested}}]`, 2]
+            : [nested, 0];
+      const messages = where === 'messages' ? json : `[{"role":"user","content":${text}}]`;
+      const extra = where === 'messages' ? '' : `,"${where}":${json}`;
+      const depth = 1 + around + levels;
+      return {
+        method: 'POST',
+        path: '/v1/chat/completions',
+        headers: validHeaders,
+        body: `{"model":"svc-model-5.2-fast","stream":${stream},"messages":${messages}${extra}}`,
+        depth,
+        ...(depth > 64 ? { refused: { code: 'invalid_value', param: where } } : {}),
+      };
+    });
+
   return fc.oneof(
+    { weight: 1, arbitrary: deepCase },
     { weight: 6, arbitrary: bodies },
     { weight: 2, arbitrary: headerCases },
     { weight: 3, arbitrary: routes },
@@ -372,6 +410,7 @@ async function answer(c: Case, report: HostileReport, fullKeys: string[]): Promi
   }
   const text = await res.text();
   report.statuses[res.status] = (report.statuses[res.status] ?? 0) + 1;
+  if (c.depth !== undefined) report.deep[c.depth > 64 ? 'refused' : 'within']++;
   must(/^req_[0-9a-f]{24}$/.test(res.headers.get('x-request-id') ?? ''), 'no x-request-id');
   for (const k of fullKeys) if (text.includes(k)) report.keyLeaks++;
   must(!fullKeys.some((k) => text.includes(k)), 'an answer carried a full key');
@@ -392,7 +431,7 @@ async function answer(c: Case, report: HostileReport, fullKeys: string[]): Promi
     }
     return;
   }
-  must(!c.refused, `a request the model cannot honour was answered ${res.status}: ${text.slice(0, 300)}`);
+  must(!c.refused, `a request that must be refused (${c.refused?.code}) was answered ${res.status}: ${text.slice(0, 300)}`);
   report.successes++;
   const url = new URL(request.url);
   if (url.pathname === '/v1/chat/completions') {
@@ -438,6 +477,7 @@ export async function runHostile(keys: HostileKeys, options: { numRuns: number; 
     successes: 0,
     refusedByFetch: 0,
     keyLeaks: 0,
+    deep: { refused: 0, within: 0 },
   };
   const fullKeys = [keys.all, keys.fastOnly, keys.revoked];
   const result = await fc.check(

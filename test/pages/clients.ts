@@ -1,11 +1,34 @@
 // Test build only: boots inpage like index.html does and puts real client libraries within reach of tests.
 import OpenAI from 'openai';
+import { zodFunction, zodResponseFormat } from 'openai/helpers/zod';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { generateText, streamText } from 'ai';
+import { createOpenAI } from '@ai-sdk/openai';
+import { generateObject, generateText, jsonSchema, stepCountIs, streamText, tool } from 'ai';
 import { ChatOpenAI } from '@langchain/openai';
+import { AIMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
+import { tool as langchainTool } from '@langchain/core/tools';
+import { z } from 'zod';
 import '../../src/page/main';
 
-const clients = { OpenAI, createOpenAICompatible, generateText, streamText, ChatOpenAI };
+const clients = {
+  OpenAI,
+  zodFunction,
+  zodResponseFormat,
+  createOpenAI,
+  createOpenAICompatible,
+  generateText,
+  streamText,
+  generateObject,
+  stepCountIs,
+  tool,
+  jsonSchema,
+  ChatOpenAI,
+  AIMessage,
+  HumanMessage,
+  ToolMessage,
+  langchainTool,
+  z,
+};
 
 declare global {
   interface Window {

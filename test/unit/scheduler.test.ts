@@ -76,7 +76,7 @@ function record(): Recorded {
     sink: {
       accepted: () => log.push('accepted'),
       start: (fp) => log.push(`start:${fp}`),
-      event: (e) => log.push(e.type === 'delta' ? `delta:${e.content}` : `finish:${e.finish_reason}`),
+      event: (e) => log.push(e.type === 'delta' ? `delta:${e.content}` : e.type === 'finish' ? `finish:${e.finish_reason}` : e.type),
       end: () => {
         log.push('end');
         finish();

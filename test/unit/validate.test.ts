@@ -27,7 +27,7 @@ describe('validateChatRequest: every rule of CONTRACT.md', () => {
     ['messages empty', { ...ok, messages: [] }, { code: 'invalid_value', param: 'messages' }],
     ['message not an object', { ...ok, messages: ['hi'] }, { code: 'invalid_type', param: 'messages[0]' }],
     ['role absent', { ...ok, messages: [{ content: 'hi' }] }, { code: 'missing_required_parameter', param: 'messages[0].role' }],
-    ['role unknown', { ...ok, messages: [{ role: 'tool', content: 'hi' }] }, { code: 'invalid_value', param: 'messages[0].role' }],
+    ['role unknown', { ...ok, messages: [{ role: 'robot', content: 'hi' }] }, { code: 'invalid_value', param: 'messages[0].role' }],
     ['content absent', { ...ok, messages: [{ role: 'user' }] }, { code: 'missing_required_parameter', param: 'messages[0].content' }],
     ['content a number', { ...ok, messages: [{ role: 'user', content: 3 }] }, { code: 'invalid_type', param: 'messages[0].content' }],
     ['part of unknown type', { ...ok, messages: [{ role: 'user', content: [{ type: 'audio', data: 'x' }] }] }, { code: 'invalid_value', param: 'messages[0].content[0].type' }],
@@ -120,7 +120,7 @@ describe('validateChatRequest: every rule of CONTRACT.md', () => {
   });
 
   it('treats null optional fields as absent and ignores unknown fields', () => {
-    const req = validateChatRequest({ ...ok, stop: null, temperature: null, n: null, tools: [], metadata: { a: 1 } });
+    const req = validateChatRequest({ ...ok, stop: null, temperature: null, n: null, tools: [], frobnicate: { a: 1 } });
     expect(req.stop).toBeUndefined();
     expect(req.temperature).toBeUndefined();
     expect(req).not.toHaveProperty('n');

@@ -146,7 +146,7 @@ describe('field mapping: what reaches web-llm', () => {
               { type: 'text', text: 'What is' },
               { type: 'image_url', image_url: { url: pixel } },
               { type: 'text', text: 'in these?' },
-              { type: 'image_url', image_url: { url: 'https://images.example/cat.png', detail: 'auto' } },
+              { type: 'image_url', image_url: { url: 'https://app.example/cat.png', detail: 'auto' } },
             ],
           },
         ],
@@ -166,24 +166,46 @@ describe('field mapping: what reaches web-llm', () => {
     ]);
   });
 
-  it('answers an image that cannot be fetched with 400 naming the part, before any load', async () => {
+  it('answers an image that cannot be fetched with 400 naming the part, before any load, without the remote status', async () => {
     const t = setup();
     const err = await rejection(
       t.adapter.generate(
-        ask('svc-vision', { messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://images.example/missing.png' } }] }] }),
+        ask('svc-vision', { messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://app.example/missing.png' } }] }] }),
         new AbortController().signal,
       ),
     );
     expect(err).toMatchObject({ status: 400, code: 'invalid_value', param: 'messages[0].content[0].image_url.url' });
-    expect(err.message).toContain('HTTP 404');
+    expect(err.message).toContain('Could not fetch the image');
+    expect(err.message).not.toContain('404');
     expect(t.engine().reloads).toHaveLength(0);
+  });
+
+  it('refuses image URLs off the allowed hosts before fetching them: 400 naming the part', async () => {
+    const t = setup();
+    const fetched: string[] = [];
+    const reader = t.deps.images;
+    t.deps.images = { ...reader, fetch: (url, signal) => (fetched.push(url), reader.fetch(url, signal)) };
+    const adapter = new WebLlmEngine({ ...DEFAULT_CONFIG }, t.deps);
+    const refused = ['https://images.example/cat.png', 'http://127.0.0.2:8080/probe', 'blob:https://other.example/1', 'https://evil.huggingface.co.example/a.png', 'ftp://app.example/a'];
+    for (const url of refused) {
+      const err = await rejection(
+        adapter.generate(ask('svc-vision', { messages: [{ role: 'user', content: [{ type: 'text', text: 'see' }, { type: 'image_url', image_url: { url } }] }] }), new AbortController().signal),
+      );
+      expect(err, url).toMatchObject({ status: 400, code: 'invalid_value', param: 'messages[0].content[1].image_url.url' });
+      expect(err.message).toContain('not on a host this service may reach');
+    }
+    expect(fetched).toEqual([]);
+    // The origin's own URLs, its blobs and the model hosts (web-llm's by default) are read.
+    for (const url of ['https://app.example/cat.png', 'blob:https://app.example/1', 'https://huggingface.co/x.png', 'https://cdn-lfs.hf.co/y.png']) {
+      await run(adapter, ask('svc-vision', { messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url } }] }] }));
+    }
+    expect(fetched).toHaveLength(4);
   });
 
   it('refuses what web-llm cannot do with 400 unsupported_parameter, never reaching web-llm', async () => {
     const t = setup();
     const cases: [Partial<RequestBody>, string][] = [
       [{ n: 2 }, 'n'],
-      [{ messages: [{ role: 'user', content: 'a', name: 'ann' }] }, 'messages[0].name'],
       [{ messages: [{ role: 'user', content: 'a' }, { role: 'system', content: 'late' }, { role: 'user', content: 'b' }] }, 'messages[1].role'],
       [{ messages: [{ role: 'user', content: 'a' }, { role: 'assistant', content: 'b' }] }, 'messages[1].role'],
     ];
@@ -198,6 +220,9 @@ describe('field mapping: what reaches web-llm', () => {
       ),
     );
     expect(detail).toMatchObject({ code: 'unsupported_parameter', param: 'messages[0].content[0].image_url.detail' });
+    const tools = [{ type: 'function' as const, function: { name: 'f' } }];
+    const visionTools = await rejection(t.adapter.generate(ask('svc-vision', { tools }), new AbortController().signal));
+    expect(visionTools).toMatchObject({ code: 'unsupported_parameter', param: 'tools' });
     expect(t.engine().requests).toHaveLength(0);
   });
 });
@@ -491,7 +516,7 @@ describe('aborts and the queue', () => {
       start: () => log.push(`${id}:start`),
       event: (e) => {
         if (e.type === 'delta') log.push(`${id}:${e.content ?? ''}`);
-        else log.push(`${id}:finish:${e.finish_reason}`);
+        else if (e.type === 'finish') log.push(`${id}:finish:${e.finish_reason}`);
       },
       end: () => {
         log.push(`${id}:end`);

@@ -84,6 +84,7 @@ export class FakeEngine implements MLCEngineInterface {
 
   readonly reloads: { modelId: string; chatOpts: ChatOptions | undefined }[] = [];
   readonly requests: ChatCompletionRequest[] = [];
+  readonly completionRequests: CompletionCreateParamsBase[] = [];
   interrupts = 0;
   unloads = 0;
   loaded: string | null = null;
@@ -270,8 +271,51 @@ export class FakeEngine implements MLCEngineInterface {
   completion(request: CompletionCreateParamsStreaming): Promise<AsyncIterable<Completion>>;
   completion(request: CompletionCreateParamsBase): Promise<AsyncIterable<Completion> | Completion>;
   completion(request: CompletionCreateParams): Promise<AsyncIterable<Completion> | Completion>;
-  async completion(): Promise<AsyncIterable<Completion> | Completion> {
-    throw new Error('inpage never uses text completion.');
+  async completion(request: CompletionCreateParamsBase): Promise<AsyncIterable<Completion> | Completion> {
+    if (!this.loaded) throw new NamedError('ModelNotLoadedError', 'Model not loaded before trying to complete CompletionCreateParams.');
+    if (!request.stream) throw new Error('The fake only streams (the adapter always streams).');
+    this.completionRequests.push(structuredClone(request));
+    if (this.openStreams > 0) this.overlap = true;
+    this.openStreams++;
+    return this.completionStream(request);
+  }
+
+  /** Legacy completions: the script's pieces as `text`, no template and no thinking block. */
+  private async *completionStream(request: CompletionCreateParamsBase): AsyncGenerator<Completion> {
+    try {
+      const script = this.script({ model: request.model ?? '', messages: [{ role: 'user', content: request.prompt }] } as ChatCompletionRequest);
+      this.interrupted = false;
+      const limit = request.max_tokens ?? Infinity;
+      const base = { id: 'fake', model: this.loaded!, object: 'text_completion' as const, created: 1 };
+      let produced = 0;
+      let finish: 'stop' | 'length' | 'abort' = script.finish ?? 'stop';
+      for (const piece of script.pieces) {
+        if (this.interrupted) {
+          finish = 'abort';
+          break;
+        }
+        produced++;
+        yield { ...base, choices: [{ index: 0, text: piece, finish_reason: null }] };
+        if (produced >= limit) {
+          finish = 'length';
+          break;
+        }
+      }
+      yield { ...base, choices: [{ index: 0, text: '', finish_reason: finish }] };
+      const prompt = fakeTokens(request.prompt).length;
+      yield {
+        ...base,
+        choices: [],
+        usage: {
+          prompt_tokens: prompt,
+          completion_tokens: produced,
+          total_tokens: prompt + produced,
+          extra: { e2e_latency_s: 0, prefill_tokens_per_s: 0, decode_tokens_per_s: 0, time_to_first_token_s: 0, time_per_output_token_s: 0 },
+        },
+      };
+    } finally {
+      this.openStreams--;
+    }
   }
   async embedding(_request: EmbeddingCreateParams): Promise<CreateEmbeddingResponse> {
     throw new Error('inpage never uses embeddings.');

@@ -2,7 +2,7 @@
 // These are web-llm 0.2.86's real limits (read from its source), shared by every engine implementation so
 // the test build refuses exactly what production refuses.
 import { ApiError } from '../../src/protocol/errors';
-import type { ChatCompletionRequest } from '../../src/protocol/types';
+import type { ChatCompletionRequest, FunctionTool } from '../../src/protocol/types';
 
 /** Throws for the first field the chosen variant cannot honour. Shared by every engine implementation. */
 export function assertSupported(request: ChatCompletionRequest): void {
@@ -15,12 +15,17 @@ export function assertSupported(request: ChatCompletionRequest): void {
     unsupported('reasoning_effort', 'applies only to thinking variants; this one never thinks');
   }
 
+  // Phi-3.5-vision has no tool format: tools may only be sent switched off.
+  if (variant.vision && request.tools !== undefined && request.tool_choice !== 'none') {
+    unsupported('tools', "is not supported: this model has no tool-calling format (send tool_choice: 'none', or use a svc-model-5.2 variant)");
+  }
+
   const messages = request.messages;
   let leadingSystem = true;
   messages.forEach((message, i) => {
-    if (message.name !== undefined) {
-      // web-llm would put the name where the chat template's role marker goes, breaking the prompt.
-      unsupported(`messages[${i}].name`, 'is not supported: the model has no slot for participant names');
+    // `name` is accepted and left out of the prompt: the chat templates have no place for it (README).
+    if (variant.vision && (message.role === 'tool' || (message.role === 'assistant' && message.tool_calls !== undefined))) {
+      unsupported(`messages[${i}]`, 'is a tool call or tool result, which this model has no format for');
     }
     const system = message.role === 'system' || message.role === 'developer';
     if (system && !leadingSystem) {
@@ -36,14 +41,35 @@ export function assertSupported(request: ChatCompletionRequest): void {
     }
   });
   const last = messages.length - 1;
-  if (messages[last]?.role !== 'user') {
-    unsupported(`messages[${last}].role`, `must be 'user' for the last message: the model only answers a user turn`);
+  const lastRole = messages[last]?.role;
+  if (lastRole !== 'user' && lastRole !== 'tool') {
+    unsupported(`messages[${last}].role`, `must be 'user' or 'tool' for the last message: the model answers a user turn or a tool result`);
   }
+}
+
+/** The tools offered to the model for one request and how it must use them; null when none are offered. */
+export interface ToolPlan {
+  tools: FunctionTool[];
+  /** `auto`: the model may call or answer; `required`: at least one call; `named`: a call of `name`. */
+  mode: 'auto' | 'required' | 'named';
+  /** Set when mode is `named`. */
+  name?: string;
+  /** Whether several calls may come in one answer (`parallel_tool_calls`, default true). */
+  parallel: boolean;
+}
+
+export function toolPlan(request: ChatCompletionRequest): ToolPlan | null {
+  const tools = request.tools ?? [];
+  const choice = request.tool_choice ?? 'auto';
+  if (tools.length === 0 || choice === 'none') return null;
+  const parallel = request.parallel_tool_calls !== false;
+  if (typeof choice === 'object') return { tools, mode: 'named', name: choice.function.name, parallel };
+  return { tools, mode: choice, parallel };
 }
 
 /** Whether this request should think: a thinking variant, unless `reasoning_effort` is "none". */
 export function wantsThinking(request: ChatCompletionRequest): boolean {
-  return request.variant.thinks && request.reasoning_effort !== 'none';
+  return request.variant.thinks && request.reasoning_effort !== 'none' && request.raw_prompt === undefined;
 }
 
 /** `max_completion_tokens` wins over the older `max_tokens`; both count thinking tokens. */

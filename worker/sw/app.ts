@@ -12,6 +12,9 @@ import { bookUse } from './usage-book';
 import { errorResponse, jsonResponse } from './respond';
 import { readChatRequest, completeChat } from './chat';
 import type { EngineLink } from './engine-link';
+import { createResponse, pageOptions } from './responses';
+import { createCompletion } from './completions';
+import { deleteResponse, getResponse, listInputItems } from '../../src/stored-responses';
 
 export const MAX_BODY_BYTES = 20 * 1024 * 1024;
 /** web-llm's own default window, shown while no engine has reported the device's figure. */
@@ -31,6 +34,13 @@ const methodNotAllowed = (allowed: string) => (c: Context) => {
   res.headers.set('allow', allowed);
   return res;
 };
+
+const limitBody = bodyLimit({
+  maxSize: MAX_BODY_BYTES,
+  onError: () => {
+    throw new ApiError('request_too_large', `The request body is larger than ${MAX_BODY_BYTES / 1024 / 1024} MiB.`);
+  },
+});
 
 export function createApp(link: EngineLink): Hono<AuthEnv> {
   const app = new Hono<AuthEnv>();
@@ -99,12 +109,7 @@ export function createApp(link: EngineLink): Hono<AuthEnv> {
   app.post(
     '/v1/chat/completions',
     requireKey,
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      onError: () => {
-        throw new ApiError('request_too_large', `The request body is larger than ${MAX_BODY_BYTES / 1024 / 1024} MiB.`);
-      },
-    }),
+    limitBody,
     async (c) => {
       const key = c.get('key');
       if (!link.connected) await link.settled();
@@ -118,6 +123,45 @@ export function createApp(link: EngineLink): Hono<AuthEnv> {
     },
   );
   app.all('/v1/chat/completions', methodNotAllowed('POST'));
+
+  app.post('/v1/completions', requireKey, limitBody, async (c) => {
+    const key = c.get('key');
+    return createCompletion(link, key, c.req.raw, (done) => {
+      c.executionCtx.waitUntil(done.then((tokens) => touchKey(key.id, tokens)));
+    });
+  });
+  app.all('/v1/completions', methodNotAllowed('POST'));
+
+  app.post('/v1/responses', requireKey, limitBody, async (c) => {
+    const key = c.get('key');
+    return createResponse(link, key, c.req.raw, (done) => {
+      c.executionCtx.waitUntil(done.then((tokens) => touchKey(key.id, tokens)));
+    });
+  });
+  app.all('/v1/responses', methodNotAllowed('POST'));
+
+  app.get('/v1/responses/:id', requireKey, async (c) => {
+    const key = c.get('key');
+    const record = await getResponse(key.id, c.req.param('id'));
+    c.executionCtx.waitUntil(touchKey(key.id));
+    return jsonResponse(record.response);
+  });
+  app.delete('/v1/responses/:id', requireKey, async (c) => {
+    const key = c.get('key');
+    const id = c.req.param('id');
+    await deleteResponse(key.id, id);
+    c.executionCtx.waitUntil(touchKey(key.id));
+    return jsonResponse({ id, object: 'response', deleted: true });
+  });
+  app.all('/v1/responses/:id', methodNotAllowed('GET, DELETE'));
+
+  app.get('/v1/responses/:id/input_items', requireKey, async (c) => {
+    const key = c.get('key');
+    const page = await listInputItems(key.id, c.req.param('id'), pageOptions(new URL(c.req.url).searchParams));
+    c.executionCtx.waitUntil(touchKey(key.id));
+    return jsonResponse(page);
+  });
+  app.all('/v1/responses/:id/input_items', methodNotAllowed('GET'));
 
   return app;
 }

@@ -1,13 +1,16 @@
 // POST /v1/chat/completions: read and check the body, run it on the engine, answer as JSON or SSE.
 import { ApiError } from '../../src/protocol/errors';
+import { assertJsonDepth } from '../../src/protocol/json-depth';
 import { validateChatRequest } from '../../src/protocol/validate';
 import { ChunkWriter, CompletionCollector } from '../../src/protocol/completion';
 import { SSE_DONE, SSE_HEADERS, encodeSse, sseData } from '../../src/protocol/sse';
 import type { ChatCompletionRequest } from '../../src/protocol/types';
+import type { EngineEvent } from '../../src/engine-protocol';
 import type { EngineLink } from './engine-link';
 import { JSON_TYPE } from './respond';
 
-export async function readChatRequest(raw: Request): Promise<ChatCompletionRequest> {
+/** The body of a POST as parsed JSON: 400 unless it is sent as `application/json` and parses. */
+export async function readJsonBody(raw: Request): Promise<unknown> {
   const type = raw.headers.get('content-type') ?? '';
   if (!/^application\/json\s*(;|$)/i.test(type.trim())) {
     throw new ApiError(
@@ -23,7 +26,57 @@ export async function readChatRequest(raw: Request): Promise<ChatCompletionReque
     const why = err instanceof Error ? err.message : String(err);
     throw new ApiError('invalid_json', `The request body is not valid JSON: ${why}`);
   }
-  return validateChatRequest(body);
+  // Before anything walks or clones it.
+  assertJsonDepth(body);
+  return body;
+}
+
+export async function readChatRequest(raw: Request): Promise<ChatCompletionRequest> {
+  return validateChatRequest(await readJsonBody(raw));
+}
+
+/**
+ * How one API writes a started generation: chat completions, Responses and legacy completions each have one;
+ * the engine call, abort handling and failure rules are shared (runAnswer).
+ */
+export interface AnswerFormat {
+  /** Server-sent events (else one JSON body written when the reply is complete). */
+  readonly stream: boolean;
+  /** Stream text before the first engine event. */
+  open(): string[];
+  /** Stream text for one engine event (JSON formats gather it and return nothing). */
+  event(event: EngineEvent): string[];
+  /** After the last event: the rest of the body (the JSON body, or a stream's closing events). */
+  close(): Promise<string[]> | string[];
+  /** A stream's in-band text for a failure after it began. */
+  fail(error: ApiError): string[];
+}
+
+/** Chat completions: chunks and `[DONE]`, or one `chat.completion`. */
+export function chatFormat(request: ChatCompletionRequest, fingerprint: string): AnswerFormat {
+  const stream = request.stream === true;
+  const writer = new ChunkWriter(request.model, fingerprint, request.stream_options?.include_usage === true);
+  const collector = new CompletionCollector();
+  return {
+    stream,
+    open: () => (stream ? [sseData(writer.first())] : []),
+    event: (event) => {
+      if (stream) return writer.next(event).map((chunk) => sseData(chunk));
+      collector.add(event);
+      return [];
+    },
+    close: () => (stream ? [SSE_DONE] : [JSON.stringify(collector.build(request.model, fingerprint))]),
+    fail: (error) => [sseData(error.toBody()), SSE_DONE],
+  };
+}
+
+export function completeChat(
+  link: EngineLink,
+  request: ChatCompletionRequest,
+  clientSignal: AbortSignal,
+  onDone: (tokens: Promise<number>) => void,
+): Promise<Response> {
+  return runAnswer(link, request, clientSignal, onDone, (fingerprint) => chatFormat(request, fingerprint));
 }
 
 /**
@@ -35,11 +88,12 @@ export async function readChatRequest(raw: Request): Promise<ChatCompletionReque
  * whose fetch was aborted, even one aborted before the response existed. So the body's `cancel` is
  * the one abort signal there is; a JSON answer is therefore a body written once the reply is complete.
  */
-export async function completeChat(
+export async function runAnswer(
   link: EngineLink,
   request: ChatCompletionRequest,
   clientSignal: AbortSignal,
   onDone: (tokens: Promise<number>) => void,
+  formatFor: (fingerprint: string) => AnswerFormat,
 ): Promise<Response> {
   const cancel = new AbortController();
   const signal = AbortSignal.any([clientSignal, cancel.signal]);
@@ -49,29 +103,29 @@ export async function completeChat(
   let tokens = 0;
   let finished!: () => void;
   onDone(new Promise<number>((resolve) => (finished = () => resolve(tokens))));
-  const stream = request.stream === true;
-  const writer = new ChunkWriter(request.model, run.fingerprint, request.stream_options?.include_usage === true);
-  const collector = new CompletionCollector();
+  const format = formatFor(run.fingerprint);
+  const stream = format.stream;
 
   const body = new ReadableStream<Uint8Array>({
     async start(controller) {
       let open = true;
-      const write = (text: string) => {
-        if (!open) return;
-        try {
-          controller.enqueue(encodeSse(text));
-        } catch {
-          open = false; // the reader went away between checks
+      const write = (texts: string[]) => {
+        for (const text of texts) {
+          if (!open) return;
+          try {
+            controller.enqueue(encodeSse(text));
+          } catch {
+            open = false; // the reader went away between checks
+          }
         }
       };
       try {
-        if (stream) write(sseData(writer.first()));
+        write(format.open());
         for await (const event of run) {
           if (event.type === 'finish') tokens = event.usage.total_tokens;
-          if (stream) for (const chunk of writer.next(event)) write(sseData(chunk));
-          else collector.add(event);
+          write(format.event(event));
         }
-        if (!stream) write(JSON.stringify(collector.build(request.model, run.fingerprint)));
+        write(await format.close());
       } catch (err) {
         if (signal.aborted || !open) return;
         if (!stream) {
@@ -82,12 +136,9 @@ export async function completeChat(
           return;
         }
         // A stream carries a late failure in-band, as OpenAI's SDK expects.
-        write(sseData(ApiError.from(err).toBody()));
+        write(format.fail(ApiError.from(err)));
       } finally {
-        if (open && !signal.aborted) {
-          if (stream) write(SSE_DONE);
-          controller.close();
-        }
+        if (open && !signal.aborted) controller.close();
         open = false;
         finished();
       }

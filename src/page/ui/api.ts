@@ -78,7 +78,7 @@ export async function* sseData(body: ReadableStream<Uint8Array>): AsyncGenerator
 }
 
 /** POST /v1/chat/completions with `stream: true`; yields each chunk. Aborting `signal` stops the generation. */
-export async function* streamChat(key: string, request: StreamRequest, signal: AbortSignal): AsyncGenerator<ChatCompletionChunk> {
+export async function* streamChat(key: string, request: StreamRequest | Record<string, unknown>, signal: AbortSignal): AsyncGenerator<ChatCompletionChunk> {
   const res = await fetch(`${BASE_URL}/chat/completions`, {
     method: 'POST',
     headers: headers(key),

@@ -1,161 +1,360 @@
-// The playground's conversation: sends it to /v1/chat/completions as a stream, keeps the turns, measures speed.
-import { useEffect, useRef, useState } from 'preact/hooks';
-import type { ChatMessage, ContentPart, FinishReason } from '../../protocol/types';
+// The Playground's conversations: the list, the one on screen, and sending it to /v1/chat/completions as a
+// stream. Module state, not a component's: an answer keeps streaming (and is saved) while the person looks
+// at another area, and everything is kept in IndexedDB (conversation-db.ts) across reloads and restarts.
+import { useEffect, useState } from 'preact/hooks';
+import type { FinishReason } from '../../protocol/types';
+import { modelIds, variantOf } from '../../catalog';
+import type { ModelId } from '../../variants';
 import { ApiCallError, streamChat } from './api';
+import { DEFAULT_PARAMS, deleteConversation, listConversations, putConversation, type Conversation, type Turn } from './conversation-db';
+import { requestBody, toMessages } from './conversation-request';
 
-export interface TurnStats {
-  /** Completion tokens (reasoning included): from `usage`, or counted deltas when the answer was stopped. */
-  tokens: number;
-  exact: boolean;
-  tokensPerSecond: number | null;
-  /** Milliseconds from sending to the first token. */
-  firstTokenMs: number | null;
-  finish: FinishReason | null;
+export type { Conversation, Turn } from './conversation-db';
+
+export interface ChatState {
+  orgId: string | null;
+  /** Most recently changed first. */
+  list: Conversation[];
+  currentId: string | null;
+  /** The conversation whose answer is streaming, if any. */
+  streamingId: string | null;
+  /** Why the last send failed (its text is back in the composer); cleared by the next send. */
+  error: { conversationId: string; text: string; code: string | null } | null;
 }
 
-export interface Turn {
-  id: number;
-  role: 'user' | 'assistant';
-  text: string;
-  /** A data: URL the person attached (user turns, svc-vision). */
-  image?: string;
-  reasoning?: string;
-  model?: string;
-  status?: 'streaming' | 'done' | 'stopped' | 'failed';
-  error?: string;
-  stats?: TurnStats;
-}
-
-export interface SendOptions {
-  key: string;
-  model: string;
-  system: string;
-  text: string;
-  image?: string;
-}
+let state: ChatState = { orgId: null, list: [], currentId: null, streamingId: null, error: null };
+const listeners = new Set<() => void>();
+let controller: AbortController | null = null;
 
 /** How often the screen follows a fast stream; the text itself is never dropped. */
 const PAINT_MS = 40;
+/** Typing in the composer or a field is saved this long after the last keystroke. */
+const SAVE_MS = 300;
+/** The model a new chat starts with: svc-model-5.2-fast, or the deployment's first if it hides that one. */
+const defaultModel = (): ModelId => (modelIds().includes('svc-model-5.2-fast') ? 'svc-model-5.2-fast' : modelIds()[0]!);
 
-function toMessages(system: string, turns: readonly Turn[]): ChatMessage[] {
-  const messages: ChatMessage[] = [];
-  if (system.trim()) messages.push({ role: 'system', content: system });
-  for (const turn of turns) {
-    if (turn.role === 'user') {
-      const content: string | ContentPart[] = turn.image
-        ? [
-            { type: 'text', text: turn.text },
-            { type: 'image_url', image_url: { url: turn.image } },
-          ]
-        : turn.text;
-      messages.push({ role: 'user', content });
-    } else if (turn.status !== 'failed' && turn.text) {
-      messages.push({ role: 'assistant', content: turn.text });
+let paintTimer: ReturnType<typeof setTimeout> | null = null;
+function notify(): void {
+  if (paintTimer) clearTimeout(paintTimer);
+  paintTimer = null;
+  state = { ...state };
+  for (const listener of listeners) listener();
+}
+function notifySoon(): void {
+  paintTimer ??= setTimeout(notify, PAINT_MS);
+}
+
+const saveTimers = new Map<string, ReturnType<typeof setTimeout>>();
+function save(conversation: Conversation, soon = false): void {
+  const pending = saveTimers.get(conversation.id);
+  if (pending) clearTimeout(pending);
+  saveTimers.delete(conversation.id);
+  const write = () => {
+    saveTimers.delete(conversation.id);
+    // Only a conversation still in the list is written (a deleted one stays deleted).
+    if (!state.list.includes(conversation)) return;
+    putConversation(conversation).catch((err: unknown) => console.error('inpage: a conversation could not be saved:', err));
+  };
+  if (soon) saveTimers.set(conversation.id, setTimeout(write, SAVE_MS));
+  else write();
+}
+
+/** Writes every pending change now: when the page is hidden or goes away, nothing typed is lost. */
+function flushSaves(): void {
+  for (const conversation of state.list) if (saveTimers.has(conversation.id)) save(conversation);
+}
+if (typeof window !== 'undefined') {
+  window.addEventListener('pagehide', flushSaves);
+  document.addEventListener('visibilitychange', () => {
+    if (document.visibilityState === 'hidden') flushSaves();
+  });
+}
+
+function currentSlot(orgId: string): string {
+  return `inpage:conversation:${orgId}`;
+}
+
+function remember(id: string): void {
+  if (!state.orgId) return;
+  try {
+    localStorage.setItem(currentSlot(state.orgId), id);
+  } catch {
+    // Not remembered: the most recent one opens next time.
+  }
+}
+
+function newId(prefix: string): string {
+  return `${prefix}_${crypto.randomUUID()}`;
+}
+
+function blank(orgId: string, from?: Conversation): Conversation {
+  const now = Date.now();
+  return {
+    id: newId('conv'),
+    orgId,
+    title: 'New chat',
+    named: false,
+    createdAt: now,
+    updatedAt: now,
+    model: from?.model ?? defaultModel(),
+    system: from?.system ?? '',
+    params: { ...(from?.params ?? DEFAULT_PARAMS) },
+    turns: [],
+    draft: '',
+    imagesNoted: false,
+  };
+}
+
+export function getChat(): ChatState {
+  return state;
+}
+
+export function current(): Conversation | null {
+  return state.list.find((c) => c.id === state.currentId) ?? null;
+}
+
+/** Reads the workspace's conversations (once per workspace); opens the one last on screen. */
+export async function loadConversations(orgId: string): Promise<void> {
+  if (state.orgId === orgId) return;
+  state.orgId = orgId;
+  let list: Conversation[] = [];
+  try {
+    list = await listConversations(orgId);
+  } catch (err) {
+    console.error('inpage: the conversations could not be read:', err);
+  }
+  for (const conversation of list) {
+    if (!modelIds().includes(conversation.model)) conversation.model = defaultModel();
+    // A tab closed in the middle of an answer: what came is kept, as stopped.
+    for (const turn of conversation.turns) if (turn.status === 'streaming') turn.status = 'stopped';
+  }
+  let wanted: string | null = null;
+  try {
+    wanted = localStorage.getItem(currentSlot(orgId));
+  } catch {
+    // None remembered.
+  }
+  if (list.length === 0) {
+    const first = blank(orgId);
+    list = [first];
+    state = { ...state, list };
+    save(first);
+  }
+  state = { ...state, list, currentId: list.find((c) => c.id === wanted)?.id ?? list[0]!.id };
+  notify();
+}
+
+/** Starts a new conversation with the settings of the current one (an empty current one is reused). */
+export function newConversation(): void {
+  if (!state.orgId) return;
+  const now = current();
+  if (now && now.turns.length === 0) return selectConversation(now.id);
+  const fresh = blank(state.orgId, now ?? undefined);
+  state = { ...state, list: [fresh, ...state.list], currentId: fresh.id, error: null };
+  save(fresh);
+  remember(fresh.id);
+  notify();
+}
+
+export function selectConversation(id: string): void {
+  if (!state.list.some((c) => c.id === id)) return;
+  state = { ...state, currentId: id, error: state.error?.conversationId === id ? state.error : null };
+  remember(id);
+  notify();
+}
+
+export function renameConversation(id: string, title: string): void {
+  const conversation = state.list.find((c) => c.id === id);
+  const name = title.trim();
+  if (!conversation || !name) return;
+  conversation.title = name.slice(0, 120);
+  conversation.named = true;
+  conversation.updatedAt = Date.now();
+  save(conversation);
+  notify();
+}
+
+export async function removeConversation(id: string): Promise<void> {
+  if (state.streamingId === id) controller?.abort();
+  const list = state.list.filter((c) => c.id !== id);
+  state = { ...state, list };
+  await deleteConversation(id).catch((err: unknown) => console.error('inpage: a conversation could not be deleted:', err));
+  if (state.currentId === id) {
+    if (list.length > 0) selectConversation(list[0]!.id);
+    else {
+      state = { ...state, currentId: null };
+      newConversation();
     }
   }
-  return messages;
+  notify();
+}
+
+/** Model, system prompt, parameters or draft of the current conversation; saved shortly after. */
+export function updateCurrent(patch: Partial<Pick<Conversation, 'model' | 'system' | 'params' | 'draft'>>): void {
+  const conversation = current();
+  if (!conversation) return;
+  Object.assign(conversation, patch);
+  save(conversation, true);
+  notify();
+}
+
+export function stop(): void {
+  controller?.abort();
 }
 
 function describe(err: unknown): string {
   if (err instanceof ApiCallError) {
-    const code = err.code ? ` ${err.code}` : '';
-    return `${err.status}${code}: ${err.message}`;
+    const code = err.code ? ` (${err.code})` : '';
+    return `${err.message}${code}`;
   }
   return err instanceof Error ? err.message : String(err);
 }
 
-export function useChat(onAnswered: (error: ApiCallError | null) => void) {
-  const turns = useRef<Turn[]>([]);
-  const controller = useRef<AbortController | null>(null);
-  const [, setTick] = useState(0);
-  const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
-  const nextId = useRef(1);
+/**
+ * Sends `history` plus a user turn and streams the answer into the conversation. On failure both turns are
+ * taken out again and the text goes back to the composer: the history never holds a message with no answer.
+ */
+async function run(conversation: Conversation, key: string, history: Turn[], user: Turn, onAnswered: (error: ApiCallError | null) => void): Promise<void> {
+  if (controller) return;
+  const model = conversation.model;
+  const { messages, imagesLeftOut } = toMessages(conversation.system, [...history, user], model);
+  const turns: Turn[] = [...history];
+  if (imagesLeftOut > 0 && !conversation.imagesNoted) {
+    turns.push({
+      id: newId('turn'),
+      role: 'note',
+      text: `Images are left out from here on: ${model} reads text only, so the earlier image${imagesLeftOut === 1 ? ' is' : 's are'} not sent (the text of those messages is). Switch to svc-vision to send them again.`,
+    });
+  }
+  const answer: Turn = { id: newId('turn'), role: 'assistant', text: '', reasoning: '', model, status: 'streaming' };
+  turns.push(user, answer);
+  conversation.turns = turns;
+  conversation.updatedAt = Date.now();
+  if (!conversation.named && !history.some((t) => t.role === 'user')) conversation.title = user.text.replace(/\s+/g, ' ').slice(0, 60) || 'Image';
+  const abort = new AbortController();
+  controller = abort;
+  state = { ...state, streamingId: conversation.id, error: null, list: [conversation, ...state.list.filter((c) => c !== conversation)] };
+  notify();
 
-  const paintNow = () => {
-    if (timer.current) clearTimeout(timer.current);
-    timer.current = null;
-    setTick((t) => t + 1);
-  };
-  const paintSoon = () => {
-    timer.current ??= setTimeout(paintNow, PAINT_MS);
-  };
-  useEffect(
-    () => () => {
-      controller.current?.abort();
-      if (timer.current) clearTimeout(timer.current);
-    },
-    [],
-  );
-
-  const send = async (options: SendOptions) => {
-    if (controller.current) return;
-    const history = turns.current.filter((t) => t.status !== 'streaming');
-    const user: Turn = { id: nextId.current++, role: 'user', text: options.text, image: options.image };
-    const answer: Turn = { id: nextId.current++, role: 'assistant', text: '', reasoning: '', model: options.model, status: 'streaming' };
-    turns.current = [...history, user, answer];
-    const messages = toMessages(options.system, [...history, user]);
-    const abort = new AbortController();
-    controller.current = abort;
-    paintNow();
-
-    const started = performance.now();
-    let firstAt: number | null = null;
-    let deltas = 0;
-    let usageTokens: number | null = null;
-    let finish: FinishReason | null = null;
-    let failure: ApiCallError | null = null;
-    try {
-      for await (const chunk of streamChat(options.key, { model: options.model, messages }, abort.signal)) {
-        if (chunk.usage) usageTokens = chunk.usage.completion_tokens;
-        const choice = chunk.choices[0];
-        if (!choice) continue;
-        const { content, reasoning_content: reasoning } = choice.delta;
-        if (content || reasoning) {
-          firstAt ??= performance.now();
-          deltas++;
-          if (content) answer.text += content;
-          if (reasoning) answer.reasoning += reasoning;
-          paintSoon();
+  const started = performance.now();
+  let firstAt: number | null = null;
+  let thinkingFrom: number | null = null;
+  let deltas = 0;
+  let usage: { completion_tokens: number; completion_tokens_details?: { reasoning_tokens?: number } } | null = null;
+  let finish: FinishReason | null = null;
+  let failure: unknown = null;
+  try {
+    const body = requestBody(model, messages, conversation.params);
+    for await (const chunk of streamChat(key, body, abort.signal)) {
+      if (chunk.usage) usage = chunk.usage;
+      const choice = chunk.choices[0];
+      if (!choice) continue;
+      const { content, reasoning_content: reasoning } = choice.delta;
+      if (content || reasoning) {
+        const now = performance.now();
+        firstAt ??= now;
+        deltas++;
+        if (reasoning) {
+          thinkingFrom ??= now;
+          answer.reasoning += reasoning;
         }
-        if (choice.finish_reason) finish = choice.finish_reason;
+        if (content) {
+          if (thinkingFrom !== null && answer.thoughtMs === undefined) answer.thoughtMs = now - thinkingFrom;
+          answer.text += content;
+        }
+        notifySoon();
       }
-      answer.status = 'done';
-    } catch (err) {
-      if (abort.signal.aborted) {
-        answer.status = 'stopped';
-      } else {
-        answer.status = 'failed';
-        answer.error = describe(err);
-        if (err instanceof ApiCallError) failure = err;
-      }
-    } finally {
-      controller.current = null;
+      if (choice.finish_reason) finish = choice.finish_reason;
     }
-    const endedAt = performance.now();
-    const tokens = usageTokens ?? deltas;
-    const span = firstAt !== null ? (endedAt - firstAt) / 1000 : 0;
-    if (answer.status !== 'failed') {
-      answer.stats = {
-        tokens,
-        exact: usageTokens !== null,
-        tokensPerSecond: tokens > 0 && span > 0 ? tokens / span : null,
-        firstTokenMs: firstAt !== null ? firstAt - started : null,
-        finish,
-      };
-    }
-    paintNow();
-    onAnswered(failure);
+    answer.status = 'done';
+  } catch (err) {
+    if (abort.signal.aborted) answer.status = 'stopped';
+    else failure = err;
+  } finally {
+    controller = null;
+  }
+  const endedAt = performance.now();
+  if (thinkingFrom !== null && answer.thoughtMs === undefined) answer.thoughtMs = endedAt - thinkingFrom;
+  if (failure !== null) {
+    // Nothing of the failed exchange stays: the text goes back to the composer, the error beside it.
+    conversation.turns = [...history];
+    conversation.draft = user.text;
+    state = {
+      ...state,
+      streamingId: null,
+      error: { conversationId: conversation.id, text: describe(failure), code: failure instanceof ApiCallError ? failure.code : null },
+    };
+    save(conversation);
+    notify();
+    onAnswered(failure instanceof ApiCallError ? failure : null);
+    return;
+  }
+  if (turns.some((t) => t.role === 'note') && imagesLeftOut > 0) conversation.imagesNoted = true;
+  const tokens = usage?.completion_tokens ?? deltas;
+  const span = firstAt !== null ? (endedAt - firstAt) / 1000 : 0;
+  answer.stats = {
+    tokens,
+    reasoningTokens: usage?.completion_tokens_details?.reasoning_tokens ?? null,
+    exact: usage !== null,
+    tokensPerSecond: tokens > 0 && span > 0 ? tokens / span : null,
+    firstTokenMs: firstAt !== null ? firstAt - started : null,
+    finish,
   };
+  conversation.updatedAt = Date.now();
+  state = { ...state, streamingId: null };
+  save(conversation);
+  notify();
+  onAnswered(null);
+}
 
-  return {
-    turns: turns.current,
-    busy: controller.current !== null,
-    send,
-    stop: () => controller.current?.abort(),
-    clear: () => {
-      controller.current?.abort();
-      turns.current = [];
-      paintNow();
-    },
-  };
+export interface Sender {
+  key: string;
+  onAnswered: (error: ApiCallError | null) => void;
+}
+
+/** Sends the composer's text (and image) as the next user message of the current conversation. */
+export function send(sender: Sender, text: string, image?: string): void {
+  const conversation = current();
+  if (!conversation || controller) return;
+  const user: Turn = { id: newId('turn'), role: 'user', text, image };
+  conversation.draft = '';
+  void run(conversation, sender.key, [...conversation.turns], user, sender.onAnswered);
+}
+
+/** Asks again for the last answer: the turns from the last user message on are replaced. */
+export function regenerate(sender: Sender): void {
+  const conversation = current();
+  if (!conversation || controller) return;
+  const at = conversation.turns.map((t) => t.role).lastIndexOf('user');
+  if (at < 0) return;
+  const user = conversation.turns[at]!;
+  void run(conversation, sender.key, conversation.turns.slice(0, at), { ...user, id: newId('turn') }, sender.onAnswered);
+}
+
+/** Replaces a user message with new text and sends it again; every later turn goes. */
+export function editAndResend(sender: Sender, turnId: string, text: string): void {
+  const conversation = current();
+  if (!conversation || controller) return;
+  const at = conversation.turns.findIndex((t) => t.id === turnId);
+  const user = conversation.turns[at];
+  if (!user || user.role !== 'user' || !text.trim()) return;
+  void run(conversation, sender.key, conversation.turns.slice(0, at), { ...user, id: newId('turn'), text: text.trim() }, sender.onAnswered);
+}
+
+/** The chat state; the component re-renders on every change. */
+export function useChat(): ChatState {
+  const [, setVersion] = useState(0);
+  useEffect(() => {
+    const listener = () => setVersion((v) => v + 1);
+    listeners.add(listener);
+    return () => {
+      listeners.delete(listener);
+    };
+  }, []);
+  return state;
+}
+
+/** Whether `model` reads images (the composer offers an attachment). */
+export function readsImages(model: ModelId): boolean {
+  return variantOf(model)!.vision;
 }

@@ -9,6 +9,7 @@ import { save as keepSessionKey } from './session-key';
 import { refreshKeys } from './startup';
 import { getState, setState, useUi } from './store';
 import { CopyButton, Notice, errorText } from './widgets';
+import { StoredResponses } from './stored-responses';
 
 /** How often the list re-reads last-used times and token counts while it is on screen. */
 const REFRESH_MS = 5000;
@@ -302,5 +303,6 @@ export function KeysArea() {
       : h(CreateKeyForm, { onCreated: setCreated, focusName: returning }),
     h('h2', { class: 'section-title' }, 'Your keys ', h('span', { class: 'count' }, `${active} active`)),
     h(KeyTable, { keys: ui.keys }),
+    h(StoredResponses, null),
   );
 }

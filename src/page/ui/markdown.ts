@@ -33,9 +33,14 @@ const PURIFY = {
     'a', 'p', 'br', 'hr', 'strong', 'em', 'del', 'code', 'pre', 'blockquote', 'ul', 'ol', 'li',
     'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'table', 'thead', 'tbody', 'tr', 'th', 'td', 'span',
   ],
-  ALLOWED_ATTR: ['href', 'title', 'align', 'start'],
+  ALLOWED_ATTR: ['href', 'title', 'align', 'start', 'class'],
   ALLOWED_URI_REGEXP: /^(?:https?:|mailto:|#)/i,
 };
+
+// The one class kept: a code block's language (`language-js`), for the highlighter.
+DOMPurify.addHook('uponSanitizeAttribute', (node, data) => {
+  if (data.attrName === 'class' && !(node.tagName === 'CODE' && /^language-[\w+-]+$/.test(data.attrValue))) data.keepAttr = false;
+});
 
 // Links from model output open in a new context and tell the target nothing about this page.
 DOMPurify.addHook('afterSanitizeAttributes', (node) => {

@@ -3,18 +3,35 @@ import { h } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { modelIds, variantOf } from '../../catalog';
 import type { ModelId } from '../../variants';
-import type { ApiCallError } from './api';
-import { useChat, type Turn } from './chat';
+import { BASE_URL, type ApiCallError } from './api';
+import {
+  current,
+  editAndResend,
+  loadConversations,
+  newConversation,
+  regenerate,
+  removeConversation,
+  renameConversation,
+  selectConversation,
+  send,
+  stop,
+  updateCurrent,
+  useChat,
+  type Conversation,
+  type Sender,
+  type Turn,
+} from './chat';
+import { DEFAULT_PARAMS, type Params } from './conversation-db';
+import { conversationRequest, exportJson, exportMarkdown, exportName, requestCode } from './conversation-request';
 import { formatDecimal, formatInteger } from './format';
 import { STATE_LABEL, progressLine, webGpuMissing } from './models';
 import { checkSessionKey, createPlaygroundKey, forgetSessionKey, keptPlaygroundKey, usePastedKey } from './session-key';
 import { refreshKeys } from './startup';
 import { useUi, type SessionKey } from './store';
-import { Markdown, Notice, errorText } from './widgets';
+import { CodeBlock, CopyButton, Markdown, Notice, errorText } from './widgets';
 
 /** Images above this size make the request slow to encode and may pass the 20 MiB request limit. */
 const MAX_IMAGE_BYTES = 8 * 1024 * 1024;
-const MODEL_STORAGE = 'inpage:playground-model';
 
 function KeyChooser() {
   const [pasted, setPasted] = useState('');
@@ -95,13 +112,27 @@ function KeyBar(props: { sessionKey: SessionKey }) {
   );
 }
 
+function readImage(file: File): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(String(reader.result));
+    reader.onerror = () => reject(reader.error ?? new Error('The image could not be read.'));
+    reader.readAsDataURL(file);
+  });
+}
+
+function seconds(ms: number): string {
+  return ms < 10_000 ? formatDecimal(ms / 1000) : formatInteger(ms / 1000);
+}
+
 function Stats(props: { turn: Turn }) {
   const { turn } = props;
   const s = turn.stats;
   const parts: string[] = [];
   if (turn.status === 'stopped') parts.push('Stopped');
   if (s) {
-    parts.push(`${s.exact ? '' : '≈'}${formatInteger(s.tokens)} tokens`);
+    const split = s.reasoningTokens ? `: ${formatInteger(s.reasoningTokens)} thinking, ${formatInteger(s.tokens - s.reasoningTokens)} answer` : '';
+    parts.push(`${s.exact ? '' : '≈'}${formatInteger(s.tokens)} tokens${split}`);
     if (s.tokensPerSecond !== null) {
       parts.push(`${s.tokensPerSecond >= 100 ? formatInteger(s.tokensPerSecond) : formatDecimal(s.tokensPerSecond)} tokens/s`);
     }
@@ -113,84 +144,327 @@ function Stats(props: { turn: Turn }) {
   return parts.length ? h('p', { class: 'turn-stats', 'data-testid': 'stats' }, parts.join(' · ')) : null;
 }
 
-function TurnView(props: { turn: Turn }) {
+interface TurnProps {
+  turn: Turn;
+  index: number;
+  streaming: boolean;
+  busy: boolean;
+  last: boolean;
+  sender: Sender | null;
+}
+
+function UserTurn(props: TurnProps) {
   const { turn } = props;
-  if (turn.role === 'user') {
-    return h(
-      'li',
-      { class: 'turn user' },
-      h('p', { class: 'who' }, 'You'),
-      turn.image && h('img', { class: 'attached', src: turn.image, alt: 'Attached image' }),
-      h('p', { class: 'user-text' }, turn.text),
-    );
-  }
-  const streaming = turn.status === 'streaming';
+  const [editing, setEditing] = useState(false);
+  const [text, setText] = useState(turn.text);
+  const box = useRef<HTMLTextAreaElement>(null);
+  useEffect(() => {
+    if (editing) box.current?.focus();
+  }, [editing]);
+  const submit = (e: Event) => {
+    e.preventDefault();
+    if (!props.sender || !text.trim()) return;
+    setEditing(false);
+    editAndResend(props.sender, turn.id, text);
+  };
   return h(
     'li',
-    { class: `turn assistant ${turn.status ?? ''}`, 'aria-busy': streaming ? 'true' : 'false', 'data-status': turn.status },
+    { class: 'turn user', 'data-turn': props.index },
+    h('p', { class: 'who' }, 'You'),
+    turn.image && h('img', { class: 'attached', src: turn.image, alt: 'Attached image' }),
+    editing
+      ? h(
+          'form',
+          { class: 'edit-turn', onSubmit: submit },
+          h('label', { for: `edit-${turn.id}`, class: 'visually-hidden' }, 'Edit your text'),
+          h('textarea', {
+            id: `edit-${turn.id}`,
+            ref: box,
+            rows: 3,
+            value: text,
+            onInput: (e: Event) => setText((e.currentTarget as HTMLTextAreaElement).value),
+            onKeyDown: (e: KeyboardEvent) => {
+              if (e.key === 'Escape') setEditing(false);
+              if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) submit(e);
+            },
+          }),
+          h(
+            'div',
+            { class: 'turn-actions' },
+            h('button', { type: 'submit', class: 'button small primary', disabled: !text.trim() || props.busy }, 'Send again'),
+            h('button', { type: 'button', class: 'button small', onClick: () => setEditing(false) }, 'Cancel'),
+          ),
+          h('p', { class: 'hint' }, 'Sending again replaces this turn and everything after it.'),
+        )
+      : h('p', { class: 'user-text' }, turn.text),
+    !editing &&
+      h(
+        'div',
+        { class: 'turn-actions' },
+        h(CopyButton, { text: turn.text, label: `Copy what you wrote (turn ${props.index + 1})` }),
+        props.sender &&
+          h(
+            'button',
+            {
+              type: 'button',
+              class: 'button small',
+              disabled: props.busy,
+              onClick: () => {
+                setText(turn.text);
+                setEditing(true);
+              },
+              'aria-label': `Edit turn ${props.index + 1}`,
+            },
+            'Edit',
+          ),
+      ),
+  );
+}
+
+function AssistantTurn(props: TurnProps) {
+  const { turn } = props;
+  const streaming = props.streaming && turn.status === 'streaming';
+  const thinkingNow = streaming && !turn.text;
+  return h(
+    'li',
+    { class: `turn assistant ${turn.status ?? ''}`, 'aria-busy': streaming ? 'true' : 'false', 'data-status': turn.status, 'data-turn': props.index },
     h('p', { class: 'who' }, turn.model ?? 'Assistant'),
     turn.reasoning &&
       h(
         'details',
-        { class: 'thinking' },
-        h('summary', null, streaming && !turn.text ? 'Thinking…' : 'Thinking'),
+        { class: 'thinking', open: thinkingNow },
+        h('summary', null, thinkingNow ? 'Thinking…' : turn.thoughtMs !== undefined ? `Thought for ${seconds(turn.thoughtMs)} s` : 'Thinking'),
         h('div', { class: 'thinking-text' }, turn.reasoning),
       ),
-    turn.text ? h(Markdown, { text: turn.text, class: 'answer' }) : streaming && !turn.reasoning && h('p', { class: 'muted waiting' }, 'Waiting for the first token…'),
-    turn.error && h(Notice, { kind: 'error' }, turn.error),
+    turn.text
+      ? h(Markdown, { text: turn.text, class: 'answer', final: !streaming })
+      : streaming && !turn.reasoning && h('p', { class: 'muted waiting' }, 'Waiting for the first token…'),
     h(Stats, { turn }),
+    !streaming &&
+      h(
+        'div',
+        { class: 'turn-actions' },
+        turn.text && h(CopyButton, { text: turn.text, label: `Copy the answer (turn ${props.index + 1})` }),
+        props.last &&
+          props.sender &&
+          h(
+            'button',
+            { type: 'button', class: 'button small', disabled: props.busy, onClick: () => regenerate(props.sender!), 'aria-label': 'Regenerate the last answer' },
+            'Regenerate',
+          ),
+      ),
   );
 }
 
-function readImage(file: File): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const reader = new FileReader();
-    reader.onload = () => resolve(String(reader.result));
-    reader.onerror = () => reject(reader.error ?? new Error('The image could not be read.'));
-    reader.readAsDataURL(file);
-  });
+function TurnView(props: TurnProps) {
+  if (props.turn.role === 'note') return h('li', { class: 'turn note', role: 'note' }, props.turn.text);
+  return props.turn.role === 'user' ? h(UserTurn, props) : h(AssistantTurn, props);
 }
 
-function initialModel(): ModelId {
-  try {
-    const stored = sessionStorage.getItem(MODEL_STORAGE);
-    if (stored !== null && modelIds().includes(stored)) return stored;
-  } catch {
-    // No storage: the default.
+function download(name: string, type: string, text: string): void {
+  const url = URL.createObjectURL(new Blob([text], { type }));
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+function ConversationItem(props: { conversation: Conversation; selected: boolean; streaming: boolean }) {
+  const { conversation } = props;
+  const [mode, setMode] = useState<'view' | 'rename' | 'delete'>('view');
+  const [name, setName] = useState(conversation.title);
+  const field = useRef<HTMLInputElement>(null);
+  const confirm = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (mode === 'rename') field.current?.select();
+    if (mode === 'delete') confirm.current?.focus();
+  }, [mode]);
+  const title = conversation.title;
+  if (mode === 'rename') {
+    return h(
+      'li',
+      { class: 'chat-item renaming' },
+      h(
+        'form',
+        {
+          onSubmit: (e: Event) => {
+            e.preventDefault();
+            renameConversation(conversation.id, name);
+            setMode('view');
+          },
+        },
+        h('label', { for: `rename-${conversation.id}`, class: 'visually-hidden' }, `New name for the chat “${title}”`),
+        h('input', {
+          id: `rename-${conversation.id}`,
+          ref: field,
+          value: name,
+          maxLength: 120,
+          onInput: (e: Event) => setName((e.currentTarget as HTMLInputElement).value),
+          onKeyDown: (e: KeyboardEvent) => {
+            if (e.key === 'Escape') setMode('view');
+          },
+        }),
+        h('button', { type: 'submit', class: 'button small primary', disabled: !name.trim() }, 'Save'),
+        h('button', { type: 'button', class: 'button small', onClick: () => setMode('view') }, 'Cancel'),
+      ),
+    );
   }
-  // The deployment may hide it: then its first model.
-  return modelIds().includes('svc-model-5.2-fast') ? 'svc-model-5.2-fast' : modelIds()[0]!;
+  return h(
+    'li',
+    { class: `chat-item${props.selected ? ' selected' : ''}` },
+    h(
+      'button',
+      { type: 'button', class: 'chat-open', 'aria-current': props.selected ? 'true' : undefined, onClick: () => selectConversation(conversation.id) },
+      h('span', { class: 'chat-title' }, title),
+      h('span', { class: 'chat-meta' }, `${conversation.turns.filter((t) => t.role === 'user').length} sent${props.streaming ? ' · answering…' : ''}`),
+    ),
+    mode === 'delete'
+      ? h(
+          'span',
+          { class: 'chat-tools' },
+          h('button', { type: 'button', class: 'button small danger', ref: confirm, onClick: () => void removeConversation(conversation.id), 'aria-label': `Delete the chat “${title}” now` }, 'Delete'),
+          h('button', { type: 'button', class: 'button small', onClick: () => setMode('view'), 'aria-label': `Keep the chat “${title}”` }, 'Keep'),
+        )
+      : h(
+          'span',
+          { class: 'chat-tools' },
+          h('button', { type: 'button', class: 'button small', onClick: () => { setName(title); setMode('rename'); }, 'aria-label': `Rename the chat “${title}”` }, 'Rename'),
+          h('button', { type: 'button', class: 'button small', onClick: () => setMode('delete'), 'aria-label': `Delete the chat “${title}”` }, 'Delete'),
+        ),
+  );
+}
+
+function ConversationList() {
+  const chat = useChat();
+  return h(
+    'nav',
+    { class: 'pg-chats', 'aria-label': 'Chats' },
+    h(
+      'div',
+      { class: 'pg-chats-head' },
+      h('h2', null, 'Chats'),
+      h('button', { type: 'button', class: 'button small', onClick: newConversation }, 'New chat'),
+    ),
+    h(
+      'ul',
+      null,
+      chat.list.map((c) => h(ConversationItem, { key: c.id, conversation: c, selected: c.id === chat.currentId, streaming: c.id === chat.streamingId })),
+    ),
+  );
+}
+
+function numberOrNull(raw: string): number | null {
+  if (raw.trim() === '') return null;
+  const n = Number(raw);
+  return Number.isFinite(n) ? n : null;
+}
+
+function ParamField(props: { id: string; label: string; hint: string; value: number | null; min: number; max?: number; step: number; onChange: (v: number | null) => void }) {
+  return h(
+    'div',
+    { class: 'field param' },
+    h('label', { for: props.id }, props.label),
+    h('input', {
+      id: props.id,
+      type: 'number',
+      inputMode: 'decimal',
+      min: props.min,
+      max: props.max,
+      step: props.step,
+      placeholder: 'default',
+      value: props.value ?? '',
+      onInput: (e: Event) => props.onChange(numberOrNull((e.currentTarget as HTMLInputElement).value)),
+      'aria-describedby': `${props.id}-hint`,
+    }),
+    h('p', { class: 'hint', id: `${props.id}-hint` }, props.hint),
+  );
+}
+
+function Parameters(props: { conversation: Conversation }) {
+  const { conversation } = props;
+  const p = conversation.params;
+  const set = (patch: Partial<Params>) => updateCurrent({ params: { ...p, ...patch } });
+  const thinks = variantOf(conversation.model)!.thinks;
+  const changed = (Object.keys(DEFAULT_PARAMS) as (keyof Params)[]).filter((k) => p[k] !== DEFAULT_PARAMS[k] && (k !== 'thinking' || thinks));
+  return h(
+    'details',
+    { class: 'pg-params' },
+    h('summary', null, 'Parameters', changed.length ? h('span', { class: 'muted' }, ` (${changed.length} set)`) : null),
+    h(
+      'div',
+      { class: 'param-grid' },
+      h(ParamField, { id: 'pg-temperature', label: 'Temperature', hint: '0–2; higher is more varied.', value: p.temperature, min: 0, max: 2, step: 0.1, onChange: (v) => set({ temperature: v }) }),
+      h(ParamField, { id: 'pg-top-p', label: 'Top p', hint: '0–1; the share of likely tokens sampled from.', value: p.top_p, min: 0, max: 1, step: 0.05, onChange: (v) => set({ top_p: v }) }),
+      h(ParamField, { id: 'pg-max-tokens', label: 'Max tokens', hint: 'Longest answer, thinking included.', value: p.max_tokens, min: 1, step: 1, onChange: (v) => set({ max_tokens: v === null ? null : Math.max(1, Math.round(v)) }) }),
+      h(
+        'div',
+        { class: 'field checks' },
+        h(
+          'label',
+          { class: 'check' },
+          h('input', { type: 'checkbox', checked: thinks && p.thinking, disabled: !thinks, onChange: (e: Event) => set({ thinking: (e.currentTarget as HTMLInputElement).checked }) }),
+          ' Thinking',
+          h('span', { class: 'muted' }, thinks ? ' (off sends reasoning_effort: "none")' : ' (this variant never thinks)'),
+        ),
+        h(
+          'label',
+          { class: 'check' },
+          h('input', { type: 'checkbox', checked: p.json, onChange: (e: Event) => set({ json: (e.currentTarget as HTMLInputElement).checked }) }),
+          ' JSON mode',
+          h('span', { class: 'muted' }, ' (response_format: json_object)'),
+        ),
+      ),
+    ),
+  );
+}
+
+function CodeView(props: { conversation: Conversation }) {
+  const [kind, setKind] = useState<'fetch' | 'openai'>('fetch');
+  const body = conversationRequest(props.conversation, props.conversation.draft.trim() || 'Your next message');
+  return h(
+    'section',
+    { class: 'card pg-code', 'aria-labelledby': 'pg-code-title' },
+    h('h2', { id: 'pg-code-title' }, 'This chat as code'),
+    h('p', { class: 'hint' }, 'The request the next send makes, with the message in the composer; put your key in place of YOUR_INPAGE_KEY.'),
+    h(
+      'div',
+      { class: 'segmented', role: 'group', 'aria-label': 'Client' },
+      (['fetch', 'openai'] as const).map((k) =>
+        h('button', { key: k, type: 'button', class: 'button small', 'aria-pressed': kind === k ? 'true' : 'false', onClick: () => setKind(k) }, k === 'fetch' ? 'fetch' : 'openai SDK'),
+      ),
+    ),
+    h(CodeBlock, { code: requestCode(kind, BASE_URL, body), label: `${kind === 'fetch' ? 'fetch' : 'openai SDK'} code of this chat`, id: 'pg-code-text' }),
+  );
 }
 
 export function PlaygroundArea() {
   const ui = useUi();
-  const [model, setModel] = useState<ModelId>(initialModel);
-  const [system, setSystem] = useState('');
-  const [text, setText] = useState('');
+  const chat = useChat();
   const [image, setImage] = useState<{ url: string; name: string } | null>(null);
   const [imageError, setImageError] = useState<string | null>(null);
+  const [showCode, setShowCode] = useState(false);
   const fileInput = useRef<HTMLInputElement>(null);
   const messageBox = useRef<HTMLTextAreaElement>(null);
   const log = useRef<HTMLOListElement>(null);
-  const chat = useChat((failure: ApiCallError | null) => {
-    void refreshKeys();
-    if (failure?.code === 'invalid_api_key') void checkSessionKey();
-  });
+  const orgId = ui.workspace?.orgId ?? null;
+  useEffect(() => {
+    if (orgId) void loadConversations(orgId);
+  }, [orgId]);
+  const conversation = current();
+  const model: ModelId = conversation?.model ?? (modelIds().includes('svc-model-5.2-fast') ? 'svc-model-5.2-fast' : modelIds()[0]!);
 
   useEffect(() => {
-    try {
-      sessionStorage.setItem(MODEL_STORAGE, model);
-    } catch {
-      // Not remembered; fine.
-    }
     if (!variantOf(model)!.vision) setImage(null);
   }, [model]);
 
   // Follow the newest answer while it streams.
-  const last = chat.turns[chat.turns.length - 1];
+  const last = conversation?.turns[conversation.turns.length - 1];
   useEffect(() => {
     log.current?.lastElementChild?.scrollIntoView({ block: 'nearest' });
-  }, [chat.turns.length, last?.text.length, last?.reasoning?.length]);
+  }, [conversation?.id, conversation?.turns.length, last?.text.length, last?.reasoning?.length]);
 
   const missing = webGpuMissing(ui);
   const key = ui.sessionKey;
@@ -198,12 +472,23 @@ export function PlaygroundArea() {
   const reachable = (id: ModelId) => !record || record.models.includes(id);
   const status = ui.models?.find((m) => m.id === model);
   const variant = variantOf(model)!;
+  const busy = chat.streamingId !== null;
+  const sender: Sender | null = key
+    ? {
+        key: key.key,
+        onAnswered: (failure: ApiCallError | null) => {
+          void refreshKeys();
+          if (failure?.code === 'invalid_api_key') void checkSessionKey();
+        },
+      }
+    : null;
+  const text = conversation?.draft ?? '';
+  const error = chat.error && chat.error.conversationId === conversation?.id ? chat.error : null;
 
   const submit = (e?: Event) => {
     e?.preventDefault();
-    if (!key || chat.busy || !text.trim()) return;
-    void chat.send({ key: key.key, model, system, text: text.trim(), image: image?.url });
-    setText('');
+    if (!sender || busy || !text.trim() || !conversation) return;
+    send(sender, text.trim(), image?.url);
     setImage(null);
   };
 
@@ -226,6 +511,8 @@ export function PlaygroundArea() {
     if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) submit(e);
   };
 
+  const turns = conversation?.turns ?? [];
+  const lastAssistant = turns.map((t) => t.role).lastIndexOf('assistant');
   return h(
     'section',
     { class: 'area playground', 'aria-labelledby': 'area-title' },
@@ -242,86 +529,119 @@ export function PlaygroundArea() {
     key ? h(KeyBar, { sessionKey: key }) : h(KeyChooser, null),
     h(
       'div',
-      { class: 'pg-settings card' },
-      h(
-        'div',
-        { class: 'field' },
-        h('label', { for: 'pg-model' }, 'Model'),
-        h(
-          'select',
-          { id: 'pg-model', value: model, onChange: (e: Event) => setModel((e.currentTarget as HTMLSelectElement).value as ModelId) },
-          modelIds().map((id) => {
-            const state = ui.models?.find((m) => m.id === id)?.state;
-            const can = reachable(id);
-            return h('option', { key: id, value: id, disabled: !can }, `${id}${state ? ` · ${STATE_LABEL[state].toLowerCase()}` : ''}${can ? '' : ' · key cannot reach it'}`);
-          }),
-        ),
-        h(
-          'p',
-          { class: 'hint', id: 'pg-model-hint' },
-          [variant.thinks ? 'Thinks first; the thinking shows in a collapsible block.' : 'Answers directly, without thinking.', variant.vision ? ' Reads images: attach one to your message.' : ''].join(''),
-          status && status.state !== 'ready' && status.state !== 'downloading' && status.state !== 'loading' ? ` ${STATE_LABEL[status.state]}: the first message loads it.` : '',
-        ),
-        status && (status.state === 'downloading' || status.state === 'loading') && status.progress &&
-          h('p', { class: 'hint', role: 'status' }, `${STATE_LABEL[status.state]} ${model}: ${progressLine(status, ui.rates[model])}`),
-      ),
-      h(
-        'div',
-        { class: 'field grow' },
-        h('label', { for: 'pg-system' }, 'System prompt ', h('span', { class: 'muted' }, '(optional)')),
-        h('textarea', {
-          id: 'pg-system',
-          rows: 2,
-          placeholder: 'e.g. Answer in one short paragraph.',
-          value: system,
-          onInput: (e: Event) => setSystem((e.currentTarget as HTMLTextAreaElement).value),
-        }),
-      ),
-    ),
-    h(
-      'ol',
-      { class: 'turns', ref: log, 'aria-label': 'Conversation' },
-      chat.turns.length === 0 && h('li', { class: 'empty' }, 'Say something to start. Answers stream in as the model writes them.'),
-      chat.turns.map((turn) => h(TurnView, { key: turn.id, turn })),
-    ),
-    h(
-      'form',
-      { class: 'composer card', onSubmit: submit },
-      h('label', { for: 'pg-message', class: 'visually-hidden' }, 'Message'),
-      h('textarea', {
-        id: 'pg-message',
-        ref: messageBox,
-        rows: 3,
-        placeholder: key ? 'Message (Enter sends, Shift+Enter for a new line)' : 'Choose a key above first',
-        value: text,
-        disabled: !key,
-        onInput: (e: Event) => setText((e.currentTarget as HTMLTextAreaElement).value),
-        onKeyDown,
-      }),
-      image &&
+      { class: 'pg-layout' },
+      h(ConversationList, null),
+      conversation &&
         h(
           'div',
-          { class: 'attachment' },
-          h('img', { src: image.url, alt: `Attached: ${image.name}` }),
-          h('span', null, image.name),
-          h('button', { type: 'button', class: 'button small', onClick: () => setImage(null), 'aria-label': `Remove image ${image.name}` }, 'Remove'),
-        ),
-      imageError && h(Notice, { kind: 'error' }, imageError),
-      h(
-        'div',
-        { class: 'composer-actions' },
-        variant.vision &&
+          { class: 'pg-main' },
           h(
-            'span',
-            null,
-            h('input', { ref: fileInput, id: 'pg-image', type: 'file', accept: 'image/png,image/jpeg,image/webp,image/gif', class: 'visually-hidden', tabIndex: -1, onChange: pickImage, 'aria-label': 'Image to attach' }),
-            h('button', { type: 'button', class: 'button', disabled: !key || chat.busy, onClick: () => fileInput.current?.click() }, image ? 'Replace image' : 'Attach image'),
+            'div',
+            { class: 'pg-head' },
+            h('h2', { class: 'pg-title', 'data-testid': 'chat-title', title: conversation.title }, conversation.title),
+            h(
+              'div',
+              { class: 'pg-head-actions' },
+              h('button', { type: 'button', class: 'button small', 'aria-expanded': showCode ? 'true' : 'false', onClick: () => setShowCode(!showCode) }, showCode ? 'Hide code' : 'View as code'),
+              h('button', { type: 'button', class: 'button small', disabled: turns.length === 0, onClick: () => download(exportName(conversation, 'json'), 'application/json', exportJson(conversation)) }, 'Export JSON'),
+              h('button', { type: 'button', class: 'button small', disabled: turns.length === 0, onClick: () => download(exportName(conversation, 'md'), 'text/markdown', exportMarkdown(conversation)) }, 'Export Markdown'),
+            ),
           ),
-        h('button', { type: 'button', class: 'button', disabled: chat.turns.length === 0, onClick: chat.clear }, 'Clear chat'),
-        chat.busy
-          ? h('button', { type: 'button', class: 'button danger', onClick: chat.stop }, 'Stop')
-          : h('button', { type: 'submit', class: 'button primary', disabled: !key || !text.trim() }, 'Send'),
-      ),
+          showCode && h(CodeView, { conversation }),
+          h(
+            'div',
+            { class: 'field pg-system' },
+            h('label', { for: 'pg-system' }, 'System prompt ', h('span', { class: 'muted' }, '(optional)')),
+            h('textarea', {
+              id: 'pg-system',
+              rows: 1,
+              placeholder: 'e.g. Answer in one short paragraph.',
+              value: conversation.system,
+              onInput: (e: Event) => updateCurrent({ system: (e.currentTarget as HTMLTextAreaElement).value }),
+            }),
+            h(Parameters, { conversation }),
+          ),
+          h(
+            'ol',
+            { class: 'turns', ref: log, 'aria-label': 'Conversation' },
+            turns.length === 0 && h('li', { class: 'empty' }, 'Say something to start. Answers stream in as the model writes them.'),
+            turns.map((turn, index) =>
+              h(TurnView, { key: turn.id, turn, index, streaming: chat.streamingId === conversation.id, busy, last: index === lastAssistant, sender }),
+            ),
+          ),
+          h(
+            'form',
+            { class: 'composer card', onSubmit: submit },
+            error &&
+              h(
+                Notice,
+                { kind: 'error' },
+                h('strong', null, 'Not sent: '),
+                error.text,
+                ' Your message is back in the box below.',
+              ),
+            h(
+              'div',
+              { class: 'composer-top' },
+              h(
+                'div',
+                { class: 'field model-field' },
+                h('label', { for: 'pg-model' }, 'Model'),
+                h(
+                  'select',
+                  { id: 'pg-model', value: model, onChange: (e: Event) => updateCurrent({ model: (e.currentTarget as HTMLSelectElement).value as ModelId }), 'aria-describedby': 'pg-model-hint' },
+                  modelIds().map((id) => {
+                    const state = ui.models?.find((m) => m.id === id)?.state;
+                    const can = reachable(id);
+                    return h('option', { key: id, value: id, disabled: !can }, `${id}${state ? ` · ${STATE_LABEL[state].toLowerCase()}` : ''}${can ? '' : ' · key cannot reach it'}`);
+                  }),
+                ),
+              ),
+            ),
+            h(
+              'p',
+              { class: 'hint', id: 'pg-model-hint' },
+              [variant.thinks ? (conversation.params.thinking ? 'Thinks first; the thinking shows in a block that folds when the answer starts.' : 'Thinking is off for this chat.') : 'Answers directly, without thinking.', variant.vision ? ' Reads images: attach one to your message.' : ''].join(''),
+              status && status.state !== 'ready' && status.state !== 'downloading' && status.state !== 'loading' ? ` ${STATE_LABEL[status.state]}: the first message loads it.` : '',
+            ),
+            status && (status.state === 'downloading' || status.state === 'loading') && status.progress &&
+              h('p', { class: 'hint', role: 'status' }, `${STATE_LABEL[status.state]} ${model}: ${progressLine(status, ui.rates[model])}`),
+            h('label', { for: 'pg-message', class: 'visually-hidden' }, 'Message'),
+            h('textarea', {
+              id: 'pg-message',
+              ref: messageBox,
+              rows: 3,
+              placeholder: key ? 'Message (Enter sends, Shift+Enter for a new line)' : 'Choose a key above first',
+              value: text,
+              disabled: !key,
+              onInput: (e: Event) => updateCurrent({ draft: (e.currentTarget as HTMLTextAreaElement).value }),
+              onKeyDown,
+            }),
+            image &&
+              h(
+                'div',
+                { class: 'attachment' },
+                h('img', { src: image.url, alt: `Attached: ${image.name}` }),
+                h('span', null, image.name),
+                h('button', { type: 'button', class: 'button small', onClick: () => setImage(null), 'aria-label': `Remove image ${image.name}` }, 'Remove'),
+              ),
+            imageError && h(Notice, { kind: 'error' }, imageError),
+            h(
+              'div',
+              { class: 'composer-actions' },
+              variant.vision &&
+                h(
+                  'span',
+                  null,
+                  h('input', { ref: fileInput, id: 'pg-image', type: 'file', accept: 'image/png,image/jpeg,image/webp,image/gif', class: 'visually-hidden', tabIndex: -1, onChange: pickImage, 'aria-label': 'Image to attach' }),
+                  h('button', { type: 'button', class: 'button', disabled: !key || busy, onClick: () => fileInput.current?.click() }, image ? 'Replace image' : 'Attach image'),
+                ),
+              busy
+                ? h('button', { type: 'button', class: 'button danger', onClick: stop }, 'Stop')
+                : h('button', { type: 'submit', class: 'button primary', disabled: !key || !text.trim() }, 'Send'),
+            ),
+          ),
+        ),
     ),
   );
 }

@@ -3,7 +3,7 @@ import { h, type ComponentChildren } from 'preact';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { renderMarkdown } from './markdown';
 
-async function copyText(text: string): Promise<void> {
+export async function copyText(text: string): Promise<void> {
   try {
     await navigator.clipboard.writeText(text);
   } catch {
@@ -52,12 +52,47 @@ export function CodeBlock(props: { code: string; label: string; id?: string }) {
   );
 }
 
-/** Model output rendered as sanitised markdown: its text can never become markup or script of this page. */
-export function Markdown(props: { text: string; class?: string }) {
+/** Puts a "Copy code" button above each code block of rendered markdown. */
+function addCodeCopy(root: HTMLElement): void {
+  root.querySelectorAll('pre').forEach((pre, index) => {
+    const wrap = document.createElement('div');
+    wrap.className = 'code-wrap';
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.className = 'button small code-copy';
+    button.textContent = 'Copy code';
+    button.setAttribute('aria-label', `Copy code block ${index + 1}`);
+    button.addEventListener('click', () => {
+      copyText(pre.textContent ?? '').then(
+        () => (button.textContent = 'Copied'),
+        () => (button.textContent = 'Copy failed'),
+      );
+      setTimeout(() => (button.textContent = 'Copy code'), 2000);
+    });
+    pre.replaceWith(wrap);
+    wrap.append(button, pre);
+  });
+}
+
+/**
+ * Model output rendered as sanitised markdown: its text can never become markup or script of this page.
+ * Code blocks get a copy button; once `final` (the answer is complete) they are highlighted, the
+ * highlighter loaded on first need.
+ */
+export function Markdown(props: { text: string; class?: string; final?: boolean }) {
   const ref = useRef<HTMLDivElement>(null);
   useLayoutEffect(() => {
-    ref.current?.replaceChildren(renderMarkdown(props.text));
-  }, [props.text]);
+    const root = ref.current;
+    if (!root) return;
+    root.replaceChildren(renderMarkdown(props.text));
+    addCodeCopy(root);
+    const codes = root.querySelectorAll<HTMLElement>('pre > code');
+    if (props.final && codes.length > 0) {
+      void import('./highlight').then(({ highlight }) => {
+        if (root.isConnected) highlight(codes);
+      });
+    }
+  }, [props.text, props.final]);
   return h('div', { ref, class: `markdown ${props.class ?? ''}` });
 }
 

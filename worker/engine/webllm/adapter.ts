@@ -16,6 +16,7 @@ import { contextLength, memoryBudgetMB, smallerContext } from './context-size';
 import { generationError, isOutOfMemory, loadError } from './errors';
 import { budgetOf, type DeviceLostListener, type GpuProbe } from './gpu';
 import { resolveImages, type ImageReader, type ResolvedImage } from './images';
+import { imageUrlAllowed } from '../../../src/csp';
 import { KvMemory } from './kv-reuse';
 import { ModelStates } from './model-states';
 import { EMPTY_THINK_BLOCK, WEBLLM_DEFAULT_CONTEXT, appConfigFor, baseRecord, hasThinkingSwitch, kvShape, modelIdOf, webllmModels, weightGroups, type Precision } from './models';
@@ -24,6 +25,7 @@ import { ProgressTracker } from './progress';
 import { countPromptTokens, type LoadedModelView } from './prompt-tokens';
 import { WebLlmRun } from './stream';
 import { translateRequest } from './translate';
+import { completionChunks, translateCompletion } from './raw-completion';
 
 /** Everything the adapter needs from web-llm and the browser; webllm-engine.ts wires the real ones. */
 export interface WebLlmDeps {
@@ -266,12 +268,40 @@ export class WebLlmEngine implements Engine {
     this.supports(request);
     await this.usable();
     const { variant } = request;
-    const images: Map<string, ResolvedImage> = variant.vision ? await resolveImages(request.messages, this.deps.images, signal) : new Map();
+    const allowed = (url: string) => imageUrlAllowed(url, this.config, this.deps.origin);
+    const images: Map<string, ResolvedImage> = variant.vision ? await resolveImages(request.messages, this.deps.images, signal, allowed) : new Map();
     const release = await this.mutex.acquire();
     let handedOver = false;
     try {
       if (signal.aborted) throw aborted();
       const loaded = await this.ensureLoaded(variant);
+      if (request.raw_prompt !== undefined) {
+        // Legacy completions: web-llm's own completions API (`completion()`, behind `completions.create`), the prompt as it is (no template, no thinking).
+        const prompt = request.raw_prompt;
+        // web-llm resets its conversation for a raw prompt: whatever chat turn it held is gone.
+        this.kv.forget();
+        const promptTokens = this.checkRawContext(request, loaded, prompt);
+        if (signal.aborted) throw aborted();
+        const running: RunningState = { failure: null };
+        this.running = running;
+        const stream = await this.mlc.completion(translateCompletion(request, loaded.modelId, prompt));
+        const run = new WebLlmRun(completionChunks(stream), {
+          thinking: false,
+          splitThinking: false,
+          stops: [],
+          ...(promptTokens !== undefined ? { promptTokens } : {}),
+          signal,
+          interrupt: () => void this.mlc.interruptGenerate(),
+          failure: () => running.failure,
+          settled: () => {
+            if (this.running === running) this.running = null;
+            release();
+          },
+        });
+        handedOver = true;
+        await run.start();
+        return { fingerprint: `fp_${loaded.modelId}`, events: run.events() };
+      }
       const thinkingSwitch = hasThinkingSwitch(variant);
       const emptyThinkTokens = thinkingSwitch ? (loaded.view?.countTokens(EMPTY_THINK_BLOCK) ?? EMPTY_THINK_TOKENS_QWEN3) : 0;
       const translation = translateRequest(request, { modelId: loaded.modelId, images, emptyThinkTokens });
@@ -355,6 +385,22 @@ export class WebLlmEngine implements Engine {
       throw contextExceeded(context, prompt, completion);
     }
     return prompt;
+  }
+
+  /** A raw prompt's tokens by the model's own tokenizer; throws when prompt plus requested output exceed the context. */
+  private checkRawContext(request: ChatCompletionRequest, loaded: Loaded, prompt: string): number | undefined {
+    if (!loaded.view) return undefined;
+    const tokens = loaded.view.countTokens(prompt);
+    const completion = outputLimit(request) ?? 0;
+    const context = this.states.context(loaded.group);
+    if (tokens + completion > context) {
+      throw new ApiError(
+        'context_length_exceeded',
+        `This model's maximum context length is ${context} tokens. However, you requested ${tokens + completion} tokens (${tokens} in the prompt, ${completion} in the completion). Please reduce the length of the prompt or completion.`,
+        { param: 'prompt' },
+      );
+    }
+    return tokens;
   }
 
   /** A GPU device was lost: fail the running generation, and load the model again on a new device. */

@@ -23,7 +23,8 @@ export interface ImageReader {
 export const browserImageReader: ImageReader = {
   async fetch(url, signal) {
     const res = await fetch(url, { signal });
-    if (!res.ok) throw new Error(`HTTP ${res.status} ${res.statusText}`.trim());
+    // The remote status is not passed on: an answer must not become a way to probe hosts.
+    if (!res.ok) throw new Error('no image was returned');
     return res.blob();
   },
   async size(blob) {
@@ -41,8 +42,17 @@ async function toDataUrl(blob: Blob, type: string): Promise<string> {
   return `data:${type};base64,${btoa(binary)}`;
 }
 
-/** Reads every image part of `messages`; the map is keyed by the original URL. */
-export async function resolveImages(messages: readonly ChatMessage[], reader: ImageReader, signal: AbortSignal): Promise<Map<string, ResolvedImage>> {
+/**
+ * Reads every image part of `messages`; the map is keyed by the original URL. `allowed` says which URLs may be
+ * fetched at all (src/csp.ts: data:, the origin's blob: and http(s) URLs, the model hosts); others are refused
+ * before any fetch, and a failed fetch says only that it failed, never the remote status.
+ */
+export async function resolveImages(
+  messages: readonly ChatMessage[],
+  reader: ImageReader,
+  signal: AbortSignal,
+  allowed: (url: string) => boolean,
+): Promise<Map<string, ResolvedImage>> {
   const out = new Map<string, ResolvedImage>();
   for (const [i, message] of messages.entries()) {
     if (!Array.isArray(message.content)) continue;
@@ -50,14 +60,21 @@ export async function resolveImages(messages: readonly ChatMessage[], reader: Im
       if (part.type !== 'image_url' || out.has(part.image_url.url)) continue;
       const param = `messages[${i}].content[${j}].image_url.url`;
       const url = part.image_url.url;
+      const shown = url.startsWith('data:') ? 'the data: URL' : url;
+      if (!allowed(url)) {
+        throw new ApiError(
+          'invalid_value',
+          `The image at ${shown} ('${param}') is not on a host this service may reach: use a data: URL, a blob: or http(s) URL of this origin, or a model host of the deployment.`,
+          { param },
+        );
+      }
       let blob: Blob;
       let size: ImageSize;
       try {
         blob = await reader.fetch(url, signal);
       } catch (err) {
         if (signal.aborted) throw err;
-        const shown = url.startsWith('data:') ? 'the data: URL' : url;
-        throw new ApiError('invalid_value', `Could not fetch the image at ${shown} ('${param}'): ${err instanceof Error ? err.message : String(err)}.`, { param });
+        throw new ApiError('invalid_value', `Could not fetch the image at ${shown} ('${param}'): the request failed or no image was returned.`, { param });
       }
       const type = blob.type.split(';')[0]?.trim() ?? '';
       try {

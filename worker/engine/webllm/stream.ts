@@ -5,7 +5,7 @@
 import type { ChatCompletionChunk, ChatCompletionTokenLogprob } from '@mlc-ai/web-llm';
 import type { EngineEvent } from '../../../src/engine-protocol';
 import { ApiError, clientAborted } from '../../../src/protocol/errors';
-import type { FinishReason, TokenLogprob, Usage } from '../../../src/protocol/types';
+import type { EngineFinishReason, TokenLogprob, Usage } from '../../../src/protocol/types';
 import { generationError } from './errors';
 import { StopMatcher } from './stop-matcher';
 import { ThinkSplitter } from './thinking';
@@ -208,7 +208,7 @@ export class WebLlmRun {
     }
   }
 
-  private finishReason(reason: string | null): FinishReason {
+  private finishReason(reason: string | null): EngineFinishReason {
     if (reason === 'stop' || reason === 'length') return reason;
     const failure = this.options.failure();
     if (failure) throw failure;

@@ -8,7 +8,8 @@ import type {
   ResponseFormat as WebLlmResponseFormat,
 } from '@mlc-ai/web-llm';
 import type { ChatCompletionRequest, ChatMessage, ResponseFormat } from '../../../src/protocol/types';
-import { outputLimit, stopSequences, wantsThinking } from '../request-support';
+import { ApiError } from '../../../src/protocol/errors';
+import { outputLimit, stopSequences, toolPlan, wantsThinking } from '../request-support';
 import type { ResolvedImage } from './images';
 import { nativeStops } from './kv-reuse';
 import { hasThinkingSwitch } from './models';
@@ -102,6 +103,12 @@ function responseFormat(format: ResponseFormat): WebLlmResponseFormat {
 }
 
 export function translateRequest(request: ChatCompletionRequest, options: TranslateOptions): Translation {
+  // Tool calling on web-llm (Qwen3's own format) is being built (issue 10); until then it is refused, not dropped.
+  const toolTurn = request.messages.findIndex((m) => m.role === 'tool' || (m.role === 'assistant' && m.tool_calls !== undefined));
+  if (toolPlan(request) !== null || toolTurn >= 0) {
+    const param = toolTurn >= 0 ? `messages[${toolTurn}]` : 'tools';
+    throw new ApiError('unsupported_parameter', `Unsupported parameter: '${param}': tool calling is not yet available on the web-llm engine.`, { param });
+  }
   const thinking = wantsThinking(request);
   const thinkingSwitch = hasThinkingSwitch(request.variant);
   const thinkingSwitchedOff = thinkingSwitch && !thinking;
@@ -128,6 +135,7 @@ export function translateRequest(request: ChatCompletionRequest, options: Transl
   if (request.n !== undefined) out.n = request.n;
   if (request.logprobs !== undefined) out.logprobs = request.logprobs;
   if (request.top_logprobs !== undefined) out.top_logprobs = request.top_logprobs;
+  if (request.logit_bias !== undefined) out.logit_bias = request.logit_bias;
   if (request.response_format !== undefined) out.response_format = responseFormat(request.response_format);
   // Qwen3's switch: web-llm prefills an empty thinking block when it is false. Other models have none.
   if (thinkingSwitch) out.extra_body = { enable_thinking: thinking };

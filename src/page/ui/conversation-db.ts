@@ -1,0 +1,105 @@
+// The Playground's conversations, kept in this origin's IndexedDB (database "inpage-conversations"), one list
+// per workspace (organisation id). Each holds its model, system prompt, parameters, turns and unsent draft.
+import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
+import type { FinishReason } from '../../protocol/types';
+import type { ModelId } from '../../variants';
+
+export interface TurnStats {
+  /** Completion tokens (thinking included): from `usage`, or counted deltas when the answer was stopped. */
+  tokens: number;
+  /** Of those, thinking tokens (from `usage.completion_tokens_details`); null when not known. */
+  reasoningTokens: number | null;
+  exact: boolean;
+  tokensPerSecond: number | null;
+  /** Milliseconds from sending to the first token. */
+  firstTokenMs: number | null;
+  finish: FinishReason | null;
+}
+
+export interface Turn {
+  id: string;
+  /** `note`: something the Playground says in the chat (never sent to /v1). */
+  role: 'user' | 'assistant' | 'note';
+  text: string;
+  /** A data: URL the person attached (user turns, svc-vision). */
+  image?: string;
+  reasoning?: string;
+  /** How long the model thought, in milliseconds, once its answer began. */
+  thoughtMs?: number;
+  model?: string;
+  status?: 'streaming' | 'done' | 'stopped';
+  stats?: TurnStats;
+}
+
+/** The request parameters a person can set; null means "not sent" (the service's default). */
+export interface Params {
+  temperature: number | null;
+  top_p: number | null;
+  max_tokens: number | null;
+  /** For thinking variants: false sends `reasoning_effort: "none"`. */
+  thinking: boolean;
+  /** `response_format: {type: "json_object"}`. */
+  json: boolean;
+}
+
+export const DEFAULT_PARAMS: Params = { temperature: null, top_p: null, max_tokens: null, thinking: true, json: false };
+
+export interface Conversation {
+  id: string;
+  orgId: string;
+  title: string;
+  /** Whether the person named it (else the first message names it). */
+  named: boolean;
+  createdAt: number;
+  updatedAt: number;
+  model: ModelId;
+  system: string;
+  params: Params;
+  turns: Turn[];
+  draft: string;
+  /** Whether the chat already said that earlier images are left out for a text model. */
+  imagesNoted: boolean;
+}
+
+interface ConversationsDB extends DBSchema {
+  conversations: { key: string; value: Conversation; indexes: { orgId: string } };
+}
+
+export const CONVERSATIONS_DB = 'inpage-conversations';
+
+let opening: Promise<IDBPDatabase<ConversationsDB>> | null = null;
+
+function open(): Promise<IDBPDatabase<ConversationsDB>> {
+  opening ??= openDB<ConversationsDB>(CONVERSATIONS_DB, 1, {
+    upgrade(db) {
+      const store = db.createObjectStore('conversations', { keyPath: 'id' });
+      store.createIndex('orgId', 'orgId');
+    },
+    blocking() {
+      // A newer version elsewhere: step aside; the next call opens again.
+      void opening?.then((db) => db.close());
+      opening = null;
+    },
+  }).catch((err: unknown) => {
+    opening = null;
+    throw err;
+  });
+  return opening;
+}
+
+/** The workspace's conversations, most recently changed first. */
+export async function listConversations(orgId: string): Promise<Conversation[]> {
+  const db = await open();
+  const all = await db.getAllFromIndex('conversations', 'orgId', orgId);
+  return all.sort((a, b) => b.updatedAt - a.updatedAt);
+}
+
+export async function putConversation(conversation: Conversation): Promise<void> {
+  const db = await open();
+  await db.put('conversations', conversation);
+}
+
+export async function deleteConversation(id: string): Promise<void> {
+  const db = await open();
+  await db.delete('conversations', id);
+}

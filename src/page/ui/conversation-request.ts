@@ -1,0 +1,132 @@
+// What a conversation sends to /v1: its messages (images left out for a text model), the request body with
+// its parameters, and the same as JSON, Markdown and client code a person can take away.
+import type { ChatMessage, ContentPart } from '../../protocol/types';
+import { variantOf } from '../../catalog';
+import type { ModelId } from '../../variants';
+import type { Conversation, Params, Turn } from './conversation-db';
+
+export interface Messages {
+  messages: ChatMessage[];
+  /** Image parts of earlier turns left out because the model reads text only. */
+  imagesLeftOut: number;
+}
+
+/** The messages for `model`: system prompt, then the user and assistant turns (notes are never sent). */
+export function toMessages(system: string, turns: readonly Turn[], model: ModelId): Messages {
+  const messages: ChatMessage[] = [];
+  let imagesLeftOut = 0;
+  if (system.trim()) messages.push({ role: 'system', content: system });
+  for (const turn of turns) {
+    if (turn.role === 'user') {
+      if (turn.image && variantOf(model)!.vision) {
+        const content: ContentPart[] = [
+          { type: 'text', text: turn.text },
+          { type: 'image_url', image_url: { url: turn.image } },
+        ];
+        messages.push({ role: 'user', content });
+      } else {
+        if (turn.image) imagesLeftOut++;
+        messages.push({ role: 'user', content: turn.text });
+      }
+    } else if (turn.role === 'assistant' && turn.text) {
+      messages.push({ role: 'assistant', content: turn.text });
+    }
+  }
+  return { messages, imagesLeftOut };
+}
+
+/** The body of POST /v1/chat/completions for these messages and parameters (without `stream`). */
+export function requestBody(model: ModelId, messages: ChatMessage[], params: Params): Record<string, unknown> {
+  const body: Record<string, unknown> = { model, messages };
+  if (params.temperature !== null) body.temperature = params.temperature;
+  if (params.top_p !== null) body.top_p = params.top_p;
+  if (params.max_tokens !== null) body.max_tokens = params.max_tokens;
+  if (variantOf(model)!.thinks && !params.thinking) body.reasoning_effort = 'none';
+  if (params.json) body.response_format = { type: 'json_object' };
+  return body;
+}
+
+/** The conversation as the request that would continue it (`next`: the message about to be sent). */
+export function conversationRequest(conversation: Conversation, next?: string): Record<string, unknown> {
+  const turns: Turn[] = next ? [...conversation.turns, { id: 'next', role: 'user', text: next }] : conversation.turns;
+  return requestBody(conversation.model, toMessages(conversation.system, turns, conversation.model).messages, conversation.params);
+}
+
+/** JSON export: the messages exactly as sent to /v1 (with images for a vision model), model and parameters. */
+export function exportJson(conversation: Conversation): string {
+  return JSON.stringify({ title: conversation.title, ...conversationRequest(conversation) }, null, 2) + '\n';
+}
+
+/** Markdown export: a heading per turn, the thinking quoted. */
+export function exportMarkdown(conversation: Conversation): string {
+  const out = [`# ${conversation.title}`, '', `Model: \`${conversation.model}\``, ''];
+  if (conversation.system.trim()) out.push('## System', '', conversation.system.trim(), '');
+  for (const turn of conversation.turns) {
+    if (turn.role === 'note') {
+      out.push(`> ${turn.text}`, '');
+    } else if (turn.role === 'user') {
+      out.push('## You', '');
+      if (turn.image) out.push('*(an image was attached)*', '');
+      out.push(turn.text, '');
+    } else {
+      out.push(`## ${turn.model ?? 'Assistant'}`, '');
+      if (turn.reasoning) out.push(turn.reasoning.split('\n').map((line) => `> ${line}`).join('\n'), '');
+      out.push(turn.text, '');
+    }
+  }
+  return out.join('\n');
+}
+
+/** A file name for an export: the title in safe characters. */
+export function exportName(conversation: Conversation, extension: 'json' | 'md'): string {
+  const stem = conversation.title.replace(/[^\p{L}\p{N}]+/gu, '-').replace(/^-+|-+$/g, '').slice(0, 60) || 'conversation';
+  return `${stem}.${extension}`;
+}
+
+const KEY_PLACEHOLDER = 'YOUR_INPAGE_KEY';
+
+function indent(text: string, by: string): string {
+  return text.split('\n').map((line, i) => (i === 0 ? line : by + line)).join('\n');
+}
+
+/** The request as client code: `fetch` or the `openai` SDK, streaming, printing the text. */
+export function requestCode(kind: 'fetch' | 'openai', baseURL: string, body: Record<string, unknown>): string {
+  const json = JSON.stringify({ ...body, stream: true }, null, 2);
+  if (kind === 'fetch') {
+    return `const res = await fetch(${JSON.stringify(`${baseURL}/chat/completions`)}, {
+  method: 'POST',
+  headers: { authorization: 'Bearer ${KEY_PLACEHOLDER}', 'content-type': 'application/json' },
+  body: JSON.stringify(${indent(json, '  ')}),
+});
+if (!res.ok) throw new Error((await res.json()).error.message);
+const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+let text = '', buffer = '';
+for (;;) {
+  const { value, done } = await reader.read();
+  if (done) break;
+  buffer += value;
+  const events = buffer.split('\\n\\n');
+  buffer = events.pop();
+  for (const event of events) {
+    const data = event.replace(/^data: /, '');
+    if (data === '[DONE]') continue;
+    text += JSON.parse(data).choices[0]?.delta.content ?? '';
+  }
+}
+console.log(text);`;
+  }
+  return `import OpenAI from 'openai';
+
+const client = new OpenAI({
+  baseURL: ${JSON.stringify(baseURL)},
+  apiKey: '${KEY_PLACEHOLDER}',
+  dangerouslyAllowBrowser: true, // the key never leaves this browser
+});
+
+const stream = await client.chat.completions.create(${json});
+let text = '';
+for await (const chunk of stream) {
+  text += chunk.choices[0]?.delta?.content ?? '';
+}
+console.log(text);`;
+}

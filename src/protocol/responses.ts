@@ -1,0 +1,503 @@
+// POST /v1/responses, the request side: OpenAI's Responses request → the one validated chat request the
+// engine runs (one converter, as llama.cpp's server does). Items are normalised once, so what is stored,
+// listed by /input_items and replayed by `previous_response_id` is the same data.
+import { z } from 'zod';
+import { ApiError } from './errors';
+import { validateChatRequest, toApiError } from './validate';
+import type { ChatCompletionRequest } from './types';
+
+// ---- Items, as stored and listed (OpenAI's ItemResource shapes for the kinds inpage handles) ----
+
+export interface InputTextPart {
+  type: 'input_text';
+  text: string;
+}
+export interface InputImagePart {
+  type: 'input_image';
+  image_url: string;
+  detail: 'auto' | 'low' | 'high';
+}
+export interface OutputTextPart {
+  type: 'output_text';
+  text: string;
+  annotations: never[];
+  logprobs: ResponseLogprob[];
+}
+export interface ReasoningTextPart {
+  type: 'reasoning_text';
+  text: string;
+}
+export interface ResponseLogprob {
+  token: string;
+  logprob: number;
+  bytes: number[] | null;
+  top_logprobs: { token: string; logprob: number; bytes: number[] | null }[];
+}
+
+export type ItemStatus = 'in_progress' | 'completed' | 'incomplete';
+
+export interface InputMessageItem {
+  id: string;
+  type: 'message';
+  role: 'user' | 'system' | 'developer';
+  content: (InputTextPart | InputImagePart)[];
+  status: ItemStatus;
+}
+export interface OutputMessageItem {
+  id: string;
+  type: 'message';
+  role: 'assistant';
+  content: OutputTextPart[];
+  status: ItemStatus;
+}
+export interface ReasoningItem {
+  id: string;
+  type: 'reasoning';
+  summary: never[];
+  content: ReasoningTextPart[];
+  status: ItemStatus;
+}
+export interface FunctionCallItem {
+  id: string;
+  type: 'function_call';
+  call_id: string;
+  name: string;
+  arguments: string;
+  status: ItemStatus;
+}
+export interface FunctionCallOutputItem {
+  id: string;
+  type: 'function_call_output';
+  call_id: string;
+  output: string;
+  status: ItemStatus;
+}
+
+export type OutputItem = OutputMessageItem | ReasoningItem | FunctionCallItem;
+export type ConversationItem = InputMessageItem | OutputItem | FunctionCallOutputItem;
+
+export function itemId(prefix: string): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return `${prefix}_${Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')}`;
+}
+
+// ---- The request ----
+
+const BUILT_IN_TOOLS = [
+  'web_search',
+  'web_search_preview',
+  'web_search_2025_08_26',
+  'web_search_preview_2025_03_11',
+  'file_search',
+  'code_interpreter',
+  'computer_use',
+  'computer_use_preview',
+  'computer',
+  'mcp',
+  'image_generation',
+  'local_shell',
+  'shell',
+  'apply_patch',
+  'custom',
+] as const;
+
+/** `include` values inpage can honour; every other documented value needs a built-in tool or file storage. */
+const INCLUDE_OK = new Set(['message.output_text.logprobs', 'reasoning.encrypted_content']);
+
+const num = (min: number, max: number) => z.number().min(min).max(max);
+
+const textPart = z.object({ type: z.literal('input_text'), text: z.string() });
+const imagePart = z.object({
+  type: z.literal('input_image'),
+  image_url: z.string().optional(),
+  file_id: z.string().optional(),
+  detail: z.enum(['auto', 'low', 'high']).optional(),
+});
+const filePart = z.object({ type: z.literal('input_file') }).loose();
+const outputTextPart = z.object({ type: z.literal('output_text'), text: z.string() }).loose();
+const refusalPart = z.object({ type: z.literal('refusal'), refusal: z.string() }).loose();
+const contentPart = z.discriminatedUnion('type', [textPart, imagePart, filePart, outputTextPart, refusalPart]);
+
+const messageItem = z.object({
+  type: z.literal('message'),
+  role: z.enum(['user', 'system', 'developer', 'assistant']),
+  content: z.union([z.string(), z.array(contentPart)]),
+  id: z.string().optional(),
+  status: z.string().optional(),
+});
+const functionCallItem = z.object({
+  type: z.literal('function_call'),
+  call_id: z.string(),
+  name: z.string(),
+  arguments: z.string(),
+  id: z.string().optional(),
+  status: z.string().optional(),
+});
+const functionCallOutputItem = z.object({
+  type: z.literal('function_call_output'),
+  call_id: z.string(),
+  output: z.union([z.string(), z.array(z.discriminatedUnion('type', [textPart, imagePart, filePart]))]),
+  id: z.string().optional(),
+  status: z.string().optional(),
+});
+const reasoningItem = z.object({ type: z.literal('reasoning') }).loose();
+const inputItem = z.discriminatedUnion('type', [messageItem, functionCallItem, functionCallOutputItem, reasoningItem]);
+const ITEM_TYPES = new Set(['message', 'function_call', 'function_call_output', 'reasoning']);
+
+const functionTool = z.object({
+  type: z.literal('function'),
+  name: z.string().min(1),
+  description: z.string().nullable().optional(),
+  parameters: z.record(z.string(), z.unknown()).nullable().optional(),
+  strict: z.boolean().nullable().optional(),
+});
+
+const textFormat = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('text') }),
+  z.object({ type: z.literal('json_object') }),
+  z.object({
+    type: z.literal('json_schema'),
+    name: z.string(),
+    schema: z.record(z.string(), z.unknown()),
+    description: z.string().optional(),
+    strict: z.boolean().nullable().optional(),
+  }),
+]);
+
+const requestSchema = z
+  .object({
+    model: z.string(),
+    input: z.union([z.string(), z.array(inputItem)]),
+    instructions: z.string().optional(),
+    max_output_tokens: z.number().int().min(16).optional(),
+    temperature: num(0, 2).optional(),
+    top_p: num(0, 1).optional(),
+    top_logprobs: z.number().int().min(0).max(20).optional(),
+    tools: z.array(functionTool).optional(),
+    tool_choice: z
+      .union([z.enum(['none', 'auto', 'required']), z.object({ type: z.literal('function'), name: z.string() })])
+      .optional(),
+    parallel_tool_calls: z.boolean().optional(),
+    text: z.object({ format: textFormat.optional(), verbosity: z.enum(['low', 'medium', 'high']).optional() }).optional(),
+    reasoning: z
+      .object({
+        effort: z.enum(['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max']).nullable().optional(),
+        summary: z.enum(['auto', 'concise', 'detailed']).nullable().optional(),
+      })
+      .optional(),
+    stream: z.boolean().optional(),
+    stream_options: z.object({ include_obfuscation: z.boolean().optional() }).optional(),
+    store: z.boolean().optional(),
+    previous_response_id: z.string().optional(),
+    metadata: z.record(z.string().max(64), z.string().max(512)).optional(),
+    user: z.string().optional(),
+    include: z.array(z.string()).optional(),
+    background: z.boolean().optional(),
+    truncation: z.enum(['auto', 'disabled']).optional(),
+    service_tier: z.string().optional(),
+    safety_identifier: z.string().optional(),
+    prompt_cache_key: z.string().optional(),
+    max_tool_calls: z.number().int().min(1).optional(),
+  })
+  .loose();
+
+export type ResponsesRequest = z.infer<typeof requestSchema>;
+export type FunctionTool = z.infer<typeof functionTool>;
+export type TextFormat = z.infer<typeof textFormat>;
+
+const unsupported = (param: string, why: string): never => {
+  throw new ApiError('unsupported_parameter', `Unsupported parameter: '${param}' ${why}.`, { param });
+};
+
+/** Refusals that need no schema: what asks for hosted features inpage does not have. */
+function refuseHosted(body: Record<string, unknown>): void {
+  if (Array.isArray(body.tools)) {
+    body.tools.forEach((tool, i) => {
+      const type = (tool as { type?: unknown } | null)?.type;
+      if (typeof type === 'string' && type !== 'function') {
+        const known = (BUILT_IN_TOOLS as readonly string[]).includes(type) || /^(web_search|computer_use|file_search)/.test(type);
+        unsupported(`tools[${i}].type`, known ? `'${type}' is a built-in tool of OpenAI's hosted service; only 'function' tools run here` : `'${type}' is not a tool type inpage knows; only 'function' tools run here`);
+      }
+    });
+  }
+  if (body.background === true) unsupported('background', 'is not supported: responses run while the request is open (no background mode)');
+  if (body.conversation !== undefined && body.conversation !== null) {
+    unsupported('conversation', "is not supported: continue a conversation with 'previous_response_id'");
+  }
+  if (body.prompt !== undefined && body.prompt !== null) unsupported('prompt', 'is not supported: there are no stored prompt templates here');
+  if (body.truncation === 'auto') unsupported('truncation', "'auto' is not supported: an input over the context is refused (400 context_length_exceeded)");
+  if (Array.isArray(body.include)) {
+    body.include.forEach((value, i) => {
+      if (typeof value === 'string' && !INCLUDE_OK.has(value)) {
+        unsupported(`include[${i}]`, `'${value}' needs a built-in tool or hosted file storage, which inpage does not have`);
+      }
+    });
+  }
+  if (Array.isArray(body.input)) {
+    body.input.forEach((item, i) => {
+      if (typeof item !== 'object' || item === null) return;
+      const type = (item as { type?: unknown }).type;
+      if (typeof type === 'string' && !ITEM_TYPES.has(type)) {
+        unsupported(`input[${i}].type`, `'${type}' items are not supported (messages, function_call, function_call_output and reasoning items are)`);
+      }
+    });
+  }
+}
+
+/** Fields clients send as `null` to mean "not set". */
+const NULLABLE = new Set(Object.keys(requestSchema.shape).filter((k) => k !== 'model' && k !== 'input'));
+
+/** Checks the body's shape and the refusals; returns the parsed request. */
+export function parseResponsesRequest(body: unknown): ResponsesRequest {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new ApiError('invalid_type', 'The request body must be a JSON object.');
+  }
+  const cleaned: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(body)) {
+    if (value === null && NULLABLE.has(key)) continue;
+    cleaned[key] = value;
+  }
+  refuseHosted(cleaned);
+  // Easy input messages ({role, content}) carry no `type`: they are messages.
+  if (Array.isArray(cleaned.input)) {
+    cleaned.input = cleaned.input.map((item: unknown) =>
+      typeof item === 'object' && item !== null && !('type' in item) && 'role' in item ? { ...item, type: 'message' } : item,
+    );
+  }
+  const parsed = requestSchema.safeParse(cleaned, { reportInput: true });
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    if (issue.path[0] === 'max_output_tokens' && issue.code === 'too_small') {
+      throw new ApiError('invalid_value', `Invalid 'max_output_tokens': integer below minimum value. Expected a value >= 16, but got ${String(cleaned.max_output_tokens)} instead.`, { param: 'max_output_tokens' });
+    }
+    throw toApiError(issue);
+  }
+  return parsed.data;
+}
+
+/** The request's input as items with ids, as stored and listed by /input_items. */
+export function normaliseInput(request: ResponsesRequest): ConversationItem[] {
+  if (typeof request.input === 'string') {
+    return [{ id: itemId('msg'), type: 'message', role: 'user', content: [{ type: 'input_text', text: request.input }], status: 'completed' }];
+  }
+  const items: ConversationItem[] = [];
+  request.input.forEach((item, i) => {
+    const at = `input[${i}]`;
+    switch (item.type) {
+      case 'message': {
+        const parts = typeof item.content === 'string' ? [{ type: 'input_text' as const, text: item.content }] : item.content;
+        if (item.role === 'assistant') {
+          const text = parts
+            .map((part, j) => {
+              if (part.type === 'output_text' || part.type === 'input_text') return part.text;
+              if (part.type === 'refusal') return part.refusal;
+              return unsupported(`${at}.content[${j}]`, 'is not supported: assistant messages carry text only');
+            })
+            .join('');
+          items.push({ id: item.id ?? itemId('msg'), type: 'message', role: 'assistant', content: [{ type: 'output_text', text, annotations: [], logprobs: [] }], status: 'completed' });
+          return;
+        }
+        const content = parts.map((part, j): InputTextPart | InputImagePart => {
+          const param = `${at}.content[${j}]`;
+          if (part.type === 'input_text' || part.type === 'output_text') return { type: 'input_text', text: part.text };
+          if (part.type === 'input_image') {
+            if (part.file_id !== undefined) unsupported(`${param}.file_id`, "is not supported: there is no file storage here; send the image as 'image_url' (a data: or http(s) URL)");
+            if (part.image_url === undefined) {
+              throw new ApiError('missing_required_parameter', `Missing required parameter: '${param}.image_url'.`, { param: `${param}.image_url` });
+            }
+            return { type: 'input_image', image_url: part.image_url, detail: part.detail ?? 'auto' };
+          }
+          if (part.type === 'input_file') return unsupported(param, 'is not supported: input files need hosted file storage, which inpage does not have');
+          return unsupported(param, `'${part.type}' parts are not supported in '${item.role}' messages`);
+        });
+        items.push({ id: item.id ?? itemId('msg'), type: 'message', role: item.role, content, status: 'completed' });
+        return;
+      }
+      case 'function_call':
+        items.push({ id: item.id ?? itemId('fc'), type: 'function_call', call_id: item.call_id, name: item.name, arguments: item.arguments, status: 'completed' });
+        return;
+      case 'function_call_output': {
+        const output =
+          typeof item.output === 'string'
+            ? item.output
+            : item.output
+                .map((part, j) => (part.type === 'input_text' ? part.text : unsupported(`${at}.output[${j}]`, 'is not supported: function output is text here')))
+                .join('');
+        items.push({ id: item.id ?? itemId('fco'), type: 'function_call_output', call_id: item.call_id, output, status: 'completed' });
+        return;
+      }
+      case 'reasoning':
+        // Earlier thinking is not part of the next prompt (Qwen3's chat template drops it too): not kept.
+        return;
+    }
+  });
+  return items;
+}
+
+/** Where each chat message came from, to name Responses fields in errors about chat fields. */
+type Origin = string;
+
+interface ChatBody {
+  messages: Record<string, unknown>[];
+  origins: Origin[];
+}
+
+/** Conversation items → chat messages; consecutive function calls become one assistant turn's tool calls. */
+function toChatMessages(instructions: string | undefined, items: readonly { item: ConversationItem; origin: Origin }[]): ChatBody {
+  const messages: Record<string, unknown>[] = [];
+  const origins: Origin[] = [];
+  if (instructions !== undefined) {
+    messages.push({ role: 'system', content: instructions });
+    origins.push('instructions');
+  }
+  for (const { item, origin } of items) {
+    switch (item.type) {
+      case 'message': {
+        if (item.role === 'assistant') {
+          messages.push({ role: 'assistant', content: item.content.map((p) => p.text).join('') });
+        } else {
+          const onlyText = item.content.every((p) => p.type === 'input_text');
+          const content = onlyText
+            ? item.content.map((p) => (p as InputTextPart).text).join('')
+            : item.content.map((p) => (p.type === 'input_text' ? { type: 'text', text: p.text } : { type: 'image_url', image_url: { url: p.image_url, detail: p.detail } }));
+          messages.push({ role: item.role, content });
+        }
+        origins.push(origin);
+        break;
+      }
+      case 'function_call': {
+        const call = { id: item.call_id, type: 'function', function: { name: item.name, arguments: item.arguments } };
+        const last = messages[messages.length - 1];
+        if (last?.role === 'assistant') {
+          last.tool_calls = [...((last.tool_calls as unknown[] | undefined) ?? []), call];
+        } else {
+          messages.push({ role: 'assistant', content: null, tool_calls: [call] });
+          origins.push(origin);
+        }
+        break;
+      }
+      case 'function_call_output':
+        messages.push({ role: 'tool', tool_call_id: item.call_id, content: item.output });
+        origins.push(origin);
+        break;
+      case 'reasoning':
+        break;
+    }
+  }
+  return { messages, origins };
+}
+
+/** Renames a chat field in an error to the Responses field it came from. */
+export function renameParam(err: unknown, origins: readonly Origin[]): unknown {
+  if (!(err instanceof ApiError) || err.param === null) return err;
+  const param = err.param;
+  const fixed: Record<string, string> = {
+    max_completion_tokens: 'max_output_tokens',
+    max_tokens: 'max_output_tokens',
+    reasoning_effort: 'reasoning.effort',
+    response_format: 'text.format',
+    messages: 'input',
+  };
+  let renamed: string | null = null;
+  const message = /^messages\[(\d+)\](.*)$/.exec(param);
+  if (message) {
+    const origin = origins[Number(message[1])];
+    if (origin !== undefined) {
+      const rest = message[2]!;
+      // Chat content parts are the input's parts in the same order; `image_url.detail` is `detail` here. A tool
+      // message is a function_call_output item: its `tool_call_id` is `call_id`, its content `output`.
+      renamed = !origin.startsWith('input[')
+        ? origin
+        : origin +
+          rest
+            .replace('.image_url.detail', '.detail')
+            .replace(/^\.role$/, '')
+            .replace(/^\.tool_call_id/, '.call_id')
+            .replace(/^\.tool_calls\[\d+\]/, '');
+    }
+  } else {
+    for (const [from, to] of Object.entries(fixed)) {
+      if (param === from || param.startsWith(`${from}.`) || param.startsWith(`${from}[`)) {
+        renamed = to + param.slice(from.length);
+        break;
+      }
+    }
+  }
+  if (renamed === null || renamed === param) return err;
+  const message2 = err.message.split(`'${param}'`).join(`'${renamed}'`);
+  return new ApiError(err.code, message2, { param: renamed, ...(err.retryAfter !== undefined ? { retryAfter: err.retryAfter } : {}) });
+}
+
+export interface Converted {
+  chat: ChatCompletionRequest;
+  /** This request's input, normalised (stored, and listed by /input_items). */
+  inputItems: ConversationItem[];
+  /** Chat message index → the Responses field it came from. */
+  origins: Origin[];
+}
+
+/**
+ * The Responses request (and the stored conversation `previous_response_id` names) as the chat request the
+ * engine runs. Every refusal names the Responses field.
+ */
+export function toChatRequest(request: ResponsesRequest, previous: readonly ConversationItem[] = []): Converted {
+  const inputItems = normaliseInput(request);
+  const items = [
+    ...previous.map((item) => ({ item, origin: 'previous_response_id' })),
+    ...inputItems.map((item, i) => ({ item, origin: typeof request.input === 'string' ? 'input' : `input[${inputIndex(request, i)}]` })),
+  ];
+  const { messages, origins } = toChatMessages(request.instructions, items);
+  if (messages.length === 0 || (request.instructions !== undefined && messages.length === 1)) {
+    throw new ApiError('invalid_value', "Invalid 'input': it holds no message for the model to answer.", { param: 'input' });
+  }
+  const logprobs = request.include?.includes('message.output_text.logprobs') === true || request.top_logprobs !== undefined;
+  const body: Record<string, unknown> = {
+    model: request.model,
+    messages,
+    stream: request.stream,
+    temperature: request.temperature,
+    top_p: request.top_p,
+    max_completion_tokens: request.max_output_tokens,
+    user: request.user,
+  };
+  if (logprobs) {
+    body.logprobs = true;
+    if (request.top_logprobs !== undefined) body.top_logprobs = request.top_logprobs;
+  }
+  const format = request.text?.format;
+  if (format?.type === 'json_schema') {
+    const { type, ...schema } = format;
+    body.response_format = { type, json_schema: schema };
+  } else if (format) {
+    body.response_format = format;
+  }
+  const effort = request.reasoning?.effort;
+  if (effort !== undefined && effort !== null) body.reasoning_effort = effort === 'xhigh' || effort === 'max' ? 'high' : effort;
+  if (request.tools && request.tools.length > 0) {
+    body.tools = request.tools.map((t) => ({
+      type: 'function',
+      function: { name: t.name, ...(t.description ? { description: t.description } : {}), ...(t.parameters ? { parameters: t.parameters } : {}), ...(t.strict != null ? { strict: t.strict } : {}) },
+    }));
+  }
+  if (request.tool_choice !== undefined) {
+    body.tool_choice = typeof request.tool_choice === 'string' ? request.tool_choice : { type: 'function', function: { name: request.tool_choice.name } };
+  }
+  if (request.parallel_tool_calls !== undefined) body.parallel_tool_calls = request.parallel_tool_calls;
+  for (const key of Object.keys(body)) if (body[key] === undefined) delete body[key];
+  try {
+    return { chat: validateChatRequest(body), inputItems, origins };
+  } catch (err) {
+    throw renameParam(err, origins);
+  }
+}
+
+/** The index in `request.input` of the i-th normalised item (reasoning items are dropped). */
+function inputIndex(request: ResponsesRequest, normalised: number): number {
+  if (typeof request.input === 'string') return 0;
+  let seen = -1;
+  for (let i = 0; i < request.input.length; i++) {
+    if (request.input[i]!.type !== 'reasoning') seen++;
+    if (seen === normalised) return i;
+  }
+  return normalised;
+}

@@ -1,0 +1,182 @@
+// POST /v1/completions (legacy text completion): the request → the one chat request the engine runs, with a
+// raw prompt (no chat template, never thinking; web-llm's own completions API answers it); engine events →
+// `text_completion` objects and chunks.
+import { z } from 'zod';
+import type { EngineEvent } from '../engine-protocol';
+import { ApiError } from './errors';
+import { toApiError, validateChatRequest } from './validate';
+import { unixSeconds } from './completion';
+import type { ChatCompletionRequest, FinishReason, TokenLogprob, Usage } from './types';
+
+const num = (min: number, max: number) => z.number().min(min).max(max);
+
+const requestSchema = z
+  .object({
+    model: z.string(),
+    prompt: z.union([z.string(), z.array(z.string()).length(1, 'must hold exactly one prompt: one completion is generated per request')]),
+    max_tokens: z.number().int().min(1).optional(),
+    temperature: num(0, 2).optional(),
+    top_p: num(0, 1).optional(),
+    stop: z.union([z.string(), z.array(z.string()).max(4)]).optional(),
+    seed: z.number().int().optional(),
+    presence_penalty: num(-2, 2).optional(),
+    frequency_penalty: num(-2, 2).optional(),
+    logprobs: z.number().int().min(0).max(5).optional(),
+    echo: z.boolean().optional(),
+    n: z.number().int().min(1).optional(),
+    best_of: z.number().int().min(1).optional(),
+    suffix: z.string().optional(),
+    stream: z.boolean().optional(),
+    stream_options: z.object({ include_usage: z.boolean().optional() }).optional(),
+    user: z.string().optional(),
+  })
+  .loose();
+
+export type TextCompletionRequest = z.infer<typeof requestSchema>;
+
+/** OpenAI's default for legacy completions when `max_tokens` is not given. */
+export const DEFAULT_MAX_TOKENS = 16;
+
+const NULLABLE = new Set(Object.keys(requestSchema.shape).filter((k) => k !== 'model' && k !== 'prompt'));
+
+const unsupported = (param: string, why: string): never => {
+  throw new ApiError('unsupported_parameter', `Unsupported parameter: '${param}' ${why}.`, { param });
+};
+
+export function parseTextCompletionRequest(body: unknown): TextCompletionRequest {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new ApiError('invalid_type', 'The request body must be a JSON object.');
+  }
+  const cleaned: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(body)) {
+    if (value === null && NULLABLE.has(key)) continue;
+    cleaned[key] = value;
+  }
+  if (Array.isArray(cleaned.prompt) && cleaned.prompt.some((p) => typeof p !== 'string')) {
+    unsupported('prompt', 'as token arrays is not supported: send the prompt as text');
+  }
+  const parsed = requestSchema.safeParse(cleaned, { reportInput: true });
+  if (!parsed.success) throw toApiError(parsed.error.issues[0]!);
+  const req = parsed.data;
+  if (req.n !== undefined && req.n > 1) unsupported('n', 'must be 1: one completion is generated per request');
+  if (req.best_of !== undefined && req.best_of > 1) unsupported('best_of', 'must be 1: one completion is generated per request');
+  if (req.suffix !== undefined && req.suffix !== '') unsupported('suffix', 'is not supported: the models here have no fill-in-the-middle mode');
+  if (req.echo === true) unsupported('echo', 'is not supported: the prompt is not repeated in the answer');
+  return req;
+}
+
+/** The chat request the engine runs: the prompt as the raw text to continue. */
+export function toChatRequest(request: TextCompletionRequest): ChatCompletionRequest {
+  const prompt = typeof request.prompt === 'string' ? request.prompt : request.prompt[0]!;
+  const body: Record<string, unknown> = {
+    model: request.model,
+    messages: [{ role: 'user', content: prompt }],
+    stream: request.stream,
+    stream_options: request.stream_options,
+    max_tokens: request.max_tokens ?? DEFAULT_MAX_TOKENS,
+    temperature: request.temperature,
+    top_p: request.top_p,
+    stop: request.stop,
+    seed: request.seed,
+    presence_penalty: request.presence_penalty,
+    frequency_penalty: request.frequency_penalty,
+    user: request.user,
+  };
+  if (request.logprobs !== undefined) {
+    body.logprobs = true;
+    body.top_logprobs = request.logprobs;
+  }
+  for (const key of Object.keys(body)) if (body[key] === undefined) delete body[key];
+  const chat = validateChatRequest(body);
+  return { ...chat, raw_prompt: prompt };
+}
+
+// ---- The answer ----
+
+export interface LegacyLogprobs {
+  tokens: string[];
+  token_logprobs: number[];
+  top_logprobs: Record<string, number>[];
+  text_offset: number[];
+}
+
+export interface TextCompletionChoice {
+  index: number;
+  text: string;
+  logprobs: LegacyLogprobs | null;
+  finish_reason: FinishReason | null;
+}
+
+export interface TextCompletion {
+  id: string;
+  object: 'text_completion';
+  created: number;
+  model: string;
+  system_fingerprint: string;
+  choices: TextCompletionChoice[];
+  usage?: Usage | null;
+}
+
+export function textCompletionId(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return `cmpl-${Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')}`;
+}
+
+/** Chat-style token logprobs → the legacy shape; `offset` is where the first token starts in the output. */
+export function legacyLogprobs(entries: readonly TokenLogprob[], offset: number): LegacyLogprobs {
+  const out: LegacyLogprobs = { tokens: [], token_logprobs: [], top_logprobs: [], text_offset: [] };
+  let at = offset;
+  for (const entry of entries) {
+    out.tokens.push(entry.token);
+    out.token_logprobs.push(entry.logprob);
+    out.top_logprobs.push(Object.fromEntries(entry.top_logprobs.map((t) => [t.token, t.logprob])));
+    out.text_offset.push(at);
+    at += entry.token.length;
+  }
+  return out;
+}
+
+/** Engine events → `text_completion` chunks (streams) or one `text_completion` (JSON). */
+export class TextCompletionWriter {
+  private readonly meta: Omit<TextCompletion, 'choices' | 'usage'>;
+  private text = '';
+  private logprobs: TokenLogprob[] | null = null;
+  private finish: { reason: FinishReason; usage: Usage } | null = null;
+
+  constructor(
+    model: string,
+    fingerprint: string,
+    private readonly options: { logprobs: boolean; includeUsage: boolean },
+  ) {
+    this.meta = { id: textCompletionId(), object: 'text_completion', created: unixSeconds(), model, system_fingerprint: fingerprint };
+  }
+
+  /** The chunks for one event (and gathers it for the JSON answer). */
+  next(event: EngineEvent): TextCompletion[] {
+    if (event.type === 'finish') {
+      this.finish = { reason: event.finish_reason, usage: event.usage };
+      const out: TextCompletion[] = [{ ...this.meta, choices: [{ index: 0, text: '', logprobs: null, finish_reason: event.finish_reason }] }];
+      if (this.options.includeUsage) out.push({ ...this.meta, choices: [], usage: event.usage });
+      return out;
+    }
+    // Legacy completions offer no tools and never think: only text reaches here.
+    if (event.type !== 'delta') return [];
+    const text = event.content ?? '';
+    if (!text) return [];
+    const offset = this.text.length;
+    this.text += text;
+    let logprobs: LegacyLogprobs | null = null;
+    if (this.options.logprobs) {
+      const entries = event.logprobs ?? [];
+      (this.logprobs ??= []).push(...entries);
+      logprobs = legacyLogprobs(entries, offset);
+    }
+    return [{ ...this.meta, choices: [{ index: 0, text, logprobs, finish_reason: null }] }];
+  }
+
+  build(): TextCompletion {
+    if (!this.finish) throw new Error('The engine ended without a finish event.');
+    const logprobs = this.options.logprobs ? legacyLogprobs(this.logprobs ?? [], 0) : null;
+    return { ...this.meta, choices: [{ index: 0, text: this.text, logprobs, finish_reason: this.finish.reason }], usage: this.finish.usage };
+  }
+}

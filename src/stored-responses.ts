@@ -1,0 +1,134 @@
+// Stored responses (POST /v1/responses with `store` true, the default): the answer, its input items and the
+// conversation they continue, per API key, in their own IndexedDB database. A response is found only with
+// the key that made it; a revoked key cannot authenticate, so its responses are unreadable.
+import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
+import { ApiError } from './protocol/errors';
+import type { ConversationItem } from './protocol/responses';
+import type { ResponseObject } from './protocol/response-events';
+
+export interface StoredResponse {
+  id: string;
+  /** The id of the key that made it (KeyRecord.id). */
+  keyId: string;
+  createdAt: number;
+  response: ResponseObject;
+  /** This request's input, as listed by /input_items (in input order). */
+  inputItems: ConversationItem[];
+  /** The whole conversation up to and including this response's output: what `previous_response_id` continues. */
+  context: ConversationItem[];
+}
+
+interface ResponsesDB extends DBSchema {
+  responses: { key: string; value: StoredResponse; indexes: { keyId: string } };
+}
+
+export const RESPONSES_DB_NAME = 'inpage-responses';
+
+let opening: Promise<IDBPDatabase<ResponsesDB>> | null = null;
+
+function database(): Promise<IDBPDatabase<ResponsesDB>> {
+  opening ??= openDB<ResponsesDB>(RESPONSES_DB_NAME, 1, {
+    upgrade(db) {
+      const store = db.createObjectStore('responses', { keyPath: 'id' });
+      store.createIndex('keyId', 'keyId');
+    },
+    blocking() {
+      void opening?.then((db) => db.close());
+      opening = null;
+    },
+    terminated() {
+      opening = null;
+    },
+  }).catch((err: unknown) => {
+    opening = null;
+    throw err;
+  });
+  return opening;
+}
+
+/** Closes this realm's connection, e.g. before deleting the database in tests. */
+export async function closeResponsesDatabase(): Promise<void> {
+  const pending = opening;
+  opening = null;
+  if (pending) (await pending.catch(() => null))?.close();
+}
+
+export const notFound = (id: string) =>
+  new ApiError('response_not_found', `No response found with id '${id}'.`, { param: 'response_id' });
+
+export async function saveResponse(record: StoredResponse): Promise<void> {
+  const db = await database();
+  await db.put('responses', record);
+}
+
+/** The stored response `id` if `keyId` made it; otherwise 404 `response_not_found`. */
+export async function getResponse(keyId: string, id: string): Promise<StoredResponse> {
+  const db = await database();
+  const record = await db.get('responses', id);
+  if (!record || record.keyId !== keyId) throw notFound(id);
+  return record;
+}
+
+export async function deleteResponse(keyId: string, id: string): Promise<void> {
+  const db = await database();
+  const tx = db.transaction('responses', 'readwrite');
+  const record = await tx.store.get(id);
+  if (!record || record.keyId !== keyId) {
+    tx.abort();
+    await tx.done.catch(() => undefined);
+    throw notFound(id);
+  }
+  await tx.store.delete(id);
+  await tx.done;
+}
+
+export interface ItemPage {
+  object: 'list';
+  data: ConversationItem[];
+  first_id: string | null;
+  last_id: string | null;
+  has_more: boolean;
+}
+
+export interface PageOptions {
+  order?: 'asc' | 'desc';
+  after?: string;
+  limit?: number;
+}
+
+/** A page of a list, as OpenAI's cursor lists do it: `order` (default newest first), `after` an id, `limit`. */
+export function pageOf(items: readonly ConversationItem[], options: PageOptions = {}): ItemPage {
+  const ordered = options.order === 'asc' ? [...items] : [...items].reverse();
+  let start = 0;
+  if (options.after !== undefined) {
+    const at = ordered.findIndex((item) => item.id === options.after);
+    if (at < 0) throw new ApiError('invalid_value', `Invalid 'after': no item '${options.after}' in this list.`, { param: 'after' });
+    start = at + 1;
+  }
+  const limit = options.limit ?? 20;
+  const data = ordered.slice(start, start + limit);
+  return {
+    object: 'list',
+    data,
+    first_id: data[0]?.id ?? null,
+    last_id: data[data.length - 1]?.id ?? null,
+    has_more: start + limit < ordered.length,
+  };
+}
+
+export async function listInputItems(keyId: string, id: string, options: PageOptions = {}): Promise<ItemPage> {
+  const record = await getResponse(keyId, id);
+  return pageOf(record.inputItems, options);
+}
+
+/** How many responses are stored, for the workspace. */
+export async function countResponses(): Promise<number> {
+  const db = await database();
+  return db.count('responses');
+}
+
+/** Deletes every stored response of every key. */
+export async function deleteAllResponses(): Promise<void> {
+  const db = await database();
+  await db.clear('responses');
+}

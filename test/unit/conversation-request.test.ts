@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_PARAMS, type Conversation, type Turn } from '../../src/page/ui/conversation-db';
+import { exportName, requestBody, requestCode, toMessages } from '../../src/page/ui/conversation-request';
+
+const turns: Turn[] = [
+  { id: '1', role: 'user', text: 'look', image: 'data:image/png;base64,AAAA' },
+  { id: '2', role: 'assistant', text: 'a dot', status: 'done' },
+  { id: '3', role: 'note', text: 'said in the chat only' },
+  { id: '4', role: 'user', text: 'and now?' },
+];
+
+describe('what a Playground conversation sends', () => {
+  it('keeps images for a vision model and leaves them out (counted) for a text model; notes are never sent', () => {
+    const vision = toMessages('Be brief.', turns, 'svc-vision');
+    expect(vision.imagesLeftOut).toBe(0);
+    expect(vision.messages).toEqual([
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: [{ type: 'text', text: 'look' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }] },
+      { role: 'assistant', content: 'a dot' },
+      { role: 'user', content: 'and now?' },
+    ]);
+    const text = toMessages('', turns, 'svc-model-5.2-fast');
+    expect(text.imagesLeftOut).toBe(1);
+    expect(text.messages).toEqual([
+      { role: 'user', content: 'look' },
+      { role: 'assistant', content: 'a dot' },
+      { role: 'user', content: 'and now?' },
+    ]);
+  });
+
+  it('sends only the parameters that are set; thinking off only for thinking variants', () => {
+    const messages = [{ role: 'user' as const, content: 'hi' }];
+    expect(requestBody('svc-model-5.2', messages, DEFAULT_PARAMS)).toEqual({ model: 'svc-model-5.2', messages });
+    const params = { temperature: 0.2, top_p: 0.9, max_tokens: 5, thinking: false, json: true };
+    expect(requestBody('svc-model-5.2', messages, params)).toEqual({
+      model: 'svc-model-5.2',
+      messages,
+      temperature: 0.2,
+      top_p: 0.9,
+      max_tokens: 5,
+      reasoning_effort: 'none',
+      response_format: { type: 'json_object' },
+    });
+    expect(requestBody('svc-model-5.2-fast', messages, params)).not.toHaveProperty('reasoning_effort');
+  });
+
+  it('writes code whose body is the request, streaming', () => {
+    const code = requestCode('openai', 'http://x/v1', { model: 'svc-vision', messages: [] });
+    expect(code).toContain('"stream": true');
+    expect(code).toContain('baseURL: "http://x/v1"');
+  });
+
+  it('names export files after the title in safe characters', () => {
+    const c = { title: 'Plans: «next» week / 2', turns: [] } as unknown as Conversation;
+    expect(exportName(c, 'md')).toBe('Plans-next-week-2.md');
+  });
+});

@@ -1,0 +1,39 @@
+// Content-Security-Policy for the scripts the service worker serves: a dedicated worker takes its policy from
+// its script's response, not from the page, so the engine worker script is served with its own (src/csp.ts),
+// built from the deployment's settings. The model hosts it may reach are those of /inpage.config.json.
+import { matchPrecache } from 'workbox-precaching';
+import { DEFAULT_CONFIG, mergeConfig, type InpageConfig } from '../../src/config';
+import { engineWorkerCsp } from '../../src/csp';
+
+const CONFIG_CACHE = 'inpage-config';
+const CONFIG_PATH = '/inpage.config.json';
+
+/** The deployment's settings: fresh from the network, else the copy kept from the last time, else the defaults. */
+export async function deploymentConfig(origin: string): Promise<InpageConfig> {
+  const url = new URL(CONFIG_PATH, origin).href;
+  let res: Response | undefined;
+  try {
+    res = await fetch(url, { cache: 'no-cache' });
+    if (res.ok) await (await caches.open(CONFIG_CACHE)).put(url, res.clone());
+  } catch {
+    res = await (await caches.open(CONFIG_CACHE)).match(url);
+  }
+  if (!res?.ok) return { ...DEFAULT_CONFIG };
+  try {
+    const body: unknown = await res.json();
+    return mergeConfig({ ...DEFAULT_CONFIG }, body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {});
+  } catch {
+    return { ...DEFAULT_CONFIG };
+  }
+}
+
+/** A worker script of the origin (the engine worker), from the precache or the network, with the engine's policy. */
+export async function serveWorkerScript(request: Request, origin: string): Promise<Response> {
+  const [script, config] = await Promise.all([
+    matchPrecache(new URL(request.url).pathname).then((cached) => cached ?? fetch(request)),
+    deploymentConfig(origin),
+  ]);
+  const headers = new Headers(script.headers);
+  headers.set('content-security-policy', engineWorkerCsp(config, origin));
+  return new Response(script.body, { status: script.status, statusText: script.statusText, headers });
+}
