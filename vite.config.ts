@@ -42,11 +42,19 @@ export default defineConfig(({ mode }) => {
           main: here('./index.html'),
           sw: here('./worker/sw.ts'),
           // Test build only: a page that also carries real client libraries (the openai SDK).
-          ...(testBuild ? { clients: here('./test/pages/clients.html'), bench: here('./test/pages/bench.html') } : {}),
+          ...(testBuild
+            ? {
+                clients: here('./test/pages/clients.html'),
+                bench: here('./test/pages/bench.html'),
+                // The benchmark's floor: a bare service worker and its page.
+                floor: here('./test/pages/floor.html'),
+                'floor-sw': here('./test/pages/floor-sw.ts'),
+              }
+            : {}),
         },
         output: {
           // The service worker must sit at the root to control scope "/".
-          entryFileNames: (chunk) => (chunk.name === 'sw' ? 'sw.js' : 'assets/[name]-[hash].js'),
+          entryFileNames: (chunk) => (chunk.name === 'sw' || chunk.name === 'floor-sw' ? `${chunk.name}.js` : 'assets/[name]-[hash].js'),
         },
       },
     },

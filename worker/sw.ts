@@ -11,6 +11,7 @@ import { errorResponse } from './sw/respond';
 import { holdForLife, whenReleased } from '../src/life-locks';
 import { ApiError } from '../src/protocol/errors';
 import { setActiveCatalog } from '../src/catalog';
+import { openDatabase } from '../src/keys/db';
 import { isPortOffer, offerCatalog, offerLock, PORT_REQUEST } from '../src/page/port-messages';
 
 declare const self: ServiceWorkerGlobalScope & {
@@ -38,6 +39,10 @@ const link = new EngineLink({
   lifeLock,
 });
 const app = createApp(link);
+// A stopped worker is most often restarted by a request: ask for the engine's port and open the key store
+// now, so both are under way while that request's key is checked.
+link.prime();
+void openDatabase().catch(() => undefined);
 
 self.addEventListener('install', () => {
   // A new version takes over as soon as it has precached the new shell. Chromium holds the activation

@@ -73,9 +73,42 @@ class HostedEngine implements EngineHost {
     this.restartListeners.push(listener);
   }
 
+  /** Initialises the worker running now; rejects if its script cannot be loaded or throws meanwhile. */
   async init(): Promise<void> {
-    await this.current.remote.init(this.config);
+    const { worker, remote } = this.current;
+    let onError!: (event: Event) => void;
+    const failed = new Promise<never>((_, reject) => {
+      onError = (event) => {
+        const why = event instanceof ErrorEvent && event.message ? `: ${event.message}` : ' (its script could not be loaded)';
+        reject(new Error(`The engine worker failed to start${why}.`));
+      };
+      worker.addEventListener('error', onError);
+    });
+    try {
+      await Promise.race([remote.init(this.config), failed]);
+    } finally {
+      worker.removeEventListener('error', onError);
+    }
     this.unanswered = null;
+  }
+
+  /**
+   * Starts the first worker. One that cannot start (its script blocked or failing to load, e.g. offline before
+   * the app was cached) is replaced, backing off, until one does; the page stays usable meanwhile.
+   */
+  async start(): Promise<void> {
+    for (let delay = MIN_BACKOFF_MS; ; delay = Math.min(MAX_BACKOFF_MS, delay * 2)) {
+      try {
+        await this.init();
+        return;
+      } catch (err) {
+        console.warn(`inpage: ${err instanceof Error ? err.message : String(err)} Trying again in ${delay / 1000} s.`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, delay));
+      this.current.remote[Comlink.releaseProxy]();
+      this.current.worker.terminate();
+      this.current = startWorker();
+    }
   }
 
   /**
@@ -161,7 +194,7 @@ async function offerPort(host: HostedEngine, target: ServiceWorker): Promise<voi
 
 export async function hostEngine(config: InpageConfig): Promise<EngineHost> {
   const host = new HostedEngine(config);
-  await host.init();
+  await host.start();
   host.watch();
 
   const sw = navigator.serviceWorker;

@@ -4,7 +4,7 @@ import { loadConfig, refusedUrlSettings } from '../config';
 import { createKey, deleteKey, listKeys, revokeKey } from '../keys/key-store';
 import { getWorkspace, registerWorkspace } from '../keys/workspace';
 import { hostEngine, type EngineHost } from './engine-host';
-import { claimEngine } from './engine-lock';
+import { claimEngine, type EngineLeadership } from './engine-lock';
 import { modelTools, type ModelTools } from './model-import';
 import { requestPersistence, storageReport } from './storage';
 import { registerServiceWorker } from './sw-registration';
@@ -51,40 +51,69 @@ function noticeRefusedUrlSettings(): void {
   document.body.prepend(notice);
 }
 
-async function boot(): Promise<InpageApi> {
+/** Resolves after the page's first frame is painted (or soon, in a hidden tab that paints none). */
+function afterFirstPaint(): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, 100);
+    requestAnimationFrame(() => setTimeout(() => (clearTimeout(timer), resolve()), 0));
+  });
+}
+
+/**
+ * Page start, off the engine's critical path: the service worker registers at once and the API is usable as
+ * soon as it controls the page; the engine worker (web-llm: megabytes of script and wasm) starts then, after
+ * the first paint, and connects when it is up. `engine` settles then (or fails when this tab cannot host it).
+ */
+async function boot(): Promise<{ api: InpageApi; engine: Promise<void> }> {
   noticeRefusedUrlSettings();
-  const config = await loadConfig(location);
-  // A bad `models` setting stops the start here, with the entry named on the page.
-  adoptModels(config.models, 'inpage.config.json');
+  const controlled = registerServiceWorker();
+  // A bad `models` setting stops the start (inpageReady rejects), with the entry named on the page.
+  const config = loadConfig(location).then((settings) => {
+    adoptModels(settings.models, 'inpage.config.json');
+    return settings;
+  });
   // `?engine=off` makes this page a plain client of another tab's engine.
   const hosting = new URLSearchParams(location.search).get('engine') !== 'off';
   // One engine per origin: this tab hosts it unless another one does, and takes over when that one closes.
-  // The service worker first: it serves the engine worker's script with the engine's own Content-Security-Policy
-  // (a dedicated worker does not take the page's), so the engine starts only once it controls the page.
-  await registerServiceWorker();
-  const leadership = hosting ? await claimEngine(() => hostEngine(config)) : null;
+  // The engine starts once the service worker controls the page (it serves the engine worker's script with the
+  // engine's own Content-Security-Policy: a dedicated worker does not take the page's) and after the first paint.
+  const claimed: Promise<EngineLeadership | null> = hosting
+    ? Promise.all([controlled, afterFirstPaint()]).then(async () => {
+        const settings = await config;
+        return claimEngine(() => hostEngine(settings));
+      })
+    : Promise.resolve(null);
+  claimed.catch(() => undefined);
+  // The catalog is in force before anything lists models.
+  await Promise.all([controlled, config]);
+  let leadership: EngineLeadership | null = null;
   const api: InpageApi = {
     baseURL: `${location.origin}/v1`,
     workspace: { get: getWorkspace, register: registerWorkspace },
     keys: { create: createKey, list: listKeys, revoke: revokeKey, delete: deleteKey },
-    engine: leadership?.host ?? null,
-    onEngine: (listener) => leadership?.onHost(listener),
+    engine: null,
+    onEngine: (listener) => void claimed.then((l) => l?.onHost(listener), () => undefined),
     storage: { report: storageReport, persist: requestPersistence },
     models: modelTools(() => leadership?.host ?? null),
   };
   window.inpage = api;
-  leadership?.onHost((host) => {
-    api.engine = host;
-    window.dispatchEvent(new CustomEvent('inpage:engine'));
+  const engine = claimed.then((l) => {
+    leadership = l;
+    l?.onHost((host) => {
+      api.engine = host;
+      window.dispatchEvent(new CustomEvent('inpage:engine'));
+    });
   });
-  return api;
+  return { api, engine };
 }
 
-window.inpageReady = boot();
+const booting = boot();
+window.inpageReady = booting.then(({ api, engine }) => engine.then(() => api));
 window.inpageReady.catch((err: unknown) => {
   console.error('inpage failed to start:', err);
 });
 
-// The workspace page (index.html) shows its UI in #app; pages without one (test clients) only boot.
+// The workspace page (index.html) shows its UI in #app; pages without one (test clients) only boot. The UI is
+// usable once the service worker controls the page; it follows the engine as it connects.
 const root = document.getElementById('app');
-if (root) mountWorkspace(root, window.inpageReady);
+if (root) mountWorkspace(root, booting.then(({ api }) => api));

@@ -7,12 +7,19 @@ const installFailed = () =>
     "The service worker could not be installed, so /v1 cannot be served from this page. The browser most often refuses it when it has no storage room for the app's files (this site's storage quota is used up): free some disk space or clear this site's data, then reload.",
   );
 
-export async function registerServiceWorker(): Promise<ServiceWorkerRegistration> {
+export async function registerServiceWorker(): Promise<void> {
   if (!('serviceWorker' in navigator)) {
     throw new Error('This browser has no service workers (or the page is not in a secure context): /v1 cannot be served.');
   }
   const sw = navigator.serviceWorker;
-  const registration = await sw.register('/sw.js', { type: 'module', scope: '/' });
+  const registering = sw.register('/sw.js', { type: 'module', scope: '/' });
+  if (sw.controller) {
+    // Already controlled: the page is served now. register() only looks for an update, which can take seconds
+    // (up to 2 s measured on warm reloads), so readiness does not wait for it.
+    registering.catch((err: unknown) => console.warn('inpage: checking the service worker for an update failed:', err));
+    return;
+  }
+  const registration = await registering;
   if (!sw.controller) {
     // The worker claims open pages when it activates.
     await new Promise<void>((resolve, reject) => {
@@ -29,5 +36,4 @@ export async function registerServiceWorker(): Promise<ServiceWorkerRegistration
       if (hopeless()) reject(installFailed());
     });
   }
-  return registration;
 }

@@ -112,9 +112,10 @@ test('self-hosted model files: config from the model base, library from the libr
 test('requests web-llm cannot honour get 400 unsupported_parameter before any load is tried', async ({ page }) => {
   await openApp(page, APP);
   const key = await makeKey(page);
-  const named = await chat(page, key, { model: 'svc-model-5.2', messages: [{ role: 'user', content: 'hi', name: 'ann' }] });
-  expect(named.status).toBe(400);
-  expect((named.json as ErrorBody).error).toMatchObject({ code: 'unsupported_parameter', param: 'messages[0].name' });
+  const tools = [{ type: 'function', function: { name: 'f' } }];
+  const visionTools = await chat(page, key, { model: 'svc-vision', messages: [{ role: 'user', content: 'hi' }], tools });
+  expect(visionTools.status).toBe(400);
+  expect((visionTools.json as ErrorBody).error).toMatchObject({ code: 'unsupported_parameter', param: 'tools' });
   const n = await chat(page, key, { model: 'svc-vision', messages: [{ role: 'user', content: 'hi' }], n: 2 });
   expect((n.json as ErrorBody).error).toMatchObject({ code: 'unsupported_parameter', param: 'n' });
 });

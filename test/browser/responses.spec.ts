@@ -291,3 +291,26 @@ test('the API Keys area shows how many responses are stored and deletes them all
   await expect(panel.getByRole('button', { name: 'Delete all stored responses' })).toBeDisabled();
   for (const id of ids) expectError(await call(page, `/v1/responses/${id}`, { headers: auth(key) }), 404, 'response_not_found', 'response_id');
 });
+
+test('the Connect area has a Responses snippet, and it runs as shown with the real SDK', async ({ page }) => {
+  await openWorkspace(page);
+  await registerThroughForm(page);
+  const key = await page.evaluate(async () => (await window.inpage!.keys.create({ name: 'snippet' })).key);
+  await goToArea(page, 'Connect');
+  await page.getByLabel('Fill your key into the snippets').fill(key);
+  await page.getByRole('button', { name: 'Fill in' }).click();
+  const code = (await page.locator('[data-snippet="responses"] pre').textContent())!;
+  expect(code).toContain(key);
+  await page.goto('/test/pages/clients.html');
+  await page.evaluate(async () => {
+    await window.inpageReady;
+  });
+  const logged = await page.evaluate(async (source) => {
+    const lines: unknown[] = [];
+    const body = source.replace("import OpenAI from 'openai';", '');
+    const AsyncFunction = (async () => undefined).constructor as new (...args: string[]) => (OpenAI: unknown, console: unknown) => Promise<void>;
+    await new AsyncFunction('OpenAI', 'console', body)(window.clients.OpenAI, { log: (line: unknown) => lines.push(line) });
+    return lines;
+  }, code);
+  expect(logged).toEqual(['Echo: Say hello in five words.', 'Echo: Now in three.']);
+});

@@ -39,7 +39,7 @@ export interface StaticServer {
  * Serves each mount's folder under its URL prefix (longest prefix wins); `/` serves index.html.
  * Answers are never cached by the browser, so what a test changes is what the next request gets.
  */
-export async function serveStatic(basePort: number, mounts: Record<string, string>): Promise<StaticServer> {
+export async function serveStatic(basePort: number, mounts: Record<string, string>, options: { cors?: boolean } = {}): Promise<StaticServer> {
   // INPAGE_PORT_OFFSET lets work trees on one machine run these tests side by side.
   const port = basePort + Number(process.env.INPAGE_PORT_OFFSET ?? 0);
   const overrides = new Map<string, string | Uint8Array>();
@@ -65,7 +65,12 @@ export async function serveStatic(basePort: number, mounts: Record<string, strin
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     requests.push(url.pathname + url.search);
-    const headers = { 'cache-control': 'no-store', 'content-type': TYPES[extname(url.pathname)] ?? 'application/octet-stream' };
+    // `cors`: a model host other origins fetch from, as Hugging Face is.
+    const headers = {
+      'cache-control': 'no-store',
+      'content-type': TYPES[extname(url.pathname)] ?? 'application/octet-stream',
+      ...(options.cors ? { 'access-control-allow-origin': '*' } : {}),
+    };
     const override = overrides.get(url.pathname);
     if (override !== undefined) {
       res.writeHead(200, headers).end(override);
@@ -74,7 +79,7 @@ export async function serveStatic(basePort: number, mounts: Record<string, strin
     find(url.pathname).then(
       async (file) => {
         if (!file) {
-          res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found');
+          res.writeHead(404, { ...headers, 'content-type': 'text/plain' }).end('Not found');
           return;
         }
         const body = await readFile(file);

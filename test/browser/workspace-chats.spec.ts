@@ -112,9 +112,11 @@ test('chats: start, switch, rename and delete; each keeps its model and system p
 });
 
 test('an answer keeps streaming while the person looks at another area; the thinking block is open while it streams, then folds with its time', async ({ page }) => {
-  await startPlayground(page, '/?tokenDelayMs=60');
+  await startPlayground(page, '/?tokenDelayMs=100');
   await page.getByLabel('Model').selectOption('svc-model-5.2');
-  await page.getByLabel('Message').fill('think about this for a while please');
+  // 40 words: about 4 s of thinking at 100 ms a token.
+  const words = Array.from({ length: 40 }, (_, i) => `w${i}`).join(' ');
+  await page.getByLabel('Message').fill(words);
   await page.getByLabel('Message').press('Enter');
   const answer = page.locator('.turn.assistant').first();
   const thinking = answer.locator('details.thinking');
@@ -123,11 +125,11 @@ test('an answer keeps streaming while the person looks at another area; the thin
   await expect(thinking.locator('.thinking-text')).toBeVisible();
   await goToArea(page, 'Connect');
   await goToArea(page, 'Playground');
-  await expect(answer).toHaveAttribute('data-status', 'done');
-  await expect(answer.locator('.answer')).toHaveText('Echo: think about this for a while please');
+  await expect(answer).toHaveAttribute('data-status', 'done', { timeout: 30_000 });
+  await expect(answer.locator('.answer')).toHaveText(`Echo: ${words}`, { timeout: 30_000 });
   await expect(thinking).not.toHaveAttribute('open', '');
   await expect(thinking.locator('summary')).toHaveText(/^Thought for \d+[.,]\d s$/);
-  await expect(answer.getByTestId('stats')).toHaveText(/^17 tokens: 9 thinking, 8 answer · /);
+  await expect(answer.getByTestId('stats')).toHaveText(/^83 tokens: 42 thinking, 41 answer · /);
 });
 
 test('a failed send keeps the text in the composer and leaves no message behind; the next send carries no dangling turn', async ({ page }) => {

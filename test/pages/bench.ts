@@ -268,7 +268,32 @@ async function makeKey(name: string): Promise<string> {
   return (await api.keys.create({ name })).key;
 }
 
-const bench = { startDirect, overhead, ceiling, load, sequential, makeKey, swRun, directRun, hostile: runHostile };
+/** The first request with a key the service worker has not verified yet: a key-cache miss (digest, IndexedDB). */
+async function keyMiss(count: number): Promise<Sample> {
+  const api = await window.inpageReady!;
+  // Making a key tells the service worker, which empties its key memory.
+  const { key } = await api.keys.create({ name: `miss-${performance.now()}` });
+  return swRun(key, countRequest(count));
+}
+
+/** Ceiling through the service worker only (no direct run), as chunks/s over the stream's body. */
+async function swCeiling(key: string, count: number): Promise<number> {
+  const res = await fetch('/v1/chat/completions', { method: 'POST', headers: headersFor(key), body: JSON.stringify({ ...countRequest(count), stream: true }) });
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  let events = 0;
+  let first = -1;
+  for (;;) {
+    const read = await reader.read();
+    if (read.done) break;
+    if (first < 0) first = performance.now();
+    const text = decoder.decode(read.value, { stream: true });
+    for (let at = text.indexOf('\n\n'); at >= 0; at = text.indexOf('\n\n', at + 2)) events++;
+  }
+  return ((events - 3) / (performance.now() - first)) * 1000;
+}
+
+const bench = { startDirect, overhead, ceiling, swCeiling, load, sequential, makeKey, keyMiss, swRun, directRun, hostile: runHostile };
 
 declare global {
   interface Window {

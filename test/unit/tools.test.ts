@@ -342,3 +342,11 @@ describe('deterministic engine: tools, formats, logprobs', () => {
     expect(none.completion.choices[0]!.message.content).toBe('Echo: get_time');
   });
 });
+
+describe('Connect snippet', () => {
+  it('the AI SDK snippet turns on structured outputs, so json_schema answers are held to the schema', async () => {
+    const { snippets } = await import('../../src/page/ui/snippets');
+    const aiSdk = snippets('http://x/v1', null).find((s) => s.id === 'ai-sdk')!;
+    expect(aiSdk.code).toContain('supportsStructuredOutputs: true');
+  });
+});

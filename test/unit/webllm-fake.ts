@@ -207,7 +207,10 @@ export class FakeEngine implements MLCEngineInterface {
           this.reply = message;
           const text = message.slice(streamed);
           streamed = message.length;
-          const logprobs = request.logprobs ? { content: [{ token: piece, logprob: -0.5, bytes: null, top_logprobs: [] }] } : null;
+          // As web-llm 0.2.86: logprobs are recorded only when top_logprobs > 0 (logprobs: true alone gives none).
+          const alternatives = request.top_logprobs ?? 0;
+          const top = Array.from({ length: alternatives }, (_, k) => ({ token: `alt${k + 1}`, logprob: -(k + 1), bytes: null }));
+          const logprobs = request.logprobs && alternatives > 0 ? { content: [{ token: piece, logprob: -0.5, bytes: null, top_logprobs: top }] } : null;
           produced++;
           yield { ...base, choices: [{ index: 0, delta: { role: 'assistant', content: text }, finish_reason: null, logprobs }] };
           if (stopped) {

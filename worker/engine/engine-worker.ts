@@ -1,7 +1,6 @@
 /// <reference lib="webworker" />
 // The engine Web Worker: owns the model, serves the service worker's ports, answers the hosting page.
 import * as Comlink from 'comlink';
-import { createEngine } from '#engine-impl';
 import type { InpageConfig } from '../../src/config';
 import type { EngineControl } from '../../src/engine-control';
 import type { FromEngine, ToEngine } from '../../src/engine-protocol';
@@ -67,14 +66,22 @@ function serve(port: MessagePort): void {
   port.start();
 }
 
+/** Creates the engine once. Its implementation (web-llm: megabytes of script and wasm) is loaded only now. */
+let creating: Promise<void> | null = null;
+function create(config: InpageConfig): Promise<void> {
+  creating ??= import('#engine-impl').then(({ createEngine }) => {
+    engine = createEngine(config);
+    scheduler = new Scheduler(engine, config.queueDepth);
+  });
+  creating.catch(() => (creating = null));
+  return creating;
+}
+
 const control: EngineControl = {
   async init(config) {
-    if (!engine) {
-      engine = createEngine(config);
-      scheduler = new Scheduler(engine, config.queueDepth);
-    }
+    await create(config);
     // A probe that fails (no WebGPU) is reported through status() and adapter(), not by init().
-    await engine.ready?.().catch(() => undefined);
+    await need().engine.ready?.().catch(() => undefined);
   },
   async ping() {
     return true;

@@ -55,8 +55,10 @@ export interface AnswerFormat {
 /** Chat completions: chunks and `[DONE]`, or one `chat.completion`. */
 export function chatFormat(request: ChatCompletionRequest, fingerprint: string): AnswerFormat {
   const stream = request.stream === true;
-  const writer = new ChunkWriter(request.model, fingerprint, request.stream_options?.include_usage === true);
-  const collector = new CompletionCollector();
+  // A request that used the legacy `functions` gets the legacy answer shape (message.function_call).
+  const legacy = request.legacy_functions === true;
+  const writer = new ChunkWriter(request.model, fingerprint, request.stream_options?.include_usage === true, legacy);
+  const collector = new CompletionCollector(legacy);
   return {
     stream,
     open: () => (stream ? [sseData(writer.first())] : []),
@@ -121,9 +123,14 @@ export async function runAnswer(
       };
       try {
         write(format.open());
-        for await (const event of run) {
-          if (event.type === 'finish') tokens = event.usage.total_tokens;
-          write(format.event(event));
+        // One string, one encode and one enqueue for everything the engine sent in one message.
+        for await (const batch of run.batches()) {
+          const texts: string[] = [];
+          for (const event of batch) {
+            if (event.type === 'finish') tokens = event.usage.total_tokens;
+            texts.push(...format.event(event));
+          }
+          if (texts.length > 0) write([texts.join('')]);
         }
         write(await format.close());
       } catch (err) {

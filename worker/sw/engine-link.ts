@@ -60,6 +60,9 @@ const engineLost = () => new ApiError('engine_unavailable', 'The inference engin
 
 let nextId = 0;
 
+/** A port asked for this recently is still on its way; asking again would only open a second one. */
+const ASK_AGAIN_MS = 250;
+
 export class EngineLink {
   private port: MessagePort | null = null;
   private readonly waiters = new Set<(port: MessagePort) => void>();
@@ -68,6 +71,8 @@ export class EngineLink {
   private readonly ackTimeoutMs: number;
   private readonly handoverTimeoutMs: number;
   private handoverTimer: ReturnType<typeof setTimeout> | undefined;
+  /** When pages were last asked for a port while none was held (so a burst of requests asks once). */
+  private askedAt = -Infinity;
 
   constructor(private readonly options: LinkOptions) {
     this.connectTimeoutMs = options.connectTimeoutMs ?? 1000;
@@ -113,6 +118,7 @@ export class EngineLink {
     );
     clearTimeout(this.handoverTimer);
     this.handoverTimer = undefined;
+    this.askedAt = -Infinity;
     for (const p of this.pending.values()) if (p.port === null) this.post(p, port);
     for (const wake of this.waiters) wake(port);
     this.waiters.clear();
@@ -159,7 +165,27 @@ export class EngineLink {
         p.onLost(engineLost());
       }
     }, this.handoverTimeoutMs);
+    this.ask(true);
+  }
+
+  /**
+   * Asks the pages for an engine port unless one is held or was asked for in the last ASK_AGAIN_MS (each page
+   * answers an ask with a fresh port, so asking twice would open two). `force` asks regardless (a port was lost).
+   */
+  private ask(force = false): void {
+    const now = performance.now();
+    if (!force && (this.port || now - this.askedAt < ASK_AGAIN_MS)) return;
+    this.askedAt = now;
     this.options.requestPort().catch(() => undefined);
+  }
+
+  /**
+   * A (re)started service worker asks for the engine's port at once, so it is on its way while the first
+   * request's key is checked and its body read. Skipped when a port arrives first (the worker was started to
+   * receive one).
+   */
+  prime(): void {
+    setTimeout(() => this.ask(), 0);
   }
 
   /**
@@ -183,7 +209,7 @@ export class EngineLink {
         resolve(port);
       };
       this.waiters.add(wake);
-      this.options.requestPort().catch(() => undefined);
+      this.ask();
     });
   }
 
@@ -292,7 +318,7 @@ export class EngineLink {
               resolveStart();
               return;
             case 'events':
-              for (const event of m.events) run.push(event);
+              run.push(m.events);
               return;
             case 'end':
               finish();
@@ -323,17 +349,22 @@ export class EngineLink {
   }
 }
 
-/** The events of one started generation, as an async iterable that ends at `end` or throws the failure. */
+/**
+ * The events of one started generation, as an async iterable that ends at `end` or throws the failure; or,
+ * through `batches()`, everything that arrived since the last read at once (one engine `events` message or more),
+ * so a burst of tokens costs the reader one step.
+ */
 export class EngineRun implements AsyncIterable<EngineEvent> {
   fingerprint = '';
-  private readonly queue: EngineEvent[] = [];
+  private queue: EngineEvent[] = [];
   private done = false;
   private error: ApiError | null = null;
   private wake: (() => void) | null = null;
 
-  push(event: EngineEvent): void {
+  push(events: EngineEvent | readonly EngineEvent[]): void {
     if (this.done) return;
-    this.queue.push(event);
+    if (Array.isArray(events)) this.queue.push(...events);
+    else this.queue.push(events as EngineEvent);
     this.notify();
   }
 
@@ -355,16 +386,21 @@ export class EngineRun implements AsyncIterable<EngineEvent> {
     wake?.();
   }
 
-  async *[Symbol.asyncIterator](): AsyncIterator<EngineEvent> {
+  async *batches(): AsyncGenerator<EngineEvent[]> {
     for (;;) {
-      const event = this.queue.shift();
-      if (event) {
-        yield event;
+      if (this.queue.length > 0) {
+        const batch = this.queue;
+        this.queue = [];
+        yield batch;
         continue;
       }
       if (this.error) throw this.error;
       if (this.done) return;
       await new Promise<void>((resolve) => (this.wake = resolve));
     }
+  }
+
+  async *[Symbol.asyncIterator](): AsyncIterator<EngineEvent> {
+    for await (const batch of this.batches()) yield* batch;
   }
 }

@@ -70,6 +70,58 @@ function Progress(props: { status: ModelStatus; rate: RateEstimate | undefined }
   );
 }
 
+/** The host named first in a message (where the files were fetched from), for plain words. */
+function hostIn(message: string): string | null {
+  const url = /https?:\/\/[^\s\],;'"]+/.exec(message)?.[0];
+  if (!url) return null;
+  try {
+    return new URL(url).host;
+  } catch {
+    return null;
+  }
+}
+
+/** A failed load in plain words first: what went wrong and what to do; the engine's text stays as detail. */
+export function plainLoadError(message: string, online = navigator.onLine): string {
+  const host = hostIn(message) ?? 'the model host';
+  // The URLs tried (in brackets at the end) name files such as "…-webgpu.wasm": classify the cause only.
+  message = message.replace(/\s*\[[^\]]*\]\s*$/, '');
+  if (/failed to fetch|networkerror|network error|err_internet|err_connection|err_name|load failed|fetch failed/i.test(message)) {
+    return online
+      ? `Could not reach ${host}: the connection failed (the host is down, blocked, or this device is offline).`
+      : `Could not reach ${host}: this device seems to be offline.`;
+  }
+  if (/HTML page/.test(message)) return `${host} answered with a web page instead of the model files: check the model URLs.`;
+  if (/\b404\b|not found/i.test(message)) return `${host} does not have the model files (not found).`;
+  if (/out of memory|\bOOM\b|allocation failed|failed to allocate/i.test(message)) return 'Not enough GPU memory for this model on this device.';
+  if (/WebGPU is not available|WebGPUNotAvailable|WebGPUNotFound|compatible GPU/i.test(message)) return 'WebGPU is not available to run this model here.';
+  if (/WebAssembly|instantiate/i.test(message)) return `The model library from ${host} could not be started: the file is damaged or not built for this version of web-llm.`;
+  if (/quota|QuotaExceeded/i.test(message)) return 'This browser has no room left to store the model files.';
+  return 'The model could not be downloaded or loaded.';
+}
+
+function focusImport(): void {
+  const section = document.getElementById('import-title');
+  section?.scrollIntoView({ block: 'start' });
+  document.getElementById('import-folder')?.focus();
+}
+
+function LoadError(props: { id: ModelId; message: string; onRetry: (() => void) | null; canImport: boolean }) {
+  return h(
+    'div',
+    { class: 'notice notice-error load-error', role: 'alert', 'data-testid': 'load-error' },
+    h('p', { class: 'plain' }, h('strong', null, plainLoadError(props.message))),
+    h('details', { class: 'detail' }, h('summary', null, 'Technical detail'), h('p', { class: 'detail-text' }, props.message)),
+    (props.onRetry || props.canImport) &&
+      h(
+        'div',
+        { class: 'actions' },
+        props.onRetry && h('button', { type: 'button', class: 'button small', onClick: props.onRetry, 'aria-label': `Retry loading ${props.id}` }, 'Retry'),
+        props.canImport && h('button', { type: 'button', class: 'button small', onClick: focusImport }, 'Import from a folder'),
+      ),
+  );
+}
+
 type Action = 'load' | 'unload' | 'delete';
 
 function ModelCard(props: { id: ModelId; status: ModelStatus | undefined; rate: RateEstimate | undefined; controllable: boolean }) {
@@ -141,16 +193,17 @@ function ModelCard(props: { id: ModelId; status: ModelStatus | undefined; rate: 
       { class: 'facts-list' },
       status?.model && h('dt', null, 'Model'),
       status?.model && h('dd', { 'data-testid': 'real-model' }, status.model),
-      h('dt', null, 'Hosted context'),
-      h('dd', null, v.hostedContext ? `${formatInteger(v.hostedContext)} tokens` : 'Not published'),
       h('dt', null, 'Size on disk'),
       h('dd', { 'data-testid': 'size' }, status?.sizeOnDisk ? formatBytes(status.sizeOnDisk) : status?.state === 'not_downloaded' ? 'Not downloaded' : '—'),
       shares.length > 0 && h('dt', null, 'Shares weights with'),
       shares.length > 0 && h('dd', null, shares.join(', ')),
     ),
     status && (state === 'downloading' || state === 'loading') && h(Progress, { status, rate: props.rate }),
-    status?.error && h(Notice, { kind: 'error' }, status.error),
-    error && h(Notice, { kind: 'error' }, error),
+    // One failure, one error: on the first card of the weights it concerns; the card that shares them points there.
+    status?.error && shares.length > 0 && modelIds().indexOf(shares[0]!) < modelIds().indexOf(id)
+      ? h('p', { class: 'hint error-pointer' }, `Loading these weights failed: see ${shares[0]}.`)
+      : status?.error && h(LoadError, { id, message: status.error, onRetry: props.controllable && !working ? () => void run('load') : null, canImport: props.controllable }),
+    error && !status?.error && h(Notice, { kind: 'error' }, error),
     confirmDelete &&
       h(
         'div',
@@ -198,7 +251,7 @@ export function ModelsArea() {
     h(
       'p',
       { class: 'lede' },
-      'Five variants run on this device’s GPU. Weights download once and stay in this browser’s cache; variants that share weights download and load together, and one set of weights is loaded at a time. A request for a model that is not ready loads it first. The context each variant enforces here is bounded by this GPU’s memory; the hosted figures are for reference.',
+      'Five variants run on this device’s GPU. Weights download once and stay in this browser’s cache; variants that share weights download and load together, and one set of weights is loaded at a time. A request for a model that is not ready loads it first. The context each variant enforces here is bounded by this GPU’s memory.',
     ),
     missing
       ? h(NoWebGpu, { reason: missing })

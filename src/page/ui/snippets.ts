@@ -4,7 +4,7 @@ export const KEY_PLACEHOLDER = 'YOUR_INPAGE_KEY';
 export const SNIPPET_MODEL = 'svc-model-5.2-fast';
 
 export interface Snippet {
-  id: 'fetch' | 'openai' | 'ai-sdk';
+  id: 'fetch' | 'openai' | 'responses' | 'ai-sdk';
   title: string;
   note: string;
   code: string;
@@ -66,6 +66,27 @@ for await (const chunk of stream) {
 }`,
     },
     {
+      id: 'responses',
+      title: 'Responses API',
+      note: 'npm install openai; responses are stored in this browser unless store: false',
+      code: `import OpenAI from 'openai';
+
+const client = new OpenAI({ baseURL: ${base}, apiKey: ${k}, dangerouslyAllowBrowser: true });
+
+const first = await client.responses.create({
+  model: '${SNIPPET_MODEL}',
+  input: 'Say hello in five words.',
+});
+console.log(first.output_text);
+// The conversation continues from the stored response.
+const next = await client.responses.create({
+  model: '${SNIPPET_MODEL}',
+  previous_response_id: first.id,
+  input: 'Now in three.',
+});
+console.log(next.output_text);`,
+    },
+    {
       id: 'ai-sdk',
       title: 'AI SDK',
       note: 'npm install ai @ai-sdk/openai-compatible',
@@ -76,6 +97,8 @@ const inpage = createOpenAICompatible({
   name: 'inpage',
   baseURL: ${base},
   apiKey: ${k},
+  // json_schema answers are held to the schema (generateObject, Output.object)
+  supportsStructuredOutputs: true,
 });
 
 const result = streamText({

@@ -86,6 +86,10 @@ export async function start(ready: Promise<InpageApi>): Promise<void> {
   if (typeof BroadcastChannel !== 'undefined') {
     new BroadcastChannel(KEYS_CHANNEL).addEventListener('message', () => void onKeysChanged());
   }
+  // Another tab made the workspace's Playground key (localStorage): a tab without a key of its own takes it up.
+  window.addEventListener('storage', (event) => {
+    if (event.key?.startsWith('inpage:playground-key:')) void checkSessionKey();
+  });
   // Last-used times and token counts change with every request, and no signal says so.
   window.addEventListener('focus', () => {
     void refreshKeys();

@@ -24,6 +24,7 @@ import { Mutex } from './mutex';
 import { ProgressTracker } from './progress';
 import { countPromptTokens, type LoadedModelView } from './prompt-tokens';
 import { WebLlmRun } from './stream';
+import { assertSchemasSupported } from './schema-support';
 import { translateRequest } from './translate';
 import { completionChunks, translateCompletion } from './raw-completion';
 
@@ -249,6 +250,7 @@ export class WebLlmEngine implements Engine {
 
   supports(request: ChatCompletionRequest): void {
     assertSupported(request);
+    assertSchemasSupported(request);
   }
 
   /** web-llm's cache code, loaded when first needed (production shares the engine's copy of web-llm). */
@@ -318,6 +320,8 @@ export class WebLlmEngine implements Engine {
         thinking: translation.thinking,
         splitThinking: thinkingSwitch,
         stops: translation.answerStops,
+        toolCalls: translation.tools !== null,
+        topLogprobs: translation.topLogprobs,
         nativeStops: translation.request.stop !== undefined,
         ...(promptTokens !== undefined ? { promptTokens } : {}),
         heldReply: () => this.mlc.getMessage(modelId),

@@ -7,8 +7,11 @@ import type { EngineEvent } from '../../../src/engine-protocol';
 import { ApiError, clientAborted } from '../../../src/protocol/errors';
 import type { EngineFinishReason, TokenLogprob, Usage } from '../../../src/protocol/types';
 import { generationError } from './errors';
+import { assistantText } from './qwen3-tools';
 import { StopMatcher } from './stop-matcher';
 import { ThinkSplitter } from './thinking';
+import { ToolCallParser, type ParsedPiece } from './tool-call-parser';
+import { toolCallId } from '../../../src/protocol/completion';
 
 export interface RunOptions {
   /** The model thinks for this request: text inside `<think>` counts as reasoning tokens. */
@@ -17,6 +20,10 @@ export interface RunOptions {
   splitThinking: boolean;
   /** Stop sequences inpage applies to the answer itself. */
   stops: readonly string[];
+  /** Tools were offered in Qwen3's format: <tool_call> blocks in the answer become tool-call events. */
+  toolCalls?: boolean;
+  /** Alternatives per token the client asked for (web-llm may have been asked for more); null: no logprobs. */
+  topLogprobs?: number | null;
   /** web-llm was given (some of) them too: text held as a possible stop is released only if web-llm kept it. */
   nativeStops?: boolean;
   /**
@@ -40,13 +47,59 @@ export interface RunOptions {
   settled(): void;
 }
 
-function toLogprob(entry: ChatCompletionTokenLogprob): TokenLogprob {
+function toLogprob(entry: ChatCompletionTokenLogprob, alternatives: number): TokenLogprob {
   return {
     token: entry.token,
     logprob: entry.logprob,
     bytes: entry.bytes,
-    top_logprobs: entry.top_logprobs.map((top) => ({ token: top.token, logprob: top.logprob, bytes: top.bytes })),
+    top_logprobs: entry.top_logprobs.slice(0, alternatives).map((top) => ({ token: top.token, logprob: top.logprob, bytes: top.bytes })),
   };
+}
+
+type Delta = Extract<EngineEvent, { type: 'delta' }>;
+
+/** Answer text → the text to stream and the tool-call events, through the parser when tools were offered. */
+class Answer {
+  private readonly parser: ToolCallParser | null;
+  private readonly calls: { id: string; name: string; args: string }[] = [];
+  constructor(toolCalls: boolean) {
+    this.parser = toolCalls ? new ToolCallParser() : null;
+  }
+
+  push(text: string): { text: string; events: EngineEvent[] } {
+    return this.take(this.parser ? this.parser.push(text) : [{ type: 'text', text }]);
+  }
+
+  end(): { text: string; events: EngineEvent[] } {
+    return this.take(this.parser?.end() ?? []);
+  }
+
+  get called(): boolean {
+    return this.calls.length > 0;
+  }
+
+  /** The reply as a client sends it back (content, then its calls), as the translator renders it. */
+  echo(content: string): string {
+    if (!this.called) return content;
+    return assistantText(content, this.calls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.args } })));
+  }
+
+  private take(pieces: ParsedPiece[]): { text: string; events: EngineEvent[] } {
+    let text = '';
+    const events: EngineEvent[] = [];
+    for (const piece of pieces) {
+      if (piece.type === 'text') text += piece.text;
+      else if (piece.type === 'call') {
+        const id = toolCallId();
+        this.calls[piece.index] = { id, name: piece.name, args: '' };
+        events.push({ type: 'tool_call', index: piece.index, id, name: piece.name });
+      } else {
+        this.calls[piece.index]!.args += piece.arguments;
+        events.push({ type: 'tool_arguments', index: piece.index, arguments: piece.arguments });
+      }
+    }
+    return { text, events };
+  }
 }
 
 export class WebLlmRun {
@@ -135,6 +188,8 @@ export class WebLlmRun {
   async *events(): AsyncGenerator<EngineEvent> {
     const splitter = this.options.splitThinking ? new ThinkSplitter() : null;
     const stopper = new StopMatcher(this.options.stops);
+    const answer = new Answer(this.options.toolCalls === true);
+    const alternatives = this.options.topLogprobs ?? 0;
     let finishReason: string | null = null;
     let usage: ChatCompletionChunk['usage'];
     let reasoningTokens = 0;
@@ -154,28 +209,36 @@ export class WebLlmRun {
         const choice = chunk.choices[0];
         if (!choice || stopper.matched) continue;
         if (choice.finish_reason) finishReason = choice.finish_reason;
-        if (choice.logprobs?.content) pendingLogprobs.push(...choice.logprobs.content.map(toLogprob));
+        if (choice.logprobs?.content && this.options.topLogprobs !== null) {
+          pendingLogprobs.push(...choice.logprobs.content.map((entry) => toLogprob(entry, alternatives)));
+        }
         const text = choice.delta.content ?? '';
         const split = splitter ? splitter.push(text) : { reasoning: '', content: text, thinking: false };
         if (split.thinking && this.options.thinking) reasoningTokens++;
-        if (split.thinking) pendingLogprobs = []; // logprobs describe the answer only
-        const content = stopper.push(split.content);
+        // Logprobs describe the answer only. With thinking switched off the chunk that carries the empty
+        // thinking block also carries the first answer token, whose logprob this is: it is kept.
+        if (split.thinking && this.options.thinking) pendingLogprobs = [];
+        const parsed = answer.push(split.content);
+        const content = stopper.push(parsed.text);
         given += content;
-        const event: Extract<EngineEvent, { type: 'delta' }> = { type: 'delta' };
+        const event: Delta = { type: 'delta' };
         if (split.reasoning) event.reasoning = split.reasoning;
         if (content) {
           event.content = content;
           if (pendingLogprobs.length > 0) event.logprobs = pendingLogprobs;
           pendingLogprobs = [];
-        }
+        } else if (parsed.events.length > 0) pendingLogprobs = []; // a call's tokens: no content logprobs
         if (event.reasoning || event.content) yield event;
+        yield* parsed.events;
       }
       // Ended from outside (a lost device, the client): whatever web-llm said last does not count.
       const failure = this.options.failure();
       if (failure) throw failure;
       if (this.options.signal.aborted) throw clientAborted();
       const rest = splitter?.end() ?? { reasoning: '', content: '' };
-      let restContent = stopper.push(rest.content);
+      const parsedRest = answer.push(rest.content);
+      const ended = answer.end();
+      let restContent = stopper.push(parsedRest.text + ended.text);
       const held = stopper.end();
       const raw = this.options.heldReply ? await this.options.heldReply().catch(() => null) : null;
       // A stop web-llm applied ends its reply before the match; text streamed as the start of it is dropped.
@@ -183,11 +246,11 @@ export class WebLlmRun {
       given += restContent;
       // web-llm continues a conversation whose reply ended "stop" (inpage's own stop interrupts it: "abort").
       const reusable = finishReason === 'stop' && !stopper.matched && raw !== null;
-      this.report(reusable ? { raw, content: given } : null);
+      this.report(reusable ? { raw, content: answer.echo(given) } : null);
       this.reading = false;
       this.finish();
       if (rest.reasoning || restContent) {
-        const event: Extract<EngineEvent, { type: 'delta' }> = { type: 'delta' };
+        const event: Delta = { type: 'delta' };
         if (rest.reasoning) event.reasoning = rest.reasoning;
         if (restContent) {
           event.content = restContent;
@@ -195,9 +258,13 @@ export class WebLlmRun {
         }
         yield event;
       }
+      yield* parsedRest.events;
+      yield* ended.events;
       // A stop sequence of ours ended it: web-llm, interrupted, says `abort`.
       const reason = stopper.matched ? 'stop' : finishReason;
-      yield { type: 'finish', finish_reason: this.finishReason(reason), usage: this.usage(usage, reasoningTokens) };
+      const finish = this.finishReason(reason);
+      // An answer that made calls ends with them (unless it was cut short).
+      yield { type: 'finish', finish_reason: finish === 'stop' && answer.called ? 'tool_calls' : finish, usage: this.usage(usage, reasoningTokens) };
     } finally {
       this.reading = false;
       if (this.ended) this.finish();
@@ -216,7 +283,7 @@ export class WebLlmRun {
       if (this.options.signal.aborted) throw clientAborted();
       throw new ApiError('internal_error', 'web-llm interrupted the generation without being asked to.');
     }
-    if (reason === 'tool_calls') return 'stop'; // never requested: inpage passes no tools
+    if (reason === 'tool_calls') return 'stop'; // web-llm's own tool calling (Hermes only) is never used
     throw new ApiError('internal_error', 'web-llm ended the stream without a finish reason.');
   }
 

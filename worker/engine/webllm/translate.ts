@@ -9,7 +9,8 @@ import type {
 } from '@mlc-ai/web-llm';
 import type { ChatCompletionRequest, ChatMessage, ResponseFormat } from '../../../src/protocol/types';
 import { ApiError } from '../../../src/protocol/errors';
-import { outputLimit, stopSequences, toolPlan, wantsThinking } from '../request-support';
+import { outputLimit, stopSequences, toolPlan, wantsThinking, type ToolPlan } from '../request-support';
+import { assistantText, jsonFormat, systemWithTools, toolCallFormat, toolResponses } from './qwen3-tools';
 import type { ResolvedImage } from './images';
 import { nativeStops } from './kv-reuse';
 import { hasThinkingSwitch } from './models';
@@ -41,6 +42,13 @@ export interface Translation {
    * that cannot match inside the block are also in `request.stop`.
    */
   answerStops: string[];
+  /** The tools offered (Qwen3's format): the answer is parsed for <tool_call> blocks. Null: none offered. */
+  tools: ToolPlan | null;
+  /**
+   * Alternatives per token the client asked for. web-llm records logprobs only when top_logprobs > 0, so for
+   * `logprobs: true` alone it is asked for one, and the alternatives are cut back to this count. Null: none.
+   */
+  topLogprobs: number | null;
 }
 
 function textOf(content: ChatMessage['content']): string {
@@ -51,9 +59,13 @@ function textOf(content: ChatMessage['content']): string {
     .join('\n');
 }
 
-function translateMessages(messages: readonly ChatMessage[], images: ReadonlyMap<string, ResolvedImage>): ChatCompletionMessageParam[] {
+function translateMessages(
+  messages: readonly ChatMessage[],
+  images: ReadonlyMap<string, ResolvedImage>,
+  tools: ToolPlan | null,
+): ChatCompletionMessageParam[] {
   const out: ChatCompletionMessageParam[] = [];
-  // The leading system and developer messages become web-llm's one system message.
+  // The leading system and developer messages become web-llm's one system message, with the tools offered.
   const systems: string[] = [];
   let i = 0;
   for (; i < messages.length; i++) {
@@ -61,11 +73,21 @@ function translateMessages(messages: readonly ChatMessage[], images: ReadonlyMap
     if (m.role !== 'system' && m.role !== 'developer') break;
     systems.push(textOf(m.content));
   }
-  if (systems.length > 0) out.push({ role: 'system', content: systems.join('\n\n') });
+  const system = systems.length > 0 ? systems.join('\n\n') : null;
+  if (tools) out.push({ role: 'system', content: systemWithTools(system, tools.tools) });
+  else if (system !== null) out.push({ role: 'system', content: system });
   for (; i < messages.length; i++) {
     const m = messages[i]!;
     if (m.role === 'assistant') {
-      out.push({ role: 'assistant', content: textOf(m.content) });
+      // Calls are written after the text as Qwen3's template writes them.
+      out.push({ role: 'assistant', content: assistantText(textOf(m.content), m.tool_calls ?? []) });
+      continue;
+    }
+    if (m.role === 'tool') {
+      // Consecutive tool results are one user turn of <tool_response> blocks, as the template makes them.
+      const results = [textOf(m.content)];
+      while (messages[i + 1]?.role === 'tool') results.push(textOf(messages[++i]!.content));
+      out.push({ role: 'user', content: toolResponses(results) });
       continue;
     }
     if (m.role !== 'user') throw new Error(`A '${m.role}' message after the first turn reached the translator.`);
@@ -88,33 +110,40 @@ function translateMessages(messages: readonly ChatMessage[], images: ReadonlyMap
   return out;
 }
 
-function responseFormat(format: ResponseFormat): WebLlmResponseFormat {
+/**
+ * web-llm's response_format (xgrammar): tools offered → the structural tag of Qwen3's <tool_call> blocks;
+ * `json_object` / `json_schema` → that JSON, after the thinking block when the model thinks.
+ */
+function responseFormat(request: ChatCompletionRequest, tools: ToolPlan | null, thinking: boolean): WebLlmResponseFormat | undefined {
+  const format = request.response_format;
+  if (tools) {
+    if (format !== undefined && format.type !== 'text' && tools.mode === 'auto') {
+      const param = 'response_format';
+      throw new ApiError('unsupported_parameter', `Unsupported parameter: '${param}' ${format.type} together with tools under tool_choice 'auto': one answer cannot be held to both. Use tool_choice 'none' or 'required', or leave one out.`, { param });
+    }
+    // With required / named calls the answer is only calls: a JSON format of the text has nothing to constrain.
+    return toolCallFormat(tools, thinking);
+  }
+  if (format === undefined) return undefined;
   switch (format.type) {
     case 'text':
       return { type: 'text' };
     case 'json_object':
-      return { type: 'json_object' };
+      return jsonFormat(undefined, thinking);
     case 'json_schema':
-      // web-llm takes a schema only as a string on a json_object format.
-      return format.json_schema.schema === undefined
-        ? { type: 'json_object' }
-        : { type: 'json_object', schema: JSON.stringify(format.json_schema.schema) };
+      return jsonFormat(format.json_schema.schema, thinking);
   }
 }
 
 export function translateRequest(request: ChatCompletionRequest, options: TranslateOptions): Translation {
-  // Tool calling on web-llm (Qwen3's own format) is being built (issue 10); until then it is refused, not dropped.
-  const toolTurn = request.messages.findIndex((m) => m.role === 'tool' || (m.role === 'assistant' && m.tool_calls !== undefined));
-  if (toolPlan(request) !== null || toolTurn >= 0) {
-    const param = toolTurn >= 0 ? `messages[${toolTurn}]` : 'tools';
-    throw new ApiError('unsupported_parameter', `Unsupported parameter: '${param}': tool calling is not yet available on the web-llm engine.`, { param });
-  }
+  // Tools are offered only in Qwen3's format; svc-vision refuses them earlier (request-support.ts).
+  const tools = hasThinkingSwitch(request.variant) ? toolPlan(request) : null;
   const thinking = wantsThinking(request);
   const thinkingSwitch = hasThinkingSwitch(request.variant);
   const thinkingSwitchedOff = thinkingSwitch && !thinking;
   const out: ChatCompletionRequestStreaming = {
     model: options.modelId,
-    messages: translateMessages(request.messages, options.images),
+    messages: translateMessages(request.messages, options.images, tools),
     // The engine always streams: events go out as they come, and a JSON answer is built from them.
     stream: true,
     stream_options: { include_usage: true },
@@ -134,10 +163,12 @@ export function translateRequest(request: ChatCompletionRequest, options: Transl
   if (request.frequency_penalty !== undefined) out.frequency_penalty = request.frequency_penalty;
   if (request.n !== undefined) out.n = request.n;
   if (request.logprobs !== undefined) out.logprobs = request.logprobs;
-  if (request.top_logprobs !== undefined) out.top_logprobs = request.top_logprobs;
+  const topLogprobs = request.logprobs === true ? (request.top_logprobs ?? 0) : null;
+  if (topLogprobs !== null) out.top_logprobs = Math.max(1, topLogprobs);
   if (request.logit_bias !== undefined) out.logit_bias = request.logit_bias;
-  if (request.response_format !== undefined) out.response_format = responseFormat(request.response_format);
+  const format = responseFormat(request, tools, thinking);
+  if (format !== undefined) out.response_format = format;
   // Qwen3's switch: web-llm prefills an empty thinking block when it is false. Other models have none.
   if (thinkingSwitch) out.extra_body = { enable_thinking: thinking };
-  return { request: out, thinking, thinkingSwitchedOff, answerStops };
+  return { request: out, thinking, thinkingSwitchedOff, answerStops, tools, topLogprobs };
 }

@@ -1,0 +1,68 @@
+// The Models area on the production build (real web-llm on SwiftShader): a download that fails because the
+// device is offline shows one error in plain words, the engine's text folded, Retry and Import beside it;
+// Retry, once the files are reachable, fetches them (served here by a local server with generated files).
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, test } from '@playwright/test';
+import { fakeModel, writeHosted } from './fake-model';
+import { deployConfig } from './helpers';
+import { serveStatic } from './static-server';
+import { goToArea, openWorkspace, registerThroughForm, screens } from './workspace-steps';
+
+const HOST_PORT = 4597;
+const host = `http://127.0.0.1:${HOST_PORT + Number(process.env.INPAGE_PORT_OFFSET ?? 0)}`;
+
+test('a failed download offline: one error in plain words, the detail folded, Retry works once the files are reachable', async ({ page, context }) => {
+  const dir = await mkdtemp(join(tmpdir(), 'inpage-models-prod-'));
+  await deployConfig(context, { modelBaseUrl: `${host}/hf`, modelLibBaseUrl: `${host}/libs` });
+  const server = { current: null as Awaited<ReturnType<typeof serveStatic>> | null };
+  try {
+    await openWorkspace(page);
+    await registerThroughForm(page);
+    await goToArea(page, 'Models');
+    const adapter = await page.evaluate(() => window.inpage!.engine!.control.adapter());
+    const modelId = adapter.shaderF16 ? 'Qwen3-1.7B-q4f16_1-MLC' : 'Qwen3-1.7B-q4f32_1-MLC';
+    await writeHosted(dir, fakeModel(modelId));
+    const card = page.locator('article[data-model="svc-model-5.2-short"]');
+    await expect(card).toHaveAttribute('data-state', 'not_downloaded');
+
+    await context.setOffline(true);
+    await page.getByRole('button', { name: 'Download and load svc-model-5.2-short', exact: true }).click();
+    const error = page.getByTestId('load-error');
+    await expect(error).toHaveCount(1);
+    await expect(card.getByTestId('load-error')).toBeVisible();
+    await expect(error.locator('.plain')).toHaveText(`Could not reach ${new URL(host).host}: this device seems to be offline.`);
+    // The engine's own text is there, folded.
+    await expect(error.locator('.detail-text')).toBeHidden();
+    await error.getByText('Technical detail').click();
+    await expect(error.locator('.detail-text')).toContainText(`Loading svc-model-5.2-short (web-llm model ${modelId}) failed`);
+    // It wraps inside its box: nothing sticks out of the card.
+    const [box, cardBox] = await Promise.all([error.boundingBox(), card.boundingBox()]);
+    expect(box!.x + box!.width).toBeLessThanOrEqual(cardBox!.x + cardBox!.width + 0.5);
+    expect(await error.evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
+    // The card sharing the weights points to it instead of repeating it.
+    await expect(page.locator('article[data-model="svc-model-5.2-short-fast"]')).toContainText('Loading these weights failed: see svc-model-5.2-short.');
+    await expect(error.getByRole('button', { name: 'Retry loading svc-model-5.2-short' })).toBeVisible();
+    await error.getByRole('button', { name: 'Import from a folder' }).click();
+    await expect(page.locator('#import-folder')).toBeFocused();
+    await screens(page, 'models-download-failed');
+
+    // Back online with the files served: Retry fetches them.
+    await context.setOffline(false);
+    server.current = await serveStatic(HOST_PORT, { '/': dir }, { cors: true });
+    await page.getByRole('button', { name: 'Retry loading svc-model-5.2-short' }).click();
+    // web-llm fetches the model's config and its library first; the generated library is no real one, so the
+    // load fails there, no longer for want of a network, and still with one error.
+    await expect(page.getByTestId('load-error').locator('.plain')).toHaveText(
+      `The model library from ${new URL(host).host} could not be started: the file is damaged or not built for this version of web-llm.`,
+      { timeout: 30_000 },
+    );
+    await expect(page.getByTestId('load-error')).toHaveCount(1);
+    expect(server.current.requests).toEqual([`/hf/${modelId}/resolve/main/mlc-chat-config.json`, expect.stringMatching(/^\/libs\/Qwen3-1\.7B-q4f(16|32)_1_cs1k-webgpu\.wasm$/)]);
+    await screens(page, 'models-retry-reached');
+  } finally {
+    await server.current?.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});

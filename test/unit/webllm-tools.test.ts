@@ -1,0 +1,174 @@
+// Tools, structured output and logprobs on the web-llm engine (issue 10), against the typed fake: what reaches
+// web-llm (Qwen3's tool format in the prompt, the grammar in response_format) and what comes back out.
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_CONFIG } from '../../src/config';
+import type { EngineEvent } from '../../src/engine-protocol';
+import { ApiError } from '../../src/protocol/errors';
+import type { ChatCompletionRequest, FunctionTool } from '../../src/protocol/types';
+import { WebLlmEngine } from '../../worker/engine/webllm/adapter';
+import { renderCall } from '../../worker/engine/webllm/qwen3-tools';
+import { resolved, type RequestBody } from './requests';
+import { rig, type Rig } from './webllm-fake';
+
+function setup(): Rig & { adapter: WebLlmEngine } {
+  const r = rig();
+  return { ...r, adapter: new WebLlmEngine({ ...DEFAULT_CONFIG }, r.deps) };
+}
+
+const ask = (model: ChatCompletionRequest['model'], extra: Partial<RequestBody> = {}): ChatCompletionRequest =>
+  resolved({ model, messages: [{ role: 'user', content: 'weather in Oslo?' }], ...extra });
+
+async function run(adapter: WebLlmEngine, request: ChatCompletionRequest) {
+  const generation = await adapter.generate(request, new AbortController().signal);
+  const events: EngineEvent[] = [];
+  for await (const event of generation.events) events.push(event);
+  return events;
+}
+
+async function rejection(promise: Promise<unknown>): Promise<ApiError> {
+  try {
+    await promise;
+  } catch (err) {
+    expect(err).toBeInstanceOf(ApiError);
+    return err as ApiError;
+  }
+  throw new Error('expected a rejection');
+}
+
+const weather: FunctionTool = {
+  type: 'function',
+  function: { name: 'get_weather', description: 'Weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+};
+
+/** The model writing `text`, a few characters per token. */
+const pieces = (text: string) => text.match(/[\s\S]{1,3}/g) ?? [];
+
+describe('web-llm: tools in Qwen3 format', () => {
+  it('puts the tools in the system turn, renders calls and results as the template does, and sends the grammar', async () => {
+    const t = setup();
+    await run(
+      t.adapter,
+      ask('svc-model-5.2-fast', {
+        tools: [weather],
+        messages: [
+          { role: 'system', content: 'Be brief.' },
+          { role: 'user', content: 'weather in Oslo and Rome?' },
+          {
+            role: 'assistant',
+            content: '',
+            tool_calls: [
+              { id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city": "Oslo"}' } },
+              { id: 'call_2', type: 'function', function: { name: 'get_weather', arguments: '{"city": "Rome"}' } },
+            ],
+          },
+          { role: 'tool', tool_call_id: 'call_1', content: 'sunny' },
+          { role: 'tool', tool_call_id: 'call_2', content: [{ type: 'text', text: 'rain' }] },
+        ],
+      }),
+    );
+    const sent = t.engine().requests[0]!;
+    expect(sent.messages[0]!.role).toBe('system');
+    expect(sent.messages[0]!.content).toMatch(/^Be brief\.\n\n# Tools\n\n[\s\S]*<tools>\n\{"type": "function", "function": \{"name": "get_weather"[\s\S]*<\/tools>[\s\S]*<\/tool_call>$/);
+    expect(sent.messages.slice(1)).toEqual([
+      { role: 'user', content: 'weather in Oslo and Rome?' },
+      { role: 'assistant', content: `${renderCall('get_weather', '{"city": "Oslo"}')}\n${renderCall('get_weather', '{"city": "Rome"}')}` },
+      { role: 'user', content: '<tool_response>\nsunny\n</tool_response>\n<tool_response>\nrain\n</tool_response>' },
+    ]);
+    expect(sent.response_format).toMatchObject({ type: 'structural_tag', structural_tag: { format: { type: 'triggered_tags', triggers: ['<tool_call>'] } } });
+    expect(sent).not.toHaveProperty('tools');
+  });
+
+  it('turns the answer into tool-call events, arguments in fragments, finish tool_calls; text stays content', async () => {
+    const t = setup();
+    t.engine().script = () => ({ pieces: pieces(`Checking.\n${renderCall('get_weather', '{"city": "Oslo"}')}`) });
+    const events = await run(t.adapter, ask('svc-model-5.2-fast', { tools: [weather] }));
+    const content = events.map((e) => (e.type === 'delta' ? (e.content ?? '') : '')).join('');
+    expect(content).toBe('Checking.');
+    expect(content).not.toContain('<');
+    const call = events.find((e) => e.type === 'tool_call');
+    expect(call).toMatchObject({ type: 'tool_call', index: 0, name: 'get_weather', id: expect.stringMatching(/^call_/) });
+    const fragments = events.filter((e) => e.type === 'tool_arguments').map((e) => (e as { arguments: string }).arguments);
+    expect(fragments.length).toBeGreaterThanOrEqual(2);
+    expect(fragments.join('')).toBe('{"city": "Oslo"}');
+    expect(events.at(-1)).toMatchObject({ type: 'finish', finish_reason: 'tool_calls' });
+  });
+
+  it('keeps thinking apart on thinking variants, and holds required / named calls to the grammar after thinking', async () => {
+    const t = setup();
+    t.engine().script = () => ({ pieces: ['<think>', '\nplan', '\n</think>', '\n\n', ...pieces(renderCall('get_weather', '{"city": "a"}'))] });
+    const events = await run(t.adapter, ask('svc-model-5.2', { tools: [weather], tool_choice: 'required' }));
+    expect(events.filter((e) => e.type === 'delta').map((e) => (e as { reasoning?: string }).reasoning ?? '').join('')).toBe('plan');
+    expect(events.some((e) => e.type === 'delta' && e.content)).toBe(false);
+    expect(events.at(-1)).toMatchObject({ finish_reason: 'tool_calls' });
+    const sent = t.engine().requests[0]!;
+    expect(sent.response_format).toMatchObject({
+      type: 'structural_tag',
+      structural_tag: { format: { type: 'sequence', elements: [{ type: 'tag', begin: '<think>' }, { type: 'const_string' }, { type: 'tags_with_separator', at_least_one: true }] } },
+    });
+  });
+
+  it('tool_choice none: no tools block, no grammar, answers as text; svc-vision with tools is refused', async () => {
+    const t = setup();
+    await run(t.adapter, ask('svc-model-5.2-fast', { tools: [weather], tool_choice: 'none' }));
+    expect(JSON.stringify(t.engine().requests[0]!.messages)).not.toContain('<tools>');
+    expect(t.engine().requests[0]!.response_format).toBeUndefined();
+    const err = await rejection(t.adapter.generate(ask('svc-vision', { tools: [weather] }), new AbortController().signal));
+    expect(err).toMatchObject({ code: 'unsupported_parameter', param: 'tools' });
+  });
+
+  it('json_schema: a structural tag after thinking on thinking variants, web-llm json_object with the schema otherwise', async () => {
+    const t = setup();
+    const schema = { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] };
+    const format = { type: 'json_schema' as const, json_schema: { name: 'n', schema, strict: true } };
+    await run(t.adapter, ask('svc-model-5.2-fast', { response_format: format }));
+    await run(t.adapter, ask('svc-model-5.2', { response_format: format }));
+    expect(t.engine().requests[0]!.response_format).toEqual({ type: 'json_object', schema: JSON.stringify(schema) });
+    expect(t.engine().requests[1]!.response_format).toMatchObject({
+      type: 'structural_tag',
+      structural_tag: { format: { type: 'sequence', elements: [{ begin: '<think>' }, {}, { type: 'json_schema', json_schema: schema }] } },
+    });
+  });
+
+  it('refuses a schema keyword the grammar cannot hold output to, naming it, before web-llm is asked', async () => {
+    const t = setup();
+    const format = { type: 'json_schema' as const, json_schema: { name: 'n', schema: { type: 'object', properties: { n: { type: 'integer', multipleOf: 2 } } } } };
+    const bad = await rejection(t.adapter.generate(ask('svc-model-5.2-fast', { response_format: format }), new AbortController().signal));
+    expect(bad).toMatchObject({ code: 'unsupported_parameter', param: 'response_format.json_schema.schema.properties.n.multipleOf' });
+    const tool = { type: 'function' as const, function: { name: 'f', parameters: { type: 'object', properties: { s: { not: {} } } } } };
+    const badTool = await rejection(t.adapter.generate(ask('svc-model-5.2-fast', { tools: [tool] }), new AbortController().signal));
+    expect(badTool).toMatchObject({ code: 'unsupported_parameter', param: 'tools[0].function.parameters.properties.s.not' });
+    // Tools not offered (tool_choice none) build no grammar: nothing to refuse.
+    await run(t.adapter, ask('svc-model-5.2-fast', { tools: [tool], tool_choice: 'none' }));
+    expect(t.engine().requests).toHaveLength(1);
+  });
+
+  it('refuses a JSON response_format together with tools under auto', async () => {
+    const t = setup();
+    const err = await rejection(t.adapter.generate(ask('svc-model-5.2-fast', { tools: [weather], response_format: { type: 'json_object' } }), new AbortController().signal));
+    expect(err).toMatchObject({ code: 'unsupported_parameter', param: 'response_format' });
+  });
+});
+
+describe('web-llm: logprobs', () => {
+  it('keeps the first answer token\'s logprob on thinking-off variants (its chunk carries the empty thinking block)', async () => {
+    const t = setup();
+    t.engine().script = () => ({ pieces: ['Yes', ' it', ' is'] });
+    const events = await run(t.adapter, ask('svc-model-5.2-fast', { logprobs: true, top_logprobs: 1 }));
+    const tokens = events.flatMap((e) => (e.type === 'delta' && e.logprobs ? e.logprobs.map((l) => l.token) : []));
+    expect(tokens).toEqual(['Yes', ' it', ' is']);
+  });
+
+  it('logprobs: true alone: web-llm is asked for one alternative (it records none at 0), the answer carries none', async () => {
+    const t = setup();
+    t.engine().script = () => ({ pieces: ['A', 'B'] });
+    const events = await run(t.adapter, ask('svc-model-5.2-fast', { logprobs: true }));
+    expect(t.engine().requests[0]).toMatchObject({ logprobs: true, top_logprobs: 1 });
+    const logprobs = events.flatMap((e) => (e.type === 'delta' && e.logprobs ? e.logprobs : []));
+    expect(logprobs).toEqual([
+      { token: 'A', logprob: -0.5, bytes: null, top_logprobs: [] },
+      { token: 'B', logprob: -0.5, bytes: null, top_logprobs: [] },
+    ]);
+    const two = await run(t.adapter, ask('svc-model-5.2-fast', { logprobs: true, top_logprobs: 2 }));
+    expect(two.flatMap((e) => (e.type === 'delta' && e.logprobs ? e.logprobs.map((l) => l.top_logprobs.length) : []))).toEqual([2, 2]);
+  });
+});
