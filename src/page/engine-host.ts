@@ -102,6 +102,8 @@ class HostedEngine implements EngineHost {
         await this.init();
         return;
       } catch (err) {
+        // A bad models setting (the engine checks it against its models) does not get better by retrying.
+        if (err instanceof Error && err.name === 'ModelConfigError') throw err;
         console.warn(`inpage: ${err instanceof Error ? err.message : String(err)} Trying again in ${delay / 1000} s.`);
       }
       await new Promise((resolve) => setTimeout(resolve, delay));

@@ -64,15 +64,17 @@ test('the Models area shows the configured ids with the real model behind each, 
 });
 
 test('a bad models entry stops the page at start with an error that names the entry', async ({ page, context }) => {
+  // Checked by the page: the shape of every entry. The workspace shows the error.
+  await deployConfig(context, { models: { 'svc-model-5.2': { webllm: 'Qwen3-4B-q4f16_1-MLC', colour: 'red' } } });
+  await page.goto('/');
+  const shape = await page.evaluate(() => window.inpageReady!.then(() => 'started', (err: Error) => err.message));
+  expect(shape).toBe('inpage.config.json: models["svc-model-5.2"]: unknown field \'colour\'');
+  await expect(page.getByRole('alert')).toContainText('models["svc-model-5.2"]: unknown field');
+
+  // Checked by the engine against the models it can run: the engine does not start, and says why.
   await deployConfig(context, { models: { 'svc-model-5.2': { webllm: 'No-Such-Model-MLC' } } });
   await page.goto('/');
   const failure = await page.evaluate(() => window.inpageReady!.then(() => 'started', (err: Error) => err.message));
   expect(failure).toContain('models["svc-model-5.2"].webllm');
   expect(failure).toContain("'No-Such-Model-MLC'");
-  await expect(page.getByRole('alert')).toContainText('models["svc-model-5.2"].webllm');
-
-  await deployConfig(context, { models: { 'svc-model-5.2': { webllm: 'Qwen3-4B-q4f16_1-MLC', colour: 'red' } } });
-  await page.goto('/');
-  const shape = await page.evaluate(() => window.inpageReady!.then(() => 'started', (err: Error) => err.message));
-  expect(shape).toBe('inpage.config.json: models["svc-model-5.2"]: unknown field \'colour\'');
 });
