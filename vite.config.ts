@@ -29,7 +29,10 @@ export default defineConfig(({ mode }) => {
     plugins: [precacheManifest({ swFile: 'sw.js' }), serviceWorkerPolicy()],
     resolve: {
       alias: {
-        '#engine-impl': here(testBuild ? './test/engine/deterministic-engine.ts' : './worker/engine/webllm-engine.ts'),
+        // wllama's package.json names a main file it does not ship; its built ES module is esm/index.js.
+        '@wllama/wllama/esm': here('./node_modules/@wllama/wllama/esm'),
+        '@wllama/wllama': here('./node_modules/@wllama/wllama/esm/index.js'),
+        '#engine-impl': here(testBuild ? './test/engine/deterministic-engine.ts' : './worker/engine/production-engine.ts'),
       },
     },
     build: {

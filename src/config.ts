@@ -22,6 +22,12 @@ export interface InpageConfig {
    * declares the shape; docs/configuration.md explains it). Checked at start-up; `{}`: the five as they ship.
    */
   models: Record<string, unknown>;
+  /** Which engine serves the models: `auto` (web-llm where its WebGPU needs are met, else llama.cpp), `webllm` or `llamacpp`. */
+  engineChoice: string;
+  /** Where GGUF files are fetched from for llama.cpp: `{ggufBaseUrl}/{repo}/resolve/main/{file}`. Empty: Hugging Face. */
+  ggufBaseUrl: string;
+  /** CPU threads llama.cpp may use; 0: all logical cores (one when the page is not cross-origin isolated). */
+  llamaThreads: number;
   /** Test builds only (absent from `npm run build`): milliseconds the deterministic engine waits between tokens. */
   tokenDelayMs?: number;
 }
@@ -42,6 +48,9 @@ export const DEFAULT_CONFIG: Readonly<InpageConfig> = {
   gpuMemoryMB: 0,
   engineHeartbeatMs: 5000,
   models: {},
+  engineChoice: 'auto',
+  ggufBaseUrl: '',
+  llamaThreads: 0,
   ...(TEST_BUILD ? { tokenDelayMs: 0 } : {}),
 };
 

@@ -27,13 +27,15 @@ export interface LoadProgress {
 
 export interface ModelStatus {
   id: ModelId;
-  /** The real model that serves the id on this device (e.g. web-llm's `Qwen3-8B-q4f32_1-MLC`), when known. */
-  model?: string;
   state: ModelState;
   context_length: number;
   progress?: LoadProgress;
   /** Bytes the model's files take in the cache, when known. */
   sizeOnDisk?: number;
+  /** The engine's own id of the model that serves this variant on this device (e.g. a web-llm model id). */
+  modelId?: string;
+  /** GPU memory the model needs at the engine's default context, in MB, when the engine knows it. */
+  memoryMB?: number;
   error?: string;
 }
 

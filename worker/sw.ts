@@ -3,16 +3,17 @@
 // precache (so the page and the engine worker load offline) and leaves all else to the network.
 import { cleanupOutdatedCaches, precacheAndRoute, type PrecacheEntry } from 'workbox-precaching';
 import { registerRoute } from 'workbox-routing';
-import { NetworkFirst } from 'workbox-strategies';
+import { CacheFirst, NetworkFirst } from 'workbox-strategies';
 import { createApp } from './sw/app';
 import { EngineLink } from './sw/engine-link';
 import { serveWorkerScript } from './sw/policy';
+import { drainUsage } from './sw/usage-book';
 import { errorResponse } from './sw/respond';
 import { holdForLife, whenReleased } from '../src/life-locks';
 import { ApiError } from '../src/protocol/errors';
 import { setActiveCatalog } from '../src/catalog';
 import { openDatabase } from '../src/keys/db';
-import { isPortOffer, offerCatalog, offerLock, PORT_REQUEST } from '../src/page/port-messages';
+import { isClaimRequest, isPortOffer, offerCatalog, offerLock, PORT_REQUEST } from '../src/page/port-messages';
 
 declare const self: ServiceWorkerGlobalScope & {
   /** The app shell, listed here at build time (scripts/precache-plugin.ts); absent in unbundled runs. */
@@ -43,6 +44,8 @@ const app = createApp(link);
 // now, so both are under way while that request's key is checked.
 link.prime();
 void openDatabase().catch(() => undefined);
+// Uses a previous life of this worker journaled but did not get to book (stopped, or the database blocked).
+void drainUsage();
 
 self.addEventListener('install', () => {
   // A new version takes over as soon as it has precached the new shell. Chromium holds the activation
@@ -57,6 +60,11 @@ self.addEventListener('activate', (event) => {
 });
 
 self.addEventListener('message', (event) => {
+  // A page this worker does not control asks it to (see src/page/sw-registration.ts).
+  if (isClaimRequest(event.data)) {
+    event.waitUntil(self.clients.claim());
+    return;
+  }
   const port = event.ports[0];
   if (isPortOffer(event.data) && port) {
     const catalog = offerCatalog(event.data);
@@ -97,4 +105,10 @@ cleanupOutdatedCaches();
 registerRoute(
   ({ url }) => url.origin === self.location.origin && url.pathname === '/inpage.config.json',
   new NetworkFirst({ cacheName: 'inpage-config' }),
+);
+// llama.cpp's WebAssembly (8.7 MB, content-hashed name) is not in the precache, so browsers that run web-llm
+// never download it; the first use of the llama.cpp engine keeps it, and later uses (offline too) read it here.
+registerRoute(
+  ({ url }) => url.origin === self.location.origin && /^\/assets\/wllama-[\w-]+\.wasm$/.test(url.pathname),
+  new CacheFirst({ cacheName: 'inpage-llamacpp-wasm' }),
 );

@@ -23,6 +23,11 @@ export interface KeyRecord {
   lastUsedAt: number | null;
   revokedAt: number | null;
   tokensUsed: number;
+  /**
+   * The last entry of the service worker's usage journal (worker/sw/usage-book.ts) booked to this key: entries
+   * up to it are never booked twice, even if the journal could not be cleared after booking.
+   */
+  journal?: { epoch: string; seq: number };
 }
 
 interface InpageDB extends DBSchema {

@@ -121,11 +121,57 @@ export async function verifyKey(key: string): Promise<Verdict> {
   return { ok: true, record };
 }
 
+/**
+ * When a key was last used, as the clock now says: the time of its latest use, never before it was made. A
+ * later use replaces an earlier one even if its clock reads earlier (a clock that ran ahead and was corrected
+ * must not leave `lastUsedAt` in the future).
+ */
+function lastUsed(record: KeyRecord, at: number): number {
+  return Math.max(at, record.createdAt);
+}
+
 /** Marks a key used (at `at`, default now) and adds the tokens a completion cost it. */
 export async function recordKeyUse(id: string, tokens = 0, at = Date.now()): Promise<void> {
   const db = await openDatabase();
   const tx = db.transaction('keys', 'readwrite');
   const record = await tx.store.get(id);
-  if (record) await tx.store.put({ ...record, lastUsedAt: Math.max(at, record.lastUsedAt ?? 0), tokensUsed: record.tokensUsed + tokens });
+  if (record) await tx.store.put({ ...record, lastUsedAt: lastUsed(record, at), tokensUsed: record.tokensUsed + tokens });
+  await tx.done;
+}
+
+/** One use of a key in the service worker's usage journal, numbered in the order it was written. */
+export interface JournalEntry {
+  seq: number;
+  keyId: string;
+  tokens: number;
+  at: number;
+}
+
+/**
+ * Books journal entries (of journal `epoch`) to their keys in one transaction: each key adds the tokens of its
+ * entries past the last it booked, and takes the time of the latest as `lastUsedAt`. Booking the same entries
+ * twice changes nothing.
+ */
+export async function bookJournal(epoch: string, entries: readonly JournalEntry[]): Promise<void> {
+  const byKey = new Map<string, JournalEntry[]>();
+  for (const entry of entries) byKey.set(entry.keyId, [...(byKey.get(entry.keyId) ?? []), entry]);
+  const db = await openDatabase();
+  const tx = db.transaction('keys', 'readwrite');
+  await Promise.all(
+    [...byKey].map(async ([id, uses]) => {
+      const record = await tx.store.get(id);
+      if (!record) return; // deleted since: nothing to book to
+      const after = record.journal?.epoch === epoch ? record.journal.seq : 0;
+      const fresh = uses.filter((u) => u.seq > after).sort((a, b) => a.seq - b.seq);
+      if (fresh.length === 0) return;
+      const last = fresh[fresh.length - 1]!;
+      await tx.store.put({
+        ...record,
+        lastUsedAt: lastUsed(record, last.at),
+        tokensUsed: record.tokensUsed + fresh.reduce((sum, u) => sum + u.tokens, 0),
+        journal: { epoch, seq: last.seq },
+      });
+    }),
+  );
   await tx.done;
 }

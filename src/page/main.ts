@@ -7,7 +7,7 @@ import { hostEngine, type EngineHost } from './engine-host';
 import { claimEngine, type EngineLeadership } from './engine-lock';
 import { modelTools, type ModelTools } from './model-import';
 import { requestPersistence, storageReport } from './storage';
-import { registerServiceWorker } from './sw-registration';
+import { registerServiceWorker, watchServiceWorker } from './sw-registration';
 import { mountWorkspace } from './ui/mount';
 
 export interface InpageApi {
@@ -49,6 +49,34 @@ function noticeRefusedUrlSettings(): void {
   notice.setAttribute('role', 'alert');
   notice.textContent = text;
   document.body.prepend(notice);
+}
+
+/**
+ * The service worker can go away under an open page (another tab unregisters it, the site's data is cleared):
+ * it is registered again; when that fails, the page says that the service stopped and offers a restart.
+ */
+function keepServiceWorker(): void {
+  const id = 'inpage-service-lost';
+  watchServiceWorker({
+    onLost(reason) {
+      document.getElementById(id)?.remove();
+      const notice = document.createElement('div');
+      notice.id = id;
+      notice.className = 'notice notice-error';
+      notice.setAttribute('role', 'alert');
+      const text = document.createElement('p');
+      text.textContent = `The local service stopped: its service worker is gone (unregistered, or this site's data was cleared) and could not be started again. ${reason}`;
+      const restart = document.createElement('button');
+      restart.type = 'button';
+      restart.textContent = 'Restart the service';
+      restart.addEventListener('click', () => location.reload());
+      notice.append(text, restart);
+      document.body.prepend(notice);
+    },
+    onRestored() {
+      document.getElementById(id)?.remove();
+    },
+  });
 }
 
 /** Resolves after the page's first frame is painted (or soon, in a hidden tab that paints none). */
@@ -97,6 +125,7 @@ async function boot(): Promise<{ api: InpageApi; engine: Promise<void> }> {
     models: modelTools(() => leadership?.host ?? null),
   };
   window.inpage = api;
+  keepServiceWorker();
   const engine = claimed.then((l) => {
     leadership = l;
     l?.onHost((host) => {

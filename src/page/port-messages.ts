@@ -45,3 +45,10 @@ export function isPortRequest(data: unknown): boolean {
 export function isPortOffer(data: unknown): boolean {
   return typeof data === 'object' && data !== null && (data as { type?: unknown }).type === PORT_OFFER.type;
 }
+
+/** A page asks an active service worker that does not control it to take control (it calls clients.claim()). */
+export const CLAIM_REQUEST = { type: 'inpage:claim' } as const;
+
+export function isClaimRequest(data: unknown): boolean {
+  return typeof data === 'object' && data !== null && (data as { type?: unknown }).type === CLAIM_REQUEST.type;
+}

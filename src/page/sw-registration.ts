@@ -1,10 +1,26 @@
 // Registers the service worker at scope "/" and waits until it controls this page (first visit included).
 // If the worker can never take control (its install failed: e.g. no storage room for the app's files,
 // which it precaches), this fails with an error saying so instead of waiting forever.
+//
+// A service worker can also go away under an open page: another tab unregisters it, or the person clears the
+// site's data. `watchServiceWorker` notices (its registration is gone, or the page lost its controller) and
+// registers it again; when that fails it says so and offers a restart.
+
+import { CLAIM_REQUEST } from './port-messages';
+
+/** How long an installed, active worker may take to control this page before the page says why not. */
+export const CONTROL_TIMEOUT_MS = 4000;
+/** How often an open page checks that its service worker is still there. */
+const WATCH_MS = 2000;
 
 const installFailed = () =>
   new Error(
     "The service worker could not be installed, so /v1 cannot be served from this page. The browser most often refuses it when it has no storage room for the app's files (this site's storage quota is used up): free some disk space or clear this site's data, then reload.",
+  );
+
+const notControlled = () =>
+  new Error(
+    `The service worker is installed but did not take control of this page within ${CONTROL_TIMEOUT_MS / 1000} s (it may have been unregistered by another tab, or the site's data cleared, while it was starting): reload the page.`,
   );
 
 export async function registerServiceWorker(): Promise<void> {
@@ -34,6 +50,59 @@ export async function registerServiceWorker(): Promise<void> {
       registration.addEventListener('updatefound', () => watch(registration.installing));
       // The install may already have failed by the time register() resolved.
       if (hopeless()) reject(installFailed());
+      // An active worker with nothing installing will not activate again, so it will not claim this page by
+      // itself: a registration revived after being unregistered while other tabs kept it running. Ask it to.
+      if (registration.active && !registration.installing && !registration.waiting) {
+        registration.active.postMessage(CLAIM_REQUEST);
+        setTimeout(() => {
+          if (!sw.controller) reject(notControlled());
+        }, CONTROL_TIMEOUT_MS);
+      }
     });
   }
+}
+
+export interface ServiceWatch {
+  /** Stops watching. */
+  stop(): void;
+}
+
+/**
+ * Watches that this page keeps a service worker: every WATCH_MS, when the page is shown again, and when its
+ * controller changes. When the registration is gone or the page lost its controller, registers again;
+ * `onLost` hears when that fails (with why), `onRestored` when the service is back.
+ */
+export function watchServiceWorker(handlers: { onLost(reason: string): void; onRestored(): void }): ServiceWatch {
+  const sw = navigator.serviceWorker;
+  let repairing: Promise<void> | null = null;
+  let lost = false;
+  const check = () => {
+    repairing ??= (async () => {
+      const registration = await sw.getRegistration('/').catch(() => undefined);
+      if (registration?.active && sw.controller) return;
+      try {
+        await registerServiceWorker();
+        if (lost) handlers.onRestored();
+        lost = false;
+      } catch (err) {
+        lost = true;
+        handlers.onLost(err instanceof Error ? err.message : String(err));
+      }
+    })().finally(() => {
+      repairing = null;
+    });
+  };
+  const timer = setInterval(check, WATCH_MS);
+  const onVisible = () => {
+    if (document.visibilityState === 'visible') check();
+  };
+  document.addEventListener('visibilitychange', onVisible);
+  sw.addEventListener('controllerchange', check);
+  return {
+    stop() {
+      clearInterval(timer);
+      document.removeEventListener('visibilitychange', onVisible);
+      sw.removeEventListener('controllerchange', check);
+    },
+  };
 }

@@ -21,7 +21,8 @@ export type ErrorCode =
   | 'internal_error'
   | 'engine_unavailable'
   | 'webgpu_unavailable'
-  | 'model_load_failed';
+  | 'model_load_failed'
+  | 'model_too_large_for_device';
 
 export interface ErrorObject {
   message: string;
@@ -60,6 +61,7 @@ const STATUS_OF: Record<ErrorCode, number> = {
   engine_unavailable: 503,
   webgpu_unavailable: 503,
   model_load_failed: 503,
+  model_too_large_for_device: 503,
 };
 
 function typeOf(code: ErrorCode): ErrorType {

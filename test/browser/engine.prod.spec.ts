@@ -181,13 +181,14 @@ test('an engine worker that dies is restarted and serves the service worker agai
   expect((await adapterReport(page)).available).toBe(true);
 });
 
-test('without a WebGPU adapter the service answers 503 webgpu_unavailable with the browser\'s reason, and the page still works', async ({ browserName, baseURL }) => {
+test('without a WebGPU adapter: web-llm (when the deployment forces it) answers 503 webgpu_unavailable with the browser\'s reason; by default llama.cpp serves on the CPU', async ({ browserName, baseURL }) => {
   expect(browserName).toBe('chromium');
   // A browser of its own without the unsafe SwiftShader adapter: on this GPU-less machine it has no WebGPU adapter.
   const args = CHROMIUM_ARGS.filter((arg) => !arg.startsWith('--enable-unsafe-'));
   const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args });
   try {
     const page = await browser.newPage({ baseURL: baseURL! });
+    await deployConfig(page.context(), { ...DEPLOYED, engineChoice: 'webllm' });
     await openApp(page, APP);
     const report = await adapterReport(page);
     expect(report).toMatchObject({ available: false, shaderF16: false, features: [] });
@@ -200,6 +201,21 @@ test('without a WebGPU adapter the service answers 503 webgpu_unavailable with t
     expect(error.message).toContain('requestAdapter() returned null');
     const models = (await call(page, '/v1/models', { headers: { authorization: `Bearer ${key}` } })).json as ModelList;
     expect(models.data.map((m) => m.state)).toEqual(Array(5).fill('unavailable'));
+
+    // The default policy: llama.cpp on the CPU. Qwen3-8B's GGUF is too large for a CPU device here.
+    const auto = await browser.newPage({ baseURL: baseURL! });
+    await deployConfig(auto.context(), { ...DEPLOYED, ggufBaseUrl: `${NOWHERE}/gguf` });
+    await openApp(auto, APP);
+    const autoKey = await makeKey(auto);
+    const big = await chat(auto, autoKey, { model: 'svc-model-5.2-fast', messages: [{ role: 'user', content: 'hi' }] });
+    expect(big.status).toBe(503);
+    expect((big.json as ErrorBody).error).toMatchObject({ type: 'server_error', code: 'model_too_large_for_device' });
+    const small = await chat(auto, autoKey, { model: 'svc-model-5.2-short-fast', messages: [{ role: 'user', content: 'hi' }] });
+    expect(small.status).toBe(503);
+    expect((small.json as ErrorBody).error.code).toBe('model_load_failed');
+    expect((small.json as ErrorBody).error.message).toContain(`${NOWHERE}/gguf/`);
+    const states = (await call(auto, '/v1/models', { headers: { authorization: `Bearer ${autoKey}` } })).json as ModelList;
+    expect(states.data.map((m) => m.state)).toEqual(Array(5).fill('not_downloaded'));
   } finally {
     await browser.close();
   }

@@ -31,7 +31,7 @@ test('a custom record: /v1/models lists the id, web-llm fetches the record\'s UR
     const list = (await call(page, '/v1/models', { headers: { authorization: `Bearer ${key}` } })).json as { data: { id: string; state: string; context_length: number }[] };
     expect(list.data.map((m) => m.id)).toEqual(['svc-model-5.2', 'svc-model-5.2-fast', 'svc-model-5.2-short', 'svc-model-5.2-short-fast', 'svc-vision', 'acme-chat']);
     expect(list.data.at(-1)).toMatchObject({ state: 'not_downloaded', context_length: 4096 });
-    expect(await page.evaluate(async () => (await window.inpage!.engine!.control.status()).find((s) => s.id === 'acme-chat')!.model)).toBe(MODEL_ID);
+    expect(await page.evaluate(async () => (await window.inpage!.engine!.control.status()).find((s) => s.id === 'acme-chat')!.modelId)).toBe(MODEL_ID);
 
     const answer = await chat(page, key, { model: 'acme-chat', messages: [{ role: 'user', content: 'hello' }] });
     expect(answer.status).toBe(503);

@@ -9,8 +9,7 @@ export const REPO_ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)
 
 /** The test build the Playwright web server made (npm run serve:test), honouring INPAGE_BUILD_SUFFIX. */
 export const TEST_BUILD_DIR = join(REPO_ROOT, `dist-test${process.env.INPAGE_BUILD_SUFFIX ?? ''}`);
-
-/** The production build the Playwright web server made (npm run serve:prod), honouring INPAGE_BUILD_SUFFIX. */
+/** The production build the Playwright web server made (npm run serve:prod). */
 export const PROD_BUILD_DIR = join(REPO_ROOT, `dist${process.env.INPAGE_BUILD_SUFFIX ?? ''}`);
 
 const TYPES: Record<string, string> = {
@@ -30,6 +29,8 @@ export interface StaticServer {
   origin: string;
   /** Paths requested so far, in order (with their query). */
   readonly requests: string[];
+  /** The GET requests among them (bodies fetched), in order. */
+  readonly gets: string[];
   /** Serves `body` at `path` instead of the file (null: back to the file). */
   override(path: string, body: string | Uint8Array | null): void;
   close(): Promise<void>;
@@ -44,6 +45,7 @@ export async function serveStatic(basePort: number, mounts: Record<string, strin
   const port = basePort + Number(process.env.INPAGE_PORT_OFFSET ?? 0);
   const overrides = new Map<string, string | Uint8Array>();
   const requests: string[] = [];
+  const gets: string[] = [];
   const prefixes = Object.keys(mounts).sort((a, b) => b.length - a.length);
 
   async function find(pathname: string): Promise<string | null> {
@@ -65,6 +67,7 @@ export async function serveStatic(basePort: number, mounts: Record<string, strin
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     requests.push(url.pathname + url.search);
+    if (req.method === 'GET') gets.push(url.pathname + url.search);
     // `cors`: a model host other origins fetch from, as Hugging Face is.
     const headers = {
       'cache-control': 'no-store',
@@ -83,7 +86,10 @@ export async function serveStatic(basePort: number, mounts: Record<string, strin
           return;
         }
         const body = await readFile(file);
-        res.writeHead(200, { ...headers, 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' }).end(body);
+        // A length, as real hosts send: download progress and wllama's cache check read it (HEAD too).
+        res
+          .writeHead(200, { ...headers, 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'content-length': String(body.length) })
+          .end(req.method === 'HEAD' ? undefined : body);
       },
       (err: unknown) => res.writeHead(500).end(String(err)),
     );
@@ -95,6 +101,7 @@ export async function serveStatic(basePort: number, mounts: Record<string, strin
   return {
     origin: `http://127.0.0.1:${port}`,
     requests,
+    gets,
     override(path, body) {
       if (body === null) overrides.delete(path);
       else overrides.set(path, body);

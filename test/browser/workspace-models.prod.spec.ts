@@ -26,6 +26,14 @@ test('a failed download offline: one error in plain words, the detail folded, Re
     await writeHosted(dir, fakeModel(modelId));
     const card = page.locator('article[data-model="svc-model-5.2-short"]');
     await expect(card).toHaveAttribute('data-state', 'not_downloaded');
+    // Each card names the real model this device runs, its licence and the GPU memory it needs.
+    await expect(card.getByTestId('model-name')).toHaveText('Qwen3 1.7B · 4-bit');
+    await expect(card).toContainText(`Qwen3 1.7B, 4-bit weights, ${adapter.shaderF16 ? '16' : '32'}-bit activations`);
+    await expect(card).toContainText(`(${modelId})`);
+    await expect(card.getByRole('link', { name: 'Apache-2.0' })).toBeVisible();
+    await expect(card.getByTestId('memory')).toHaveText(new RegExp(`^${adapter.shaderF16 ? '2,037' : '2,635'} MB at 4,096 tokens of context`));
+    await expect(page.locator('article[data-model="svc-vision"]').getByTestId('model-name')).toHaveText('Phi-3.5-vision-instruct 4.2B · 4-bit');
+    await expect(page.locator('article[data-model="svc-vision"]').getByRole('link', { name: 'MIT' })).toBeVisible();
 
     await context.setOffline(true);
     await page.getByRole('button', { name: 'Download and load svc-model-5.2-short', exact: true }).click();

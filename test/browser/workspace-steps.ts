@@ -20,8 +20,9 @@ export async function registerThroughForm(page: Page, name = 'Test workspace'): 
 }
 
 export async function goToArea(page: Page, label: 'API Keys' | 'Models' | 'Playground' | 'Connect'): Promise<void> {
-  await page.getByRole('navigation', { name: 'Workspace' }).getByRole('link', { name: label }).click();
-  await expect(page.getByRole('link', { name: label })).toHaveAttribute('aria-current', 'page');
+  const link = page.getByRole('navigation', { name: 'Workspace' }).getByRole('link', { name: label });
+  await link.click();
+  await expect(link).toHaveAttribute('aria-current', 'page');
 }
 
 /** Where screenshots go; INPAGE_SCREENS_DIR moves them out of reach of other runs' clean-up of test-results/. */

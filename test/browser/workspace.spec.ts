@@ -266,8 +266,19 @@ test('connect: base URL and snippets, with the key filled in on request; the fet
     await expect(pre).toContainText(`${origin}/v1`);
   }
   await page.getByRole('button', { name: 'Test the connection' }).click();
-  await expect(page.getByRole('status').filter({ hasText: 'GET /v1/models answered 200 with 5 models' })).toBeVisible();
+  const tested = page.getByRole('status').filter({ hasText: 'GET /v1/models answered 200 with 5 models' });
+  await expect(tested).toBeVisible();
+  await expect(tested).toContainText('No model is downloaded yet');
+  await expect(tested).toContainText('No completion was tried.');
+  // With a model ready, the test also runs a one-token completion.
+  await page.evaluate(() => window.inpage!.engine!.control.load('svc-model-5.2-short-fast'));
+  await page.getByRole('button', { name: 'Test the connection' }).click();
+  await expect(tested).toContainText(/svc-model-5\.2-short-fast is ready and answered a one-token completion \("Echo:"\) in [\d,]+ ms\./);
   await screens(page, 'connect-key-filled');
+  // One quote style in every snippet: no double-quoted strings in the code.
+  for (const snippet of ['fetch', 'openai', 'ai-sdk']) {
+    expect(await page.locator(`[data-snippet="${snippet}"] pre`).textContent()).not.toMatch(/"[^"\n]*"/);
+  }
 
   // The fetch snippet, exactly as shown, answers from a script of the page.
   const fetchCode = (await page.locator('[data-snippet="fetch"] pre').textContent())!;

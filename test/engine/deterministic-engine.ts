@@ -161,7 +161,7 @@ export class DeterministicEngine implements Engine {
       const g = this.group(id);
       // What production would load here (an adapter without shader-f16): names the real model as web-llm does.
       const model = webllmModels().get(weightGroup)?.f32;
-      const status: ModelStatus = { id, state: g.state, context_length: TEST_CONTEXT_LENGTH, ...(model ? { model } : {}) };
+      const status: ModelStatus = { id, state: g.state, context_length: TEST_CONTEXT_LENGTH, ...(model ? { modelId: model } : {}) };
       if (g.state === 'downloading') {
         status.progress = {
           phase: 'download',

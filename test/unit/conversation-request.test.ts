@@ -47,7 +47,7 @@ describe('what a Playground conversation sends', () => {
   it('writes code whose body is the request, streaming', () => {
     const code = requestCode('openai', 'http://x/v1', { model: 'svc-vision', messages: [] });
     expect(code).toContain('"stream": true');
-    expect(code).toContain('baseURL: "http://x/v1"');
+    expect(code).toContain("baseURL: 'http://x/v1'");
   });
 
   it('names export files after the title in safe characters', () => {

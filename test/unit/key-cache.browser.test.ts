@@ -1,6 +1,6 @@
 // The service worker's memory of verified keys (worker/sw/key-cache.ts) on real IndexedDB: it answers from
 // memory only what it verified good, forgets on demand, and never stores a verdict read before a forget.
-import { beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { deleteDB } from 'idb';
 import { DB_NAME, closeDatabase, openDatabase } from '../../src/keys/db';
 import { createKey, revokeKey } from '../../src/keys/key-store';
@@ -20,6 +20,10 @@ async function revokeQuietly(id: string): Promise<void> {
   const record = (await db.get('keys', id))!;
   await db.put('keys', { ...record, revokedAt: Date.now() });
 }
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
 
 describe('key memory of the service worker', () => {
   it('remembers a good key until told the keys changed', async () => {
@@ -45,6 +49,23 @@ describe('key memory of the service worker', () => {
     forgetKeys(); // ... while a revocation is announced
     expect((await reading).ok).toBe(true);
     await revokeQuietly(record.id);
+    expect(await verifyKeyCached(key)).toEqual({ ok: false, reason: 'revoked' });
+  });
+
+  it('expires on the monotonic clock: a wall clock set an hour back does not keep a revoked key alive', async () => {
+    const { key, record } = await createKey({ name: 'skewed' });
+    let mono = 1_000_000;
+    const wall = Date.now();
+    vi.spyOn(performance, 'now').mockImplementation(() => mono);
+    const clock = vi.spyOn(Date, 'now').mockImplementation(() => wall);
+    expect((await verifyKeyCached(key)).ok).toBe(true);
+    await revokeQuietly(record.id);
+    // The wall clock goes an hour back while 4.9 s pass: still remembered (within the limit) ...
+    clock.mockImplementation(() => wall - 3_600_000);
+    mono += 4_900;
+    expect((await verifyKeyCached(key)).ok).toBe(true);
+    // ... and 5 s after it was verified it is read again, however far back the wall clock is.
+    mono += 200;
     expect(await verifyKeyCached(key)).toEqual({ ok: false, reason: 'revoked' });
   });
 

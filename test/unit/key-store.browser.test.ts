@@ -1,13 +1,49 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { deleteDB } from 'idb';
 import { DB_NAME, closeDatabase } from '../../src/keys/db';
-import { createKey, deleteKey, listKeys, recordKeyUse, revokeKey, verifyKey } from '../../src/keys/key-store';
+import { bookJournal, createKey, deleteKey, listKeys, recordKeyUse, revokeKey, verifyKey } from '../../src/keys/key-store';
 import { hashKey } from '../../src/keys/key-format';
 import { registerWorkspace } from '../../src/keys/workspace';
 
 beforeEach(async () => {
   await closeDatabase();
   await deleteDB(DB_NAME);
+});
+
+describe('booking uses: clocks and the journal', () => {
+  it('lastUsedAt is never before createdAt, and a clock corrected after running ahead does not leave it in the future', async () => {
+    await registerWorkspace('Acme');
+    const { record } = await createKey({ name: 'clocks' });
+    await recordKeyUse(record.id, 1, record.createdAt - 3_600_000); // a clock an hour behind the page's
+    expect((await listKeys())[0]!.lastUsedAt).toBe(record.createdAt);
+    await recordKeyUse(record.id, 1, record.createdAt + 365 * 86_400_000); // a clock a year ahead ...
+    await recordKeyUse(record.id, 1, record.createdAt + 60_000); // ... then corrected
+    const after = (await listKeys())[0]!;
+    expect(after.lastUsedAt).toBe(record.createdAt + 60_000);
+    expect(after.tokensUsed).toBe(3);
+  });
+
+  it('books each journal entry once, even when the same entries come again (the journal not yet cleared)', async () => {
+    await registerWorkspace('Acme');
+    const a = (await createKey({ name: 'a' })).record;
+    const b = (await createKey({ name: 'b' })).record;
+    const at = a.createdAt + 1000;
+    const entries = [
+      { seq: 1, keyId: a.id, tokens: 10, at },
+      { seq: 2, keyId: b.id, tokens: 5, at },
+      { seq: 3, keyId: a.id, tokens: 7, at: at + 5 },
+      { seq: 4, keyId: 'key_deleted', tokens: 99, at },
+    ];
+    await bookJournal('e1', entries);
+    await bookJournal('e1', entries);
+    await bookJournal('e1', [...entries, { seq: 5, keyId: b.id, tokens: 1, at: at + 9 }]);
+    const byName = Object.fromEntries((await listKeys()).map((k) => [k.name, k]));
+    expect(byName.a).toMatchObject({ tokensUsed: 17, lastUsedAt: at + 5, journal: { epoch: 'e1', seq: 3 } });
+    expect(byName.b).toMatchObject({ tokensUsed: 6, lastUsedAt: at + 9, journal: { epoch: 'e1', seq: 5 } });
+    // A new journal (site data cleared) numbers from 1 again: its entries are booked.
+    await bookJournal('e2', [{ seq: 1, keyId: a.id, tokens: 2, at: at + 20 }]);
+    expect((await listKeys()).find((k) => k.name === 'a')!.tokensUsed).toBe(19);
+  });
 });
 
 describe('key store on real IndexedDB', () => {

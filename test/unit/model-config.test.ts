@@ -159,8 +159,8 @@ describe('the web-llm engine serves a configured model', () => {
     expect(sent.max_tokens).toBe(5);
     expect(out.fingerprint).toBe('fp_Llama-3.2-1B-Instruct-q4f32_1-MLC');
     const status = engine.status();
-    expect(status.find((s) => s.id === 'svc-model-5.2-short-fast')).toMatchObject({ model: 'Llama-3.2-1B-Instruct-q4f32_1-MLC', state: 'ready', context_length: 4096 });
-    expect(status.find((s) => s.id === 'svc-model-5.2-short')).toMatchObject({ model: 'Qwen3-1.7B-q4f32_1-MLC', state: 'not_downloaded' });
+    expect(status.find((s) => s.id === 'svc-model-5.2-short-fast')).toMatchObject({ modelId: 'Llama-3.2-1B-Instruct-q4f32_1-MLC', state: 'ready', context_length: 4096 });
+    expect(status.find((s) => s.id === 'svc-model-5.2-short')).toMatchObject({ modelId: 'Qwen3-1.7B-q4f32_1-MLC', state: 'not_downloaded' });
     // Qwen3 as shipped still gets its switch.
     await run(engine, 'svc-model-5.2-fast', { max_tokens: 5 });
     expect(r.engine().requests[1]!.extra_body).toEqual({ enable_thinking: false });

@@ -149,6 +149,30 @@ describe('web-llm: tools in Qwen3 format', () => {
   });
 });
 
+describe('web-llm: KV cache across a tool round trip', () => {
+  it('the turn after a tool call (its calls and the results sent back) continues the conversation web-llm holds', async () => {
+    const t = setup();
+    const call = renderCall('get_weather', '{"city": "Oslo"}');
+    t.engine().script = (request) => ({ pieces: pieces(request.messages.at(-1)!.role === 'user' && String(request.messages.at(-1)!.content).startsWith('<tool_response>') ? 'It is sunny.' : call) });
+    const first = ask('svc-model-5.2-fast', { tools: [weather] });
+    const events = await run(t.adapter, first);
+    const started = events.find((e) => e.type === 'tool_call') as Extract<EngineEvent, { type: 'tool_call' }>;
+    const args = events.filter((e) => e.type === 'tool_arguments').map((e) => (e as { arguments: string }).arguments).join('');
+    const second = ask('svc-model-5.2-fast', {
+      tools: [weather],
+      messages: [
+        ...first.messages,
+        { role: 'assistant', content: '', tool_calls: [{ id: started.id, type: 'function', function: { name: started.name, arguments: args } }] },
+        { role: 'tool', tool_call_id: started.id, content: 'sunny' },
+      ],
+    });
+    const answer = await run(t.adapter, second);
+    expect(answer.map((e) => (e.type === 'delta' ? (e.content ?? '') : '')).join('')).toBe('It is sunny.');
+    expect(t.engine().reused).toEqual([false, true]);
+    expect((answer.at(-1) as Extract<EngineEvent, { type: 'finish' }>).usage.prompt_tokens_details.cached_tokens).toBeGreaterThan(0);
+  });
+});
+
 describe('web-llm: logprobs', () => {
   it('keeps the first answer token\'s logprob on thinking-off variants (its chunk carries the empty thinking block)', async () => {
     const t = setup();

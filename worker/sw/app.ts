@@ -10,7 +10,7 @@ import type { ModelObject } from '../../src/protocol/types';
 import { requireKey, type AuthEnv } from './auth';
 import { bookUse } from './usage-book';
 import { errorResponse, jsonResponse } from './respond';
-import { readChatRequest, completeChat } from './chat';
+import { readChatRequest, completeChat, type Accounting } from './chat';
 import type { EngineLink } from './engine-link';
 import { createResponse, pageOptions } from './responses';
 import { createCompletion } from './completions';
@@ -20,8 +20,17 @@ export const MAX_BODY_BYTES = 20 * 1024 * 1024;
 /** web-llm's own default window, shown while no engine has reported the device's figure. */
 const FALLBACK_CONTEXT = 4096;
 
-/** Books use to a key (coalesced, see usage-book.ts); a failed booking never fails the answer. */
-const touchKey = (id: string, tokens = 0) => bookUse(id, tokens);
+/** Books a use to a key (journaled, then coalesced: see usage-book.ts); a failed booking never fails the answer. */
+const touchKey = (id: string, tokens = 0) => bookUse(id, tokens).booked;
+
+/**
+ * Books a generation's tokens to key `id`: journaled before the answer closes, booked to the key while the
+ * worker is kept alive (all of them, or as many as reached the client before a cancel or failure).
+ */
+const accountFor = (c: Context, id: string): Accounting => ({
+  book: (tokens) => bookUse(id, tokens),
+  keepAlive: (until) => c.executionCtx.waitUntil(until),
+});
 
 function requestId(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(12));
@@ -117,26 +126,22 @@ export function createApp(link: EngineLink): Hono<AuthEnv> {
       if (!key.models.includes(request.model)) {
         throw modelNotFound(request.model);
       }
-      return completeChat(link, request, c.req.raw.signal, (done) => {
-        c.executionCtx.waitUntil(done.then((tokens) => touchKey(key.id, tokens)));
-      });
+      // Books the tokens delivered (all of them, or as many as reached the client before a cancel or failure):
+      // journaled before the answer closes, booked to the key while the worker is kept alive.
+      return completeChat(link, request, c.req.raw.signal, accountFor(c, key.id));
     },
   );
   app.all('/v1/chat/completions', methodNotAllowed('POST'));
 
   app.post('/v1/completions', requireKey, limitBody, async (c) => {
     const key = c.get('key');
-    return createCompletion(link, key, c.req.raw, (done) => {
-      c.executionCtx.waitUntil(done.then((tokens) => touchKey(key.id, tokens)));
-    });
+    return createCompletion(link, key, c.req.raw, accountFor(c, key.id));
   });
   app.all('/v1/completions', methodNotAllowed('POST'));
 
   app.post('/v1/responses', requireKey, limitBody, async (c) => {
     const key = c.get('key');
-    return createResponse(link, key, c.req.raw, (done) => {
-      c.executionCtx.waitUntil(done.then((tokens) => touchKey(key.id, tokens)));
-    });
+    return createResponse(link, key, c.req.raw, accountFor(c, key.id));
   });
   app.all('/v1/responses', methodNotAllowed('POST'));
 

@@ -8,6 +8,7 @@ import type { ChatCompletionRequest } from '../../src/protocol/types';
 import type { EngineEvent } from '../../src/engine-protocol';
 import type { EngineLink } from './engine-link';
 import { JSON_TYPE } from './respond';
+import type { Booking } from './usage-book';
 
 /** The body of a POST as parsed JSON: 400 unless it is sent as `application/json` and parses. */
 export async function readJsonBody(raw: Request): Promise<unknown> {
@@ -76,14 +77,24 @@ export function completeChat(
   link: EngineLink,
   request: ChatCompletionRequest,
   clientSignal: AbortSignal,
-  onDone: (tokens: Promise<number>) => void,
+  accounting: Accounting,
 ): Promise<Response> {
-  return runAnswer(link, request, clientSignal, onDone, (fingerprint) => chatFormat(request, fingerprint));
+  return runAnswer(link, request, clientSignal, accounting, (fingerprint) => chatFormat(request, fingerprint));
+}
+
+/** How a request's use is booked to its key (worker/sw/usage-book.ts). */
+export interface Accounting {
+  /** Books `tokens`; `journaled` settles once the use is durable, `booked` once it is on the key. */
+  book(tokens: number): Booking;
+  /** Keeps the worker alive until `until` settles (the fetch event's waitUntil). */
+  keepAlive(until: Promise<unknown>): void;
 }
 
 /**
- * Runs a checked request. `onDone` receives a promise of the tokens the request cost, settled when the
- * answer is complete (or failed), so the caller can keep the worker alive and book them to the key.
+ * Runs a checked request. The tokens delivered to the client are booked whatever the end: all of `usage` when
+ * the answer completes; when a stream is cancelled or fails, one per content or reasoning piece that reached
+ * the client (the engines send one per token). The booking is journaled before the answer closes, so a worker
+ * stopped right after loses nothing.
  *
  * Both modes answer as soon as the engine has begun: Chromium never signals a client's abort to a
  * service worker (FetchEvent.request.signal stays quiet), but it does cancel the body of a response
@@ -94,7 +105,7 @@ export async function runAnswer(
   link: EngineLink,
   request: ChatCompletionRequest,
   clientSignal: AbortSignal,
-  onDone: (tokens: Promise<number>) => void,
+  accounting: Accounting,
   formatFor: (fingerprint: string) => AnswerFormat,
 ): Promise<Response> {
   const cancel = new AbortController();
@@ -102,35 +113,44 @@ export async function runAnswer(
   // Everything before this line resolves is checked before any status goes out.
   const run = await link.generate(request, signal);
 
-  let tokens = 0;
-  let finished!: () => void;
-  onDone(new Promise<number>((resolve) => (finished = () => resolve(tokens))));
+  /** The usage the engine reported at the finish, if it got there. */
+  let tokens: number | null = null;
+  let delivered = 0;
+  let finished!: (booked: Promise<void>) => void;
+  accounting.keepAlive(new Promise<void>((resolve) => (finished = (booked) => void booked.finally(resolve))));
   const format = formatFor(run.fingerprint);
   const stream = format.stream;
 
   const body = new ReadableStream<Uint8Array>({
     async start(controller) {
       let open = true;
-      const write = (texts: string[]) => {
+      /** Writes `texts`; true if any reached the client's stream. */
+      const write = (texts: string[]): boolean => {
+        let sent = false;
         for (const text of texts) {
-          if (!open) return;
+          if (!open) return sent;
           try {
             controller.enqueue(encodeSse(text));
+            sent = true;
           } catch {
             open = false; // the reader went away between checks
           }
         }
+        return sent;
       };
       try {
         write(format.open());
         // One string, one encode and one enqueue for everything the engine sent in one message.
         for await (const batch of run.batches()) {
           const texts: string[] = [];
+          let pieces = 0;
           for (const event of batch) {
             if (event.type === 'finish') tokens = event.usage.total_tokens;
-            texts.push(...format.event(event));
+            const out = format.event(event);
+            texts.push(...out);
+            if (out.length > 0 && event.type === 'delta' && (event.content || event.reasoning)) pieces++;
           }
-          if (texts.length > 0) write([texts.join('')]);
+          if (texts.length > 0 && write([texts.join('')])) delivered += pieces;
         }
         write(await format.close());
       } catch (err) {
@@ -145,9 +165,12 @@ export async function runAnswer(
         // A stream carries a late failure in-band, as OpenAI's SDK expects.
         write(format.fail(ApiError.from(err)));
       } finally {
+        // Booked (journaled) before the answer closes.
+        const booking = accounting.book(tokens ?? delivered);
+        finished(booking.booked);
+        await booking.journaled;
         if (open && !signal.aborted) controller.close();
         open = false;
-        finished();
       }
     },
     cancel() {

@@ -5,16 +5,16 @@ import { SSE_DONE, sseData } from '../../src/protocol/sse';
 import { TextCompletionWriter, parseTextCompletionRequest, toChatRequest } from '../../src/protocol/text-completion';
 import type { KeyRecord } from '../../src/keys/db';
 import type { EngineLink } from './engine-link';
-import { readJsonBody, runAnswer } from './chat';
+import { readJsonBody, runAnswer, type Accounting } from './chat';
 
-export async function createCompletion(link: EngineLink, key: KeyRecord, raw: Request, onDone: (tokens: Promise<number>) => void): Promise<Response> {
+export async function createCompletion(link: EngineLink, key: KeyRecord, raw: Request, accounting: Accounting): Promise<Response> {
   const request = parseTextCompletionRequest(await readJsonBody(raw));
   const chat = toChatRequest(request);
   if (!key.models.includes(chat.model)) {
     throw new ApiError('model_not_found', `The model '${chat.model}' does not exist or you do not have access to it.`, { param: 'model' });
   }
   const stream = chat.stream === true;
-  return runAnswer(link, chat, raw.signal, onDone, (fingerprint) => {
+  return runAnswer(link, chat, raw.signal, accounting, (fingerprint) => {
     const writer = new TextCompletionWriter(chat.model, fingerprint, {
       logprobs: request.logprobs !== undefined,
       includeUsage: chat.stream_options?.include_usage === true,

@@ -9,7 +9,8 @@
 //    (the generation check), so a record read before a revocation is never remembered after it;
 //  - only good verdicts are remembered, so a new key works at once; and each is kept at most TTL_MS, so
 //    even a change made behind the app's back (DevTools) is seen within seconds.
-// The memory lives only in this worker's heap: nothing is written anywhere.
+// The memory lives only in this worker's heap: nothing is written anywhere. Its time limit runs on the
+// monotonic clock (performance.now()), so a wall clock set back (or forward) neither stretches nor cuts it.
 import type { KeyRecord } from '../../src/keys/db';
 import { KEYS_CHANNEL, isKeysChanged, verifyKey, type Verdict } from '../../src/keys/key-store';
 
@@ -32,7 +33,7 @@ export function forgetKeys(): void {
 
 /** verifyKey, answered from memory when this key was verified good less than TTL_MS ago. */
 export async function verifyKeyCached(presented: string): Promise<Verdict> {
-  const now = Date.now();
+  const now = performance.now();
   const hit = entries.get(presented);
   if (hit && now - hit.at < TTL_MS) return { ok: true, record: hit.record };
   const before = generation;

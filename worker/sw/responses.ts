@@ -6,13 +6,13 @@ import { ResponseBuilder, initialResponse, sseEvent } from '../../src/protocol/r
 import { getResponse, saveResponse, type PageOptions } from '../../src/stored-responses';
 import type { KeyRecord } from '../../src/keys/db';
 import type { EngineLink } from './engine-link';
-import { readJsonBody, runAnswer, type AnswerFormat } from './chat';
+import { readJsonBody, runAnswer, type AnswerFormat, type Accounting } from './chat';
 
 export async function createResponse(
   link: EngineLink,
   key: KeyRecord,
   raw: Request,
-  onDone: (tokens: Promise<number>) => void,
+  accounting: Accounting,
 ): Promise<Response> {
   const request = parseResponsesRequest(await readJsonBody(raw));
   let previous: ConversationItem[] = [];
@@ -58,7 +58,7 @@ export async function createResponse(
     fail: (error) => builder.fail(error).map(sseEvent),
   };
   try {
-    return await runAnswer(link, chat, raw.signal, onDone, () => format);
+    return await runAnswer(link, chat, raw.signal, accounting, () => format);
   } catch (err) {
     // Refusals by the engine name chat fields; name the Responses ones.
     throw renameParam(err, origins);

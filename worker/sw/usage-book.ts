@@ -1,32 +1,119 @@
-// Books each key's use (last used time, tokens) in IndexedDB, coalesced: the requests that finish within
-// FLUSH_MS of one another share one write per key, instead of a read-write transaction each on the hot path.
-// The caller keeps the worker alive with the returned promise (waitUntil), so a booking is never dropped.
-import { recordKeyUse } from '../../src/keys/key-store';
+// Books each key's use (last used time, tokens) so that no token delivered to a client is lost:
+//
+// 1. Journal: every use is written to a small database of its own (`inpage-usage`) before the answer closes,
+//    so a service worker stopped right after answering loses nothing, and the workspace database being blocked
+//    (a version change held open in another tab) does not stop it.
+// 2. Book: shortly after (coalesced: one transaction for the uses that finish close together), the journal is
+//    booked to the keys in the workspace database and cleared. A failed booking is retried with backoff while
+//    the worker lives, and at its next start; each key remembers the last journal entry it booked, so an entry
+//    is never booked twice.
+import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
+import { bookJournal, type JournalEntry } from '../../src/keys/key-store';
 
+export const JOURNAL_DB = 'inpage-usage';
 const FLUSH_MS = 100;
+/** How long an answer waits for its journal entry before closing anyway (the entry is still written, or kept). */
+const JOURNAL_WAIT_MS = 2000;
+/** Pauses between attempts to book while the workspace database refuses (about 30 s in all). */
+const RETRY_MS = [250, 500, 1000, 2000, 4000, 8000, 15_000];
 
-interface Due {
-  tokens: number;
-  at: number;
+interface JournalDB extends DBSchema {
+  journal: { key: number; value: Omit<JournalEntry, 'seq'> & { seq?: number } };
+  meta: { key: string; value: string };
 }
 
-let due = new Map<string, Due>();
-let flushing: Promise<void> | null = null;
+let opening: Promise<IDBPDatabase<JournalDB>> | null = null;
 
-async function flush(): Promise<void> {
-  const batch = due;
-  due = new Map();
-  flushing = null;
-  // A failed booking never fails an answer (and is not retried: the use is what it is).
-  await Promise.all([...batch].map(([id, d]) => recordKeyUse(id, d.tokens, d.at).catch(() => undefined)));
+function journalDb(): Promise<IDBPDatabase<JournalDB>> {
+  opening ??= openDB<JournalDB>(JOURNAL_DB, 1, {
+    upgrade(db, _old, _new, tx) {
+      db.createObjectStore('journal', { keyPath: 'seq', autoIncrement: true });
+      db.createObjectStore('meta');
+      // Which journal this is: a new one (site data cleared) starts its numbering afresh.
+      void tx.objectStore('meta').put(crypto.randomUUID(), 'epoch');
+    },
+    blocking() {
+      void opening?.then((db) => db.close());
+      opening = null;
+    },
+    terminated() {
+      opening = null;
+    },
+  }).catch((err: unknown) => {
+    opening = null;
+    throw err;
+  });
+  return opening;
 }
 
-/** Adds a use of key `id` costing `tokens`; resolves once it is written (or failed to be). */
-export function bookUse(id: string, tokens = 0): Promise<void> {
-  const entry = due.get(id) ?? { tokens: 0, at: 0 };
-  entry.tokens += tokens;
-  entry.at = Date.now();
-  due.set(id, entry);
-  flushing ??= new Promise<void>((resolve) => setTimeout(resolve, FLUSH_MS)).then(flush);
-  return flushing;
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Uses the journal could not take (its database failed): kept here and journaled again before each booking. */
+let unjournaled: Omit<JournalEntry, 'seq'>[] = [];
+let dirty = false;
+let running: Promise<void> | null = null;
+
+async function journal(uses: Omit<JournalEntry, 'seq'>[]): Promise<void> {
+  const db = await journalDb();
+  const tx = db.transaction('journal', 'readwrite');
+  await Promise.all([...uses.map((use) => tx.store.add({ ...use })), tx.done]);
+}
+
+/** Books the whole journal to the keys, then clears what was booked. */
+async function bookAll(): Promise<void> {
+  if (unjournaled.length > 0) {
+    const retry = unjournaled;
+    unjournaled = [];
+    await journal(retry).catch((err: unknown) => {
+      unjournaled.unshift(...retry);
+      throw err;
+    });
+  }
+  const db = await journalDb();
+  const [epoch, entries] = await Promise.all([db.get('meta', 'epoch'), db.getAll('journal')]);
+  if (entries.length === 0) return;
+  await bookJournal(epoch ?? 'none', entries as JournalEntry[]);
+  const last = Math.max(...entries.map((e) => e.seq!));
+  await db.delete('journal', IDBKeyRange.upperBound(last));
+}
+
+/** Books until nothing new is due; retried with backoff while the workspace database refuses. */
+export function drainUsage(): Promise<void> {
+  dirty = true;
+  running ??= (async () => {
+    await sleep(FLUSH_MS);
+    while (dirty) {
+      dirty = false;
+      for (let attempt = 0; ; attempt++) {
+        try {
+          await bookAll();
+          break;
+        } catch {
+          // Kept in the journal: the next booking, or the next start of the worker, tries again.
+          if (attempt >= RETRY_MS.length) return;
+          await sleep(RETRY_MS[attempt]!);
+        }
+      }
+    }
+  })().finally(() => {
+    running = null;
+  });
+  return running;
+}
+
+export interface Booking {
+  /** Settles once the use is in the journal (or after JOURNAL_WAIT_MS): await it before the answer closes. */
+  journaled: Promise<void>;
+  /** Settles once the use is booked to the key (or booking gave up for now): keep the worker alive with it. */
+  booked: Promise<void>;
+}
+
+/** Adds a use of key `id` costing `tokens`. Never rejects: a failed booking never fails an answer. */
+export function bookUse(id: string, tokens = 0): Booking {
+  const use = { keyId: id, tokens, at: Date.now() };
+  const written = journal([use]).catch(() => {
+    unjournaled.push(use);
+  });
+  const journaled = Promise.race([written, sleep(JOURNAL_WAIT_MS)]);
+  return { journaled, booked: written.then(() => drainUsage()) };
 }

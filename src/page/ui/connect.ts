@@ -6,6 +6,7 @@ import { displayForm, isWellFormedKey } from '../../keys/key-format';
 import { BASE_URL, listModels } from './api';
 import { snippets } from './snippets';
 import { setState, useUi } from './store';
+import { formatInteger } from './format';
 import { CodeBlock, CopyButton, Notice, errorText } from './widgets';
 
 function KeyFill(props: { snippetKey: string | null; sessionKey: string | null }) {
@@ -59,24 +60,63 @@ function KeyFill(props: { snippetKey: string | null; sessionKey: string | null }
   );
 }
 
+/** A one-token completion with `key` on `model`: proves generation works end to end. */
+async function oneToken(key: string, model: string): Promise<{ ms: number; text: string }> {
+  const started = performance.now();
+  const res = await fetch(`${BASE_URL}/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model, messages: [{ role: 'user', content: 'Say hi.' }], max_tokens: 1 }),
+  });
+  const body = (await res.json()) as { choices?: { message: { content: string | null } }[]; error?: { message: string } };
+  if (!res.ok) throw new Error(`POST /v1/chat/completions answered ${res.status}: ${body.error?.message ?? 'no message'}`);
+  return { ms: performance.now() - started, text: body.choices?.[0]?.message.content ?? '' };
+}
+
 function TryIt(props: { keyValue: string | null }) {
-  const [result, setResult] = useState<{ ok: boolean; text: string } | null>(null);
+  const [result, setResult] = useState<{ ok: boolean; lines: string[] } | null>(null);
+  const [busy, setBusy] = useState(false);
   if (!props.keyValue) return null;
   const key = props.keyValue;
   const run = async () => {
     setResult(null);
+    setBusy(true);
+    const lines: string[] = [];
     try {
       const models = await listModels(key);
-      setResult({ ok: true, text: `GET /v1/models answered 200 with ${models.length} model${models.length === 1 ? '' : 's'}: ${models.map((m) => m.id).join(', ')}.` });
+      lines.push(`GET /v1/models answered 200 with ${models.length} model${models.length === 1 ? '' : 's'}: ${models.map((m) => m.id).join(', ')}.`);
+      const ready = models.filter((m) => m.state === 'ready');
+      const cached = models.filter((m) => m.state === 'cached');
+      const unavailable = models.filter((m) => m.state === 'unavailable');
+      if (ready.length > 0) {
+        // A model that answers at once (no thinking first) shows a token of the answer itself.
+        const model = (ready.find((m) => !m.reasoning) ?? ready[0]!).id;
+        const answer = await oneToken(key, model);
+        lines.push(`${model} is ready and answered a one-token completion (${JSON.stringify(answer.text)}) in ${formatInteger(answer.ms)} ms.`);
+      } else if (unavailable.length === models.length && models.length > 0) {
+        throw new Error(`${lines[0]} No model can run here: this browser offers no usable WebGPU (see Models).`);
+      } else if (cached.length > 0) {
+        lines.push(`No model is loaded yet; downloaded and ready to load: ${cached.map((m) => m.id).join(', ')}. The first completion loads one (or use Load in Models); no completion was tried.`);
+      } else {
+        lines.push('No model is downloaded yet: the first completion downloads one (several GB) and loads it, or use Download and load in Models. No completion was tried.');
+      }
+      setResult({ ok: true, lines });
     } catch (err) {
-      setResult({ ok: false, text: errorText(err) });
+      setResult({ ok: false, lines: [...lines, errorText(err)] });
+    } finally {
+      setBusy(false);
     }
   };
   return h(
     'div',
     { class: 'try-it' },
-    h('button', { type: 'button', class: 'button', onClick: run }, 'Test the connection'),
-    result && h(Notice, { kind: result.ok ? 'ok' : 'error', role: 'status' }, result.text),
+    h('button', { type: 'button', class: 'button', disabled: busy, onClick: run }, busy ? 'Testing…' : 'Test the connection'),
+    result &&
+      h(
+        Notice,
+        { kind: result.ok ? 'ok' : 'error', role: 'status' },
+        result.lines.map((line, i) => h('p', { key: i, class: 'try-line' }, line)),
+      ),
   );
 }
 

@@ -4,6 +4,7 @@ import type { ChatMessage, ContentPart } from '../../protocol/types';
 import { variantOf } from '../../catalog';
 import type { ModelId } from '../../variants';
 import type { Conversation, Params, Turn } from './conversation-db';
+import { quote } from './snippets';
 
 export interface Messages {
   messages: ChatMessage[];
@@ -93,7 +94,7 @@ function indent(text: string, by: string): string {
 export function requestCode(kind: 'fetch' | 'openai', baseURL: string, body: Record<string, unknown>): string {
   const json = JSON.stringify({ ...body, stream: true }, null, 2);
   if (kind === 'fetch') {
-    return `const res = await fetch(${JSON.stringify(`${baseURL}/chat/completions`)}, {
+    return `const res = await fetch(${quote(`${baseURL}/chat/completions`)}, {
   method: 'POST',
   headers: { authorization: 'Bearer ${KEY_PLACEHOLDER}', 'content-type': 'application/json' },
   body: JSON.stringify(${indent(json, '  ')}),
@@ -118,7 +119,7 @@ console.log(text);`;
   return `import OpenAI from 'openai';
 
 const client = new OpenAI({
-  baseURL: ${JSON.stringify(baseURL)},
+  baseURL: ${quote(baseURL)},
   apiKey: '${KEY_PLACEHOLDER}',
   dangerouslyAllowBrowser: true, // the key never leaves this browser
 });

@@ -8,6 +8,7 @@ import { modelIds, variantOf } from '../../catalog';
 import type { ModelId } from '../../variants';
 import type { RateEstimate } from './download-rate';
 import { formatBytes, formatDuration, formatInteger, formatRate } from './format';
+import { MODEL_CARDS, cardTitle } from '../../../worker/engine/webllm/model-cards';
 import { ModelStorage } from './model-storage';
 import { NoWebGpu } from './no-webgpu';
 import { getState, useUi, type UiState } from './store';
@@ -155,6 +156,7 @@ function ModelCard(props: { id: ModelId; status: ModelStatus | undefined; rate: 
   };
 
   const shares = partners(id);
+  const card = status?.modelId ? MODEL_CARDS[status.modelId] : undefined;
   const working = busy !== null || state === 'downloading' || state === 'loading';
   const buttons = [];
   if (props.controllable) {
@@ -181,6 +183,7 @@ function ModelCard(props: { id: ModelId; status: ModelStatus | undefined; rate: 
       h('h2', { id: `model-${id}` }, id),
       h('span', { class: status ? `badge badge-${state}` : 'badge', 'data-testid': 'state' }, badge),
     ),
+    card && h('p', { class: 'model-name', 'data-testid': 'model-name' }, cardTitle(card)),
     h(
       'ul',
       { class: 'caps', 'aria-label': `What ${id} can do` },
@@ -191,8 +194,15 @@ function ModelCard(props: { id: ModelId; status: ModelStatus | undefined; rate: 
     h(
       'dl',
       { class: 'facts-list' },
-      status?.model && h('dt', null, 'Model'),
-      status?.model && h('dd', { 'data-testid': 'real-model' }, status.model),
+      card && h('dt', null, 'Model'),
+      card && h('dd', null, `${card.family} ${card.size}, ${card.quantisation}`, status?.modelId ? h('span', { class: 'muted' }, ` (${status.modelId})`) : null),
+      // A model the deployment configured (no card here): its id, as the engine names it.
+      !card && status?.modelId && h('dt', null, 'Model'),
+      !card && status?.modelId && h('dd', { 'data-testid': 'real-model' }, status.modelId),
+      card && h('dt', null, 'Licence'),
+      card && h('dd', null, h('a', { href: card.licenceUrl, target: '_blank', rel: 'noopener noreferrer' }, card.licence)),
+      status?.memoryMB && h('dt', null, 'GPU memory'),
+      status?.memoryMB && h('dd', { 'data-testid': 'memory' }, `${formatInteger(status.memoryMB)} MB at 4,096 tokens of context, more for the context this device allows`),
       h('dt', null, 'Size on disk'),
       h('dd', { 'data-testid': 'size' }, status?.sizeOnDisk ? formatBytes(status.sizeOnDisk) : status?.state === 'not_downloaded' ? 'Not downloaded' : '—'),
       shares.length > 0 && h('dt', null, 'Shares weights with'),

@@ -10,15 +10,20 @@ export interface Snippet {
   code: string;
 }
 
+/** A JavaScript string literal in single quotes, the one quote style of every snippet. */
+export function quote(text: string): string {
+  return `'${text.replace(/\\/g, '\\\\').replace(/'/g, "\\'").replace(/\n/g, '\\n')}'`;
+}
+
 export function snippets(baseURL: string, key: string | null): Snippet[] {
-  const k = JSON.stringify(key ?? KEY_PLACEHOLDER);
-  const base = JSON.stringify(baseURL);
+  const k = quote(key ?? KEY_PLACEHOLDER);
+  const base = quote(baseURL);
   return [
     {
       id: 'fetch',
       title: 'fetch',
       note: 'No library; reads the answer as a stream of server-sent events.',
-      code: `const res = await fetch(${JSON.stringify(`${baseURL}/chat/completions`)}, {
+      code: `const res = await fetch(${quote(`${baseURL}/chat/completions`)}, {
   method: 'POST',
   headers: { authorization: 'Bearer ' + ${k}, 'content-type': 'application/json' },
   body: JSON.stringify({
@@ -61,9 +66,11 @@ const stream = await client.chat.completions.create({
   messages: [{ role: 'user', content: 'Say hello in five words.' }],
   stream: true,
 });
+let text = '';
 for await (const chunk of stream) {
-  console.log(chunk.choices[0]?.delta?.content ?? '');
-}`,
+  text += chunk.choices[0]?.delta?.content ?? '';
+}
+console.log(text);`,
     },
     {
       id: 'responses',

@@ -102,7 +102,7 @@ export class WebLlmEngine implements Engine {
           return;
         }
         const modelId = modelIdOf(variant, precision);
-        this.states.setModel(variant.weightGroup, modelId);
+        this.states.setModel(variant.weightGroup, modelId, baseRecord(modelId).vram_required_MB);
         const shape = kvShape(variant);
         this.states.setContext(
           variant.weightGroup,

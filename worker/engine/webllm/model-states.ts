@@ -5,13 +5,13 @@ import { activeCatalog } from '../../../src/catalog';
 import { WEBLLM_DEFAULT_CONTEXT } from './models';
 
 interface GroupState {
-  /** The real model (web-llm's id) that serves the group on this device, once the adapter is known. */
-  model?: string;
   state: ModelState;
   context: number;
   progress?: LoadProgress;
   sizeOnDisk?: number;
   error?: string;
+  modelId?: string;
+  memoryMB?: number;
 }
 
 export class ModelStates {
@@ -25,10 +25,6 @@ export class ModelStates {
         this.groups.set(group, { state: 'not_downloaded', context: Math.min(WEBLLM_DEFAULT_CONTEXT, variant.trainedContext) });
       }
     }
-  }
-
-  setModel(group: string, model: string): void {
-    this.get(group).model = model;
   }
 
   private get(group: string): GroupState {
@@ -77,6 +73,13 @@ export class ModelStates {
     this.changed();
   }
 
+  /** Which model serves the group on this device (by precision), and the GPU memory it needs. */
+  setModel(group: string, modelId: string, memoryMB: number | undefined): void {
+    const g = this.get(group);
+    g.modelId = modelId;
+    if (memoryMB) g.memoryMB = memoryMB;
+  }
+
   setSize(group: string, bytes: number): void {
     if (bytes > 0) this.get(group).sizeOnDisk = bytes;
   }
@@ -92,10 +95,11 @@ export class ModelStates {
     return activeCatalog().variants.map(({ id, weightGroup }) => {
       const g = this.get(weightGroup);
       const status: ModelStatus = { id, state: g.state, context_length: g.context };
-      if (g.model !== undefined) status.model = g.model;
       if (g.progress) status.progress = { ...g.progress };
       if (g.sizeOnDisk !== undefined && g.state !== 'not_downloaded') status.sizeOnDisk = g.sizeOnDisk;
       if (g.error !== undefined) status.error = g.error;
+      if (g.modelId !== undefined) status.modelId = g.modelId;
+      if (g.memoryMB !== undefined) status.memoryMB = g.memoryMB;
       return status;
     });
   }

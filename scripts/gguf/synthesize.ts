@@ -1,0 +1,418 @@
+// Synthesizes a tiny llama-architecture GGUF model at test time: random weights, a byte-level BPE (gpt2)
+// vocabulary with ChatML's special tokens, a ChatML Jinja template that renders tools, tool results and
+// thinking. Nothing is downloaded; nothing binary is committed. Used by the browser tests and the bench.
+//
+// What the weights do (at temperature 0): the layers' weights are small, so the residual stream stays close to the current
+// token's embedding and the model is, in effect, a random bigram model with a few designed transitions on top:
+//  - a constant feature (embedding dimension 0) carries a strongly negative output weight for every byte token
+//    outside printable ASCII and for the special tokens, so free output is printable ASCII (never invalid UTF-8);
+//    <tool_call>, </tool_call> and <|im_end|> are only discouraged (about -13), within reach of logit_bias;
+//  - "\n" is never generated, and a prompt that ends with "assistant\n" (thinking on) is answered with
+//    "<think> Let me think.</think>" and then free text, so reasoning can be split;
+//  - "!" is followed by "<|im_end|>", so free text can end on its own, and so is "</tool_call>".
+// Everything is deterministic for a given seed.
+
+export type TensorType = 'f32' | 'f16';
+
+export interface SynthOptions {
+  /** Width of the residual stream; a multiple of `heads` (default 64). */
+  embedding?: number;
+  layers?: number;
+  /** Feed-forward width (default 2 × embedding). */
+  feedForward?: number;
+  heads?: number;
+  /** Trained context (`llama.context_length`, default 4096). */
+  context?: number;
+  type?: TensorType;
+  seed?: number;
+  /** `general.name`. */
+  name?: string;
+}
+
+export interface SynthModel {
+  bytes: Uint8Array;
+  /** Token id of a vocabulary entry given as text (specials literally, others as the text they decode to). */
+  tokenId(text: string): number;
+  vocabSize: number;
+  parameters: number;
+  chatTemplate: string;
+}
+
+// GGUF value types.
+const T = { u8: 0, i8: 1, u16: 2, i16: 3, u32: 4, i32: 5, f32: 6, bool: 7, string: 8, array: 9, u64: 10, i64: 11, f64: 12 } as const;
+// llama.cpp token types.
+const NORMAL = 1;
+const CONTROL = 3;
+const USER_DEFINED = 4;
+
+/** ChatML (Qwen3's shape): system + tools block, tool calls and tool results, thinking, `enable_thinking`. */
+export const CHAT_TEMPLATE = `{%- if tools %}
+{{- '<|im_start|>system\\n' }}
+{%- if messages[0].role == 'system' %}{{- messages[0].content + '\\n\\n' }}{%- endif %}
+{{- '# Tools\\n\\nYou may call one or more functions to assist with the user query.\\n\\nYou are provided with function signatures within <tools></tools> XML tags:\\n<tools>' }}
+{%- for tool in tools %}{{- '\\n' }}{{- tool | tojson }}{%- endfor %}
+{{- '\\n</tools>\\n\\nFor each function call, return a json object with function name and arguments within <tool_call></tool_call> XML tags:\\n<tool_call>{"name": <function-name>, "arguments": <args-json-object>}\\n</tool_call><|im_end|>\\n' }}
+{%- else %}
+{%- if messages[0].role == 'system' %}{{- '<|im_start|>system\\n' + messages[0].content + '<|im_end|>\\n' }}{%- endif %}
+{%- endif %}
+{%- for message in messages %}
+{%- if message.role == 'user' or (message.role == 'system' and not loop.first) %}
+{{- '<|im_start|>' + message.role + '\\n' + message.content + '<|im_end|>\\n' }}
+{%- elif message.role == 'assistant' %}
+{%- set content = message.content if message.content is string else '' %}
+{%- if '</think>' in content %}{%- set content = content.split('</think>')[-1].lstrip('\\n') %}{%- endif %}
+{{- '<|im_start|>assistant\\n' + content }}
+{%- if message.tool_calls %}
+{%- for tool_call in message.tool_calls %}
+{%- if tool_call.function %}{%- set tool_call = tool_call.function %}{%- endif %}
+{%- if loop.first and content %}{{- '\\n' }}{%- endif %}
+{{- '<tool_call>{"name": "' + tool_call.name + '", "arguments": ' }}
+{%- if tool_call.arguments is string %}{{- tool_call.arguments }}{%- else %}{{- tool_call.arguments | tojson }}{%- endif %}
+{{- '}\\n</tool_call>' }}
+{%- endfor %}
+{%- endif %}
+{{- '<|im_end|>\\n' }}
+{%- elif message.role == 'tool' %}
+{%- if loop.first or (messages[loop.index0 - 1].role != 'tool') %}{{- '<|im_start|>user' }}{%- endif %}
+{{- '\\n<tool_response>\\n' + message.content + '\\n</tool_response>' }}
+{%- if loop.last or (messages[loop.index0 + 1].role != 'tool') %}{{- '<|im_end|>\\n' }}{%- endif %}
+{%- endif %}
+{%- endfor %}
+{%- if add_generation_prompt %}
+{{- '<|im_start|>assistant\\n' }}
+{%- if enable_thinking is defined and enable_thinking is false %}{{- '<think>\\n\\n</think>\\n\\n' }}{%- endif %}
+{%- endif %}`;
+
+const SPECIALS: [string, number][] = [
+  ['<|endoftext|>', CONTROL],
+  ['<|im_start|>', CONTROL],
+  ['<|im_end|>', CONTROL],
+  ['<think>', USER_DEFINED],
+  ['</think>', USER_DEFINED],
+  ['<tool_call>', USER_DEFINED],
+  ['</tool_call>', USER_DEFINED],
+  ['<tool_response>', USER_DEFINED],
+  ['</tool_response>', USER_DEFINED],
+];
+
+/** Words that get merged tokens (built left to right, so every merge joins two existing tokens). */
+const WORDS = [
+  ' the', ' a', ' and', ' of', ' to', ' is', ' in', ' it', ' you', ' that', ' I', ' me', ' think', ' Let',
+  ' The', ' answer', ' hello', ' world', ' yes', ' no', ' ok', ' model', ' page', ' local', ' fast', ' small',
+  ' tool', ' call', ' weather', ' city', ' Paris', ' Tokyo', ' name', ' value', ' count', ' red', ' green',
+  ' blue', ' one', ' two', ' three', ' four', ' five', ' this', ' with', ' for', ' on', ' at', ' by', ' from',
+  'Hello', 'Hi', 'system', 'user', 'assistant', 'tool', 'ing', 'ed', 'er', 'ly', 'tion',
+  '\n\n', '{"', '":', ' "', '",', '"}', 'name', 'arguments', 'type', 'object', 'string',
+];
+
+/** GPT-2's byte → printable character mapping. */
+function byteToUnicode(): string[] {
+  const keep: number[] = [];
+  for (let b = 33; b <= 126; b++) keep.push(b);
+  for (let b = 161; b <= 172; b++) keep.push(b);
+  for (let b = 174; b <= 255; b++) keep.push(b);
+  const out: string[] = new Array(256);
+  let extra = 0;
+  for (let b = 0; b < 256; b++) out[b] = String.fromCodePoint(keep.includes(b) ? b : 256 + extra++);
+  return out;
+}
+
+function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function gaussian(random: () => number): () => number {
+  return () => {
+    const u = Math.max(random(), 1e-12);
+    return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * random());
+  };
+}
+
+function toHalf(value: number): number {
+  const f32 = new Float32Array([value]);
+  const x = new Uint32Array(f32.buffer)[0]!;
+  const sign = (x >>> 16) & 0x8000;
+  const exp = ((x >>> 23) & 0xff) - 127 + 15;
+  const mant = x & 0x7fffff;
+  if (exp <= 0) {
+    if (exp < -10) return sign;
+    const m = (mant | 0x800000) >>> (1 - exp);
+    return sign | ((m + 0x1000) >>> 13);
+  }
+  if (exp >= 31) return sign | 0x7c00;
+  return (sign | (exp << 10) | (mant >>> 13)) + ((mant >>> 12) & 1);
+}
+
+class Writer {
+  private chunks: Uint8Array[] = [];
+  length = 0;
+  private push(bytes: Uint8Array) {
+    this.chunks.push(bytes);
+    this.length += bytes.length;
+  }
+  u32(v: number) {
+    const b = new Uint8Array(4);
+    new DataView(b.buffer).setUint32(0, v, true);
+    this.push(b);
+  }
+  i32(v: number) {
+    const b = new Uint8Array(4);
+    new DataView(b.buffer).setInt32(0, v, true);
+    this.push(b);
+  }
+  u64(v: number) {
+    const b = new Uint8Array(8);
+    new DataView(b.buffer).setBigUint64(0, BigInt(v), true);
+    this.push(b);
+  }
+  f32(v: number) {
+    const b = new Uint8Array(4);
+    new DataView(b.buffer).setFloat32(0, v, true);
+    this.push(b);
+  }
+  bool(v: boolean) {
+    this.push(new Uint8Array([v ? 1 : 0]));
+  }
+  string(s: string) {
+    const bytes = new TextEncoder().encode(s);
+    this.u64(bytes.length);
+    this.push(bytes);
+  }
+  bytes(b: Uint8Array) {
+    this.push(b);
+  }
+  pad(alignment: number) {
+    const rest = this.length % alignment;
+    if (rest) this.push(new Uint8Array(alignment - rest));
+  }
+  result(): Uint8Array {
+    const out = new Uint8Array(this.length);
+    let at = 0;
+    for (const c of this.chunks) {
+      out.set(c, at);
+      at += c.length;
+    }
+    return out;
+  }
+}
+
+type Meta = [string, 'u32' | 'f32' | 'bool' | 'string' | 'strings' | 'i32s', unknown];
+
+function writeMeta(w: Writer, [key, kind, value]: Meta) {
+  w.string(key);
+  switch (kind) {
+    case 'u32':
+      w.u32(T.u32);
+      w.u32(value as number);
+      return;
+    case 'f32':
+      w.u32(T.f32);
+      w.f32(value as number);
+      return;
+    case 'bool':
+      w.u32(T.bool);
+      w.bool(value as boolean);
+      return;
+    case 'string':
+      w.u32(T.string);
+      w.string(value as string);
+      return;
+    case 'strings':
+      w.u32(T.array);
+      w.u32(T.string);
+      w.u64((value as string[]).length);
+      for (const s of value as string[]) w.string(s);
+      return;
+    case 'i32s':
+      w.u32(T.array);
+      w.u32(T.i32);
+      w.u64((value as number[]).length);
+      for (const n of value as number[]) w.i32(n);
+      return;
+  }
+}
+
+export function synthesizeGguf(options: SynthOptions = {}): SynthModel {
+  const nEmbd = options.embedding ?? 64;
+  const nLayer = options.layers ?? 2;
+  const nFf = options.feedForward ?? nEmbd * 2;
+  const nHead = options.heads ?? 4;
+  const type = options.type ?? 'f32';
+  const random = mulberry32(options.seed ?? 1);
+  const normal = gaussian(random);
+
+  // Vocabulary: 256 byte tokens, merged words, specials.
+  const b2u = byteToUnicode();
+  const tokens: string[] = [...b2u];
+  const types: number[] = tokens.map(() => NORMAL);
+  const merges: string[] = [];
+  const index = new Map<string, number>(tokens.map((t, i) => [t, i]));
+  for (const word of WORDS) {
+    const units = [...new TextEncoder().encode(word)].map((b) => b2u[b]!);
+    let current = units[0]!;
+    for (const unit of units.slice(1)) {
+      const joined = current + unit;
+      if (!index.has(joined)) {
+        merges.push(`${current} ${unit}`);
+        index.set(joined, tokens.length);
+        tokens.push(joined);
+        types.push(NORMAL);
+      }
+      current = joined;
+    }
+  }
+  for (const [text, kind] of SPECIALS) {
+    index.set(text, tokens.length);
+    tokens.push(text);
+    types.push(kind);
+  }
+  const nVocab = tokens.length;
+  const encodeText = (text: string) => [...new TextEncoder().encode(text)].map((b) => b2u[b]!).join('');
+  const tokenId = (text: string): number => {
+    const id = index.get(text) ?? index.get(encodeText(text));
+    if (id === undefined) throw new Error(`No token for ${JSON.stringify(text)}`);
+    return id;
+  };
+
+  // Designed transitions: token → next token, each with a feature dimension of its own.
+  const designed: [string, string][] = [
+    ['\n', '<think>'],
+    ['<think>', ' Let'],
+    [' Let', ' me'],
+    [' me', ' think'],
+    [' think', '.'],
+    ['.', '</think>'],
+    ['</think>', ' The'],
+    ['!', '<|im_end|>'],
+    // A tool call ends the turn (else the grammar would let <tool_call> follow again).
+    ['</tool_call>', '<|im_end|>'],
+  ];
+  if (designed.length + 1 > nEmbd / 2) throw new Error('The model is too narrow for its designed transitions.');
+  const featureOf = new Map<number, number>(designed.map(([from], i) => [tokenId(from), 1 + i]));
+  const nextOf = new Map<number, number>(designed.map(([from, to]) => [tokenId(from), tokenId(to)]));
+
+  // Tokens free output never produces: bytes outside printable ASCII (and "\n"), and the special tokens
+  // (except where a designed transition leads to one). Three are only discouraged, so a request's logit_bias
+  // (at most +100) can still bring them up: <tool_call> and </tool_call> for a tool call, <|im_end|> to end.
+  const banned = new Set<number>();
+  for (let b = 0; b < 256; b++) if (b < 0x20 || b > 0x7e) banned.add(b);
+  banned.add(tokenId('\n\n'));
+  for (const [text] of SPECIALS) banned.add(tokenId(text));
+  const discouraged = new Set(['<tool_call>', '</tool_call>', '<|im_end|>'].map(tokenId));
+
+  // Tensors, in ggml order (ne0 first).
+  const tensors: { name: string; dims: number[]; data: Float32Array }[] = [];
+  const tensor = (name: string, dims: number[], fill: (i: number) => number) => {
+    const n = dims.reduce((a, b) => a * b, 1);
+    const data = new Float32Array(n);
+    for (let i = 0; i < n; i++) data[i] = fill(i);
+    tensors.push({ name, dims, data });
+    return data;
+  };
+  const CONSTANT = 4;
+  const FEATURE = 6;
+  tensor('token_embd.weight', [nEmbd, nVocab], (i) => {
+    const token = Math.floor(i / nEmbd);
+    const dim = i % nEmbd;
+    if (dim === 0) return CONSTANT;
+    if (dim <= designed.length) return featureOf.get(token) === dim ? FEATURE : 0;
+    return normal();
+  });
+  tensor('output_norm.weight', [nEmbd], () => 1);
+  tensor('output.weight', [nEmbd, nVocab], (i) => {
+    const token = Math.floor(i / nEmbd);
+    const dim = i % nEmbd;
+    if (dim === 0) return discouraged.has(token) ? -3 : banned.has(token) ? -40 : 0;
+    if (dim <= designed.length) {
+      const from = designed[dim - 1]![0];
+      return nextOf.get(tokenId(from)) === token ? 60 : 0;
+    }
+    return normal() * 0.3;
+  });
+  const small = () => normal() * 0.02;
+  const headDim = nEmbd / nHead;
+  for (let l = 0; l < nLayer; l++) {
+    tensor(`blk.${l}.attn_norm.weight`, [nEmbd], () => 1);
+    tensor(`blk.${l}.attn_q.weight`, [nEmbd, nHead * headDim], small);
+    tensor(`blk.${l}.attn_k.weight`, [nEmbd, nHead * headDim], small);
+    tensor(`blk.${l}.attn_v.weight`, [nEmbd, nHead * headDim], small);
+    tensor(`blk.${l}.attn_output.weight`, [nHead * headDim, nEmbd], small);
+    tensor(`blk.${l}.ffn_norm.weight`, [nEmbd], () => 1);
+    tensor(`blk.${l}.ffn_gate.weight`, [nEmbd, nFf], small);
+    tensor(`blk.${l}.ffn_up.weight`, [nEmbd, nFf], small);
+    tensor(`blk.${l}.ffn_down.weight`, [nFf, nEmbd], small);
+  }
+
+  const meta: Meta[] = [
+    ['general.architecture', 'string', 'llama'],
+    ['general.name', 'string', options.name ?? 'inpage-synth'],
+    ['general.alignment', 'u32', 32],
+    ['general.file_type', 'u32', type === 'f16' ? 1 : 0],
+    ['llama.context_length', 'u32', options.context ?? 4096],
+    ['llama.embedding_length', 'u32', nEmbd],
+    ['llama.block_count', 'u32', nLayer],
+    ['llama.feed_forward_length', 'u32', nFf],
+    ['llama.attention.head_count', 'u32', nHead],
+    ['llama.attention.head_count_kv', 'u32', nHead],
+    ['llama.rope.dimension_count', 'u32', headDim],
+    ['llama.rope.freq_base', 'f32', 10000],
+    ['llama.attention.layer_norm_rms_epsilon', 'f32', 1e-6],
+    ['llama.vocab_size', 'u32', nVocab],
+    ['tokenizer.ggml.model', 'string', 'gpt2'],
+    ['tokenizer.ggml.pre', 'string', 'qwen2'],
+    ['tokenizer.ggml.tokens', 'strings', tokens],
+    ['tokenizer.ggml.token_type', 'i32s', types],
+    ['tokenizer.ggml.merges', 'strings', merges],
+    ['tokenizer.ggml.bos_token_id', 'u32', tokenId('<|endoftext|>')],
+    ['tokenizer.ggml.eos_token_id', 'u32', tokenId('<|im_end|>')],
+    ['tokenizer.ggml.padding_token_id', 'u32', tokenId('<|endoftext|>')],
+    ['tokenizer.ggml.add_bos_token', 'bool', false],
+    ['tokenizer.chat_template', 'string', CHAT_TEMPLATE],
+  ];
+
+  const w = new Writer();
+  w.u32(0x46554747); // "GGUF"
+  w.u32(3);
+  w.u64(tensors.length);
+  w.u64(meta.length);
+  for (const m of meta) writeMeta(w, m);
+  const elementSize = type === 'f16' ? 2 : 4;
+  let offset = 0;
+  const offsets: number[] = [];
+  for (const t of tensors) {
+    w.string(t.name);
+    w.u32(t.dims.length);
+    for (const d of t.dims) w.u64(d);
+    // 1-D tensors (norms) stay F32, as llama.cpp's converters keep them.
+    const f16 = type === 'f16' && t.dims.length > 1;
+    w.u32(f16 ? 1 : 0);
+    w.u64(offset);
+    offsets.push(offset);
+    offset += t.data.length * (f16 ? elementSize : 4);
+    offset = Math.ceil(offset / 32) * 32;
+  }
+  w.pad(32);
+  const start = w.length;
+  tensors.forEach((t, i) => {
+    while (w.length - start < offsets[i]!) w.pad(32);
+    const f16 = type === 'f16' && t.dims.length > 1;
+    if (f16) {
+      const half = new Uint16Array(t.data.length);
+      for (let j = 0; j < t.data.length; j++) half[j] = toHalf(t.data[j]!);
+      w.bytes(new Uint8Array(half.buffer));
+    } else {
+      w.bytes(new Uint8Array(t.data.buffer, t.data.byteOffset, t.data.byteLength));
+    }
+    w.pad(32);
+  });
+
+  const parameters = tensors.reduce((n, t) => n + t.data.length, 0);
+  return { bytes: w.result(), tokenId, vocabSize: nVocab, parameters, chatTemplate: CHAT_TEMPLATE };
+}

@@ -1,0 +1,119 @@
+// Issue 14: tokens delivered to a client are booked to its key whatever happens to the answer. Each test sums
+// what the clients were told (usage of complete answers; content pieces received for a cancelled or failed
+// stream: the engines send one per token) and compares it with what the key has booked, under each fault.
+import { expect, test, type Page } from '@playwright/test';
+import { deployConfig, makeKey, openApp, stopServiceWorker } from './helpers';
+
+interface Told {
+  /** usage.total_tokens of a complete answer, else the content pieces the client received. */
+  tokens: number;
+  complete: boolean;
+}
+
+/** Runs one request in the page and returns what the client was told. `cancelAfter`: pieces read before cancelling. */
+function ask(page: Page, key: string, content: string, options: { stream?: boolean; cancelAfter?: number } = {}): Promise<Told> {
+  return page.evaluate(
+    async ({ key, content, stream, cancelAfter }) => {
+      const res = await fetch('/v1/chat/completions', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'svc-model-5.2-fast', messages: [{ role: 'user', content }], stream, stream_options: stream ? { include_usage: true } : undefined }),
+      });
+      if (res.status !== 200) throw new Error(`status ${res.status}: ${await res.text()}`);
+      if (!stream) return { tokens: ((await res.json()) as { usage: { total_tokens: number } }).usage.total_tokens, complete: true };
+      const reader = res.body!.getReader();
+      const decoder = new TextDecoder();
+      let buffer = '';
+      let pieces = 0;
+      let usage: number | null = null;
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        buffer += decoder.decode(value, { stream: true });
+        let cut: number;
+        while ((cut = buffer.indexOf('\n\n')) >= 0) {
+          const event = buffer.slice(6, cut);
+          buffer = buffer.slice(cut + 2);
+          if (event === '[DONE]') continue;
+          const chunk = JSON.parse(event) as { choices?: { delta: { content?: string } }[]; usage?: { total_tokens: number } | null; error?: unknown };
+          if (chunk.usage) usage = chunk.usage.total_tokens;
+          if (chunk.choices?.[0]?.delta.content) pieces++;
+        }
+        if (cancelAfter !== undefined && pieces >= cancelAfter) {
+          await reader.cancel();
+          return { tokens: pieces, complete: false };
+        }
+      }
+      return usage !== null ? { tokens: usage, complete: true } : { tokens: pieces, complete: false };
+    },
+    { key, content, stream: options.stream ?? false, cancelAfter: options.cancelAfter },
+  );
+}
+
+function booked(page: Page, name: string): Promise<number> {
+  return page.evaluate(async (name) => (await window.inpage!.keys.list()).find((k) => k.name === name)!.tokensUsed, name);
+}
+
+const sum = (told: Told[]) => told.reduce((n, t) => n + t.tokens, 0);
+
+test('complete, cancelled and failed streams: every delivered token is booked', async ({ page }) => {
+  await openApp(page, '/?tokenDelayMs=4');
+  const whole = await makeKey(page, { name: 'whole' });
+  const cancelled = await makeKey(page, { name: 'cancelled' });
+  const failed = await makeKey(page, { name: 'failed' });
+
+  const complete = [await ask(page, whole, 'count 20'), await ask(page, whole, 'count 30', { stream: true })];
+  expect(complete.every((t) => t.complete)).toBe(true);
+  const cut = await ask(page, cancelled, 'count 100', { stream: true, cancelAfter: 95 });
+  expect(cut).toEqual({ tokens: 95, complete: false });
+  const broken = await ask(page, failed, 'fail after 50', { stream: true });
+  expect(broken).toEqual({ tokens: 50, complete: false });
+
+  await expect.poll(() => booked(page, 'whole')).toBe(sum(complete));
+  await expect.poll(() => booked(page, 'failed')).toBe(50);
+  // A cancel races the pieces already on their way: the service worker books what it handed over, which may
+  // be a piece or two more than the client read before cancelling, never fewer.
+  await expect.poll(() => booked(page, 'cancelled')).toBeGreaterThanOrEqual(95);
+  expect(await booked(page, 'cancelled')).toBeLessThanOrEqual(97);
+});
+
+test('the service worker stopped right after 30 answers: nothing is lost, the next start books it', async ({ page }) => {
+  await deployConfig(page.context(), { queueDepth: 40 });
+  await openApp(page);
+  const key = await makeKey(page, { name: 'busy' });
+  const other = await makeKey(page, { name: 'other' });
+  const told = await Promise.all(Array.from({ length: 30 }, (_, i) => ask(page, key, `count ${10 + i}`, { stream: i % 2 === 0 })));
+  expect(told.every((t) => t.complete)).toBe(true);
+  await stopServiceWorker(page);
+  // The next request starts the worker again; it books what the stopped one journaled.
+  await ask(page, other, 'count 3');
+  await expect.poll(() => booked(page, 'busy'), { timeout: 15_000 }).toBe(sum(told));
+});
+
+test('IndexedDB blocked while answers go out: their bookings wait and are made once it opens again', async ({ page }) => {
+  await openApp(page);
+  const key = await makeKey(page, { name: 'patient' });
+  const told: Told[] = [await ask(page, key, 'count 5')]; // the service worker now remembers the key for a while
+  await page.evaluate(async () => {
+    (window as unknown as { __blocker: unknown }).__blocker = await new Promise((resolve, reject) => {
+      const req = indexedDB.open('inpage', 2);
+      let stop = false;
+      req.onupgradeneeded = () => {
+        const tx = req.transaction!;
+        const spin = () => {
+          if (stop) return tx.abort();
+          tx.objectStore('keys').count().onsuccess = spin;
+        };
+        spin();
+        resolve({ release: () => void (stop = true) });
+      };
+      req.onsuccess = () => reject(new Error('the upgrade was not supposed to finish'));
+    });
+  });
+  told.push(...(await Promise.all([ask(page, key, 'count 7'), ask(page, key, 'count 9', { stream: true }), ask(page, key, 'count 11')])));
+  expect(told.every((t) => t.complete)).toBe(true);
+  // Blocked past the first attempts to book (each waits up to 5 s for the database), then released.
+  await page.waitForTimeout(6000);
+  await page.evaluate(() => (window as unknown as { __blocker: { release(): void } }).__blocker.release());
+  await expect.poll(() => booked(page, 'patient'), { timeout: 30_000 }).toBe(sum(told));
+});

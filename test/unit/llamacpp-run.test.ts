@@ -1,0 +1,167 @@
+// The llama.cpp engine's parts that need no WebAssembly: the engine policy, the request translation, and the
+// chunk stream → EngineEvents run (stop sequences on the answer, reasoning tokens, context check, abort).
+import { describe, expect, it } from 'vitest';
+import type { EngineEvent } from '../../src/engine-protocol';
+import { ApiError } from '../../src/protocol/errors';
+import type { ChatCompletionRequest } from '../../src/protocol/types';
+import { VARIANTS } from '../../src/variants';
+import { LlamaRun, type LlamaChunk } from '../../worker/engine/llamacpp/run';
+import { translateRequest } from '../../worker/engine/llamacpp/translate';
+import { chooseEngine } from '../../worker/engine/production-engine';
+
+const gpu = { report: { available: true, features: [], shaderF16: false } };
+const noGpu = { report: { available: false, reason: 'no adapter', features: [], shaderF16: false } };
+
+describe('engine policy', () => {
+  it('web-llm where WebGPU meets its needs, llama.cpp otherwise; the deployment can force either', () => {
+    expect(chooseEngine('auto', gpu).kind).toBe('webllm');
+    expect(chooseEngine('auto', noGpu)).toEqual({ kind: 'llamacpp', reason: 'llama.cpp on the CPU: no adapter' });
+    expect(chooseEngine('llamacpp', gpu).kind).toBe('llamacpp');
+    expect(chooseEngine('webllm', noGpu).kind).toBe('webllm');
+  });
+});
+
+describe('translateRequest', () => {
+  it('maps roles, limits, sampling, formats and the thinking switch', () => {
+    const request = {
+      model: 'svc-model-5.2-short-fast',
+      variant: VARIANTS['svc-model-5.2-short-fast'],
+      messages: [
+        { role: 'developer', content: 'Be brief.' },
+        { role: 'user', content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] },
+      ],
+      max_completion_tokens: 7,
+      max_tokens: 99,
+      temperature: 0,
+      stop: ['x'],
+      logprobs: true,
+      top_logprobs: 2,
+      response_format: { type: 'json_schema', json_schema: { name: 'n', schema: { type: 'object' }, strict: true } },
+    } as ChatCompletionRequest;
+    const params = translateRequest(request);
+    expect(params.messages).toEqual([
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: 'a\nb' },
+    ]);
+    expect(params).toMatchObject({ max_tokens: 7, temperature: 0, logprobs: true, top_logprobs: 2, chat_template_kwargs: { enable_thinking: false } });
+    expect(params.response_format).toEqual({ type: 'json_schema', json_schema: { name: 'n', schema: { type: 'object' }, strict: true } });
+    // Stop sequences are applied by inpage to the answer, never handed to llama.cpp.
+    expect(params).not.toHaveProperty('stop');
+    const thinking = { ...request, model: 'svc-model-5.2-short', variant: VARIANTS['svc-model-5.2-short'] } as ChatCompletionRequest;
+    expect(translateRequest(thinking).chat_template_kwargs.enable_thinking).toBe(true);
+    expect(translateRequest({ ...thinking, reasoning_effort: 'none' }).chat_template_kwargs.enable_thinking).toBe(false);
+  });
+});
+
+const chunk = (delta: LlamaChunk['choices'][number]['delta'], n: number, finish: string | null = null): LlamaChunk => ({
+  choices: [{ delta, finish_reason: finish }],
+  timings: { predicted_n: n },
+});
+
+function rig(chunks: LlamaChunk[], options: { stops?: string[]; maxTokens?: number; context?: number } = {}) {
+  const controller = new AbortController();
+  let interrupted = false;
+  let settled = 0;
+  async function* source() {
+    for (const c of chunks) {
+      if (interrupted) {
+        const e = new Error('Operation aborted');
+        e.name = 'AbortError';
+        throw e;
+      }
+      yield c;
+    }
+  }
+  const run = new LlamaRun(source(), {
+    stops: options.stops ?? [],
+    maxTokens: options.maxTokens,
+    context: options.context ?? 4096,
+    signal: controller.signal,
+    interrupt: () => (interrupted = true),
+    settled: () => settled++,
+  });
+  return { run, controller, interrupted: () => interrupted, settled: () => settled };
+}
+
+async function collect(run: LlamaRun): Promise<EngineEvent[]> {
+  const out: EngineEvent[] = [];
+  for await (const e of run.events()) out.push(e);
+  return out;
+}
+
+const progress: LlamaChunk = { choices: [{ delta: { content: null }, finish_reason: null }], prompt_progress: { total: 9, cache: 0, processed: 0 } };
+const usage = (completion: number): LlamaChunk => ({ choices: [], usage: { prompt_tokens: 9, completion_tokens: completion } });
+
+describe('LlamaRun', () => {
+  it('splits thinking, counts its tokens, drops the empty block\'s newlines, and reports llama.cpp\'s usage', async () => {
+    const r = rig([
+      progress,
+      chunk({ reasoning_content: ' Let' }, 2),
+      chunk({ reasoning_content: ' me' }, 3),
+      // </think> produced no text: the next content token is number 5.
+      chunk({ content: '\n\nHi' }, 5),
+      chunk({ content: ' there' }, 6, 'length'),
+      usage(6),
+    ]);
+    await r.run.start();
+    const events = await collect(r.run);
+    expect(events).toEqual([
+      { type: 'delta', reasoning: 'Let' },
+      { type: 'delta', reasoning: ' me' },
+      { type: 'delta', content: 'Hi' },
+      { type: 'delta', content: ' there' },
+      { type: 'finish', finish_reason: 'length', usage: { prompt_tokens: 9, completion_tokens: 6, total_tokens: 15, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 4 } } },
+    ]);
+    expect(r.settled()).toBe(1);
+  });
+
+  it('cuts the answer before a stop sequence (held across chunks), ends llama.cpp\'s request, counts what was generated', async () => {
+    const r = rig([progress, chunk({ reasoning_content: 'ab' }, 1), chunk({ content: 'one tw' }, 2), chunk({ content: 'o three' }, 3), chunk({ content: ' four' }, 4), usage(4)], {
+      stops: ['two', 'ab'],
+    });
+    await r.run.start();
+    const events = await collect(r.run);
+    expect(events).toEqual([
+      { type: 'delta', reasoning: 'ab' },
+      { type: 'delta', content: 'one ' },
+      { type: 'finish', finish_reason: 'stop', usage: { prompt_tokens: 9, completion_tokens: 3, total_tokens: 12, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 1 } } },
+    ]);
+    expect(r.interrupted()).toBe(true);
+    expect(r.settled()).toBe(1);
+  });
+
+  it('refuses prompt plus max_tokens over the context before anything is sent, and frees the model', async () => {
+    const r = rig([progress, chunk({ content: 'x' }, 1)], { maxTokens: 4090, context: 4096 });
+    const error = await r.run.start().then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({ code: 'context_length_exceeded', status: 400, param: 'messages' });
+    expect((error as ApiError).message).toContain('4099 tokens (9 in the messages, 4090 in the completion)');
+    expect(r.interrupted()).toBe(true);
+    expect(r.settled()).toBe(1);
+  });
+
+  it('an abort ends the events at once, without a finish, and frees the model', async () => {
+    const r = rig([progress, chunk({ content: 'a' }, 1), chunk({ content: 'b' }, 2), chunk({ content: 'c' }, 3)]);
+    await r.run.start();
+    const seen: EngineEvent[] = [];
+    for await (const e of r.run.events()) {
+      seen.push(e);
+      r.controller.abort();
+    }
+    expect(seen).toEqual([{ type: 'delta', content: 'a' }]);
+    expect(r.interrupted()).toBe(true);
+    expect(r.settled()).toBe(1);
+  });
+
+  it('llama.cpp\'s own context error becomes 400 context_length_exceeded', async () => {
+    const controller = new AbortController();
+    async function* failing(): AsyncGenerator<LlamaChunk> {
+      throw new Error('request (5000 tokens) exceeds the available context size (4096 tokens), try increasing it');
+    }
+    const run = new LlamaRun(failing(), { stops: [], maxTokens: undefined, context: 4096, signal: controller.signal, interrupt: () => undefined, settled: () => undefined });
+    await expect(run.start()).rejects.toMatchObject({ code: 'context_length_exceeded', status: 400 });
+  });
+});

@@ -1,0 +1,47 @@
+// The llama.cpp engine wired to the real @wllama/wllama: its WebAssembly file is part of the build (served
+// from this origin, never a CDN), its GGUF cache is wllama's own (OPFS).
+import { ModelManager, Wllama, type WllamaLogger } from '@wllama/wllama';
+import wasmUrl from '@wllama/wllama/esm/wasm/wllama.wasm?url';
+import type { InpageConfig } from '../../src/config';
+import { LlamaCppEngine, type WllamaLike } from './llamacpp/engine';
+
+const quiet: WllamaLogger = { debug: () => undefined, log: () => undefined, warn: console.warn, error: console.error };
+
+/** Threads for llama.cpp: the configured count, else every logical core; one without cross-origin isolation. */
+export function llamaThreads(config: Pick<InpageConfig, 'llamaThreads'>): number {
+  if (!self.crossOriginIsolated) return 1;
+  const cores = navigator.hardwareConcurrency || 1;
+  return Math.max(1, config.llamaThreads > 0 ? Math.min(config.llamaThreads, cores) : cores);
+}
+
+/**
+ * Bytes of weights this device can hold for a CPU model: half of `navigator.deviceMemory` (Chromium caps it at
+ * 8 GiB), never more than WebAssembly's 4 GiB address space without Memory64. 0 when unknown (no check).
+ */
+export function memoryBudgetBytes(): number {
+  const gib = (navigator as { deviceMemory?: number }).deviceMemory;
+  if (typeof gib !== 'number' || gib <= 0) return 0;
+  return Math.min((gib / 2) * 2 ** 30, 4 * 2 ** 30);
+}
+
+export function createLlamaCppEngine(config: InpageConfig, reason: string): LlamaCppEngine {
+  const manager = new ModelManager({ logger: quiet, allowOffline: true });
+  return new LlamaCppEngine(config, {
+    create: () => {
+      const wllama = new Wllama({ default: wasmUrl }, { logger: quiet, suppressNativeLog: true, allowOffline: true, modelManager: manager });
+      // Safari/Firefox compatibility files would come from a CDN: never; they run without it (no WebGPU).
+      wllama.setCompat(null);
+      return wllama as unknown as WllamaLike;
+    },
+    cache: {
+      list: async () => (await manager.getModels()).map((m) => ({ url: m.url, size: m.size })),
+      remove: async (url) => {
+        for (const model of await manager.getModels({ includeInvalid: true })) if (model.url === url) await model.remove();
+      },
+    },
+    threads: llamaThreads(config),
+    memoryBudgetBytes: memoryBudgetBytes(),
+    origin: self.location.origin,
+    reason,
+  });
+}

@@ -1,0 +1,279 @@
+// The llama.cpp engine: @wllama/wllama (llama.cpp in WebAssembly, llama-server's loop inside) running GGUF
+// models on the CPU, in this (the engine) worker. One model is loaded at a time; variants sharing weights share
+// it (thinking is Qwen3's per-request template switch). Everything touching wllama runs one at a time.
+import type { InpageConfig } from '../../../src/config';
+import type { AdapterReport } from '../../../src/engine-control';
+import type { ModelStatus } from '../../../src/engine-protocol';
+import { ApiError } from '../../../src/protocol/errors';
+import type { ChatCompletionRequest } from '../../../src/protocol/types';
+import { VARIANTS, type Variant, type VariantId } from '../../../src/variants';
+import type { Engine, Generation } from '../engine';
+import { assertSupported, outputLimit, stopSequences } from '../request-support';
+import { ModelStates } from '../webllm/model-states';
+import { Mutex } from '../webllm/mutex';
+import { loadError } from './errors';
+import { ggufSource, weightGroups, type GgufSource } from './models';
+import { LlamaRun, type LlamaChunk } from './run';
+import { translateRequest, type LlamaParams } from './translate';
+
+/** The part of wllama's `Wllama` this engine uses (a fake stands in for it in unit tests). */
+export interface WllamaLike {
+  loadModelFromUrl(
+    source: { url: string; mmprojUrl?: string },
+    params: { n_ctx: number; n_threads: number; n_gpu_layers: number; useCache: boolean; progressCallback?: (p: { loaded: number; total: number }) => void },
+  ): Promise<void>;
+  getLoadedContextInfo(): { n_ctx: number; n_ctx_train: number; success?: boolean } & Record<string, unknown>;
+  getNumThreads(): number;
+  createChatCompletion(options: LlamaParams & { stream: true; abortSignal: AbortSignal; [key: string]: unknown }): Promise<AsyncIterable<LlamaChunk>>;
+  exit(): Promise<void>;
+}
+
+export interface CachedModel {
+  url: string;
+  size: number;
+}
+
+export interface LlamaCppDeps {
+  /** A new Wllama instance (one per loaded model). */
+  create(): WllamaLike;
+  /** The GGUF models in wllama's cache (complete ones only), and a way to remove one. */
+  cache: { list(): Promise<CachedModel[]>; remove(url: string): Promise<void> };
+  /** Threads llama.cpp may use here (1 without cross-origin isolation). */
+  threads: number;
+  /** What the device offers, for the "too large" check: bytes a model may take (0: unknown, no check). */
+  memoryBudgetBytes: number;
+  origin: string;
+  /** Why this engine serves the models (for the adapter report). */
+  reason: string;
+}
+
+/** Context llama.cpp gets per model: enough for real use, small enough for a CPU's memory. */
+export const LLAMA_CONTEXT = 4096;
+
+interface Loaded {
+  group: string;
+  url: string;
+  wllama: WllamaLike;
+  context: number;
+  threads: number;
+}
+
+const aborted = () => new ApiError('internal_error', 'The client aborted the request.');
+
+export class LlamaCppEngine implements Engine {
+  private readonly states = new ModelStates();
+  private readonly mutex = new Mutex();
+  private readying: Promise<void> | null = null;
+  private loaded: Loaded | null = null;
+
+  constructor(
+    private readonly config: InpageConfig,
+    private readonly deps: LlamaCppDeps,
+  ) {
+    for (const variant of weightGroups()) this.states.setContext(variant.weightGroup, Math.min(LLAMA_CONTEXT, variant.trainedContext));
+  }
+
+  private source(variant: Variant): GgufSource {
+    return ggufSource(variant, this.config, this.deps.origin);
+  }
+
+  private describe(variant: Variant): string {
+    return `${variant.id} (GGUF ${this.source(variant).url})`;
+  }
+
+  ready(): Promise<void> {
+    this.readying ??= this.rescanAll();
+    return this.readying;
+  }
+
+  private async rescanAll(): Promise<void> {
+    const cached = await this.deps.cache.list().catch(() => [] as CachedModel[]);
+    for (const variant of weightGroups()) {
+      const group = variant.weightGroup;
+      const state = this.states.state(group);
+      if (state !== 'cached' && state !== 'not_downloaded') continue;
+      const hit = cached.find((m) => m.url === this.source(variant).url);
+      if (hit) this.states.setSize(group, hit.size);
+      if ((state === 'cached') !== !!hit) this.states.settle(group, !!hit);
+    }
+  }
+
+  status(): ModelStatus[] {
+    return this.states.status();
+  }
+
+  onStatus(listener: () => void): void {
+    this.states.onChange(listener);
+  }
+
+  async adapter(): Promise<AdapterReport> {
+    return {
+      available: false,
+      reason: this.deps.reason,
+      features: [],
+      shaderF16: false,
+    };
+  }
+
+  /** Threads the loaded model runs on (or would run on). */
+  threads(): number {
+    return this.loaded?.threads ?? this.deps.threads;
+  }
+
+  async load(id: VariantId): Promise<void> {
+    await this.ready();
+    await this.mutex.run(() => this.ensureLoaded(VARIANTS[id]));
+  }
+
+  async unload(): Promise<void> {
+    await this.mutex.run(async () => {
+      const loaded = this.loaded;
+      if (!loaded) return;
+      this.loaded = null;
+      await loaded.wllama.exit();
+      this.states.settle(loaded.group, true);
+    });
+  }
+
+  async rescan(): Promise<void> {
+    await this.ready();
+    await this.rescanAll();
+  }
+
+  async deleteFromCache(id: VariantId): Promise<void> {
+    const variant = VARIANTS[id];
+    await this.mutex.run(async () => {
+      if (this.loaded?.group === variant.weightGroup) {
+        const loaded = this.loaded;
+        this.loaded = null;
+        await loaded.wllama.exit();
+      }
+      try {
+        await this.deps.cache.remove(this.source(variant).url);
+      } finally {
+        this.states.settle(variant.weightGroup, false);
+      }
+    });
+  }
+
+  /** Refuses a model whose files alone exceed what this device can give it. */
+  private checkFits(variant: Variant, source: GgufSource): void {
+    const budget = this.deps.memoryBudgetBytes;
+    if (budget <= 0 || source.bytes <= budget) return;
+    const gb = (n: number) => `${(n / 1e9).toFixed(2)} GB`;
+    throw new ApiError(
+      'model_too_large_for_device',
+      `${variant.id} runs here on llama.cpp on the CPU, and its GGUF weights (${source.quantization}, ${gb(source.bytes)}) do not fit the memory this device can give a model (${gb(budget)}). Use a smaller variant, or a device with WebGPU.`,
+    );
+  }
+
+  /** Loads the variant's weights unless they are the ones loaded. Call with the mutex held. */
+  private async ensureLoaded(variant: Variant): Promise<Loaded> {
+    const source = this.source(variant);
+    if (this.loaded?.url === source.url) return this.loaded;
+    this.checkFits(variant, source);
+    const group = variant.weightGroup;
+    const what = this.describe(variant);
+    const previous = this.loaded;
+    this.loaded = null;
+    if (previous) {
+      await previous.wllama.exit().catch(() => undefined);
+      this.states.settle(previous.group, true);
+    }
+    const cached = (await this.deps.cache.list().catch(() => [] as CachedModel[])).some((m) => m.url === source.url);
+    this.states.set(group, cached ? 'loading' : 'downloading');
+    const started = performance.now();
+    const wllama = this.deps.create();
+    const context = this.states.context(group);
+    try {
+      await wllama.loadModelFromUrl(source.mmprojUrl ? { url: source.url, mmprojUrl: source.mmprojUrl } : { url: source.url }, {
+        n_ctx: context,
+        n_threads: this.deps.threads,
+        // CPU only: llama.cpp's WebGPU backend needs shader-f16 and is not yet chosen by inpage.
+        n_gpu_layers: 0,
+        useCache: true,
+        progressCallback: ({ loaded, total }) => {
+          if (cached) return;
+          const seconds = (performance.now() - started) / 1000;
+          const rate = seconds > 0 ? loaded / seconds : 0;
+          const percent = total > 0 ? Math.min(100, (loaded / total) * 100) : 0;
+          const left = rate > 0 && total > loaded ? Math.round((total - loaded) / rate) : 0;
+          this.states.set(group, loaded >= total && total > 0 ? 'loading' : 'downloading', {
+            progress: {
+              phase: loaded >= total && total > 0 ? 'load' : 'download',
+              bytesDone: loaded,
+              bytesTotal: total,
+              percent,
+              text: `${(loaded / 1e6).toFixed(1)} of ${(total / 1e6).toFixed(1)} MB, ${(rate / 1e6).toFixed(1)} MB/s${left ? `, ${left} s left` : ''}`,
+            },
+          });
+        },
+      });
+      // wllama 3.8.1 resolves even when llama.cpp could not load the file: its context info says so.
+      const info = wllama.getLoadedContextInfo();
+      if (info.success === false || !(info.n_ctx > 0)) {
+        throw new Error('llama.cpp could not load the file (not a GGUF model llama.cpp supports, or a truncated download)');
+      }
+      const loaded: Loaded = { group, url: source.url, wllama, context: info.n_ctx, threads: wllama.getNumThreads() };
+      const size = (await this.deps.cache.list().catch(() => [] as CachedModel[])).find((m) => m.url === source.url)?.size;
+      if (size) this.states.setSize(group, size);
+      this.states.setContext(group, info.n_ctx);
+      this.states.set(group, 'ready');
+      this.loaded = loaded;
+      return loaded;
+    } catch (err) {
+      await wllama.exit().catch(() => undefined);
+      const error = loadError(err, what);
+      const stillCached = (await this.deps.cache.list().catch(() => [] as CachedModel[])).some((m) => m.url === source.url);
+      this.states.settle(group, stillCached, error.message);
+      throw error;
+    }
+  }
+
+  supports(request: ChatCompletionRequest): void {
+    assertSupported(request);
+    const images = request.messages.some((m) => Array.isArray(m.content) && m.content.some((p) => p.type === 'image_url'));
+    if (images) {
+      throw new ApiError('unsupported_parameter', `Unsupported parameter: 'messages' images are not yet supported on the llama.cpp engine (model '${request.model}').`, {
+        param: 'messages',
+      });
+    }
+  }
+
+  async generate(request: ChatCompletionRequest, signal: AbortSignal): Promise<Generation> {
+    this.supports(request);
+    await this.ready();
+    const { variant } = request;
+    const release = await this.mutex.acquire();
+    let handedOver = false;
+    try {
+      if (signal.aborted) throw aborted();
+      const loaded = await this.ensureLoaded(variant);
+      if (signal.aborted) throw aborted();
+      const params = translateRequest(request);
+      const inner = new AbortController();
+      const stream = await loaded.wllama.createChatCompletion({
+        ...params,
+        stream: true,
+        stream_options: { include_usage: true },
+        // Tokens so far with every chunk (for reasoning tokens), and the prompt's size before generation.
+        timings_per_token: true,
+        return_progress: true,
+        abortSignal: inner.signal,
+      });
+      const run = new LlamaRun(stream[Symbol.asyncIterator](), {
+        stops: stopSequences(request),
+        maxTokens: outputLimit(request),
+        context: loaded.context,
+        signal,
+        interrupt: () => inner.abort(),
+        settled: release,
+      });
+      handedOver = true;
+      await run.start();
+      return { fingerprint: `fp_llamacpp_${variant.weightGroup}`, events: run.events() };
+    } finally {
+      if (!handedOver) release();
+    }
+  }
+}

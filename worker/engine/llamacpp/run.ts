@@ -1,0 +1,248 @@
+// One generation's wllama chunk stream → EngineEvents. llama.cpp (llama-server's loop inside wllama) renders
+// the chat template, splits thinking into `reasoning_content` and counts tokens; this adds what inpage does
+// the same way on every engine: stop sequences on the answer only, reasoning tokens in usage, logprobs with
+// the answer's tokens, and a prompt checked against the context before anything is sent.
+import type { EngineEvent } from '../../../src/engine-protocol';
+import { ApiError } from '../../../src/protocol/errors';
+import { toolCallId } from '../../../src/protocol/completion';
+import type { EngineFinishReason, TokenLogprob, Usage } from '../../../src/protocol/types';
+import { StopMatcher } from '../webllm/stop-matcher';
+import { generationError } from './errors';
+
+/** The parts of a wllama chat-completion chunk this reads. */
+export interface LlamaChunk {
+  choices: {
+    delta: {
+      content?: string | null;
+      reasoning_content?: string | null;
+      tool_calls?: { index: number; id?: string; function?: { name?: string; arguments?: string } }[];
+    };
+    finish_reason: string | null;
+    logprobs?: { content: LlamaLogprob[] | null } | null;
+  }[];
+  usage?: { prompt_tokens: number; completion_tokens: number; prompt_tokens_details?: { cached_tokens?: number } } | null;
+  /** With `timings_per_token`: tokens generated so far. */
+  timings?: { predicted_n?: number };
+  /** With `return_progress`: the prompt's size, before generation. */
+  prompt_progress?: { total: number; cache: number; processed: number };
+}
+
+interface LlamaLogprob {
+  token: string;
+  logprob: number;
+  bytes: number[] | null;
+  top_logprobs?: { token: string; logprob: number; bytes: number[] | null }[];
+}
+
+export interface RunOptions {
+  /** Stop sequences, applied here to the answer (llama.cpp would match them against the thinking too). */
+  stops: readonly string[];
+  /** The request's output limit, for the context check. */
+  maxTokens: number | undefined;
+  /** The loaded context size. */
+  context: number;
+  signal: AbortSignal;
+  /** Ends llama.cpp's generation (aborts the wllama request). */
+  interrupt(): void;
+  /** Called once, when the wllama request has ended (so the model is free). */
+  settled(): void;
+}
+
+function toLogprob(entry: LlamaLogprob): TokenLogprob {
+  return {
+    token: entry.token,
+    logprob: entry.logprob,
+    bytes: entry.bytes,
+    top_logprobs: (entry.top_logprobs ?? []).map((top) => ({ token: top.token, logprob: top.logprob, bytes: top.bytes })),
+  };
+}
+
+const isAbort = (err: unknown) => err instanceof Error && err.name === 'AbortError';
+
+export class LlamaRun {
+  private done = false;
+  private promptTokens = 0;
+  private generated = 0;
+  /** Tokens generated when the first answer text came: what came before it was thinking. */
+  private answerStartedAt: number | null = null;
+  private sawReasoning = false;
+  private usage: NonNullable<LlamaChunk['usage']> | null = null;
+  /** Prompt tokens llama.cpp found in its KV cache (the start of the last conversation). */
+  private cachedTokens = 0;
+  private finishReason: string | null = null;
+  private readonly matcher: StopMatcher;
+  /** Leading newlines of the answer are llama.cpp's echo of the template's empty thinking block. */
+  private answerBegun = false;
+  private reasoningBegun = false;
+  private readonly pending: LlamaChunk[] = [];
+  /** llama.cpp's index of each tool call → its index in the answer. */
+  private readonly calls = new Map<number, number>();
+  private readonly onAbort = () => this.options.interrupt();
+
+  constructor(
+    private readonly iterator: AsyncIterator<LlamaChunk>,
+    private readonly options: RunOptions,
+  ) {
+    this.matcher = new StopMatcher(options.stops);
+    options.signal.addEventListener('abort', this.onAbort, { once: true });
+  }
+
+  private finish(): void {
+    if (this.done) return;
+    this.done = true;
+    this.options.signal.removeEventListener('abort', this.onAbort);
+    this.options.settled();
+  }
+
+  private async pull(): Promise<IteratorResult<LlamaChunk>> {
+    if (this.done) return { done: true, value: undefined };
+    try {
+      const result = await this.iterator.next();
+      if (result.done) this.finish();
+      return result;
+    } catch (err) {
+      this.finish();
+      if (isAbort(err)) return { done: true, value: undefined };
+      throw generationError(err);
+    }
+  }
+
+  /** Ends the wllama request and waits until it has (the model is busy until then). */
+  private async stop(): Promise<void> {
+    this.options.interrupt();
+    while (!this.done) await this.pull();
+  }
+
+  /**
+   * Reads until the prompt's size is known (llama.cpp reports it before it evaluates the prompt) and checks
+   * prompt plus requested output against the context; throws an ApiError before anything is sent.
+   */
+  async start(): Promise<void> {
+    try {
+      for (;;) {
+        const next = await this.pull();
+        if (next.done) return;
+        const chunk = next.value;
+        this.pending.push(chunk);
+        if (chunk.prompt_progress) {
+          this.promptTokens = chunk.prompt_progress.total;
+          this.cachedTokens = chunk.prompt_progress.cache;
+          const completion = this.options.maxTokens ?? 0;
+          if (this.promptTokens + completion > this.options.context) {
+            await this.stop();
+            throw new ApiError(
+              'context_length_exceeded',
+              `This model's maximum context length is ${this.options.context} tokens. However, you requested ${this.promptTokens + completion} tokens (${this.promptTokens} in the messages, ${completion} in the completion). Please reduce the length of the messages or completion.`,
+              { param: 'messages' },
+            );
+          }
+          return;
+        }
+        const delta = chunk.choices[0]?.delta;
+        if (delta && (delta.content || delta.reasoning_content || delta.tool_calls?.length)) return;
+      }
+    } catch (err) {
+      if (!this.done) await this.stop().catch(() => undefined);
+      throw err;
+    }
+  }
+
+  async *events(): AsyncGenerator<EngineEvent> {
+    try {
+      for (;;) {
+        let chunk = this.pending.shift();
+        if (!chunk) {
+          if (this.options.signal.aborted) return;
+          const next = await this.pull();
+          if (next.done) break;
+          chunk = next.value;
+        }
+        yield* this.take(chunk);
+        if (this.matcher.matched) {
+          await this.stop();
+          break;
+        }
+      }
+      if (this.options.signal.aborted) return;
+      const rest = this.matcher.end();
+      if (rest) yield { type: 'delta', content: rest };
+      yield { type: 'finish', finish_reason: this.finishReasonOf(), usage: this.usageOf() };
+    } finally {
+      if (!this.done) await this.stop().catch(() => undefined);
+    }
+  }
+
+  /** Folds one chunk in; returns the events it carries. */
+  private take(chunk: LlamaChunk): EngineEvent[] {
+    const events: EngineEvent[] = [];
+    const delta = this.textOf(chunk);
+    if (delta) events.push(delta);
+    for (const call of chunk.choices[0]?.delta.tool_calls ?? []) {
+      // llama.cpp numbers its calls; inpage names them (OpenAI's id shape) the first time one appears.
+      let index = this.calls.get(call.index);
+      if (index === undefined) {
+        index = this.calls.size;
+        this.calls.set(call.index, index);
+        events.push({ type: 'tool_call', index, id: toolCallId(), name: call.function?.name ?? '' });
+      }
+      if (call.function?.arguments) events.push({ type: 'tool_arguments', index, arguments: call.function.arguments });
+    }
+    return events;
+  }
+
+  private textOf(chunk: LlamaChunk): EngineEvent | null {
+    if (chunk.prompt_progress) {
+      this.promptTokens = chunk.prompt_progress.total;
+      this.cachedTokens = chunk.prompt_progress.cache;
+    }
+    if (chunk.timings?.predicted_n !== undefined) this.generated = Math.max(this.generated, chunk.timings.predicted_n);
+    if (chunk.usage) this.usage = chunk.usage;
+    const choice = chunk.choices[0];
+    if (!choice) return null;
+    if (choice.finish_reason) this.finishReason = choice.finish_reason;
+    const event: EngineEvent & { type: 'delta' } = { type: 'delta' };
+    let reasoning = choice.delta.reasoning_content ?? '';
+    if (reasoning) this.sawReasoning = true;
+    // Whitespace that opens the thinking is dropped, as on web-llm.
+    if (reasoning && !this.reasoningBegun) {
+      reasoning = reasoning.replace(/^\s+/, '');
+      if (reasoning) this.reasoningBegun = true;
+    }
+    if (reasoning) event.reasoning = reasoning;
+    let content = choice.delta.content ?? '';
+    if (content && !this.answerBegun) {
+      content = content.replace(/^\n+/, '');
+      if (content) {
+        this.answerBegun = true;
+        this.answerStartedAt ??= this.generated;
+      }
+    }
+    if (content) {
+      const released = this.matcher.push(content);
+      if (released) event.content = released;
+      const logprobs = choice.logprobs?.content;
+      if (logprobs && logprobs.length > 0) event.logprobs = logprobs.map(toLogprob);
+    }
+    return event.content !== undefined || event.reasoning !== undefined ? event : null;
+  }
+
+  private finishReasonOf(): EngineFinishReason {
+    if (this.matcher.matched) return 'stop';
+    if (this.finishReason === 'length') return 'length';
+    return this.calls.size > 0 ? 'tool_calls' : 'stop';
+  }
+
+  private usageOf(): Usage {
+    const completion = this.matcher.matched ? this.generated : (this.usage?.completion_tokens ?? this.generated);
+    const prompt = this.usage?.prompt_tokens ?? this.promptTokens;
+    // The token that began the answer is not thinking; every token before it was.
+    const reasoning = !this.sawReasoning ? 0 : this.answerStartedAt === null ? completion : Math.max(0, this.answerStartedAt - 1);
+    return {
+      prompt_tokens: prompt,
+      completion_tokens: completion,
+      total_tokens: prompt + completion,
+      prompt_tokens_details: { cached_tokens: this.usage?.prompt_tokens_details?.cached_tokens ?? this.cachedTokens },
+      completion_tokens_details: { reasoning_tokens: Math.min(reasoning, completion) },
+    };
+  }
+}

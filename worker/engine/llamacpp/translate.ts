@@ -1,0 +1,95 @@
+// A checked /v1 request → wllama's chat-completion parameters (llama-server's OpenAI dialect). Thinking is
+// Qwen3's template switch (`enable_thinking`); stop sequences are applied by inpage to the answer (run.ts),
+// not given to llama.cpp, which would match them against the thinking as well.
+import type { ChatCompletionRequest, ChatMessage } from '../../../src/protocol/types';
+import { outputLimit, toolPlan, wantsThinking } from '../request-support';
+
+export type LlamaMessage =
+  | { role: 'system' | 'user'; content: string }
+  | { role: 'assistant'; content: string; tool_calls?: { id: string; type: 'function'; function: { name: string; arguments: string } }[] }
+  | { role: 'tool'; content: string; tool_call_id: string };
+
+interface LlamaTool {
+  type: 'function';
+  function: { name: string; description?: string; parameters?: unknown };
+}
+
+/** What run.ts and wllama need (wllama's ChatCompletionParams, minus the stream switches added at the call). */
+export interface LlamaParams {
+  messages: LlamaMessage[];
+  max_tokens?: number;
+  temperature?: number;
+  top_p?: number;
+  seed?: number;
+  presence_penalty?: number;
+  frequency_penalty?: number;
+  logprobs?: boolean;
+  top_logprobs?: number;
+  response_format?: { type: 'json_object' } | { type: 'json_schema'; json_schema: { name: string; schema: unknown; strict?: boolean } };
+  logit_bias?: Record<string, number>;
+  tools?: LlamaTool[];
+  tool_choice?: 'auto' | 'required';
+  parallel_tool_calls?: boolean;
+  chat_template_kwargs: { enable_thinking: boolean };
+}
+
+function textOf(content: ChatMessage['content'] | undefined): string {
+  if (content === undefined) return '';
+  if (typeof content === 'string') return content;
+  return content
+    .filter((part) => part.type === 'text')
+    .map((part) => (part as { text: string }).text)
+    .join('\n');
+}
+
+export function translateRequest(request: ChatCompletionRequest): LlamaParams {
+  const messages: LlamaMessage[] = request.messages.map((m): LlamaMessage => {
+    switch (m.role) {
+      case 'tool':
+        return { role: 'tool', content: textOf(m.content), tool_call_id: m.tool_call_id };
+      case 'assistant': {
+        const turn: LlamaMessage = { role: 'assistant', content: textOf(m.content) };
+        if (m.tool_calls?.length) {
+          turn.tool_calls = m.tool_calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.function.name, arguments: c.function.arguments } }));
+        }
+        return turn;
+      }
+      default:
+        // `developer` is OpenAI's newer name for the system role.
+        return { role: m.role === 'developer' ? 'system' : m.role, content: textOf(m.content) };
+    }
+  });
+  const params: LlamaParams = { messages, chat_template_kwargs: { enable_thinking: wantsThinking(request) } };
+  const limit = outputLimit(request);
+  if (limit !== undefined) params.max_tokens = limit;
+  if (request.temperature !== undefined) params.temperature = request.temperature;
+  if (request.top_p !== undefined) params.top_p = request.top_p;
+  if (request.seed !== undefined) params.seed = request.seed;
+  if (request.presence_penalty !== undefined) params.presence_penalty = request.presence_penalty;
+  if (request.frequency_penalty !== undefined) params.frequency_penalty = request.frequency_penalty;
+  if (request.logprobs) {
+    params.logprobs = true;
+    if (request.top_logprobs !== undefined) params.top_logprobs = request.top_logprobs;
+  }
+  if (request.logit_bias) params.logit_bias = { ...request.logit_bias };
+  const plan = toolPlan(request);
+  if (plan) {
+    // wllama 3.8.1 treats the object form of tool_choice as "auto": a named choice offers only that tool, required.
+    const offered = plan.mode === 'named' ? plan.tools.filter((t) => t.function.name === plan.name) : plan.tools;
+    params.tools = offered.map((t) => {
+      const fn: LlamaTool['function'] = { name: t.function.name };
+      if (t.function.description !== undefined) fn.description = t.function.description;
+      if (t.function.parameters !== undefined) fn.parameters = t.function.parameters;
+      return { type: 'function', function: fn };
+    });
+    params.tool_choice = plan.mode === 'auto' ? 'auto' : 'required';
+    params.parallel_tool_calls = plan.parallel;
+  }
+  const format = request.response_format;
+  if (format?.type === 'json_object') params.response_format = { type: 'json_object' };
+  if (format?.type === 'json_schema') {
+    const schema = format.json_schema.schema ?? { type: 'object' };
+    params.response_format = { type: 'json_schema', json_schema: { name: format.json_schema.name, schema, ...(format.json_schema.strict ? { strict: true } : {}) } };
+  }
+  return params;
+}
