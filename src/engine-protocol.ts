@@ -1,7 +1,7 @@
 // Messages between the service worker and the engine worker, over the MessagePort the page brokers.
 import type { ApiErrorData } from './protocol/errors';
 import type { ChatCompletionRequest, ChoiceLogprobs, EngineFinishReason, ModelState, Usage } from './protocol/types';
-import type { VariantId } from './variants';
+import type { ModelId } from './variants';
 
 /**
  * What an engine produces for one request, in order: deltas (text, and tool calls), then exactly one finish.
@@ -26,7 +26,7 @@ export interface LoadProgress {
 }
 
 export interface ModelStatus {
-  id: VariantId;
+  id: ModelId;
   state: ModelState;
   context_length: number;
   progress?: LoadProgress;

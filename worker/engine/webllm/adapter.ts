@@ -6,7 +6,9 @@ import type { AdapterReport, ImportFile, ImportProgress, ImportReport } from '..
 import type { ModelStatus } from '../../../src/engine-protocol';
 import { ApiError, clientAborted, contextExceeded } from '../../../src/protocol/errors';
 import type { ChatCompletionRequest } from '../../../src/protocol/types';
-import { VARIANTS, type Variant, type VariantId } from '../../../src/variants';
+import { adoptModels, variantOf } from '../../../src/catalog';
+import { modelNotFound } from '../../../src/protocol/errors';
+import type { ModelId, Variant } from '../../../src/variants';
 import type { Engine, Generation } from '../engine';
 import { assertSupported, outputLimit } from '../request-support';
 import { ModelCache, type CacheFunctions } from './cache';
@@ -17,7 +19,7 @@ import { resolveImages, type ImageReader, type ResolvedImage } from './images';
 import { imageUrlAllowed } from '../../../src/csp';
 import { KvMemory } from './kv-reuse';
 import { ModelStates } from './model-states';
-import { EMPTY_THINK_BLOCK, appConfigFor, hasThinkingSwitch, kvShape, modelIdOf, prebuiltRecord, weightGroups, type Precision } from './models';
+import { EMPTY_THINK_BLOCK, WEBLLM_DEFAULT_CONTEXT, appConfigFor, baseRecord, hasThinkingSwitch, kvShape, modelIdOf, webllmModels, weightGroups, type Precision } from './models';
 import { Mutex } from './mutex';
 import { ProgressTracker } from './progress';
 import { countPromptTokens, type LoadedModelView } from './prompt-tokens';
@@ -56,7 +58,7 @@ interface RunningState {
 const aborted = clientAborted;
 
 export class WebLlmEngine implements Engine {
-  private readonly states = new ModelStates();
+  private readonly states: ModelStates;
   private readonly mutex = new Mutex();
   private readonly appConfig: AppConfig;
   private readonly cache: ModelCache;
@@ -72,6 +74,10 @@ export class WebLlmEngine implements Engine {
     private readonly config: InpageConfig,
     private readonly deps: WebLlmDeps,
   ) {
+    // The deployment's models: checked here against this web-llm release (throws naming a bad entry).
+    adoptModels(config.models, "the deployment's models setting");
+    webllmModels();
+    this.states = new ModelStates();
     this.appConfig = appConfigFor(config, deps.origin);
     this.cache = new ModelCache(deps.cache, this.appConfig);
     this.mlc = deps.createEngine({ appConfig: this.appConfig, logLevel: 'WARN' });
@@ -96,16 +102,14 @@ export class WebLlmEngine implements Engine {
           return;
         }
         const modelId = modelIdOf(variant, precision);
-        this.states.setModel(variant.weightGroup, modelId, prebuiltRecord(modelId).vram_required_MB);
+        this.states.setModel(variant.weightGroup, modelId, baseRecord(modelId).vram_required_MB);
+        const shape = kvShape(variant);
         this.states.setContext(
           variant.weightGroup,
-          contextLength({
-            shape: kvShape(variant),
-            precision,
-            vramRequiredMB: prebuiltRecord(modelId).vram_required_MB ?? 0,
-            trainedContext: variant.trainedContext,
-            budget,
-          }),
+          // A configured model whose KV shape is not given keeps web-llm's default context.
+          shape
+            ? contextLength({ shape, precision, vramRequiredMB: baseRecord(modelId).vram_required_MB ?? 0, trainedContext: variant.trainedContext, budget })
+            : Math.min(WEBLLM_DEFAULT_CONTEXT, variant.trainedContext),
         );
         this.states.settle(variant.weightGroup, await this.cache.has(modelId));
       }),
@@ -137,9 +141,15 @@ export class WebLlmEngine implements Engine {
     }
   }
 
-  async load(id: VariantId): Promise<void> {
+  private variant(id: ModelId): Variant {
+    const variant = variantOf(id);
+    if (!variant) throw modelNotFound(id);
+    return variant;
+  }
+
+  async load(id: ModelId): Promise<void> {
     await this.usable();
-    await this.mutex.run(() => this.ensureLoaded(VARIANTS[id]));
+    await this.mutex.run(() => this.ensureLoaded(this.variant(id)));
   }
 
   async unload(): Promise<void> {
@@ -174,9 +184,9 @@ export class WebLlmEngine implements Engine {
     );
   }
 
-  async deleteFromCache(id: VariantId): Promise<void> {
+  async deleteFromCache(id: ModelId): Promise<void> {
     await this.ready();
-    const variant = VARIANTS[id];
+    const variant = this.variant(id);
     const modelId = modelIdOf(variant, this.precision());
     await this.mutex.run(async () => {
       if (this.loaded?.group === variant.weightGroup) {
