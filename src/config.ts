@@ -17,6 +17,11 @@ export interface InpageConfig {
   gpuMemoryMB: number;
   /** How often the page checks that its engine worker is alive; one silent for 3 periods is restarted. */
   engineHeartbeatMs: number;
+  /**
+   * Which models serve the public ids, which ids are hidden, and ids of the deployment's own (src/model-config.ts
+   * declares the shape; docs/configuration.md explains it). Checked at start-up; `{}`: the five as they ship.
+   */
+  models: Record<string, unknown>;
   /** Which engine serves the models: `auto` (web-llm where its WebGPU needs are met, else llama.cpp), `webllm` or `llamacpp`. */
   engineChoice: string;
   /** Where GGUF files are fetched from for llama.cpp: `{ggufBaseUrl}/{repo}/resolve/main/{file}`. Empty: Hugging Face. */
@@ -42,6 +47,7 @@ export const DEFAULT_CONFIG: Readonly<InpageConfig> = {
   modelLibBaseUrl: '',
   gpuMemoryMB: 0,
   engineHeartbeatMs: 5000,
+  models: {},
   engineChoice: 'auto',
   ggufBaseUrl: '',
   llamaThreads: 0,
@@ -50,6 +56,10 @@ export const DEFAULT_CONFIG: Readonly<InpageConfig> = {
 
 function coerce(key: keyof InpageConfig, raw: unknown): InpageConfig[keyof InpageConfig] | undefined {
   const fallback = DEFAULT_CONFIG[key];
+  if (typeof fallback === 'object') {
+    // Taken as it is and checked as a whole at start-up (buildCatalog), which names what is wrong.
+    return raw as Record<string, unknown>;
+  }
   if (typeof fallback === 'number') {
     const n = typeof raw === 'string' ? Number(raw) : raw;
     return typeof n === 'number' && Number.isFinite(n) && n >= 0 ? n : undefined;

@@ -1,7 +1,7 @@
 // What the page can ask of the engine worker it hosts (exposed with Comlink).
 import type { InpageConfig } from './config';
 import type { ModelStatus } from './engine-protocol';
-import type { VariantId } from './variants';
+import type { ModelId } from './variants';
 
 export interface AdapterReport {
   /** False when the browser offers no WebGPU adapter; `reason` says why. */
@@ -31,7 +31,7 @@ export interface ImportProgress {
 export interface ImportedModel {
   /** web-llm's model id, e.g. Qwen3-1.7B-q4f16_1-MLC. */
   modelId: string;
-  variants: VariantId[];
+  variants: ModelId[];
   /** Where in the selection its files were. */
   folder: string;
   files: number;
@@ -59,9 +59,9 @@ export interface EngineControl {
   /** `listener` (a Comlink proxy) hears every status change, download progress included. */
   subscribe(listener: (models: ModelStatus[]) => void): void;
   adapter(): Promise<AdapterReport>;
-  load(id: VariantId): Promise<void>;
+  load(id: ModelId): Promise<void>;
   unload(): Promise<void>;
-  deleteFromCache(id: VariantId): Promise<void>;
+  deleteFromCache(id: ModelId): Promise<void>;
   /** Reads again which models are cached (after an import into the cache, or an eviction by the browser). */
   rescan(): Promise<void>;
   /**

@@ -1,7 +1,7 @@
 // Messages between the service worker and the engine worker, over the MessagePort the page brokers.
 import type { ApiErrorData } from './protocol/errors';
 import type { ChatCompletionRequest, ChoiceLogprobs, EngineFinishReason, ModelState, Usage } from './protocol/types';
-import type { VariantId } from './variants';
+import type { ModelId } from './variants';
 import type { EmbeddingRequest } from './protocol/embeddings';
 
 /** What the engine is asked to run: a chat request (everything is converted onto it) or an embeddings request. */
@@ -32,7 +32,7 @@ export interface LoadProgress {
 }
 
 export interface ModelStatus {
-  id: VariantId;
+  id: ModelId;
   state: ModelState;
   context_length: number;
   progress?: LoadProgress;

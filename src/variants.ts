@@ -14,8 +14,11 @@ export const VARIANT_IDS = [
 
 export type VariantId = (typeof VARIANT_IDS)[number];
 
+/** A model id the service offers: one of the five, or one of the deployment's own (src/model-config.ts). */
+export type ModelId = string;
+
 export interface Variant {
-  id: VariantId;
+  id: ModelId;
   /** Whether the variant thinks before answering (reasoning_effort "none" turns it off). */
   thinks: boolean;
   vision: boolean;

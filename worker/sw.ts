@@ -11,8 +11,9 @@ import { drainUsage } from './sw/usage-book';
 import { errorResponse } from './sw/respond';
 import { holdForLife, whenReleased } from '../src/life-locks';
 import { ApiError } from '../src/protocol/errors';
+import { setActiveCatalog } from '../src/catalog';
 import { openDatabase } from '../src/keys/db';
-import { isClaimRequest, isPortOffer, offerLock, PORT_REQUEST } from '../src/page/port-messages';
+import { isClaimRequest, isPortOffer, offerCatalog, offerLock, PORT_REQUEST } from '../src/page/port-messages';
 
 declare const self: ServiceWorkerGlobalScope & {
   /** The app shell, listed here at build time (scripts/precache-plugin.ts); absent in unbundled runs. */
@@ -65,7 +66,11 @@ self.addEventListener('message', (event) => {
     return;
   }
   const port = event.ports[0];
-  if (isPortOffer(event.data) && port) link.adopt(port, offerLock(event.data));
+  if (isPortOffer(event.data) && port) {
+    const catalog = offerCatalog(event.data);
+    if (catalog) setActiveCatalog(catalog);
+    link.adopt(port, offerLock(event.data));
+  }
 });
 
 function servesPath(url: URL): boolean {

@@ -1,6 +1,6 @@
 // The origin's IndexedDB: workspace, API keys and settings. Weights live in web-llm's own databases.
 import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
-import type { VariantId } from '../variants';
+import type { ModelId } from '../variants';
 
 export interface WorkspaceRecord {
   /** Always "current": one local workspace per origin. */
@@ -18,7 +18,7 @@ export interface KeyRecord {
   hash: string;
   /** `sk-svc-abcd…wxyz` */
   display: string;
-  models: VariantId[];
+  models: ModelId[];
   createdAt: number;
   lastUsedAt: number | null;
   revokedAt: number | null;

@@ -1,7 +1,8 @@
 // API keys: create, list, revoke, verify. Only hashes are stored; the full key is returned once, at creation.
 import { openDatabase, type KeyRecord } from './db';
 import { displayForm, generateKey, hashKey, isWellFormedKey } from './key-format';
-import { VARIANT_IDS, isVariantId, type VariantId } from '../variants';
+import { modelIds } from '../catalog';
+import type { ModelId } from '../variants';
 import { requireWorkspace } from './workspace';
 
 /** Tabs listen here to refresh their key lists; the service worker empties its memory of verified keys. */
@@ -55,12 +56,14 @@ export interface CreatedKey {
   record: KeyRecord;
 }
 
-export async function createKey(options: { name: string; models?: readonly VariantId[] }): Promise<CreatedKey> {
+export async function createKey(options: { name: string; models?: readonly ModelId[] }): Promise<CreatedKey> {
   await requireWorkspace();
   const name = options.name.trim();
   if (!name) throw new Error('A key needs a name.');
-  const models = [...new Set(options.models ?? VARIANT_IDS)];
-  if (models.length === 0 || !models.every(isVariantId)) throw new Error('A key must reach at least one known model.');
+  // The models the deployment offers (src/catalog.ts): the five, less hidden ones, plus its own.
+  const offered = modelIds();
+  const models = [...new Set(options.models ?? offered)];
+  if (models.length === 0 || !models.every((id) => offered.includes(id))) throw new Error('A key must reach at least one known model.');
   const key = generateKey();
   const record: KeyRecord = {
     id: `key_${crypto.randomUUID()}`,

@@ -9,18 +9,19 @@
 import { DEFAULT_CONFIG, mergeConfig, type InpageConfig } from '../config';
 import { createKey, listKeys, revokeKey, verifyKey, type CreatedKey } from '../keys/key-store';
 import { getWorkspace, registerWorkspace } from '../keys/workspace';
-import { VARIANT_IDS, isVariantId, type VariantId } from '../variants';
+import { adoptModels } from '../catalog';
+import { VARIANT_IDS, type ModelId, type VariantId } from '../variants';
 import { hostEngine, type EngineHost } from '../page/engine-host';
 import { claimEngine } from '../page/engine-lock';
 import { modelTools, type ModelTools } from '../page/model-import';
 import { requestPersistence, storageReport } from '../page/storage';
 
-export type { InpageConfig, VariantId, EngineHost, CreatedKey };
+export type { InpageConfig, ModelId, VariantId, EngineHost, CreatedKey };
 export { VARIANT_IDS };
 
 export interface InstallOptions {
   /** The variants this app uses: keys made by `key()` reach only these. Default: all five. */
-  models?: readonly VariantId[];
+  models?: readonly ModelId[];
   /**
    * Where inpage-sw.js is served. It must control the pages that call /v1, so it belongs at the root of the
    * site (or is served with `Service-Worker-Allowed: /`). Default: beside inpage.js.
@@ -43,20 +44,20 @@ export interface InpageService {
   /** `origin + "/v1"`: the base URL for any OpenAI client. */
   baseURL: string;
   /** The variants this app uses. */
-  models: readonly VariantId[];
+  models: readonly ModelId[];
   /**
    * A key for this app: made on first use and kept in this origin's localStorage under `inpage:key:<name>`;
    * made again if it was revoked. Keys are stored hashed by inpage; this copy is the app's.
    */
   key(name?: string): Promise<string>;
   /** A new key (shown once): for apps that keep keys themselves. */
-  createKey(options?: { name?: string; models?: readonly VariantId[] }): Promise<CreatedKey>;
+  createKey(options?: { name?: string; models?: readonly ModelId[] }): Promise<CreatedKey>;
   keys: { list: typeof listKeys; revoke: typeof revokeKey };
   /** The engine this tab hosts, or null while another tab does. */
   readonly engine: EngineHost | null;
   onEngine(listener: (host: EngineHost) => void): void;
   /** Downloads (if needed) and loads a variant ahead of the first request; needs this tab to host the engine. */
-  preload(model?: VariantId): Promise<void>;
+  preload(model?: ModelId): Promise<void>;
   storage: { report: typeof storageReport; persist: typeof requestPersistence };
   /** Importing models from a folder into the cache, and which are cached. */
   modelFiles: ModelTools;
@@ -78,10 +79,11 @@ async function register(url: string | URL, scope: string): Promise<ServiceWorker
 
 /** Registers inpage's service worker, hosts the engine (unless another tab does) and returns the service. */
 export async function installInpage(options: InstallOptions = {}): Promise<InpageService> {
-  const models = [...(options.models ?? VARIANT_IDS)];
-  const unknown = models.filter((id) => !isVariantId(id));
-  if (unknown.length > 0) throw new Error(`Unknown inpage model ${unknown.map((id) => `'${id}'`).join(', ')}; choose from ${VARIANT_IDS.join(', ')}.`);
   const config = mergeConfig(DEFAULT_CONFIG, (options.config ?? {}) as Record<string, unknown>);
+  const offered = adoptModels(config.models, 'installInpage({config})').variants.map((v) => v.id);
+  const models = [...(options.models ?? offered)];
+  const unknown = models.filter((id) => !offered.includes(id));
+  if (unknown.length > 0) throw new Error(`Unknown inpage model ${unknown.map((id) => `'${id}'`).join(', ')}; choose from ${offered.join(', ')}.`);
   // The service worker first: it serves the engine worker's script with the engine's Content-Security-Policy.
   await register(options.serviceWorkerUrl ?? new URL(/* @vite-ignore */ './inpage-sw.js', import.meta.url), options.scope ?? '/');
   const leadership = options.hostEngine === false ? null : await claimEngine(() => hostEngine(config));

@@ -2,6 +2,7 @@
 // A worker that ends (crashed, killed) is replaced at once, as its life lock tells; a heartbeat catches one
 // that hangs. The new worker's port goes to the service worker as the first one did.
 import * as Comlink from 'comlink';
+import { activeCatalog } from '../catalog';
 import type { InpageConfig } from '../config';
 import type { EngineControl } from '../engine-control';
 import type { ModelStatus } from '../engine-protocol';
@@ -101,6 +102,8 @@ class HostedEngine implements EngineHost {
         await this.init();
         return;
       } catch (err) {
+        // A bad models setting (the engine checks it against its models) does not get better by retrying.
+        if (err instanceof Error && err.name === 'ModelConfigError') throw err;
         console.warn(`inpage: ${err instanceof Error ? err.message : String(err)} Trying again in ${delay / 1000} s.`);
       }
       await new Promise((resolve) => setTimeout(resolve, delay));
@@ -188,7 +191,7 @@ async function offerPort(host: HostedEngine, target: ServiceWorker): Promise<voi
     return;
   }
   host.watchLifeLock(lock);
-  target.postMessage(portOffer(lock), [channel.port2]);
+  target.postMessage(portOffer(lock, activeCatalog()), [channel.port2]);
 }
 
 export async function hostEngine(config: InpageConfig): Promise<EngineHost> {

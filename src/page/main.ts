@@ -1,4 +1,5 @@
 // The page entry: register the service worker, host the engine, and offer a small API on `window.inpage`.
+import { adoptModels } from '../catalog';
 import { loadConfig, refusedUrlSettings } from '../config';
 import { createKey, deleteKey, listKeys, revokeKey } from '../keys/key-store';
 import { getWorkspace, registerWorkspace } from '../keys/workspace';
@@ -94,7 +95,11 @@ function afterFirstPaint(): Promise<void> {
 async function boot(): Promise<{ api: InpageApi; engine: Promise<void> }> {
   noticeRefusedUrlSettings();
   const controlled = registerServiceWorker();
-  const config = loadConfig(location);
+  // A bad `models` setting stops the start (inpageReady rejects), with the entry named on the page.
+  const config = loadConfig(location).then((settings) => {
+    adoptModels(settings.models, 'inpage.config.json');
+    return settings;
+  });
   // `?engine=off` makes this page a plain client of another tab's engine.
   const hosting = new URLSearchParams(location.search).get('engine') !== 'off';
   // One engine per origin: this tab hosts it unless another one does, and takes over when that one closes.
@@ -107,7 +112,8 @@ async function boot(): Promise<{ api: InpageApi; engine: Promise<void> }> {
       })
     : Promise.resolve(null);
   claimed.catch(() => undefined);
-  await controlled;
+  // The catalog is in force before anything lists models.
+  await Promise.all([controlled, config]);
   let leadership: EngineLeadership | null = null;
   const api: InpageApi = {
     baseURL: `${location.origin}/v1`,

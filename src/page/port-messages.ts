@@ -1,4 +1,5 @@
 // The two messages that hand the engine's MessagePort from a page to the service worker.
+import type { ModelCatalog } from '../model-config';
 
 /** Service worker → pages: "I have no engine port; whoever hosts the engine, send one." */
 export const PORT_REQUEST = { type: 'inpage:engine-port-request' } as const;
@@ -14,10 +15,21 @@ export const PORT_OFFER = { type: 'inpage:engine-port' } as const;
 export interface PortOffer {
   type: typeof PORT_OFFER.type;
   lock?: string;
+  /**
+   * The models the deployment offers (from its config, checked by the page): the service worker answers
+   * /v1/models and resolves request models by it, so `installInpage({config})` reaches it as the file does.
+   */
+  catalog?: ModelCatalog;
 }
 
-export function portOffer(lock: string): PortOffer {
-  return { ...PORT_OFFER, lock };
+export function portOffer(lock: string, catalog?: ModelCatalog): PortOffer {
+  return catalog ? { ...PORT_OFFER, lock, catalog } : { ...PORT_OFFER, lock };
+}
+
+/** The catalog an offer carries, if it is one. */
+export function offerCatalog(data: unknown): ModelCatalog | undefined {
+  const catalog = (data as { catalog?: unknown } | null)?.catalog as ModelCatalog | undefined;
+  return catalog && Array.isArray(catalog.variants) && catalog.variants.length > 0 ? catalog : undefined;
 }
 
 /** The liveness lock of an offer, if it names one. */

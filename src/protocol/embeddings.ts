@@ -3,7 +3,8 @@
 import { z } from 'zod';
 import { ApiError, modelNotFound } from './errors';
 import { toApiError } from './validate';
-import { VARIANTS, isVariantId, type Variant, type VariantId } from '../variants';
+import { variantOf } from '../catalog';
+import type { ModelId, Variant } from '../variants';
 
 /** OpenAI's limit on how many inputs one request may embed. */
 export const MAX_EMBEDDING_INPUTS = 2048;
@@ -34,7 +35,7 @@ export type EmbeddingInput = string | number[];
 export interface EmbeddingRequest {
   /** Tells it apart from a chat request on the way to the engine. */
   kind: 'embeddings';
-  model: VariantId;
+  model: ModelId;
   variant: Variant;
   /** One text or token-id list per vector, in order. */
   input: EmbeddingInput[];
@@ -64,8 +65,8 @@ export function parseEmbeddingRequest(body: unknown): EmbeddingRequest {
   const parsed = requestSchema.safeParse(cleaned, { reportInput: true });
   if (!parsed.success) throw toApiError(parsed.error.issues[0]!);
   const req: EmbeddingRequestBody = parsed.data;
-  if (!isVariantId(req.model)) throw modelNotFound(req.model);
-  const variant = VARIANTS[req.model];
+  const variant = variantOf(req.model);
+  if (!variant) throw modelNotFound(req.model);
   const spec = variant.embeddings;
   if (!spec) {
     throw new ApiError('invalid_value', `The model '${req.model}' is a chat model and does not create embeddings; use svc-embed.`, { param: 'model' });

@@ -1,5 +1,5 @@
 // Wire types of the /v1 interface (CONTRACT.md "Answers" and "Model object").
-import type { VariantId } from '../variants';
+import type { ModelId } from '../variants';
 
 // The request's types are declared once, by the zod schema in validate.ts; re-exported here for convenience.
 export type {
@@ -106,7 +106,7 @@ export interface ChatCompletionChunk {
 export type ModelState = 'not_downloaded' | 'downloading' | 'cached' | 'loading' | 'ready' | 'unavailable';
 
 export interface ModelObject {
-  id: VariantId;
+  id: ModelId;
   object: 'model';
   created: number;
   owned_by: string;

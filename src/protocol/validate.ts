@@ -2,7 +2,9 @@
 import { z } from 'zod';
 import { ApiError } from './errors';
 import { modelNotFound } from './errors';
-import { VARIANTS, isVariantId, type Variant, type VariantId } from '../variants';
+import { activeCatalog } from '../catalog';
+import { variantIn, type ModelCatalog } from '../model-config';
+import type { ModelId, Variant } from '../variants';
 
 const num = (min: number, max: number) => z.number().min(min).max(max);
 const positiveInt = z.number().int().min(1);
@@ -155,7 +157,7 @@ export type ChatCompletionRequest = Omit<
   ChatRequestBody,
   'model' | 'messages' | 'functions' | 'function_call' | 'modalities' | 'audio' | 'web_search_options'
 > & {
-  model: VariantId;
+  model: ModelId;
   variant: Variant;
   messages: ChatMessage[];
   /**
@@ -237,7 +239,7 @@ export function toApiError(issue: Issue): ApiError {
  * Checks a parsed JSON body against CONTRACT.md. Throws the ApiError the caller must see; returns the
  * request with `null` optional fields dropped (clients send `null` to mean "not set") and its variant resolved.
  */
-export function validateChatRequest(body: unknown): ChatCompletionRequest {
+export function validateChatRequest(body: unknown, catalog: ModelCatalog = activeCatalog()): ChatCompletionRequest {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new ApiError('invalid_type', `The request body must be a JSON object, but got ${describe(body)}.`);
   }
@@ -253,7 +255,8 @@ export function validateChatRequest(body: unknown): ChatCompletionRequest {
     throw toApiError(parsed.error.issues[0]!);
   }
   const req = parsed.data;
-  if (!isVariantId(req.model)) throw modelNotFound(req.model);
+  const variant = variantIn(catalog, req.model);
+  if (!variant) throw modelNotFound(req.model);
   if (req.stream_options !== undefined && req.stream !== true) {
     throw new ApiError('invalid_value', "'stream_options' is only allowed when 'stream' is true.", { param: 'stream_options' });
   }
@@ -268,7 +271,6 @@ export function validateChatRequest(body: unknown): ChatCompletionRequest {
   if (req.web_search_options !== undefined && req.web_search_options !== null) {
     unsupported('web_search_options', 'is not supported: the models run in the page and cannot search the web');
   }
-  const variant = VARIANTS[req.model];
   if (variant.embeddings) {
     throw new ApiError('invalid_value', `The model '${req.model}' is an embedding model and does not generate text; use it with POST /v1/embeddings.`, { param: 'model' });
   }

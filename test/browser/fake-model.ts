@@ -26,7 +26,8 @@ function bytes(seed: string, length: number): Buffer {
   return out;
 }
 
-export function fakeModel(modelId: string, options: { legacyManifest?: boolean; shardBytes?: number } = {}): FakeModel {
+/** `lib`: the library's file name, for a model web-llm does not ship (default: its prebuilt record's). */
+export function fakeModel(modelId: string, options: { legacyManifest?: boolean; shardBytes?: number; lib?: string } = {}): FakeModel {
   const shardBytes = options.shardBytes ?? 200_000;
   const files = new Map<string, Buffer>();
   const json = (value: unknown) => Buffer.from(JSON.stringify(value, null, 1));
@@ -48,7 +49,7 @@ export function fakeModel(modelId: string, options: { legacyManifest?: boolean; 
     })),
   });
   files.set(options.legacyManifest ? 'ndarray-cache.json' : 'tensor-cache.json', manifest);
-  const libUrl = prebuiltRecord(modelId).model_lib;
+  const libUrl = options.lib ?? prebuiltRecord(modelId).model_lib;
   const lib = libUrl.slice(libUrl.lastIndexOf('/') + 1);
   const libBytes = Buffer.concat([Buffer.from([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0]), bytes(`${modelId}/lib`, 50_000)]);
   return { modelId, lib, files, libBytes };

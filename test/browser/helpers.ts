@@ -1,6 +1,6 @@
 // Shared steps of the browser tests: open a page under the service worker, make a key, call /v1 from the page.
 import type { BrowserContext, Page } from '@playwright/test';
-import type { VariantId } from '../../src/variants';
+import type { ModelId } from '../../src/variants';
 
 export interface Answer {
   status: number;
@@ -28,7 +28,7 @@ export async function openApp(page: Page, path = '/'): Promise<void> {
 }
 
 /** Registers the workspace (if needed) and makes a key; returns the full key. */
-export async function makeKey(page: Page, options: { name?: string; models?: VariantId[] } = {}): Promise<string> {
+export async function makeKey(page: Page, options: { name?: string; models?: ModelId[] } = {}): Promise<string> {
   return page.evaluate(async ({ name, models }) => {
     const api = await window.inpageReady!;
     await api.workspace.register('Test workspace');

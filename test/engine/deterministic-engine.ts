@@ -34,7 +34,10 @@ import type { InpageConfig } from '../../src/config';
 import type { EngineEvent, ModelStatus } from '../../src/engine-protocol';
 import { toolCallId } from '../../src/protocol/completion';
 import type { ChatCompletionRequest, ChatMessage, FunctionTool, ModelState, TokenLogprob } from '../../src/protocol/types';
-import { VARIANTS, VARIANT_IDS, type VariantId } from '../../src/variants';
+import { activeCatalog, adoptModels, variantOf } from '../../src/catalog';
+import { modelNotFound } from '../../src/protocol/errors';
+import type { ModelId } from '../../src/variants';
+import { webllmModels } from '../../worker/engine/webllm/models';
 import type { Engine, EngineFactory, Generation } from '../../worker/engine/engine';
 import { nextTurn } from '../../worker/engine/event-batch';
 import { assertSupported, outputLimit, stopSequences, toolPlan, wantsThinking, type ToolPlan } from '../../worker/engine/request-support';
@@ -138,10 +141,20 @@ export class DeterministicEngine implements Engine {
   /** The conversation the KV cache holds after the last turn, on the loaded weights. */
   private held: { group: string; messages: ChatMessage[] } | null = null;
 
-  constructor(private readonly config: InpageConfig) {}
+  constructor(private readonly config: InpageConfig) {
+    // The deployment's models, checked as the web-llm engine checks them (a bad entry fails start-up alike).
+    adoptModels(config.models, "the deployment's models setting");
+    webllmModels();
+  }
 
-  private group(id: VariantId): GroupState {
-    const name = VARIANTS[id].weightGroup;
+  private groupOf(id: ModelId): string {
+    const variant = variantOf(id);
+    if (!variant) throw modelNotFound(id);
+    return variant.weightGroup;
+  }
+
+  private group(id: ModelId): GroupState {
+    const name = this.groupOf(id);
     let state = this.groups.get(name);
     if (!state) this.groups.set(name, (state = { state: 'not_downloaded', bytesDone: 0 }));
     return state;
@@ -152,11 +165,14 @@ export class DeterministicEngine implements Engine {
   }
 
   status(): ModelStatus[] {
-    return VARIANT_IDS.map((id) => {
+    return activeCatalog().variants.map(({ id, weightGroup }) => {
       const g = this.group(id);
+      // What production would load here (an adapter without shader-f16): names the real model as web-llm does.
+      const model = webllmModels().get(weightGroup)?.f32;
       // An embedding model's window is its own (512 tokens), as web-llm reports it.
-      const context = VARIANTS[id].embeddings ? VARIANTS[id].trainedContext : TEST_CONTEXT_LENGTH;
-      const status: ModelStatus = { id, state: g.state, context_length: context };
+      const variant = variantOf(id);
+      const context = variant?.embeddings ? variant.trainedContext : TEST_CONTEXT_LENGTH;
+      const status: ModelStatus = { id, state: g.state, context_length: context, ...(model ? { modelId: model } : {}) };
       if (g.state === 'downloading') {
         status.progress = {
           phase: 'download',
@@ -179,10 +195,10 @@ export class DeterministicEngine implements Engine {
     return { available: true, vendor: 'inpage-test', architecture: 'deterministic', description: 'Deterministic test engine', features: [], shaderF16: false };
   }
 
-  async load(id: VariantId): Promise<void> {
-    const name = VARIANTS[id].weightGroup;
+  async load(id: ModelId): Promise<void> {
+    const name = this.groupOf(id);
     const g = this.group(id);
-    if (VARIANTS[id].embeddings) {
+    if (variantOf(id)?.embeddings) {
       // Loads beside the chat model: the chat model stays as it is.
       if (this.loadedEmbedder === name && g.state === 'ready') return;
       this.loadedEmbedder = name;
@@ -230,13 +246,13 @@ export class DeterministicEngine implements Engine {
     this.changed();
   }
 
-  async deleteFromCache(id: VariantId): Promise<void> {
+  async deleteFromCache(id: ModelId): Promise<void> {
     const g = this.group(id);
-    if (this.loadedGroup === VARIANTS[id].weightGroup) {
+    if (this.loadedGroup === this.groupOf(id)) {
       this.loadedGroup = null;
       this.held = null;
     }
-    if (this.loadedEmbedder === VARIANTS[id].weightGroup) this.loadedEmbedder = null;
+    if (this.loadedEmbedder === this.groupOf(id)) this.loadedEmbedder = null;
     g.state = 'not_downloaded';
     g.bytesDone = 0;
     this.changed();
@@ -285,7 +301,8 @@ export class DeterministicEngine implements Engine {
       if (raw === undefined && calls.length === 0 && !(stopped && reasoning.length > 0)) this.held = { group, messages: [...request.messages, { role: 'assistant', content: given }] };
     };
     return {
-      fingerprint: `fp_test_${group}`,
+      // Names the real model, as web-llm's does: the one production would load here (no shader-f16).
+      fingerprint: `fp_test_${webllmModels().get(group)?.f32 ?? group}`,
       events: this.stream(reasoning, tokenize(content), calls, { promptTokens, cachedTokens, limit, stopped, failAfter: reply.failAfter, logprobs, signal, keep }),
     };
   }

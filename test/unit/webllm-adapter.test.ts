@@ -794,7 +794,7 @@ describe('embeddings (svc-embed)', () => {
     const ctx = t.adapter.status().find((s) => s.id === 'svc-model-5.2-short')!.context_length;
     const sized = (memoryMB: number) =>
       contextLength({
-        shape: kvShape(VARIANTS['svc-model-5.2-short']),
+        shape: kvShape(VARIANTS['svc-model-5.2-short'])!,
         precision: 'f32',
         vramRequiredMB: prebuiltRecord('Qwen3-1.7B-q4f32_1-MLC').vram_required_MB!,
         trainedContext: VARIANTS['svc-model-5.2-short'].trainedContext,

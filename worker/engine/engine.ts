@@ -3,7 +3,7 @@ import type { AdapterReport, ImportFile, ImportProgress, ImportReport } from '..
 import type { InpageConfig } from '../../src/config';
 import type { EngineEvent, ModelStatus } from '../../src/engine-protocol';
 import type { ChatCompletionRequest } from '../../src/protocol/types';
-import type { VariantId } from '../../src/variants';
+import type { ModelId } from '../../src/variants';
 import type { EmbeddingRequest } from '../../src/protocol/embeddings';
 
 export interface Generation {
@@ -41,9 +41,9 @@ export interface Engine {
   /** Called on every status change, including download progress. */
   onStatus(listener: () => void): void;
   adapter(): Promise<AdapterReport>;
-  load(id: VariantId): Promise<void>;
+  load(id: ModelId): Promise<void>;
   unload(): Promise<void>;
-  deleteFromCache(id: VariantId): Promise<void>;
+  deleteFromCache(id: ModelId): Promise<void>;
   /**
    * Optional: reads again which models are cached, for models neither loading nor loaded: after files were
    * imported into the cache, or when the browser may have evicted them. Engines without it never change.

@@ -3,7 +3,8 @@ import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { ApiError, modelNotFound } from '../../src/protocol/errors';
 import { getWorkspace } from '../../src/keys/workspace';
-import { VARIANTS, VARIANT_IDS, isVariantId, type VariantId } from '../../src/variants';
+import { activeCatalog, variantOf } from '../../src/catalog';
+import type { ModelId } from '../../src/variants';
 import type { ModelStatus } from '../../src/engine-protocol';
 import type { ModelObject } from '../../src/protocol/types';
 import { requireKey, type AuthEnv } from './auth';
@@ -56,7 +57,7 @@ export function createApp(link: EngineLink): Hono<AuthEnv> {
   // The last status an engine reported, so /v1/models stays truthful about context while none is connected.
   let lastStatus: ModelStatus[] | null = null;
 
-  async function modelObjects(reachable: readonly VariantId[]): Promise<ModelObject[]> {
+  async function modelObjects(reachable: readonly ModelId[]): Promise<ModelObject[]> {
     const workspace = await getWorkspace();
     let statuses: ModelStatus[] | null = null;
     try {
@@ -65,8 +66,9 @@ export function createApp(link: EngineLink): Hono<AuthEnv> {
     } catch {
       statuses = null;
     }
-    return VARIANT_IDS.filter((id) => reachable.includes(id)).map((id) => {
-      const v = VARIANTS[id];
+    // The deployment's catalog (the engine's port offer brings it): the five less hidden ones, plus its own.
+    return activeCatalog().variants.filter((v) => reachable.includes(v.id)).map((v) => {
+      const id = v.id;
       const status = statuses?.find((s) => s.id === id);
       const known = lastStatus?.find((s) => s.id === id);
       return {
@@ -105,7 +107,9 @@ export function createApp(link: EngineLink): Hono<AuthEnv> {
   app.get('/v1/models/:id', requireKey, async (c) => {
     const key = c.get('key');
     const id = c.req.param('id');
-    if (!isVariantId(id) || !key.models.includes(id)) {
+    // Model ids are the deployment's: its catalog comes with the engine's port (see engine-link.ts).
+    if (!link.connected) await link.settled();
+    if (!variantOf(id) || !key.models.includes(id)) {
       throw modelNotFound(id);
     }
     const [model] = await modelObjects([id]);
@@ -120,6 +124,7 @@ export function createApp(link: EngineLink): Hono<AuthEnv> {
     limitBody,
     async (c) => {
       const key = c.get('key');
+      if (!link.connected) await link.settled();
       const request = await readChatRequest(c.req.raw);
       if (!key.models.includes(request.model)) {
         throw modelNotFound(request.model);
@@ -139,6 +144,8 @@ export function createApp(link: EngineLink): Hono<AuthEnv> {
 
   app.post('/v1/embeddings', requireKey, limitBody, async (c) => {
     const key = c.get('key');
+    // Model ids are the deployment's: its catalog comes with the engine's port.
+    if (!link.connected) await link.settled();
     return createEmbeddings(link, key, c.req.raw, accountFor(c, key.id));
   });
   app.all('/v1/embeddings', methodNotAllowed('POST'));

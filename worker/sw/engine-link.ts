@@ -188,6 +188,14 @@ export class EngineLink {
     setTimeout(() => this.ask(), 0);
   }
 
+  /**
+   * Settles once an engine is connected, or after the connect timeout without one. A port offer brings the
+   * deployment's catalog of models, so routes that resolve model ids wait for it after a restart.
+   */
+  async settled(): Promise<void> {
+    await this.acquire();
+  }
+
   /** The current port, or one a page hands over within the connect timeout, or null. */
   private async acquire(): Promise<MessagePort | null> {
     if (this.port) return this.port;

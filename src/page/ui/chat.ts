@@ -3,7 +3,8 @@
 // at another area, and everything is kept in IndexedDB (conversation-db.ts) across reloads and restarts.
 import { useEffect, useState } from 'preact/hooks';
 import type { FinishReason } from '../../protocol/types';
-import { VARIANTS, isVariantId, type VariantId } from '../../variants';
+import { modelIds, variantOf } from '../../catalog';
+import type { ModelId } from '../../variants';
 import { ApiCallError, streamChat } from './api';
 import { DEFAULT_PARAMS, deleteConversation, listConversations, putConversation, type Conversation, type Turn } from './conversation-db';
 import { requestBody, toMessages } from './conversation-request';
@@ -29,7 +30,8 @@ let controller: AbortController | null = null;
 const PAINT_MS = 40;
 /** Typing in the composer or a field is saved this long after the last keystroke. */
 const SAVE_MS = 300;
-const DEFAULT_MODEL: VariantId = 'svc-model-5.2-fast';
+/** The model a new chat starts with: svc-model-5.2-fast, or the deployment's first if it hides that one. */
+const defaultModel = (): ModelId => (modelIds().includes('svc-model-5.2-fast') ? 'svc-model-5.2-fast' : modelIds()[0]!);
 
 let paintTimer: ReturnType<typeof setTimeout> | null = null;
 function notify(): void {
@@ -94,7 +96,7 @@ function blank(orgId: string, from?: Conversation): Conversation {
     named: false,
     createdAt: now,
     updatedAt: now,
-    model: from?.model ?? DEFAULT_MODEL,
+    model: from?.model ?? defaultModel(),
     system: from?.system ?? '',
     params: { ...(from?.params ?? DEFAULT_PARAMS) },
     turns: [],
@@ -122,7 +124,7 @@ export async function loadConversations(orgId: string): Promise<void> {
     console.error('inpage: the conversations could not be read:', err);
   }
   for (const conversation of list) {
-    if (!isVariantId(conversation.model) || VARIANTS[conversation.model].embeddings) conversation.model = DEFAULT_MODEL;
+    if (!modelIds().includes(conversation.model) || variantOf(conversation.model)?.embeddings) conversation.model = defaultModel();
     // A tab closed in the middle of an answer: what came is kept, as stopped.
     for (const turn of conversation.turns) if (turn.status === 'streaming') turn.status = 'stopped';
   }
@@ -353,6 +355,6 @@ export function useChat(): ChatState {
 }
 
 /** Whether `model` reads images (the composer offers an attachment). */
-export function readsImages(model: VariantId): boolean {
-  return VARIANTS[model].vision;
+export function readsImages(model: ModelId): boolean {
+  return variantOf(model)!.vision;
 }

@@ -2,7 +2,7 @@
 // per workspace (organisation id). Each holds its model, system prompt, parameters, turns and unsent draft.
 import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
 import type { FinishReason } from '../../protocol/types';
-import type { VariantId } from '../../variants';
+import type { ModelId } from '../../variants';
 
 export interface TurnStats {
   /** Completion tokens (thinking included): from `usage`, or counted deltas when the answer was stopped. */
@@ -52,7 +52,7 @@ export interface Conversation {
   named: boolean;
   createdAt: number;
   updatedAt: number;
-  model: VariantId;
+  model: ModelId;
   system: string;
   params: Params;
   turns: Turn[];

@@ -1,7 +1,8 @@
 // What a conversation sends to /v1: its messages (images left out for a text model), the request body with
 // its parameters, and the same as JSON, Markdown and client code a person can take away.
 import type { ChatMessage, ContentPart } from '../../protocol/types';
-import { VARIANTS, type VariantId } from '../../variants';
+import { variantOf } from '../../catalog';
+import type { ModelId } from '../../variants';
 import type { Conversation, Params, Turn } from './conversation-db';
 import { quote } from './snippets';
 
@@ -12,13 +13,13 @@ export interface Messages {
 }
 
 /** The messages for `model`: system prompt, then the user and assistant turns (notes are never sent). */
-export function toMessages(system: string, turns: readonly Turn[], model: VariantId): Messages {
+export function toMessages(system: string, turns: readonly Turn[], model: ModelId): Messages {
   const messages: ChatMessage[] = [];
   let imagesLeftOut = 0;
   if (system.trim()) messages.push({ role: 'system', content: system });
   for (const turn of turns) {
     if (turn.role === 'user') {
-      if (turn.image && VARIANTS[model].vision) {
+      if (turn.image && variantOf(model)!.vision) {
         const content: ContentPart[] = [
           { type: 'text', text: turn.text },
           { type: 'image_url', image_url: { url: turn.image } },
@@ -36,12 +37,12 @@ export function toMessages(system: string, turns: readonly Turn[], model: Varian
 }
 
 /** The body of POST /v1/chat/completions for these messages and parameters (without `stream`). */
-export function requestBody(model: VariantId, messages: ChatMessage[], params: Params): Record<string, unknown> {
+export function requestBody(model: ModelId, messages: ChatMessage[], params: Params): Record<string, unknown> {
   const body: Record<string, unknown> = { model, messages };
   if (params.temperature !== null) body.temperature = params.temperature;
   if (params.top_p !== null) body.top_p = params.top_p;
   if (params.max_tokens !== null) body.max_tokens = params.max_tokens;
-  if (VARIANTS[model].thinks && !params.thinking) body.reasoning_effort = 'none';
+  if (variantOf(model)!.thinks && !params.thinking) body.reasoning_effort = 'none';
   if (params.json) body.response_format = { type: 'json_object' };
   return body;
 }

@@ -2,7 +2,8 @@
 import { Fragment, h } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { KeyRecord } from '../../keys/db';
-import { VARIANT_IDS, VARIANTS, type VariantId } from '../../variants';
+import { modelIds, variantOf } from '../../catalog';
+import type { ModelId } from '../../variants';
 import { formatDateTime, formatInteger, formatRelative } from './format';
 import { save as keepSessionKey } from './session-key';
 import { refreshKeys } from './startup';
@@ -18,8 +19,8 @@ interface Created {
   record: KeyRecord;
 }
 
-function capabilityHint(id: VariantId): string {
-  const v = VARIANTS[id];
+function capabilityHint(id: ModelId): string {
+  const v = variantOf(id)!;
   return [v.thinks ? 'thinks' : 'no thinking', v.vision ? 'vision' : null].filter(Boolean).join(', ');
 }
 
@@ -29,12 +30,12 @@ function CreateKeyForm(props: { onCreated: (created: Created) => void; focusName
   useEffect(() => {
     if (props.focusName) nameInput.current?.focus();
   }, []);
-  const [models, setModels] = useState<VariantId[]>([...VARIANT_IDS]);
+  const [models, setModels] = useState<ModelId[]>(modelIds());
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
 
-  const toggle = (id: VariantId, on: boolean) =>
-    setModels((current) => VARIANT_IDS.filter((v) => (v === id ? on : current.includes(v))));
+  const toggle = (id: ModelId, on: boolean) =>
+    setModels((current) => modelIds().filter((v) => (v === id ? on : current.includes(v))));
 
   const submit = async (event: Event) => {
     event.preventDefault();
@@ -49,7 +50,7 @@ function CreateKeyForm(props: { onCreated: (created: Created) => void; focusName
     try {
       const created = await api.keys.create({ name, models });
       setName('');
-      setModels([...VARIANT_IDS]);
+      setModels(modelIds());
       await refreshKeys();
       props.onCreated(created);
     } catch (err) {
@@ -82,7 +83,7 @@ function CreateKeyForm(props: { onCreated: (created: Created) => void; focusName
       'fieldset',
       { class: 'model-choice' },
       h('legend', null, 'Models this key can reach'),
-      VARIANT_IDS.map((id) =>
+      modelIds().map((id) =>
         h(
           'label',
           { class: 'check', key: id },
@@ -147,8 +148,10 @@ function When(props: { at: number | null; never: string }) {
   return h('time', { dateTime: new Date(props.at).toISOString(), title: formatDateTime(props.at) }, formatRelative(props.at));
 }
 
-function modelList(models: readonly VariantId[]): string {
-  return models.length === VARIANT_IDS.length ? 'All' : models.join(', ');
+function modelList(models: readonly ModelId[]): string {
+  const all = modelIds();
+  if (models.length === all.length && all.every((id) => models.includes(id))) return all.length === 5 ? 'All five' : 'All models';
+  return models.join(', ');
 }
 
 function KeyRow(props: { record: KeyRecord; confirming: boolean; onConfirm: (id: string | null) => void; onRevoked: () => void; onDeleted: () => void }) {

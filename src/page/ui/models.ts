@@ -4,7 +4,8 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import type { AdapterReport } from '../../engine-control';
 import type { ModelStatus } from '../../engine-protocol';
 import type { ModelState } from '../../protocol/types';
-import { VARIANT_IDS, VARIANTS, type VariantId } from '../../variants';
+import { modelIds, variantOf } from '../../catalog';
+import type { ModelId } from '../../variants';
 import type { RateEstimate } from './download-rate';
 import { formatBytes, formatDuration, formatInteger, formatRate } from './format';
 import { MODEL_CARDS, cardTitle } from '../../../worker/engine/webllm/model-cards';
@@ -29,8 +30,8 @@ export function webGpuMissing(ui: UiState): string | null {
   return null;
 }
 
-function partners(id: VariantId): VariantId[] {
-  return VARIANT_IDS.filter((other) => other !== id && VARIANTS[other].weightGroup === VARIANTS[id].weightGroup);
+function partners(id: ModelId): ModelId[] {
+  return modelIds().filter((other) => other !== id && variantOf(other)!.weightGroup === variantOf(id)!.weightGroup);
 }
 
 /** What a load is doing after the download, in the engine's phase names. */
@@ -106,7 +107,7 @@ function focusImport(): void {
   document.getElementById('import-folder')?.focus();
 }
 
-function LoadError(props: { id: VariantId; message: string; onRetry: (() => void) | null; canImport: boolean }) {
+function LoadError(props: { id: ModelId; message: string; onRetry: (() => void) | null; canImport: boolean }) {
   return h(
     'div',
     { class: 'notice notice-error load-error', role: 'alert', 'data-testid': 'load-error' },
@@ -124,9 +125,9 @@ function LoadError(props: { id: VariantId; message: string; onRetry: (() => void
 
 type Action = 'load' | 'unload' | 'delete';
 
-function ModelCard(props: { id: VariantId; status: ModelStatus | undefined; rate: RateEstimate | undefined; controllable: boolean }) {
+function ModelCard(props: { id: ModelId; status: ModelStatus | undefined; rate: RateEstimate | undefined; controllable: boolean }) {
   const { id, status } = props;
-  const v = VARIANTS[id];
+  const v = variantOf(id)!;
   const state: ModelState = status?.state ?? 'unavailable';
   const badge = status ? STATE_LABEL[state] : props.controllable ? 'Checking…' : 'In another tab';
   const [busy, setBusy] = useState<Action | null>(null);
@@ -195,6 +196,9 @@ function ModelCard(props: { id: VariantId; status: ModelStatus | undefined; rate
       { class: 'facts-list' },
       card && h('dt', null, 'Model'),
       card && h('dd', null, `${card.family} ${card.size}, ${card.quantisation}`, status?.modelId ? h('span', { class: 'muted' }, ` (${status.modelId})`) : null),
+      // A model the deployment configured (no card here): its id, as the engine names it.
+      !card && status?.modelId && h('dt', null, 'Model'),
+      !card && status?.modelId && h('dd', { 'data-testid': 'real-model' }, status.modelId),
       card && h('dt', null, 'Licence'),
       card && h('dd', null, h('a', { href: card.licenceUrl, target: '_blank', rel: 'noopener noreferrer' }, card.licence)),
       status?.memoryMB && h('dt', null, 'GPU memory'),
@@ -206,7 +210,7 @@ function ModelCard(props: { id: VariantId; status: ModelStatus | undefined; rate
     ),
     status && (state === 'downloading' || state === 'loading') && h(Progress, { status, rate: props.rate }),
     // One failure, one error: on the first card of the weights it concerns; the card that shares them points there.
-    status?.error && shares.length > 0 && VARIANT_IDS.indexOf(shares[0]!) < VARIANT_IDS.indexOf(id)
+    status?.error && shares.length > 0 && modelIds().indexOf(shares[0]!) < modelIds().indexOf(id)
       ? h('p', { class: 'hint error-pointer' }, `Loading these weights failed: see ${shares[0]}.`)
       : status?.error && h(LoadError, { id, message: status.error, onRetry: props.controllable && !working ? () => void run('load') : null, canImport: props.controllable }),
     error && !status?.error && h(Notice, { kind: 'error' }, error),
@@ -272,7 +276,7 @@ export function ModelsArea() {
           h(
             'div',
             { class: 'model-grid' },
-            VARIANT_IDS.map((id) =>
+            modelIds().map((id) =>
               h(ModelCard, { key: id, id, status: ui.models?.find((m) => m.id === id), rate: ui.rates[id], controllable: engine !== null }),
             ),
           ),

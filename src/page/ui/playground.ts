@@ -1,7 +1,8 @@
 // Playground: chat with a variant through /v1, as any client would, with a key kept for this tab only.
 import { h } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { CHAT_VARIANT_IDS, VARIANTS, type VariantId } from '../../variants';
+import { modelIds, variantOf } from '../../catalog';
+import type { ModelId } from '../../variants';
 import { BASE_URL, type ApiCallError } from './api';
 import {
   current,
@@ -386,7 +387,7 @@ function Parameters(props: { conversation: Conversation }) {
   const { conversation } = props;
   const p = conversation.params;
   const set = (patch: Partial<Params>) => updateCurrent({ params: { ...p, ...patch } });
-  const thinks = VARIANTS[conversation.model].thinks;
+  const thinks = variantOf(conversation.model)!.thinks;
   const changed = (Object.keys(DEFAULT_PARAMS) as (keyof Params)[]).filter((k) => p[k] !== DEFAULT_PARAMS[k] && (k !== 'thinking' || thinks));
   return h(
     'details',
@@ -453,10 +454,10 @@ export function PlaygroundArea() {
     if (orgId) void loadConversations(orgId);
   }, [orgId]);
   const conversation = current();
-  const model: VariantId = conversation?.model ?? 'svc-model-5.2-fast';
+  const model: ModelId = conversation?.model ?? (modelIds().includes('svc-model-5.2-fast') ? 'svc-model-5.2-fast' : modelIds()[0]!);
 
   useEffect(() => {
-    if (!VARIANTS[model].vision) setImage(null);
+    if (!variantOf(model)!.vision) setImage(null);
   }, [model]);
 
   // Follow the newest answer while it streams.
@@ -468,9 +469,9 @@ export function PlaygroundArea() {
   const missing = webGpuMissing(ui);
   const key = ui.sessionKey;
   const record = key ? ui.keys.find((k) => k.id === key.id) : undefined;
-  const reachable = (id: VariantId) => !record || record.models.includes(id);
+  const reachable = (id: ModelId) => !record || record.models.includes(id);
   const status = ui.models?.find((m) => m.id === model);
-  const variant = VARIANTS[model];
+  const variant = variantOf(model)!;
   const busy = chat.streamingId !== null;
   const sender: Sender | null = key
     ? {
@@ -588,9 +589,9 @@ export function PlaygroundArea() {
                 h('label', { for: 'pg-model' }, 'Model'),
                 h(
                   'select',
-                  { id: 'pg-model', value: model, onChange: (e: Event) => updateCurrent({ model: (e.currentTarget as HTMLSelectElement).value as VariantId }), 'aria-describedby': 'pg-model-hint' },
-                  // The chat variants: svc-embed answers POST /v1/embeddings only.
-                  CHAT_VARIANT_IDS.map((id) => {
+                  { id: 'pg-model', value: model, onChange: (e: Event) => updateCurrent({ model: (e.currentTarget as HTMLSelectElement).value as ModelId }), 'aria-describedby': 'pg-model-hint' },
+                  // The chat models: svc-embed answers POST /v1/embeddings only.
+                  modelIds().filter((id) => !variantOf(id)?.embeddings).map((id) => {
                     const state = ui.models?.find((m) => m.id === id)?.state;
                     const can = reachable(id);
                     return h('option', { key: id, value: id, disabled: !can }, `${id}${state ? ` · ${STATE_LABEL[state].toLowerCase()}` : ''}${can ? '' : ' · key cannot reach it'}`);

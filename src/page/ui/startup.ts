@@ -2,7 +2,7 @@
 import * as Comlink from 'comlink';
 import type { ModelStatus } from '../../engine-protocol';
 import { verifyKey, KEYS_CHANNEL } from '../../keys/key-store';
-import type { VariantId } from '../../variants';
+import type { ModelId } from '../../variants';
 import type { EngineHost } from '../engine-host';
 import type { InpageApi } from '../main';
 import { DownloadRate, type RateEstimate } from './download-rate';
@@ -22,11 +22,11 @@ export async function refreshWorkspace(): Promise<void> {
   setState({ workspace: await api.workspace.get() });
 }
 
-const rates = new Map<VariantId, DownloadRate>();
+const rates = new Map<ModelId, DownloadRate>();
 
 function onModels(models: ModelStatus[]): void {
   const now = performance.now();
-  const estimates: Partial<Record<VariantId, RateEstimate>> = {};
+  const estimates: Partial<Record<ModelId, RateEstimate>> = {};
   for (const model of models) {
     const progress = model.progress;
     if (model.state !== 'downloading' || !progress) {

@@ -3,7 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { AdapterReport } from '../../engine-control';
 import type { ModelStatus } from '../../engine-protocol';
 import type { KeyRecord, WorkspaceRecord } from '../../keys/db';
-import type { VariantId } from '../../variants';
+import type { ModelId } from '../../variants';
 import type { EngineHost } from '../engine-host';
 import type { InpageApi } from '../main';
 import type { RateEstimate } from './download-rate';
@@ -30,7 +30,7 @@ export interface UiState {
   /** The engine's model states; null while unknown or when another tab hosts the engine. */
   models: ModelStatus[] | null;
   /** Download speed and time left per variant, while downloading. */
-  rates: Partial<Record<VariantId, RateEstimate>>;
+  rates: Partial<Record<ModelId, RateEstimate>>;
   adapter: AdapterReport | null;
   /** The page's own WebGPU check; null until done. */
   webgpu: WebGpuProbe | null;

@@ -8,9 +8,11 @@ import type { AdapterReport, ImportFile, ImportProgress, ImportReport } from '..
 import type { ModelStatus } from '../../../src/engine-protocol';
 import { ApiError, clientAborted, contextExceeded } from '../../../src/protocol/errors';
 import type { ChatCompletionRequest } from '../../../src/protocol/types';
+import { adoptModels, variantOf } from '../../../src/catalog';
+import { modelNotFound } from '../../../src/protocol/errors';
+import type { ModelId, Variant } from '../../../src/variants';
 import type { EmbeddingRequest } from '../../../src/protocol/embeddings';
 import type { EngineEvent } from '../../../src/engine-protocol';
-import { VARIANTS, type Variant, type VariantId } from '../../../src/variants';
 import type { Engine, Generation } from '../engine';
 import { assertSupported, outputLimit } from '../request-support';
 import { ModelCache, type CacheFunctions } from './cache';
@@ -21,7 +23,7 @@ import { resolveImages, type ImageReader, type ResolvedImage } from './images';
 import { imageUrlAllowed } from '../../../src/csp';
 import { KvMemory } from './kv-reuse';
 import { ModelStates } from './model-states';
-import { EMPTY_THINK_BLOCK, appConfigFor, hasThinkingSwitch, kvShape, modelIdOf, prebuiltRecord, weightGroups, type Precision } from './models';
+import { EMPTY_THINK_BLOCK, WEBLLM_DEFAULT_CONTEXT, appConfigFor, baseRecord, hasThinkingSwitch, kvShape, modelIdOf, webllmModels, weightGroups, type Precision } from './models';
 import { Mutex } from './mutex';
 import { ProgressTracker } from './progress';
 import { countPromptTokens, type LoadedModelView } from './prompt-tokens';
@@ -60,7 +62,7 @@ interface RunningState {
 const aborted = clientAborted;
 
 export class WebLlmEngine implements Engine {
-  private readonly states = new ModelStates();
+  private readonly states: ModelStates;
   private readonly mutex = new Mutex();
   private readonly appConfig: AppConfig;
   private readonly cache: ModelCache;
@@ -79,6 +81,10 @@ export class WebLlmEngine implements Engine {
     private readonly config: InpageConfig,
     private readonly deps: WebLlmDeps,
   ) {
+    // The deployment's models: checked here against this web-llm release (throws naming a bad entry).
+    adoptModels(config.models, "the deployment's models setting");
+    webllmModels();
+    this.states = new ModelStates();
     this.appConfig = appConfigFor(config, deps.origin);
     this.cache = new ModelCache(deps.cache, this.appConfig);
     this.mlc = deps.createEngine({ appConfig: this.appConfig, logLevel: 'WARN' });
@@ -98,7 +104,7 @@ export class WebLlmEngine implements Engine {
     // The embedding model may be loaded beside any chat model: its memory is not the chat model's to use.
     const embedderMB = weightGroups()
       .filter((v) => v.embeddings)
-      .reduce((sum, v) => sum + (prebuiltRecord(modelIdOf(v, precision)).vram_required_MB ?? 0), 0);
+      .reduce((sum, v) => sum + (baseRecord(modelIdOf(v, precision)).vram_required_MB ?? 0), 0);
     const budget = budgetOf(probe, Math.max(0, memoryBudgetMB(this.config.gpuMemoryMB, probe.deviceMemoryGiB) - embedderMB));
     await Promise.all(
       weightGroups().map(async (variant) => {
@@ -107,22 +113,20 @@ export class WebLlmEngine implements Engine {
           return;
         }
         const modelId = modelIdOf(variant, precision);
-        this.states.setModel(variant.weightGroup, modelId, prebuiltRecord(modelId).vram_required_MB);
+        this.states.setModel(variant.weightGroup, modelId, baseRecord(modelId).vram_required_MB);
         if (variant.embeddings) {
           // An encoder's window is fixed by its build (512 tokens); it keeps no KV cache.
           this.states.setContext(variant.weightGroup, variant.trainedContext);
           this.states.settle(variant.weightGroup, await this.cache.has(modelId));
           return;
         }
+        const shape = kvShape(variant);
         this.states.setContext(
           variant.weightGroup,
-          contextLength({
-            shape: kvShape(variant),
-            precision,
-            vramRequiredMB: prebuiltRecord(modelId).vram_required_MB ?? 0,
-            trainedContext: variant.trainedContext,
-            budget,
-          }),
+          // A configured model whose KV shape is not given keeps web-llm's default context.
+          shape
+            ? contextLength({ shape, precision, vramRequiredMB: baseRecord(modelId).vram_required_MB ?? 0, trainedContext: variant.trainedContext, budget })
+            : Math.min(WEBLLM_DEFAULT_CONTEXT, variant.trainedContext),
         );
         this.states.settle(variant.weightGroup, await this.cache.has(modelId));
       }),
@@ -154,9 +158,15 @@ export class WebLlmEngine implements Engine {
     }
   }
 
-  async load(id: VariantId): Promise<void> {
+  private variant(id: ModelId): Variant {
+    const variant = variantOf(id);
+    if (!variant) throw modelNotFound(id);
+    return variant;
+  }
+
+  async load(id: ModelId): Promise<void> {
     await this.usable();
-    const variant = VARIANTS[id];
+    const variant = this.variant(id);
     await this.mutex.run(async () => {
       if (variant.embeddings) await this.ensureEmbedderLoaded(variant);
       else await this.ensureLoaded(variant);
@@ -196,9 +206,9 @@ export class WebLlmEngine implements Engine {
     );
   }
 
-  async deleteFromCache(id: VariantId): Promise<void> {
+  async deleteFromCache(id: ModelId): Promise<void> {
     await this.ready();
-    const variant = VARIANTS[id];
+    const variant = this.variant(id);
     const modelId = modelIdOf(variant, this.precision());
     await this.mutex.run(async () => {
       if (this.embedLoaded?.group === variant.weightGroup) await this.unloadEmbedder();

@@ -8,8 +8,8 @@
 import { hasModelInCache } from '@mlc-ai/web-llm';
 import { openDB, type IDBPDatabase } from 'idb';
 import type { ImportFile, ImportProgress, ImportReport } from '../../../src/engine-control';
-import { VARIANTS, VARIANT_IDS, type VariantId } from '../../../src/variants';
-import { appConfigFor, modelIdOf, prebuiltRecord, recordFor, type ModelSource } from './models';
+import type { ModelId } from '../../../src/variants';
+import { appConfigFor, baseRecord, modelIdOf, recordFor, weightGroups, variantsOfGroup, type ModelSource } from './models';
 
 export type { ImportFile, ImportProgress, ImportReport };
 
@@ -32,7 +32,7 @@ export interface ImportEntry {
 export interface ModelImport {
   /** web-llm's model id, e.g. Qwen3-1.7B-q4f16_1-MLC. */
   modelId: string;
-  variants: VariantId[];
+  variants: ModelId[];
   /** The folder (inside the selection) that holds its weights. */
   folder: string;
   /** In write order: the weight manifest last, so an interrupted import never looks complete. */
@@ -48,10 +48,12 @@ export interface ImportPlan {
 }
 
 /** The web-llm model ids inpage can run, with the variants each serves. */
-export function knownModels(): Map<string, VariantId[]> {
-  const out = new Map<string, VariantId[]>();
-  for (const id of VARIANT_IDS) {
-    for (const modelId of [modelIdOf(VARIANTS[id], 'f16'), modelIdOf(VARIANTS[id], 'f32')]) out.set(modelId, [...(out.get(modelId) ?? []), id]);
+export function knownModels(): Map<string, ModelId[]> {
+  const out = new Map<string, ModelId[]>();
+  for (const variant of weightGroups()) {
+    for (const modelId of new Set([modelIdOf(variant, 'f16'), modelIdOf(variant, 'f32')])) {
+      out.set(modelId, [...(out.get(modelId) ?? []), ...variantsOfGroup(variant.weightGroup)]);
+    }
   }
   return out;
 }
@@ -86,7 +88,7 @@ interface TensorManifest {
 export async function planImport(files: readonly ImportFile[], source: ModelSource, origin: string): Promise<ImportPlan> {
   const known = knownModels();
   const byLibrary = new Map<string, string>();
-  for (const modelId of known.keys()) byLibrary.set(fileName(prebuiltRecord(modelId).model_lib), modelId);
+  for (const modelId of known.keys()) byLibrary.set(fileName(baseRecord(modelId).model_lib), modelId);
   const folders = new Map<string, Map<string, ImportFile>>();
   const byName = new Map<string, ImportFile>();
   for (const f of files) {
@@ -171,7 +173,7 @@ export async function planImport(files: readonly ImportFile[], source: ModelSour
       continue;
     }
 
-    const lib = fileName(prebuiltRecord(modelId).model_lib);
+    const lib = fileName(baseRecord(modelId).model_lib);
     const libFile = folder.get(lib) ?? byName.get(lib);
     const libUrl = record.model_lib;
     if (!libFile) {

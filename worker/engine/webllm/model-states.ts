@@ -1,7 +1,7 @@
 // The state of each set of weights (shared by the variants that use them), as /v1/models and the page see it.
 import type { LoadProgress, ModelStatus } from '../../../src/engine-protocol';
 import type { ModelState } from '../../../src/protocol/types';
-import { VARIANTS, VARIANT_IDS } from '../../../src/variants';
+import { activeCatalog } from '../../../src/catalog';
 import { WEBLLM_DEFAULT_CONTEXT } from './models';
 
 interface GroupState {
@@ -19,10 +19,10 @@ export class ModelStates {
   private readonly listeners: (() => void)[] = [];
 
   constructor() {
-    for (const id of VARIANT_IDS) {
-      const group = VARIANTS[id].weightGroup;
+    for (const variant of activeCatalog().variants) {
+      const group = variant.weightGroup;
       if (!this.groups.has(group)) {
-        this.groups.set(group, { state: 'not_downloaded', context: Math.min(WEBLLM_DEFAULT_CONTEXT, VARIANTS[id].trainedContext) });
+        this.groups.set(group, { state: 'not_downloaded', context: Math.min(WEBLLM_DEFAULT_CONTEXT, variant.trainedContext) });
       }
     }
   }
@@ -92,8 +92,8 @@ export class ModelStates {
   }
 
   status(): ModelStatus[] {
-    return VARIANT_IDS.map((id) => {
-      const g = this.get(VARIANTS[id].weightGroup);
+    return activeCatalog().variants.map(({ id, weightGroup }) => {
+      const g = this.get(weightGroup);
       const status: ModelStatus = { id, state: g.state, context_length: g.context };
       if (g.progress) status.progress = { ...g.progress };
       if (g.sizeOnDisk !== undefined && g.state !== 'not_downloaded') status.sizeOnDisk = g.sizeOnDisk;

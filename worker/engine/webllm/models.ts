@@ -2,7 +2,9 @@
 // it, the shape that sets the size of its KV cache, how its thinking is switched, and web-llm's record for it
 // (model URL, model library, `vram_required_MB`).
 import { prebuiltAppConfig, type AppConfig, type ModelRecord } from '@mlc-ai/web-llm';
-import { VARIANTS, VARIANT_IDS, type Variant, type VariantId } from '../../../src/variants';
+import { activeCatalog } from '../../../src/catalog';
+import { ModelConfigError, type ModelCatalog, type WebLlmEntry, type WebLlmRecordConfig } from '../../../src/model-config';
+import type { ModelId, Variant } from '../../../src/variants';
 
 /** `f16` for adapters with `shader-f16` (q4f16_1 weights), `f32` for the rest (q4f32_1). */
 export type Precision = 'f16' | 'f32';
@@ -24,13 +26,18 @@ export interface WebLlmModel {
   /** web-llm model ids: for adapters with `shader-f16`, and the q4f32 fallback for adapters without. */
   f16: string;
   f32: string;
-  /** From the model's config.json on Hugging Face (num_hidden_layers, num_key_value_heads, head_dim). */
-  kv: KvShape;
+  /**
+   * From the model's config.json (num_hidden_layers, num_key_value_heads, head_dim): sizes the context beyond
+   * web-llm's default. Unknown for a configured model that does not say: it gets the default context.
+   */
+  kv?: KvShape;
   thinkingSwitch: ThinkingSwitch;
+  /** A model of the deployment's own (not one web-llm ships): its record, URLs as configured. */
+  custom?: WebLlmRecordConfig;
 }
 
-/** Weight group (src/variants.ts) → the web-llm models that serve it. */
-export const WEBLLM_MODELS: Readonly<Record<string, WebLlmModel>> = {
+/** Weight group (src/variants.ts) → the web-llm models that serve it, as inpage ships. */
+export const WEBLLM_MODELS: Readonly<Record<string, WebLlmModel & { kv: KvShape }>> = {
   'qwen3-8b': {
     f16: 'Qwen3-8B-q4f16_1-MLC',
     f32: 'Qwen3-8B-q4f32_1-MLC',
@@ -68,8 +75,68 @@ export const WEBLLM_MODELS: Readonly<Record<string, WebLlmModel>> = {
  */
 export const EMPTY_THINK_BLOCK = '<think>\n\n</think>\n\n';
 
+const isPrebuilt = (modelId: string) => prebuiltAppConfig.model_list.some((r) => r.model_id === modelId);
+const WEBLLM_VLM = 2; // web-llm's ModelType.VLM
+
+/** The web-llm model a configured entry names, checked against this web-llm release. */
+function configuredModel(id: string, entry: WebLlmEntry, thinks: boolean, vision: boolean): WebLlmModel {
+  const at = (field: string) => `models[${JSON.stringify(id)}].${field}`;
+  let model: WebLlmModel;
+  if (entry.record) {
+    model = { f16: entry.record.model_id, f32: entry.record.model_id, thinkingSwitch: entry.thinking ?? 'none', custom: entry.record };
+    if (isPrebuilt(entry.record.model_id)) {
+      throw new ModelConfigError(`${at('record.model_id')}: '${entry.record.model_id}' is a web-llm prebuilt id; give your model an id of its own (or use 'webllm')`);
+    }
+  } else {
+    const ids = typeof entry.webllm === 'string' ? { f16: entry.webllm, f32: entry.webllm } : entry.webllm!;
+    for (const modelId of new Set([ids.f16, ids.f32])) {
+      if (!isPrebuilt(modelId)) {
+        throw new ModelConfigError(`${at('webllm')}: this web-llm release ships no model '${modelId}' (a model of your own needs 'record')`);
+      }
+      if (vision !== ((prebuiltRecord(modelId).model_type ?? 0) === WEBLLM_VLM)) {
+        throw new ModelConfigError(`${at('webllm')}: '${modelId}' ${vision ? 'takes no images' : 'is a vision model'}; set 'vision' to ${!vision}`);
+      }
+    }
+    // Qwen3 is the prebuilt family with a per-request switch; any other model has none unless the entry says so.
+    const qwen3 = /^Qwen3-/.test(ids.f16);
+    model = { ...ids, thinkingSwitch: entry.thinking ?? (qwen3 ? 'enable_thinking' : 'none') };
+  }
+  if (entry.kv) model.kv = entry.kv;
+  if (thinks && model.thinkingSwitch === 'none') {
+    throw new ModelConfigError(
+      `models[${JSON.stringify(id)}]: a model that thinks needs a thinking switch: say which ('thinking': 'enable_thinking'), or set 'thinks' to false`,
+    );
+  }
+  return model;
+}
+
+const tables = new WeakMap<ModelCatalog, Map<string, WebLlmModel>>();
+
+/**
+ * Weight group → web-llm model, for a catalog: the shipped table for the five's own groups, and each configured
+ * entry checked against this web-llm release. Throws a ModelConfigError naming the first bad entry.
+ */
+export function webllmModels(catalog: ModelCatalog = activeCatalog()): Map<string, WebLlmModel> {
+  let table = tables.get(catalog);
+  if (table) return table;
+  table = new Map();
+  for (const [group, spec] of Object.entries(catalog.groups)) {
+    if (spec.engine !== 'webllm') continue;
+    if (!spec.entry) {
+      const shipped = WEBLLM_MODELS[group];
+      if (!shipped) throw new Error(`No web-llm model serves weight group '${group}'.`);
+      table.set(group, shipped);
+      continue;
+    }
+    const first = catalog.variants.find((v) => v.weightGroup === group)!;
+    table.set(group, configuredModel(spec.configuredBy ?? first.id, spec.entry as WebLlmEntry, first.thinks, first.vision));
+  }
+  tables.set(catalog, table);
+  return table;
+}
+
 export function webllmModelOf(variant: Variant): WebLlmModel {
-  const model = WEBLLM_MODELS[variant.weightGroup];
+  const model = webllmModels().get(variant.weightGroup);
   if (!model) throw new Error(`No web-llm model serves weight group '${variant.weightGroup}'.`);
   return model;
 }
@@ -82,7 +149,7 @@ export function hasThinkingSwitch(variant: Variant): boolean {
 /** The context web-llm's prebuilt records are configured (and `vram_required_MB` measured) for. */
 export const WEBLLM_DEFAULT_CONTEXT = 4096;
 
-export function kvShape(variant: Variant): KvShape {
+export function kvShape(variant: Variant): KvShape | undefined {
   return webllmModelOf(variant).kv;
 }
 
@@ -97,14 +164,26 @@ export function prebuiltRecord(modelId: string): ModelRecord {
   return record;
 }
 
+/** The deployment's record for a model of its own, if `modelId` is one. */
+function customRecord(modelId: string): WebLlmRecordConfig | undefined {
+  for (const model of webllmModels().values()) if (model.custom?.model_id === modelId) return model.custom;
+  return undefined;
+}
+
+/** The record (prebuilt or the deployment's own) for a model id; its URLs as given. */
+export function baseRecord(modelId: string): ModelRecord {
+  const custom = customRecord(modelId);
+  return custom ? ({ ...custom, overrides: { ...custom.overrides } } as ModelRecord) : prebuiltRecord(modelId);
+}
+
 /** One variant per set of weights: the variants that load something different. */
 export function weightGroups(): Variant[] {
   const seen = new Set<string>();
-  return VARIANT_IDS.map((id) => VARIANTS[id]).filter((v) => !seen.has(v.weightGroup) && seen.add(v.weightGroup));
+  return activeCatalog().variants.filter((v) => webllmModels().has(v.weightGroup) && !seen.has(v.weightGroup) && seen.add(v.weightGroup));
 }
 
-export function variantsOfGroup(group: string): VariantId[] {
-  return VARIANT_IDS.filter((id) => VARIANTS[id].weightGroup === group);
+export function variantsOfGroup(group: string): ModelId[] {
+  return activeCatalog().variants.filter((v) => v.weightGroup === group).map((v) => v.id);
 }
 
 /** Where a deployment serves model files from; empty strings keep web-llm's prebuilt hosts. */
@@ -120,8 +199,15 @@ function join(base: string, name: string, origin: string): string {
   return new URL(name, absolute).href;
 }
 
-/** The record web-llm loads for `modelId` from `source`, with the files' URLs made absolute. */
+/**
+ * The record web-llm loads for `modelId` from `source`, with the files' URLs made absolute. A model of the
+ * deployment's own keeps the URLs its record gives (relative ones resolve against `origin`).
+ */
 export function recordFor(modelId: string, source: ModelSource, origin: string): ModelRecord {
+  const custom = customRecord(modelId);
+  if (custom) {
+    return { ...custom, model: new URL(custom.model, origin).href, model_lib: new URL(custom.model_lib, origin).href, overrides: { ...custom.overrides } } as ModelRecord;
+  }
   const prebuilt = prebuiltRecord(modelId);
   const record: ModelRecord = { ...prebuilt, overrides: { ...prebuilt.overrides } };
   if (source.modelBaseUrl) record.model = join(source.modelBaseUrl, modelId, origin);
@@ -134,6 +220,6 @@ export function recordFor(modelId: string, source: ModelSource, origin: string):
 
 /** web-llm's app config for every model inpage can load, cached in IndexedDB. */
 export function appConfigFor(source: ModelSource, origin: string): AppConfig {
-  const ids = new Set(VARIANT_IDS.flatMap((id) => [modelIdOf(VARIANTS[id], 'f16'), modelIdOf(VARIANTS[id], 'f32')]));
+  const ids = new Set(weightGroups().flatMap((v) => [modelIdOf(v, 'f16'), modelIdOf(v, 'f32')]));
   return { model_list: [...ids].map((id) => recordFor(id, source, origin)), cacheBackend: 'indexeddb' };
 }

@@ -1,0 +1,39 @@
+// The catalog in force in this context (page, service worker or engine worker): the five as they ship until the
+// deployment's `models` setting is read. The page sets it at start-up from its config; the service worker from
+// the engine's port offer (so `installInpage({config})` reaches it too); engines build their own from the config.
+import { DEFAULT_CATALOG, ModelConfigError, buildCatalog, type ModelCatalog } from './model-config';
+import type { Variant } from './variants';
+
+let active: ModelCatalog = DEFAULT_CATALOG;
+
+export function activeCatalog(): ModelCatalog {
+  return active;
+}
+
+export function setActiveCatalog(catalog: ModelCatalog): void {
+  active = catalog;
+}
+
+/** The ids the service offers, in order. */
+export function modelIds(): string[] {
+  return active.variants.map((v) => v.id);
+}
+
+/** The variant of `id`, if the service offers it. */
+export function variantOf(id: string): Variant | undefined {
+  return active.variants.find((v) => v.id === id);
+}
+
+/**
+ * Start-up: checks the deployment's `models` setting and makes its catalog the one in force. Throws an Error
+ * whose message says where the setting came from and names the bad entry (the page shows it).
+ */
+export function adoptModels(models: unknown, source: string): ModelCatalog {
+  try {
+    active = buildCatalog(models);
+  } catch (err) {
+    if (err instanceof ModelConfigError) throw new ModelConfigError(`${source}: ${err.message}`);
+    throw err;
+  }
+  return active;
+}

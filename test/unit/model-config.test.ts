@@ -1,0 +1,188 @@
+// Models by configuration: the `models` setting → the catalog (variants and weight groups) → what web-llm loads.
+import fc from 'fast-check';
+import { afterEach, describe, expect, it } from 'vitest';
+import { adoptModels, setActiveCatalog } from '../../src/catalog';
+import { DEFAULT_CONFIG } from '../../src/config';
+import type { EngineEvent } from '../../src/engine-protocol';
+import { DEFAULT_CATALOG, ModelConfigError, buildCatalog } from '../../src/model-config';
+import { ApiError } from '../../src/protocol/errors';
+import { validateChatRequest } from '../../src/protocol/validate';
+import { VARIANTS, VARIANT_IDS } from '../../src/variants';
+import { WebLlmEngine } from '../../worker/engine/webllm/adapter';
+import { appConfigFor, webllmModels } from '../../worker/engine/webllm/models';
+import { rig } from './webllm-fake';
+
+afterEach(() => setActiveCatalog(DEFAULT_CATALOG));
+
+const SMALLER_QWEN = { webllm: { f16: 'Qwen3-0.6B-q4f16_1-MLC', f32: 'Qwen3-0.6B-q4f32_1-MLC' } };
+const LLAMA = { webllm: { f16: 'Llama-3.2-1B-Instruct-q4f16_1-MLC', f32: 'Llama-3.2-1B-Instruct-q4f32_1-MLC' } };
+const OWN_RECORD = {
+  model_id: 'Acme-Chat-q4f32_1-MLC',
+  model: '/models/Acme-Chat-q4f32_1-MLC',
+  model_lib: '/models/libs/Acme-Chat-q4f32_1-webgpu.wasm',
+  vram_required_MB: 900,
+  overrides: { context_window_size: 2048, conv_template: { name: 'chatml' } },
+};
+
+function errorOf(models: unknown): string {
+  try {
+    webllmModels(buildCatalog(models));
+  } catch (err) {
+    expect(err).toBeInstanceOf(ModelConfigError);
+    return (err as Error).message;
+  }
+  throw new Error('expected the config to be refused');
+}
+
+describe('the models setting', () => {
+  it('absent or empty: the five as they ship', () => {
+    for (const models of [undefined, null, {}]) {
+      const catalog = buildCatalog(models);
+      expect(catalog.variants).toEqual(VARIANT_IDS.map((id) => VARIANTS[id]));
+      expect(Object.keys(catalog.groups)).toEqual(['qwen3-8b', 'qwen3-1.7b', 'phi-3.5-vision']);
+    }
+  });
+
+  it('maps one of the five to another prebuilt model: its own weight group, the default context, the thinking switch of Qwen3', () => {
+    const catalog = buildCatalog({ 'svc-model-5.2-short-fast': SMALLER_QWEN });
+    const fast = catalog.variants.find((v) => v.id === 'svc-model-5.2-short-fast')!;
+    const short = catalog.variants.find((v) => v.id === 'svc-model-5.2-short')!;
+    expect(short.weightGroup).toBe('qwen3-1.7b');
+    expect(fast).toMatchObject({ thinks: false, vision: false, trainedContext: 4096, hostedContext: 200_000, created: VARIANTS['svc-model-5.2-short-fast'].created });
+    expect(fast.weightGroup).not.toBe(short.weightGroup);
+    expect(webllmModels(catalog).get(fast.weightGroup)).toEqual({ f16: 'Qwen3-0.6B-q4f16_1-MLC', f32: 'Qwen3-0.6B-q4f32_1-MLC', thinkingSwitch: 'enable_thinking' });
+  });
+
+  it('hides any of the five and adds ids of the deployment\'s own, after the five, in order', () => {
+    const catalog = buildCatalog({ 'svc-vision': { hidden: true }, 'acme-chat': { record: OWN_RECORD }, 'team/llama': LLAMA });
+    expect(catalog.variants.map((v) => v.id)).toEqual(['svc-model-5.2', 'svc-model-5.2-fast', 'svc-model-5.2-short', 'svc-model-5.2-short-fast', 'acme-chat', 'team/llama']);
+    const [acme, llama] = catalog.variants.slice(4);
+    expect(acme).toMatchObject({ thinks: false, vision: false, hostedContext: null, trainedContext: 4096 });
+    expect(llama!.created).toBeGreaterThan(acme!.created);
+    expect(acme!.created).toBeGreaterThan(VARIANTS['svc-vision'].created);
+    const table = webllmModels(catalog);
+    expect(table.get(acme!.weightGroup)).toMatchObject({ f16: OWN_RECORD.model_id, f32: OWN_RECORD.model_id, thinkingSwitch: 'none', custom: OWN_RECORD });
+    expect(table.get(llama!.weightGroup)!.thinkingSwitch).toBe('none');
+    // A hidden model is not there for requests.
+    expect(() => validateChatRequest({ model: 'svc-vision', messages: [{ role: 'user', content: 'hi' }] }, catalog)).toThrow(/does not exist/);
+    expect(validateChatRequest({ model: 'acme-chat', messages: [{ role: 'user', content: 'hi' }] }, catalog).variant).toEqual(acme);
+  });
+
+  it('gives web-llm the custom record with its URLs resolved against the origin, next to the prebuilt ones', () => {
+    adoptModels({ 'acme-chat': { record: OWN_RECORD } }, 'test');
+    const app = appConfigFor({ modelBaseUrl: '', modelLibBaseUrl: '' }, 'https://app.example');
+    const record = app.model_list.find((r) => r.model_id === OWN_RECORD.model_id)!;
+    expect(record).toMatchObject({
+      model: 'https://app.example/models/Acme-Chat-q4f32_1-MLC',
+      model_lib: 'https://app.example/models/libs/Acme-Chat-q4f32_1-webgpu.wasm',
+      vram_required_MB: 900,
+      overrides: OWN_RECORD.overrides,
+    });
+    expect(app.model_list.some((r) => r.model_id === 'Qwen3-8B-q4f32_1-MLC')).toBe(true);
+  });
+
+  it('refuses a bad entry with a message that names it', () => {
+    const cases: [unknown, RegExp][] = [
+      [[], /^models: expected an object/],
+      ['Qwen3', /^models: expected an object/],
+      [{ 'svc-model-5.2': 'Qwen3-4B-q4f16_1-MLC' }, /^models\["svc-model-5\.2"\]: Invalid input: expected object/],
+      [{ 'svc-model-5.2': { webllm: 'No-Such-Model-MLC' } }, /^models\["svc-model-5\.2"\]\.webllm: this web-llm release ships no model 'No-Such-Model-MLC'/],
+      [{ 'svc-vision': { webllm: 'Qwen3-4B-q4f16_1-MLC' } }, /^models\["svc-vision"\]\.webllm: 'Qwen3-4B-q4f16_1-MLC' takes no images/],
+      [{ mine: { thinks: true } }, /^models\["mine"\]: a model id of the deployment's own needs 'webllm'/],
+      [{ mine: { ...LLAMA, thinks: true } }, /^models\["mine"\]: a model that thinks needs a thinking switch/],
+      [{ mine: { ...LLAMA, colour: 'red' } }, /^models\["mine"\]: unknown field 'colour'/],
+      [{ mine: { ...LLAMA, record: OWN_RECORD } }, /^models\["mine"\]: give either 'webllm'/],
+      [{ mine: { record: { ...OWN_RECORD, model_lib: 3 } } }, /^models\["mine"\]\.record\.model_lib: /],
+      [{ mine: { record: { ...OWN_RECORD, model_id: 'Qwen3-8B-q4f32_1-MLC' } } }, /^models\["mine"\]\.record\.model_id: 'Qwen3-8B-q4f32_1-MLC' is a web-llm prebuilt id/],
+      [{ mine: { ...LLAMA, kv: { layers: 16, kvHeads: 8, headDim: 64 } } }, /^models\["mine"\]\.kv: give 'contextLength'/],
+      [{ 'svc-model-5.2': { thinking: 'none' } }, /^models\["svc-model-5\.2"\]: 'thinking' and 'kv' describe a model/],
+      [{ 'bad id!': LLAMA }, /^models\["bad id!"\]: a model id must be/],
+      [{ gguf: { engine: 'llamacpp', url: '/m.gguf' } }, /^models\["gguf"\]\.engine: this build cannot run 'llamacpp' models/],
+      [Object.fromEntries(VARIANT_IDS.map((id) => [id, { hidden: true }])), /^models: every model is hidden/],
+    ];
+    for (const [models, expected] of cases) expect(errorOf(models), JSON.stringify(models)).toMatch(expected);
+  });
+
+  it('any value at all: a catalog of at least one model, or a ModelConfigError naming where; never another failure', () => {
+    const entryValue = fc.oneof(
+      fc.anything(),
+      fc.record(
+        {
+          engine: fc.constantFrom('webllm', 'llamacpp', 'other', 3),
+          hidden: fc.oneof(fc.boolean(), fc.string()),
+          thinks: fc.boolean(),
+          vision: fc.boolean(),
+          thinking: fc.constantFrom('enable_thinking', 'none', 'maybe'),
+          contextLength: fc.oneof(fc.integer({ min: -5, max: 200_000 }), fc.double()),
+          kv: fc.record({ layers: fc.integer({ min: 0, max: 64 }), kvHeads: fc.integer({ min: 0, max: 64 }), headDim: fc.integer({ min: 0, max: 256 }) }),
+          webllm: fc.oneof(fc.constantFrom('Qwen3-4B-q4f16_1-MLC', 'Llama-3.2-1B-Instruct-q4f32_1-MLC', 'Phi-3.5-vision-instruct-q4f32_1-MLC', 'Nope-MLC', ''), fc.record({ f16: fc.string(), f32: fc.string() })),
+          record: fc.record({ model_id: fc.string(), model: fc.string(), model_lib: fc.oneof(fc.string(), fc.integer()), overrides: fc.anything() }, { requiredKeys: [] }),
+        },
+        { requiredKeys: [] },
+      ),
+    );
+    const id = fc.oneof(fc.constantFrom(...VARIANT_IDS), fc.string({ maxLength: 70 }), fc.constantFrom('__proto__', 'constructor', 'mine'));
+    const models = fc.oneof(fc.anything(), fc.dictionary(id, entryValue, { maxKeys: 7 }));
+    fc.assert(
+      fc.property(models, (value) => {
+        try {
+          const catalog = buildCatalog(value);
+          webllmModels(catalog);
+          expect(catalog.variants.length).toBeGreaterThan(0);
+          for (const v of catalog.variants) expect(catalog.groups[v.weightGroup]).toBeDefined();
+        } catch (err) {
+          expect(err).toBeInstanceOf(ModelConfigError);
+          expect((err as Error).message).toMatch(/^models(\[|:)/);
+        }
+      }),
+      { numRuns: 400 },
+    );
+  });
+});
+
+describe('the web-llm engine serves a configured model', () => {
+  async function run(engine: WebLlmEngine, model: string, extra: Record<string, unknown> = {}) {
+    const generation = await engine.generate(validateChatRequest({ model, messages: [{ role: 'user', content: 'hi' }], ...extra }), new AbortController().signal);
+    const events: EngineEvent[] = [];
+    for await (const event of generation.events) events.push(event);
+    return { fingerprint: generation.fingerprint, events };
+  }
+
+  it('a model without a thinking switch gets no enable_thinking and no empty-block allowance; the fingerprint and status name it', async () => {
+    const r = rig();
+    const engine = new WebLlmEngine({ ...DEFAULT_CONFIG, models: { 'svc-model-5.2-short-fast': LLAMA } }, r.deps);
+    await engine.ready();
+    const out = await run(engine, 'svc-model-5.2-short-fast', { max_tokens: 5 });
+    const sent = r.engine().requests[0]!;
+    expect(r.engine().reloads[0]!.modelId).toBe('Llama-3.2-1B-Instruct-q4f32_1-MLC');
+    expect(sent.extra_body).toBeUndefined();
+    expect(sent.max_tokens).toBe(5);
+    expect(out.fingerprint).toBe('fp_Llama-3.2-1B-Instruct-q4f32_1-MLC');
+    const status = engine.status();
+    expect(status.find((s) => s.id === 'svc-model-5.2-short-fast')).toMatchObject({ modelId: 'Llama-3.2-1B-Instruct-q4f32_1-MLC', state: 'ready', context_length: 4096 });
+    expect(status.find((s) => s.id === 'svc-model-5.2-short')).toMatchObject({ modelId: 'Qwen3-1.7B-q4f32_1-MLC', state: 'not_downloaded' });
+    // Qwen3 as shipped still gets its switch.
+    await run(engine, 'svc-model-5.2-fast', { max_tokens: 5 });
+    expect(r.engine().requests[1]!.extra_body).toEqual({ enable_thinking: false });
+  });
+
+  it('an id of the deployment\'s own, from its own record: listed, loadable, its load error names the configured URLs', async () => {
+    const r = rig();
+    const engine = new WebLlmEngine({ ...DEFAULT_CONFIG, models: { 'acme-chat': { record: OWN_RECORD }, 'svc-vision': { hidden: true } } }, r.deps);
+    await engine.ready();
+    expect(engine.status().map((s) => s.id)).toEqual(['svc-model-5.2', 'svc-model-5.2-fast', 'svc-model-5.2-short', 'svc-model-5.2-short-fast', 'acme-chat']);
+    r.engine().onReload = () => {
+      throw new Error('HTTP 404 Not Found');
+    };
+    const err = await engine.generate(validateChatRequest({ model: 'acme-chat', messages: [{ role: 'user', content: 'hi' }] }), new AbortController().signal).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err).toMatchObject({ code: 'model_load_failed' });
+    expect((err as ApiError).message).toContain('https://app.example/models/Acme-Chat-q4f32_1-MLC');
+    expect((err as ApiError).message).toContain('https://app.example/models/libs/Acme-Chat-q4f32_1-webgpu.wasm');
+    expect(r.engine().reloads[0]!.modelId).toBe('Acme-Chat-q4f32_1-MLC');
+  });
+
+  it('a bad entry stops the engine at start, naming it', () => {
+    expect(() => new WebLlmEngine({ ...DEFAULT_CONFIG, models: { 'svc-model-5.2': { webllm: 'Nope-MLC' } } }, rig().deps)).toThrow(/models\["svc-model-5\.2"\]\.webllm/);
+  });
+});
