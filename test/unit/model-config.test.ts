@@ -39,7 +39,7 @@ describe('the models setting', () => {
     for (const models of [undefined, null, {}]) {
       const catalog = buildCatalog(models);
       expect(catalog.variants).toEqual(VARIANT_IDS.map((id) => VARIANTS[id]));
-      expect(Object.keys(catalog.groups)).toEqual(['qwen3-8b', 'qwen3-1.7b', 'phi-3.5-vision']);
+      expect(Object.keys(catalog.groups)).toEqual(['qwen3-8b', 'qwen3-1.7b', 'phi-3.5-vision', 'arctic-embed-s']);
     }
   });
 
@@ -55,8 +55,8 @@ describe('the models setting', () => {
 
   it('hides any of the five and adds ids of the deployment\'s own, after the five, in order', () => {
     const catalog = buildCatalog({ 'svc-vision': { hidden: true }, 'acme-chat': { record: OWN_RECORD }, 'team/llama': LLAMA });
-    expect(catalog.variants.map((v) => v.id)).toEqual(['svc-model-5.2', 'svc-model-5.2-fast', 'svc-model-5.2-short', 'svc-model-5.2-short-fast', 'acme-chat', 'team/llama']);
-    const [acme, llama] = catalog.variants.slice(4);
+    expect(catalog.variants.map((v) => v.id)).toEqual(['svc-model-5.2', 'svc-model-5.2-fast', 'svc-model-5.2-short', 'svc-model-5.2-short-fast', 'svc-embed', 'acme-chat', 'team/llama']);
+    const [acme, llama] = catalog.variants.slice(5);
     expect(acme).toMatchObject({ thinks: false, vision: false, hostedContext: null, trainedContext: 4096 });
     expect(llama!.created).toBeGreaterThan(acme!.created);
     expect(acme!.created).toBeGreaterThan(VARIANTS['svc-vision'].created);
@@ -170,7 +170,7 @@ describe('the web-llm engine serves a configured model', () => {
     const r = rig();
     const engine = new WebLlmEngine({ ...DEFAULT_CONFIG, models: { 'acme-chat': { record: OWN_RECORD }, 'svc-vision': { hidden: true } } }, r.deps);
     await engine.ready();
-    expect(engine.status().map((s) => s.id)).toEqual(['svc-model-5.2', 'svc-model-5.2-fast', 'svc-model-5.2-short', 'svc-model-5.2-short-fast', 'acme-chat']);
+    expect(engine.status().map((s) => s.id)).toEqual(['svc-model-5.2', 'svc-model-5.2-fast', 'svc-model-5.2-short', 'svc-model-5.2-short-fast', 'svc-embed', 'acme-chat']);
     r.engine().onReload = () => {
       throw new Error('HTTP 404 Not Found');
     };
