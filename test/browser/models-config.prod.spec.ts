@@ -29,7 +29,7 @@ test('a custom record: /v1/models lists the id, web-llm fetches the record\'s UR
     await openApp(page, `${server.origin}/`);
     const key = await makeKey(page);
     const list = (await call(page, '/v1/models', { headers: { authorization: `Bearer ${key}` } })).json as { data: { id: string; state: string; context_length: number }[] };
-    expect(list.data.map((m) => m.id)).toEqual(['svc-model-5.2', 'svc-model-5.2-fast', 'svc-model-5.2-short', 'svc-model-5.2-short-fast', 'svc-vision', 'acme-chat']);
+    expect(list.data.map((m) => m.id)).toEqual(['svc-model-5.2', 'svc-model-5.2-fast', 'svc-model-5.2-short', 'svc-model-5.2-short-fast', 'svc-vision', 'svc-embed', 'acme-chat']);
     expect(list.data.at(-1)).toMatchObject({ state: 'not_downloaded', context_length: 4096 });
     expect(await page.evaluate(async () => (await window.inpage!.engine!.control.status()).find((s) => s.id === 'acme-chat')!.modelId)).toBe(MODEL_ID);
 

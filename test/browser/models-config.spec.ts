@@ -22,7 +22,7 @@ test('configured models: listed, reachable by keys, answered, fingerprinted by t
   await openApp(page);
   const key = await makeKey(page);
   const list = (await call(page, '/v1/models', { headers: { authorization: `Bearer ${key}` } })).json as ModelList;
-  expect(list.data.map((m) => m.id)).toEqual(['svc-model-5.2', 'svc-model-5.2-fast', 'svc-model-5.2-short', 'svc-model-5.2-short-fast', 'acme-chat']);
+  expect(list.data.map((m) => m.id)).toEqual(['svc-model-5.2', 'svc-model-5.2-fast', 'svc-model-5.2-short', 'svc-model-5.2-short-fast', 'svc-embed', 'acme-chat']);
   const acme = list.data.find((m) => m.id === 'acme-chat')!;
   expect(acme).toMatchObject({ object: 'model', reasoning: false, vision: false });
   expect(acme.created).toBeGreaterThan(list.data.find((m) => m.id === 'svc-model-5.2-short-fast')!.created);
