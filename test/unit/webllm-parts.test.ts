@@ -323,6 +323,14 @@ describe('StopMatcher', () => {
     expect(matcher.end()).toBe('EN');
   });
 
+  it('a match waits while a longer stop sequence that begins earlier may still complete (found by the property below)', () => {
+    // 'b' matches inside the first piece, but 'Dbéa' begins before it and completes with the second piece.
+    expect(feed(['Db', 'éa'], ['b', 'Dbéa', 'a'])).toEqual({ text: '', matched: true });
+    // When the longer one does not complete, the earlier match still cuts, at the end of the stream at the latest.
+    expect(feed(['Db', 'x'], ['b', 'Dbéa'])).toEqual({ text: 'D', matched: true });
+    expect(feed(['Db'], ['b', 'Dbéa'])).toEqual({ text: 'D', matched: true });
+  });
+
   it('for any text, pieces and stops: the released text is the text cut before the earliest stop sequence', () => {
     const alphabet = fc.constantFrom('a', 'b', 'E', 'N', 'D', '\n', ' ', 'é', '😀');
     const text = fc.array(alphabet, { maxLength: 40 }).map((cs) => cs.join(''));

@@ -19,28 +19,41 @@ export class StopMatcher {
     if (this.hit) return '';
     if (this.stops.length === 0) return text;
     this.held += text;
+    const cut = this.firstMatch();
+    // A stop sequence that begins before the match may still complete with the text to come: until it is known,
+    // only what lies before its start is released.
+    const open = this.held.length - this.partialAtEnd();
+    if (cut >= 0 && cut <= open) return this.cutAt(cut);
+    const ready = this.held.slice(0, open);
+    this.held = this.held.slice(open);
+    return ready;
+  }
+
+  /** Releases what is held once the stream has ended: up to a match in it, else all of it. */
+  end(): string {
+    if (this.hit) return '';
+    const cut = this.firstMatch();
+    if (cut >= 0) return this.cutAt(cut);
+    const rest = this.held;
+    this.held = '';
+    return rest;
+  }
+
+  private cutAt(cut: number): string {
+    this.hit = true;
+    const before = this.held.slice(0, cut);
+    this.held = '';
+    return before;
+  }
+
+  /** Where the earliest complete stop sequence in the held text begins, or -1. */
+  private firstMatch(): number {
     let cut = -1;
     for (const stop of this.stops) {
       const at = this.held.indexOf(stop);
       if (at >= 0 && (cut < 0 || at < cut)) cut = at;
     }
-    if (cut >= 0) {
-      this.hit = true;
-      const before = this.held.slice(0, cut);
-      this.held = '';
-      return before;
-    }
-    const keep = this.partialAtEnd();
-    const ready = this.held.slice(0, this.held.length - keep);
-    this.held = this.held.slice(this.held.length - keep);
-    return ready;
-  }
-
-  /** Releases what is held once the stream has ended without a match. */
-  end(): string {
-    const rest = this.hit ? '' : this.held;
-    this.held = '';
-    return rest;
+    return cut;
   }
 
   /** Length of the longest end of the held text that begins some stop sequence. */
