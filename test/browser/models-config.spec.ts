@@ -77,4 +77,5 @@ test('a bad models entry stops the page at start with an error that names the en
   const failure = await page.evaluate(() => window.inpageReady!.then(() => 'started', (err: Error) => err.message));
   expect(failure).toContain('models["svc-model-5.2"].webllm');
   expect(failure).toContain("'No-Such-Model-MLC'");
+  await expect(page.getByRole('alert')).toContainText('models["svc-model-5.2"].webllm');
 });

@@ -4,8 +4,9 @@ import type { InpageApi } from '../main';
 import { App } from './app';
 import { start } from './startup';
 
-export function mountWorkspace(root: HTMLElement, ready: Promise<InpageApi>): void {
+/** `engine` settles when this tab's engine has started (or failed to); the UI never waits for it. */
+export function mountWorkspace(root: HTMLElement, ready: Promise<InpageApi>, engine?: Promise<void>): void {
   root.replaceChildren();
   render(h(App, null), root);
-  void start(ready);
+  void start(ready, engine);
 }

@@ -68,8 +68,15 @@ function reportEngine(err: unknown): void {
   console.error('inpage: the engine did not report its status:', err);
 }
 
-export async function start(ready: Promise<InpageApi>): Promise<void> {
+export async function start(ready: Promise<InpageApi>, engine?: Promise<void>): Promise<void> {
   void probeWebGpu().then((webgpu) => setState({ webgpu }));
+  // A `models` entry the engine cannot serve stops the start as a bad shape does: the page names the entry.
+  let configFailure: string | null = null;
+  engine?.catch((err: unknown) => {
+    if (!(err instanceof Error && err.name === 'ModelConfigError')) return;
+    configFailure = err.message;
+    setState({ phase: 'failed', failure: configFailure });
+  });
   let api: InpageApi;
   try {
     api = await ready;
@@ -81,6 +88,7 @@ export async function start(ready: Promise<InpageApi>): Promise<void> {
   await Promise.all([refreshWorkspace(), refreshKeys()]);
   // After the workspace: the Playground key kept for it is found by its organisation id.
   await checkSessionKey();
+  if (configFailure !== null) return;
   setState({ phase: 'ready' });
 
   if (typeof BroadcastChannel !== 'undefined') {
