@@ -1,8 +1,8 @@
 // POST /v1/embeddings: the request checked once (zod, as chat's), the engine's vectors → OpenAI's
 // `CreateEmbeddingResponse` (`float` arrays, or `base64` of little-endian float32 as OpenAI sends).
 import { z } from 'zod';
-import { ApiError, modelNotFound } from './errors';
-import { toApiError } from './validate';
+import { ApiError, modelNotFound, unsupportedParameter } from './errors';
+import { bodyFields, toApiError } from './validate';
 import { variantOf } from '../catalog';
 import type { ModelId, Variant } from '../variants';
 
@@ -47,21 +47,10 @@ export function isEmbeddingRequest(request: object): request is EmbeddingRequest
   return (request as { kind?: unknown }).kind === 'embeddings';
 }
 
-const NULLABLE = new Set(['encoding_format', 'dimensions', 'user']);
-
-const unsupported = (param: string, why: string): never => {
-  throw new ApiError('unsupported_parameter', `Unsupported parameter: '${param}' ${why}.`, { param });
-};
+const unsupported = unsupportedParameter;
 
 export function parseEmbeddingRequest(body: unknown): EmbeddingRequest {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new ApiError('invalid_type', 'The request body must be a JSON object.');
-  }
-  const cleaned: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(body)) {
-    if (value === null && NULLABLE.has(key)) continue;
-    cleaned[key] = value;
-  }
+  const cleaned = bodyFields(body, ['model', 'input']);
   const parsed = requestSchema.safeParse(cleaned, { reportInput: true });
   if (!parsed.success) throw toApiError(parsed.error.issues[0]!);
   const req: EmbeddingRequestBody = parsed.data;

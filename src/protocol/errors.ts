@@ -126,6 +126,11 @@ export function modelNotFound(id: string): ApiError {
   return new ApiError('model_not_found', `The model '${id}' does not exist or you do not have access to it.`, { param: 'model' });
 }
 
+/** A field the service (or the chosen model) cannot honour: 400 naming it, with the reason. */
+export function unsupportedParameter(param: string, why: string): never {
+  throw new ApiError('unsupported_parameter', `Unsupported parameter: '${param}' ${why}.`, { param });
+}
+
 /** The client went away (its fetch was aborted) before or while its request ran. */
 export function clientAborted(): ApiError {
   return new ApiError('internal_error', 'The client aborted the request.');

@@ -2,8 +2,8 @@
 // engine runs (one converter, as llama.cpp's server does). Items are normalised once, so what is stored,
 // listed by /input_items and replayed by `previous_response_id` is the same data.
 import { z } from 'zod';
-import { ApiError } from './errors';
-import { validateChatRequest, toApiError } from './validate';
+import { ApiError, unsupportedParameter } from './errors';
+import { bodyFields, validateChatRequest, toApiError } from './validate';
 import type { ChatCompletionRequest } from './types';
 
 // ---- Items, as stored and listed (OpenAI's ItemResource shapes for the kinds inpage handles) ----
@@ -205,9 +205,7 @@ export type ResponsesRequest = z.infer<typeof requestSchema>;
 export type FunctionTool = z.infer<typeof functionTool>;
 export type TextFormat = z.infer<typeof textFormat>;
 
-const unsupported = (param: string, why: string): never => {
-  throw new ApiError('unsupported_parameter', `Unsupported parameter: '${param}' ${why}.`, { param });
-};
+const unsupported = unsupportedParameter;
 
 /** Refusals that need no schema: what asks for hosted features inpage does not have. */
 function refuseHosted(body: Record<string, unknown>): void {
@@ -244,19 +242,9 @@ function refuseHosted(body: Record<string, unknown>): void {
   }
 }
 
-/** Fields clients send as `null` to mean "not set". */
-const NULLABLE = new Set(Object.keys(requestSchema.shape).filter((k) => k !== 'model' && k !== 'input'));
-
 /** Checks the body's shape and the refusals; returns the parsed request. */
 export function parseResponsesRequest(body: unknown): ResponsesRequest {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new ApiError('invalid_type', 'The request body must be a JSON object.');
-  }
-  const cleaned: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(body)) {
-    if (value === null && NULLABLE.has(key)) continue;
-    cleaned[key] = value;
-  }
+  const cleaned = bodyFields(body, ['model', 'input']);
   refuseHosted(cleaned);
   // Easy input messages ({role, content}) carry no `type`: they are messages.
   if (Array.isArray(cleaned.input)) {

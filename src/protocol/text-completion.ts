@@ -3,8 +3,8 @@
 // `text_completion` objects and chunks.
 import { z } from 'zod';
 import type { EngineEvent } from '../engine-protocol';
-import { ApiError } from './errors';
-import { toApiError, validateChatRequest } from './validate';
+import { ApiError, unsupportedParameter } from './errors';
+import { bodyFields, toApiError, validateChatRequest } from './validate';
 import { unixSeconds } from './completion';
 import type { ChatCompletionRequest, FinishReason, TokenLogprob, Usage } from './types';
 
@@ -37,21 +37,10 @@ export type TextCompletionRequest = z.infer<typeof requestSchema>;
 /** OpenAI's default for legacy completions when `max_tokens` is not given. */
 export const DEFAULT_MAX_TOKENS = 16;
 
-const NULLABLE = new Set(Object.keys(requestSchema.shape).filter((k) => k !== 'model' && k !== 'prompt'));
-
-const unsupported = (param: string, why: string): never => {
-  throw new ApiError('unsupported_parameter', `Unsupported parameter: '${param}' ${why}.`, { param });
-};
+const unsupported = unsupportedParameter;
 
 export function parseTextCompletionRequest(body: unknown): TextCompletionRequest {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new ApiError('invalid_type', 'The request body must be a JSON object.');
-  }
-  const cleaned: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(body)) {
-    if (value === null && NULLABLE.has(key)) continue;
-    cleaned[key] = value;
-  }
+  const cleaned = bodyFields(body, ['model', 'prompt']);
   if (Array.isArray(cleaned.prompt) && cleaned.prompt.some((p) => typeof p !== 'string')) {
     unsupported('prompt', 'as token arrays is not supported: send the prompt as text');
   }

@@ -1,7 +1,7 @@
 // Request-body validation: a zod schema for the shape, then CONTRACT.md's codes for what zod reports.
 import { z } from 'zod';
 import { ApiError } from './errors';
-import { modelNotFound } from './errors';
+import { modelNotFound, unsupportedParameter } from './errors';
 import { activeCatalog } from '../catalog';
 import { variantIn, type ModelCatalog } from '../model-config';
 import type { ModelId, Variant } from '../variants';
@@ -172,8 +172,6 @@ export type ChatCompletionRequest = Omit<
   raw_prompt?: string;
 };
 
-const OPTIONAL_FIELDS = new Set(Object.keys(requestSchema.shape).filter((k) => k !== 'model' && k !== 'messages'));
-
 /** `['messages', 0, 'role']` → `messages[0].role`. */
 export function paramName(path: readonly PropertyKey[]): string {
   return path.reduce<string>((out, part) => {
@@ -236,19 +234,23 @@ export function toApiError(issue: Issue): ApiError {
 }
 
 /**
+ * A request body's fields, without the `null`s clients send to mean "not set" on optional fields (every field
+ * but `required`). A body that is not a JSON object is 400 invalid_type.
+ */
+export function bodyFields(body: unknown, required: readonly string[]): Record<string, unknown> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new ApiError('invalid_type', `The request body must be a JSON object, but got ${describe(body)}.`);
+  }
+  return Object.fromEntries(Object.entries(body).filter(([key, value]) => value !== null || required.includes(key)));
+}
+
+/**
  * Checks a parsed JSON body against CONTRACT.md. Throws the ApiError the caller must see; returns the
  * request with `null` optional fields dropped (clients send `null` to mean "not set") and its variant resolved.
  */
 export function validateChatRequest(body: unknown, catalog: ModelCatalog = activeCatalog()): ChatCompletionRequest {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new ApiError('invalid_type', `The request body must be a JSON object, but got ${describe(body)}.`);
-  }
-  const cleaned: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(body)) {
-    if (value === null && OPTIONAL_FIELDS.has(key)) continue;
-    if (key === 'raw_prompt') continue; // the legacy-completions converter's, never a client's
-    cleaned[key] = value;
-  }
+  const cleaned = bodyFields(body, ['model', 'messages']);
+  delete cleaned.raw_prompt; // the legacy-completions converter's, never a client's
   const parsed = requestSchema.safeParse(cleaned, { reportInput: true });
   if (!parsed.success) {
     // Report the first problem, in field order, as OpenAI does.
@@ -263,9 +265,7 @@ export function validateChatRequest(body: unknown, catalog: ModelCatalog = activ
   if (req.top_logprobs !== undefined && req.logprobs !== true) {
     throw new ApiError('invalid_value', "'top_logprobs' requires 'logprobs' to be true.", { param: 'top_logprobs' });
   }
-  const unsupported = (param: string, why: string): never => {
-    throw new ApiError('unsupported_parameter', `Unsupported parameter: '${param}' ${why}.`, { param });
-  };
+  const unsupported = unsupportedParameter;
   if (req.modalities?.includes('audio')) unsupported('modalities', 'asks for audio output, which no model here produces');
   if (req.audio !== undefined && req.audio !== null) unsupported('audio', 'is not supported: no model here produces audio');
   if (req.web_search_options !== undefined && req.web_search_options !== null) {
