@@ -299,8 +299,9 @@ test('the Connect area has a Responses snippet, and it runs as shown with the re
   await goToArea(page, 'Connect');
   await page.getByLabel('Fill your key into the snippets').fill(key);
   await page.getByRole('button', { name: 'Fill in' }).click();
+  // The snippet is re-rendered with the key after the click: wait for it before reading the code.
+  await expect(page.locator('[data-snippet="responses"] pre')).toContainText(key);
   const code = (await page.locator('[data-snippet="responses"] pre').textContent())!;
-  expect(code).toContain(key);
   await page.goto('/test/pages/clients.html');
   await page.evaluate(async () => {
     await window.inpageReady;

@@ -77,7 +77,7 @@ test('every button, field, link and summary has a name, in every area', async ({
   expect(await unlabeledControls(page)).toEqual([]);
 
   await goToArea(page, 'Models');
-  await expect(page.locator('article[data-model]')).toHaveCount(5);
+  await expect(page.locator('article[data-model]')).toHaveCount(6); // the five chat variants and svc-embed
   expect(await unlabeledControls(page)).toEqual([]);
 
   await goToArea(page, 'Playground');

@@ -22,7 +22,7 @@ test('sign-up makes the local workspace and its organisation id, with no card an
   const models = await call(page, '/v1/models', { headers: auth(key) });
   expect(models.status).toBe(200);
   const data = (models.json as { data: { owned_by: string }[] }).data;
-  expect(data).toHaveLength(5);
+  expect(data).toHaveLength(6); // the five chat variants and svc-embed
   expect(new Set(data.map((m) => m.owned_by))).toEqual(new Set([org]));
   await page.reload();
   await expect(page.getByTestId('org-id')).toHaveText(org);
@@ -266,7 +266,7 @@ test('connect: base URL and snippets, with the key filled in on request; the fet
     await expect(pre).toContainText(`${origin}/v1`);
   }
   await page.getByRole('button', { name: 'Test the connection' }).click();
-  const tested = page.getByRole('status').filter({ hasText: 'GET /v1/models answered 200 with 5 models' });
+  const tested = page.getByRole('status').filter({ hasText: 'GET /v1/models answered 200 with 6 models' }); // five chat variants and svc-embed
   await expect(tested).toBeVisible();
   await expect(tested).toContainText('No model is downloaded yet');
   await expect(tested).toContainText('No completion was tried.');
