@@ -1,7 +1,8 @@
 // Stored responses (POST /v1/responses with `store` true, the default): the answer, its input items and the
 // conversation they continue, per API key, in their own IndexedDB database. A response is found only with
 // the key that made it; a revoked key cannot authenticate, so its responses are unreadable.
-import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
+import type { DBSchema } from 'idb';
+import { connection } from './idb-connection';
 import { ApiError } from './protocol/errors';
 import type { ConversationItem } from './protocol/responses';
 import type { ResponseObject } from './protocol/response-events';
@@ -24,34 +25,14 @@ interface ResponsesDB extends DBSchema {
 
 export const RESPONSES_DB_NAME = 'inpage-responses';
 
-let opening: Promise<IDBPDatabase<ResponsesDB>> | null = null;
-
-function database(): Promise<IDBPDatabase<ResponsesDB>> {
-  opening ??= openDB<ResponsesDB>(RESPONSES_DB_NAME, 1, {
-    upgrade(db) {
-      const store = db.createObjectStore('responses', { keyPath: 'id' });
-      store.createIndex('keyId', 'keyId');
-    },
-    blocking() {
-      void opening?.then((db) => db.close());
-      opening = null;
-    },
-    terminated() {
-      opening = null;
-    },
-  }).catch((err: unknown) => {
-    opening = null;
-    throw err;
-  });
-  return opening;
-}
+const responsesDb = connection<ResponsesDB>(RESPONSES_DB_NAME, 1, (db) => {
+  const store = db.createObjectStore('responses', { keyPath: 'id' });
+  store.createIndex('keyId', 'keyId');
+});
+const database = responsesDb.get;
 
 /** Closes this realm's connection, e.g. before deleting the database in tests. */
-export async function closeResponsesDatabase(): Promise<void> {
-  const pending = opening;
-  opening = null;
-  if (pending) (await pending.catch(() => null))?.close();
-}
+export const closeResponsesDatabase = responsesDb.close;
 
 export const notFound = (id: string) =>
   new ApiError('response_not_found', `No response found with id '${id}'.`, { param: 'response_id' });

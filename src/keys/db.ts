@@ -1,5 +1,6 @@
 // The origin's IndexedDB: workspace, API keys and settings. Weights live in web-llm's own databases.
-import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
+import type { DBSchema, IDBPDatabase } from 'idb';
+import { connection } from '../idb-connection';
 import type { ModelId } from '../variants';
 
 export interface WorkspaceRecord {
@@ -39,8 +40,6 @@ interface InpageDB extends DBSchema {
 export const DB_NAME = 'inpage';
 export type Database = IDBPDatabase<InpageDB>;
 
-let opening: Promise<Database> | null = null;
-
 /**
  * How long opening may take. An open waits behind any other connection's version change (an upgrade held
  * open in another tab, or a tab that will not close its connection for one): without a bound, every /v1
@@ -73,32 +72,20 @@ function bounded(open: Promise<Database>): Promise<Database> {
   });
 }
 
+const inpageDb = connection<InpageDB>(
+  DB_NAME,
+  1,
+  (db) => {
+    db.createObjectStore('workspace', { keyPath: 'id' });
+    const keys = db.createObjectStore('keys', { keyPath: 'id' });
+    keys.createIndex('hash', 'hash', { unique: true });
+    db.createObjectStore('settings');
+  },
+  bounded,
+);
+
 /** One connection per realm; it closes itself when a newer version needs the database. */
-export function openDatabase(): Promise<Database> {
-  opening ??= bounded(openDB<InpageDB>(DB_NAME, 1, {
-    upgrade(db) {
-      db.createObjectStore('workspace', { keyPath: 'id' });
-      const keys = db.createObjectStore('keys', { keyPath: 'id' });
-      keys.createIndex('hash', 'hash', { unique: true });
-      db.createObjectStore('settings');
-    },
-    blocking() {
-      void opening?.then((db) => db.close());
-      opening = null;
-    },
-    terminated() {
-      opening = null;
-    },
-  })).catch((err: unknown) => {
-    opening = null;
-    throw err;
-  });
-  return opening;
-}
+export const openDatabase: () => Promise<Database> = inpageDb.get;
 
 /** Closes this realm's connection (the next call opens a fresh one), e.g. before deleting the database. */
-export async function closeDatabase(): Promise<void> {
-  const pending = opening;
-  opening = null;
-  if (pending) (await pending.catch(() => null))?.close();
-}
+export const closeDatabase: () => Promise<void> = inpageDb.close;

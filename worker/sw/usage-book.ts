@@ -7,7 +7,8 @@
 //    booked to the keys in the workspace database and cleared. A failed booking is retried with backoff while
 //    the worker lives, and at its next start; each key remembers the last journal entry it booked, so an entry
 //    is never booked twice.
-import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
+import type { DBSchema } from 'idb';
+import { connection } from '../../src/idb-connection';
 import { bookJournal, type JournalEntry } from '../../src/keys/key-store';
 
 export const JOURNAL_DB = 'inpage-usage';
@@ -22,29 +23,13 @@ interface JournalDB extends DBSchema {
   meta: { key: string; value: string };
 }
 
-let opening: Promise<IDBPDatabase<JournalDB>> | null = null;
-
-function journalDb(): Promise<IDBPDatabase<JournalDB>> {
-  opening ??= openDB<JournalDB>(JOURNAL_DB, 1, {
-    upgrade(db, _old, _new, tx) {
-      db.createObjectStore('journal', { keyPath: 'seq', autoIncrement: true });
-      db.createObjectStore('meta');
-      // Which journal this is: a new one (site data cleared) starts its numbering afresh.
-      void tx.objectStore('meta').put(crypto.randomUUID(), 'epoch');
-    },
-    blocking() {
-      void opening?.then((db) => db.close());
-      opening = null;
-    },
-    terminated() {
-      opening = null;
-    },
-  }).catch((err: unknown) => {
-    opening = null;
-    throw err;
-  });
-  return opening;
-}
+const journalConnection = connection<JournalDB>(JOURNAL_DB, 1, (db, _old, _new, tx) => {
+  db.createObjectStore('journal', { keyPath: 'seq', autoIncrement: true });
+  db.createObjectStore('meta');
+  // Which journal this is: a new one (site data cleared) starts its numbering afresh.
+  void tx.objectStore('meta').put(crypto.randomUUID(), 'epoch');
+});
+const journalDb = journalConnection.get;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 

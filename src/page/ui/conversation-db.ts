@@ -1,6 +1,7 @@
 // The Playground's conversations, kept in this origin's IndexedDB (database "inpage-conversations"), one list
 // per workspace (organisation id). Each holds its model, system prompt, parameters, turns and unsent draft.
-import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
+import type { DBSchema } from 'idb';
+import { connection } from '../../idb-connection';
 import type { FinishReason } from '../../protocol/types';
 import type { ModelId } from '../../variants';
 
@@ -67,25 +68,10 @@ interface ConversationsDB extends DBSchema {
 
 export const CONVERSATIONS_DB = 'inpage-conversations';
 
-let opening: Promise<IDBPDatabase<ConversationsDB>> | null = null;
-
-function open(): Promise<IDBPDatabase<ConversationsDB>> {
-  opening ??= openDB<ConversationsDB>(CONVERSATIONS_DB, 1, {
-    upgrade(db) {
-      const store = db.createObjectStore('conversations', { keyPath: 'id' });
-      store.createIndex('orgId', 'orgId');
-    },
-    blocking() {
-      // A newer version elsewhere: step aside; the next call opens again.
-      void opening?.then((db) => db.close());
-      opening = null;
-    },
-  }).catch((err: unknown) => {
-    opening = null;
-    throw err;
-  });
-  return opening;
-}
+const open = connection<ConversationsDB>(CONVERSATIONS_DB, 1, (db) => {
+  const store = db.createObjectStore('conversations', { keyPath: 'id' });
+  store.createIndex('orgId', 'orgId');
+}).get;
 
 /** The workspace's conversations, most recently changed first. */
 export async function listConversations(orgId: string): Promise<Conversation[]> {
