@@ -4,7 +4,7 @@ import type { ChatMessage, ContentPart } from '../../protocol/types';
 import { variantOf } from '../../catalog';
 import type { ModelId } from '../../variants';
 import type { Conversation, Params, Turn } from './conversation-db';
-import { quote } from './snippets';
+import { KEY_PLACEHOLDER, fetchStreamCode, quote } from './snippets';
 
 export interface Messages {
   messages: ChatMessage[];
@@ -84,8 +84,6 @@ export function exportName(conversation: Conversation, extension: 'json' | 'md')
   return `${stem}.${extension}`;
 }
 
-const KEY_PLACEHOLDER = 'YOUR_INPAGE_KEY';
-
 function indent(text: string, by: string): string {
   return text.split('\n').map((line, i) => (i === 0 ? line : by + line)).join('\n');
 }
@@ -94,27 +92,7 @@ function indent(text: string, by: string): string {
 export function requestCode(kind: 'fetch' | 'openai', baseURL: string, body: Record<string, unknown>): string {
   const json = JSON.stringify({ ...body, stream: true }, null, 2);
   if (kind === 'fetch') {
-    return `const res = await fetch(${quote(`${baseURL}/chat/completions`)}, {
-  method: 'POST',
-  headers: { authorization: 'Bearer ${KEY_PLACEHOLDER}', 'content-type': 'application/json' },
-  body: JSON.stringify(${indent(json, '  ')}),
-});
-if (!res.ok) throw new Error((await res.json()).error.message);
-const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
-let text = '', buffer = '';
-for (;;) {
-  const { value, done } = await reader.read();
-  if (done) break;
-  buffer += value;
-  const events = buffer.split('\\n\\n');
-  buffer = events.pop();
-  for (const event of events) {
-    const data = event.replace(/^data: /, '');
-    if (data === '[DONE]') continue;
-    text += JSON.parse(data).choices[0]?.delta.content ?? '';
-  }
-}
-console.log(text);`;
+    return fetchStreamCode(`${baseURL}/chat/completions`, `'Bearer ${KEY_PLACEHOLDER}'`, indent(json, '  '));
   }
   return `import OpenAI from 'openai';
 

@@ -15,22 +15,15 @@ export function quote(text: string): string {
   return `'${text.replace(/\\/g, '\\\\').replace(/'/g, "\\'").replace(/\n/g, '\\n')}'`;
 }
 
-export function snippets(baseURL: string, key: string | null): Snippet[] {
-  const k = quote(key ?? KEY_PLACEHOLDER);
-  const base = quote(baseURL);
-  return [
-    {
-      id: 'fetch',
-      title: 'fetch',
-      note: 'No library; reads the answer as a stream of server-sent events.',
-      code: `const res = await fetch(${quote(`${baseURL}/chat/completions`)}, {
+/**
+ * Code that streams a chat completion with plain `fetch` and prints its text. `authorization` and `body` are
+ * JavaScript expressions, written into the code as they are.
+ */
+export function fetchStreamCode(url: string, authorization: string, body: string): string {
+  return `const res = await fetch(${quote(url)}, {
   method: 'POST',
-  headers: { authorization: 'Bearer ' + ${k}, 'content-type': 'application/json' },
-  body: JSON.stringify({
-    model: '${SNIPPET_MODEL}',
-    messages: [{ role: 'user', content: 'Say hello in five words.' }],
-    stream: true,
-  }),
+  headers: { authorization: ${authorization}, 'content-type': 'application/json' },
+  body: JSON.stringify(${body}),
 });
 if (!res.ok) throw new Error((await res.json()).error.message);
 const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
@@ -47,7 +40,26 @@ for (;;) {
     text += JSON.parse(data).choices[0]?.delta.content ?? '';
   }
 }
-console.log(text);`,
+console.log(text);`;
+}
+
+export function snippets(baseURL: string, key: string | null): Snippet[] {
+  const k = quote(key ?? KEY_PLACEHOLDER);
+  const base = quote(baseURL);
+  return [
+    {
+      id: 'fetch',
+      title: 'fetch',
+      note: 'No library; reads the answer as a stream of server-sent events.',
+      code: fetchStreamCode(
+        `${baseURL}/chat/completions`,
+        `'Bearer ' + ${k}`,
+        `{
+    model: '${SNIPPET_MODEL}',
+    messages: [{ role: 'user', content: 'Say hello in five words.' }],
+    stream: true,
+  }`,
+      ),
     },
     {
       id: 'openai',
