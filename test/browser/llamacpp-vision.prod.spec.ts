@@ -152,3 +152,22 @@ test('llama.cpp reads images through its mmproj: data: and same-origin URLs, any
 
   await page.context().close();
 });
+
+test('llama.cpp: an mmproj made for another model (another width) fails the load clearly, naming the file', async () => {
+  test.setTimeout(120_000);
+  const mmprojPath = `/gguf/${pathOf(VISION, GGUF_DEFAULTS[VISION]!.mmproj)}`;
+  server.override(mmprojPath, synthesizeMmproj({ seed: 11, textEmbedding: 32 }).bytes);
+  try {
+    // A fresh browser context: nothing cached, both files are fetched again.
+    const { page, key } = await openDeployment();
+    const failed = await chat(page, key, withImages([pngDataUrl]));
+    expect(failed.status).toBe(503);
+    const error = (failed.json as ErrorBody).error;
+    expect(error).toMatchObject({ type: 'server_error', code: 'model_load_failed', param: null });
+    expect(error.message).toContain(pathOf(VISION));
+    expect(error.message).toContain(`vision projector (mmproj ${server.origin}${mmprojPath})`);
+    await page.context().close();
+  } finally {
+    server.override(mmprojPath, null);
+  }
+});

@@ -222,7 +222,11 @@ export class LlamaCppEngine implements Engine {
       // wllama 3.8.1 resolves even when llama.cpp could not load the file: its context info says so.
       const info = wllama.getLoadedContextInfo();
       if (info.success === false || !(info.n_ctx > 0)) {
-        throw new Error('llama.cpp could not load the file (not a GGUF model llama.cpp supports, or a truncated download)');
+        throw new Error(
+          source.mmprojUrl
+            ? `llama.cpp could not load the model with its vision projector (mmproj ${source.mmprojUrl}): one of them is not a GGUF file llama.cpp supports or is a truncated download, or the mmproj was made for another model`
+            : 'llama.cpp could not load the file (not a GGUF model llama.cpp supports, or a truncated download)',
+        );
       }
       if (source.mmprojUrl && info.has_image_input !== true) {
         throw new Error(`llama.cpp loaded the model but not its vision projector (${source.mmprojUrl}): not an mmproj GGUF llama.cpp supports, or one made for another model`);
