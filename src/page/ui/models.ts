@@ -276,6 +276,13 @@ export function ModelsArea() {
       { class: 'lede' },
       'Five variants run on this device’s GPU. Weights download once and stay in this browser’s cache; variants that share weights download and load together, and one set of weights is loaded at a time. A request for a model that is not ready loads it first. The context each variant enforces here is bounded by this GPU’s memory.',
     ),
+    // A test build says so: its engine stands in for the models the cards name, and downloads nothing.
+    import.meta.env.MODE === 'test' &&
+      h(
+        Notice,
+        { kind: 'info' },
+        h('span', { 'data-testid': 'test-build' }, 'Test build: the deterministic test engine answers in place of the models named below; its weights are pretend and nothing is downloaded.'),
+      ),
     missing
       ? h(NoWebGpu, { reason: missing })
       : [
