@@ -93,5 +93,11 @@ export type FromEngine =
   /** The next events of the generation, in order: those the engine produced in one turn travel together. */
   | { type: 'events'; id: string; events: EngineEvent[] }
   | { type: 'end'; id: string }
-  | { type: 'error'; id: string; error: ApiErrorData }
+  /** `spent`: what a generation that had started cost before it failed (prompt + completion tokens so far). */
+  | { type: 'error'; id: string; error: ApiErrorData; spent?: Usage }
+  /**
+   * After an `abort` of a generation that had started: what it cost until it stopped (prompt + completion tokens
+   * generated so far), or null when the engine cannot tell. Nothing follows it.
+   */
+  | { type: 'aborted'; id: string; spent: Usage | null }
   | { type: 'status'; id: string; models: ModelStatus[]; fingerprint: string };
