@@ -47,6 +47,22 @@ export interface ModelStatus {
   runtime?: ModelRuntime;
 }
 
+/** What downloading a model will fetch, told before the download starts. */
+export interface DownloadSize {
+  /** Bytes to download, or null when not known until the download starts. */
+  bytes: number | null;
+  /**
+   * Where the figure comes from: `manifest`, summed from the model's own file listing (web-llm's
+   * tensor-cache.json) plus the server's lengths; `server`, the length the server gives for the file (a HEAD
+   * request); `table`, the published size this release knows (approximate: shown as "about"); `unknown`.
+   */
+  basis: 'manifest' | 'server' | 'table' | 'unknown';
+  /** The host the files come from (e.g. huggingface.co). */
+  host: string;
+  /** What the figure covers, in a few words (e.g. "weights and model library"). */
+  covers?: string;
+}
+
 export interface ModelRuntime {
   engine: 'webllm' | 'llamacpp';
   device: 'webgpu' | 'cpu';

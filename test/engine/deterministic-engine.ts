@@ -27,11 +27,12 @@
 // context_length_exceeded. The embedding model loads beside the chat model (as web-llm's second engine does),
 // never in its place.
 // A token is a run of non-space characters with the spaces before it. Loading is simulated: a variant's
-// first use "downloads" 4 MiB of pretend weights in progress steps, then "loads".
+// first use "downloads" 4 MiB of pretend weights (the test knob `pretendWeightsBytes`) in progress steps, then
+// "loads"; asked its download size beforehand, it names exactly that many bytes, from host `inpage-test`.
 import { ApiError, clientAborted, contextExceeded } from '../../src/protocol/errors';
 import type { AdapterReport, ImportFile, ImportProgress, ImportReport } from '../../src/engine-control';
 import type { InpageConfig } from '../../src/config';
-import type { EngineEvent, ModelStatus } from '../../src/engine-protocol';
+import type { DownloadSize, EngineEvent, ModelStatus } from '../../src/engine-protocol';
 import { toolCallId } from '../../src/protocol/completion';
 import type { ChatCompletionRequest, ChatMessage, FunctionTool, ModelState, TokenLogprob } from '../../src/protocol/types';
 import { activeCatalog, adoptModels, variantOf } from '../../src/catalog';
@@ -46,7 +47,7 @@ import { deterministicEmbedding } from './deterministic-embedding';
 import type { EmbeddingRequest } from '../../src/protocol/embeddings';
 
 export const TEST_CONTEXT_LENGTH = 4096;
-const PRETEND_BYTES = 4 * 1024 * 1024;
+const DEFAULT_PRETEND_BYTES = 4 * 1024 * 1024;
 const DOWNLOAD_STEPS = 4;
 
 export function tokenize(text: string): string[] {
@@ -141,7 +142,11 @@ export class DeterministicEngine implements Engine {
   /** The conversation the KV cache holds after the last turn, on the loaded weights. */
   private held: { group: string; messages: ChatMessage[] } | null = null;
 
+  /** Bytes of pretend weights each model "downloads". */
+  private readonly pretendBytes: number;
+
   constructor(private readonly config: InpageConfig) {
+    this.pretendBytes = config.pretendWeightsBytes || DEFAULT_PRETEND_BYTES;
     // The deployment's models, checked as the web-llm engine checks them (a bad entry fails start-up alike).
     adoptModels(config.models, "the deployment's models setting");
     webllmModels();
@@ -177,12 +182,12 @@ export class DeterministicEngine implements Engine {
         status.progress = {
           phase: 'download',
           bytesDone: g.bytesDone,
-          bytesTotal: PRETEND_BYTES,
-          percent: Math.round((g.bytesDone / PRETEND_BYTES) * 100),
-          text: `Fetching pretend weights ${g.bytesDone}/${PRETEND_BYTES} bytes`,
+          bytesTotal: this.pretendBytes,
+          percent: Math.round((g.bytesDone / this.pretendBytes) * 100),
+          text: `Fetching pretend weights ${g.bytesDone}/${this.pretendBytes} bytes`,
         };
       }
-      if (g.state === 'cached' || g.state === 'loading' || g.state === 'ready') status.sizeOnDisk = PRETEND_BYTES;
+      if (g.state === 'cached' || g.state === 'loading' || g.state === 'ready') status.sizeOnDisk = this.pretendBytes;
       return status;
     });
   }
@@ -219,7 +224,7 @@ export class DeterministicEngine implements Engine {
     if (g.state === 'not_downloaded') {
       g.state = 'downloading';
       for (let step = 1; step <= DOWNLOAD_STEPS; step++) {
-        g.bytesDone = (PRETEND_BYTES / DOWNLOAD_STEPS) * step;
+        g.bytesDone = (this.pretendBytes / DOWNLOAD_STEPS) * step;
         this.changed();
         await sleep(20);
       }
@@ -244,6 +249,11 @@ export class DeterministicEngine implements Engine {
     if (g) g.state = 'cached';
     this.loadedGroup = null;
     this.changed();
+  }
+
+  async downloadSize(id: ModelId): Promise<DownloadSize> {
+    this.groupOf(id);
+    return { bytes: this.pretendBytes, basis: 'manifest', host: 'inpage-test', covers: 'pretend weights' };
   }
 
   async deleteFromCache(id: ModelId): Promise<void> {

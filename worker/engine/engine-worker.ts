@@ -104,6 +104,10 @@ const control: EngineControl = {
   load: (id) => need().engine.load(id),
   unload: () => need().engine.unload(),
   deleteFromCache: (id) => need().engine.deleteFromCache(id),
+  async downloadSize(id) {
+    const { engine } = need();
+    return engine.downloadSize ? engine.downloadSize(id) : { bytes: null, basis: 'unknown', host: '' };
+  },
   rescan: async () => {
     await need().engine.rescan?.();
   },

@@ -1,7 +1,7 @@
 // The contract every engine implementation meets: web-llm in production, the deterministic one in tests.
 import type { AdapterReport, ImportFile, ImportProgress, ImportReport } from '../../src/engine-control';
 import type { InpageConfig } from '../../src/config';
-import type { EngineEvent, ModelStatus } from '../../src/engine-protocol';
+import type { DownloadSize, EngineEvent, ModelStatus } from '../../src/engine-protocol';
 import type { ChatCompletionRequest } from '../../src/protocol/types';
 import type { ModelId } from '../../src/variants';
 import type { EmbeddingRequest } from '../../src/protocol/embeddings';
@@ -54,6 +54,12 @@ export interface Engine {
    * this engine's cache, then rescans. Engines without it cannot import (the page says so).
    */
   importFiles?(files: ImportFile[], onProgress?: (progress: ImportProgress) => void): Promise<ImportReport>;
+  /**
+   * Optional: how much downloading the model's files would fetch and from where, measured small (a manifest,
+   * a HEAD request) or from a published table; never made up (`bytes: null` when not known). Engines without
+   * it: unknown.
+   */
+  downloadSize?(id: ModelId): Promise<DownloadSize>;
   /** Optional: the engine's own ids of the models whose files are all in its cache. */
   cachedModels?(): Promise<string[]>;
 }
