@@ -96,7 +96,13 @@ export type FromEngine =
    */
   | { type: 'events'; id: string; events: PackedEvents }
   | { type: 'end'; id: string }
-  | { type: 'error'; id: string; error: ApiErrorData }
+  /** `spent`: what a generation that had started cost before it failed (prompt + completion tokens so far). */
+  | { type: 'error'; id: string; error: ApiErrorData; spent?: Usage }
+  /**
+   * After an `abort` of a generation that had started: what it cost until it stopped (prompt + completion tokens
+   * generated so far), or null when the engine cannot tell. Nothing follows it.
+   */
+  | { type: 'aborted'; id: string; spent: Usage | null }
   | { type: 'status'; id: string; models: ModelStatus[]; fingerprint: string };
 
 /**

@@ -37,7 +37,9 @@ function serve(port: MessagePort): void {
           start: (fingerprint) => post({ type: 'start', id, fingerprint }),
           event: (event) => batch.push(event),
           end: () => (done(), post({ type: 'end', id })),
-          error: (error) => (done(), post({ type: 'error', id, error: error.toData() })),
+          error: (error, spent) => (done(), post({ type: 'error', id, error: error.toData(), ...(spent ? { spent } : {}) })),
+          // After the service worker's abort: what the generation cost until it stopped, for the key's booking.
+          aborted: (spent) => post({ type: 'aborted', id, spent }),
         });
         return;
       }
