@@ -140,7 +140,7 @@ describe('EngineLink', () => {
       if (m.type === 'generate') {
         reply({ type: 'accepted', id: m.id });
         reply({ type: 'start', id: m.id, fingerprint: 'fp' });
-        reply({ type: 'events', id: m.id, events: [{ type: 'delta', content: 'a' }] });
+        reply({ type: 'events', id: m.id, events: packEvents([{ type: 'delta', content: 'a' }]) });
         const failing = (m.request as ChatCompletionRequest).messages[0]!.content === 'fail';
         if (failing) reply({ type: 'error', id: m.id, error: new ApiError('internal_error', 'broke').toData(), spent });
       }
