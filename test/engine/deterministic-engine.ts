@@ -39,7 +39,7 @@ import { activeCatalog, adoptModels, variantOf } from '../../src/catalog';
 import { modelNotFound } from '../../src/protocol/errors';
 import type { ModelId } from '../../src/variants';
 import { webllmModels } from '../../worker/engine/webllm/models';
-import type { Engine, EngineFactory, Generation } from '../../worker/engine/engine';
+import { spentUsage, type Engine, type EngineFactory, type Generation } from '../../worker/engine/engine';
 import { nextTurn } from '../../worker/engine/event-batch';
 import { assertSupported, outputLimit, stopSequences, toolPlan, wantsThinking, type ToolPlan } from '../../worker/engine/request-support';
 import { smallestInstance } from './smallest-instance';
@@ -310,10 +310,14 @@ export class DeterministicEngine implements Engine {
     const keep = (given: string) => {
       if (raw === undefined && calls.length === 0 && !(stopped && reasoning.length > 0)) this.held = { group, messages: [...request.messages, { role: 'assistant', content: given }] };
     };
+    const tally = { completion: 0, reasoning: 0 };
+    const events = this.stream(reasoning, tokenize(content), calls, { promptTokens, cachedTokens, limit, stopped, failAfter: reply.failAfter, logprobs, signal, keep, tally });
     return {
       // Names the real model, as web-llm's does: the one production would load here (no shader-f16).
       fingerprint: `fp_test_${webllmModels().get(group)?.f32 ?? group}`,
-      events: this.stream(reasoning, tokenize(content), calls, { promptTokens, cachedTokens, limit, stopped, failAfter: reply.failAfter, logprobs, signal, keep }),
+      events,
+      // Counted as the engine produced them: the tokens generated until it stopped, not those delivered.
+      spent: async () => spentUsage(promptTokens, tally.completion, cachedTokens, tally.reasoning),
     };
   }
 
@@ -375,9 +379,12 @@ export class DeterministicEngine implements Engine {
       logprobs: number | null;
       signal: AbortSignal;
       keep: (given: string) => void;
+      /** The tokens generated so far, for `spent()`. */
+      tally?: { completion: number; reasoning: number };
     },
   ): AsyncGenerator<EngineEvent> {
     const budget = opts.limit ?? Number.POSITIVE_INFINITY;
+    const tally = opts.tally ?? { completion: 0, reasoning: 0 };
     let produced = 0;
     let reasoningTokens = 0;
     const pace = async () => {
@@ -390,8 +397,8 @@ export class DeterministicEngine implements Engine {
     for (const token of reasoning) {
       if (produced >= budget) break;
       await pace();
-      produced++;
-      reasoningTokens++;
+      tally.completion = ++produced;
+      tally.reasoning = ++reasoningTokens;
       yield { type: 'delta', reasoning: token };
     }
     let contentTokens = 0;
@@ -402,7 +409,7 @@ export class DeterministicEngine implements Engine {
         throw new ApiError('internal_error', `The test engine failed on purpose after ${opts.failAfter} tokens.`);
       }
       await pace();
-      produced++;
+      tally.completion = ++produced;
       contentTokens++;
       given += token;
       yield opts.logprobs === null ? { type: 'delta', content: token } : { type: 'delta', content: token, logprobs: [logprobOf(token, opts.logprobs)] };
@@ -412,12 +419,12 @@ export class DeterministicEngine implements Engine {
     for (const [index, call] of calls.entries()) {
       if (produced >= budget) break;
       await pace();
-      produced++;
+      tally.completion = ++produced;
       yield { type: 'tool_call', index, id: toolCallId(), name: call.name };
       for (const fragment of call.fragments) {
         if (produced >= budget) break;
         await pace();
-        produced++;
+        tally.completion = ++produced;
         yield { type: 'tool_arguments', index, arguments: fragment };
       }
     }

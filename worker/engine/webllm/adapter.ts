@@ -425,7 +425,7 @@ export class WebLlmEngine implements Engine {
         });
         handedOver = true;
         await run.start();
-        return { fingerprint: `fp_${loaded.modelId}`, events: run.events() };
+        return { fingerprint: `fp_${loaded.modelId}`, events: run.events(), spent: () => run.spent() };
       }
       const thinkingSwitch = hasThinkingSwitch(variant);
       const emptyThinkTokens = thinkingSwitch ? (loaded.view?.countTokens(EMPTY_THINK_BLOCK) ?? EMPTY_THINK_TOKENS_QWEN3) : 0;
@@ -461,7 +461,7 @@ export class WebLlmEngine implements Engine {
       });
       handedOver = true;
       await run.start();
-      return { fingerprint: `fp_${loaded.modelId}`, events: run.events() };
+      return { fingerprint: `fp_${loaded.modelId}`, events: run.events(), spent: () => run.spent() };
     } catch (err) {
       throw err instanceof ApiError ? err : generationError(err);
     } finally {
