@@ -76,7 +76,11 @@ export class LlamaCppEngine implements Engine {
     private readonly config: InpageConfig,
     private readonly deps: LlamaCppDeps,
   ) {
-    for (const variant of weightGroups()) this.states.setContext(variant.weightGroup, Math.min(LLAMA_CONTEXT, variant.trainedContext));
+    for (const variant of weightGroups()) {
+      this.states.setContext(variant.weightGroup, Math.min(LLAMA_CONTEXT, variant.trainedContext));
+      // The model's name on its card: the GGUF file (family, size and quantisation are in its name).
+      this.states.setModel(variant.weightGroup, decodeURIComponent(new URL(this.source(variant).url).pathname.split('/').pop() ?? ''), undefined);
+    }
     // The embedding model has no GGUF here: it is listed, unavailable, and says why.
     for (const variant of Object.values(VARIANTS).filter((v) => v.embeddings)) {
       this.states.setContext(variant.weightGroup, variant.trainedContext);
