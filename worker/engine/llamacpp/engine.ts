@@ -6,13 +6,14 @@ import type { AdapterReport } from '../../../src/engine-control';
 import type { ModelStatus } from '../../../src/engine-protocol';
 import { ApiError } from '../../../src/protocol/errors';
 import type { ChatCompletionRequest } from '../../../src/protocol/types';
-import { VARIANTS, type Variant, type VariantId } from '../../../src/variants';
+import { adoptModels, variantOf } from '../../../src/catalog';
+import type { ModelId, Variant } from '../../../src/variants';
 import type { Engine, Generation } from '../engine';
 import { assertSupported, outputLimit, stopSequences } from '../request-support';
 import { ModelStates } from '../webllm/model-states';
 import { Mutex } from '../webllm/mutex';
 import { loadError } from './errors';
-import { ggufSource, weightGroups, type GgufSource } from './models';
+import { fileName, ggufSource, servedByLlama, weightGroups, type GgufSource } from './models';
 import { LlamaRun, type LlamaChunk } from './run';
 import { translateRequest, type LlamaParams } from './translate';
 
@@ -58,6 +59,9 @@ interface Loaded {
   threads: number;
 }
 
+const webllmOnly = (variant: Variant) =>
+  `${variant.id} runs on web-llm (WebGPU) only (${variant.embeddings ? 'llama.cpp has no embedding model' : "the deployment's models setting ties it to web-llm"}); this device runs llama.cpp.`;
+
 const aborted = () => new ApiError('internal_error', 'The client aborted the request.');
 
 export class LlamaCppEngine implements Engine {
@@ -70,12 +74,31 @@ export class LlamaCppEngine implements Engine {
     private readonly config: InpageConfig,
     private readonly deps: LlamaCppDeps,
   ) {
-    for (const variant of weightGroups()) this.states.setContext(variant.weightGroup, Math.min(LLAMA_CONTEXT, variant.trainedContext));
-    // The embedding model has no GGUF here: it is listed, unavailable, and says why.
-    for (const variant of Object.values(VARIANTS).filter((v) => v.embeddings)) {
-      this.states.setContext(variant.weightGroup, variant.trainedContext);
-      this.states.set(variant.weightGroup, 'unavailable', { error: `${variant.id} runs on web-llm (WebGPU) only; this device runs llama.cpp.` });
+    // The deployment's catalog (a bad `models` entry stops the engine here, naming it).
+    const catalog = adoptModels(config.models, "the deployment's models setting");
+    for (const variant of weightGroups()) {
+      const source = this.source(variant);
+      this.states.setContext(variant.weightGroup, Math.min(source.context ?? LLAMA_CONTEXT, variant.trainedContext));
+      this.states.setModel(variant.weightGroup, fileName(source.url), undefined);
     }
+    // Models llama.cpp cannot serve (the embedding model, models tied to web-llm) are listed, unavailable, and say why.
+    const served = new Set(weightGroups().map((v) => v.weightGroup));
+    for (const variant of catalog.variants.filter((v) => !served.has(v.weightGroup))) {
+      this.states.setContext(variant.weightGroup, variant.trainedContext);
+      this.states.set(variant.weightGroup, 'unavailable', { error: webllmOnly(variant) });
+    }
+  }
+
+  /** The variant as llama.cpp serves it: a default that always thinks (svc-vision's Qwen3-VL Thinking) thinks. */
+  private effective(variant: Variant): Variant {
+    return this.source(variant).alwaysThinks && !variant.thinks ? { ...variant, thinks: true } : variant;
+  }
+
+  private variant(id: ModelId): Variant {
+    const variant = variantOf(id);
+    if (!variant) throw new ApiError('model_not_found', `The model '${id}' does not exist or you do not have access to it.`, { param: 'model' });
+    if (!servedByLlama(variant)) throw new ApiError('webgpu_unavailable', webllmOnly(variant));
+    return this.effective(variant);
   }
 
   private source(variant: Variant): GgufSource {
@@ -104,7 +127,14 @@ export class LlamaCppEngine implements Engine {
   }
 
   status(): ModelStatus[] {
-    return this.states.status();
+    return this.states.status().map((s) => {
+      const variant = variantOf(s.id);
+      if (!variant) return s;
+      // A variant tied to web-llm that shares its weights with one llama.cpp serves.
+      if (!servedByLlama(variant)) return { id: s.id, state: 'unavailable', context_length: s.context_length, error: webllmOnly(variant) };
+      // What the model serving it here does, where that differs from the catalog's promise.
+      return this.effective(variant).thinks !== variant.thinks ? { ...s, thinks: true } : s;
+    });
   }
 
   onStatus(listener: () => void): void {
@@ -125,9 +155,10 @@ export class LlamaCppEngine implements Engine {
     return this.loaded?.threads ?? this.deps.threads;
   }
 
-  async load(id: VariantId): Promise<void> {
+  async load(id: ModelId): Promise<void> {
+    const variant = this.variant(id);
     await this.ready();
-    await this.mutex.run(() => this.ensureLoaded(VARIANTS[id]));
+    await this.mutex.run(() => this.ensureLoaded(variant));
   }
 
   async unload(): Promise<void> {
@@ -145,8 +176,8 @@ export class LlamaCppEngine implements Engine {
     await this.rescanAll();
   }
 
-  async deleteFromCache(id: VariantId): Promise<void> {
-    const variant = VARIANTS[id];
+  async deleteFromCache(id: ModelId): Promise<void> {
+    const variant = this.variant(id);
     await this.mutex.run(async () => {
       if (this.loaded?.group === variant.weightGroup) {
         const loaded = this.loaded;
@@ -236,7 +267,15 @@ export class LlamaCppEngine implements Engine {
   }
 
   supports(request: ChatCompletionRequest): void {
-    assertSupported(request);
+    const variant = this.variant(request.variant.id);
+    assertSupported({ ...request, variant });
+    if (request.reasoning_effort === 'none' && this.source(variant).alwaysThinks) {
+      throw new ApiError(
+        'unsupported_parameter',
+        `Unsupported parameter: 'reasoning_effort' "none" cannot be honoured: on llama.cpp '${request.model}' runs ${fileName(this.source(variant).url)}, a model that always thinks.`,
+        { param: 'reasoning_effort' },
+      );
+    }
     const images = request.messages.some((m) => Array.isArray(m.content) && m.content.some((p) => p.type === 'image_url'));
     if (images) {
       throw new ApiError('unsupported_parameter', `Unsupported parameter: 'messages' images are not yet supported on the llama.cpp engine (model '${request.model}').`, {
@@ -248,7 +287,8 @@ export class LlamaCppEngine implements Engine {
   async generate(request: ChatCompletionRequest, signal: AbortSignal): Promise<Generation> {
     this.supports(request);
     await this.ready();
-    const { variant } = request;
+    const variant = this.variant(request.variant.id);
+    request = { ...request, variant };
     const release = await this.mutex.acquire();
     let handedOver = false;
     try {
