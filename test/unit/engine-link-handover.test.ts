@@ -1,5 +1,5 @@
 // When the tab hosting the engine closes, what had started there fails; what was queued moves to the next engine.
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { EngineLink } from '../../worker/sw/engine-link';
 import { ApiError } from '../../src/protocol/errors';
 import type { EngineEvent, FromEngine, ToEngine } from '../../src/engine-protocol';
@@ -187,7 +187,8 @@ describe('EngineLink handover', () => {
     link.adopt(first.port, 'lock-A');
     const next = engine('B');
     link.adopt(next.port, 'lock-B');
-    await tick();
+    // Message delivery across a MessageChannel takes an event-loop turn or more; under load more than 10 ms.
+    await vi.waitFor(() => expect(first.seen.length + next.seen.length).toBeGreaterThanOrEqual(2), { timeout: 5000 });
     expect(first.seen).toEqual([{ type: 'watch', lock: 'inpage-sw:test' }]);
     expect(next.seen).toEqual([{ type: 'watch', lock: 'inpage-sw:test' }]);
   });

@@ -257,6 +257,7 @@ export class WebLlmEngine implements Engine {
         if (smaller === null) {
           const record = this.appConfig.model_list.find((r) => r.model_id === modelId);
           const error = loadError(err, what, record && `weights from ${record.model}, library ${record.model_lib}`);
+          if (err instanceof Error && err.name === 'IntegrityError') await this.cache.forgetRejected(modelId, String((err as Error & { url?: unknown }).url));
           this.states.settle(group, await this.cache.has(modelId), error.message);
           throw error;
         }
@@ -300,6 +301,7 @@ export class WebLlmEngine implements Engine {
     } catch (err) {
       const record = this.appConfig.model_list.find((r) => r.model_id === modelId);
       const error = loadError(err, `${variant.id} (web-llm model ${modelId})`, record && `weights from ${record.model}, library ${record.model_lib}`);
+      if (err instanceof Error && err.name === 'IntegrityError') await this.cache.forgetRejected(modelId, String((err as Error & { url?: unknown }).url));
       this.states.settle(group, await this.cache.has(modelId), error.message);
       throw error;
     }
