@@ -4,6 +4,8 @@ import { ModelManager, Wllama, type WllamaLogger } from '@wllama/wllama';
 import wasmUrl from '@wllama/wllama/esm/wasm/wllama.wasm?url';
 import type { InpageConfig } from '../../src/config';
 import { LlamaCppEngine, type WllamaLike } from './llamacpp/engine';
+import { browserLlamaImageReader } from './llamacpp/images';
+import { browserImageReader } from './webllm/images';
 
 const quiet: WllamaLogger = { debug: () => undefined, log: () => undefined, warn: console.warn, error: console.error };
 
@@ -42,6 +44,7 @@ export function createLlamaCppEngine(config: InpageConfig, reason: string): Llam
     threads: llamaThreads(config),
     memoryBudgetBytes: memoryBudgetBytes(),
     origin: self.location.origin,
+    images: browserLlamaImageReader(browserImageReader),
     reason,
   });
 }
