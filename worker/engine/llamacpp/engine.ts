@@ -102,6 +102,11 @@ export class LlamaCppEngine implements Engine {
   private variant(id: ModelId): Variant {
     const variant = variantOf(id);
     if (!variant) throw new ApiError('model_not_found', `The model '${id}' does not exist or you do not have access to it.`, { param: 'model' });
+    return this.served(variant);
+  }
+
+  /** The variant as served here; a variant llama.cpp cannot serve is refused. */
+  private served(variant: Variant): Variant {
     if (!servedByLlama(variant)) throw new ApiError('webgpu_unavailable', webllmOnly(variant));
     return this.effective(variant);
   }
@@ -279,7 +284,7 @@ export class LlamaCppEngine implements Engine {
   }
 
   supports(request: ChatCompletionRequest): void {
-    const variant = this.variant(request.variant.id);
+    const variant = this.served(request.variant);
     assertSupported({ ...request, variant });
     if (request.reasoning_effort === 'none' && this.source(variant).alwaysThinks) {
       throw new ApiError(
@@ -303,7 +308,7 @@ export class LlamaCppEngine implements Engine {
   async generate(request: ChatCompletionRequest, signal: AbortSignal): Promise<Generation> {
     this.supports(request);
     await this.ready();
-    const variant = this.variant(request.variant.id);
+    const variant = this.served(request.variant);
     request = { ...request, variant };
     // Images are read before the model is touched, so an unreadable one is a clear 400 naming its part.
     const images = new Map<string, ArrayBuffer>();
