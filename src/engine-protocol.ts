@@ -52,6 +52,22 @@ export interface ModelStatus {
   thinks?: boolean;
 }
 
+/** What downloading a model will fetch, told before the download starts. */
+export interface DownloadSize {
+  /** Bytes to download, or null when not known until the download starts. */
+  bytes: number | null;
+  /**
+   * Where the figure comes from: `manifest`, summed from the model's own file listing (web-llm's
+   * tensor-cache.json) plus the server's lengths; `server`, the length the server gives for the file (a HEAD
+   * request); `table`, the published size this release knows (approximate: shown as "about"); `unknown`.
+   */
+  basis: 'manifest' | 'server' | 'table' | 'unknown';
+  /** The host the files come from (e.g. huggingface.co). */
+  host: string;
+  /** What the figure covers, in a few words (e.g. "weights and model library"). */
+  covers?: string;
+}
+
 export interface ModelRuntime {
   engine: 'webllm' | 'llamacpp';
   device: 'webgpu' | 'cpu';
@@ -82,5 +98,11 @@ export type FromEngine =
   /** The next events of the generation, in order: those the engine produced in one turn travel together. */
   | { type: 'events'; id: string; events: EngineEvent[] }
   | { type: 'end'; id: string }
-  | { type: 'error'; id: string; error: ApiErrorData }
+  /** `spent`: what a generation that had started cost before it failed (prompt + completion tokens so far). */
+  | { type: 'error'; id: string; error: ApiErrorData; spent?: Usage }
+  /**
+   * After an `abort` of a generation that had started: what it cost until it stopped (prompt + completion tokens
+   * generated so far), or null when the engine cannot tell. Nothing follows it.
+   */
+  | { type: 'aborted'; id: string; spent: Usage | null }
   | { type: 'status'; id: string; models: ModelStatus[]; fingerprint: string };

@@ -11,7 +11,7 @@ import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../playwright.config';
 import { synthesizeGguf } from '../../scripts/gguf/synthesize';
 import { synthesizeMmproj } from '../../scripts/gguf/synthesize-mmproj';
 import { GGUF_DEFAULTS } from '../../worker/engine/llamacpp/models';
-import { chat, makeKey, openApp, sseEvents } from './helpers';
+import { call, chat, makeKey, openApp, sseEvents } from './helpers';
 import { encodePng } from './png';
 import { PROD_BUILD_DIR, serveStatic, type StaticServer } from './static-server';
 
@@ -78,6 +78,7 @@ const withImages = (urls: string[], extra: Record<string, unknown> = {}) => ({
 test('llama.cpp reads images through its mmproj: data: and same-origin URLs, any browser format, counted in usage; bad images and text models refused', async () => {
   test.setTimeout(180_000);
   const { page, key } = await openDeployment();
+  const start = server.gets.length;
 
   // The same prompt without an image, then with one: the answer completes, and the prompt is longer by exactly
   // the image's tokens (the encoder's 16 patches), which only an encoded image gives. llama.cpp joins a turn's
@@ -94,6 +95,10 @@ test('llama.cpp reads images through its mmproj: data: and same-origin URLs, any
   expect(answer.choices[0]!.finish_reason).toBe('length');
   expect(answer.usage.completion_tokens).toBe(12);
   expect(answer.usage.prompt_tokens - plainUsage.prompt_tokens).toBe(mmproj.imageTokens);
+  // Both files were fetched once, together (the empty browser context had nothing cached). wllama also asks
+  // for Hugging Face's LFS pointers (`/raw/` instead of `/resolve/`) to learn the files' SHA-256.
+  const files = [`/gguf/${pathOf(VISION)}`, `/gguf/${pathOf(VISION, GGUF_DEFAULTS[VISION]!.mmproj)}`];
+  expect(server.gets.slice(start).filter((p) => p.endsWith('.gguf') && p.includes('/resolve/')).sort()).toEqual([...files].sort());
 
   // The same picture by URL of this origin (fetched by the engine worker, as the host allowlist permits), and
   // as WebP (which llama.cpp cannot decode: re-encoded as PNG first): the same prompt size.
@@ -152,6 +157,32 @@ test('llama.cpp reads images through its mmproj: data: and same-origin URLs, any
   });
   // …and the vision model still answers after all of that.
   expect((await chat(page, key, withImages([pngDataUrl]))).status).toBe(200);
+
+  // The Responses API's input_image takes the same path (converted to a chat image part): the same prompt size.
+  const response = await call(page, '/v1/responses', {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      model: 'svc-vision',
+      temperature: 0,
+      max_output_tokens: 16,
+      input: [{ role: 'user', content: [{ type: 'input_text', text: 'Hello' }, { type: 'input_image', image_url: pngDataUrl }] }],
+    }),
+  });
+  expect(response.status, response.text).toBe(200);
+  expect((response.json as { status: string; usage: { input_tokens: number } }).usage.input_tokens).toBe(answer.usage.prompt_tokens);
+
+  // A new engine worker (the page reloaded) loads the model and its mmproj from wllama's cache: no GET of either
+  // (nor of their pointers).
+  const before = server.gets.length;
+  await page.reload();
+  await page.evaluate(async () => {
+    await window.inpageReady;
+  });
+  const cached = await chat(page, key, withImages([pngDataUrl]));
+  expect(cached.status, cached.text).toBe(200);
+  expect((cached.json as Completion).usage.prompt_tokens).toBe(answer.usage.prompt_tokens);
+  expect(server.gets.slice(before).filter((p) => p.endsWith('.gguf'))).toEqual([]);
 
   await page.context().close();
 });

@@ -134,6 +134,41 @@ describe('EngineLink', () => {
     expect(aborts).toEqual(generates);
   });
 
+  it('learns what a cancelled or failed generation cost: the engine\'s report after an abort, or with its error', async () => {
+    const spent = { ...usage, prompt_tokens: 9, completion_tokens: 4, total_tokens: 13 };
+    const { port } = engine((m, reply) => {
+      if (m.type === 'generate') {
+        reply({ type: 'accepted', id: m.id });
+        reply({ type: 'start', id: m.id, fingerprint: 'fp' });
+        reply({ type: 'events', id: m.id, events: [{ type: 'delta', content: 'a' }] });
+        const failing = (m.request as ChatCompletionRequest).messages[0]!.content === 'fail';
+        if (failing) reply({ type: 'error', id: m.id, error: new ApiError('internal_error', 'broke').toData(), spent });
+      }
+      // Reported once the engine has stopped, after the abort.
+      if (m.type === 'abort') setTimeout(() => reply({ type: 'aborted', id: m.id, spent }), 20);
+    });
+    const link = new EngineLink({ requestPort: async () => undefined });
+    link.adopt(port);
+    const controller = new AbortController();
+    const run = await link.generate(request, controller.signal);
+    controller.abort();
+    expect(await run.spent).toEqual(spent);
+
+    const failed = await link.generate(resolved({ model: 'svc-model-5.2-fast', messages: [{ role: 'user', content: 'fail' }] }), new AbortController().signal);
+    await rejection((async () => {
+      for await (const _ of failed) void _;
+    })());
+    expect(await failed.spent).toEqual(spent);
+
+    // A finished generation's cost is in its finish event: nothing more to wait for.
+    const { port: happyPort } = engine(happy);
+    const other = new EngineLink({ requestPort: async () => undefined });
+    other.adopt(happyPort);
+    const done = await other.generate(request, new AbortController().signal);
+    for await (const _ of done) void _;
+    expect(await done.spent).toBeNull();
+  });
+
   it('asks the engine for model status', async () => {
     const { port } = engine((m, reply) => {
       if (m.type === 'status') reply({ type: 'status', id: m.id, models: [{ id: 'svc-vision', state: 'cached', context_length: 8192 }], fingerprint: '' });

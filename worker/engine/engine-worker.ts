@@ -37,7 +37,9 @@ function serve(port: MessagePort): void {
           start: (fingerprint) => post({ type: 'start', id, fingerprint }),
           event: (event) => batch.push(event),
           end: () => (done(), post({ type: 'end', id })),
-          error: (error) => (done(), post({ type: 'error', id, error: error.toData() })),
+          error: (error, spent) => (done(), post({ type: 'error', id, error: error.toData(), ...(spent ? { spent } : {}) })),
+          // After the service worker's abort: what the generation cost until it stopped, for the key's booking.
+          aborted: (spent) => post({ type: 'aborted', id, spent }),
         });
         return;
       }
@@ -104,6 +106,10 @@ const control: EngineControl = {
   load: (id) => need().engine.load(id),
   unload: () => need().engine.unload(),
   deleteFromCache: (id) => need().engine.deleteFromCache(id),
+  async downloadSize(id) {
+    const { engine } = need();
+    return engine.downloadSize ? engine.downloadSize(id) : { bytes: null, basis: 'unknown', host: '' };
+  },
   rescan: async () => {
     await need().engine.rescan?.();
   },

@@ -9,6 +9,7 @@ import type { ModelId } from '../../variants';
 import type { RateEstimate } from './download-rate';
 import { formatBytes, formatDuration, formatInteger, formatRate } from './format';
 import { MODEL_CARDS, cardTitle } from '../../../worker/engine/webllm/model-cards';
+import { approveDownload, sizeSource, sizeText, useDownloadSize } from './download-ask';
 import { ModelStorage } from './model-storage';
 import { NoWebGpu } from './no-webgpu';
 import { getState, useUi, type UiState } from './store';
@@ -138,9 +139,14 @@ function ModelCard(props: { id: ModelId; status: ModelStatus | undefined; rate: 
     if (confirmDelete) confirmButton.current?.focus();
   }, [confirmDelete]);
 
+  // Before downloading: how much, and from where (the engine measures it small).
+  const size = useDownloadSize(id, props.controllable && state === 'not_downloaded');
+
   const run = async (action: Action) => {
     const control = getState().engine?.control;
     if (!control) return;
+    // Over 100 MB, the person is asked once for this model first.
+    if (action === 'load' && !(await approveDownload(id))) return;
     setBusy(action);
     setError(null);
     setConfirmDelete(false);
@@ -203,8 +209,12 @@ function ModelCard(props: { id: ModelId; status: ModelStatus | undefined; rate: 
       card && h('dd', null, h('a', { href: card.licenceUrl, target: '_blank', rel: 'noopener noreferrer' }, card.licence)),
       status?.memoryMB && h('dt', null, 'GPU memory'),
       status?.memoryMB && h('dd', { 'data-testid': 'memory' }, `${formatInteger(status.memoryMB)} MB at 4,096 tokens of context, more for the context this device allows`),
-      h('dt', null, 'Size on disk'),
-      h('dd', { 'data-testid': 'size' }, status?.sizeOnDisk ? formatBytes(status.sizeOnDisk) : status?.state === 'not_downloaded' ? 'Not downloaded' : '—'),
+      state === 'not_downloaded' && props.controllable
+        ? [
+            h('dt', null, 'Download size'),
+            h('dd', { 'data-testid': 'download-size' }, sizeText(size), size && sizeSource(size) ? h('span', { class: 'muted' }, ` (${sizeSource(size)})`) : null),
+          ]
+        : [h('dt', null, 'Size on disk'), h('dd', { 'data-testid': 'size' }, status?.sizeOnDisk ? formatBytes(status.sizeOnDisk) : state === 'not_downloaded' ? 'Not downloaded' : '—')],
       shares.length > 0 && h('dt', null, 'Shares weights with'),
       shares.length > 0 && h('dd', null, shares.join(', ')),
     ),

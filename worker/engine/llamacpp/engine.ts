@@ -3,7 +3,8 @@
 // it (thinking is Qwen3's per-request template switch). Everything touching wllama runs one at a time.
 import type { InpageConfig } from '../../../src/config';
 import type { AdapterReport } from '../../../src/engine-control';
-import type { ModelStatus } from '../../../src/engine-protocol';
+import type { DownloadSize, ModelStatus } from '../../../src/engine-protocol';
+import { contentLength } from '../download-size';
 import { imageUrlAllowed } from '../../../src/csp';
 import { ApiError } from '../../../src/protocol/errors';
 import type { ChatCompletionRequest } from '../../../src/protocol/types';
@@ -200,6 +201,24 @@ export class LlamaCppEngine implements Engine {
         this.states.settle(variant.weightGroup, false);
       }
     });
+  }
+
+  /**
+   * The GGUF download: the lengths its server gives (HEAD) for the model and projector files, else the
+   * published size this release knows (approximate). A split model's first part is not the whole: the table.
+   */
+  async downloadSize(id: VariantId): Promise<DownloadSize> {
+    const source = this.source(VARIANTS[id]);
+    const host = new URL(source.url).host;
+    const urls = [source.url, ...(source.mmprojUrl ? [source.mmprojUrl] : [])];
+    const covers = source.mmprojUrl ? 'model and vision projector files' : 'model file';
+    if (!/-\d{5}-of-\d{5}\.gguf$/.test(source.url)) {
+      const fetchFn = (input: string, init?: RequestInit) => fetch(input, init);
+      const signal = AbortSignal.timeout(15_000);
+      const lengths = await Promise.all(urls.map((url) => contentLength(url, fetchFn, signal)));
+      if (lengths.every((n) => n !== null)) return { bytes: lengths.reduce((a, b) => a! + b!, 0), basis: 'server', host, covers };
+    }
+    return source.bytes > 0 ? { bytes: source.bytes, basis: 'table', host, covers } : { bytes: null, basis: 'unknown', host };
   }
 
   /** Refuses a model whose files alone exceed what this device can give it. */
