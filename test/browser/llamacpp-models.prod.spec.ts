@@ -84,6 +84,11 @@ test('GGUF by URL and split GGUF through `models`: listed with their engine, ans
   // Not tied: the device's choice (llama.cpp, its GGUF default).
   expect(byId['svc-model-5.2-fast']!.engine).toEqual({ name: 'llamacpp', device: 'cpu', threads: 1 });
 
+  // The download's size before it starts: every part of the split model, as their server gives it.
+  const parts = splitGguf(model.bytes, 3);
+  const size = await page.evaluate(async () => (await window.inpageReady)!.engine!.control.downloadSize('team-split'));
+  expect(size).toMatchObject({ bytes: parts.reduce((n, p) => n + p.length, 0), basis: 'server', covers: "model's 3 split files" });
+
   const ask = (id: string) => ({ model: id, messages: [{ role: 'user', content: 'Hello' }], temperature: 0, max_tokens: 12 });
   const whole = await chat(page, key, ask('svc-model-5.2-short'));
   expect(whole.status).toBe(200);

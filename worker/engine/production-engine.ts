@@ -143,8 +143,8 @@ class ChosenEngine implements Engine {
     return (await this.engineOf(id)).deleteFromCache(id);
   }
 
-  async downloadSize(id: VariantId): Promise<DownloadSize> {
-    const engine = await this.engine();
+  async downloadSize(id: ModelId): Promise<DownloadSize> {
+    const engine = await this.engineOf(id);
     return engine.downloadSize ? engine.downloadSize(id) : { bytes: null, basis: 'unknown', host: '' };
   }
 

@@ -17,7 +17,7 @@ import { Mutex } from '../webllm/mutex';
 import { resolveImages } from '../webllm/images';
 import { loadError } from './errors';
 import { imageBytes, type LlamaImageReader } from './images';
-import { fileName, ggufSource, servedByLlama, weightGroups, type GgufSource } from './models';
+import { fileName, ggufSource, servedByLlama, splitParts, weightGroups, type GgufSource } from './models';
 import { LlamaRun, type LlamaChunk } from './run';
 import { translateRequest, type LlamaParams } from './translate';
 
@@ -204,20 +204,20 @@ export class LlamaCppEngine implements Engine {
   }
 
   /**
-   * The GGUF download: the lengths its server gives (HEAD) for the model and projector files, else the
-   * published size this release knows (approximate). A split model's first part is not the whole: the table.
+   * The GGUF download: the lengths its server gives (HEAD) for the model's files (every part of a split model)
+   * and its projector, else the size this release knows (published, approximate) or the deployment gave.
    */
-  async downloadSize(id: VariantId): Promise<DownloadSize> {
-    const source = this.source(VARIANTS[id]);
+  async downloadSize(id: ModelId): Promise<DownloadSize> {
+    const source = this.source(this.variant(id));
     const host = new URL(source.url).host;
-    const urls = [source.url, ...(source.mmprojUrl ? [source.mmprojUrl] : [])];
-    const covers = source.mmprojUrl ? 'model and vision projector files' : 'model file';
-    if (!/-\d{5}-of-\d{5}\.gguf$/.test(source.url)) {
-      const fetchFn = (input: string, init?: RequestInit) => fetch(input, init);
-      const signal = AbortSignal.timeout(15_000);
-      const lengths = await Promise.all(urls.map((url) => contentLength(url, fetchFn, signal)));
-      if (lengths.every((n) => n !== null)) return { bytes: lengths.reduce((a, b) => a! + b!, 0), basis: 'server', host, covers };
-    }
+    // A split model's parts are all known here (the configured list, or derived from the first part's name).
+    const files = source.files.length > 1 ? source.files : splitParts(source.url);
+    const urls = [...files, ...(source.mmprojUrl ? [source.mmprojUrl] : [])];
+    const covers = source.mmprojUrl ? 'model and vision projector files' : files.length > 1 ? `model's ${files.length} split files` : 'model file';
+    const fetchFn = (input: string, init?: RequestInit) => fetch(input, init);
+    const signal = AbortSignal.timeout(15_000);
+    const lengths = await Promise.all(urls.map((url) => contentLength(url, fetchFn, signal)));
+    if (lengths.every((n) => n !== null)) return { bytes: lengths.reduce((a, b) => a! + b!, 0), basis: 'server', host, covers };
     return source.bytes > 0 ? { bytes: source.bytes, basis: 'table', host, covers } : { bytes: null, basis: 'unknown', host };
   }
 
@@ -228,7 +228,7 @@ export class LlamaCppEngine implements Engine {
     const gb = (n: number) => `${(n / 1e9).toFixed(2)} GB`;
     throw new ApiError(
       'model_too_large_for_device',
-      `${variant.id} runs here on llama.cpp on the CPU, and its GGUF weights (${source.quantization}, ${gb(source.bytes)}) do not fit the memory this device can give a model (${gb(budget)}). Use a smaller variant, or a device with WebGPU.`,
+      `${variant.id} runs here on llama.cpp on the CPU, and its GGUF weights (${source.quantization ? `${source.quantization}, ` : ''}${gb(source.bytes)}) do not fit the memory this device can give a model (${gb(budget)}). Use a smaller variant, or a device with WebGPU.`,
     );
   }
 

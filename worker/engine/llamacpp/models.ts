@@ -58,6 +58,14 @@ export interface GgufSource {
   configured: boolean;
 }
 
+/** A split model's parts from its first part's URL (llama.cpp's gguf-split naming, as wllama derives them). */
+export function splitParts(first: string): string[] {
+  const m = first.match(/-(\d{5})-of-(\d{5})\.gguf(\?.*)?$/);
+  if (!m || m[1] !== '00001') return [first];
+  const total = Number(m[2]);
+  return Array.from({ length: total }, (_, i) => first.replace(/-\d{5}-of-(\d{5})\.gguf/, `-${String(i + 1).padStart(5, '0')}-of-$1.gguf`));
+}
+
 /** The file name a URL ends in, for status and messages. */
 export function fileName(url: string): string {
   return decodeURIComponent(new URL(url).pathname.split('/').pop() ?? url);
