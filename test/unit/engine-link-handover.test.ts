@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { EngineLink } from '../../worker/sw/engine-link';
 import { ApiError } from '../../src/protocol/errors';
-import type { EngineEvent, FromEngine, ToEngine } from '../../src/engine-protocol';
+import { packEvents, type EngineEvent, type FromEngine, type ToEngine } from '../../src/engine-protocol';
 import type { ChatCompletionRequest } from '../../src/protocol/types';
 import { resolved } from './requests';
 
@@ -26,7 +26,7 @@ function engine(name: string) {
     if (running || queue.length === 0) return;
     running = queue.shift()!;
     reply({ type: 'start', id: running, fingerprint: name });
-    reply({ type: 'events', id: running, events: [{ type: 'delta', content: `from ${name}` }] });
+    reply({ type: 'events', id: running, events: packEvents([{ type: 'delta', content: `from ${name}` }]) });
   };
   far.onmessage = (e: MessageEvent<ToEngine>) => {
     seen.push(e.data);
@@ -45,7 +45,7 @@ function engine(name: string) {
     generated: () => seen.flatMap((m) => (m.type === 'generate' ? [m.request.messages[0]!.content as string] : [])),
     finish() {
       if (!running) throw new Error('nothing running');
-      reply({ type: 'events', id: running, events: [{ type: 'finish', finish_reason: 'stop', usage }] });
+      reply({ type: 'events', id: running, events: packEvents([{ type: 'finish', finish_reason: 'stop', usage }]) });
       reply({ type: 'end', id: running });
       running = null;
       next();

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { EngineLink } from '../../worker/sw/engine-link';
 import { ApiError } from '../../src/protocol/errors';
-import type { FromEngine, ToEngine } from '../../src/engine-protocol';
+import { packEvents, type FromEngine, type ToEngine } from '../../src/engine-protocol';
 import type { ChatCompletionRequest } from '../../src/protocol/types';
 import { resolved } from './requests';
 
@@ -26,8 +26,8 @@ const happy = (message: ToEngine, reply: (m: FromEngine) => void) => {
   const { id } = message;
   reply({ type: 'accepted', id });
   reply({ type: 'start', id, fingerprint: 'fp_1' });
-  reply({ type: 'events', id, events: [{ type: 'delta', content: 'Hi' }] });
-  reply({ type: 'events', id, events: [{ type: 'finish', finish_reason: 'stop', usage }] });
+  reply({ type: 'events', id, events: packEvents([{ type: 'delta', content: 'Hi' }]) });
+  reply({ type: 'events', id, events: packEvents([{ type: 'finish', finish_reason: 'stop', usage }]) });
   reply({ type: 'end', id });
 };
 
@@ -82,7 +82,7 @@ describe('EngineLink', () => {
       if (m.type !== 'generate') return;
       reply({ type: 'accepted', id: m.id });
       reply({ type: 'start', id: m.id, fingerprint: 'fp' });
-      reply({ type: 'events', id: m.id, events: [{ type: 'delta', content: 'partial' }] });
+      reply({ type: 'events', id: m.id, events: packEvents([{ type: 'delta', content: 'partial' }]) });
       setTimeout(() => far.close(), 10);
     });
     const link = new EngineLink({ requestPort: async () => undefined, connectTimeoutMs: 20 });
@@ -140,7 +140,7 @@ describe('EngineLink', () => {
       if (m.type === 'generate') {
         reply({ type: 'accepted', id: m.id });
         reply({ type: 'start', id: m.id, fingerprint: 'fp' });
-        reply({ type: 'events', id: m.id, events: [{ type: 'delta', content: 'a' }] });
+        reply({ type: 'events', id: m.id, events: packEvents([{ type: 'delta', content: 'a' }]) });
         const failing = (m.request as ChatCompletionRequest).messages[0]!.content === 'fail';
         if (failing) reply({ type: 'error', id: m.id, error: new ApiError('internal_error', 'broke').toData(), spent });
       }

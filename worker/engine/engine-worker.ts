@@ -3,7 +3,7 @@
 import * as Comlink from 'comlink';
 import type { InpageConfig } from '../../src/config';
 import type { EngineControl } from '../../src/engine-control';
-import type { FromEngine, ToEngine } from '../../src/engine-protocol';
+import { packEvents, type FromEngine, type ToEngine } from '../../src/engine-protocol';
 import { holdForLife, whenReleased } from '../../src/life-locks';
 import type { Engine } from './engine';
 import { EventBatch, nextTurn } from './event-batch';
@@ -29,7 +29,7 @@ function serve(port: MessagePort): void {
       case 'generate':
       case 'embed': {
         const { id } = message;
-        const batch = new EventBatch((events) => post({ type: 'events', id, events }), later);
+        const batch = new EventBatch((events) => post({ type: 'events', id, events: packEvents(events) }), later);
         mine.set(id, batch);
         const done = () => (batch.flush(), mine.delete(id));
         scheduler.submit(id, message.request, {

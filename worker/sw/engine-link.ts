@@ -1,7 +1,7 @@
 // The service worker's end of the engine MessagePort: getting a port, sending requests, routing replies.
 import { ApiError, clientAborted } from '../../src/protocol/errors';
 import { isEmbeddingRequest } from '../../src/protocol/embeddings';
-import type { EngineEvent, EngineRequest as RunRequest, FromEngine, ModelStatus, ToEngine } from '../../src/engine-protocol';
+import { unpackEvents, type EngineEvent, type EngineRequest as RunRequest, type FromEngine, type ModelStatus, type ToEngine } from '../../src/engine-protocol';
 import type { Usage } from '../../src/protocol/types';
 
 /** Asks the pages of the origin for a port; a page hosting the engine answers with `engine-port`. */
@@ -335,7 +335,7 @@ export class EngineLink {
               resolveStart();
               return;
             case 'events':
-              run.push(m.events);
+              run.push(unpackEvents(m.events));
               return;
             case 'end':
               finish();

@@ -28,7 +28,7 @@ export function sizeSource(size: DownloadSize | null | undefined): string {
   if (size.bytes === null) return size.host ? `the files come from ${size.host}` : '';
   if (size.basis === 'manifest') return `${what}; by the model’s manifest`;
   if (size.basis === 'server') return `${what}; as the server states it`;
-  if (size.basis === 'table') return `${what}; the published size (could not ask the server)`;
+  if (size.basis === 'table') return `${what}; the published size`;
   return what;
 }
 

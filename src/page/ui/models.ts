@@ -219,8 +219,11 @@ function ModelCard(props: { id: ModelId; status: ModelStatus | undefined; rate: 
       shares.length > 0 && h('dd', null, shares.join(', ')),
     ),
     status && (state === 'downloading' || state === 'loading') && h(Progress, { status, rate: props.rate }),
-    // One failure, one error: on the first card of the weights it concerns; the card that shares them points there.
-    status?.error && shares.length > 0 && modelIds().indexOf(shares[0]!) < modelIds().indexOf(id)
+    // A model this engine cannot serve here is not a failed load: it says why, with nothing to retry.
+    status?.error && state === 'unavailable'
+      ? h('p', { class: 'hint', 'data-testid': 'unavailable' }, status.error)
+      : // One failure, one error: on the first card of the weights it concerns; the card that shares them points there.
+        status?.error && shares.length > 0 && modelIds().indexOf(shares[0]!) < modelIds().indexOf(id)
       ? h('p', { class: 'hint error-pointer' }, `Loading these weights failed: see ${shares[0]}.`)
       : status?.error && h(LoadError, { id, message: status.error, onRetry: props.controllable && !working ? () => void run('load') : null, canImport: props.controllable }),
     error && !status?.error && h(Notice, { kind: 'error' }, error),
@@ -273,6 +276,13 @@ export function ModelsArea() {
       { class: 'lede' },
       'Five variants run on this device’s GPU. Weights download once and stay in this browser’s cache; variants that share weights download and load together, and one set of weights is loaded at a time. A request for a model that is not ready loads it first. The context each variant enforces here is bounded by this GPU’s memory.',
     ),
+    // A test build says so: its engine stands in for the models the cards name, and downloads nothing.
+    import.meta.env.MODE === 'test' &&
+      h(
+        Notice,
+        { kind: 'info' },
+        h('span', { 'data-testid': 'test-build' }, 'Test build: the deterministic test engine answers in place of the models named below; its weights are pretend and nothing is downloaded.'),
+      ),
     missing
       ? h(NoWebGpu, { reason: missing })
       : [

@@ -85,6 +85,7 @@ export class LlamaCppEngine implements Engine {
     for (const variant of weightGroups()) {
       const source = this.source(variant);
       this.states.setContext(variant.weightGroup, Math.min(source.context ?? LLAMA_CONTEXT, variant.trainedContext));
+      // The model's name on its card: the GGUF file (family, size and quantisation are in its name).
       this.states.setModel(variant.weightGroup, fileName(source.url), undefined);
     }
     // Models llama.cpp cannot serve (the embedding model, models tied to web-llm) are listed, unavailable, and say why.
