@@ -184,6 +184,15 @@ test('llama.cpp reads images through its mmproj: data: and same-origin URLs, any
   expect((cached.json as Completion).usage.prompt_tokens).toBe(answer.usage.prompt_tokens);
   expect(server.gets.slice(before).filter((p) => p.endsWith('.gguf'))).toEqual([]);
 
+  // The storage the model takes counts both files; deleting it removes both (the next image request fetches both).
+  const status = async () => (await page.evaluate(async () => (await window.inpageReady)!.engine!.control.status())).find((m) => m.id === 'svc-vision')!;
+  expect((await status()).sizeOnDisk).toBe(model.bytes.length + mmproj.bytes.length);
+  await page.evaluate(async () => (await window.inpageReady)!.engine!.control.deleteFromCache('svc-vision'));
+  expect((await status()).state).toBe('not_downloaded');
+  const afterDelete = server.gets.length;
+  expect((await chat(page, key, withImages([pngDataUrl]))).status).toBe(200);
+  expect(server.gets.slice(afterDelete).filter((p) => p.endsWith('.gguf') && p.includes('/resolve/')).sort()).toEqual([...files].sort());
+
   await page.context().close();
 });
 
