@@ -71,6 +71,13 @@ test('GGUF by URL and split GGUF through `models`: listed with their engine, ans
   const context = await noGpu.newContext({ baseURL: server.origin });
   const page = await context.newPage();
   await openApp(page, '/');
+  // The first screen, before sign-up: no WebGPU, but llama.cpp runs the models on the CPU; the page says that,
+  // not that nothing can run.
+  const cpu = page.getByTestId('cpu-engine');
+  await expect(cpu).toBeVisible();
+  await expect(cpu).toContainText('The models run on this device’s CPU');
+  await expect(cpu).toContainText('on 1 thread');
+  await expect(page.getByRole('region', { name: /cannot run in this browser/ })).toHaveCount(0);
   const key = await makeKey(page);
   const headers = { authorization: `Bearer ${key}` };
 
@@ -116,5 +123,16 @@ test('GGUF by URL and split GGUF through `models`: listed with their engine, ans
   const tied = await chat(page, key, ask('svc-model-5.2'));
   expect(tied.status).toBe(503);
   expect((tied.json as { error: { code: string } }).error.code).toBe('webgpu_unavailable');
+  // The Models area: where each id runs, the CPU notice instead of a WebGPU adapter card.
+  // (The workspace was registered through the API: a reload shows it.)
+  await page.goto('/#models');
+  await page.reload();
+  await expect(page.getByRole('heading', { name: 'Models', level: 1 })).toBeVisible();
+  await expect(page.getByTestId('cpu-engine')).toBeVisible();
+  await expect(page.locator('article[data-model="team-split"]').getByTestId('runs-on')).toHaveText('llama.cpp · CPU · 1 thread');
+  await expect(page.locator('article[data-model="team-split"]').getByTestId('real-model')).toHaveText('tiny-00001-of-00003.gguf');
+  await expect(page.locator('article[data-model="svc-model-5.2"]').getByTestId('runs-on')).toHaveText('web-llm · WebGPU');
+  await expect(page.locator('article[data-model="svc-model-5.2"]').getByTestId('unavailable')).toContainText("The deployment's models setting ties svc-model-5.2 to web-llm (WebGPU), which cannot run it here");
+  await expect(page.getByRole('region', { name: /cannot run in this browser/ })).toHaveCount(0);
   await context.close();
 });
