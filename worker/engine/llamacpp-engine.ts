@@ -3,7 +3,7 @@
 import { ModelManager, Wllama, type WllamaLogger } from '@wllama/wllama';
 import wasmUrl from '@wllama/wllama/esm/wasm/wllama.wasm?url';
 import type { InpageConfig } from '../../src/config';
-import { LlamaCppEngine, type WllamaLike } from './llamacpp/engine';
+import { LlamaCppEngine, type LlamaCppDeps, type WllamaLike } from './llamacpp/engine';
 
 const quiet: WllamaLogger = { debug: () => undefined, log: () => undefined, warn: console.warn, error: console.error };
 
@@ -24,9 +24,10 @@ export function memoryBudgetBytes(): number {
   return Math.min((gib / 2) * 2 ** 30, 4 * 2 ** 30);
 }
 
-export function createLlamaCppEngine(config: InpageConfig, reason: string): LlamaCppEngine {
+/** The engine's dependencies on the real wllama (also used by the contract suite in Chromium). */
+export function llamaCppDeps(config: InpageConfig, reason: string): LlamaCppDeps {
   const manager = new ModelManager({ logger: quiet, allowOffline: true });
-  return new LlamaCppEngine(config, {
+  return {
     create: () => {
       const wllama = new Wllama({ default: wasmUrl }, { logger: quiet, suppressNativeLog: true, allowOffline: true, modelManager: manager });
       // Safari/Firefox compatibility files would come from a CDN: never; they run without it (no WebGPU).
@@ -43,5 +44,9 @@ export function createLlamaCppEngine(config: InpageConfig, reason: string): Llam
     memoryBudgetBytes: memoryBudgetBytes(),
     origin: self.location.origin,
     reason,
-  });
+  };
+}
+
+export function createLlamaCppEngine(config: InpageConfig, reason: string): LlamaCppEngine {
+  return new LlamaCppEngine(config, llamaCppDeps(config, reason));
 }
