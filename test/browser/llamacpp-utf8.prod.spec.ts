@@ -31,7 +31,7 @@ test.beforeAll(async () => {
   const path = join(dir, spec.repo, 'resolve/main', spec.file);
   await mkdir(dirname(path), { recursive: true });
   await writeFile(path, synthesizeGguf({ seed: 7, answerBytes: [0x80, 0xe2, 0x82] }).bytes);
-  server = await serveStatic(4596, { '/': PROD_BUILD_DIR, '/gguf': dir });
+  server = await serveStatic(4640, { '/': PROD_BUILD_DIR, '/gguf': dir });
   server.override('/inpage.config.json', JSON.stringify({ ggufBaseUrl: '/gguf', engineHeartbeatMs: 0 }));
   // No WebGPU: the engine chooses llama.cpp by itself.
   noGpu = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS.filter((a) => !/webgpu|swiftshader/i.test(a)) });

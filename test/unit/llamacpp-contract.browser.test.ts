@@ -32,7 +32,9 @@ afterAll(() => {
   globalThis.fetch = realFetch;
 });
 
-const config = { ...DEFAULT_CONFIG, ggufBaseUrl: BASE };
+// One thread: this page is not cross-origin isolated (isolation.prod.spec.ts runs llama.cpp on several threads in
+// the engine worker; wllama on several threads in vitest's isolated test frame did not answer, seen here).
+const config = { ...DEFAULT_CONFIG, ggufBaseUrl: BASE, llamaThreads: 1 };
 
 engineContract(
   'llama.cpp, synthesized GGUF',
