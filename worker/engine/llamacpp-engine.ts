@@ -4,6 +4,7 @@ import { ModelManager, Wllama, type WllamaLogger } from '@wllama/wllama';
 import wasmUrl from '@wllama/wllama/esm/wasm/wllama.wasm?url';
 import type { InpageConfig } from '../../src/config';
 import { LlamaCppEngine, type LlamaCppDeps, type WllamaLike } from './llamacpp/engine';
+import { ResumableCache } from './llamacpp/resumable-cache';
 
 const quiet: WllamaLogger = { debug: () => undefined, log: () => undefined, warn: console.warn, error: console.error };
 
@@ -26,7 +27,8 @@ export function memoryBudgetBytes(): number {
 
 /** The engine's dependencies on the real wllama (also used by the contract suite in Chromium). */
 export function llamaCppDeps(config: InpageConfig, reason: string): LlamaCppDeps {
-  const manager = new ModelManager({ logger: quiet, allowOffline: true });
+  // wllama's cache, with downloads that resume after a dropped connection (resumable-cache.ts).
+  const manager = new ModelManager({ logger: quiet, allowOffline: true, cacheManager: new ResumableCache() });
   return {
     create: () => {
       const wllama = new Wllama({ default: wasmUrl }, { logger: quiet, suppressNativeLog: true, allowOffline: true, modelManager: manager });
