@@ -30,6 +30,8 @@ export interface InpageConfig {
   llamaThreads: number;
   /** Test builds only (absent from `npm run build`): milliseconds the deterministic engine waits between tokens. */
   tokenDelayMs?: number;
+  /** Test builds only: bytes of the deterministic engine's pretend weights per model (default 4 MiB). */
+  pretendWeightsBytes?: number;
 }
 
 /** True in `vite build --mode test` (and vitest); a constant, so `npm run build` drops what it guards. */
@@ -39,7 +41,7 @@ const TEST_BUILD = import.meta.env.MODE === 'test';
  * URL parameters a page may take from its own address: test builds' knobs for the deterministic engine. Empty in
  * `npm run build`, so nothing in a production page's URL reaches its settings.
  */
-export const TEST_KNOBS: readonly (keyof InpageConfig)[] = TEST_BUILD ? ['tokenDelayMs'] : [];
+export const TEST_KNOBS: readonly (keyof InpageConfig)[] = TEST_BUILD ? ['tokenDelayMs', 'pretendWeightsBytes'] : [];
 
 export const DEFAULT_CONFIG: Readonly<InpageConfig> = {
   queueDepth: 16,
@@ -51,7 +53,7 @@ export const DEFAULT_CONFIG: Readonly<InpageConfig> = {
   engineChoice: 'auto',
   ggufBaseUrl: '',
   llamaThreads: 0,
-  ...(TEST_BUILD ? { tokenDelayMs: 0 } : {}),
+  ...(TEST_BUILD ? { tokenDelayMs: 0, pretendWeightsBytes: 4 * 1024 * 1024 } : {}),
 };
 
 function coerce(key: keyof InpageConfig, raw: unknown): InpageConfig[keyof InpageConfig] | undefined {

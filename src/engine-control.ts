@@ -1,6 +1,6 @@
 // What the page can ask of the engine worker it hosts (exposed with Comlink).
 import type { InpageConfig } from './config';
-import type { ModelStatus } from './engine-protocol';
+import type { DownloadSize, ModelStatus } from './engine-protocol';
 import type { ModelId } from './variants';
 
 export interface AdapterReport {
@@ -62,6 +62,8 @@ export interface EngineControl {
   load(id: ModelId): Promise<void>;
   unload(): Promise<void>;
   deleteFromCache(id: ModelId): Promise<void>;
+  /** How much a download of the model's files would fetch, and from where (asked before downloading). */
+  downloadSize(id: ModelId): Promise<DownloadSize>;
   /** Reads again which models are cached (after an import into the cache, or an eviction by the browser). */
   rescan(): Promise<void>;
   /**

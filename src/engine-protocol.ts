@@ -47,6 +47,22 @@ export interface ModelStatus {
   runtime?: ModelRuntime;
 }
 
+/** What downloading a model will fetch, told before the download starts. */
+export interface DownloadSize {
+  /** Bytes to download, or null when not known until the download starts. */
+  bytes: number | null;
+  /**
+   * Where the figure comes from: `manifest`, summed from the model's own file listing (web-llm's
+   * tensor-cache.json) plus the server's lengths; `server`, the length the server gives for the file (a HEAD
+   * request); `table`, the published size this release knows (approximate: shown as "about"); `unknown`.
+   */
+  basis: 'manifest' | 'server' | 'table' | 'unknown';
+  /** The host the files come from (e.g. huggingface.co). */
+  host: string;
+  /** What the figure covers, in a few words (e.g. "weights and model library"). */
+  covers?: string;
+}
+
 export interface ModelRuntime {
   engine: 'webllm' | 'llamacpp';
   device: 'webgpu' | 'cpu';
@@ -74,8 +90,33 @@ export type FromEngine =
   | { type: 'accepted'; id: string }
   /** Checks passed, generation begins: the service worker may now send its 200. */
   | { type: 'start'; id: string; fingerprint: string }
-  /** The next events of the generation, in order: those the engine produced in one turn travel together. */
-  | { type: 'events'; id: string; events: EngineEvent[] }
+  /**
+   * The next events of the generation, in order: those the engine produced in one turn travel together, as
+   * the JSON text of an `EngineEvent[]` (packEvents / unpackEvents).
+   */
+  | { type: 'events'; id: string; events: PackedEvents }
   | { type: 'end'; id: string }
-  | { type: 'error'; id: string; error: ApiErrorData }
+  /** `spent`: what a generation that had started cost before it failed (prompt + completion tokens so far). */
+  | { type: 'error'; id: string; error: ApiErrorData; spent?: Usage }
+  /**
+   * After an `abort` of a generation that had started: what it cost until it stopped (prompt + completion tokens
+   * generated so far), or null when the engine cannot tell. Nothing follows it.
+   */
+  | { type: 'aborted'; id: string; spent: Usage | null }
   | { type: 'status'; id: string; models: ModelStatus[]; fingerprint: string };
+
+/**
+ * Events as they cross the engine port: JSON text. The service worker rebuilds many small objects from
+ * JSON.parse several times faster than from a structured clone of the same array (measured with the DevTools
+ * profiler on a 20,000-token stream: 488 ms of message handling and 195 ms of garbage collection fell to
+ * about 150 ms and 26 ms), and a string crosses the port as one flat copy.
+ */
+export type PackedEvents = string & { readonly __packedEvents: true };
+
+export function packEvents(events: readonly EngineEvent[]): PackedEvents {
+  return JSON.stringify(events) as PackedEvents;
+}
+
+export function unpackEvents(packed: PackedEvents): EngineEvent[] {
+  return JSON.parse(packed) as EngineEvent[];
+}

@@ -15,6 +15,32 @@ const positiveInt = z.number().int().min(1);
 /** The shape of one layer's KV cache, from the model's config.json; lets the engine size the context. */
 const kvShape = z.strictObject({ layers: positiveInt, kvHeads: positiveInt, headDim: positiveInt });
 
+/** Bytes of each SRI digest: a pin of another length is a typo, not a hash. */
+const SRI_BYTES = { sha256: 32, sha384: 48, sha512: 64 } as const;
+
+/** One Subresource Integrity hash (`sha256-…`, `sha384-…` or `sha512-…`, base64), as web-llm verifies them. */
+const sri = z.string().refine((value) => {
+  const m = /^(sha256|sha384|sha512)-([A-Za-z0-9+/]+={0,2})$/.exec(value);
+  if (!m) return false;
+  const b64 = m[2]!;
+  return Math.floor((b64.replace(/=+$/, '').length * 3) / 4) === SRI_BYTES[m[1] as keyof typeof SRI_BYTES];
+}, 'must be one SRI hash: sha256-, sha384- or sha512- and the base64 digest');
+
+/**
+ * Pins for one web-llm model's files, in web-llm's `ModelRecord.integrity` shape: web-llm 0.2.86 checks its
+ * `mlc-chat-config.json`, its model library (before running it) and the tokenizer file it reads against these,
+ * and a mismatch fails the load (inpage never sets web-llm's `onFailure: "warn"`). The weight shards and
+ * `tensor-cache.json` are not covered by web-llm's check.
+ */
+const modelIntegrity = z.strictObject({
+  config: sri.optional(),
+  model_lib: sri.optional(),
+  /** web-llm reads (and checks) `tokenizer.json`, or `tokenizer.model` when there is no tokenizer.json. */
+  tokenizer: z.partialRecord(z.enum(['tokenizer.json', 'tokenizer.model']), sri).optional(),
+});
+
+export type ModelIntegrity = z.output<typeof modelIntegrity>;
+
 /**
  * A web-llm `ModelRecord` for a model web-llm does not ship: where its weights and compiled library are, and the
  * chat options (`overrides`: `conv_template`, `context_window_size`, …) as web-llm takes them. Relative URLs
@@ -54,6 +80,11 @@ const webllmEntry = z.strictObject({
   webllm: z.union([z.string().min(1), z.strictObject({ f16: z.string().min(1), f32: z.string().min(1) })]).optional(),
   /** A model of the deployment's own (see webllmRecord). */
   record: webllmRecord.optional(),
+  /**
+   * Pins, by web-llm model id (either precision of this entry's model, or of the shipped model when the entry
+   * names none): the hashes its files must have. `npm run models:pull` writes them for what it pulled.
+   */
+  integrity: z.record(z.string().min(1), modelIntegrity).optional(),
 });
 
 /**
@@ -110,6 +141,8 @@ export interface ModelCatalog {
   variants: Variant[];
   /** Every weight group the variants use. */
   groups: Record<string, WeightGroupSpec>;
+  /** web-llm model id → the hashes its files must have, from every entry's `integrity` (hidden ones too). */
+  pins: Record<string, ModelIntegrity & { pinnedBy: string }>;
 }
 
 /** Unix seconds for the deployment's own ids: after the five's, in the order they are configured. */
@@ -163,6 +196,22 @@ export function buildCatalog(models: unknown): ModelCatalog {
     entries.set(id, e);
   }
 
+  // Pins are by model id, whichever entry gives them: two entries may repeat a pin, not contradict it.
+  const pins: ModelCatalog['pins'] = {};
+  for (const [id, e] of entries) {
+    for (const [modelId, pin] of Object.entries((e as WebLlmEntry).integrity ?? {})) {
+      const before = pins[modelId];
+      if (before) {
+        const { pinnedBy: _by, ...earlier } = before;
+        if (JSON.stringify(earlier) !== JSON.stringify(pin)) {
+          throw new ModelConfigError(`${where(id, ['integrity', modelId])}: pins '${modelId}' differently from ${where(before.pinnedBy, ['integrity', modelId])}`);
+        }
+        continue;
+      }
+      pins[modelId] = { ...pin, pinnedBy: id };
+    }
+  }
+
   const variants: Variant[] = [];
   const groups: Record<string, WeightGroupSpec> = {};
   const keyToGroup = new Map<string, string>();
@@ -197,7 +246,7 @@ export function buildCatalog(models: unknown): ModelCatalog {
     });
   }
   if (variants.length === 0) throw new ModelConfigError('models: every model is hidden; the service would offer none');
-  return { variants, groups };
+  return { variants, groups, pins };
 }
 
 /** The five as they ship. */

@@ -14,7 +14,9 @@
 //    transitions, and each leads to the next, the last to "!": the answer is those bytes, "!", the end.
 // Everything is deterministic for a given seed.
 
-export type TensorType = 'f32' | 'f16';
+import { encodeGguf, gaussian, mulberry32, type Meta, type TensorType } from './gguf-file';
+
+export type { TensorType };
 
 export interface SynthOptions {
   /** Width of the residual stream; a multiple of `heads` (default 64). */
@@ -46,8 +48,6 @@ export interface SynthModel {
   chatTemplate: string;
 }
 
-// GGUF value types.
-const T = { u8: 0, i8: 1, u16: 2, i16: 3, u32: 4, i32: 5, f32: 6, bool: 7, string: 8, array: 9, u64: 10, i64: 11, f64: 12 } as const;
 // llama.cpp token types.
 const NORMAL = 1;
 const CONTROL = 3;
@@ -123,128 +123,6 @@ function byteToUnicode(): string[] {
   let extra = 0;
   for (let b = 0; b < 256; b++) out[b] = String.fromCodePoint(keep.includes(b) ? b : 256 + extra++);
   return out;
-}
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function gaussian(random: () => number): () => number {
-  return () => {
-    const u = Math.max(random(), 1e-12);
-    return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * random());
-  };
-}
-
-function toHalf(value: number): number {
-  const f32 = new Float32Array([value]);
-  const x = new Uint32Array(f32.buffer)[0]!;
-  const sign = (x >>> 16) & 0x8000;
-  const exp = ((x >>> 23) & 0xff) - 127 + 15;
-  const mant = x & 0x7fffff;
-  if (exp <= 0) {
-    if (exp < -10) return sign;
-    const m = (mant | 0x800000) >>> (1 - exp);
-    return sign | ((m + 0x1000) >>> 13);
-  }
-  if (exp >= 31) return sign | 0x7c00;
-  return (sign | (exp << 10) | (mant >>> 13)) + ((mant >>> 12) & 1);
-}
-
-class Writer {
-  private chunks: Uint8Array[] = [];
-  length = 0;
-  private push(bytes: Uint8Array) {
-    this.chunks.push(bytes);
-    this.length += bytes.length;
-  }
-  u32(v: number) {
-    const b = new Uint8Array(4);
-    new DataView(b.buffer).setUint32(0, v, true);
-    this.push(b);
-  }
-  i32(v: number) {
-    const b = new Uint8Array(4);
-    new DataView(b.buffer).setInt32(0, v, true);
-    this.push(b);
-  }
-  u64(v: number) {
-    const b = new Uint8Array(8);
-    new DataView(b.buffer).setBigUint64(0, BigInt(v), true);
-    this.push(b);
-  }
-  f32(v: number) {
-    const b = new Uint8Array(4);
-    new DataView(b.buffer).setFloat32(0, v, true);
-    this.push(b);
-  }
-  bool(v: boolean) {
-    this.push(new Uint8Array([v ? 1 : 0]));
-  }
-  string(s: string) {
-    const bytes = new TextEncoder().encode(s);
-    this.u64(bytes.length);
-    this.push(bytes);
-  }
-  bytes(b: Uint8Array) {
-    this.push(b);
-  }
-  pad(alignment: number) {
-    const rest = this.length % alignment;
-    if (rest) this.push(new Uint8Array(alignment - rest));
-  }
-  result(): Uint8Array {
-    const out = new Uint8Array(this.length);
-    let at = 0;
-    for (const c of this.chunks) {
-      out.set(c, at);
-      at += c.length;
-    }
-    return out;
-  }
-}
-
-type Meta = [string, 'u32' | 'f32' | 'bool' | 'string' | 'strings' | 'i32s', unknown];
-
-function writeMeta(w: Writer, [key, kind, value]: Meta) {
-  w.string(key);
-  switch (kind) {
-    case 'u32':
-      w.u32(T.u32);
-      w.u32(value as number);
-      return;
-    case 'f32':
-      w.u32(T.f32);
-      w.f32(value as number);
-      return;
-    case 'bool':
-      w.u32(T.bool);
-      w.bool(value as boolean);
-      return;
-    case 'string':
-      w.u32(T.string);
-      w.string(value as string);
-      return;
-    case 'strings':
-      w.u32(T.array);
-      w.u32(T.string);
-      w.u64((value as string[]).length);
-      for (const s of value as string[]) w.string(s);
-      return;
-    case 'i32s':
-      w.u32(T.array);
-      w.u32(T.i32);
-      w.u64((value as number[]).length);
-      for (const n of value as number[]) w.i32(n);
-      return;
-  }
 }
 
 export function synthesizeGguf(options: SynthOptions = {}): SynthModel {
@@ -391,42 +269,8 @@ export function synthesizeGguf(options: SynthOptions = {}): SynthModel {
     ['tokenizer.chat_template', 'string', CHAT_TEMPLATE],
   ];
 
-  const w = new Writer();
-  w.u32(0x46554747); // "GGUF"
-  w.u32(3);
-  w.u64(tensors.length);
-  w.u64(meta.length);
-  for (const m of meta) writeMeta(w, m);
-  const elementSize = type === 'f16' ? 2 : 4;
-  let offset = 0;
-  const offsets: number[] = [];
-  for (const t of tensors) {
-    w.string(t.name);
-    w.u32(t.dims.length);
-    for (const d of t.dims) w.u64(d);
-    // 1-D tensors (norms) stay F32, as llama.cpp's converters keep them.
-    const f16 = type === 'f16' && t.dims.length > 1;
-    w.u32(f16 ? 1 : 0);
-    w.u64(offset);
-    offsets.push(offset);
-    offset += t.data.length * (f16 ? elementSize : 4);
-    offset = Math.ceil(offset / 32) * 32;
-  }
-  w.pad(32);
-  const start = w.length;
-  tensors.forEach((t, i) => {
-    while (w.length - start < offsets[i]!) w.pad(32);
-    const f16 = type === 'f16' && t.dims.length > 1;
-    if (f16) {
-      const half = new Uint16Array(t.data.length);
-      for (let j = 0; j < t.data.length; j++) half[j] = toHalf(t.data[j]!);
-      w.bytes(new Uint8Array(half.buffer));
-    } else {
-      w.bytes(new Uint8Array(t.data.buffer, t.data.byteOffset, t.data.byteLength));
-    }
-    w.pad(32);
-  });
+  const bytes = encodeGguf(meta, tensors, type);
 
   const parameters = tensors.reduce((n, t) => n + t.data.length, 0);
-  return { bytes: w.result(), tokenId, vocabSize: nVocab, parameters, chatTemplate: CHAT_TEMPLATE };
+  return { bytes, tokenId, vocabSize: nVocab, parameters, chatTemplate: CHAT_TEMPLATE };
 }

@@ -7,13 +7,15 @@
 // Serve DIR at, say, /models and set `{"modelBaseUrl": "/models", "modelLibBaseUrl": "/models/libs"}` in
 // inpage.config.json: the engine then asks exactly these paths (worker/engine/webllm/models.ts, recordFor).
 import { createWriteStream } from 'node:fs';
-import { mkdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import { VARIANTS, VARIANT_IDS, isVariantId, type VariantId } from '../../src/variants';
 import { modelIdOf, prebuiltRecord, type Precision } from '../../worker/engine/webllm/models';
+import type { ModelIntegrity } from '../../src/model-config';
+import { checkedTokenizerFile, modelPins, suggestedConfig, SRI_ALGORITHMS, type SriAlgorithm } from './pins';
 
 /** The weight manifest web-llm 0.2.86 reads; older MLC builds named it ndarray-cache.json. */
 export const TENSOR_MANIFEST = 'tensor-cache.json';
@@ -32,6 +34,8 @@ export interface PullOptions {
   libSource?: string;
   /** Parallel shard downloads. */
   concurrency?: number;
+  /** The hash the pins use (default sha384). */
+  sri?: SriAlgorithm;
   log?: (line: string) => void;
 }
 
@@ -47,6 +51,8 @@ export interface PulledModel {
   modelId: string;
   variants: VariantId[];
   files: PulledFile[];
+  /** The pins for what was pulled (web-llm's ModelRecord.integrity). */
+  integrity: ModelIntegrity;
 }
 
 export interface PullReport {
@@ -160,7 +166,7 @@ export async function pull(options: PullOptions): Promise<PullReport> {
     if (record.model_manifest !== undefined) throw new Error(`${modelId} uses a model package manifest, which models:pull does not handle.`);
     const base = weightBase(modelId, options.source);
     const dir = join(options.out, modelId, 'resolve', 'main');
-    const model: PulledModel = { modelId, variants, files: [] };
+    const model: PulledModel = { modelId, variants, files: [], integrity: {} };
     const note = (path: string, bytes: number, downloaded: boolean) => {
       model.files.push({ path, bytes, downloaded });
       report.bytes += bytes;
@@ -173,9 +179,15 @@ export async function pull(options: PullOptions): Promise<PullReport> {
     };
     log(`${modelId} (${variants.join(', ')}) from ${base}`);
 
-    const chatConfig = JSON.parse((await fetchSmall(CHAT_CONFIG)).toString('utf8')) as { tokenizer_files?: unknown };
+    const chatConfigBytes = await fetchSmall(CHAT_CONFIG);
+    const chatConfig = JSON.parse(chatConfigBytes.toString('utf8')) as { tokenizer_files?: unknown };
     const tokenizerFiles = Array.isArray(chatConfig.tokenizer_files) ? chatConfig.tokenizer_files.filter((f): f is string => typeof f === 'string') : [];
-    for (const name of tokenizerFiles) await fetchSmall(name);
+    const checkedTokenizer = checkedTokenizerFile(tokenizerFiles);
+    let tokenizerBytes: Buffer | undefined;
+    for (const name of tokenizerFiles) {
+      const bytes = await fetchSmall(name);
+      if (name === checkedTokenizer) tokenizerBytes = bytes;
+    }
 
     let manifestText: Buffer;
     try {
@@ -208,10 +220,21 @@ export async function pull(options: PullOptions): Promise<PullReport> {
     const libBytes = await download(libUrl, libPath);
     note(join(LIB_DIR, lib), libBytes, true);
     log(`  library ${lib} from ${libUrl}`);
+    model.integrity = modelPins(
+      {
+        config: chatConfigBytes,
+        lib: await readFile(libPath),
+        ...(checkedTokenizer && tokenizerBytes ? { tokenizer: { name: checkedTokenizer, data: tokenizerBytes } } : {}),
+      },
+      options.sri ?? 'sha384',
+    );
     report.models.push(model);
   }
   return report;
 }
+
+/** Where models:pull writes the settings it suggests, beside the pulled files. */
+export const SUGGESTED_CONFIG = 'suggested-inpage.config.json';
 
 export const USAGE = `Usage: npm run models:pull -- <variant…|all> --out DIR [options]
 
@@ -226,7 +249,12 @@ Options:
   --precision P         f16 (adapters with shader-f16), f32 (the rest) or both (default: both)
   --source URL          weights from URL/<model id>/resolve/main/… instead of web-llm's hosts
   --lib-source URL      model libraries from URL/<file> instead of web-llm's hosts
-  --concurrency N       parallel shard downloads (default 4)`;
+  --concurrency N       parallel shard downloads (default 4)
+  --sri ALGORITHM       the hash of the pins it suggests: sha256, sha384 (default) or sha512
+
+The suggested settings pin what was pulled: the hashes of each model's mlc-chat-config.json, model library and
+tokenizer file, which web-llm checks before using them (a changed file fails the load, naming it). They are
+also written to DIR/${SUGGESTED_CONFIG}.`;
 
 export interface ParsedArgs {
   options: PullOptions;
@@ -239,6 +267,7 @@ export function parseArgs(argv: readonly string[]): ParsedArgs | { help: true } 
   let source: string | undefined;
   let libSource: string | undefined;
   let concurrency = 4;
+  let sriAlgorithm: SriAlgorithm = 'sha384';
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     const value = () => {
@@ -252,6 +281,11 @@ export function parseArgs(argv: readonly string[]): ParsedArgs | { help: true } 
     else if (arg === '--source') source = value();
     else if (arg === '--lib-source') libSource = value();
     else if (arg === '--concurrency') concurrency = Number(value());
+    else if (arg === '--sri') {
+      const v = value();
+      if (!(SRI_ALGORITHMS as readonly string[]).includes(v)) throw new Error(`--sri is ${SRI_ALGORITHMS.join(', ')}, not '${v}'.`);
+      sriAlgorithm = v as SriAlgorithm;
+    }
     else if (arg.startsWith('--')) throw new Error(`Unknown option ${arg}.`);
     else if (arg === 'all') variants.push(...VARIANT_IDS);
     else if (isVariantId(arg)) variants.push(arg);
@@ -263,7 +297,7 @@ export function parseArgs(argv: readonly string[]): ParsedArgs | { help: true } 
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error('--concurrency is a whole number of at least 1.');
   const precisions: Precision[] = precision === 'both' ? ['f16', 'f32'] : [precision];
   return {
-    options: { variants: [...new Set(variants)], out, precisions, concurrency, ...(source ? { source } : {}), ...(libSource ? { libSource } : {}) },
+    options: { variants: [...new Set(variants)], out, precisions, concurrency, sri: sriAlgorithm, ...(source ? { source } : {}), ...(libSource ? { libSource } : {}) },
   };
 }
 
@@ -285,8 +319,10 @@ export async function main(argv: readonly string[]): Promise<number> {
     const report = await pull({ ...options, log: (line) => console.error(line) });
     const fetched = report.models.flatMap((m) => m.files).filter((f) => f.downloaded).length;
     console.log(`Pulled ${report.models.map((m) => m.modelId).join(', ')} into ${options.out}: ${(report.bytes / 1024 / 1024).toFixed(1)} MiB, ${fetched} files downloaded.`);
-    console.log(`Serve ${options.out} at /models on the app's origin and put this in inpage.config.json:`);
-    console.log(JSON.stringify({ modelBaseUrl: '/models', modelLibBaseUrl: `/models/${LIB_DIR}` }));
+    const suggested = JSON.stringify(suggestedConfig(report.models, LIB_DIR), null, 2);
+    await writeFile(join(options.out, SUGGESTED_CONFIG), `${suggested}\n`);
+    console.log(`Serve ${options.out} at /models on the app's origin and put this in inpage.config.json (also in ${join(options.out, SUGGESTED_CONFIG)}):`);
+    console.log(suggested);
     return 0;
   } catch (err) {
     console.error(`models:pull failed: ${err instanceof Error ? err.message : String(err)}`);

@@ -1,6 +1,8 @@
-// Issue 14: tokens delivered to a client are booked to its key whatever happens to the answer. Each test sums
-// what the clients were told (usage of complete answers; content pieces received for a cancelled or failed
-// stream: the engines send one per token) and compares it with what the key has booked, under each fault.
+// Issue 14: a request's tokens are booked to its key whatever happens to the answer. Each test sums what the
+// clients were told (usage of complete answers; for a cancelled or failed stream, the prompt's tokens, which the
+// same messages cost in a complete answer, plus the content pieces received: the engines send one per token)
+// and compares it with what the key has booked, under each fault. A cancelled or failed stream is booked what
+// the engine generated until it stopped, prompt included, not only what was delivered.
 import { expect, test, type Page } from '@playwright/test';
 import { deployConfig, makeKey, openApp, stopServiceWorker } from './helpers';
 
@@ -50,17 +52,36 @@ function ask(page: Page, key: string, content: string, options: { stream?: boole
   );
 }
 
+/** What the prompt of `content` costs: usage.prompt_tokens of a one-token answer to the same messages. */
+function promptTokens(page: Page, key: string, content: string): Promise<number> {
+  return page.evaluate(
+    async ({ key, content }) => {
+      const res = await fetch('/v1/chat/completions', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'svc-model-5.2-fast', messages: [{ role: 'user', content }], max_tokens: 1 }),
+      });
+      return ((await res.json()) as { usage: { prompt_tokens: number } }).usage.prompt_tokens;
+    },
+    { key, content },
+  );
+}
+
 function booked(page: Page, name: string): Promise<number> {
   return page.evaluate(async (name) => (await window.inpage!.keys.list()).find((k) => k.name === name)!.tokensUsed, name);
 }
 
 const sum = (told: Told[]) => told.reduce((n, t) => n + t.tokens, 0);
 
-test('complete, cancelled and failed streams: every delivered token is booked', async ({ page }) => {
+test('complete, cancelled and failed streams: every token generated is booked, prompt included', async ({ page }) => {
   await openApp(page, '/?tokenDelayMs=4');
+  const probe = await makeKey(page, { name: 'probe' });
   const whole = await makeKey(page, { name: 'whole' });
   const cancelled = await makeKey(page, { name: 'cancelled' });
   const failed = await makeKey(page, { name: 'failed' });
+  const prompt100 = await promptTokens(page, probe, 'count 100');
+  const promptFail = await promptTokens(page, probe, 'fail after 50');
+  expect(prompt100).toBeGreaterThan(0);
 
   const complete = [await ask(page, whole, 'count 20'), await ask(page, whole, 'count 30', { stream: true })];
   expect(complete.every((t) => t.complete)).toBe(true);
@@ -70,11 +91,27 @@ test('complete, cancelled and failed streams: every delivered token is booked', 
   expect(broken).toEqual({ tokens: 50, complete: false });
 
   await expect.poll(() => booked(page, 'whole')).toBe(sum(complete));
-  await expect.poll(() => booked(page, 'failed')).toBe(50);
-  // A cancel races the pieces already on their way: the service worker books what it handed over, which may
-  // be a piece or two more than the client read before cancelling, never fewer.
-  await expect.poll(() => booked(page, 'cancelled')).toBeGreaterThanOrEqual(95);
-  expect(await booked(page, 'cancelled')).toBeLessThanOrEqual(97);
+  // Failed after 50 tokens: the prompt and the 50 the engine generated (all of which the client got).
+  await expect.poll(() => booked(page, 'failed')).toBe(promptFail + broken.tokens);
+  // A cancel races the tokens the engine is still producing: it books what the engine generated until the abort
+  // reached it, at least what the client read, at most the whole answer.
+  await expect.poll(() => booked(page, 'cancelled')).toBeGreaterThanOrEqual(prompt100 + cut.tokens);
+  expect(await booked(page, 'cancelled')).toBeLessThanOrEqual(prompt100 + 100);
+});
+
+test('a stream cancelled while the engine waits for its next token books exactly the prompt and the tokens generated', async ({ page }) => {
+  // 400 ms a token: the abort reaches the engine long before it would produce the 6th, so it has generated
+  // exactly the 5 the client read.
+  await openApp(page, '/?tokenDelayMs=400');
+  const probe = await makeKey(page, { name: 'probe' });
+  const key = await makeKey(page, { name: 'cut' });
+  const prompt = await promptTokens(page, probe, 'count 40');
+  const cut = await ask(page, key, 'count 40', { stream: true, cancelAfter: 5 });
+  expect(cut).toEqual({ tokens: 5, complete: false });
+  await expect.poll(() => booked(page, 'cut')).toBe(prompt + 5);
+  // And it stays so: nothing more is booked once the engine has stopped.
+  await page.waitForTimeout(1000);
+  expect(await booked(page, 'cut')).toBe(prompt + 5);
 });
 
 test('the service worker stopped right after 30 answers: nothing is lost, the next start books it', async ({ page }) => {
@@ -84,10 +121,14 @@ test('the service worker stopped right after 30 answers: nothing is lost, the ne
   const other = await makeKey(page, { name: 'other' });
   const told = await Promise.all(Array.from({ length: 30 }, (_, i) => ask(page, key, `count ${10 + i}`, { stream: i % 2 === 0 })));
   expect(told.every((t) => t.complete)).toBe(true);
+  // And one that failed in-band after 8 tokens: its prompt and those 8.
+  const broken = await ask(page, key, 'fail after 8', { stream: true });
+  expect(broken).toEqual({ tokens: 8, complete: false });
+  const prompt = await promptTokens(page, other, 'fail after 8');
   await stopServiceWorker(page);
   // The next request starts the worker again; it books what the stopped one journaled.
   await ask(page, other, 'count 3');
-  await expect.poll(() => booked(page, 'busy'), { timeout: 15_000 }).toBe(sum(told));
+  await expect.poll(() => booked(page, 'busy'), { timeout: 15_000 }).toBe(sum(told) + prompt + broken.tokens);
 });
 
 test('IndexedDB blocked while answers go out: their bookings wait and are made once it opens again', async ({ page }) => {
@@ -110,10 +151,14 @@ test('IndexedDB blocked while answers go out: their bookings wait and are made o
       req.onsuccess = () => reject(new Error('the upgrade was not supposed to finish'));
     });
   });
-  told.push(...(await Promise.all([ask(page, key, 'count 7'), ask(page, key, 'count 9', { stream: true }), ask(page, key, 'count 11')])));
+  // With them, a stream that fails in-band: booked with its prompt once the database opens.
+  const [broken, ...rest] = await Promise.all([ask(page, key, 'fail after 6', { stream: true }), ask(page, key, 'count 7'), ask(page, key, 'count 9', { stream: true }), ask(page, key, 'count 11')]);
+  told.push(...rest);
   expect(told.every((t) => t.complete)).toBe(true);
+  expect(broken).toEqual({ tokens: 6, complete: false });
   // Blocked past the first attempts to book (each waits up to 5 s for the database), then released.
   await page.waitForTimeout(6000);
   await page.evaluate(() => (window as unknown as { __blocker: { release(): void } }).__blocker.release());
-  await expect.poll(() => booked(page, 'patient'), { timeout: 30_000 }).toBe(sum(told));
+  const prompt = await promptTokens(page, await makeKey(page, { name: 'probe' }), 'fail after 6');
+  await expect.poll(() => booked(page, 'patient'), { timeout: 30_000 }).toBe(sum(told) + prompt + broken.tokens);
 });

@@ -39,7 +39,8 @@ test('models:pull downloads the variants’ files, resumes without fetching shar
   try {
     const first = await pullCli(args);
     expect(first.code, first.stderr).toBe(0);
-    expect(first.stdout).toContain('"modelBaseUrl":"/models"');
+    expect(first.stdout).toContain('"modelBaseUrl": "/models"');
+    expect(first.stdout).toContain('"integrity"');
     for (const [name, content] of model.files) {
       expect(sha256(await readFile(join(out, model.modelId, 'resolve', 'main', name))), name).toBe(sha256(content));
     }

@@ -35,8 +35,15 @@ test('a failed download offline: one error in plain words, the detail folded, Re
     await expect(page.locator('article[data-model="svc-vision"]').getByTestId('model-name')).toHaveText('Phi-3.5-vision-instruct 4.2B · 4-bit');
     await expect(page.locator('article[data-model="svc-vision"]').getByRole('link', { name: 'MIT' })).toBeVisible();
 
+    // The files' host cannot be reached yet: the size is not made up.
+    await expect(card.getByTestId('download-size')).toHaveText(`size unknown until download starts (the files come from ${new URL(host).host})`);
+
     await context.setOffline(true);
     await page.getByRole('button', { name: 'Download and load svc-model-5.2-short', exact: true }).click();
+    // A download of unknown size asks first, naming where it comes from.
+    const ask = page.getByRole('dialog', { name: 'Download Qwen3 1.7B · 4-bit?' });
+    await expect(ask).toContainText(`svc-model-5.2-short needs a download whose size is not known until it starts; the files come from ${new URL(host).host}.`);
+    await ask.getByRole('button', { name: 'Download' }).click();
     const error = page.getByTestId('load-error');
     await expect(error).toHaveCount(1);
     await expect(card.getByTestId('load-error')).toBeVisible();
@@ -56,9 +63,20 @@ test('a failed download offline: one error in plain words, the detail folded, Re
     await expect(page.locator('#import-folder')).toBeFocused();
     await screens(page, 'models-download-failed');
 
-    // Back online with the files served: Retry fetches them.
-    await context.setOffline(false);
+    // Back online with the files served: the card sums the manifest's shards and the library's length (HEAD)
+    // before any weight is fetched; Retry fetches them (without asking again).
     server.current = await serveStatic(HOST_PORT, { '/': dir }, { cors: true });
+    await context.setOffline(false);
+    const model = fakeModel(modelId);
+    const expected = [...model.files].filter(([name]) => name.startsWith('params_shard_')).reduce((sum, [, b]) => sum + b.length, 0) + model.libBytes.length;
+    expect(expected).toBe(650_008);
+    await expect(card.getByTestId('download-size')).toHaveText(`635 KiB (weights and model library from ${new URL(host).host}; by the model’s manifest)`);
+    // Its files only (the other cards ask for their own manifests, which this host does not have).
+    const mine = (paths: string[]) => paths.filter((p) => p.startsWith(`/hf/${modelId}/`) || p.startsWith('/libs/Qwen3-1.7B-'));
+    expect(mine(server.current.gets)).toEqual([`/hf/${modelId}/resolve/main/tensor-cache.json`]);
+    expect(mine(server.current.requests)).toEqual([`/hf/${modelId}/resolve/main/tensor-cache.json`, expect.stringMatching(/^\/libs\/Qwen3-1\.7B-q4f(16|32)_1_cs1k-webgpu\.wasm$/)]);
+    expect(server.current.gets.filter((p) => p.includes('params_shard'))).toEqual([]);
+    const before = server.current.requests.length;
     await page.getByRole('button', { name: 'Retry loading svc-model-5.2-short' }).click();
     // web-llm fetches the model's config and its library first; the generated library is no real one, so the
     // load fails there, no longer for want of a network, and still with one error.
@@ -67,7 +85,8 @@ test('a failed download offline: one error in plain words, the detail folded, Re
       { timeout: 30_000 },
     );
     await expect(page.getByTestId('load-error')).toHaveCount(1);
-    expect(server.current.requests).toEqual([`/hf/${modelId}/resolve/main/mlc-chat-config.json`, expect.stringMatching(/^\/libs\/Qwen3-1\.7B-q4f(16|32)_1_cs1k-webgpu\.wasm$/)]);
+    await expect(page.getByRole('dialog')).toHaveCount(0);
+    expect(mine(server.current.requests.slice(before))).toEqual([`/hf/${modelId}/resolve/main/mlc-chat-config.json`, expect.stringMatching(/^\/libs\/Qwen3-1\.7B-q4f(16|32)_1_cs1k-webgpu\.wasm$/)]);
     await screens(page, 'models-retry-reached');
   } finally {
     await server.current?.close();

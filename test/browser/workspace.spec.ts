@@ -146,7 +146,7 @@ test('models area: capabilities, states and download progress from the engine, l
   await page.getByRole('button', { name: 'Delete svc-model-5.2-short-fast from cache now' }).click();
   await expect(card('svc-model-5.2-short-fast').getByTestId('state')).toHaveText('Not downloaded');
   await expect(card('svc-model-5.2-short').getByTestId('state')).toHaveText('Not downloaded');
-  await expect(card('svc-model-5.2-short').getByTestId('size')).toHaveText('Not downloaded');
+  await expect(card('svc-model-5.2-short').getByTestId('download-size')).toHaveText('4.00 MiB (pretend weights from inpage-test; by the model’s manifest)');
 });
 
 test('playground: a session key, streamed answers, thinking in a collapsible block, tokens per second, stop', async ({ page }) => {

@@ -27,18 +27,19 @@
 // context_length_exceeded. The embedding model loads beside the chat model (as web-llm's second engine does),
 // never in its place.
 // A token is a run of non-space characters with the spaces before it. Loading is simulated: a variant's
-// first use "downloads" 4 MiB of pretend weights in progress steps, then "loads".
+// first use "downloads" 4 MiB of pretend weights (the test knob `pretendWeightsBytes`) in progress steps, then
+// "loads"; asked its download size beforehand, it names exactly that many bytes, from host `inpage-test`.
 import { ApiError, clientAborted, contextExceeded } from '../../src/protocol/errors';
 import type { AdapterReport, ImportFile, ImportProgress, ImportReport } from '../../src/engine-control';
 import type { InpageConfig } from '../../src/config';
-import type { EngineEvent, ModelStatus } from '../../src/engine-protocol';
+import type { DownloadSize, EngineEvent, ModelStatus } from '../../src/engine-protocol';
 import { toolCallId } from '../../src/protocol/completion';
 import type { ChatCompletionRequest, ChatMessage, FunctionTool, ModelState, TokenLogprob } from '../../src/protocol/types';
 import { activeCatalog, adoptModels, variantOf } from '../../src/catalog';
 import { modelNotFound } from '../../src/protocol/errors';
 import type { ModelId } from '../../src/variants';
 import { webllmModels } from '../../worker/engine/webllm/models';
-import type { Engine, EngineFactory, Generation } from '../../worker/engine/engine';
+import { spentUsage, type Engine, type EngineFactory, type Generation } from '../../worker/engine/engine';
 import { nextTurn } from '../../worker/engine/event-batch';
 import { assertSupported, outputLimit, stopSequences, toolPlan, wantsThinking, type ToolPlan } from '../../worker/engine/request-support';
 import { smallestInstance } from './smallest-instance';
@@ -46,7 +47,7 @@ import { deterministicEmbedding } from './deterministic-embedding';
 import type { EmbeddingRequest } from '../../src/protocol/embeddings';
 
 export const TEST_CONTEXT_LENGTH = 4096;
-const PRETEND_BYTES = 4 * 1024 * 1024;
+const DEFAULT_PRETEND_BYTES = 4 * 1024 * 1024;
 const DOWNLOAD_STEPS = 4;
 
 export function tokenize(text: string): string[] {
@@ -141,7 +142,11 @@ export class DeterministicEngine implements Engine {
   /** The conversation the KV cache holds after the last turn, on the loaded weights. */
   private held: { group: string; messages: ChatMessage[] } | null = null;
 
+  /** Bytes of pretend weights each model "downloads". */
+  private readonly pretendBytes: number;
+
   constructor(private readonly config: InpageConfig) {
+    this.pretendBytes = config.pretendWeightsBytes || DEFAULT_PRETEND_BYTES;
     // The deployment's models, checked as the web-llm engine checks them (a bad entry fails start-up alike).
     adoptModels(config.models, "the deployment's models setting");
     webllmModels();
@@ -177,12 +182,12 @@ export class DeterministicEngine implements Engine {
         status.progress = {
           phase: 'download',
           bytesDone: g.bytesDone,
-          bytesTotal: PRETEND_BYTES,
-          percent: Math.round((g.bytesDone / PRETEND_BYTES) * 100),
-          text: `Fetching pretend weights ${g.bytesDone}/${PRETEND_BYTES} bytes`,
+          bytesTotal: this.pretendBytes,
+          percent: Math.round((g.bytesDone / this.pretendBytes) * 100),
+          text: `Fetching pretend weights ${g.bytesDone}/${this.pretendBytes} bytes`,
         };
       }
-      if (g.state === 'cached' || g.state === 'loading' || g.state === 'ready') status.sizeOnDisk = PRETEND_BYTES;
+      if (g.state === 'cached' || g.state === 'loading' || g.state === 'ready') status.sizeOnDisk = this.pretendBytes;
       return status;
     });
   }
@@ -219,7 +224,7 @@ export class DeterministicEngine implements Engine {
     if (g.state === 'not_downloaded') {
       g.state = 'downloading';
       for (let step = 1; step <= DOWNLOAD_STEPS; step++) {
-        g.bytesDone = (PRETEND_BYTES / DOWNLOAD_STEPS) * step;
+        g.bytesDone = (this.pretendBytes / DOWNLOAD_STEPS) * step;
         this.changed();
         await sleep(20);
       }
@@ -244,6 +249,11 @@ export class DeterministicEngine implements Engine {
     if (g) g.state = 'cached';
     this.loadedGroup = null;
     this.changed();
+  }
+
+  async downloadSize(id: ModelId): Promise<DownloadSize> {
+    this.groupOf(id);
+    return { bytes: this.pretendBytes, basis: 'manifest', host: 'inpage-test', covers: 'pretend weights' };
   }
 
   async deleteFromCache(id: ModelId): Promise<void> {
@@ -300,10 +310,14 @@ export class DeterministicEngine implements Engine {
     const keep = (given: string) => {
       if (raw === undefined && calls.length === 0 && !(stopped && reasoning.length > 0)) this.held = { group, messages: [...request.messages, { role: 'assistant', content: given }] };
     };
+    const tally = { completion: 0, reasoning: 0 };
+    const events = this.stream(reasoning, tokenize(content), calls, { promptTokens, cachedTokens, limit, stopped, failAfter: reply.failAfter, logprobs, signal, keep, tally });
     return {
       // Names the real model, as web-llm's does: the one production would load here (no shader-f16).
       fingerprint: `fp_test_${webllmModels().get(group)?.f32 ?? group}`,
-      events: this.stream(reasoning, tokenize(content), calls, { promptTokens, cachedTokens, limit, stopped, failAfter: reply.failAfter, logprobs, signal, keep }),
+      events,
+      // Counted as the engine produced them: the tokens generated until it stopped, not those delivered.
+      spent: async () => spentUsage(promptTokens, tally.completion, cachedTokens, tally.reasoning),
     };
   }
 
@@ -365,9 +379,12 @@ export class DeterministicEngine implements Engine {
       logprobs: number | null;
       signal: AbortSignal;
       keep: (given: string) => void;
+      /** The tokens generated so far, for `spent()`. */
+      tally?: { completion: number; reasoning: number };
     },
   ): AsyncGenerator<EngineEvent> {
     const budget = opts.limit ?? Number.POSITIVE_INFINITY;
+    const tally = opts.tally ?? { completion: 0, reasoning: 0 };
     let produced = 0;
     let reasoningTokens = 0;
     const pace = async () => {
@@ -380,8 +397,8 @@ export class DeterministicEngine implements Engine {
     for (const token of reasoning) {
       if (produced >= budget) break;
       await pace();
-      produced++;
-      reasoningTokens++;
+      tally.completion = ++produced;
+      tally.reasoning = ++reasoningTokens;
       yield { type: 'delta', reasoning: token };
     }
     let contentTokens = 0;
@@ -392,7 +409,7 @@ export class DeterministicEngine implements Engine {
         throw new ApiError('internal_error', `The test engine failed on purpose after ${opts.failAfter} tokens.`);
       }
       await pace();
-      produced++;
+      tally.completion = ++produced;
       contentTokens++;
       given += token;
       yield opts.logprobs === null ? { type: 'delta', content: token } : { type: 'delta', content: token, logprobs: [logprobOf(token, opts.logprobs)] };
@@ -402,12 +419,12 @@ export class DeterministicEngine implements Engine {
     for (const [index, call] of calls.entries()) {
       if (produced >= budget) break;
       await pace();
-      produced++;
+      tally.completion = ++produced;
       yield { type: 'tool_call', index, id: toolCallId(), name: call.name };
       for (const fragment of call.fragments) {
         if (produced >= budget) break;
         await pace();
-        produced++;
+        tally.completion = ++produced;
         yield { type: 'tool_arguments', index, arguments: fragment };
       }
     }

@@ -8,7 +8,7 @@ import * as Comlink from 'comlink';
 import '../../src/page/main';
 import { loadConfig } from '../../src/config';
 import type { EngineControl } from '../../src/engine-control';
-import type { FromEngine, ToEngine } from '../../src/engine-protocol';
+import { unpackEvents, type FromEngine, type ToEngine } from '../../src/engine-protocol';
 import type { ChatCompletionRequest } from '../../src/protocol/types';
 import { validateChatRequest } from '../../src/protocol/validate';
 import { runHostile } from './bench.hostile';
@@ -67,7 +67,7 @@ function directRun(request: ChatCompletionRequest): Promise<Sample> {
           ttfb = performance.now() - t0;
           return;
         case 'events':
-          for (const event of m.events) {
+          for (const event of unpackEvents(m.events)) {
             if (event.type === 'delta' && event.content) {
               if (tokens === 0) ttft = performance.now() - t0;
               tokens++;

@@ -1,8 +1,8 @@
 // When the tab hosting the engine closes, what had started there fails; what was queued moves to the next engine.
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { EngineLink } from '../../worker/sw/engine-link';
 import { ApiError } from '../../src/protocol/errors';
-import type { EngineEvent, FromEngine, ToEngine } from '../../src/engine-protocol';
+import { packEvents, type EngineEvent, type FromEngine, type ToEngine } from '../../src/engine-protocol';
 import type { ChatCompletionRequest } from '../../src/protocol/types';
 import { resolved } from './requests';
 
@@ -26,7 +26,7 @@ function engine(name: string) {
     if (running || queue.length === 0) return;
     running = queue.shift()!;
     reply({ type: 'start', id: running, fingerprint: name });
-    reply({ type: 'events', id: running, events: [{ type: 'delta', content: `from ${name}` }] });
+    reply({ type: 'events', id: running, events: packEvents([{ type: 'delta', content: `from ${name}` }]) });
   };
   far.onmessage = (e: MessageEvent<ToEngine>) => {
     seen.push(e.data);
@@ -45,7 +45,7 @@ function engine(name: string) {
     generated: () => seen.flatMap((m) => (m.type === 'generate' ? [m.request.messages[0]!.content as string] : [])),
     finish() {
       if (!running) throw new Error('nothing running');
-      reply({ type: 'events', id: running, events: [{ type: 'finish', finish_reason: 'stop', usage }] });
+      reply({ type: 'events', id: running, events: packEvents([{ type: 'finish', finish_reason: 'stop', usage }]) });
       reply({ type: 'end', id: running });
       running = null;
       next();
@@ -187,7 +187,8 @@ describe('EngineLink handover', () => {
     link.adopt(first.port, 'lock-A');
     const next = engine('B');
     link.adopt(next.port, 'lock-B');
-    await tick();
+    // Message delivery across a MessageChannel takes an event-loop turn or more; under load more than 10 ms.
+    await vi.waitFor(() => expect(first.seen.length + next.seen.length).toBeGreaterThanOrEqual(2), { timeout: 5000 });
     expect(first.seen).toEqual([{ type: 'watch', lock: 'inpage-sw:test' }]);
     expect(next.seen).toEqual([{ type: 'watch', lock: 'inpage-sw:test' }]);
   });

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { EngineLink } from '../../worker/sw/engine-link';
 import { ApiError } from '../../src/protocol/errors';
-import type { FromEngine, ToEngine } from '../../src/engine-protocol';
+import { packEvents, type FromEngine, type ToEngine } from '../../src/engine-protocol';
 import type { ChatCompletionRequest } from '../../src/protocol/types';
 import { resolved } from './requests';
 
@@ -26,8 +26,8 @@ const happy = (message: ToEngine, reply: (m: FromEngine) => void) => {
   const { id } = message;
   reply({ type: 'accepted', id });
   reply({ type: 'start', id, fingerprint: 'fp_1' });
-  reply({ type: 'events', id, events: [{ type: 'delta', content: 'Hi' }] });
-  reply({ type: 'events', id, events: [{ type: 'finish', finish_reason: 'stop', usage }] });
+  reply({ type: 'events', id, events: packEvents([{ type: 'delta', content: 'Hi' }]) });
+  reply({ type: 'events', id, events: packEvents([{ type: 'finish', finish_reason: 'stop', usage }]) });
   reply({ type: 'end', id });
 };
 
@@ -82,7 +82,7 @@ describe('EngineLink', () => {
       if (m.type !== 'generate') return;
       reply({ type: 'accepted', id: m.id });
       reply({ type: 'start', id: m.id, fingerprint: 'fp' });
-      reply({ type: 'events', id: m.id, events: [{ type: 'delta', content: 'partial' }] });
+      reply({ type: 'events', id: m.id, events: packEvents([{ type: 'delta', content: 'partial' }]) });
       setTimeout(() => far.close(), 10);
     });
     const link = new EngineLink({ requestPort: async () => undefined, connectTimeoutMs: 20 });
@@ -132,6 +132,41 @@ describe('EngineLink', () => {
     const aborts = seen.filter((m) => m.type === 'abort').map((m) => m.id);
     const generates = seen.filter((m) => m.type === 'generate').map((m) => m.id);
     expect(aborts).toEqual(generates);
+  });
+
+  it('learns what a cancelled or failed generation cost: the engine\'s report after an abort, or with its error', async () => {
+    const spent = { ...usage, prompt_tokens: 9, completion_tokens: 4, total_tokens: 13 };
+    const { port } = engine((m, reply) => {
+      if (m.type === 'generate') {
+        reply({ type: 'accepted', id: m.id });
+        reply({ type: 'start', id: m.id, fingerprint: 'fp' });
+        reply({ type: 'events', id: m.id, events: packEvents([{ type: 'delta', content: 'a' }]) });
+        const failing = (m.request as ChatCompletionRequest).messages[0]!.content === 'fail';
+        if (failing) reply({ type: 'error', id: m.id, error: new ApiError('internal_error', 'broke').toData(), spent });
+      }
+      // Reported once the engine has stopped, after the abort.
+      if (m.type === 'abort') setTimeout(() => reply({ type: 'aborted', id: m.id, spent }), 20);
+    });
+    const link = new EngineLink({ requestPort: async () => undefined });
+    link.adopt(port);
+    const controller = new AbortController();
+    const run = await link.generate(request, controller.signal);
+    controller.abort();
+    expect(await run.spent).toEqual(spent);
+
+    const failed = await link.generate(resolved({ model: 'svc-model-5.2-fast', messages: [{ role: 'user', content: 'fail' }] }), new AbortController().signal);
+    await rejection((async () => {
+      for await (const _ of failed) void _;
+    })());
+    expect(await failed.spent).toEqual(spent);
+
+    // A finished generation's cost is in its finish event: nothing more to wait for.
+    const { port: happyPort } = engine(happy);
+    const other = new EngineLink({ requestPort: async () => undefined });
+    other.adopt(happyPort);
+    const done = await other.generate(request, new AbortController().signal);
+    for await (const _ of done) void _;
+    expect(await done.spent).toBeNull();
   });
 
   it('asks the engine for model status', async () => {

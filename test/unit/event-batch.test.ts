@@ -18,18 +18,22 @@ function batchWithTurns() {
 }
 
 describe('EventBatch', () => {
-  it('sends the first event of a turn at once and the rest of that turn as one message', () => {
+  it('sends the events of one turn as one message when the turn ends', () => {
     const { batch, sent, endTurn } = batchWithTurns();
     batch.push(delta('a'));
-    expect(sent).toEqual([[delta('a')]]);
     batch.push(delta('b'));
     batch.push(delta('c'));
-    expect(sent).toHaveLength(1);
+    expect(sent).toEqual([]);
     endTurn();
-    expect(sent).toEqual([[delta('a')], [delta('b'), delta('c')]]);
-    // A new turn: its first event goes at once again.
+    expect(sent).toEqual([[delta('a'), delta('b'), delta('c')]]);
+    // A paced engine: one event a turn, one message each.
     batch.push(delta('d'));
-    expect(sent.at(-1)).toEqual([delta('d')]);
+    endTurn();
+    batch.push(delta('e'));
+    endTurn();
+    expect(sent).toEqual([[delta('a'), delta('b'), delta('c')], [delta('d')], [delta('e')]]);
+    endTurn();
+    expect(sent).toHaveLength(3);
   });
 
   it('flush sends what is held, so end can follow every event; order is kept', () => {
@@ -49,7 +53,10 @@ describe('EventBatch', () => {
     batch.push(delta('b'));
     batch.drop();
     endTurn();
-    expect(sent).toEqual([[delta('a')]]);
+    expect(sent).toEqual([]);
+    batch.push(delta('c'));
+    endTurn();
+    expect(sent).toEqual([[delta('c')]]);
   });
 
   it('nextTurn runs tasks in order, after the current task', async () => {

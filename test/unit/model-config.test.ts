@@ -103,6 +103,43 @@ describe('the models setting', () => {
     for (const [models, expected] of cases) expect(errorOf(models), JSON.stringify(models)).toMatch(expected);
   });
 
+  it('pins: each model id\'s hashes reach its web-llm record (shipped, prebuilt or own), always as errors, never warnings', () => {
+    const pin = { config: `sha384-${'A'.repeat(64)}`, model_lib: `sha256-${'B'.repeat(43)}=`, tokenizer: { 'tokenizer.json': `sha512-${'C'.repeat(86)}==` } };
+    adoptModels(
+      {
+        'svc-model-5.2-short': { integrity: { 'Qwen3-1.7B-q4f16_1-MLC': pin } },
+        // the same pin again through the other id on these weights is allowed
+        'svc-model-5.2-short-fast': { integrity: { 'Qwen3-1.7B-q4f16_1-MLC': pin } },
+        'acme-chat': { record: OWN_RECORD, integrity: { [OWN_RECORD.model_id]: { model_lib: pin.model_lib } } },
+      },
+      'test',
+    );
+    const app = appConfigFor({ modelBaseUrl: '/models', modelLibBaseUrl: '/models/libs' }, 'https://app.example');
+    const byId = (id: string) => app.model_list.find((r) => r.model_id === id)!;
+    expect(byId('Qwen3-1.7B-q4f16_1-MLC').integrity).toEqual({ ...pin, onFailure: 'error' });
+    expect(byId(OWN_RECORD.model_id).integrity).toEqual({ model_lib: pin.model_lib, onFailure: 'error' });
+    // Not pinned by the deployment: web-llm checks nothing (it ships no hashes of its own).
+    expect(byId('Qwen3-1.7B-q4f32_1-MLC').integrity).toBeUndefined();
+    expect(byId('Qwen3-8B-q4f16_1-MLC').integrity).toBeUndefined();
+  });
+
+  it('refuses a pin that is not one SRI hash, a file web-llm does not check, a contradiction and a model nothing serves', () => {
+    const good = `sha384-${'A'.repeat(64)}`;
+    const cases: [unknown, RegExp][] = [
+      [{ 'svc-model-5.2': { integrity: { 'Qwen3-8B-q4f16_1-MLC': { config: 'sha384-abc' } } } }, /^models\["svc-model-5\.2"\]\.integrity\.Qwen3-8B-q4f16_1-MLC\.config: must be one SRI hash/],
+      [{ 'svc-model-5.2': { integrity: { 'Qwen3-8B-q4f16_1-MLC': { config: `md5-${'A'.repeat(24)}` } } } }, /must be one SRI hash/],
+      [{ 'svc-model-5.2': { integrity: { 'Qwen3-8B-q4f16_1-MLC': { config: `${good} ${good}` } } } }, /must be one SRI hash/],
+      [{ 'svc-model-5.2': { integrity: { 'Qwen3-8B-q4f16_1-MLC': { tokenizer: { 'vocab.json': good } } } } }, /^models\["svc-model-5\.2"\]\.integrity\.Qwen3-8B-q4f16_1-MLC\.tokenizer/],
+      [{ 'svc-model-5.2': { integrity: { 'Qwen3-8B-q4f16_1-MLC': { onFailure: 'warn' } } } }, /unknown field 'onFailure'/],
+      [
+        { 'svc-model-5.2': { integrity: { 'Qwen3-8B-q4f16_1-MLC': { config: good } } }, 'svc-model-5.2-fast': { integrity: { 'Qwen3-8B-q4f16_1-MLC': { config: `sha384-${'B'.repeat(64)}` } } } },
+        /^models\["svc-model-5\.2-fast"\]\.integrity\.Qwen3-8B-q4f16_1-MLC: pins 'Qwen3-8B-q4f16_1-MLC' differently from models\["svc-model-5\.2"\]/,
+      ],
+      [{ 'svc-model-5.2': { integrity: { 'Qwen3-8B-q4f16-MLC': { config: good } } } }, /^models\["svc-model-5\.2"\]\.integrity: no id of this deployment is served by 'Qwen3-8B-q4f16-MLC'/],
+    ];
+    for (const [models, expected] of cases) expect(errorOf(models), JSON.stringify(models)).toMatch(expected);
+  });
+
   it('any value at all: a catalog of at least one model, or a ModelConfigError naming where; never another failure', () => {
     const entryValue = fc.oneof(
       fc.anything(),
@@ -180,6 +217,23 @@ describe('the web-llm engine serves a configured model', () => {
     expect((err as ApiError).message).toContain('https://app.example/models/Acme-Chat-q4f32_1-MLC');
     expect((err as ApiError).message).toContain('https://app.example/models/libs/Acme-Chat-q4f32_1-webgpu.wasm');
     expect(r.engine().reloads[0]!.modelId).toBe('Acme-Chat-q4f32_1-MLC');
+  });
+
+  it('a file that fails its pin: model_load_failed naming the file and both hashes; the rejected config and library leave the cache', async () => {
+    const r = rig();
+    const engine = new WebLlmEngine({ ...DEFAULT_CONFIG, models: { 'acme-chat': { record: OWN_RECORD, integrity: { [OWN_RECORD.model_id]: { model_lib: `sha256-${'B'.repeat(43)}=` } } } } }, r.deps);
+    await engine.ready();
+    const url = 'https://app.example/models/libs/Acme-Chat-q4f32_1-webgpu.wasm';
+    r.engine().onReload = () => {
+      // web-llm's IntegrityError, as it throws it (its own message is several lines).
+      throw Object.assign(new Error(`Integrity verification failed for ${url}\n  Expected: x\n  Actual: y`), { name: 'IntegrityError', url, expected: `sha256-${'B'.repeat(43)}=`, actual: 'sha256-Zm9v' });
+    };
+    const err = await engine.generate(validateChatRequest({ model: 'acme-chat', messages: [{ role: 'user', content: 'hi' }] }), new AbortController().signal).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'model_load_failed' });
+    expect((err as ApiError).message).toContain(`${url} does not match the hash this deployment pinned for it (pinned sha256-${'B'.repeat(43)}=, the file has sha256-Zm9v)`);
+    expect(r.cache.deletedParts.sort()).toEqual([`${OWN_RECORD.model_id}:config`, `${OWN_RECORD.model_id}:library`]);
+    expect(r.engine().reloads[0]!.modelId).toBe(OWN_RECORD.model_id);
+    expect(appConfigFor({ modelBaseUrl: '', modelLibBaseUrl: '' }, 'https://app.example').model_list.find((m) => m.model_id === OWN_RECORD.model_id)!.integrity).toMatchObject({ onFailure: 'error' });
   });
 
   it('a bad entry stops the engine at start, naming it', () => {

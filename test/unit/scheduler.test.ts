@@ -194,4 +194,54 @@ describe('Scheduler', () => {
     expect(r.log).toEqual(['accepted', 'error:model_load_failed']);
     expect(r.errors[0]!.status).toBe(503);
   });
+
+  it('after an abort or a failure part-way, the sink learns what the generation cost, once the engine has stopped', async () => {
+    const usage = (prompt: number, completion: number) => ({ prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } });
+    let generated = 0;
+    let stopped = false;
+    const engine = new GatedEngine();
+    engine.generate = async (request, signal) => {
+      const fail = String(request.messages[0]!.content) === 'fail';
+      generated = 0;
+      stopped = false;
+      async function* events(): AsyncGenerator<EngineEvent> {
+        try {
+          for (;;) {
+            await new Promise((resolve) => setTimeout(resolve, 1));
+            if (signal.aborted) throw new ApiError('internal_error', 'aborted');
+            generated++;
+            if (fail && generated === 4) throw new ApiError('internal_error', 'broke');
+            yield { type: 'delta', content: 'x' };
+          }
+        } finally {
+          stopped = true;
+        }
+      }
+      return { fingerprint: 'fp', events: events(), spent: async () => (stopped ? usage(7, generated) : null) };
+    };
+    const scheduler = new Scheduler(engine, 4);
+    const seen: string[] = [];
+    let resolveCost!: (u: unknown) => void;
+    const cost = new Promise((resolve) => (resolveCost = resolve));
+    scheduler.submit('a', req('go'), {
+      accepted: () => undefined,
+      start: () => undefined,
+      event: () => {
+        seen.push('x');
+        if (seen.length === 5) scheduler.abort('a');
+      },
+      end: () => resolveCost('ended'),
+      error: () => resolveCost('error'),
+      aborted: (spent) => resolveCost(spent),
+    });
+    expect(await cost).toEqual(usage(7, generated));
+    expect(generated).toBeGreaterThanOrEqual(5);
+
+    const failed = record();
+    let failedSpent: unknown;
+    scheduler.submit('b', req('fail'), { ...failed.sink, error: (err, spent) => ((failedSpent = spent), failed.sink.error(err)) });
+    await failed.done;
+    expect(failed.errors[0]!.message).toBe('broke');
+    expect(failedSpent).toEqual(usage(7, 4));
+  });
 });

@@ -560,6 +560,42 @@ describe('aborts and the queue', () => {
     expect(t.engine().openStreams).toBe(0);
   });
 
+  it('an aborted or failed generation says what it cost: the prompt\'s tokens and the tokens web-llm generated, by its own count', async () => {
+    const t = setup();
+    await t.adapter.load('svc-model-5.2-fast');
+    const full = await run(t.adapter, ask('svc-model-5.2-fast'));
+    const promptTokens = full.finish.usage.prompt_tokens;
+    expect(promptTokens).toBeGreaterThan(0);
+
+    const controller = new AbortController();
+    t.engine().script = () => ({ pieces: ['a', 'b', 'c', 'd', 'e', 'f'] });
+    t.engine().onChunk = (i) => {
+      if (i === 3) controller.abort();
+    };
+    const generation = await t.adapter.generate(ask('svc-model-5.2-fast'), controller.signal);
+    let given = 0;
+    await rejection(
+      (async () => {
+        for await (const event of generation.events) if (event.type === 'delta') given++;
+      })(),
+    );
+    const spent = await generation.spent!();
+    // web-llm produced 3 tokens (a b c) before the interrupt took at the 4th step; usage names them all.
+    expect(spent).toMatchObject({ prompt_tokens: promptTokens, completion_tokens: 3, total_tokens: promptTokens + 3 });
+    expect(spent!.completion_tokens).toBeGreaterThanOrEqual(given);
+
+    t.engine().onChunk = () => undefined;
+    t.engine().script = () => ({ pieces: ['a', 'b', 'c', 'd'], failAfter: { pieces: 2, error: new Error('GPU buffer mapping failed') } });
+    const failing = await t.adapter.generate(ask('svc-model-5.2-fast'), new AbortController().signal);
+    await rejection(
+      (async () => {
+        for await (const _ of failing.events) void _;
+      })(),
+    );
+    // web-llm threw (no usage chunk): one token per decode step seen.
+    expect(await failing.spent!()).toMatchObject({ prompt_tokens: promptTokens, completion_tokens: 2, total_tokens: promptTokens + 2 });
+  });
+
   it('an abort while web-llm prefills: generate() rejects, the stream is drained at once, the next request runs', async () => {
     const t = setup();
     await t.adapter.load('svc-model-5.2-fast');

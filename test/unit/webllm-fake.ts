@@ -383,8 +383,14 @@ export class FakeCache implements CacheFunctions {
     this.deleted.push(modelId);
     this.ids.delete(modelId);
   }
-  async deleteModelWasmInCache(): Promise<void> {}
-  async deleteChatConfigInCache(): Promise<void> {}
+  /** The models whose library / chat config were removed from the cache. */
+  readonly deletedParts: string[] = [];
+  async deleteModelWasmInCache(modelId: string): Promise<void> {
+    this.deletedParts.push(`${modelId}:library`);
+  }
+  async deleteChatConfigInCache(modelId: string): Promise<void> {
+    this.deletedParts.push(`${modelId}:config`);
+  }
 }
 
 export function swiftShaderProbe(features: string[] = ['subgroups', 'timestamp-query']): GpuProbe {

@@ -3,7 +3,7 @@
 import * as Comlink from 'comlink';
 import type { InpageConfig } from '../../src/config';
 import type { EngineControl } from '../../src/engine-control';
-import type { FromEngine, ToEngine } from '../../src/engine-protocol';
+import { packEvents, type FromEngine, type ToEngine } from '../../src/engine-protocol';
 import { holdForLife, whenReleased } from '../../src/life-locks';
 import type { Engine } from './engine';
 import { EventBatch, nextTurn } from './event-batch';
@@ -29,7 +29,7 @@ function serve(port: MessagePort): void {
       case 'generate':
       case 'embed': {
         const { id } = message;
-        const batch = new EventBatch((events) => post({ type: 'events', id, events }), later);
+        const batch = new EventBatch((events) => post({ type: 'events', id, events: packEvents(events) }), later);
         mine.set(id, batch);
         const done = () => (batch.flush(), mine.delete(id));
         scheduler.submit(id, message.request, {
@@ -37,7 +37,9 @@ function serve(port: MessagePort): void {
           start: (fingerprint) => post({ type: 'start', id, fingerprint }),
           event: (event) => batch.push(event),
           end: () => (done(), post({ type: 'end', id })),
-          error: (error) => (done(), post({ type: 'error', id, error: error.toData() })),
+          error: (error, spent) => (done(), post({ type: 'error', id, error: error.toData(), ...(spent ? { spent } : {}) })),
+          // After the service worker's abort: what the generation cost until it stopped, for the key's booking.
+          aborted: (spent) => post({ type: 'aborted', id, spent }),
         });
         return;
       }
@@ -104,6 +106,10 @@ const control: EngineControl = {
   load: (id) => need().engine.load(id),
   unload: () => need().engine.unload(),
   deleteFromCache: (id) => need().engine.deleteFromCache(id),
+  async downloadSize(id) {
+    const { engine } = need();
+    return engine.downloadSize ? engine.downloadSize(id) : { bytes: null, basis: 'unknown', host: '' };
+  },
   rescan: async () => {
     await need().engine.rescan?.();
   },

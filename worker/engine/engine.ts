@@ -1,8 +1,8 @@
 // The contract every engine implementation meets: web-llm in production, the deterministic one in tests.
 import type { AdapterReport, ImportFile, ImportProgress, ImportReport } from '../../src/engine-control';
 import type { InpageConfig } from '../../src/config';
-import type { EngineEvent, ModelStatus } from '../../src/engine-protocol';
-import type { ChatCompletionRequest } from '../../src/protocol/types';
+import type { DownloadSize, EngineEvent, ModelStatus } from '../../src/engine-protocol';
+import type { ChatCompletionRequest, Usage } from '../../src/protocol/types';
 import type { ModelId } from '../../src/variants';
 import type { EmbeddingRequest } from '../../src/protocol/embeddings';
 
@@ -10,6 +10,24 @@ export interface Generation {
   /** Names the weights that answer, for `system_fingerprint`. */
   fingerprint: string;
   events: AsyncIterable<EngineEvent>;
+  /**
+   * Optional: what the generation cost when it ended without its `finish` (aborted, or failed part-way): the
+   * prompt's tokens and the completion tokens generated so far, so they are booked to the key as a hosted
+   * service bills them. Settles once the engine has stopped generating. Engines without it: the service worker
+   * books the pieces it delivered.
+   */
+  spent?(): Promise<Usage | null>;
+}
+
+/** Usage of a generation that ended early: `prompt` tokens and `completion` tokens generated so far. */
+export function spentUsage(prompt: number, completion: number, cached = 0, reasoning = 0): Usage {
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: prompt + completion,
+    prompt_tokens_details: { cached_tokens: Math.min(cached, prompt) },
+    completion_tokens_details: { reasoning_tokens: Math.min(reasoning, completion) },
+  };
 }
 
 export interface Engine {
@@ -54,6 +72,12 @@ export interface Engine {
    * this engine's cache, then rescans. Engines without it cannot import (the page says so).
    */
   importFiles?(files: ImportFile[], onProgress?: (progress: ImportProgress) => void): Promise<ImportReport>;
+  /**
+   * Optional: how much downloading the model's files would fetch and from where, measured small (a manifest,
+   * a HEAD request) or from a published table; never made up (`bytes: null` when not known). Engines without
+   * it: unknown.
+   */
+  downloadSize?(id: ModelId): Promise<DownloadSize>;
   /** Optional: the engine's own ids of the models whose files are all in its cache. */
   cachedModels?(): Promise<string[]>;
 }

@@ -4,7 +4,9 @@ import { ModelManager, Wllama, type WllamaLogger } from '@wllama/wllama';
 import wasmUrl from '@wllama/wllama/esm/wasm/wllama.wasm?url';
 import type { InpageConfig } from '../../src/config';
 import { LlamaCppEngine, type LlamaCppDeps, type WllamaLike } from './llamacpp/engine';
+import { browserLlamaImageReader } from './llamacpp/images';
 import { ResumableCache } from './llamacpp/resumable-cache';
+import { browserImageReader } from './webllm/images';
 
 const quiet: WllamaLogger = { debug: () => undefined, log: () => undefined, warn: console.warn, error: console.error };
 
@@ -45,6 +47,7 @@ export function llamaCppDeps(config: InpageConfig, reason: string): LlamaCppDeps
     threads: llamaThreads(config),
     memoryBudgetBytes: memoryBudgetBytes(),
     origin: self.location.origin,
+    images: browserLlamaImageReader(browserImageReader),
     reason,
   };
 }

@@ -6,7 +6,7 @@
 // Each engine is a chunk of its own, loaded only when chosen.
 import type { InpageConfig } from '../../src/config';
 import type { AdapterReport, ImportFile, ImportProgress, ImportReport } from '../../src/engine-control';
-import type { ModelRuntime, ModelStatus } from '../../src/engine-protocol';
+import type { DownloadSize, ModelRuntime, ModelStatus } from '../../src/engine-protocol';
 import type { ChatCompletionRequest } from '../../src/protocol/types';
 import type { EmbeddingRequest } from '../../src/protocol/embeddings';
 import { ApiError } from '../../src/protocol/errors';
@@ -101,6 +101,11 @@ class ChosenEngine implements Engine {
 
   async deleteFromCache(id: VariantId): Promise<void> {
     return (await this.engine()).deleteFromCache(id);
+  }
+
+  async downloadSize(id: VariantId): Promise<DownloadSize> {
+    const engine = await this.engine();
+    return engine.downloadSize ? engine.downloadSize(id) : { bytes: null, basis: 'unknown', host: '' };
   }
 
   async rescan(): Promise<void> {

@@ -1,6 +1,7 @@
 // One generation at a time, first come first served, with a bounded wait list (429 beyond it).
 import { ApiError } from '../../src/protocol/errors';
 import type { EngineEvent, EngineRequest } from '../../src/engine-protocol';
+import type { Usage } from '../../src/protocol/types';
 import { isEmbeddingRequest } from '../../src/protocol/embeddings';
 import type { Engine, Generation } from './engine';
 
@@ -10,7 +11,10 @@ export interface RequestSink {
   start(fingerprint: string): void;
   event(event: EngineEvent): void;
   end(): void;
-  error(error: ApiError): void;
+  /** `spent`: what a generation that had started cost before it failed, when the engine can tell. */
+  error(error: ApiError, spent?: Usage): void;
+  /** The caller aborted a generation that had started; `spent`: what it cost until it stopped. */
+  aborted?(spent: Usage | null): void;
 }
 
 interface Job {
@@ -89,6 +93,9 @@ export class Scheduler {
 
   private async run({ request, sink, abort }: Job): Promise<void> {
     const { signal } = abort;
+    let started: Generation | null = null;
+    /** What the started generation cost, once it has stopped (null: the engine cannot tell). */
+    const spent = async (): Promise<Usage | null> => (started?.spent ? started.spent().catch(() => null) : null);
     try {
       // Embeddings wait their turn in the same queue as generations: one request holds the GPU at a time.
       const generation: Generation = isEmbeddingRequest(request)
@@ -96,13 +103,20 @@ export class Scheduler {
         : await this.engine.generate(request, signal);
       if (signal.aborted) return;
       sink.start(generation.fingerprint);
+      started = generation;
       for await (const event of generation.events) {
-        if (signal.aborted) return;
+        if (signal.aborted) break;
         sink.event(event);
       }
       if (!signal.aborted) sink.end();
     } catch (err) {
-      if (!signal.aborted) sink.error(ApiError.from(err));
+      if (!signal.aborted) {
+        const cost = await spent();
+        sink.error(ApiError.from(err), cost ?? undefined);
+      }
     }
+    // Aborted after it began: the engine has stopped (its events ended); say what it cost. Held in the queue
+    // until then, as the GPU was.
+    if (signal.aborted && started) sink.aborted?.(await spent());
   }
 }

@@ -91,9 +91,10 @@ export interface Accounting {
 }
 
 /**
- * Runs a checked request. The tokens delivered to the client are booked whatever the end: all of `usage` when
- * the answer completes; when a stream is cancelled or fails, one per content or reasoning piece that reached
- * the client (the engines send one per token). The booking is journaled before the answer closes, so a worker
+ * Runs a checked request. Its tokens are booked whatever the end: all of `usage` when the answer completes;
+ * when it is cancelled or fails part-way, what the engine reports it cost (the prompt's tokens and the
+ * completion tokens generated until it stopped), or, from an engine that cannot tell, one token per content
+ * or reasoning piece that reached the client (the engines send one per token). The booking is journaled before the answer closes, so a worker
  * stopped right after loses nothing.
  *
  * Both modes answer as soon as the engine has begun: Chromium never signals a client's abort to a
@@ -165,8 +166,10 @@ export async function runAnswer(
         // A stream carries a late failure in-band, as OpenAI's SDK expects.
         write(format.fail(ApiError.from(err)));
       } finally {
-        // Booked (journaled) before the answer closes.
-        const booking = accounting.book(tokens ?? delivered);
+        // Booked (journaled) before the answer closes. Ended without its finish (cancelled, failed): what the
+        // engine says the generation cost (prompt + completion tokens generated), never less than was delivered.
+        const spent = tokens === null ? await run.spent : null;
+        const booking = accounting.book(tokens ?? Math.max(spent?.total_tokens ?? 0, delivered));
         finished(booking.booked);
         await booking.journaled;
         if (open && !signal.aborted) controller.close();

@@ -1,7 +1,8 @@
 // The service worker's end of the engine MessagePort: getting a port, sending requests, routing replies.
 import { ApiError, clientAborted } from '../../src/protocol/errors';
 import { isEmbeddingRequest } from '../../src/protocol/embeddings';
-import type { EngineEvent, EngineRequest as RunRequest, FromEngine, ModelStatus, ToEngine } from '../../src/engine-protocol';
+import { unpackEvents, type EngineEvent, type EngineRequest as RunRequest, type FromEngine, type ModelStatus, type ToEngine } from '../../src/engine-protocol';
+import type { Usage } from '../../src/protocol/types';
 
 /** Asks the pages of the origin for a port; a page hosting the engine answers with `engine-port`. */
 export type PortRequester = () => Promise<void>;
@@ -62,11 +63,15 @@ let nextId = 0;
 
 /** A port asked for this recently is still on its way; asking again would only open a second one. */
 const ASK_AGAIN_MS = 250;
+/** How long an aborted generation's cost report (`aborted`) is waited for before booking what was delivered. */
+const SPENT_WAIT_MS = 2000;
 
 export class EngineLink {
   private port: MessagePort | null = null;
   private readonly waiters = new Set<(port: MessagePort) => void>();
   private readonly pending = new Map<string, Pending>();
+  /** Aborted generations whose cost the engine is still to report (`aborted`), by id. */
+  private readonly afterAbort = new Map<string, (spent: Usage | null) => void>();
   private readonly connectTimeoutMs: number;
   private readonly ackTimeoutMs: number;
   private readonly handoverTimeoutMs: number;
@@ -106,6 +111,7 @@ export class EngineLink {
     port.onmessage = (e: MessageEvent<FromEngine>) => {
       const p = this.pending.get(e.data.id);
       if (p?.port === port) p.onMessage(e.data);
+      else if (e.data.type === 'aborted') this.afterAbort.get(e.data.id)?.(e.data.spent);
     };
     // Fires when the other end's realm goes away (worker terminated, tab closed).
     port.addEventListener('close', () => this.lose(port, 'closed'));
@@ -293,7 +299,18 @@ export class EngineLink {
       run.fail(err);
     };
     const onAbort = () => {
-      this.pending.get(id)?.port?.postMessage({ type: 'abort', id } satisfies ToEngine);
+      const p = this.pending.get(id);
+      p?.port?.postMessage({ type: 'abort', id } satisfies ToEngine);
+      if (p?.started && p.port) {
+        // The engine says what the generation cost once it has stopped; wait for that a while.
+        const timer = setTimeout(() => report(null), SPENT_WAIT_MS);
+        const report = (spent: Usage | null) => {
+          clearTimeout(timer);
+          this.afterAbort.delete(id);
+          run.settleSpent(spent);
+        };
+        this.afterAbort.set(id, report);
+      } else run.settleSpent(null);
       fail(aborted());
     };
     signal.addEventListener('abort', onAbort, { once: true });
@@ -318,20 +335,25 @@ export class EngineLink {
               resolveStart();
               return;
             case 'events':
-              run.push(m.events);
+              run.push(unpackEvents(m.events));
               return;
             case 'end':
               finish();
+              run.settleSpent(null);
               run.end();
               return;
             case 'error':
+              run.settleSpent(m.spent ?? null);
               fail(ApiError.fromData(m.error));
               return;
             default:
               return;
           }
         },
-        onLost: fail,
+        onLost: (err) => {
+          run.settleSpent(null);
+          fail(err);
+        },
       },
     ).then(
       (p) => {
@@ -342,9 +364,15 @@ export class EngineLink {
           this.pending.delete(id);
         }
       },
-      (err: unknown) => fail(ApiError.from(err)),
+      (err: unknown) => {
+        run.settleSpent(null);
+        fail(ApiError.from(err));
+      },
     );
-    await started;
+    await started.catch((err: unknown) => {
+      run.settleSpent(null);
+      throw err;
+    });
     return run;
   }
 }
@@ -356,6 +384,18 @@ export class EngineLink {
  */
 export class EngineRun implements AsyncIterable<EngineEvent> {
   fingerprint = '';
+  private settle!: (spent: Usage | null) => void;
+  /**
+   * What the generation cost when it ended without its finish (aborted, or failed part-way), as the engine
+   * reported it: the prompt's tokens and the completion tokens generated. Null: it finished (its usage is in
+   * the finish event), or the engine could not tell (an engine lost, or one that does not count).
+   */
+  readonly spent = new Promise<Usage | null>((resolve) => (this.settle = resolve));
+
+  settleSpent(spent: Usage | null): void {
+    this.settle(spent);
+  }
+
   private queue: EngineEvent[] = [];
   private done = false;
   private error: ApiError | null = null;

@@ -3,16 +3,24 @@
 // 1. Journal: every use is written to a small database of its own (`inpage-usage`) before the answer closes,
 //    so a service worker stopped right after answering loses nothing, and the workspace database being blocked
 //    (a version change held open in another tab) does not stop it.
-// 2. Book: shortly after (coalesced: one transaction for the uses that finish close together), the journal is
+// 2. Book: once uses pause (coalesced: one transaction for all the uses since the last booking), the journal is
 //    booked to the keys in the workspace database and cleared. A failed booking is retried with backoff while
 //    the worker lives, and at its next start; each key remembers the last journal entry it booked, so an entry
 //    is never booked twice.
+//
+// Booking waits for a pause so that it does not run beside the next request: a client sending one request
+// after another (a chat at human pace, a script's loop) would otherwise meet a booking (three IndexedDB
+// transactions, over two databases) at the start of nearly every request, and pay for it in time to first byte.
+// A steady flow of requests with no pause is still booked every BOOK_AT_MOST_MS.
 import type { DBSchema } from 'idb';
 import { connection } from '../../src/idb-connection';
 import { bookJournal, type JournalEntry } from '../../src/keys/key-store';
 
 export const JOURNAL_DB = 'inpage-usage';
-const FLUSH_MS = 100;
+/** A booking waits until no use has been added for this long... */
+const QUIET_MS = 1000;
+/** ...but not longer than this after the first use it books. */
+const BOOK_AT_MOST_MS = 5000;
 /** How long an answer waits for its journal entry before closing anyway (the entry is still written, or kept). */
 const JOURNAL_WAIT_MS = 2000;
 /** Pauses between attempts to book while the workspace database refuses (about 30 s in all). */
@@ -37,6 +45,19 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 let unjournaled: Omit<JournalEntry, 'seq'>[] = [];
 let dirty = false;
 let running: Promise<void> | null = null;
+/** When the latest use was added (performance.now()). */
+let lastUseAt = -Infinity;
+
+/** Resolves once uses have paused for QUIET_MS, or BOOK_AT_MOST_MS after it was called. */
+async function pause(): Promise<void> {
+  const deadline = performance.now() + BOOK_AT_MOST_MS;
+  for (;;) {
+    const now = performance.now();
+    const wait = Math.min(lastUseAt + QUIET_MS, deadline) - now;
+    if (wait <= 0) return;
+    await sleep(wait);
+  }
+}
 
 async function journal(uses: Omit<JournalEntry, 'seq'>[]): Promise<void> {
   const db = await journalDb();
@@ -62,12 +83,16 @@ async function bookAll(): Promise<void> {
   await db.delete('journal', IDBKeyRange.upperBound(last));
 }
 
-/** Books until nothing new is due; retried with backoff while the workspace database refuses. */
+/**
+ * Books once uses pause, until nothing new is due; retried with backoff while the workspace database refuses.
+ * The promise is held open with waitUntil, so the worker lives until it settles.
+ */
 export function drainUsage(): Promise<void> {
   dirty = true;
+  lastUseAt = performance.now();
   running ??= (async () => {
-    await sleep(FLUSH_MS);
     while (dirty) {
+      await pause();
       dirty = false;
       for (let attempt = 0; ; attempt++) {
         try {

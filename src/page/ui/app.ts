@@ -2,6 +2,7 @@
 import { h } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ConnectArea } from './connect';
+import { DownloadDialog } from './download-ask';
 import { KeysArea } from './keys';
 import { ModelsArea, webGpuMissing } from './models';
 import { PlaygroundArea } from './playground';
@@ -144,5 +145,5 @@ export function App() {
     e.preventDefault();
     document.getElementById('main')?.focus();
   };
-  return h('div', { class: 'page' }, h('a', { class: 'skip', href: '#main', onClick: skip }, 'Skip to content'), h(Header, null), body);
+  return h('div', { class: 'page' }, h('a', { class: 'skip', href: '#main', onClick: skip }, 'Skip to content'), h(Header, null), body, h(DownloadDialog, null));
 }

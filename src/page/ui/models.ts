@@ -9,6 +9,7 @@ import type { ModelId } from '../../variants';
 import type { RateEstimate } from './download-rate';
 import { formatBytes, formatDuration, formatInteger, formatRate } from './format';
 import { MODEL_CARDS, cardTitle } from '../../../worker/engine/webllm/model-cards';
+import { approveDownload, sizeSource, sizeText, useDownloadSize } from './download-ask';
 import { ModelStorage } from './model-storage';
 import { NoWebGpu } from './no-webgpu';
 import { getState, useUi, type UiState } from './store';
@@ -147,9 +148,14 @@ function ModelCard(props: { id: ModelId; status: ModelStatus | undefined; rate: 
     if (confirmDelete) confirmButton.current?.focus();
   }, [confirmDelete]);
 
+  // Before downloading: how much, and from where (the engine measures it small).
+  const size = useDownloadSize(id, props.controllable && state === 'not_downloaded');
+
   const run = async (action: Action) => {
     const control = getState().engine?.control;
     if (!control) return;
+    // Over 100 MB, the person is asked once for this model first.
+    if (action === 'load' && !(await approveDownload(id))) return;
     setBusy(action);
     setError(null);
     setConfirmDelete(false);
@@ -214,14 +220,21 @@ function ModelCard(props: { id: ModelId; status: ModelStatus | undefined; rate: 
       card && h('dd', null, h('a', { href: card.licenceUrl, target: '_blank', rel: 'noopener noreferrer' }, card.licence)),
       status?.memoryMB && h('dt', null, 'GPU memory'),
       status?.memoryMB && h('dd', { 'data-testid': 'memory' }, `${formatInteger(status.memoryMB)} MB at 4,096 tokens of context, more for the context this device allows`),
-      h('dt', null, 'Size on disk'),
-      h('dd', { 'data-testid': 'size' }, status?.sizeOnDisk ? formatBytes(status.sizeOnDisk) : status?.state === 'not_downloaded' ? 'Not downloaded' : '—'),
+      state === 'not_downloaded' && props.controllable
+        ? [
+            h('dt', null, 'Download size'),
+            h('dd', { 'data-testid': 'download-size' }, sizeText(size), size && sizeSource(size) ? h('span', { class: 'muted' }, ` (${sizeSource(size)})`) : null),
+          ]
+        : [h('dt', null, 'Size on disk'), h('dd', { 'data-testid': 'size' }, status?.sizeOnDisk ? formatBytes(status.sizeOnDisk) : state === 'not_downloaded' ? 'Not downloaded' : '—')],
       shares.length > 0 && h('dt', null, 'Shares weights with'),
       shares.length > 0 && h('dd', null, shares.join(', ')),
     ),
     status && (state === 'downloading' || state === 'loading') && h(Progress, { status, rate: props.rate }),
-    // One failure, one error: on the first card of the weights it concerns; the card that shares them points there.
-    status?.error && shares.length > 0 && modelIds().indexOf(shares[0]!) < modelIds().indexOf(id)
+    // A model this engine cannot serve here is not a failed load: it says why, with nothing to retry.
+    status?.error && state === 'unavailable'
+      ? h('p', { class: 'hint', 'data-testid': 'unavailable' }, status.error)
+      : // One failure, one error: on the first card of the weights it concerns; the card that shares them points there.
+        status?.error && shares.length > 0 && modelIds().indexOf(shares[0]!) < modelIds().indexOf(id)
       ? h('p', { class: 'hint error-pointer' }, `Loading these weights failed: see ${shares[0]}.`)
       : status?.error && h(LoadError, { id, message: status.error, onRetry: props.controllable && !working ? () => void run('load') : null, canImport: props.controllable }),
     error && !status?.error && h(Notice, { kind: 'error' }, error),
@@ -274,6 +287,13 @@ export function ModelsArea() {
       { class: 'lede' },
       'Five variants run on this device’s GPU. Weights download once and stay in this browser’s cache; variants that share weights download and load together, and one set of weights is loaded at a time. A request for a model that is not ready loads it first. The context each variant enforces here is bounded by this GPU’s memory.',
     ),
+    // A test build says so: its engine stands in for the models the cards name, and downloads nothing.
+    import.meta.env.MODE === 'test' &&
+      h(
+        Notice,
+        { kind: 'info' },
+        h('span', { 'data-testid': 'test-build' }, 'Test build: the deterministic test engine answers in place of the models named below; its weights are pretend and nothing is downloaded.'),
+      ),
     missing
       ? h(NoWebGpu, { reason: missing })
       : [

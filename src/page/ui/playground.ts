@@ -22,6 +22,7 @@ import {
   type Turn,
 } from './chat';
 import { DEFAULT_PARAMS, type Params } from './conversation-db';
+import { approveDownload } from './download-ask';
 import { conversationRequest, exportJson, exportMarkdown, exportName, requestCode } from './conversation-request';
 import { formatDecimal, formatInteger } from './format';
 import { STATE_LABEL, progressLine, webGpuMissing } from './models';
@@ -185,7 +186,7 @@ function UserTurn(props: TurnProps) {
             onInput: (e: Event) => setText((e.currentTarget as HTMLTextAreaElement).value),
             onKeyDown: (e: KeyboardEvent) => {
               if (e.key === 'Escape') setEditing(false);
-              if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) submit(e);
+              if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) void submit(e);
             },
           }),
           h(
@@ -485,10 +486,15 @@ export function PlaygroundArea() {
   const text = conversation?.draft ?? '';
   const error = chat.error && chat.error.conversationId === conversation?.id ? chat.error : null;
 
-  const submit = (e?: Event) => {
+  const submit = async (e?: Event) => {
     e?.preventDefault();
     if (!sender || busy || !text.trim() || !conversation) return;
-    send(sender, text.trim(), image?.url);
+    // A message to a model that is not downloaded starts its download: over 100 MB, ask once first. A no
+    // leaves the message in the box.
+    if (!(await approveDownload(model))) return;
+    const now = current();
+    if (!now || now.id !== conversation.id || !now.draft.trim()) return;
+    send(sender, now.draft.trim(), image?.url);
     setImage(null);
   };
 
@@ -508,7 +514,7 @@ export function PlaygroundArea() {
   };
 
   const onKeyDown = (e: KeyboardEvent) => {
-    if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) submit(e);
+    if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) void submit(e);
   };
 
   const turns = conversation?.turns ?? [];
@@ -571,7 +577,7 @@ export function PlaygroundArea() {
           ),
           h(
             'form',
-            { class: 'composer card', onSubmit: submit },
+            { class: 'composer card', onSubmit: (e: Event) => void submit(e) },
             error &&
               h(
                 Notice,

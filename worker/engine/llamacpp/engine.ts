@@ -3,7 +3,9 @@
 // it (thinking is Qwen3's per-request template switch). Everything touching wllama runs one at a time.
 import type { InpageConfig } from '../../../src/config';
 import type { AdapterReport } from '../../../src/engine-control';
-import type { ModelStatus } from '../../../src/engine-protocol';
+import type { DownloadSize, ModelStatus } from '../../../src/engine-protocol';
+import { contentLength } from '../download-size';
+import { imageUrlAllowed } from '../../../src/csp';
 import { ApiError } from '../../../src/protocol/errors';
 import type { ChatCompletionRequest } from '../../../src/protocol/types';
 import { VARIANTS, type Variant, type VariantId } from '../../../src/variants';
@@ -11,7 +13,9 @@ import type { Engine, Generation } from '../engine';
 import { assertSupported, outputLimit, stopSequences } from '../request-support';
 import { ModelStates } from '../webllm/model-states';
 import { Mutex } from '../webllm/mutex';
+import { resolveImages } from '../webllm/images';
 import { loadError } from './errors';
+import { imageBytes, type LlamaImageReader } from './images';
 import { ggufSource, weightGroups, type GgufSource } from './models';
 import { LlamaRun, type LlamaChunk } from './run';
 import { translateRequest, type LlamaParams } from './translate';
@@ -43,6 +47,8 @@ export interface LlamaCppDeps {
   /** What the device offers, for the "too large" check: bytes a model may take (0: unknown, no check). */
   memoryBudgetBytes: number;
   origin: string;
+  /** How image parts are read (fetched, decoded, re-encoded where llama.cpp cannot decode the format). */
+  images: LlamaImageReader;
   /** Why this engine serves the models (for the adapter report). */
   reason: string;
 }
@@ -70,7 +76,11 @@ export class LlamaCppEngine implements Engine {
     private readonly config: InpageConfig,
     private readonly deps: LlamaCppDeps,
   ) {
-    for (const variant of weightGroups()) this.states.setContext(variant.weightGroup, Math.min(LLAMA_CONTEXT, variant.trainedContext));
+    for (const variant of weightGroups()) {
+      this.states.setContext(variant.weightGroup, Math.min(LLAMA_CONTEXT, variant.trainedContext));
+      // The model's name on its card: the GGUF file (family, size and quantisation are in its name).
+      this.states.setModel(variant.weightGroup, decodeURIComponent(new URL(this.source(variant).url).pathname.split('/').pop() ?? ''), undefined);
+    }
     // The embedding model has no GGUF here: it is listed, unavailable, and says why.
     for (const variant of Object.values(VARIANTS).filter((v) => v.embeddings)) {
       this.states.setContext(variant.weightGroup, variant.trainedContext);
@@ -161,6 +171,24 @@ export class LlamaCppEngine implements Engine {
     });
   }
 
+  /**
+   * The GGUF download: the lengths its server gives (HEAD) for the model and projector files, else the
+   * published size this release knows (approximate). A split model's first part is not the whole: the table.
+   */
+  async downloadSize(id: VariantId): Promise<DownloadSize> {
+    const source = this.source(VARIANTS[id]);
+    const host = new URL(source.url).host;
+    const urls = [source.url, ...(source.mmprojUrl ? [source.mmprojUrl] : [])];
+    const covers = source.mmprojUrl ? 'model and vision projector files' : 'model file';
+    if (!/-\d{5}-of-\d{5}\.gguf$/.test(source.url)) {
+      const fetchFn = (input: string, init?: RequestInit) => fetch(input, init);
+      const signal = AbortSignal.timeout(15_000);
+      const lengths = await Promise.all(urls.map((url) => contentLength(url, fetchFn, signal)));
+      if (lengths.every((n) => n !== null)) return { bytes: lengths.reduce((a, b) => a! + b!, 0), basis: 'server', host, covers };
+    }
+    return source.bytes > 0 ? { bytes: source.bytes, basis: 'table', host, covers } : { bytes: null, basis: 'unknown', host };
+  }
+
   /** Refuses a model whose files alone exceed what this device can give it. */
   private checkFits(variant: Variant, source: GgufSource): void {
     const budget = this.deps.memoryBudgetBytes;
@@ -217,7 +245,14 @@ export class LlamaCppEngine implements Engine {
       // wllama 3.8.1 resolves even when llama.cpp could not load the file: its context info says so.
       const info = wllama.getLoadedContextInfo();
       if (info.success === false || !(info.n_ctx > 0)) {
-        throw new Error('llama.cpp could not load the file (not a GGUF model llama.cpp supports, or a truncated download)');
+        throw new Error(
+          source.mmprojUrl
+            ? `llama.cpp could not load the model with its vision projector (mmproj ${source.mmprojUrl}): one of them is not a GGUF file llama.cpp supports or is a truncated download, or the mmproj was made for another model`
+            : 'llama.cpp could not load the file (not a GGUF model llama.cpp supports, or a truncated download)',
+        );
+      }
+      if (source.mmprojUrl && info.has_image_input !== true) {
+        throw new Error(`llama.cpp loaded the model but not its vision projector (${source.mmprojUrl}): not an mmproj GGUF llama.cpp supports, or one made for another model`);
       }
       const loaded: Loaded = { group, url: source.url, wllama, context: info.n_ctx, threads: wllama.getNumThreads() };
       const size = (await this.deps.cache.list().catch(() => [] as CachedModel[])).find((m) => m.url === source.url)?.size;
@@ -237,11 +272,15 @@ export class LlamaCppEngine implements Engine {
 
   supports(request: ChatCompletionRequest): void {
     assertSupported(request);
-    const images = request.messages.some((m) => Array.isArray(m.content) && m.content.some((p) => p.type === 'image_url'));
-    if (images) {
-      throw new ApiError('unsupported_parameter', `Unsupported parameter: 'messages' images are not yet supported on the llama.cpp engine (model '${request.model}').`, {
-        param: 'messages',
-      });
+    // A vision variant reads images only with its vision projector; without one it refuses them as a text model
+    // does (the same 400 as the service worker gives a text variant).
+    const image = firstImagePart(request);
+    if (image && !this.source(request.variant).mmprojUrl) {
+      throw new ApiError(
+        'unsupported_parameter',
+        `The model '${request.model}' does not take image input ('${image}'): its llama.cpp model (GGUF ${this.source(request.variant).url}) has no vision projector (mmproj) configured.`,
+        { param: image },
+      );
     }
   }
 
@@ -249,13 +288,21 @@ export class LlamaCppEngine implements Engine {
     this.supports(request);
     await this.ready();
     const { variant } = request;
+    // Images are read before the model is touched, so an unreadable one is a clear 400 naming its part.
+    const images = new Map<string, ArrayBuffer>();
+    if (firstImagePart(request)) {
+      const allowed = (url: string) => imageUrlAllowed(url, this.config, this.deps.origin);
+      for (const [url, image] of await resolveImages(request.messages, this.deps.images, signal, allowed)) {
+        images.set(url, await imageBytes(image, this.deps.images));
+      }
+    }
     const release = await this.mutex.acquire();
     let handedOver = false;
     try {
       if (signal.aborted) throw aborted();
       const loaded = await this.ensureLoaded(variant);
       if (signal.aborted) throw aborted();
-      const params = translateRequest(request);
+      const params = translateRequest(request, images);
       const inner = new AbortController();
       const stream = await loaded.wllama.createChatCompletion({
         ...params,
@@ -282,4 +329,14 @@ export class LlamaCppEngine implements Engine {
       if (!handedOver) release();
     }
   }
+}
+
+/** Where the request's first image part is (`messages[i].content[j]`), or null. */
+function firstImagePart(request: ChatCompletionRequest): string | null {
+  for (const [i, message] of request.messages.entries()) {
+    if (!Array.isArray(message.content)) continue;
+    const j = message.content.findIndex((part) => part.type === 'image_url');
+    if (j >= 0) return `messages[${i}].content[${j}]`;
+  }
+  return null;
 }

@@ -1,11 +1,16 @@
 // A checked /v1 request → wllama's chat-completion parameters (llama-server's OpenAI dialect). Thinking is
 // Qwen3's template switch (`enable_thinking`); stop sequences are applied by inpage to the answer (run.ts),
-// not given to llama.cpp, which would match them against the thinking as well.
+// not given to llama.cpp, which would match them against the thinking as well. Image parts of a user turn
+// become wllama's image parts (the image's bytes, read beforehand: images.ts), in their place among the text.
 import type { ChatCompletionRequest, ChatMessage } from '../../../src/protocol/types';
 import { outputLimit, toolPlan, wantsThinking } from '../request-support';
 
+/** wllama's content parts: text, or an image's bytes (it puts llama.cpp's media marker in the image's place). */
+export type LlamaContentPart = { type: 'text'; text: string } | { type: 'image'; data: ArrayBuffer };
+
 export type LlamaMessage =
-  | { role: 'system' | 'user'; content: string }
+  | { role: 'system'; content: string }
+  | { role: 'user'; content: string | LlamaContentPart[] }
   | { role: 'assistant'; content: string; tool_calls?: { id: string; type: 'function'; function: { name: string; arguments: string } }[] }
   | { role: 'tool'; content: string; tool_call_id: string };
 
@@ -42,9 +47,23 @@ function textOf(content: ChatMessage['content'] | undefined): string {
     .join('\n');
 }
 
-export function translateRequest(request: ChatCompletionRequest): LlamaParams {
+/** A user turn's content: text, or its parts in order when it carries images (bytes by original URL). */
+function userContent(content: ChatMessage['content'], images: ReadonlyMap<string, ArrayBuffer>): string | LlamaContentPart[] {
+  if (!Array.isArray(content) || !content.some((part) => part.type === 'image_url')) return textOf(content);
+  return content.map((part): LlamaContentPart => {
+    if (part.type === 'text') return { type: 'text', text: part.text };
+    const data = images.get(part.image_url.url);
+    if (!data) throw new Error(`The image at ${part.image_url.url.slice(0, 60)} was not read before translation.`);
+    // A copy per part: wllama hands each image's buffer to its worker.
+    return { type: 'image', data: data.slice(0) };
+  });
+}
+
+export function translateRequest(request: ChatCompletionRequest, images: ReadonlyMap<string, ArrayBuffer> = new Map()): LlamaParams {
   const messages: LlamaMessage[] = request.messages.map((m): LlamaMessage => {
     switch (m.role) {
+      case 'user':
+        return { role: 'user', content: userContent(m.content, images) };
       case 'tool':
         return { role: 'tool', content: textOf(m.content), tool_call_id: m.tool_call_id };
       case 'assistant': {
@@ -56,7 +75,7 @@ export function translateRequest(request: ChatCompletionRequest): LlamaParams {
       }
       default:
         // `developer` is OpenAI's newer name for the system role.
-        return { role: m.role === 'developer' ? 'system' : m.role, content: textOf(m.content) };
+        return { role: 'system', content: textOf(m.content) };
     }
   });
   const params: LlamaParams = { messages, chat_template_kwargs: { enable_thinking: wantsThinking(request) } };

@@ -5,7 +5,8 @@
 import type { AppConfig, ChatCompletionMessageParam, MLCEngineConfig, MLCEngineInterface } from '@mlc-ai/web-llm';
 import type { InpageConfig } from '../../../src/config';
 import type { AdapterReport, ImportFile, ImportProgress, ImportReport } from '../../../src/engine-control';
-import type { ModelStatus } from '../../../src/engine-protocol';
+import type { DownloadSize, ModelStatus } from '../../../src/engine-protocol';
+import { webllmDownloadSize, type Fetch } from '../download-size';
 import { ApiError, clientAborted, contextExceeded } from '../../../src/protocol/errors';
 import type { ChatCompletionRequest } from '../../../src/protocol/types';
 import { adoptModels, variantOf } from '../../../src/catalog';
@@ -44,6 +45,8 @@ export interface WebLlmDeps {
   watchDeviceLoss(listener: DeviceLostListener): void;
   /** The page's origin, against which relative model URLs resolve. */
   origin: string;
+  /** For the download size asked before a download (the manifest, a HEAD); default: the global fetch. */
+  fetch?: Fetch;
 }
 
 /** Tokens of Qwen3's empty thinking block when the tokenizer cannot be asked: <think>, \n\n, </think>, \n\n. */
@@ -225,6 +228,24 @@ export class WebLlmEngine implements Engine {
     });
   }
 
+  /** Download sizes found so far, by web-llm model id (an unknown one is asked again next time). */
+  private readonly sizes = new Map<string, Promise<DownloadSize>>();
+
+  async downloadSize(id: ModelId): Promise<DownloadSize> {
+    await this.ready();
+    const modelId = modelIdOf(this.variant(id), this.precision());
+    const record = this.appConfig.model_list.find((r) => r.model_id === modelId);
+    if (!record) return { bytes: null, basis: 'unknown', host: '' };
+    let size = this.sizes.get(modelId);
+    if (!size) {
+      const fetchFn = this.deps.fetch ?? ((input, init) => fetch(input, init));
+      size = webllmDownloadSize(record, fetchFn);
+      this.sizes.set(modelId, size);
+      void size.then((s) => s.bytes === null && this.sizes.delete(modelId));
+    }
+    return size;
+  }
+
   /** Loads the variant's weights unless they are the ones loaded. Call with the mutex held. */
   private async ensureLoaded(variant: Variant): Promise<Loaded> {
     const modelId = modelIdOf(variant, this.precision());
@@ -257,6 +278,7 @@ export class WebLlmEngine implements Engine {
         if (smaller === null) {
           const record = this.appConfig.model_list.find((r) => r.model_id === modelId);
           const error = loadError(err, what, record && `weights from ${record.model}, library ${record.model_lib}`);
+          if (err instanceof Error && err.name === 'IntegrityError') await this.cache.forgetRejected(modelId, String((err as Error & { url?: unknown }).url));
           this.states.settle(group, await this.cache.has(modelId), error.message);
           throw error;
         }
@@ -300,6 +322,7 @@ export class WebLlmEngine implements Engine {
     } catch (err) {
       const record = this.appConfig.model_list.find((r) => r.model_id === modelId);
       const error = loadError(err, `${variant.id} (web-llm model ${modelId})`, record && `weights from ${record.model}, library ${record.model_lib}`);
+      if (err instanceof Error && err.name === 'IntegrityError') await this.cache.forgetRejected(modelId, String((err as Error & { url?: unknown }).url));
       this.states.settle(group, await this.cache.has(modelId), error.message);
       throw error;
     }
@@ -402,7 +425,7 @@ export class WebLlmEngine implements Engine {
         });
         handedOver = true;
         await run.start();
-        return { fingerprint: `fp_${loaded.modelId}`, events: run.events() };
+        return { fingerprint: `fp_${loaded.modelId}`, events: run.events(), spent: () => run.spent() };
       }
       const thinkingSwitch = hasThinkingSwitch(variant);
       const emptyThinkTokens = thinkingSwitch ? (loaded.view?.countTokens(EMPTY_THINK_BLOCK) ?? EMPTY_THINK_TOKENS_QWEN3) : 0;
@@ -438,7 +461,7 @@ export class WebLlmEngine implements Engine {
       });
       handedOver = true;
       await run.start();
-      return { fingerprint: `fp_${loaded.modelId}`, events: run.events() };
+      return { fingerprint: `fp_${loaded.modelId}`, events: run.events(), spent: () => run.spent() };
     } catch (err) {
       throw err instanceof ApiError ? err : generationError(err);
     } finally {

@@ -44,4 +44,17 @@ export class ModelCache {
       throw new Error(`Could not remove ${modelId} from the cache: ${failed.reason instanceof Error ? failed.reason.message : String(failed.reason)}`);
     }
   }
+
+  /**
+   * After a file failed its pin: web-llm caches a file before checking it, so the rejected copy would fail every
+   * later load even once the server or the pin is corrected. The config and library are removed; a tokenizer
+   * file is kept with the weights, so the whole model goes.
+   */
+  async forgetRejected(modelId: string, url: string): Promise<void> {
+    if (/\/tokenizer\.(json|model)$/.test(url)) {
+      await this.remove(modelId);
+      return;
+    }
+    await Promise.allSettled([this.fns.deleteModelWasmInCache(modelId, this.appConfig), this.fns.deleteChatConfigInCache(modelId, this.appConfig)]);
+  }
 }

@@ -48,6 +48,15 @@ export function loadError(err: unknown, what: string, source?: string): ApiError
   if (err instanceof ApiError) return err;
   const { message } = describe(err);
   if (isNoWebGpu(err)) return new ApiError('webgpu_unavailable', `WebGPU is not available to load ${what}: ${message}`);
+  if (err instanceof Error && err.name === 'IntegrityError') {
+    // web-llm checked a file against the deployment's pin (ModelRecord.integrity) before using it.
+    const { url, expected, actual } = err as Error & { url?: string; expected?: string; actual?: string };
+    return new ApiError(
+      'model_load_failed',
+      `Loading ${what} failed: ${url} does not match the hash this deployment pinned for it (pinned ${expected}, the file has ${actual}); ` +
+        'the file was changed or the pin is out of date, so it was not used',
+    );
+  }
   // A server that answers a missing file with its HTML page (an SPA fallback) makes web-llm's JSON parse fail.
   const html = /Unexpected token '<'|<!doctype/i.test(message) ? ' (the server answered with an HTML page, not the model file: check the model URLs)' : '';
   return new ApiError('model_load_failed', `Loading ${what} failed: ${message}${html}${source ? ` [${source}]` : ''}`);

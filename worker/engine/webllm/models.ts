@@ -1,7 +1,7 @@
 // What the web-llm engine must know about each set of weights beyond src/variants.ts: which web-llm models serve
 // it, the shape that sets the size of its KV cache, how its thinking is switched, and web-llm's record for it
 // (model URL, model library, `vram_required_MB`).
-import { prebuiltAppConfig, type AppConfig, type ModelRecord } from '@mlc-ai/web-llm';
+import { prebuiltAppConfig, type AppConfig, type ModelIntegrity, type ModelRecord } from '@mlc-ai/web-llm';
 import { activeCatalog } from '../../../src/catalog';
 import { ModelConfigError, type ModelCatalog, type WebLlmEntry, type WebLlmRecordConfig } from '../../../src/model-config';
 import type { ModelId, Variant } from '../../../src/variants';
@@ -131,6 +131,15 @@ export function webllmModels(catalog: ModelCatalog = activeCatalog()): Map<strin
     const first = catalog.variants.find((v) => v.weightGroup === group)!;
     table.set(group, configuredModel(spec.configuredBy ?? first.id, spec.entry as WebLlmEntry, first.thinks, first.vision));
   }
+  // A pin for a model nothing here loads would protect nothing: most likely a typo in the id.
+  const served = new Set([...table.values()].flatMap((m) => [m.f16, m.f32]));
+  for (const [modelId, pin] of Object.entries(catalog.pins)) {
+    if (!served.has(modelId)) {
+      throw new ModelConfigError(
+        `models[${JSON.stringify(pin.pinnedBy)}].integrity: no id of this deployment is served by '${modelId}' (served: ${[...served].join(', ')})`,
+      );
+    }
+  }
   tables.set(catalog, table);
   return table;
 }
@@ -170,6 +179,18 @@ function customRecord(modelId: string): WebLlmRecordConfig | undefined {
   return undefined;
 }
 
+/**
+ * The deployment's pins for a model's files, as web-llm's `ModelRecord.integrity` (a mismatch throws web-llm's
+ * IntegrityError, never only a warning). None: web-llm checks nothing (what it ships carries no hashes).
+ */
+export function integrityOf(modelId: string): ModelIntegrity | undefined {
+  webllmModels(); // checks the pins name served models
+  const pin = activeCatalog().pins[modelId];
+  if (!pin) return undefined;
+  const { pinnedBy: _by, ...integrity } = pin;
+  return { ...integrity, onFailure: 'error' };
+}
+
 /** The record (prebuilt or the deployment's own) for a model id; its URLs as given. */
 export function baseRecord(modelId: string): ModelRecord {
   const custom = customRecord(modelId);
@@ -205,11 +226,18 @@ function join(base: string, name: string, origin: string): string {
  */
 export function recordFor(modelId: string, source: ModelSource, origin: string): ModelRecord {
   const custom = customRecord(modelId);
+  const integrity = integrityOf(modelId);
   if (custom) {
-    return { ...custom, model: new URL(custom.model, origin).href, model_lib: new URL(custom.model_lib, origin).href, overrides: { ...custom.overrides } } as ModelRecord;
+    return {
+      ...custom,
+      model: new URL(custom.model, origin).href,
+      model_lib: new URL(custom.model_lib, origin).href,
+      overrides: { ...custom.overrides },
+      ...(integrity ? { integrity } : {}),
+    } as ModelRecord;
   }
   const prebuilt = prebuiltRecord(modelId);
-  const record: ModelRecord = { ...prebuilt, overrides: { ...prebuilt.overrides } };
+  const record: ModelRecord = { ...prebuilt, overrides: { ...prebuilt.overrides }, ...(integrity ? { integrity } : {}) };
   if (source.modelBaseUrl) record.model = join(source.modelBaseUrl, modelId, origin);
   if (source.modelLibBaseUrl) {
     const file = prebuilt.model_lib.slice(prebuilt.model_lib.lastIndexOf('/') + 1);

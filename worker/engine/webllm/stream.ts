@@ -12,6 +12,7 @@ import { StopMatcher } from './stop-matcher';
 import { ThinkSplitter } from './thinking';
 import { ToolCallParser, type ParsedPiece } from './tool-call-parser';
 import { toolCallId } from '../../../src/protocol/completion';
+import { spentUsage } from '../engine';
 
 export interface RunOptions {
   /** The model thinks for this request: text inside `<think>` counts as reasoning tokens. */
@@ -109,6 +110,9 @@ export class WebLlmRun {
   private ended = false;
   private reported = false;
   private first: IteratorResult<ChatCompletionChunk> | null = null;
+  /** web-llm's decode steps seen (one token each), and the usage it reported, for `spent()`. */
+  private steps = 0;
+  private lastUsage: ChatCompletionChunk['usage'];
   private draining: Promise<void> | null = null;
   private readonly onAbort = () => {
     this.options.interrupt();
@@ -140,6 +144,11 @@ export class WebLlmRun {
     if (this.done) return { done: true, value: undefined };
     try {
       const result = await this.iterator.next();
+      if (!result.done) {
+        if (result.value.usage) this.lastUsage = result.value.usage;
+        const choice = result.value.choices[0];
+        if (choice && !choice.finish_reason) this.steps++;
+      }
       if (result.done) {
         this.ended = true;
         if (!this.reading) this.finish();
@@ -285,6 +294,21 @@ export class WebLlmRun {
     }
     if (reason === 'tool_calls') return 'stop'; // web-llm's own tool calling (Hermes only) is never used
     throw new ApiError('internal_error', 'web-llm ended the stream without a finish reason.');
+  }
+
+  /**
+   * What the run cost when it ended without its finish (aborted, failed): once web-llm has stopped, the prompt's
+   * tokens and the tokens it generated (its own count when it reported usage, else one per decode step).
+   */
+  async spent(): Promise<Usage | null> {
+    if (!this.done) {
+      this.options.interrupt();
+      await this.drain();
+    }
+    const prompt = this.options.promptTokens ?? this.lastUsage?.prompt_tokens;
+    if (prompt === undefined) return null;
+    const prefilled = this.lastUsage?.prompt_tokens ?? prompt;
+    return spentUsage(prompt, this.lastUsage?.completion_tokens ?? this.steps, Math.max(0, prompt - prefilled));
   }
 
   private usage(usage: ChatCompletionChunk['usage'], reasoningTokens: number): Usage {
