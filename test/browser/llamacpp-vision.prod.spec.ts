@@ -16,7 +16,7 @@ import { encodePng } from './png';
 import { PROD_BUILD_DIR, serveStatic, type StaticServer } from './static-server';
 
 interface Completion {
-  choices: { message: { content: string | null }; finish_reason: string }[];
+  choices: { message: { content: string | null; reasoning_content?: string }; finish_reason: string }[];
   usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
 }
 interface ErrorBody {
@@ -68,7 +68,9 @@ async function openDeployment(): Promise<{ page: Page; key: string }> {
 const withImages = (urls: string[], extra: Record<string, unknown> = {}) => ({
   model: 'svc-vision',
   temperature: 0,
-  max_tokens: 6,
+  // svc-vision's llama.cpp default thinks (a Qwen3-VL Thinking model): the synthesized model's 6 tokens of
+  // thinking ("<think> Let me think.</think>"), then 6 of answer.
+  max_tokens: 12,
   messages: [{ role: 'user', content: [{ type: 'text', text: 'Hello' }, ...urls.map((url) => ({ type: 'image_url', image_url: { url } }))] }],
   ...extra,
 });
@@ -89,8 +91,9 @@ test('llama.cpp reads images through its mmproj: data: and same-origin URLs, any
   expect(pictured.status, pictured.text).toBe(200);
   const answer = pictured.json as Completion;
   expect(answer.choices[0]!.message.content).toMatch(/^[\x20-\x7e]+$/);
+  expect(answer.choices[0]!.message.reasoning_content).toBe('Let me think.');
   expect(answer.choices[0]!.finish_reason).toBe('length');
-  expect(answer.usage.completion_tokens).toBe(6);
+  expect(answer.usage.completion_tokens).toBe(12);
   expect(answer.usage.prompt_tokens - plainUsage.prompt_tokens).toBe(mmproj.imageTokens);
   // Both files were fetched once, together (the empty browser context had nothing cached). wllama also asks
   // for Hugging Face's LFS pointers (`/raw/` instead of `/resolve/`) to learn the files' SHA-256.
@@ -153,7 +156,7 @@ test('llama.cpp reads images through its mmproj: data: and same-origin URLs, any
   expect(streamed.status).toBe(200);
   const chunks = sseEvents(streamed.text).slice(0, -1).map((e) => JSON.parse(e) as { choices: { delta: { content?: string } }[]; usage?: Completion['usage'] | null });
   expect(chunks.map((c) => c.choices[0]?.delta.content ?? '').join('')).toBe(answer.choices[0]!.message.content);
-  expect(chunks.at(-1)!.usage).toMatchObject({ prompt_tokens: answer.usage.prompt_tokens, completion_tokens: 6 });
+  expect(chunks.at(-1)!.usage).toMatchObject({ prompt_tokens: answer.usage.prompt_tokens, completion_tokens: 12 });
 
   // Images that cannot be read: a clear 400 naming the part, before the model is touched.
   const elsewhere = await chat(page, key, withImages(['https://images.example.com/cat.png']));
