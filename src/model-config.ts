@@ -93,17 +93,17 @@ const webllmEntry = z.strictObject({
 export const SPLIT_PART = /-(\d{5})-of-(\d{5})\.gguf(\?.*)?$/i;
 
 /** A GGUF file's URL: http(s), or relative to the page's origin; the name ends in `.gguf` (as wllama requires). */
-const ggufUrl = z
-  .string()
-  .min(1)
-  .refine((u) => {
+const ggufUrl = z.string().check(
+  z.minLength(1),
+  z.refine((u: string) => {
     try {
       const url = new URL(u, 'https://origin.invalid/');
       return (url.protocol === 'https:' || url.protocol === 'http:') && /\.gguf$/i.test(url.pathname);
     } catch {
       return false;
     }
-  }, 'must be an http(s) URL (or a path on this origin) of a .gguf file');
+  }, 'must be an http(s) URL (or a path on this origin) of a .gguf file'),
+);
 
 /**
  * A llama.cpp model (GGUF). Without `gguf` (one of the five only) the variant keeps its GGUF default and is only
@@ -112,15 +112,15 @@ const ggufUrl = z
 const llamacppEntry = z.strictObject({
   engine: z.literal('llamacpp'),
   ...common,
-  kv: z.undefined({ error: "'kv' sizes web-llm's context; on llama.cpp give 'context'" }).optional(),
+  kv: z.optional(z.undefined({ error: "'kv' sizes web-llm's context; on llama.cpp give 'context'" })),
   /** The model file's URL, or the URLs of its split parts in order (each under llama.cpp's 2 GB buffer limit). */
-  gguf: z.union([ggufUrl, z.array(ggufUrl).min(1)]).optional(),
+  gguf: z.optional(z.union([ggufUrl, z.array(ggufUrl).check(z.minLength(1))])),
   /** The vision projector's URL (a vision model's image encoder). */
-  mmproj: ggufUrl.optional(),
+  mmproj: z.optional(ggufUrl),
   /** Tokens of context llama.cpp allocates when it loads the model (default 4096; at most `contextLength`). */
-  context: positiveInt.optional(),
+  context: z.optional(positiveInt),
   /** The files' size in bytes, for the "too large for this device" check (unknown: no check before the load). */
-  bytes: positiveInt.optional(),
+  bytes: z.optional(positiveInt),
 });
 
 export type WebLlmRecordConfig = z.output<typeof webllmRecord>;
