@@ -1,8 +1,7 @@
 // Issue 14, clocks. Wrong wall clocks, set from outside as a person (or an NTP correction) would:
 //  - the page's clock, with Playwright's clock (page.clock, injected into the page);
-//  - the service worker's clock: CDP has no command that sets a worker's wall clock (Emulation's clock
-//    controls, setVirtualTimePolicy among them, apply to pages, and the brief rules virtual time out), so the
-//    test moves it the one way CDP offers on the service-worker target: Runtime.evaluate (Playwright's
+//  - the service worker's clock: CDP's only clock control is Emulation's virtual time (setVirtualTimePolicy),
+//    which pauses and fast-forwards rather than sets a wall clock, and is ruled out here; so the test moves it the one way CDP offers on the service-worker target: Runtime.evaluate (Playwright's
 //    Worker.evaluate) replacing the worker's Date.now with one running an offset ahead or behind. Every
 //    wall-clock read of the service worker's code (bookings, key memory before issue 14) goes through Date.now;
 //    performance.now() (the monotonic clock) is left alone, as a real clock change leaves it.
