@@ -71,6 +71,8 @@ test('Playground: a message that would start a download over 100 MB asks first; 
   await goToArea(page, 'Playground');
   await playgroundKey(page);
   await page.getByLabel('Model').selectOption('svc-model-5.2-fast');
+  // The composer says what the first message will do, with the size, before anything is sent.
+  await expect(page.locator('#pg-model-hint')).toContainText('Not downloaded: the first message downloads it (191 MiB from inpage-test) and loads it.');
   const box = page.getByLabel('Message');
   await box.fill('hello there');
   await box.press('Enter');
@@ -96,4 +98,18 @@ test('Playground: a message that would start a download over 100 MB asks first; 
   await box.press('Enter');
   await expect(page.locator('.turn.assistant').nth(1)).toHaveAttribute('data-status', 'done');
   await expect(page.getByRole('dialog')).toHaveCount(0);
+
+  // Regenerate on a model not downloaded asks too; Cancel keeps the answer as it was.
+  await page.getByLabel('Model').selectOption('svc-model-5.2-short-fast');
+  await page.getByRole('button', { name: 'Regenerate the last answer' }).click();
+  const shortAsk = page.getByRole('dialog', { name: 'Download Qwen3 1.7B · 4-bit?' });
+  await expect(shortAsk).toBeVisible();
+  await shortAsk.getByRole('button', { name: 'Cancel' }).click();
+  await expect(page.locator('.turn.assistant')).toHaveCount(2);
+  await expect(page.getByLabel('Model').locator('option[value="svc-model-5.2-short-fast"]')).toHaveText('svc-model-5.2-short-fast · not downloaded');
+  await page.getByRole('button', { name: 'Regenerate the last answer' }).click();
+  await shortAsk.getByRole('button', { name: 'Download' }).click();
+  await expect(page.locator('.turn.assistant').nth(1)).toContainText('svc-model-5.2-short-fast');
+  await expect(page.locator('.turn.assistant').nth(1)).toHaveAttribute('data-status', 'done');
+  await expect(page.locator('.turn.assistant').nth(1)).toContainText('Echo: again');
 });

@@ -22,7 +22,7 @@ import {
   type Turn,
 } from './chat';
 import { DEFAULT_PARAMS, type Params } from './conversation-db';
-import { approveDownload } from './download-ask';
+import { approveDownload, sizeText, useDownloadSize } from './download-ask';
 import { conversationRequest, exportJson, exportMarkdown, exportName, requestCode } from './conversation-request';
 import { formatDecimal, formatInteger } from './format';
 import { STATE_LABEL, progressLine, webGpuMissing } from './models';
@@ -33,6 +33,12 @@ import { CodeBlock, CopyButton, Markdown, Notice, errorText } from './widgets';
 
 /** Images above this size make the request slow to encode and may pass the 20 MiB request limit. */
 const MAX_IMAGE_BYTES = 8 * 1024 * 1024;
+
+/** The current chat's model may download now (asked once over 100 MB; see download-ask.ts). */
+function askForCurrentModel(): Promise<boolean> {
+  const model = current()?.model;
+  return model ? approveDownload(model) : Promise.resolve(true);
+}
 
 function KeyChooser() {
   const [pasted, setPasted] = useState('');
@@ -165,8 +171,13 @@ function UserTurn(props: TurnProps) {
   const submit = (e: Event) => {
     e.preventDefault();
     if (!props.sender || !text.trim()) return;
-    setEditing(false);
-    editAndResend(props.sender, turn.id, text);
+    const sender = props.sender;
+    // Sent to a model that is not downloaded, it would start the download: over 100 MB, asked once first.
+    void askForCurrentModel().then((ok) => {
+      if (!ok) return;
+      setEditing(false);
+      editAndResend(sender, turn.id, text);
+    });
   };
   return h(
     'li',
@@ -250,7 +261,7 @@ function AssistantTurn(props: TurnProps) {
           props.sender &&
           h(
             'button',
-            { type: 'button', class: 'button small', disabled: props.busy, onClick: () => regenerate(props.sender!), 'aria-label': 'Regenerate the last answer' },
+            { type: 'button', class: 'button small', disabled: props.busy, onClick: () => void askForCurrentModel().then((ok) => ok && regenerate(props.sender!)), 'aria-label': 'Regenerate the last answer' },
             'Regenerate',
           ),
       ),
@@ -472,6 +483,7 @@ export function PlaygroundArea() {
   const record = key ? ui.keys.find((k) => k.id === key.id) : undefined;
   const reachable = (id: ModelId) => !record || record.models.includes(id);
   const status = ui.models?.find((m) => m.id === model);
+  const downloadSize = useDownloadSize(model, status?.state === 'not_downloaded' && ui.engine !== null);
   const variant = variantOf(model)!;
   const busy = chat.streamingId !== null;
   const sender: Sender | null = key
@@ -609,7 +621,11 @@ export function PlaygroundArea() {
               'p',
               { class: 'hint', id: 'pg-model-hint' },
               [variant.thinks ? (conversation.params.thinking ? 'Thinks first; the thinking shows in a block that folds when the answer starts.' : 'Thinking is off for this chat.') : 'Answers directly, without thinking.', variant.vision ? ' Reads images: attach one to your message.' : ''].join(''),
-              status && status.state !== 'ready' && status.state !== 'downloading' && status.state !== 'loading' ? ` ${STATE_LABEL[status.state]}: the first message loads it.` : '',
+              status && status.state === 'not_downloaded'
+                ? ` Not downloaded: the first message downloads it (${sizeText(downloadSize)}${downloadSize?.host ? ` from ${downloadSize.host}` : ''}) and loads it.`
+                : status && status.state !== 'ready' && status.state !== 'downloading' && status.state !== 'loading'
+                  ? ` ${STATE_LABEL[status.state]}: the first message loads it.`
+                  : '',
             ),
             status && (status.state === 'downloading' || status.state === 'loading') && status.progress &&
               h('p', { class: 'hint', role: 'status' }, `${STATE_LABEL[status.state]} ${model}: ${progressLine(status, ui.rates[model])}`),
