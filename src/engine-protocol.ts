@@ -45,6 +45,11 @@ export interface ModelStatus {
   error?: string;
   /** Which engine serves the model and where it runs (production builds). */
   runtime?: ModelRuntime;
+  /**
+   * Whether the model serving the variant on this device thinks, where it differs from the catalog (svc-vision's
+   * llama.cpp default, a Qwen3-VL Thinking model, thinks; its web-llm model does not). /v1/models' `reasoning`.
+   */
+  thinks?: boolean;
 }
 
 /** What downloading a model will fetch, told before the download starts. */

@@ -87,21 +87,82 @@ const webllmEntry = z.strictObject({
   integrity: z.record(z.string().min(1), modelIntegrity).optional(),
 });
 
-/**
- * A llama.cpp model (GGUF): its own fields belong to that engine (worker/engine/llamacpp/), which checks them.
- * This build has no llama.cpp engine, so such an entry is refused by name at start-up.
- */
-const llamacppEntry = z.looseObject({ engine: z.literal('llamacpp'), ...common });
+/** llama.cpp's split naming (gguf-split): `…-00001-of-00003.gguf`; wllama loads a split model from its first part. */
+export const SPLIT_PART = /-(\d{5})-of-(\d{5})\.gguf(\?.*)?$/i;
 
-const entry = z.union([webllmEntry, llamacppEntry]);
+/** A GGUF file's URL: http(s), or relative to the page's origin; the name ends in `.gguf` (as wllama requires). */
+const ggufUrl = z
+  .string()
+  .min(1)
+  .refine((u) => {
+    try {
+      const url = new URL(u, 'https://origin.invalid/');
+      return (url.protocol === 'https:' || url.protocol === 'http:') && /\.gguf$/i.test(url.pathname);
+    } catch {
+      return false;
+    }
+  }, 'must be an http(s) URL (or a path on this origin) of a .gguf file');
+
+/**
+ * A llama.cpp model (GGUF). Without `gguf` (one of the five only) the variant keeps its GGUF default and is only
+ * tied to llama.cpp. `kv` (web-llm's context sizing) does not apply.
+ */
+const llamacppEntry = z.strictObject({
+  engine: z.literal('llamacpp'),
+  ...common,
+  kv: z.undefined({ error: "'kv' sizes web-llm's context; on llama.cpp give 'context'" }).optional(),
+  /** The model file's URL, or the URLs of its split parts in order (each under llama.cpp's 2 GB buffer limit). */
+  gguf: z.union([ggufUrl, z.array(ggufUrl).min(1)]).optional(),
+  /** The vision projector's URL (a vision model's image encoder). */
+  mmproj: ggufUrl.optional(),
+  /** Tokens of context llama.cpp allocates when it loads the model (default 4096; at most `contextLength`). */
+  context: positiveInt.optional(),
+  /** The files' size in bytes, for the "too large for this device" check (unknown: no check before the load). */
+  bytes: positiveInt.optional(),
+});
 
 export type WebLlmRecordConfig = z.output<typeof webllmRecord>;
 export type WebLlmEntry = z.output<typeof webllmEntry>;
-export type ModelEntry = z.output<typeof entry>;
+export type LlamaCppEntry = z.output<typeof llamacppEntry>;
+export type ModelEntry = WebLlmEntry | LlamaCppEntry;
 export type ModelsConfig = Record<string, ModelEntry>;
 
-/** Engines this build can run; an entry naming another is refused. */
-export const ENGINES = ['webllm'] as const;
+/** Engines a `models` entry may name. */
+export const ENGINES = ['webllm', 'llamacpp'] as const;
+
+/** A configured GGUF model as the llama.cpp engine loads it: every file's URL (a split model's parts in order). */
+export interface GgufModelConfig {
+  /** The model's files: one, or a split model's parts `-00001-of-N` … `-N-of-N`; wllama is given the first. */
+  files: string[];
+  mmproj?: string;
+  context?: number;
+  bytes?: number;
+  thinking?: 'enable_thinking' | 'none';
+}
+
+/** The GGUF files of a llamacpp entry, checked against llama.cpp's split naming. Throws a ModelConfigError. */
+function ggufFiles(id: string, gguf: string | string[]): string[] {
+  const files = typeof gguf === 'string' ? [gguf] : gguf;
+  const parts = files.map((f) => f.match(SPLIT_PART));
+  if (files.length === 1) {
+    const m = parts[0];
+    if (m && Number(m[1]) !== 1) {
+      throw new ModelConfigError(`${where(id, ['gguf'])}: '${files[0]}' is part ${Number(m[1])} of a split model; give the first part (-00001-of-${m[2]}.gguf) or every part in order`);
+    }
+    return files;
+  }
+  const prefix = (f: string) => f.replace(SPLIT_PART, '');
+  for (let i = 0; i < files.length; i++) {
+    const m = parts[i];
+    const expected = `-${String(i + 1).padStart(5, '0')}-of-${String(files.length).padStart(5, '0')}.gguf`;
+    if (!m || Number(m[1]) !== i + 1 || Number(m[2]) !== files.length || prefix(files[i]!) !== prefix(files[0]!) || (m[3] ?? '') !== (parts[0]![3] ?? '')) {
+      throw new ModelConfigError(
+        `${where(id, ['gguf', i])}: the parts of a split model must be named as llama.cpp's gguf-split names them, in order and with one prefix: expected '${prefix(files[0]!)}${expected}', got '${files[i]}'`,
+      );
+    }
+  }
+  return files;
+}
 
 /** Ids of the deployment's own: what OpenAI-style clients accept as a model name. */
 const OWN_ID = /^[A-Za-z0-9][\w.:/-]{0,63}$/;
@@ -119,8 +180,8 @@ const where = (id: string, path: readonly PropertyKey[] = []) =>
 
 function describeIssue(id: string, issue: z.core.$ZodIssue): string {
   if (issue.code === 'invalid_union') {
-    // The branch the entry was meant for: a llamacpp entry says so; every other entry is a web-llm one.
-    const branch = issue.errors[0];
+    // `gguf`: one URL or a list; name the list's problem when a list was given, else the string's.
+    const branch = issue.errors.find((errors) => errors.some((e) => e.path.length > 0)) ?? issue.errors[0];
     const first = branch?.[0];
     if (first) return describeIssue(id, { ...first, path: [...issue.path, ...first.path] } as z.core.$ZodIssue);
   }
@@ -130,10 +191,13 @@ function describeIssue(id: string, issue: z.core.$ZodIssue): string {
 
 /** The configured entry behind a weight group (none: a built-in group the engine knows by itself). */
 export interface WeightGroupSpec {
+  /** The engine the configured entry is for (a built-in group: `webllm`, though either engine can serve it). */
   engine: 'webllm' | 'llamacpp';
   /** The first id that named this model in the config, for messages. */
   configuredBy?: string;
   entry?: ModelEntry;
+  /** A configured GGUF model (engine `llamacpp`), checked. */
+  gguf?: GgufModelConfig;
 }
 
 export interface ModelCatalog {
@@ -148,12 +212,77 @@ export interface ModelCatalog {
 /** Unix seconds for the deployment's own ids: after the five's, in the order they are configured. */
 const FIRST_OWN_CREATED = VARIANTS['svc-vision'].created + 100;
 
-/** The web-llm model an entry names, as one key: entries naming the same model share one weight group. */
-function groupKey(e: WebLlmEntry): string | null {
-  if (e.record) return e.record.model_id;
-  if (typeof e.webllm === 'string') return e.webllm;
-  if (e.webllm) return e.webllm.f16 === e.webllm.f32 ? e.webllm.f16 : `${e.webllm.f16}/${e.webllm.f32}`;
+/** The model an entry names, as one key: entries naming the same model share one weight group. */
+function groupKey(e: ModelEntry): string | null {
+  if (e.engine === 'llamacpp') {
+    const gguf = (e as LlamaCppEntry).gguf;
+    return gguf === undefined ? null : `gguf:${typeof gguf === 'string' ? gguf : gguf[0]}`;
+  }
+  const web = e as WebLlmEntry;
+  if (web.record) return web.record.model_id;
+  if (typeof web.webllm === 'string') return web.webllm;
+  if (web.webllm) return web.webllm.f16 === web.webllm.f32 ? web.webllm.f16 : `${web.webllm.f16}/${web.webllm.f32}`;
   return null;
+}
+
+/** A readable weight-group name for a GGUF model: its file name without the split suffix and `.gguf`. */
+function ggufGroupName(url: string, taken: (name: string) => boolean): string {
+  const file = decodeURIComponent(new URL(url, 'https://origin.invalid/').pathname.split('/').pop() ?? 'model.gguf');
+  const stem = `gguf:${file.replace(SPLIT_PART, '').replace(/\.gguf$/i, '')}`;
+  let name = stem;
+  for (let n = 2; taken(name); n++) name = `${stem}~${n}`;
+  return name;
+}
+
+/** Checks what a parsed entry says as a whole (shape is zod's job). Throws a ModelConfigError naming it. */
+function checkEntry(id: string, e: ModelEntry): void {
+  if (e.kv !== undefined && e.contextLength === undefined) {
+    throw new ModelConfigError(`${where(id, ['kv'])}: give 'contextLength' (the trained maximum) with 'kv'`);
+  }
+  if (e.thinks === true && e.thinking === 'none') {
+    throw new ModelConfigError(`${where(id)}: a model that thinks needs a thinking switch ('thinking': 'enable_thinking'), else 'reasoning_effort: none' could not be honoured`);
+  }
+  if (e.engine === 'llamacpp') {
+    const l = e as LlamaCppEntry;
+    const base = isVariantId(id) ? VARIANTS[id] : undefined;
+    if (base?.embeddings) throw new ModelConfigError(`${where(id, ['engine'])}: the llama.cpp engine has no embedding model; '${id}' runs on web-llm only`);
+    if (l.gguf === undefined) {
+      if (!base) throw new ModelConfigError(`${where(id)}: a model id of the deployment's own on llama.cpp needs 'gguf' (the model file's URL, or its split parts' URLs)`);
+      for (const field of ['mmproj', 'thinking', 'contextLength', 'bytes'] as const) {
+        if (l[field] !== undefined) throw new ModelConfigError(`${where(id, [field])}: '${field}' describes a model: give it with 'gguf' (without 'gguf', ${id} keeps its GGUF default)`);
+      }
+      return;
+    }
+    ggufFiles(id, l.gguf);
+    const vision = l.vision ?? base?.vision ?? false;
+    if (vision && l.mmproj === undefined) throw new ModelConfigError(`${where(id)}: a vision model on llama.cpp needs 'mmproj' (its vision projector's URL), or set 'vision' to false`);
+    if (!vision && l.mmproj !== undefined) throw new ModelConfigError(`${where(id, ['mmproj'])}: a vision projector is for a vision model: set 'vision' to true, or leave 'mmproj' out`);
+    if (l.context !== undefined && l.contextLength !== undefined && l.context > l.contextLength) {
+      throw new ModelConfigError(`${where(id, ['context'])}: ${l.context} is more than the model's trained maximum ('contextLength': ${l.contextLength})`);
+    }
+    return;
+  }
+  const web = e as WebLlmEntry;
+  if (web.webllm !== undefined && web.record !== undefined) {
+    throw new ModelConfigError(`${where(id)}: give either 'webllm' (a prebuilt model id) or 'record' (a model of your own), not both`);
+  }
+  if (!isVariantId(id) && web.webllm === undefined && web.record === undefined) {
+    throw new ModelConfigError(`${where(id)}: a model id of the deployment's own needs 'webllm' (a prebuilt model id) or 'record', or 'engine': 'llamacpp' with 'gguf'`);
+  }
+  if (web.webllm === undefined && web.record === undefined && (e.thinking !== undefined || e.kv !== undefined)) {
+    throw new ModelConfigError(`${where(id)}: 'thinking' and 'kv' describe a model: give them with 'webllm' or 'record'`);
+  }
+}
+
+/** Parses one entry: a llamacpp one by its own shape, every other as a web-llm one. */
+function parseEntry(id: string, raw: unknown): ModelEntry {
+  const engine = typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? (raw as { engine?: unknown }).engine : undefined;
+  if (engine !== undefined && !(ENGINES as readonly unknown[]).includes(engine)) {
+    throw new ModelConfigError(`${where(id, ['engine'])}: unknown engine ${JSON.stringify(engine)} (engines: ${ENGINES.join(', ')})`);
+  }
+  const parsed = (engine === 'llamacpp' ? llamacppEntry : webllmEntry).safeParse(raw);
+  if (!parsed.success) throw new ModelConfigError(describeIssue(id, parsed.error.issues[0]!));
+  return parsed.data;
 }
 
 /**
@@ -170,29 +299,8 @@ export function buildCatalog(models: unknown): ModelCatalog {
     if (!isVariantId(id) && !OWN_ID.test(id)) {
       throw new ModelConfigError(`${where(id)}: a model id must be 1–64 letters, digits or . _ : / - and start with a letter or digit`);
     }
-    const parsed = entry.safeParse(raw);
-    if (!parsed.success) throw new ModelConfigError(describeIssue(id, parsed.error.issues[0]!));
-    const e = parsed.data;
-    const engine = e.engine ?? 'webllm';
-    if (!(ENGINES as readonly string[]).includes(engine)) {
-      throw new ModelConfigError(`${where(id, ['engine'])}: this build cannot run '${engine}' models (engines: ${ENGINES.join(', ')})`);
-    }
-    const web = e as WebLlmEntry;
-    if (web.webllm !== undefined && web.record !== undefined) {
-      throw new ModelConfigError(`${where(id)}: give either 'webllm' (a prebuilt model id) or 'record' (a model of your own), not both`);
-    }
-    if (!isVariantId(id) && web.webllm === undefined && web.record === undefined) {
-      throw new ModelConfigError(`${where(id)}: a model id of the deployment's own needs 'webllm' (a prebuilt model id) or 'record'`);
-    }
-    if (web.webllm === undefined && web.record === undefined && (e.thinking !== undefined || e.kv !== undefined)) {
-      throw new ModelConfigError(`${where(id)}: 'thinking' and 'kv' describe a model: give them with 'webllm' or 'record'`);
-    }
-    if (e.kv !== undefined && e.contextLength === undefined) {
-      throw new ModelConfigError(`${where(id, ['kv'])}: give 'contextLength' (the trained maximum) with 'kv'`);
-    }
-    if (e.thinks === true && e.thinking === 'none') {
-      throw new ModelConfigError(`${where(id)}: a model that thinks needs a thinking switch ('thinking': 'enable_thinking'), else 'reasoning_effort: none' could not be honoured`);
-    }
+    const e = parseEntry(id, raw);
+    checkEntry(id, e);
     entries.set(id, e);
   }
 
@@ -218,31 +326,46 @@ export function buildCatalog(models: unknown): ModelCatalog {
   let own = 0;
   const ids = [...VARIANT_IDS, ...[...entries.keys()].filter((id) => !isVariantId(id))];
   for (const id of ids) {
-    const e = entries.get(id) as WebLlmEntry | undefined;
+    const e = entries.get(id);
     const base: Variant | undefined = isVariantId(id) ? VARIANTS[id] : undefined;
     if (e?.hidden) continue;
     const key = e ? groupKey(e) : null;
+    const llama = e?.engine === 'llamacpp' ? (e as LlamaCppEntry) : undefined;
     let weightGroup = base?.weightGroup ?? '';
     if (key !== null) {
       const builtIn = VARIANT_IDS.some((v) => VARIANTS[v].weightGroup === key);
-      weightGroup = keyToGroup.get(key) ?? (builtIn ? `config:${key}` : key);
+      weightGroup =
+        keyToGroup.get(key) ?? (llama ? ggufGroupName(key.slice('gguf:'.length), (name) => name in groups) : builtIn ? `config:${key}` : key);
       keyToGroup.set(key, weightGroup);
-      groups[weightGroup] ??= { engine: e!.engine ?? 'webllm', configuredBy: id, entry: e! };
+      if (!groups[weightGroup]) {
+        const spec: WeightGroupSpec = { engine: e!.engine ?? 'webllm', configuredBy: id, entry: e! };
+        if (llama) {
+          spec.gguf = { files: ggufFiles(id, llama.gguf!) };
+          for (const field of ['mmproj', 'context', 'bytes', 'thinking'] as const) if (llama[field] !== undefined) Object.assign(spec.gguf, { [field]: llama[field] });
+        }
+        groups[weightGroup] = spec;
+      } else if (groups[weightGroup]!.engine !== (e!.engine ?? 'webllm')) {
+        throw new ModelConfigError(`${where(id)}: names the model '${groups[weightGroup]!.configuredBy}' names, for another engine`);
+      }
     } else {
       groups[weightGroup] ??= { engine: 'webllm' };
     }
     const configured = key !== null;
+    // The engine the entry ties the variant to: the one its model is for, or the one it names.
+    const engine = e?.engine ?? (configured ? 'webllm' : undefined);
+    const trainedContext = llama && configured ? (llama.contextLength ?? Math.max(llama.context ?? 0, 4096)) : (e?.contextLength ?? (configured || !base ? 4096 : base.trainedContext));
     variants.push({
       id: id as Variant['id'],
       thinks: e?.thinks ?? base?.thinks ?? false,
       vision: e?.vision ?? base?.vision ?? false,
       hostedContext: base?.hostedContext ?? null,
       weightGroup,
-      // Another model than the shipped one: its own trained maximum if given, else web-llm's default context.
-      trainedContext: e?.contextLength ?? (configured || !base ? 4096 : base.trainedContext),
+      // Another model than the shipped one: its own trained maximum if given, else a 4,096-token default.
+      trainedContext,
       created: base?.created ?? FIRST_OWN_CREATED + own++,
       // svc-embed as shipped is the embedding model (mapped to another model, it is what that entry says).
       ...(base?.embeddings && !configured ? { embeddings: base.embeddings } : {}),
+      ...(engine ? { engine } : {}),
     });
   }
   if (variants.length === 0) throw new ModelConfigError('models: every model is hidden; the service would offer none');

@@ -32,6 +32,11 @@ export interface Variant {
   created: number;
   /** Set for an embedding model (POST /v1/embeddings only; chat requests for it are refused). */
   embeddings?: EmbeddingSpec;
+  /**
+   * The engine the deployment's `models` setting ties this variant to (its model exists for that engine only, or
+   * the entry says `engine`); absent: the engine the device's policy picks (`engineChoice`).
+   */
+  engine?: 'webllm' | 'llamacpp';
 }
 
 export interface EmbeddingSpec {

@@ -15,6 +15,7 @@ import { hostEngine, type EngineHost } from '../page/engine-host';
 import { claimEngine } from '../page/engine-lock';
 import { modelTools, type ModelTools } from '../page/model-import';
 import { requestPersistence, storageReport } from '../page/storage';
+import { registerServiceWorker, watchServiceWorker, type ServiceWorkerSpec } from '../page/sw-registration';
 
 export type { InpageConfig, ModelId, VariantId, EngineHost, CreatedKey };
 export { VARIANT_IDS };
@@ -38,6 +39,12 @@ export interface InstallOptions {
   hostEngine?: boolean;
   /** The name of the local workspace, if the origin has none yet. Default: the page's title or host. */
   workspaceName?: string;
+  /**
+   * Whether this page watches that its service worker stays (another tab may unregister it, or the person clear
+   * the site's data): when it is gone it is registered again, and when that fails `onServiceLost` listeners hear
+   * why. Default true.
+   */
+  watchService?: boolean;
 }
 
 export interface InpageService {
@@ -61,21 +68,21 @@ export interface InpageService {
   storage: { report: typeof storageReport; persist: typeof requestPersistence };
   /** Importing models from a folder into the cache, and which are cached. */
   modelFiles: ModelTools;
+  /**
+   * Whether /v1 is served to this page: false (with why) once its service worker was lost and could not be
+   * registered again; /v1 requests then reach the web server instead. The watch keeps trying every 2 s.
+   */
+  readonly service: ServiceState;
+  /** Hears when the service worker was lost and registering it again failed (with the browser's reason). */
+  onServiceLost(listener: (reason: string) => void): void;
+  /** Hears when a lost service is back (registered again and controlling this page). */
+  onServiceRestored(listener: () => void): void;
+  /** Stops watching the service worker (see `watchService`). */
+  stopWatching(): void;
 }
 
-async function register(url: string | URL, scope: string): Promise<ServiceWorkerRegistration> {
-  if (!('serviceWorker' in navigator)) {
-    throw new Error('This browser has no service workers (or the page is not in a secure context): inpage cannot serve /v1.');
-  }
-  const sw = navigator.serviceWorker;
-  // A classic script: inpage-sw.js is one self-contained file.
-  const registration = await sw.register(url, { scope });
-  if (!sw.controller) {
-    // The worker claims open pages when it activates.
-    await new Promise<void>((resolve) => sw.addEventListener('controllerchange', () => resolve(), { once: true }));
-  }
-  return registration;
-}
+/** Where this page's service (the library's service worker) stands, as `InpageService.service` reports it. */
+export type ServiceState = { running: true } | { running: false; reason: string };
 
 /** Registers inpage's service worker, hosts the engine (unless another tab does) and returns the service. */
 export async function installInpage(options: InstallOptions = {}): Promise<InpageService> {
@@ -85,7 +92,34 @@ export async function installInpage(options: InstallOptions = {}): Promise<Inpag
   const unknown = models.filter((id) => !offered.includes(id));
   if (unknown.length > 0) throw new Error(`Unknown inpage model ${unknown.map((id) => `'${id}'`).join(', ')}; choose from ${offered.join(', ')}.`);
   // The service worker first: it serves the engine worker's script with the engine's Content-Security-Policy.
-  await register(options.serviceWorkerUrl ?? new URL(/* @vite-ignore */ './inpage-sw.js', import.meta.url), options.scope ?? '/');
+  // A classic script: inpage-sw.js is one self-contained file.
+  const worker: ServiceWorkerSpec = {
+    url: options.serviceWorkerUrl ?? new URL(/* @vite-ignore */ './inpage-sw.js', import.meta.url),
+    scope: options.scope ?? '/',
+    type: 'classic',
+  };
+  await registerServiceWorker(worker);
+  // As the app's page does: a service worker lost under this page is registered again, or the loss is reported.
+  let state: ServiceState = { running: true };
+  const lostListeners = new Set<(reason: string) => void>();
+  const restoredListeners = new Set<() => void>();
+  const watch =
+    options.watchService === false
+      ? null
+      : watchServiceWorker(
+          {
+            onLost(reason) {
+              state = { running: false, reason };
+              if (lostListeners.size === 0) console.error(`inpage: the service worker is gone and could not be registered again: ${reason}`);
+              for (const listener of lostListeners) listener(reason);
+            },
+            onRestored() {
+              state = { running: true };
+              for (const listener of restoredListeners) listener();
+            },
+          },
+          worker,
+        );
   const leadership = options.hostEngine === false ? null : await claimEngine(() => hostEngine(config));
 
   const ensureWorkspace = async () => {
@@ -121,6 +155,12 @@ export async function installInpage(options: InstallOptions = {}): Promise<Inpag
     },
     storage: { report: storageReport, persist: requestPersistence },
     modelFiles: modelTools(() => leadership?.host ?? null),
+    get service() {
+      return state;
+    },
+    onServiceLost: (listener) => void lostListeners.add(listener),
+    onServiceRestored: (listener) => void restoredListeners.add(listener),
+    stopWatching: () => watch?.stop(),
   };
   return service;
 }

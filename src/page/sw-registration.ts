@@ -23,13 +23,26 @@ const notControlled = () =>
     `The service worker is installed but did not take control of this page within ${CONTROL_TIMEOUT_MS / 1000} s (it may have been unregistered by another tab, or the site's data cleared, while it was starting): reload the page.`,
   );
 
-export async function registerServiceWorker(): Promise<void> {
+/** Which service worker: the app's (`/sw.js`, a module, scope "/"), or the library's (inpage-sw.js, classic). */
+export interface ServiceWorkerSpec {
+  url: string | URL;
+  scope: string;
+  type: WorkerType;
+}
+
+export const APP_SERVICE_WORKER: ServiceWorkerSpec = { url: '/sw.js', scope: '/', type: 'module' };
+
+/**
+ * `repair`: the registration was lost under this page. The page may still have its old controller, but the
+ * registration is awaited all the same, so a failure to register again is heard (not merely logged).
+ */
+export async function registerServiceWorker(spec: ServiceWorkerSpec = APP_SERVICE_WORKER, repair = false): Promise<void> {
   if (!('serviceWorker' in navigator)) {
     throw new Error('This browser has no service workers (or the page is not in a secure context): /v1 cannot be served.');
   }
   const sw = navigator.serviceWorker;
-  const registering = sw.register('/sw.js', { type: 'module', scope: '/' });
-  if (sw.controller) {
+  const registering = sw.register(spec.url, { type: spec.type, scope: spec.scope });
+  if (sw.controller && !repair) {
     // Already controlled: the page is served now. register() only looks for an update, which can take seconds
     // (up to 2 s measured on warm reloads), so readiness does not wait for it.
     registering.catch((err: unknown) => console.warn('inpage: checking the service worker for an update failed:', err));
@@ -72,16 +85,19 @@ export interface ServiceWatch {
  * controller changes. When the registration is gone or the page lost its controller, registers again;
  * `onLost` hears when that fails (with why), `onRestored` when the service is back.
  */
-export function watchServiceWorker(handlers: { onLost(reason: string): void; onRestored(): void }): ServiceWatch {
+export function watchServiceWorker(
+  handlers: { onLost(reason: string): void; onRestored(): void },
+  spec: ServiceWorkerSpec = APP_SERVICE_WORKER,
+): ServiceWatch {
   const sw = navigator.serviceWorker;
   let repairing: Promise<void> | null = null;
   let lost = false;
   const check = () => {
     repairing ??= (async () => {
-      const registration = await sw.getRegistration('/').catch(() => undefined);
+      const registration = await sw.getRegistration(spec.scope).catch(() => undefined);
       if (registration?.active && sw.controller) return;
       try {
-        await registerServiceWorker();
+        await registerServiceWorker(spec, true);
         if (lost) handlers.onRestored();
         lost = false;
       } catch (err) {

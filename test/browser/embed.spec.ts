@@ -69,6 +69,49 @@ test('the example app answers through the openai SDK, JSON and streamed, from in
   expect(await ask(second, 'after the takeover', true)).toBe('Echo: after the takeover');
 });
 
+test('the library watches its service worker: unregistered, it is registered again; when that fails the app hears why, and then that it is back', async ({ page }) => {
+  test.setTimeout(90_000);
+  type Inpage = { service: { running: boolean; reason?: string }; onServiceLost(l: (r: string) => void): void; onServiceRestored(l: () => void): void };
+  await page.goto(`${server.origin}/`);
+  await expect(page.getByRole('status')).toHaveText('Ready.');
+  await page.evaluate(() => {
+    const w = window as unknown as { inpage: Inpage; heard: string[] };
+    w.heard = [];
+    w.inpage.onServiceLost((reason) => w.heard.push(`lost: ${reason}`));
+    w.inpage.onServiceRestored(() => w.heard.push('restored'));
+  });
+  const heard = () => page.evaluate(() => (window as unknown as { heard: string[] }).heard);
+  const registered = () => page.evaluate(async () => (await navigator.serviceWorker.getRegistration('/'))?.active?.scriptURL ?? null);
+  const unregister = () => page.evaluate(async () => void (await (await navigator.serviceWorker.getRegistration('/'))!.unregister()));
+
+  // Another script unregisters it: the page registers it again by itself, and the app keeps answering.
+  await unregister();
+  expect(await registered()).toBeNull();
+  await expect.poll(registered, { timeout: 15_000 }).toBe(`${server.origin}/inpage-sw.js`);
+  expect(await ask(page, 'after it came back', false)).toBe('Echo: after it came back');
+  expect(await heard()).toEqual([]);
+
+  // Now the service workers are cleared away (as Clear site data does) while registering again fails (the script
+  // on the server is broken): the app is told, plainly, and the state says so. (An unregistered worker still
+  // running is revived by registering again without fetching its script, so it takes the clearing to fail.)
+  server.override('/inpage-sw.js', 'throw new Error("broken on purpose");');
+  try {
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Storage.clearDataForOrigin', { origin: server.origin, storageTypes: 'service_workers' });
+    await expect.poll(async () => (await heard())[0] ?? '', { timeout: 15_000 }).toMatch(/^lost: /);
+    const state = await page.evaluate(() => (window as unknown as { inpage: Inpage }).inpage.service);
+    expect(state.running).toBe(false);
+    expect(state.reason).toBeTruthy();
+  } finally {
+    server.override('/inpage-sw.js', null);
+  }
+  // The script is fine again: the watch's next try brings the service back, and says so.
+  await expect.poll(async () => (await heard()).at(-1), { timeout: 15_000 }).toBe('restored');
+  expect(await page.evaluate(() => (window as unknown as { inpage: Inpage }).inpage.service)).toEqual({ running: true });
+  expect(await registered()).toBe(`${server.origin}/inpage-sw.js`);
+  expect(await ask(page, 'after the restart', true)).toBe('Echo: after the restart');
+});
+
 test('the shipped library carries web-llm, never the test engine; the service worker lists the library for offline use', async () => {
   test.setTimeout(120_000);
   await buildLibrary({ outDir: LIB_PROD, logLevel: 'error' });

@@ -16,7 +16,7 @@ import { encodePng } from './png';
 import { PROD_BUILD_DIR, serveStatic, type StaticServer } from './static-server';
 
 interface Completion {
-  choices: { message: { content: string | null }; finish_reason: string }[];
+  choices: { message: { content: string | null; reasoning_content?: string }; finish_reason: string }[];
   usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
 }
 interface ErrorBody {
@@ -68,7 +68,9 @@ async function openDeployment(): Promise<{ page: Page; key: string }> {
 const withImages = (urls: string[], extra: Record<string, unknown> = {}) => ({
   model: 'svc-vision',
   temperature: 0,
-  max_tokens: 6,
+  // svc-vision's llama.cpp default thinks (a Qwen3-VL Thinking model): the synthesized model's 6 tokens of
+  // thinking ("<think> Let me think.</think>"), then 6 of answer.
+  max_tokens: 12,
   messages: [{ role: 'user', content: [{ type: 'text', text: 'Hello' }, ...urls.map((url) => ({ type: 'image_url', image_url: { url } }))] }],
   ...extra,
 });
@@ -89,8 +91,9 @@ test('llama.cpp reads images through its mmproj: data: and same-origin URLs, any
   expect(pictured.status, pictured.text).toBe(200);
   const answer = pictured.json as Completion;
   expect(answer.choices[0]!.message.content).toMatch(/^[\x20-\x7e]+$/);
+  expect(answer.choices[0]!.message.reasoning_content).toBe('Let me think.');
   expect(answer.choices[0]!.finish_reason).toBe('length');
-  expect(answer.usage.completion_tokens).toBe(6);
+  expect(answer.usage.completion_tokens).toBe(12);
   expect(answer.usage.prompt_tokens - plainUsage.prompt_tokens).toBe(mmproj.imageTokens);
   // Both files were fetched once, together (the empty browser context had nothing cached). wllama also asks
   // for Hugging Face's LFS pointers (`/raw/` instead of `/resolve/`) to learn the files' SHA-256.
@@ -102,21 +105,46 @@ test('llama.cpp reads images through its mmproj: data: and same-origin URLs, any
   const byUrl = await chat(page, key, withImages([`${server.origin}/gguf/pictures/picture.png`]));
   expect(byUrl.status, byUrl.text).toBe(200);
   expect((byUrl.json as Completion).usage.prompt_tokens).toBe(answer.usage.prompt_tokens);
-  const webp = await page.evaluate(async () => {
-    const canvas = new OffscreenCanvas(24, 18);
-    const context = canvas.getContext('2d')!;
-    context.fillStyle = '#3366cc';
-    context.fillRect(0, 0, 24, 18);
-    context.fillStyle = '#ffcc00';
-    context.fillRect(4, 4, 10, 6);
-    const blob = await canvas.convertToBlob({ type: 'image/webp' });
-    const bytes = new Uint8Array(await blob.arrayBuffer());
-    return { type: blob.type, url: `data:${blob.type};base64,${btoa(String.fromCharCode(...bytes))}` };
-  });
+  const encoded = (type: string) =>
+    page.evaluate(async (type) => {
+      const canvas = new OffscreenCanvas(24, 18);
+      const context = canvas.getContext('2d')!;
+      context.fillStyle = '#3366cc';
+      context.fillRect(0, 0, 24, 18);
+      context.fillStyle = '#ffcc00';
+      context.fillRect(4, 4, 10, 6);
+      const blob = await canvas.convertToBlob({ type });
+      const bytes = new Uint8Array(await blob.arrayBuffer());
+      return { type: blob.type, url: `data:${blob.type};base64,${btoa(String.fromCharCode(...bytes))}` };
+    }, type);
+  const webp = await encoded('image/webp');
   expect(webp.type).toBe('image/webp');
   const fromWebp = await chat(page, key, withImages([webp.url]));
   expect(fromWebp.status, fromWebp.text).toBe(200);
   expect((fromWebp.json as Completion).usage.prompt_tokens).toBe(answer.usage.prompt_tokens);
+  // JPEG goes to llama.cpp as it is (its own decoder reads it).
+  const jpeg = await encoded('image/jpeg');
+  expect(jpeg.type).toBe('image/jpeg');
+  const fromJpeg = await chat(page, key, withImages([jpeg.url]));
+  expect(fromJpeg.status, fromJpeg.text).toBe(200);
+  expect((fromJpeg.json as Completion).usage.prompt_tokens).toBe(answer.usage.prompt_tokens);
+
+  // A conversation that goes on after an image turn (as the workspace sends it): the image stays in the prompt.
+  const followUp = (image: boolean) =>
+    chat(page, key, {
+      model: 'svc-vision',
+      temperature: 0,
+      max_tokens: 4,
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'Hello' }, image ? { type: 'image_url', image_url: { url: pngDataUrl } } : { type: 'text', text: '' }] },
+        { role: 'assistant', content: 'Hi there' },
+        { role: 'user', content: 'And now?' },
+      ],
+    });
+  const laterPlain = await followUp(false);
+  const laterPictured = await followUp(true);
+  expect(laterPictured.status, laterPictured.text).toBe(200);
+  expect((laterPictured.json as Completion).usage.prompt_tokens - (laterPlain.json as Completion).usage.prompt_tokens).toBe(mmproj.imageTokens);
 
   // Two images: two times the image's tokens (and one more "\n" between the parts).
   const two = await chat(page, key, withImages([pngDataUrl, webp.url]));
@@ -128,7 +156,7 @@ test('llama.cpp reads images through its mmproj: data: and same-origin URLs, any
   expect(streamed.status).toBe(200);
   const chunks = sseEvents(streamed.text).slice(0, -1).map((e) => JSON.parse(e) as { choices: { delta: { content?: string } }[]; usage?: Completion['usage'] | null });
   expect(chunks.map((c) => c.choices[0]?.delta.content ?? '').join('')).toBe(answer.choices[0]!.message.content);
-  expect(chunks.at(-1)!.usage).toMatchObject({ prompt_tokens: answer.usage.prompt_tokens, completion_tokens: 6 });
+  expect(chunks.at(-1)!.usage).toMatchObject({ prompt_tokens: answer.usage.prompt_tokens, completion_tokens: 12 });
 
   // Images that cannot be read: a clear 400 naming the part, before the model is touched.
   const elsewhere = await chat(page, key, withImages(['https://images.example.com/cat.png']));

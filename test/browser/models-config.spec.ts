@@ -71,6 +71,14 @@ test('a bad models entry stops the page at start with an error that names the en
   expect(shape).toBe('inpage.config.json: models["svc-model-5.2"]: unknown field \'colour\'');
   await expect(page.getByRole('alert')).toContainText('models["svc-model-5.2"]: unknown field');
 
+  // A llama.cpp entry whose split parts are not named as llama.cpp names them: refused by the page, by name.
+  await deployConfig(context, { models: { 'team-gguf': { engine: 'llamacpp', gguf: ['/m/team-00001-of-00002.gguf', '/m/team-2.gguf'] } } });
+  await page.goto('/');
+  const split = await page.evaluate(() => window.inpageReady!.then(() => 'started', (err: Error) => err.message));
+  expect(split).toContain('inpage.config.json: models["team-gguf"].gguf[1]: the parts of a split model must be named');
+  expect(split).toContain("expected '/m/team-00002-of-00002.gguf'");
+  await expect(page.getByRole('alert')).toContainText('models["team-gguf"].gguf[1]');
+
   // Checked by the engine against the models it can run: the engine does not start, and says why.
   await deployConfig(context, { models: { 'svc-model-5.2': { webllm: 'No-Such-Model-MLC' } } });
   await page.goto('/');

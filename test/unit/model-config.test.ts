@@ -81,6 +81,40 @@ describe('the models setting', () => {
     expect(app.model_list.some((r) => r.model_id === 'Qwen3-8B-q4f32_1-MLC')).toBe(true);
   });
 
+  it('llama.cpp entries: a GGUF by URL (or split parts), its projector, thinking, context; ids naming one file share a group', () => {
+    const catalog = buildCatalog({
+      'svc-model-5.2-short': { engine: 'llamacpp', gguf: 'https://files.example/q/Qwen3-4B-Q8_0.gguf', contextLength: 32768, context: 8192, bytes: 4_280_000_000 },
+      'svc-model-5.2-short-fast': { engine: 'llamacpp', gguf: 'https://files.example/q/Qwen3-4B-Q8_0.gguf', thinks: false },
+      'svc-vision': { engine: 'llamacpp', gguf: ['/g/vl-00001-of-00002.gguf', '/g/vl-00002-of-00002.gguf'], mmproj: '/g/mmproj-vl.gguf', thinks: true },
+      'svc-model-5.2': { engine: 'llamacpp' },
+      'svc-model-5.2-fast': { engine: 'webllm' },
+      'team-gguf': { engine: 'llamacpp', gguf: '/models/team-00001-of-00003.gguf', thinking: 'none' },
+    });
+    const v = Object.fromEntries(catalog.variants.map((x) => [x.id, x]));
+    expect(v['svc-model-5.2-short']).toMatchObject({ engine: 'llamacpp', thinks: true, trainedContext: 32768, weightGroup: 'gguf:Qwen3-4B-Q8_0' });
+    expect(v['svc-model-5.2-short-fast']).toMatchObject({ engine: 'llamacpp', thinks: false, weightGroup: 'gguf:Qwen3-4B-Q8_0' });
+    expect(catalog.groups['gguf:Qwen3-4B-Q8_0']).toMatchObject({
+      engine: 'llamacpp',
+      configuredBy: 'svc-model-5.2-short',
+      gguf: { files: ['https://files.example/q/Qwen3-4B-Q8_0.gguf'], context: 8192, bytes: 4_280_000_000 },
+    });
+    expect(v['svc-vision']).toMatchObject({ engine: 'llamacpp', thinks: true, vision: true, trainedContext: 4096, weightGroup: 'gguf:vl' });
+    expect(catalog.groups['gguf:vl']!.gguf).toEqual({ files: ['/g/vl-00001-of-00002.gguf', '/g/vl-00002-of-00002.gguf'], mmproj: '/g/mmproj-vl.gguf' });
+    // Tied to an engine without naming a model: the shipped weight group, the GGUF default (or web-llm model).
+    expect(v['svc-model-5.2']).toMatchObject({ engine: 'llamacpp', weightGroup: 'qwen3-8b', trainedContext: 40_960 });
+    expect(v['svc-model-5.2-fast']).toMatchObject({ engine: 'webllm', weightGroup: 'qwen3-8b' });
+    // One file named by its first split part stands for all of them.
+    expect(v['team-gguf']).toMatchObject({ engine: 'llamacpp', thinks: false, weightGroup: 'gguf:team' });
+    expect(catalog.groups['gguf:team']!.gguf).toEqual({ files: ['/models/team-00001-of-00003.gguf'], thinking: 'none' });
+    // Untouched: no engine tie. A web-llm model named: tied to web-llm. web-llm's table leaves the GGUF groups out.
+    expect(buildCatalog({}).variants.every((x) => x.engine === undefined)).toBe(true);
+    expect(buildCatalog({ 'svc-model-5.2-short-fast': SMALLER_QWEN }).variants.find((x) => x.id === 'svc-model-5.2-short-fast')!.engine).toBe('webllm');
+    expect([...webllmModels(catalog).keys()]).toEqual(['qwen3-8b', 'arctic-embed-s']);
+    // Two files of one name get two groups.
+    const two = buildCatalog({ a: { engine: 'llamacpp', gguf: '/x/m.gguf' }, b: { engine: 'llamacpp', gguf: '/y/m.gguf' } });
+    expect(two.variants.slice(-2).map((x) => x.weightGroup)).toEqual(['gguf:m', 'gguf:m~2']);
+  });
+
   it('refuses a bad entry with a message that names it', () => {
     const cases: [unknown, RegExp][] = [
       [[], /^models: expected an object/],
@@ -97,7 +131,26 @@ describe('the models setting', () => {
       [{ mine: { ...LLAMA, kv: { layers: 16, kvHeads: 8, headDim: 64 } } }, /^models\["mine"\]\.kv: give 'contextLength'/],
       [{ 'svc-model-5.2': { thinking: 'none' } }, /^models\["svc-model-5\.2"\]: 'thinking' and 'kv' describe a model/],
       [{ 'bad id!': LLAMA }, /^models\["bad id!"\]: a model id must be/],
-      [{ gguf: { engine: 'llamacpp', url: '/m.gguf' } }, /^models\["gguf"\]\.engine: this build cannot run 'llamacpp' models/],
+      [{ gguf: { engine: 'llamacpp', url: '/m.gguf' } }, /^models\["gguf"\]: unknown field 'url'/],
+      [{ mine: { engine: 'onnx', gguf: '/m.gguf' } }, /^models\["mine"\]\.engine: unknown engine "onnx" \(engines: webllm, llamacpp\)/],
+      [{ mine: { engine: 'llamacpp' } }, /^models\["mine"\]: a model id of the deployment's own on llama\.cpp needs 'gguf'/],
+      [{ mine: { engine: 'llamacpp', gguf: '/m.bin' } }, /^models\["mine"\]\.gguf: must be an http\(s\) URL \(or a path on this origin\) of a \.gguf file/],
+      [{ mine: { engine: 'llamacpp', gguf: 'file:///m.gguf' } }, /^models\["mine"\]\.gguf: must be an http\(s\) URL/],
+      [{ mine: { engine: 'llamacpp', gguf: ['/a.gguf', 7] } }, /^models\["mine"\]\.gguf\[1\]: /],
+      [{ mine: { engine: 'llamacpp', gguf: [] } }, /^models\["mine"\]\.gguf: /],
+      [{ mine: { engine: 'llamacpp', gguf: '/m-00002-of-00003.gguf' } }, /^models\["mine"\]\.gguf: '\/m-00002-of-00003\.gguf' is part 2 of a split model; give the first part \(-00001-of-00003\.gguf\)/],
+      [{ mine: { engine: 'llamacpp', gguf: ['/m-00001-of-00002.gguf', '/m-00003-of-00002.gguf'] } }, /^models\["mine"\]\.gguf\[1\]: the parts of a split model must be named .* expected '\/m-00002-of-00002\.gguf', got '\/m-00003-of-00002\.gguf'/],
+      [{ mine: { engine: 'llamacpp', gguf: ['/m-00001-of-00003.gguf', '/m-00002-of-00003.gguf'] } }, /^models\["mine"\]\.gguf\[0\]: the parts of a split model .* expected '\/m-00001-of-00002\.gguf'/],
+      [{ mine: { engine: 'llamacpp', gguf: ['/a-00001-of-00002.gguf', '/b-00002-of-00002.gguf'] } }, /^models\["mine"\]\.gguf\[1\]: .* one prefix: expected '\/a-00002-of-00002\.gguf'/],
+      [{ mine: { engine: 'llamacpp', gguf: ['/a.gguf', '/b.gguf'] } }, /^models\["mine"\]\.gguf\[0\]: the parts of a split model/],
+      [{ mine: { engine: 'llamacpp', gguf: '/m.gguf', vision: true } }, /^models\["mine"\]: a vision model on llama\.cpp needs 'mmproj'/],
+      [{ mine: { engine: 'llamacpp', gguf: '/m.gguf', mmproj: '/p.gguf' } }, /^models\["mine"\]\.mmproj: a vision projector is for a vision model/],
+      [{ mine: { engine: 'llamacpp', gguf: '/m.gguf', kv: { layers: 1, kvHeads: 1, headDim: 1 } } }, /^models\["mine"\]\.kv: 'kv' sizes web-llm's context; on llama\.cpp give 'context'/],
+      [{ mine: { engine: 'llamacpp', gguf: '/m.gguf', context: 8192, contextLength: 4096 } }, /^models\["mine"\]\.context: 8192 is more than the model's trained maximum/],
+      [{ mine: { engine: 'llamacpp', gguf: '/m.gguf', thinks: true, thinking: 'none' } }, /^models\["mine"\]: a model that thinks needs a thinking switch/],
+      [{ mine: { engine: 'llamacpp', gguf: '/m.gguf', webllm: 'Qwen3-4B-q4f16_1-MLC' } }, /^models\["mine"\]: unknown field 'webllm'/],
+      [{ 'svc-embed': { engine: 'llamacpp' } }, /^models\["svc-embed"\]\.engine: the llama\.cpp engine has no embedding model/],
+      [{ 'svc-model-5.2': { engine: 'llamacpp', mmproj: '/p.gguf' } }, /^models\["svc-model-5\.2"\]\.mmproj: 'mmproj' describes a model: give it with 'gguf'/],
       [Object.fromEntries(VARIANT_IDS.map((id) => [id, { hidden: true }])), /^models: every model is hidden/],
     ];
     for (const [models, expected] of cases) expect(errorOf(models), JSON.stringify(models)).toMatch(expected);
@@ -141,6 +194,10 @@ describe('the models setting', () => {
   });
 
   it('any value at all: a catalog of at least one model, or a ModelConfigError naming where; never another failure', () => {
+    // GGUF URLs near the rules: split parts in and out of order, other extensions, odd schemes.
+    const ggufName = fc
+      .tuple(fc.constantFrom('/m', 'https://h.example/m', 'data:m', '', 'ftp://x/m'), fc.constantFrom('', '-00001-of-00002', '-00002-of-00002', '-00001-of-00001', '-1-of-2'), fc.constantFrom('.gguf', '.GGUF', '.bin', '.gguf?x=1'))
+      .map(([a, b, c]) => a + b + c);
     const entryValue = fc.oneof(
       fc.anything(),
       fc.record(
@@ -154,6 +211,10 @@ describe('the models setting', () => {
           kv: fc.record({ layers: fc.integer({ min: 0, max: 64 }), kvHeads: fc.integer({ min: 0, max: 64 }), headDim: fc.integer({ min: 0, max: 256 }) }),
           webllm: fc.oneof(fc.constantFrom('Qwen3-4B-q4f16_1-MLC', 'Llama-3.2-1B-Instruct-q4f32_1-MLC', 'Phi-3.5-vision-instruct-q4f32_1-MLC', 'Nope-MLC', ''), fc.record({ f16: fc.string(), f32: fc.string() })),
           record: fc.record({ model_id: fc.string(), model: fc.string(), model_lib: fc.oneof(fc.string(), fc.integer()), overrides: fc.anything() }, { requiredKeys: [] }),
+          gguf: fc.oneof(ggufName, fc.array(ggufName, { maxLength: 4 }), fc.anything()),
+          mmproj: fc.oneof(ggufName, fc.integer()),
+          context: fc.integer({ min: -1, max: 100_000 }),
+          bytes: fc.oneof(fc.integer({ min: -1, max: 2 ** 40 }), fc.double()),
         },
         { requiredKeys: [] },
       ),

@@ -10,7 +10,8 @@ import type { DownloadSize, ModelRuntime, ModelStatus } from '../../src/engine-p
 import type { ChatCompletionRequest } from '../../src/protocol/types';
 import type { EmbeddingRequest } from '../../src/protocol/embeddings';
 import { ApiError } from '../../src/protocol/errors';
-import type { VariantId } from '../../src/variants';
+import type { ModelId } from '../../src/variants';
+import { activeCatalog, adoptModels, variantOf } from '../../src/catalog';
 import type { Engine, EngineFactory, Generation } from './engine';
 import { probeGpu, type GpuProbe } from './webllm/gpu';
 
@@ -24,102 +25,144 @@ export function chooseEngine(setting: string, probe: Pick<GpuProbe, 'report'>): 
   return { kind: 'llamacpp', reason: `llama.cpp on the CPU: ${probe.report.reason ?? 'no usable WebGPU adapter'}` };
 }
 
+/** Where an engine runs its models, for the status (and so /v1/models and the Models area). */
+function runtimeOf(kind: EngineKind, engine: Engine): ModelRuntime {
+  if (kind === 'webllm') return { engine: 'webllm', device: 'webgpu' };
+  const threads = (engine as { threads?: () => number }).threads?.();
+  return { engine: 'llamacpp', device: 'cpu', ...(threads ? { threads } : {}) };
+}
+
+/**
+ * The device's engine, plus the other one where the deployment's `models` setting ties a variant to it
+ * (`engine` in an entry, or a model that exists for one engine only). Each request, load and deletion goes to the
+ * engine of its variant; one chat model is loaded at a time across both.
+ */
 class ChosenEngine implements Engine {
-  private inner: Engine | null = null;
-  private choosing: Promise<Engine> | null = null;
+  private readonly engines: Partial<Record<EngineKind, Engine>> = {};
+  private choosing: Promise<void> | null = null;
   private probe: GpuProbe | null = null;
   private readonly listeners: (() => void)[] = [];
+  /** The engine the device's policy picks (variants the `models` setting does not tie to one). */
   kind: EngineKind | null = null;
 
-  constructor(private readonly config: InpageConfig) {}
+  constructor(private readonly config: InpageConfig) {
+    // The catalog says which variants are tied to which engine; a bad `models` entry stops the start, naming it.
+    adoptModels(config.models, "the deployment's models setting");
+  }
 
-  private engine(): Promise<Engine> {
+  private setup(): Promise<void> {
     this.choosing ??= (async () => {
       const probe = await probeGpu();
       this.probe = probe;
       const { kind, reason } = chooseEngine(this.config.engineChoice, probe);
       this.kind = kind;
-      const engine =
-        kind === 'webllm'
-          ? (await import('./webllm-engine')).createEngine(this.config)
-          : (await import('./llamacpp-engine')).createLlamaCppEngine(this.config, reason);
-      for (const listener of this.listeners) engine.onStatus(listener);
-      this.inner = engine;
-      return engine;
+      const needed = new Set<EngineKind>([kind, ...activeCatalog().variants.flatMap((v) => (v.engine ? [v.engine] : []))]);
+      for (const each of [kind, ...[...needed].filter((k) => k !== kind)]) {
+        const why = each === kind ? reason : "The deployment's models setting ties some models to llama.cpp; they run on the CPU.";
+        const engine = each === 'webllm' ? (await import('./webllm-engine')).createEngine(this.config) : (await import('./llamacpp-engine')).createLlamaCppEngine(this.config, why);
+        for (const listener of this.listeners) engine.onStatus(listener);
+        this.engines[each] = engine;
+      }
     })();
     return this.choosing;
   }
 
+  private kindOf(id: string): EngineKind {
+    return variantOf(id)?.engine ?? this.kind!;
+  }
+
+  private async engineOf(id: string): Promise<Engine> {
+    await this.setup();
+    return this.engines[this.kindOf(id)]!;
+  }
+
+  /** Before a chat model loads on one engine, the other unloads its own: one model in memory at a time. */
+  private async only(kind: EngineKind): Promise<void> {
+    for (const [other, engine] of Object.entries(this.engines) as [EngineKind, Engine][]) if (other !== kind) await engine.unload();
+  }
+
   async ready(): Promise<void> {
-    const engine = await this.engine();
-    await engine.ready?.();
+    await this.setup();
+    await Promise.all(Object.values(this.engines).map((e) => e.ready?.()));
   }
 
   supports(request: ChatCompletionRequest): void {
     // Before the choice is made (never after init), generate() checks anyway.
-    this.inner?.supports?.(request);
+    if (this.kind) this.engines[this.kindOf(request.variant.id)]?.supports?.(request);
   }
 
   async generate(request: ChatCompletionRequest, signal: AbortSignal): Promise<Generation> {
-    return (await this.engine()).generate(request, signal);
+    const engine = await this.engineOf(request.variant.id);
+    await this.only(this.kindOf(request.variant.id));
+    return engine.generate(request, signal);
   }
 
   async embed(request: EmbeddingRequest, signal: AbortSignal): Promise<Generation> {
-    const engine = await this.engine();
-    if (!engine.embed) {
+    await this.setup();
+    const engine = this.engines.webllm;
+    if (!engine?.embed) {
       throw new ApiError('webgpu_unavailable', `'${request.model}' runs on web-llm (WebGPU) only; this device runs the ${this.kind} engine, which has no embedding model.`);
     }
     return engine.embed(request, signal);
   }
 
   status(): ModelStatus[] {
-    const statuses = this.inner?.status() ?? [];
-    if (!this.kind) return statuses;
-    const threads = (this.inner as { threads?: () => number }).threads?.();
-    const runtime: ModelRuntime = this.kind === 'webllm' ? { engine: 'webllm', device: 'webgpu' } : { engine: 'llamacpp', device: 'cpu', ...(threads ? { threads } : {}) };
-    return statuses.map((s) => ({ ...s, runtime }));
+    if (!this.kind) return [];
+    const byKind = Object.entries(this.engines).map(([kind, engine]) => [kind as EngineKind, engine.status(), runtimeOf(kind as EngineKind, engine)] as const);
+    return activeCatalog().variants.flatMap((v) => {
+      const kind = v.engine ?? this.kind!;
+      const [, statuses, runtime] = byKind.find(([k]) => k === kind) ?? [];
+      const status = statuses?.find((s) => s.id === v.id);
+      return status ? [{ ...status, runtime: runtime! }] : [];
+    });
   }
 
   onStatus(listener: () => void): void {
     this.listeners.push(listener);
-    this.inner?.onStatus(listener);
+    for (const engine of Object.values(this.engines)) engine.onStatus(listener);
   }
 
   async adapter(): Promise<AdapterReport> {
-    const engine = await this.engine();
+    await this.setup();
     // llama.cpp reports the GPU as the probe saw it: the page shows what WebGPU there is either way.
-    return this.kind === 'llamacpp' && this.probe ? { ...this.probe.report, features: [...this.probe.report.features] } : engine.adapter();
+    return this.kind === 'llamacpp' && this.probe ? { ...this.probe.report, features: [...this.probe.report.features] } : this.engines[this.kind!]!.adapter();
   }
 
-  async load(id: VariantId): Promise<void> {
-    return (await this.engine()).load(id);
+  async load(id: ModelId): Promise<void> {
+    const engine = await this.engineOf(id);
+    await this.only(this.kindOf(id));
+    return engine.load(id);
   }
 
   async unload(): Promise<void> {
-    return (await this.engine()).unload();
+    await this.setup();
+    for (const engine of Object.values(this.engines)) await engine.unload();
   }
 
-  async deleteFromCache(id: VariantId): Promise<void> {
-    return (await this.engine()).deleteFromCache(id);
+  async deleteFromCache(id: ModelId): Promise<void> {
+    return (await this.engineOf(id)).deleteFromCache(id);
   }
 
-  async downloadSize(id: VariantId): Promise<DownloadSize> {
-    const engine = await this.engine();
+  async downloadSize(id: ModelId): Promise<DownloadSize> {
+    const engine = await this.engineOf(id);
     return engine.downloadSize ? engine.downloadSize(id) : { bytes: null, basis: 'unknown', host: '' };
   }
 
   async rescan(): Promise<void> {
-    await (await this.engine()).rescan?.();
+    await this.setup();
+    await Promise.all(Object.values(this.engines).map((e) => e.rescan?.()));
   }
 
   async importFiles(files: ImportFile[], onProgress?: (progress: ImportProgress) => void): Promise<ImportReport> {
-    const engine = await this.engine();
-    if (!engine.importFiles) throw new Error(`The ${this.kind} engine cannot import model files yet.`);
+    await this.setup();
+    const engine = [this.engines[this.kind!], ...Object.values(this.engines)].find((e) => e?.importFiles);
+    if (!engine?.importFiles) throw new Error(`The ${this.kind} engine cannot import model files yet.`);
     return engine.importFiles(files, onProgress);
   }
 
   async cachedModels(): Promise<string[]> {
-    return (await (await this.engine()).cachedModels?.()) ?? [];
+    await this.setup();
+    return (await Promise.all(Object.values(this.engines).map(async (e) => (await e.cachedModels?.()) ?? []))).flat();
   }
 }
 

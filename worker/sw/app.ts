@@ -77,7 +77,7 @@ export function createApp(link: EngineLink): Hono<AuthEnv> {
         created: v.created,
         owned_by: workspace?.orgId ?? 'org-unregistered',
         context_length: status?.context_length ?? known?.context_length ?? FALLBACK_CONTEXT,
-        reasoning: v.thinks,
+        reasoning: status?.thinks ?? known?.thinks ?? v.thinks,
         vision: v.vision,
         ...(v.embeddings ? { embeddings: true as const, dimensions: v.embeddings.dimensions } : {}),
         state: status?.state ?? 'unavailable',

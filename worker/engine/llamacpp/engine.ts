@@ -8,7 +8,8 @@ import { contentLength } from '../download-size';
 import { imageUrlAllowed } from '../../../src/csp';
 import { ApiError } from '../../../src/protocol/errors';
 import type { ChatCompletionRequest } from '../../../src/protocol/types';
-import { VARIANTS, type Variant, type VariantId } from '../../../src/variants';
+import { adoptModels, variantOf } from '../../../src/catalog';
+import type { ModelId, Variant } from '../../../src/variants';
 import type { Engine, Generation } from '../engine';
 import { assertSupported, outputLimit, stopSequences } from '../request-support';
 import { ModelStates } from '../webllm/model-states';
@@ -16,7 +17,7 @@ import { Mutex } from '../webllm/mutex';
 import { resolveImages } from '../webllm/images';
 import { loadError } from './errors';
 import { imageBytes, type LlamaImageReader } from './images';
-import { ggufSource, weightGroups, type GgufSource } from './models';
+import { fileName, ggufSource, servedByLlama, splitParts, weightGroups, type GgufSource } from './models';
 import { LlamaRun, type LlamaChunk } from './run';
 import { translateRequest, type LlamaParams } from './translate';
 
@@ -64,6 +65,9 @@ interface Loaded {
   threads: number;
 }
 
+const webllmOnly = (variant: Variant) =>
+  `${variant.id} runs on web-llm (WebGPU) only (${variant.embeddings ? 'llama.cpp has no embedding model' : "the deployment's models setting ties it to web-llm"}); this device runs llama.cpp.`;
+
 const aborted = () => new ApiError('internal_error', 'The client aborted the request.');
 
 export class LlamaCppEngine implements Engine {
@@ -76,16 +80,37 @@ export class LlamaCppEngine implements Engine {
     private readonly config: InpageConfig,
     private readonly deps: LlamaCppDeps,
   ) {
+    // The deployment's catalog (a bad `models` entry stops the engine here, naming it).
+    const catalog = adoptModels(config.models, "the deployment's models setting");
     for (const variant of weightGroups()) {
-      this.states.setContext(variant.weightGroup, Math.min(LLAMA_CONTEXT, variant.trainedContext));
+      const source = this.source(variant);
+      this.states.setContext(variant.weightGroup, Math.min(source.context ?? LLAMA_CONTEXT, variant.trainedContext));
       // The model's name on its card: the GGUF file (family, size and quantisation are in its name).
-      this.states.setModel(variant.weightGroup, decodeURIComponent(new URL(this.source(variant).url).pathname.split('/').pop() ?? ''), undefined);
+      this.states.setModel(variant.weightGroup, fileName(source.url), undefined);
     }
-    // The embedding model has no GGUF here: it is listed, unavailable, and says why.
-    for (const variant of Object.values(VARIANTS).filter((v) => v.embeddings)) {
+    // Models llama.cpp cannot serve (the embedding model, models tied to web-llm) are listed, unavailable, and say why.
+    const served = new Set(weightGroups().map((v) => v.weightGroup));
+    for (const variant of catalog.variants.filter((v) => !served.has(v.weightGroup))) {
       this.states.setContext(variant.weightGroup, variant.trainedContext);
-      this.states.set(variant.weightGroup, 'unavailable', { error: `${variant.id} runs on web-llm (WebGPU) only; this device runs llama.cpp.` });
+      this.states.set(variant.weightGroup, 'unavailable', { error: webllmOnly(variant) });
     }
+  }
+
+  /** The variant as llama.cpp serves it: a default that always thinks (svc-vision's Qwen3-VL Thinking) thinks. */
+  private effective(variant: Variant): Variant {
+    return this.source(variant).alwaysThinks && !variant.thinks ? { ...variant, thinks: true } : variant;
+  }
+
+  private variant(id: ModelId): Variant {
+    const variant = variantOf(id);
+    if (!variant) throw new ApiError('model_not_found', `The model '${id}' does not exist or you do not have access to it.`, { param: 'model' });
+    return this.served(variant);
+  }
+
+  /** The variant as served here; a variant llama.cpp cannot serve is refused. */
+  private served(variant: Variant): Variant {
+    if (!servedByLlama(variant)) throw new ApiError('webgpu_unavailable', webllmOnly(variant));
+    return this.effective(variant);
   }
 
   private source(variant: Variant): GgufSource {
@@ -114,7 +139,14 @@ export class LlamaCppEngine implements Engine {
   }
 
   status(): ModelStatus[] {
-    return this.states.status();
+    return this.states.status().map((s) => {
+      const variant = variantOf(s.id);
+      if (!variant) return s;
+      // A variant tied to web-llm that shares its weights with one llama.cpp serves.
+      if (!servedByLlama(variant)) return { id: s.id, state: 'unavailable', context_length: s.context_length, error: webllmOnly(variant) };
+      // What the model serving it here does, where that differs from the catalog's promise.
+      return this.effective(variant).thinks !== variant.thinks ? { ...s, thinks: true } : s;
+    });
   }
 
   onStatus(listener: () => void): void {
@@ -135,9 +167,10 @@ export class LlamaCppEngine implements Engine {
     return this.loaded?.threads ?? this.deps.threads;
   }
 
-  async load(id: VariantId): Promise<void> {
+  async load(id: ModelId): Promise<void> {
+    const variant = this.variant(id);
     await this.ready();
-    await this.mutex.run(() => this.ensureLoaded(VARIANTS[id]));
+    await this.mutex.run(() => this.ensureLoaded(variant));
   }
 
   async unload(): Promise<void> {
@@ -155,8 +188,8 @@ export class LlamaCppEngine implements Engine {
     await this.rescanAll();
   }
 
-  async deleteFromCache(id: VariantId): Promise<void> {
-    const variant = VARIANTS[id];
+  async deleteFromCache(id: ModelId): Promise<void> {
+    const variant = this.variant(id);
     await this.mutex.run(async () => {
       if (this.loaded?.group === variant.weightGroup) {
         const loaded = this.loaded;
@@ -172,20 +205,20 @@ export class LlamaCppEngine implements Engine {
   }
 
   /**
-   * The GGUF download: the lengths its server gives (HEAD) for the model and projector files, else the
-   * published size this release knows (approximate). A split model's first part is not the whole: the table.
+   * The GGUF download: the lengths its server gives (HEAD) for the model's files (every part of a split model)
+   * and its projector, else the size this release knows (published, approximate) or the deployment gave.
    */
-  async downloadSize(id: VariantId): Promise<DownloadSize> {
-    const source = this.source(VARIANTS[id]);
+  async downloadSize(id: ModelId): Promise<DownloadSize> {
+    const source = this.source(this.variant(id));
     const host = new URL(source.url).host;
-    const urls = [source.url, ...(source.mmprojUrl ? [source.mmprojUrl] : [])];
-    const covers = source.mmprojUrl ? 'model and vision projector files' : 'model file';
-    if (!/-\d{5}-of-\d{5}\.gguf$/.test(source.url)) {
-      const fetchFn = (input: string, init?: RequestInit) => fetch(input, init);
-      const signal = AbortSignal.timeout(15_000);
-      const lengths = await Promise.all(urls.map((url) => contentLength(url, fetchFn, signal)));
-      if (lengths.every((n) => n !== null)) return { bytes: lengths.reduce((a, b) => a! + b!, 0), basis: 'server', host, covers };
-    }
+    // A split model's parts are all known here (the configured list, or derived from the first part's name).
+    const files = source.files.length > 1 ? source.files : splitParts(source.url);
+    const urls = [...files, ...(source.mmprojUrl ? [source.mmprojUrl] : [])];
+    const covers = source.mmprojUrl ? 'model and vision projector files' : files.length > 1 ? `model's ${files.length} split files` : 'model file';
+    const fetchFn = (input: string, init?: RequestInit) => fetch(input, init);
+    const signal = AbortSignal.timeout(15_000);
+    const lengths = await Promise.all(urls.map((url) => contentLength(url, fetchFn, signal)));
+    if (lengths.every((n) => n !== null)) return { bytes: lengths.reduce((a, b) => a! + b!, 0), basis: 'server', host, covers };
     return source.bytes > 0 ? { bytes: source.bytes, basis: 'table', host, covers } : { bytes: null, basis: 'unknown', host };
   }
 
@@ -196,7 +229,7 @@ export class LlamaCppEngine implements Engine {
     const gb = (n: number) => `${(n / 1e9).toFixed(2)} GB`;
     throw new ApiError(
       'model_too_large_for_device',
-      `${variant.id} runs here on llama.cpp on the CPU, and its GGUF weights (${source.quantization}, ${gb(source.bytes)}) do not fit the memory this device can give a model (${gb(budget)}). Use a smaller variant, or a device with WebGPU.`,
+      `${variant.id} runs here on llama.cpp on the CPU, and its GGUF weights (${source.quantization ? `${source.quantization}, ` : ''}${gb(source.bytes)}) do not fit the memory this device can give a model (${gb(budget)}). Use a smaller variant, or a device with WebGPU.`,
     );
   }
 
@@ -271,14 +304,22 @@ export class LlamaCppEngine implements Engine {
   }
 
   supports(request: ChatCompletionRequest): void {
-    assertSupported(request);
+    const variant = this.served(request.variant);
+    assertSupported({ ...request, variant });
+    if (request.reasoning_effort === 'none' && this.source(variant).alwaysThinks) {
+      throw new ApiError(
+        'unsupported_parameter',
+        `Unsupported parameter: 'reasoning_effort' "none" cannot be honoured: on llama.cpp '${request.model}' runs ${fileName(this.source(variant).url)}, a model that always thinks.`,
+        { param: 'reasoning_effort' },
+      );
+    }
     // A vision variant reads images only with its vision projector; without one it refuses them as a text model
     // does (the same 400 as the service worker gives a text variant).
     const image = firstImagePart(request);
-    if (image && !this.source(request.variant).mmprojUrl) {
+    if (image && !this.source(variant).mmprojUrl) {
       throw new ApiError(
         'unsupported_parameter',
-        `The model '${request.model}' does not take image input ('${image}'): its llama.cpp model (GGUF ${this.source(request.variant).url}) has no vision projector (mmproj) configured.`,
+        `The model '${request.model}' does not take image input ('${image}'): its llama.cpp model (GGUF ${this.source(variant).url}) has no vision projector (mmproj) configured.`,
         { param: image },
       );
     }
@@ -287,7 +328,8 @@ export class LlamaCppEngine implements Engine {
   async generate(request: ChatCompletionRequest, signal: AbortSignal): Promise<Generation> {
     this.supports(request);
     await this.ready();
-    const { variant } = request;
+    const variant = this.served(request.variant);
+    request = { ...request, variant };
     // Images are read before the model is touched, so an unreadable one is a clear 400 naming its part.
     const images = new Map<string, ArrayBuffer>();
     if (firstImagePart(request)) {
@@ -320,6 +362,7 @@ export class LlamaCppEngine implements Engine {
         signal,
         interrupt: () => inner.abort(),
         settled: release,
+        logprobs: request.logprobs === true,
       });
       handedOver = true;
       await run.start();

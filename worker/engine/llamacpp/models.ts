@@ -1,8 +1,11 @@
 // Which GGUF file serves each set of weights on the llama.cpp engine, and where it is fetched from.
-// Defaults are of the same family as web-llm's models, from ggml-org's GGUF repositories on Hugging Face
-// (llama.cpp's own conversions); a deployment may fetch them from elsewhere (`ggufBaseUrl`, same layout).
+// Defaults are of the same family as web-llm's models, from the official GGUF repositories on Hugging Face
+// (llama.cpp's own, ggml-org, and Qwen's); a deployment may fetch them from elsewhere (`ggufBaseUrl`, same
+// layout), or name GGUF files of its own by URL in its `models` setting (src/model-config.ts), split ones too.
+import { activeCatalog } from '../../../src/catalog';
 import type { InpageConfig } from '../../../src/config';
-import { VARIANTS, VARIANT_IDS, type Variant } from '../../../src/variants';
+import type { ModelCatalog } from '../../../src/model-config';
+import type { Variant } from '../../../src/variants';
 
 export interface GgufDefault {
   /** Hugging Face repository (`owner/name`). */
@@ -15,6 +18,11 @@ export interface GgufDefault {
   bytes: number;
   /** What the quantisation is, for /v1/models and the docs. */
   quantization: string;
+  /**
+   * How this model thinks, where it differs from the variant's promise: `always` is a model that always thinks
+   * (a "Thinking" release: its template opens the thinking block itself, so it cannot be switched off).
+   */
+  thinking?: 'always';
 }
 
 /** By weight group (variants sharing weights share the file). */
@@ -27,31 +35,80 @@ export const GGUF_DEFAULTS: Readonly<Record<string, GgufDefault>> = {
     mmproj: 'mmproj-Qwen3-VL-2B-Thinking-Q8_0.gguf',
     bytes: 1_550_000_000,
     quantization: 'Q4_K_M',
+    thinking: 'always',
   },
 };
 
 export const HUGGING_FACE = 'https://huggingface.co';
 
 export interface GgufSource {
+  /** What wllama is given: the file, or a split model's first part (wllama derives the others from its name). */
   url: string;
+  /** Every file of the model (a split model's parts in order). */
+  files: string[];
   mmprojUrl?: string;
+  /** Bytes of the files, when known (0: unknown, no size check before the load). */
   bytes: number;
-  quantization: string;
+  quantization?: string;
+  /** Tokens of context to load the model with, when the deployment says. */
+  context?: number;
+  /** The model always thinks (its thinking cannot be switched off per request). */
+  alwaysThinks: boolean;
+  /** The deployment's own file (from `models`), not a default. */
+  configured: boolean;
 }
 
-/** `{base}/{repo}/resolve/main/{file}`: Hugging Face's layout, which a self-hosted mirror keeps. */
-export function ggufSource(variant: Variant, config: Pick<InpageConfig, 'ggufBaseUrl'>, origin: string): GgufSource {
+/** A split model's parts from its first part's URL (llama.cpp's gguf-split naming, as wllama derives them). */
+export function splitParts(first: string): string[] {
+  const m = first.match(/-(\d{5})-of-(\d{5})\.gguf(\?.*)?$/);
+  if (!m || m[1] !== '00001') return [first];
+  const total = Number(m[2]);
+  return Array.from({ length: total }, (_, i) => first.replace(/-\d{5}-of-(\d{5})\.gguf/, `-${String(i + 1).padStart(5, '0')}-of-$1.gguf`));
+}
+
+/** The file name a URL ends in, for status and messages. */
+export function fileName(url: string): string {
+  return decodeURIComponent(new URL(url).pathname.split('/').pop() ?? url);
+}
+
+/**
+ * The GGUF files that serve `variant`: the deployment's own (its `models` entry, URLs resolved against the
+ * origin) or the default of its weight group at `{ggufBaseUrl}/{repo}/resolve/main/{file}` (Hugging Face's
+ * layout, which a self-hosted mirror keeps).
+ */
+export function ggufSource(variant: Variant, config: Pick<InpageConfig, 'ggufBaseUrl'>, origin: string, catalog: ModelCatalog = activeCatalog()): GgufSource {
+  const configured = catalog.groups[variant.weightGroup]?.gguf;
+  if (configured) {
+    const files = configured.files.map((f) => new URL(f, origin).href);
+    const source: GgufSource = { url: files[0]!, files, bytes: configured.bytes ?? 0, alwaysThinks: false, configured: true };
+    if (configured.mmproj) source.mmprojUrl = new URL(configured.mmproj, origin).href;
+    if (configured.context) source.context = configured.context;
+    return source;
+  }
   const spec = GGUF_DEFAULTS[variant.weightGroup];
   if (!spec) throw new Error(`No GGUF model is configured for '${variant.id}'.`);
   const base = new URL((config.ggufBaseUrl || HUGGING_FACE).replace(/\/+$/, '') + '/', origin);
   const at = (file: string) => new URL(`${spec.repo}/resolve/main/${file}`, base).href;
-  const source: GgufSource = { url: at(spec.file), bytes: spec.bytes, quantization: spec.quantization };
+  const source: GgufSource = {
+    url: at(spec.file),
+    files: [at(spec.file)],
+    bytes: spec.bytes,
+    quantization: spec.quantization,
+    alwaysThinks: spec.thinking === 'always',
+    configured: false,
+  };
   if (spec.mmproj) source.mmprojUrl = at(spec.mmproj);
   return source;
 }
 
-/** One variant per weight group (the first), for per-group work: the chat models (svc-embed is web-llm's only). */
-export function weightGroups(): Variant[] {
+/** Whether llama.cpp can serve the variant: not tied to web-llm, not the embedding model, a GGUF known for it. */
+export function servedByLlama(variant: Variant, catalog: ModelCatalog = activeCatalog()): boolean {
+  if (variant.engine === 'webllm' || variant.embeddings) return false;
+  return !!catalog.groups[variant.weightGroup]?.gguf || variant.weightGroup in GGUF_DEFAULTS;
+}
+
+/** One variant per weight group llama.cpp serves (the first), for per-group work. */
+export function weightGroups(catalog: ModelCatalog = activeCatalog()): Variant[] {
   const seen = new Set<string>();
-  return VARIANT_IDS.map((id) => VARIANTS[id]).filter((v) => !v.embeddings && !seen.has(v.weightGroup) && seen.add(v.weightGroup));
+  return catalog.variants.filter((v) => servedByLlama(v, catalog) && !seen.has(v.weightGroup) && seen.add(v.weightGroup));
 }

@@ -1,0 +1,120 @@
+// GGUF models by URL through the deployment's `models` setting, in the production build on a device without
+// WebGPU: a variant mapped to a GGUF file of the deployment's own, an id of its own served from a model split into
+// three parts (llama.cpp's gguf-split naming, synthesized and split here), a variant tied to web-llm. /v1/models
+// says which engine serves each and where; the split model answers exactly as the whole one does.
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { chromium, expect, test, type Browser } from '@playwright/test';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../playwright.config';
+import { splitGguf, splitNames } from '../../scripts/gguf/split';
+import { synthesizeGguf } from '../../scripts/gguf/synthesize';
+import { call, chat, makeKey, openApp } from './helpers';
+import { PROD_BUILD_DIR, serveStatic, type StaticServer } from './static-server';
+
+interface ModelObject {
+  id: string;
+  reasoning: boolean;
+  context_length: number;
+  state: string;
+  engine?: { name: string; device: string; threads?: number };
+}
+interface Completion {
+  choices: { message: { content: string | null; reasoning_content?: string }; finish_reason: string }[];
+  usage: { prompt_tokens: number; completion_tokens: number };
+  system_fingerprint: string;
+}
+
+let dir: string;
+let server: StaticServer;
+let noGpu: Browser;
+const model = synthesizeGguf({ seed: 7 });
+const WHOLE = '/files/own/tiny-Q8.gguf';
+const PARTS = splitNames('/files/split/tiny', 3);
+
+test.beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'inpage-gguf-models-'));
+  const put = async (path: string, bytes: Uint8Array) => {
+    await mkdir(dirname(join(dir, path)), { recursive: true });
+    await writeFile(join(dir, path), bytes);
+  };
+  await put(WHOLE.slice('/files'.length), model.bytes);
+  const parts = splitGguf(model.bytes, 3);
+  for (const [i, part] of parts.entries()) await put(PARTS[i]!.slice('/files'.length), part);
+  server = await serveStatic(4610, { '/': PROD_BUILD_DIR, '/files': dir });
+  server.override(
+    '/inpage.config.json',
+    JSON.stringify({
+      engineHeartbeatMs: 0,
+      models: {
+        // One of the five, mapped to a GGUF of the deployment's own, with the context llama.cpp allocates.
+        'svc-model-5.2-short': { engine: 'llamacpp', gguf: WHOLE, context: 2048, contextLength: 4096 },
+        // Tied to web-llm: on this device (no WebGPU) it cannot run, and says so.
+        'svc-model-5.2': { engine: 'webllm' },
+        'svc-vision': { hidden: true },
+        // An id of the deployment's own: the three parts, in order (the first alone would do as well).
+        'team-split': { engine: 'llamacpp', gguf: PARTS, thinks: true },
+      },
+    }),
+  );
+  noGpu = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS.filter((a) => !/webgpu|swiftshader/i.test(a)) });
+});
+
+test.afterAll(async () => {
+  await noGpu?.close();
+  await server?.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+test('GGUF by URL and split GGUF through `models`: listed with their engine, answered; a variant tied to web-llm is unavailable here', async () => {
+  test.setTimeout(180_000);
+  const context = await noGpu.newContext({ baseURL: server.origin });
+  const page = await context.newPage();
+  await openApp(page, '/');
+  const key = await makeKey(page);
+  const headers = { authorization: `Bearer ${key}` };
+
+  const list = (await call(page, '/v1/models', { headers })).json as { data: ModelObject[] };
+  const byId = Object.fromEntries(list.data.map((m) => [m.id, m]));
+  expect(list.data.map((m) => m.id)).toEqual(['svc-model-5.2', 'svc-model-5.2-fast', 'svc-model-5.2-short', 'svc-model-5.2-short-fast', 'svc-embed', 'team-split']);
+  // No cross-origin isolation here: llama.cpp runs one thread, and says so.
+  expect(byId['svc-model-5.2-short']).toMatchObject({ engine: { name: 'llamacpp', device: 'cpu', threads: 1 }, context_length: 2048, reasoning: true, state: 'not_downloaded' });
+  expect(byId['team-split']).toMatchObject({ engine: { name: 'llamacpp', device: 'cpu', threads: 1 }, context_length: 4096, reasoning: true, state: 'not_downloaded' });
+  expect(byId['svc-model-5.2']).toMatchObject({ engine: { name: 'webllm', device: 'webgpu' }, state: 'unavailable' });
+  // Not tied: the device's choice (llama.cpp, its GGUF default).
+  expect(byId['svc-model-5.2-fast']!.engine).toEqual({ name: 'llamacpp', device: 'cpu', threads: 1 });
+
+  // The download's size before it starts: every part of the split model, as their server gives it.
+  const parts = splitGguf(model.bytes, 3);
+  const size = await page.evaluate(async () => (await window.inpageReady)!.engine!.control.downloadSize('team-split'));
+  expect(size).toMatchObject({ bytes: parts.reduce((n, p) => n + p.length, 0), basis: 'server', covers: "model's 3 split files" });
+
+  const ask = (id: string) => ({ model: id, messages: [{ role: 'user', content: 'Hello' }], temperature: 0, max_tokens: 12 });
+  const whole = await chat(page, key, ask('svc-model-5.2-short'));
+  expect(whole.status).toBe(200);
+  const w = whole.json as Completion;
+  expect(w.choices[0]!.message.reasoning_content).toBe('Let me think.');
+  expect(w.choices[0]!.message.content).toMatch(/^[\x20-\x7e]+$/);
+  expect(w.usage).toMatchObject({ prompt_tokens: 9, completion_tokens: 12 });
+  expect(w.system_fingerprint).toBe('fp_llamacpp_gguf:tiny-Q8');
+  expect(server.gets.filter((p) => p === WHOLE)).toHaveLength(1);
+
+  // The same weights in three parts: every part fetched, the same answer token for token.
+  const split = await chat(page, key, ask('team-split'));
+  expect(split.status).toBe(200);
+  const s = split.json as Completion;
+  expect(s.choices[0]!.message).toEqual(w.choices[0]!.message);
+  expect(s.usage).toEqual(w.usage);
+  expect(s.system_fingerprint).toBe('fp_llamacpp_gguf:tiny');
+  for (const part of PARTS) expect(server.gets.filter((p) => p === part), part).toHaveLength(1);
+
+  const listed = (await call(page, '/v1/models', { headers })).json as { data: ModelObject[] };
+  expect(listed.data.find((m) => m.id === 'team-split')!.state).toBe('ready');
+  expect(listed.data.find((m) => m.id === 'svc-model-5.2-short')!.state).toBe('cached');
+
+  // Tied to web-llm, on a device without WebGPU: 503 with the reason, nothing loaded.
+  const tied = await chat(page, key, ask('svc-model-5.2'));
+  expect(tied.status).toBe(503);
+  expect((tied.json as { error: { code: string } }).error.code).toBe('webgpu_unavailable');
+  await context.close();
+});
