@@ -105,21 +105,46 @@ test('llama.cpp reads images through its mmproj: data: and same-origin URLs, any
   const byUrl = await chat(page, key, withImages([`${server.origin}/gguf/pictures/picture.png`]));
   expect(byUrl.status, byUrl.text).toBe(200);
   expect((byUrl.json as Completion).usage.prompt_tokens).toBe(answer.usage.prompt_tokens);
-  const webp = await page.evaluate(async () => {
-    const canvas = new OffscreenCanvas(24, 18);
-    const context = canvas.getContext('2d')!;
-    context.fillStyle = '#3366cc';
-    context.fillRect(0, 0, 24, 18);
-    context.fillStyle = '#ffcc00';
-    context.fillRect(4, 4, 10, 6);
-    const blob = await canvas.convertToBlob({ type: 'image/webp' });
-    const bytes = new Uint8Array(await blob.arrayBuffer());
-    return { type: blob.type, url: `data:${blob.type};base64,${btoa(String.fromCharCode(...bytes))}` };
-  });
+  const encoded = (type: string) =>
+    page.evaluate(async (type) => {
+      const canvas = new OffscreenCanvas(24, 18);
+      const context = canvas.getContext('2d')!;
+      context.fillStyle = '#3366cc';
+      context.fillRect(0, 0, 24, 18);
+      context.fillStyle = '#ffcc00';
+      context.fillRect(4, 4, 10, 6);
+      const blob = await canvas.convertToBlob({ type });
+      const bytes = new Uint8Array(await blob.arrayBuffer());
+      return { type: blob.type, url: `data:${blob.type};base64,${btoa(String.fromCharCode(...bytes))}` };
+    }, type);
+  const webp = await encoded('image/webp');
   expect(webp.type).toBe('image/webp');
   const fromWebp = await chat(page, key, withImages([webp.url]));
   expect(fromWebp.status, fromWebp.text).toBe(200);
   expect((fromWebp.json as Completion).usage.prompt_tokens).toBe(answer.usage.prompt_tokens);
+  // JPEG goes to llama.cpp as it is (its own decoder reads it).
+  const jpeg = await encoded('image/jpeg');
+  expect(jpeg.type).toBe('image/jpeg');
+  const fromJpeg = await chat(page, key, withImages([jpeg.url]));
+  expect(fromJpeg.status, fromJpeg.text).toBe(200);
+  expect((fromJpeg.json as Completion).usage.prompt_tokens).toBe(answer.usage.prompt_tokens);
+
+  // A conversation that goes on after an image turn (as the workspace sends it): the image stays in the prompt.
+  const followUp = (image: boolean) =>
+    chat(page, key, {
+      model: 'svc-vision',
+      temperature: 0,
+      max_tokens: 4,
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'Hello' }, image ? { type: 'image_url', image_url: { url: pngDataUrl } } : { type: 'text', text: '' }] },
+        { role: 'assistant', content: 'Hi there' },
+        { role: 'user', content: 'And now?' },
+      ],
+    });
+  const laterPlain = await followUp(false);
+  const laterPictured = await followUp(true);
+  expect(laterPictured.status, laterPictured.text).toBe(200);
+  expect((laterPictured.json as Completion).usage.prompt_tokens - (laterPlain.json as Completion).usage.prompt_tokens).toBe(mmproj.imageTokens);
 
   // Two images: two times the image's tokens (and one more "\n" between the parts).
   const two = await chat(page, key, withImages([pngDataUrl, webp.url]));

@@ -2,7 +2,7 @@
 import { h } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { AdapterReport } from '../../engine-control';
-import type { ModelStatus } from '../../engine-protocol';
+import type { ModelRuntime, ModelStatus } from '../../engine-protocol';
 import type { ModelState } from '../../protocol/types';
 import { modelIds, variantOf } from '../../catalog';
 import type { ModelId } from '../../variants';
@@ -44,12 +44,12 @@ export function cpuEngine(ui: UiState): { threads: number; reason: string | null
   return null;
 }
 
-/** Where a model runs, from its status: "llama.cpp · CPU · 1 thread", "web-llm · WebGPU". */
-export function runsOn(status: ModelStatus | undefined): string | null {
-  const r = status?.runtime;
-  if (!r) return null;
-  if (r.engine === 'webllm') return 'web-llm · WebGPU';
-  return `llama.cpp · CPU${r.threads ? ` · ${r.threads} thread${r.threads === 1 ? '' : 's'}` : ''}`;
+/** Which engine runs the model and where: "llama.cpp on the CPU, 2 threads (cross-origin isolated)". */
+function runtimeText(runtime: ModelRuntime): string {
+  if (runtime.engine === 'webllm') return 'web-llm on WebGPU';
+  const threads = runtime.threads ?? 1;
+  const isolation = globalThis.crossOriginIsolated ? 'cross-origin isolated' : 'the page is not cross-origin isolated';
+  return `llama.cpp on the ${runtime.device === 'webgpu' ? 'GPU (WebGPU)' : 'CPU'}, ${threads} thread${threads === 1 ? '' : 's'} (${isolation})`;
 }
 
 function partners(id: ModelId): ModelId[] {
@@ -227,8 +227,8 @@ function ModelCard(props: { id: ModelId; status: ModelStatus | undefined; rate: 
       // A model the deployment configured (no card here): its id, as the engine names it.
       !card && status?.modelId && h('dt', null, 'Model'),
       !card && status?.modelId && h('dd', { 'data-testid': 'real-model' }, status.modelId),
-      runsOn(status) && h('dt', null, 'Runs on'),
-      runsOn(status) && h('dd', { 'data-testid': 'runs-on' }, runsOn(status)),
+      status?.runtime && h('dt', null, 'Runs on'),
+      status?.runtime && h('dd', { 'data-testid': 'runtime' }, runtimeText(status.runtime)),
       card && h('dt', null, 'Licence'),
       card && h('dd', null, h('a', { href: card.licenceUrl, target: '_blank', rel: 'noopener noreferrer' }, card.licence)),
       status?.memoryMB && h('dt', null, 'GPU memory'),
