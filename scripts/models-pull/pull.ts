@@ -15,6 +15,7 @@ import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import { VARIANTS, VARIANT_IDS, isVariantId, type VariantId } from '../../src/variants';
 import { modelIdOf, prebuiltRecord, type Precision } from '../../worker/engine/webllm/models';
 import type { ModelIntegrity } from '../../src/model-config';
+import { GGUF_DIR, pullGguf } from './gguf';
 import { checkedTokenizerFile, modelPins, suggestedConfig, SRI_ALGORITHMS, type SriAlgorithm } from './pins';
 
 /** The weight manifest web-llm 0.2.86 reads; older MLC builds named it ndarray-cache.json. */
@@ -36,6 +37,10 @@ export interface PullOptions {
   concurrency?: number;
   /** The hash the pins use (default sha384). */
   sri?: SriAlgorithm;
+  /** Which engines' files: web-llm's (MLC) and llama.cpp's GGUF defaults (gguf.ts); default both. */
+  engines?: ('webllm' | 'llamacpp')[];
+  /** GGUF files from `{ggufSource}/{repo}/resolve/main/{file}` instead of Hugging Face. */
+  ggufSource?: string;
   log?: (line: string) => void;
 }
 
@@ -126,7 +131,7 @@ async function get(url: string): Promise<Response> {
   throw last instanceof Error ? last : new Error(`Could not fetch ${url}: ${String(last)}`);
 }
 
-async function sizeOf(path: string): Promise<number | null> {
+export async function sizeOf(path: string): Promise<number | null> {
   return stat(path).then(
     (s) => (s.isFile() ? s.size : null),
     () => null,
@@ -134,7 +139,7 @@ async function sizeOf(path: string): Promise<number | null> {
 }
 
 /** Downloads `url` to `path` (through a temporary file, so a cut download never looks complete). */
-async function download(url: string, path: string, expected?: number): Promise<number> {
+export async function download(url: string, path: string, expected?: number): Promise<number> {
   await mkdir(dirname(path), { recursive: true });
   const res = await get(url);
   const partial = `${path}.partial`;
@@ -251,6 +256,8 @@ Options:
   --lib-source URL      model libraries from URL/<file> instead of web-llm's hosts
   --concurrency N       parallel shard downloads (default 4)
   --sri ALGORITHM       the hash of the pins it suggests: sha256, sha384 (default) or sha512
+  --engine E            webllm (MLC files), llamacpp (GGUF files, into DIR/gguf) or both (default)
+  --gguf-source URL     GGUF files from URL/<repo>/resolve/main/<file> instead of Hugging Face
 
 The suggested settings pin what was pulled: the hashes of each model's mlc-chat-config.json, model library and
 tokenizer file, which web-llm checks before using them (a changed file fails the load, naming it). They are
@@ -268,6 +275,8 @@ export function parseArgs(argv: readonly string[]): ParsedArgs | { help: true } 
   let libSource: string | undefined;
   let concurrency = 4;
   let sriAlgorithm: SriAlgorithm = 'sha384';
+  let engine = 'both';
+  let ggufSource: string | undefined;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     const value = () => {
@@ -281,6 +290,8 @@ export function parseArgs(argv: readonly string[]): ParsedArgs | { help: true } 
     else if (arg === '--source') source = value();
     else if (arg === '--lib-source') libSource = value();
     else if (arg === '--concurrency') concurrency = Number(value());
+    else if (arg === '--engine') engine = value();
+    else if (arg === '--gguf-source') ggufSource = value();
     else if (arg === '--sri') {
       const v = value();
       if (!(SRI_ALGORITHMS as readonly string[]).includes(v)) throw new Error(`--sri is ${SRI_ALGORITHMS.join(', ')}, not '${v}'.`);
@@ -295,9 +306,21 @@ export function parseArgs(argv: readonly string[]): ParsedArgs | { help: true } 
   if (!out) throw new Error('--out DIR is required.');
   if (precision !== 'f16' && precision !== 'f32' && precision !== 'both') throw new Error(`--precision is f16, f32 or both, not '${precision}'.`);
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error('--concurrency is a whole number of at least 1.');
+  if (engine !== 'webllm' && engine !== 'llamacpp' && engine !== 'both') throw new Error(`--engine is webllm, llamacpp or both, not '${engine}'.`);
   const precisions: Precision[] = precision === 'both' ? ['f16', 'f32'] : [precision];
+  const engines: ('webllm' | 'llamacpp')[] = engine === 'both' ? ['webllm', 'llamacpp'] : [engine];
   return {
-    options: { variants: [...new Set(variants)], out, precisions, concurrency, sri: sriAlgorithm, ...(source ? { source } : {}), ...(libSource ? { libSource } : {}) },
+    options: {
+      variants: [...new Set(variants)],
+      out,
+      precisions,
+      concurrency,
+      sri: sriAlgorithm,
+      engines,
+      ...(source ? { source } : {}),
+      ...(libSource ? { libSource } : {}),
+      ...(ggufSource ? { ggufSource } : {}),
+    },
   };
 }
 
@@ -316,10 +339,18 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
   const { options } = parsed;
   try {
-    const report = await pull({ ...options, log: (line) => console.error(line) });
-    const fetched = report.models.flatMap((m) => m.files).filter((f) => f.downloaded).length;
-    console.log(`Pulled ${report.models.map((m) => m.modelId).join(', ')} into ${options.out}: ${(report.bytes / 1024 / 1024).toFixed(1)} MiB, ${fetched} files downloaded.`);
-    const suggested = JSON.stringify(suggestedConfig(report.models, LIB_DIR), null, 2);
+    const engines = options.engines ?? ['webllm', 'llamacpp'];
+    const log = (line: string) => console.error(line);
+    const report: PullReport = engines.includes('webllm') ? await pull({ ...options, log }) : { models: [], bytes: 0 };
+    const gguf = engines.includes('llamacpp') ? await pullGguf({ ...options, log }) : [];
+    const files = [...report.models.flatMap((m) => m.files), ...gguf.flatMap((g) => g.files)];
+    const bytes = files.reduce((n, f) => n + f.bytes, 0);
+    const names = [...report.models.map((m) => m.modelId), ...gguf.flatMap((g) => g.files.map((f) => f.path.split('/').pop()!))];
+    console.log(`Pulled ${names.join(', ')} into ${options.out}: ${(bytes / 1024 / 1024).toFixed(1)} MiB, ${files.filter((f) => f.downloaded).length} files downloaded.`);
+    const settings: Record<string, unknown> = report.models.length > 0 ? suggestedConfig(report.models, LIB_DIR) : {};
+    // The GGUF defaults under DIR/gguf in Hugging Face's layout: llama.cpp's source is that folder as served.
+    if (gguf.length > 0) settings.ggufBaseUrl = `/models/${GGUF_DIR}`;
+    const suggested = JSON.stringify(settings, null, 2);
     await writeFile(join(options.out, SUGGESTED_CONFIG), `${suggested}\n`);
     console.log(`Serve ${options.out} at /models on the app's origin and put this in inpage.config.json (also in ${join(options.out, SUGGESTED_CONFIG)}):`);
     console.log(suggested);

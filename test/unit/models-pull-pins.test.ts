@@ -74,7 +74,7 @@ describe('models:pull pins', () => {
     console.error = () => undefined;
     let code: number;
     try {
-      code = await main(['svc-model-5.2-short', '--precision', 'f16', '--sri', 'sha256', '--out', out, '--source', `${host.origin}/hf`, '--lib-source', `${host.origin}/libs`]);
+      code = await main(['svc-model-5.2-short', '--precision', 'f16', '--sri', 'sha256', '--out', out, '--source', `${host.origin}/hf`, '--lib-source', `${host.origin}/libs`, '--engine', 'webllm']);
     } finally {
       console.log = log;
       console.error = err;
