@@ -13,6 +13,11 @@ export interface AdapterReport {
   features: string[];
   /** Whether models run as q4f16 (true) or the q4f32 fallback. */
   shaderF16: boolean;
+  /**
+   * Set when llama.cpp runs the models on this device's CPU because web-llm has no usable WebGPU here: the page
+   * then says the models run on the CPU (slower), not that nothing can run. `threads`: what llama.cpp uses.
+   */
+  cpu?: { threads: number };
 }
 
 /** A file picked from a folder for import into the model cache, with its path inside the folder. */

@@ -71,18 +71,26 @@ test('GGUF by URL and split GGUF through `models`: listed with their engine, ans
   const context = await noGpu.newContext({ baseURL: server.origin });
   const page = await context.newPage();
   await openApp(page, '/');
+  // The first screen, before sign-up: no WebGPU, but llama.cpp runs the models on the CPU; the page says that,
+  // not that nothing can run.
+  const cpu = page.getByTestId('cpu-engine');
+  await expect(cpu).toBeVisible();
+  await expect(cpu).toContainText('The models run on this device’s CPU');
+  // Threads: all cores where the page is cross-origin isolated, else one.
+  const threads = await page.evaluate(() => (self.crossOriginIsolated ? navigator.hardwareConcurrency : 1));
+  await expect(cpu).toContainText(`on ${threads} thread${threads === 1 ? '' : 's'}`);
+  await expect(page.getByRole('region', { name: /cannot run in this browser/ })).toHaveCount(0);
   const key = await makeKey(page);
   const headers = { authorization: `Bearer ${key}` };
 
   const list = (await call(page, '/v1/models', { headers })).json as { data: ModelObject[] };
   const byId = Object.fromEntries(list.data.map((m) => [m.id, m]));
   expect(list.data.map((m) => m.id)).toEqual(['svc-model-5.2', 'svc-model-5.2-fast', 'svc-model-5.2-short', 'svc-model-5.2-short-fast', 'svc-embed', 'team-split']);
-  // No cross-origin isolation here: llama.cpp runs one thread, and says so.
-  expect(byId['svc-model-5.2-short']).toMatchObject({ engine: { name: 'llamacpp', device: 'cpu', threads: 1 }, context_length: 2048, reasoning: true, state: 'not_downloaded' });
-  expect(byId['team-split']).toMatchObject({ engine: { name: 'llamacpp', device: 'cpu', threads: 1 }, context_length: 4096, reasoning: true, state: 'not_downloaded' });
+  expect(byId['svc-model-5.2-short']).toMatchObject({ engine: { name: 'llamacpp', device: 'cpu', threads }, context_length: 2048, reasoning: true, state: 'not_downloaded' });
+  expect(byId['team-split']).toMatchObject({ engine: { name: 'llamacpp', device: 'cpu', threads }, context_length: 4096, reasoning: true, state: 'not_downloaded' });
   expect(byId['svc-model-5.2']).toMatchObject({ engine: { name: 'webllm', device: 'webgpu' }, state: 'unavailable' });
   // Not tied: the device's choice (llama.cpp, its GGUF default).
-  expect(byId['svc-model-5.2-fast']!.engine).toEqual({ name: 'llamacpp', device: 'cpu', threads: 1 });
+  expect(byId['svc-model-5.2-fast']!.engine).toEqual({ name: 'llamacpp', device: 'cpu', threads });
 
   // The download's size before it starts: every part of the split model, as their server gives it.
   const parts = splitGguf(model.bytes, 3);
@@ -116,5 +124,18 @@ test('GGUF by URL and split GGUF through `models`: listed with their engine, ans
   const tied = await chat(page, key, ask('svc-model-5.2'));
   expect(tied.status).toBe(503);
   expect((tied.json as { error: { code: string } }).error.code).toBe('webgpu_unavailable');
+  // The Models area: where each id runs, the CPU notice instead of a WebGPU adapter card.
+  // (The workspace was registered through the API: a reload shows it.)
+  await page.goto('/#models');
+  await page.reload();
+  await expect(page.getByRole('heading', { name: 'Models', level: 1 })).toBeVisible();
+  await expect(page.getByTestId('cpu-engine')).toBeVisible();
+  // (A page the service worker served is cross-origin isolated: from now on llama.cpp may use every core.)
+  const reloaded = await page.evaluate(() => (self.crossOriginIsolated ? navigator.hardwareConcurrency : 1));
+  await expect(page.locator('article[data-model="team-split"]').getByTestId('runtime')).toContainText(`llama.cpp on the CPU, ${reloaded} thread`);
+  await expect(page.locator('article[data-model="team-split"]').getByTestId('real-model')).toHaveText('tiny-00001-of-00003.gguf');
+  await expect(page.locator('article[data-model="svc-model-5.2"]').getByTestId('runtime')).toHaveText('web-llm on WebGPU');
+  await expect(page.locator('article[data-model="svc-model-5.2"]').getByTestId('unavailable')).toContainText("The deployment's models setting ties svc-model-5.2 to web-llm (WebGPU), which cannot run it here");
+  await expect(page.getByRole('region', { name: /cannot run in this browser/ })).toHaveCount(0);
   await context.close();
 });

@@ -111,7 +111,7 @@ describe('llama.cpp images', () => {
     const generation = await engine.generate(request, new AbortController().signal);
     const events = [];
     for await (const event of generation.events) events.push(event);
-    expect(log).toEqual(['fetch data:image/webp;base64', 'png image/webp', 'load Qwen3-VL-2B-Thinking-Q4_K_M.gguf + mmproj-Qwen3-VL-2B-Thinking-Q8_0.gguf']);
+    expect(log).toEqual(['fetch data:image/webp;base64', 'png image/webp', 'load Qwen3VL-2B-Thinking-Q4_K_M.gguf + mmproj-Qwen3VL-2B-Thinking-Q8_0.gguf']);
     const content = (calls[0]!.messages as { content: LlamaContentPart[] }[])[0]!.content;
     expect(content[0]).toEqual({ type: 'text', text: 'Hello' });
     expect([...new Uint8Array((content[1] as { data: ArrayBuffer }).data)]).toEqual([0x89, 0x50, 0x4e, 0x47, 9]);

@@ -113,7 +113,13 @@ class ChosenEngine implements Engine {
       const kind = v.engine ?? this.kind!;
       const [, statuses, runtime] = byKind.find(([k]) => k === kind) ?? [];
       const status = statuses?.find((s) => s.id === v.id);
-      return status ? [{ ...status, runtime: runtime! }] : [];
+      if (!status) return [];
+      // Tied by the deployment to the engine this device did not pick, and that engine cannot serve it: say both.
+      if (kind !== this.kind && status.state === 'unavailable' && status.error) {
+        const engineName = kind === 'webllm' ? 'web-llm (WebGPU)' : 'llama.cpp';
+        return [{ ...status, runtime: runtime!, error: `The deployment's models setting ties ${v.id} to ${engineName}, which cannot run it here: ${status.error}` }];
+      }
+      return [{ ...status, runtime: runtime! }];
     });
   }
 
@@ -125,7 +131,11 @@ class ChosenEngine implements Engine {
   async adapter(): Promise<AdapterReport> {
     await this.setup();
     // llama.cpp reports the GPU as the probe saw it: the page shows what WebGPU there is either way.
-    return this.kind === 'llamacpp' && this.probe ? { ...this.probe.report, features: [...this.probe.report.features] } : this.engines[this.kind!]!.adapter();
+    if (this.kind === 'llamacpp' && this.probe) {
+      const threads = (this.engines.llamacpp as { threads?: () => number } | undefined)?.threads?.() ?? 1;
+      return { ...this.probe.report, features: [...this.probe.report.features], cpu: { threads } };
+    }
+    return this.engines[this.kind!]!.adapter();
   }
 
   async load(id: ModelId): Promise<void> {

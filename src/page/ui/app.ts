@@ -4,7 +4,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { ConnectArea } from './connect';
 import { DownloadDialog } from './download-ask';
 import { KeysArea } from './keys';
-import { ModelsArea, webGpuMissing } from './models';
+import { ModelsArea, cpuEngine, webGpuMissing } from './models';
 import { PlaygroundArea } from './playground';
 import { Register } from './register';
 import { useUi } from './store';
@@ -85,6 +85,7 @@ function Workspace(props: { justRegistered: boolean }) {
     main.current?.querySelector<HTMLElement>('#area-title')?.focus();
   }, [area]);
   const missing = webGpuMissing(ui);
+  const cpu = cpuEngine(ui);
   const View = AREAS.find((a) => a.id === area)!.view;
   return h(
     'div',
@@ -98,6 +99,15 @@ function Workspace(props: { justRegistered: boolean }) {
         h('strong', null, 'No WebGPU here: '),
         'models cannot run in this browser; keys and Connect still work. ',
         h('a', { href: '#models' }, 'What to do'),
+      ),
+    cpu &&
+      area !== 'models' &&
+      h(
+        'div',
+        { class: 'banner', role: 'note', 'data-testid': 'cpu-banner' },
+        h('strong', null, 'No WebGPU here: '),
+        'the models run on this device’s CPU (llama.cpp), more slowly than on a graphics card. ',
+        h('a', { href: '#models' }, 'Details'),
       ),
     props.justRegistered &&
       area === 'keys' &&

@@ -24,13 +24,25 @@ export const STATE_LABEL: Record<ModelState, string> = {
   unavailable: 'Unavailable',
 };
 
-/** Why models cannot run in this browser, or null when they can (or we do not know yet). */
+/**
+ * Why no model can run in this browser, or null when one can (or we do not know yet). Without WebGPU, models
+ * still run when llama.cpp serves them on the CPU (cpuEngine); the engine this tab starts decides, so until it
+ * reports, the page's own WebGPU check alone says nothing.
+ */
 export function webGpuMissing(ui: UiState): string | null {
+  if (cpuEngine(ui)) return null;
+  if (ui.engineExpected && !ui.adapter) return null;
   if (ui.webgpu && !ui.webgpu.available) return ui.webgpu.reason ?? 'No WebGPU adapter.';
   if (ui.adapter && !ui.adapter.available) return ui.adapter.reason ?? 'The engine found no WebGPU adapter.';
   return null;
 }
 
+/** llama.cpp runs the models on this device's CPU (no WebGPU for web-llm): how many threads; else null. */
+export function cpuEngine(ui: UiState): { threads: number; reason: string | null } | null {
+  const reason = ui.adapter?.reason ?? ui.webgpu?.reason ?? null;
+  if (ui.adapter?.cpu) return { threads: ui.adapter.cpu.threads, reason };
+  return null;
+}
 
 /** Which engine runs the model and where: "llama.cpp on the CPU, 2 threads (cross-origin isolated)". */
 function runtimeText(runtime: ModelRuntime): string {
@@ -202,7 +214,8 @@ function ModelCard(props: { id: ModelId; status: ModelStatus | undefined; rate: 
     h(
       'ul',
       { class: 'caps', 'aria-label': `What ${id} can do` },
-      h('li', { class: v.thinks ? 'cap on' : 'cap' }, v.thinks ? 'Thinks first' : 'Answers directly'),
+      // The model that serves it here may differ (svc-vision thinks on llama.cpp): its status says so.
+      h('li', { class: (status?.thinks ?? v.thinks) ? 'cap on' : 'cap' }, (status?.thinks ?? v.thinks) ? 'Thinks first' : 'Answers directly'),
       v.vision && h('li', { class: 'cap on' }, 'Vision: reads images'),
       status && h('li', { class: 'cap' }, `Context ${formatInteger(status.context_length)} tokens here`),
     ),
@@ -274,9 +287,32 @@ function AdapterCard(props: { adapter: AdapterReport }) {
   );
 }
 
+/** No WebGPU for web-llm, but llama.cpp runs the models on the CPU: what that means, and what would be faster. */
+export function CpuNotice(props: { cpu: { threads: number; reason: string | null }; beforeSignUp?: boolean }) {
+  const { threads, reason } = props.cpu;
+  return h(
+    'div',
+    { class: 'card cpu-engine', 'data-testid': 'cpu-engine', 'aria-labelledby': 'cpu-engine-title' },
+    h('h2', { id: 'cpu-engine-title' }, 'The models run on this device’s CPU'),
+    h(
+      'p',
+      null,
+      `This browser offers no usable WebGPU${reason ? ` (${reason.replace(/\.$/, '')})` : ''}, so the models run on the processor with llama.cpp, on ${threads} thread${threads === 1 ? '' : 's'}. They answer, but more slowly than on a graphics card, and the larger variants may not fit this device’s memory.`,
+    ),
+    h(
+      'p',
+      { class: 'muted' },
+      props.beforeSignUp
+        ? 'Everything else works as usual. For faster answers, open this page in a browser with WebGPU (Chrome or Edge 113+, Safari 26+, Firefox 141+ on Windows).'
+        : 'For faster answers, open this page in a browser with WebGPU (Chrome or Edge 113+, Safari 26+, Firefox 141+ on Windows).',
+    ),
+  );
+}
+
 export function ModelsArea() {
   const ui = useUi();
   const missing = webGpuMissing(ui);
+  const cpu = cpuEngine(ui);
   const engine = ui.engine;
   return h(
     'section',
@@ -285,7 +321,9 @@ export function ModelsArea() {
     h(
       'p',
       { class: 'lede' },
-      'Five variants run on this device’s GPU. Weights download once and stay in this browser’s cache; variants that share weights download and load together, and one set of weights is loaded at a time. A request for a model that is not ready loads it first. The context each variant enforces here is bounded by this GPU’s memory.',
+      cpu
+        ? 'The variants run on this device’s CPU with llama.cpp (GGUF models). Weights download once and stay in this browser’s cache; variants that share weights download and load together, and one set of weights is loaded at a time. A request for a model that is not ready loads it first.'
+        : 'Five variants run on this device’s GPU. Weights download once and stay in this browser’s cache; variants that share weights download and load together, and one set of weights is loaded at a time. A request for a model that is not ready loads it first. The context each variant enforces here is bounded by this GPU’s memory.',
     ),
     // A test build says so: its engine stands in for the models the cards name, and downloads nothing.
     import.meta.env.MODE === 'test' &&
@@ -297,7 +335,9 @@ export function ModelsArea() {
     missing
       ? h(NoWebGpu, { reason: missing })
       : [
-          ui.adapter && h(AdapterCard, { adapter: ui.adapter }),
+          cpu
+            ? h(CpuNotice, { cpu })
+            : ui.adapter && h(AdapterCard, { adapter: ui.adapter }),
           !engine &&
             h(
               Notice,

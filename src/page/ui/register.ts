@@ -2,13 +2,15 @@
 import { h } from 'preact';
 import { useState } from 'preact/hooks';
 import { refreshWorkspace } from './startup';
-import { webGpuMissing } from './models';
+import { CpuNotice, cpuEngine, webGpuMissing } from './models';
 import { NoWebGpu } from './no-webgpu';
 import { getState, useUi } from './store';
 import { Notice, errorText } from './widgets';
 
 export function Register(props: { onRegistered: () => void }) {
-  const missing = webGpuMissing(useUi());
+  const ui = useUi();
+  const missing = webGpuMissing(ui);
+  const cpu = cpuEngine(ui);
   const [name, setName] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -40,6 +42,7 @@ export function Register(props: { onRegistered: () => void }) {
       'inpage serves an OpenAI-style chat-completion API from inside this browser. Register once to make the workspace that owns your API keys.',
     ),
     missing && h(NoWebGpu, { reason: missing, beforeSignUp: true }),
+    cpu && h(CpuNotice, { cpu, beforeSignUp: true }),
     h(
       'ul',
       { class: 'facts' },

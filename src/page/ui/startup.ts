@@ -69,6 +69,7 @@ function reportEngine(err: unknown): void {
 }
 
 export async function start(ready: Promise<InpageApi>, engine?: Promise<void>): Promise<void> {
+  if (engine) setState({ engineExpected: true });
   void probeWebGpu().then((webgpu) => setState({ webgpu }));
   // A `models` entry the engine cannot serve stops the start as a bad shape does: the page names the entry.
   let configFailure: string | null = null;

@@ -32,6 +32,8 @@ export interface UiState {
   /** Download speed and time left per variant, while downloading. */
   rates: Partial<Record<ModelId, RateEstimate>>;
   adapter: AdapterReport | null;
+  /** This tab starts the engine: until it reports, the page's own WebGPU check does not decide what can run. */
+  engineExpected: boolean;
   /** The page's own WebGPU check; null until done. */
   webgpu: WebGpuProbe | null;
   sessionKey: SessionKey | null;
@@ -49,6 +51,7 @@ let state: UiState = {
   models: null,
   rates: {},
   adapter: null,
+  engineExpected: false,
   webgpu: null,
   sessionKey: null,
   snippetKey: null,

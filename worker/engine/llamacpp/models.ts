@@ -1,5 +1,5 @@
 // Which GGUF file serves each set of weights on the llama.cpp engine, and where it is fetched from.
-// Defaults are of the same family as web-llm's models, from the official GGUF repositories on Hugging Face
+// Defaults are of the same family as web-llm's models, from official GGUF repositories on Hugging Face
 // (llama.cpp's own, ggml-org, and Qwen's); a deployment may fetch them from elsewhere (`ggufBaseUrl`, same
 // layout), or name GGUF files of its own by URL in its `models` setting (src/model-config.ts), split ones too.
 import { activeCatalog } from '../../../src/catalog';
@@ -25,14 +25,20 @@ export interface GgufDefault {
   thinking?: 'always';
 }
 
-/** By weight group (variants sharing weights share the file). */
+/**
+ * By weight group (variants sharing weights share the file). Names and sizes as found in public sources (no
+ * internet here; docs/engines.md says which): ggml-org (llama.cpp's own organisation) for Qwen3-8B and -1.7B,
+ * Qwen's own repository for Qwen3-VL-2B-Thinking (ggml-org has none; Qwen names its files `Qwen3VL-…`).
+ */
 export const GGUF_DEFAULTS: Readonly<Record<string, GgufDefault>> = {
   'qwen3-8b': { repo: 'ggml-org/Qwen3-8B-GGUF', file: 'Qwen3-8B-Q4_K_M.gguf', bytes: 5_030_000_000, quantization: 'Q4_K_M' },
   'qwen3-1.7b': { repo: 'ggml-org/Qwen3-1.7B-GGUF', file: 'Qwen3-1.7B-Q4_K_M.gguf', bytes: 1_280_000_000, quantization: 'Q4_K_M' },
   'phi-3.5-vision': {
-    repo: 'ggml-org/Qwen3-VL-2B-Thinking-GGUF',
-    file: 'Qwen3-VL-2B-Thinking-Q4_K_M.gguf',
-    mmproj: 'mmproj-Qwen3-VL-2B-Thinking-Q8_0.gguf',
+    repo: 'Qwen/Qwen3-VL-2B-Thinking-GGUF',
+    file: 'Qwen3VL-2B-Thinking-Q4_K_M.gguf',
+    mmproj: 'mmproj-Qwen3VL-2B-Thinking-Q8_0.gguf',
+    // The model file is 1,107,409,888 bytes; the projector's Q8_0 size was not found (its F16 is about 0.86 GB,
+    // so Q8_0 about 0.45 GB): together about 1.55 GB.
     bytes: 1_550_000_000,
     quantization: 'Q4_K_M',
     thinking: 'always',
