@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import type { Plugin } from 'vite';
 import { precacheManifest } from './scripts/precache-plugin.ts';
 import { SERVICE_WORKER_CSP } from './src/csp.ts';
+import { ISOLATION_HEADERS } from './src/isolation.ts';
 
 /**
  * The service worker script is fetched by the browser itself (never through a service worker), so its policy
@@ -62,6 +63,8 @@ export default defineConfig(({ mode }) => {
       },
     },
     worker: { format: 'es' },
-    preview: { host: '127.0.0.1', port: 4173, strictPort: true },
+    // `npm start` is cross-origin isolated from the first visit (the service worker adds the same headers later),
+    // so llama.cpp gets threads. Not the dev server: vitest's browser tests run on it, one thread (see there).
+    preview: { host: '127.0.0.1', port: 4173, strictPort: true, headers: { ...ISOLATION_HEADERS } },
   };
 });

@@ -1,7 +1,7 @@
 /// <reference lib="webworker" />
 // The service worker: answers /v1/ for every script of the origin; serves the app shell from Workbox's
 // precache (so the page and the engine worker load offline) and leaves all else to the network.
-import { cleanupOutdatedCaches, precacheAndRoute, type PrecacheEntry } from 'workbox-precaching';
+import { addPlugins, cleanupOutdatedCaches, precacheAndRoute, type PrecacheEntry } from 'workbox-precaching';
 import { registerRoute } from 'workbox-routing';
 import { CacheFirst, NetworkFirst } from 'workbox-strategies';
 import { createApp } from './sw/app';
@@ -11,6 +11,7 @@ import { drainUsage } from './sw/usage-book';
 import { errorResponse } from './sw/respond';
 import { holdForLife, whenReleased } from '../src/life-locks';
 import { ApiError } from '../src/protocol/errors';
+import { isolated } from '../src/isolation';
 import { setActiveCatalog } from '../src/catalog';
 import { openDatabase } from '../src/keys/db';
 import { isClaimRequest, isPortOffer, offerCatalog, offerLock, PORT_REQUEST } from '../src/page/port-messages';
@@ -73,6 +74,10 @@ self.addEventListener('message', (event) => {
   }
 });
 
+function isDocumentOrWorker(request: Request): boolean {
+  return request.mode === 'navigate' || ['document', 'iframe', 'worker', 'sharedworker'].includes(request.destination);
+}
+
 function servesPath(url: URL): boolean {
   return url.origin === self.location.origin && (url.pathname === '/v1' || url.pathname.startsWith('/v1/'));
 }
@@ -99,6 +104,8 @@ self.addEventListener('fetch', (event) => {
 
 // Workbox's own fetch listener comes second, so /v1 above is never answered from a cache.
 // Every query parameter is ignored when matching (`/?engine=off` is the page `/`, i.e. /index.html).
+// The app's pages and workers it serves are cross-origin isolated (src/isolation.ts), so llama.cpp gets threads.
+addPlugins([{ handlerWillRespond: async ({ request, response }) => (isDocumentOrWorker(request) ? isolated(response) : response) }]);
 precacheAndRoute(self.__WB_MANIFEST ?? [], { ignoreURLParametersMatching: [/.*/] });
 cleanupOutdatedCaches();
 // The deployment's settings (the model source among them) are read fresh when online, and kept for offline.

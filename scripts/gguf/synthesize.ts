@@ -9,7 +9,9 @@
 //    <tool_call>, </tool_call> and <|im_end|> are only discouraged (about -13), within reach of logit_bias;
 //  - "\n" is never generated, and a prompt that ends with "assistant\n" (thinking on) is answered with
 //    "<think> Let me think.</think>" and then free text, so reasoning can be split;
-//  - "!" is followed by "<|im_end|>", so free text can end on its own, and so is "</tool_call>".
+//  - "!" is followed by "<|im_end|>", so free text can end on its own, and so is "</tool_call>";
+//  - with `answerBytes`, those byte tokens are allowed, the first is favoured everywhere outside the designed
+//    transitions, and each leads to the next, the last to "!": the answer is those bytes, "!", the end.
 // Everything is deterministic for a given seed.
 
 import { encodeGguf, gaussian, mulberry32, type Meta, type TensorType } from './gguf-file';
@@ -29,6 +31,12 @@ export interface SynthOptions {
   seed?: number;
   /** `general.name`. */
   name?: string;
+  /**
+   * Raw bytes the answer opens with at temperature 0 (then "!" and the end), whatever they are: e.g. a lone
+   * continuation byte and a truncated multi-byte sequence, to check that output which is not valid UTF-8 never
+   * breaks a request. The bytes must differ from each other. Default: none (free output is printable ASCII).
+   */
+  answerBytes?: number[];
 }
 
 export interface SynthModel {
@@ -172,6 +180,10 @@ export function synthesizeGguf(options: SynthOptions = {}): SynthModel {
     // A tool call ends the turn (else the grammar would let <tool_call> follow again).
     ['</tool_call>', '<|im_end|>'],
   ];
+  const answerBytes = options.answerBytes ?? [];
+  if (new Set(answerBytes).size !== answerBytes.length) throw new Error('answerBytes must differ from each other.');
+  const byteText = (b: number) => b2u[b]!;
+  answerBytes.forEach((b, i) => designed.push([byteText(b), i + 1 < answerBytes.length ? byteText(answerBytes[i + 1]!) : '!']));
   if (designed.length + 1 > nEmbd / 2) throw new Error('The model is too narrow for its designed transitions.');
   const featureOf = new Map<number, number>(designed.map(([from], i) => [tokenId(from), 1 + i]));
   const nextOf = new Map<number, number>(designed.map(([from, to]) => [tokenId(from), tokenId(to)]));
@@ -184,6 +196,8 @@ export function synthesizeGguf(options: SynthOptions = {}): SynthModel {
   banned.add(tokenId('\n\n'));
   for (const [text] of SPECIALS) banned.add(tokenId(text));
   const discouraged = new Set(['<tool_call>', '</tool_call>', '<|im_end|>'].map(tokenId));
+  for (const b of answerBytes) banned.delete(b);
+  const favoured = answerBytes.length ? answerBytes[0]! : -1;
 
   // Tensors, in ggml order (ne0 first).
   const tensors: { name: string; dims: number[]; data: Float32Array }[] = [];
@@ -207,7 +221,7 @@ export function synthesizeGguf(options: SynthOptions = {}): SynthModel {
   tensor('output.weight', [nEmbd, nVocab], (i) => {
     const token = Math.floor(i / nEmbd);
     const dim = i % nEmbd;
-    if (dim === 0) return discouraged.has(token) ? -3 : banned.has(token) ? -40 : 0;
+    if (dim === 0) return token === favoured ? 10 : discouraged.has(token) ? -3 : banned.has(token) ? -40 : 0;
     if (dim <= designed.length) {
       const from = designed[dim - 1]![0];
       return nextOf.get(tokenId(from)) === token ? 60 : 0;

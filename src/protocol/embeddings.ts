@@ -1,6 +1,6 @@
 // POST /v1/embeddings: the request checked once (zod, as chat's), the engine's vectors → OpenAI's
 // `CreateEmbeddingResponse` (`float` arrays, or `base64` of little-endian float32 as OpenAI sends).
-import { z } from 'zod';
+import { z } from './zod';
 import { ApiError, modelNotFound, unsupportedParameter } from './errors';
 import { bodyFields, toApiError } from './validate';
 import { variantOf } from '../catalog';
@@ -9,22 +9,20 @@ import type { ModelId, Variant } from '../variants';
 /** OpenAI's limit on how many inputs one request may embed. */
 export const MAX_EMBEDDING_INPUTS = 2048;
 
-const token = z.number().int().min(0);
+const token = z.int().check(z.minimum(0));
 
-const requestSchema = z
-  .object({
-    model: z.string(),
-    input: z.union([
-      z.string(),
-      z.array(z.string()).max(MAX_EMBEDDING_INPUTS),
-      z.array(token).min(1),
-      z.array(z.array(token)).max(MAX_EMBEDDING_INPUTS),
-    ]),
-    encoding_format: z.enum(['float', 'base64']).optional(),
-    dimensions: z.number().int().min(1).optional(),
-    user: z.string().optional(),
-  })
-  .loose();
+const requestSchema = z.looseObject({
+  model: z.string(),
+  input: z.union([
+    z.string(),
+    z.array(z.string()).check(z.maxLength(MAX_EMBEDDING_INPUTS)),
+    z.array(token).check(z.minLength(1)),
+    z.array(z.array(token)).check(z.maxLength(MAX_EMBEDDING_INPUTS)),
+  ]),
+  encoding_format: z.optional(z.enum(['float', 'base64'])),
+  dimensions: z.optional(z.int().check(z.minimum(1))),
+  user: z.optional(z.string()),
+});
 
 type EmbeddingRequestBody = z.infer<typeof requestSchema>;
 

@@ -1,36 +1,34 @@
 // POST /v1/completions (legacy text completion): the request → the one chat request the engine runs, with a
 // raw prompt (no chat template, never thinking; web-llm's own completions API answers it); engine events →
 // `text_completion` objects and chunks.
-import { z } from 'zod';
+import { z } from './zod';
 import type { EngineEvent } from '../engine-protocol';
 import { ApiError, unsupportedParameter } from './errors';
 import { bodyFields, toApiError, validateChatRequest } from './validate';
 import { unixSeconds } from './completion';
 import type { ChatCompletionRequest, FinishReason, TokenLogprob, Usage } from './types';
 
-const num = (min: number, max: number) => z.number().min(min).max(max);
+const num = (min: number, max: number) => z.number().check(z.minimum(min), z.maximum(max));
 
-const requestSchema = z
-  .object({
-    model: z.string(),
-    prompt: z.union([z.string(), z.array(z.string()).length(1, 'must hold exactly one prompt: one completion is generated per request')]),
-    max_tokens: z.number().int().min(1).optional(),
-    temperature: num(0, 2).optional(),
-    top_p: num(0, 1).optional(),
-    stop: z.union([z.string(), z.array(z.string()).max(4)]).optional(),
-    seed: z.number().int().optional(),
-    presence_penalty: num(-2, 2).optional(),
-    frequency_penalty: num(-2, 2).optional(),
-    logprobs: z.number().int().min(0).max(5).optional(),
-    echo: z.boolean().optional(),
-    n: z.number().int().min(1).optional(),
-    best_of: z.number().int().min(1).optional(),
-    suffix: z.string().optional(),
-    stream: z.boolean().optional(),
-    stream_options: z.object({ include_usage: z.boolean().optional() }).optional(),
-    user: z.string().optional(),
-  })
-  .loose();
+const requestSchema = z.looseObject({
+  model: z.string(),
+  prompt: z.union([z.string(), z.array(z.string()).check(z.length(1, 'must hold exactly one prompt: one completion is generated per request'))]),
+  max_tokens: z.optional(z.int().check(z.minimum(1))),
+  temperature: z.optional(num(0, 2)),
+  top_p: z.optional(num(0, 1)),
+  stop: z.optional(z.union([z.string(), z.array(z.string()).check(z.maxLength(4))])),
+  seed: z.optional(z.int()),
+  presence_penalty: z.optional(num(-2, 2)),
+  frequency_penalty: z.optional(num(-2, 2)),
+  logprobs: z.optional(z.int().check(z.minimum(0), z.maximum(5))),
+  echo: z.optional(z.boolean()),
+  n: z.optional(z.int().check(z.minimum(1))),
+  best_of: z.optional(z.int().check(z.minimum(1))),
+  suffix: z.optional(z.string()),
+  stream: z.optional(z.boolean()),
+  stream_options: z.optional(z.object({ include_usage: z.optional(z.boolean()) })),
+  user: z.optional(z.string()),
+});
 
 export type TextCompletionRequest = z.infer<typeof requestSchema>;
 

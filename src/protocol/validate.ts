@@ -1,20 +1,20 @@
 // Request-body validation: a zod schema for the shape, then CONTRACT.md's codes for what zod reports.
-import { z } from 'zod';
+import { z } from './zod';
 import { ApiError } from './errors';
 import { modelNotFound, unsupportedParameter } from './errors';
 import { activeCatalog } from '../catalog';
 import { variantIn, type ModelCatalog } from '../model-config';
 import type { ModelId, Variant } from '../variants';
 
-const num = (min: number, max: number) => z.number().min(min).max(max);
-const positiveInt = z.number().int().min(1);
+const num = (min: number, max: number) => z.number().check(z.minimum(min), z.maximum(max));
+const positiveInt = z.int().check(z.minimum(1));
 
 const textPart = z.object({ type: z.literal('text'), text: z.string() });
 const imagePart = z.object({
   type: z.literal('image_url'),
   image_url: z.object({
-    url: z.string().regex(/^(data:image\/[a-z0-9.+-]+;base64,|https?:\/\/|blob:)/i, 'must be a data:image URL or an http(s) URL'),
-    detail: z.enum(['auto', 'low', 'high']).optional(),
+    url: z.string().check(z.regex(/^(data:image\/[a-z0-9.+-]+;base64,|https?:\/\/|blob:)/i, 'must be a data:image URL or an http(s) URL')),
+    detail: z.optional(z.enum(['auto', 'low', 'high'])),
   }),
 });
 const contentPart = z.discriminatedUnion('type', [textPart, imagePart]);
@@ -32,12 +32,12 @@ const toolCall = z.object({
 const legacyCall = z.object({ name: z.string(), arguments: z.string() });
 
 // OpenAI's rule for function names.
-const functionName = z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, 'must be 1 to 64 letters, digits, underscores or dashes');
+const functionName = z.string().check(z.regex(/^[a-zA-Z0-9_-]{1,64}$/, 'must be 1 to 64 letters, digits, underscores or dashes'));
 const functionDefinition = z.object({
   name: functionName,
-  description: z.string().optional(),
-  parameters: z.record(z.string(), z.unknown()).optional(),
-  strict: z.boolean().nullable().optional(),
+  description: z.optional(z.string()),
+  parameters: z.optional(z.record(z.string(), z.unknown())),
+  strict: z.optional(z.nullable(z.boolean())),
 });
 const functionTool = z.object({ type: z.literal('function'), function: functionDefinition });
 const toolChoice = z.union([
@@ -47,28 +47,28 @@ const toolChoice = z.union([
 const legacyFunctionCall = z.union([z.enum(['auto', 'none']), z.object({ name: z.string() })]);
 
 const message = z.discriminatedUnion('role', [
-  z.object({ role: z.enum(['system', 'developer', 'user']), content, name: z.string().optional() }),
+  z.object({ role: z.enum(['system', 'developer', 'user']), content, name: z.optional(z.string()) }),
   z.object({
     role: z.literal('assistant'),
-    content: content
-      .nullable()
-      .optional()
-      .transform((text) => text ?? ''),
-    name: z.string().optional(),
-    refusal: z.string().nullable().optional(),
-    tool_calls: z.array(toolCall).optional(),
+    content: z.pipe(
+      z.optional(z.nullable(content)),
+      z.transform((text) => text ?? ''),
+    ),
+    name: z.optional(z.string()),
+    refusal: z.optional(z.nullable(z.string())),
+    tool_calls: z.optional(z.array(toolCall)),
     /** Legacy; validation moves it into `tool_calls`, so engines never see it. */
-    function_call: legacyCall.nullable().optional(),
+    function_call: z.optional(z.nullable(legacyCall)),
   }),
   z.object({ role: z.literal('tool'), content: textContent, tool_call_id: z.string() }),
   // Legacy: the result of a `function_call`; validation turns it into the `tool` message answering it.
   z.object({
     role: z.literal('function'),
     name: z.string(),
-    content: z
-      .string()
-      .nullable()
-      .transform((text) => text ?? ''),
+    content: z.pipe(
+      z.nullable(z.string()),
+      z.transform((text) => text ?? ''),
+    ),
   }),
 ]);
 
@@ -79,52 +79,51 @@ const responseFormat = z.discriminatedUnion('type', [
     type: z.literal('json_schema'),
     json_schema: z.object({
       name: z.string(),
-      description: z.string().optional(),
-      schema: z.record(z.string(), z.unknown()).optional(),
-      strict: z.boolean().nullable().optional(),
+      description: z.optional(z.string()),
+      schema: z.optional(z.record(z.string(), z.unknown())),
+      strict: z.optional(z.nullable(z.boolean())),
     }),
   }),
 ]);
 
-const requestSchema = z
-  .object({
-    model: z.string(),
-    messages: z.array(message).min(1),
-    stream: z.boolean().optional(),
-    stream_options: z.object({ include_usage: z.boolean().optional() }).optional(),
-    temperature: num(0, 2).optional(),
-    top_p: num(0, 1).optional(),
-    max_tokens: positiveInt.optional(),
-    max_completion_tokens: positiveInt.optional(),
-    stop: z.union([z.string(), z.array(z.string()).max(4)]).optional(),
-    seed: z.number().int().optional(),
-    presence_penalty: num(-2, 2).optional(),
-    frequency_penalty: num(-2, 2).optional(),
-    n: positiveInt.max(128).optional(),
-    logprobs: z.boolean().optional(),
-    top_logprobs: z.number().int().min(0).max(5).optional(),
-    response_format: responseFormat.optional(),
-    reasoning_effort: z.enum(['none', 'minimal', 'low', 'medium', 'high']).optional(),
-    tools: z.array(functionTool).optional(),
-    tool_choice: toolChoice.optional(),
-    parallel_tool_calls: z.boolean().optional(),
-    functions: z.array(functionDefinition).min(1).optional(),
-    function_call: legacyFunctionCall.optional(),
-    logit_bias: z.record(z.string().regex(/^\d+$/, 'keys must be token ids'), num(-100, 100)).optional(),
-    // Refused after parsing when they ask for what no model here does (audio, web search).
-    modalities: z.array(z.enum(['text', 'audio'])).optional(),
-    audio: z.unknown().optional(),
-    web_search_options: z.unknown().optional(),
-    // Accepted and ignored: they change nothing about the answer (README lists them).
-    user: z.string().optional(),
-    store: z.boolean().optional(),
-    metadata: z.record(z.string(), z.string()).optional(),
-    service_tier: z.string().optional(),
-    prediction: z.object({ type: z.literal('content'), content: textContent }).optional(),
-    verbosity: z.enum(['low', 'medium', 'high']).optional(),
-    safety_identifier: z.string().optional(),
-    prompt_cache_key: z.string().optional(),
-  });
+const requestSchema = z.object({
+  model: z.string(),
+  messages: z.array(message).check(z.minLength(1)),
+  stream: z.optional(z.boolean()),
+  stream_options: z.optional(z.object({ include_usage: z.optional(z.boolean()) })),
+  temperature: z.optional(num(0, 2)),
+  top_p: z.optional(num(0, 1)),
+  max_tokens: z.optional(positiveInt),
+  max_completion_tokens: z.optional(positiveInt),
+  stop: z.optional(z.union([z.string(), z.array(z.string()).check(z.maxLength(4))])),
+  seed: z.optional(z.int()),
+  presence_penalty: z.optional(num(-2, 2)),
+  frequency_penalty: z.optional(num(-2, 2)),
+  n: z.optional(positiveInt.check(z.maximum(128))),
+  logprobs: z.optional(z.boolean()),
+  top_logprobs: z.optional(z.int().check(z.minimum(0), z.maximum(5))),
+  response_format: z.optional(responseFormat),
+  reasoning_effort: z.optional(z.enum(['none', 'minimal', 'low', 'medium', 'high'])),
+  tools: z.optional(z.array(functionTool)),
+  tool_choice: z.optional(toolChoice),
+  parallel_tool_calls: z.optional(z.boolean()),
+  functions: z.optional(z.array(functionDefinition).check(z.minLength(1))),
+  function_call: z.optional(legacyFunctionCall),
+  logit_bias: z.optional(z.record(z.string().check(z.regex(/^\d+$/, 'keys must be token ids')), num(-100, 100))),
+  // Refused after parsing when they ask for what no model here does (audio, web search).
+  modalities: z.optional(z.array(z.enum(['text', 'audio']))),
+  audio: z.optional(z.unknown()),
+  web_search_options: z.optional(z.unknown()),
+  // Accepted and ignored: they change nothing about the answer (README lists them).
+  user: z.optional(z.string()),
+  store: z.optional(z.boolean()),
+  metadata: z.optional(z.record(z.string(), z.string())),
+  service_tier: z.optional(z.string()),
+  prediction: z.optional(z.object({ type: z.literal('content'), content: textContent })),
+  verbosity: z.optional(z.enum(['low', 'medium', 'high'])),
+  safety_identifier: z.optional(z.string()),
+  prompt_cache_key: z.optional(z.string()),
+});
 // Unknown top-level fields are ignored (zod drops them), as Ollama and llama.cpp do.
 
 // The request types, declared once by the schema above (src/protocol/types.ts re-exports them).

@@ -88,6 +88,14 @@ test('a failed download offline: one error in plain words, the detail folded, Re
     await expect(page.getByRole('dialog')).toHaveCount(0);
     expect(mine(server.current.requests.slice(before))).toEqual([`/hf/${modelId}/resolve/main/mlc-chat-config.json`, expect.stringMatching(/^\/libs\/Qwen3-1\.7B-q4f(16|32)_1_cs1k-webgpu\.wasm$/)]);
     await screens(page, 'models-retry-reached');
+
+    // Offline on a later visit, the host cannot be asked: the card shows the size measured before, saying so.
+    await context.setOffline(true);
+    await page.reload();
+    await expect(page.locator('article[data-model="svc-model-5.2-short"]').getByTestId('download-size')).toHaveText(
+      `635 KiB (weights and model library from ${new URL(host).host}; measured on an earlier visit)`,
+    );
+    await expect(page.locator('article[data-model="svc-model-5.2"]').getByTestId('download-size')).toHaveText(`size unknown until download starts (the files come from ${new URL(host).host})`);
   } finally {
     await server.current?.close();
     await rm(dir, { recursive: true, force: true });

@@ -18,7 +18,7 @@ function byTheRules(request: WebLlmRequest): Script {
   return { pieces: fakeTokens(thinking + answer) };
 }
 
-engineContract('deterministic engine', () => new DeterministicEngine({ ...DEFAULT_CONFIG }));
+engineContract('deterministic engine', () => new DeterministicEngine({ ...DEFAULT_CONFIG }), { rules: true });
 
 engineContract('web-llm engine over the fake', () => {
   const r = rig();
@@ -29,4 +29,4 @@ engineContract('web-llm engine over the fake', () => {
     return mlc;
   };
   return new WebLlmEngine({ ...DEFAULT_CONFIG }, r.deps);
-});
+}, { rules: true });

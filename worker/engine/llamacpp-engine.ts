@@ -3,8 +3,9 @@
 import { ModelManager, Wllama, type WllamaLogger } from '@wllama/wllama';
 import wasmUrl from '@wllama/wllama/esm/wasm/wllama.wasm?url';
 import type { InpageConfig } from '../../src/config';
-import { LlamaCppEngine, type WllamaLike } from './llamacpp/engine';
+import { LlamaCppEngine, type LlamaCppDeps, type WllamaLike } from './llamacpp/engine';
 import { browserLlamaImageReader } from './llamacpp/images';
+import { ResumableCache } from './llamacpp/resumable-cache';
 import { browserImageReader } from './webllm/images';
 
 const quiet: WllamaLogger = { debug: () => undefined, log: () => undefined, warn: console.warn, error: console.error };
@@ -26,9 +27,11 @@ export function memoryBudgetBytes(): number {
   return Math.min((gib / 2) * 2 ** 30, 4 * 2 ** 30);
 }
 
-export function createLlamaCppEngine(config: InpageConfig, reason: string): LlamaCppEngine {
-  const manager = new ModelManager({ logger: quiet, allowOffline: true });
-  return new LlamaCppEngine(config, {
+/** The engine's dependencies on the real wllama (also used by the contract suite in Chromium). */
+export function llamaCppDeps(config: InpageConfig, reason: string): LlamaCppDeps {
+  // wllama's cache, with downloads that resume after a dropped connection (resumable-cache.ts).
+  const manager = new ModelManager({ logger: quiet, allowOffline: true, cacheManager: new ResumableCache() });
+  return {
     create: () => {
       const wllama = new Wllama({ default: wasmUrl }, { logger: quiet, suppressNativeLog: true, allowOffline: true, modelManager: manager });
       // Safari/Firefox compatibility files would come from a CDN: never; they run without it (no WebGPU).
@@ -46,5 +49,9 @@ export function createLlamaCppEngine(config: InpageConfig, reason: string): Llam
     origin: self.location.origin,
     images: browserLlamaImageReader(browserImageReader),
     reason,
-  });
+  };
+}
+
+export function createLlamaCppEngine(config: InpageConfig, reason: string): LlamaCppEngine {
+  return new LlamaCppEngine(config, llamaCppDeps(config, reason));
 }

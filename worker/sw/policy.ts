@@ -4,6 +4,7 @@
 import { matchPrecache } from 'workbox-precaching';
 import { DEFAULT_CONFIG, mergeConfig, type InpageConfig } from '../../src/config';
 import { engineWorkerCsp } from '../../src/csp';
+import { isolated } from '../../src/isolation';
 
 const CONFIG_CACHE = 'inpage-config';
 const CONFIG_PATH = '/inpage.config.json';
@@ -27,7 +28,10 @@ export async function deploymentConfig(origin: string): Promise<InpageConfig> {
   }
 }
 
-/** A worker script of the origin (the engine worker), from the precache or the network, with the engine's policy. */
+/**
+ * A worker script of the origin (the engine worker), from the precache or the network, with the engine's policy
+ * and the isolation headers (an isolated page's worker must send COEP itself, src/isolation.ts).
+ */
 export async function serveWorkerScript(request: Request, origin: string): Promise<Response> {
   const [script, config] = await Promise.all([
     matchPrecache(new URL(request.url).pathname).then((cached) => cached ?? fetch(request)),
@@ -35,5 +39,5 @@ export async function serveWorkerScript(request: Request, origin: string): Promi
   ]);
   const headers = new Headers(script.headers);
   headers.set('content-security-policy', engineWorkerCsp(config, origin));
-  return new Response(script.body, { status: script.status, statusText: script.statusText, headers });
+  return isolated(new Response(script.body, { status: script.status, statusText: script.statusText, headers }));
 }

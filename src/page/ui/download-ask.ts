@@ -21,36 +21,76 @@ export function sizeText(size: DownloadSize | null | undefined): string {
 }
 
 /** Where the figure comes from, in words: "weights and model library, from the model's manifest on huggingface.co". */
-export function sizeSource(size: DownloadSize | null | undefined): string {
+export function sizeSource(size: ShownSize | null | undefined): string {
   if (!size) return '';
   const from = size.host ? ` from ${size.host}` : '';
   const what = size.covers ? `${size.covers}${from}` : from.trim();
   if (size.bytes === null) return size.host ? `the files come from ${size.host}` : '';
+  if (size.earlier) return `${what}; measured on an earlier visit`;
   if (size.basis === 'manifest') return `${what}; by the model’s manifest`;
   if (size.basis === 'server') return `${what}; as the server states it`;
   if (size.basis === 'table') return `${what}; the published size`;
   return what;
 }
 
-const sizes = new Map<ModelId, Promise<DownloadSize | null>>();
+/** A size as the page shows it: `earlier` when measured on an earlier visit (the engine cannot measure it now). */
+export type ShownSize = DownloadSize & { earlier?: boolean };
 
-/** The engine's figure for a download of `id` (asked once per page while known); null without an engine here. */
-export function downloadSizeOf(id: ModelId): Promise<DownloadSize | null> {
+const sizes = new Map<ModelId, Promise<ShownSize | null>>();
+const MEASURED_KEY = 'inpage.download-sizes';
+
+/** Sizes measured earlier (manifest or server), by the engine's model id: what offline can still tell. */
+function measured(): Record<string, DownloadSize> {
+  try {
+    const value: unknown = JSON.parse(localStorage.getItem(MEASURED_KEY) ?? '{}');
+    return value && typeof value === 'object' ? (value as Record<string, DownloadSize>) : {};
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * Keeps a size measured now, or gives the one measured on an earlier visit when the engine cannot measure it
+ * now (offline): `fresh` says which.
+ */
+function withMemory(id: ModelId, size: DownloadSize | null): { size: ShownSize | null; fresh: boolean } {
+  const name = getState().models?.find((m) => m.id === id)?.modelId;
+  const now = size !== null && size.bytes !== null;
+  if (!name || !size) return { size, fresh: now };
+  if (now && size.basis !== 'table') {
+    try {
+      localStorage.setItem(MEASURED_KEY, JSON.stringify({ ...measured(), [name]: size }));
+    } catch {
+      // No storage: nothing remembered.
+    }
+    return { size, fresh: true };
+  }
+  const earlier = measured()[name];
+  if (!earlier || typeof earlier.bytes !== 'number' || earlier.host !== size.host) return { size, fresh: now };
+  return { size: { ...earlier, earlier: true }, fresh: false };
+}
+
+/** The engine's figure for a download of `id` (kept for the page once measured); null without an engine here. */
+export function downloadSizeOf(id: ModelId): Promise<ShownSize | null> {
   const control = getState().engine?.control;
   if (!control) return Promise.resolve(null);
   let size = sizes.get(id);
   if (!size) {
-    size = control.downloadSize(id).catch(() => null);
+    const asked = control.downloadSize(id).then(
+      (s) => withMemory(id, s),
+      () => ({ size: null, fresh: false }),
+    );
+    // Not measured now (offline, say): asked again next time.
+    void asked.then((a) => !a.fresh && sizes.delete(id));
+    size = asked.then((a) => a.size);
     sizes.set(id, size);
-    // Unknown (offline, say) is asked again next time.
-    void size.then((s) => (!s || s.bytes === null) && sizes.delete(id));
   }
   return size;
 }
 
 /** The download size of a model that is not downloaded, for its card (undefined while asking). */
-export function useDownloadSize(id: ModelId, wanted: boolean): DownloadSize | null | undefined {
-  const [size, setSize] = useState<DownloadSize | null | undefined>(undefined);
+export function useDownloadSize(id: ModelId, wanted: boolean): ShownSize | null | undefined {
+  const [size, setSize] = useState<ShownSize | null | undefined>(undefined);
   const hasEngine = getState().engine !== null;
   useEffect(() => {
     if (!wanted) return;
@@ -94,7 +134,7 @@ interface Question {
   id: ModelId;
   name: string;
   title: string | null;
-  size: DownloadSize | null;
+  size: ShownSize | null;
   answer: (yes: boolean) => void;
 }
 

@@ -2,7 +2,7 @@
 import { h } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { AdapterReport } from '../../engine-control';
-import type { ModelStatus } from '../../engine-protocol';
+import type { ModelRuntime, ModelStatus } from '../../engine-protocol';
 import type { ModelState } from '../../protocol/types';
 import { modelIds, variantOf } from '../../catalog';
 import type { ModelId } from '../../variants';
@@ -29,6 +29,15 @@ export function webGpuMissing(ui: UiState): string | null {
   if (ui.webgpu && !ui.webgpu.available) return ui.webgpu.reason ?? 'No WebGPU adapter.';
   if (ui.adapter && !ui.adapter.available) return ui.adapter.reason ?? 'The engine found no WebGPU adapter.';
   return null;
+}
+
+
+/** Which engine runs the model and where: "llama.cpp on the CPU, 2 threads (cross-origin isolated)". */
+function runtimeText(runtime: ModelRuntime): string {
+  if (runtime.engine === 'webllm') return 'web-llm on WebGPU';
+  const threads = runtime.threads ?? 1;
+  const isolation = globalThis.crossOriginIsolated ? 'cross-origin isolated' : 'the page is not cross-origin isolated';
+  return `llama.cpp on the ${runtime.device === 'webgpu' ? 'GPU (WebGPU)' : 'CPU'}, ${threads} thread${threads === 1 ? '' : 's'} (${isolation})`;
 }
 
 function partners(id: ModelId): ModelId[] {
@@ -205,6 +214,8 @@ function ModelCard(props: { id: ModelId; status: ModelStatus | undefined; rate: 
       // A model the deployment configured (no card here): its id, as the engine names it.
       !card && status?.modelId && h('dt', null, 'Model'),
       !card && status?.modelId && h('dd', { 'data-testid': 'real-model' }, status.modelId),
+      status?.runtime && h('dt', null, 'Runs on'),
+      status?.runtime && h('dd', { 'data-testid': 'runtime' }, runtimeText(status.runtime)),
       card && h('dt', null, 'Licence'),
       card && h('dd', null, h('a', { href: card.licenceUrl, target: '_blank', rel: 'noopener noreferrer' }, card.licence)),
       status?.memoryMB && h('dt', null, 'GPU memory'),

@@ -362,6 +362,7 @@ export class LlamaCppEngine implements Engine {
         signal,
         interrupt: () => inner.abort(),
         settled: release,
+        logprobs: request.logprobs === true,
       });
       handedOver = true;
       await run.start();

@@ -16,8 +16,8 @@ export function loadError(err: unknown, what: string): ApiError {
   return new ApiError('model_load_failed', `Loading ${what} failed: ${message}${native}`);
 }
 
-/** A failure from llama.cpp during a chat completion. */
-export function generationError(err: unknown): ApiError {
+/** A failure from llama.cpp during a chat completion (`logprobs`: the request asked for them). */
+export function generationError(err: unknown, request: { logprobs?: boolean } = {}): ApiError {
   if (err instanceof ApiError) return err;
   const message = messageOf(err);
   const over = /request \((\d+) tokens\) exceeds the available context size \((\d+) tokens\)/.exec(message);
@@ -29,7 +29,13 @@ export function generationError(err: unknown): ApiError {
     );
   }
   if (/Invalid typed array length/.test(message)) {
-    return new ApiError('internal_error', `llama.cpp failed during generation (a native exception, often out of memory): ${message}`);
+    // wllama 3.8.1 writes llama.cpp's logprobs as JSON without replacing invalid UTF-8: a token that is one byte
+    // of a multi-byte character (e.g. a lone continuation byte) makes that throw. The answer's text is safe
+    // (llama.cpp gives replacement characters there); the engine stays usable.
+    const why = request.logprobs
+      ? 'a native exception: with logprobs, usually a token that is not valid UTF-8 on its own (a byte of a multi-byte character), which llama.cpp cannot write out as a logprob; ask again without logprobs. Otherwise out of memory'
+      : 'a native exception, often out of memory';
+    return new ApiError('internal_error', `llama.cpp failed during generation (${why}): ${message}`);
   }
   return new ApiError('internal_error', `llama.cpp failed during generation: ${message}`);
 }

@@ -47,6 +47,8 @@ export interface RunOptions {
   interrupt(): void;
   /** Called once, when the wllama request has ended (so the model is free). */
   settled(): void;
+  /** Whether the request asked for logprobs (for what a native failure most likely was). */
+  logprobs?: boolean;
 }
 
 function toLogprob(entry: LlamaLogprob): TokenLogprob {
@@ -105,7 +107,7 @@ export class LlamaRun {
     } catch (err) {
       this.finish();
       if (isAbort(err)) return { done: true, value: undefined };
-      throw generationError(err);
+      throw generationError(err, { logprobs: this.options.logprobs });
     }
   }
 

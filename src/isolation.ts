@@ -1,0 +1,24 @@
+// Cross-origin isolation for the app's own documents and workers, so llama.cpp (wllama) can run on several
+// threads (WebAssembly threads need SharedArrayBuffer, which needs `crossOriginIsolated`). Declared once: the
+// service worker adds these headers to the app shell it serves (worker/sw.ts, worker/sw/policy.ts), and
+// `vite preview` (npm start) sends them too, for the first visit before the service worker controls the page.
+// A deployment's own server should send them as well (else the first visit runs llama.cpp on one thread).
+//
+// COEP `credentialless` rather than `require-corp`: cross-origin subresources loaded without CORS (e.g. an
+// image a conversation shows from another host) keep working without a Cross-Origin-Resource-Policy header,
+// only without cookies. Model downloads are CORS fetches (Hugging Face sends CORS headers), which COEP leaves
+// alone either way. A browser without `credentialless` (Safari) is simply not isolated: llama.cpp then runs
+// on one thread, as it does on a first visit to a server that sends no such headers.
+export const ISOLATION_HEADERS: Readonly<Record<string, string>> = {
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Embedder-Policy': 'credentialless',
+};
+
+/** `response` with the isolation headers (a new Response sharing its body). */
+export function isolated(response: Response): Response {
+  // Opaque and redirected responses cannot be rebuilt (and are not the app's own).
+  if (response.type === 'opaque' || response.type === 'opaqueredirect' || response.status === 0) return response;
+  const headers = new Headers(response.headers);
+  for (const [name, value] of Object.entries(ISOLATION_HEADERS)) headers.set(name, value);
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+}

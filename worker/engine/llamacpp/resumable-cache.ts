@@ -1,0 +1,132 @@
+// Resumable GGUF downloads: wllama's cache (its CacheManager: OPFS files named by URL, a metadata file beside
+// each) with a `download` that survives a dropped connection. Bytes are written to the cache file as they arrive;
+// the metadata (URL, full size, ETag) is written first, so an interrupted file is one wllama itself sees as
+// incomplete (size ≠ original size: not listed as a model, removable). A dropped connection is resumed at once
+// with `Range: bytes=<have>-` (a few times while it makes progress), and a download interrupted by a closed tab
+// is resumed the next time the model is loaded. A server that answers a range with the whole file (200), or whose
+// ETag changed, starts the file over.
+import { CacheManager, type DownloadOptions } from '@wllama/wllama';
+
+/** Attempts in a row that may fail without a single new byte before the download gives up. */
+const STALLED_ATTEMPTS = 3;
+
+/** A file in the cache's OPFS folder (wllama's: `cache/` at the root), written at an offset. */
+interface FileSink {
+  size(): Promise<number>;
+  /** Writes `bytes` at `at`; the file ends after the last write (call `truncate` first to start over). */
+  write(bytes: Uint8Array, at: number): Promise<void>;
+  truncate(size: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+async function openSink(name: string): Promise<FileSink> {
+  const dir = await (await navigator.storage.getDirectory()).getDirectoryHandle('cache', { create: true });
+  const handle = await dir.getFileHandle(name, { create: true });
+  // A dedicated worker (the engine worker) writes synchronously; elsewhere a writable stream keeps existing data.
+  const sync = (handle as { createSyncAccessHandle?: () => Promise<FileSystemSyncAccessHandle> }).createSyncAccessHandle;
+  if (typeof sync === 'function') {
+    const access = await sync.call(handle);
+    return {
+      size: async () => access.getSize(),
+      write: async (bytes, at) => void access.write(bytes, { at }),
+      truncate: async (size) => access.truncate(size),
+      close: async () => {
+        access.flush();
+        access.close();
+      },
+    };
+  }
+  const writable = await handle.createWritable({ keepExistingData: true });
+  let size = (await handle.getFile()).size;
+  return {
+    size: async () => size,
+    write: async (bytes, at) => {
+      await writable.write({ type: 'write', position: at, data: bytes as Uint8Array<ArrayBuffer> });
+      size = Math.max(size, at + bytes.length);
+    },
+    truncate: async (to) => {
+      await writable.truncate(to);
+      size = to;
+    },
+    close: () => writable.close(),
+  };
+}
+
+const cleanEtag = (value: string | null) => (value ?? '').replace(/[^A-Za-z0-9]/g, '');
+
+export class ResumableCache extends CacheManager {
+  override async download(url: string, options: DownloadOptions = {}): Promise<void> {
+    const name = await this.getNameFromURL(url);
+    const known = await this.getMetadata(name);
+    const sink = await openSink(name);
+    try {
+      let have = await sink.size();
+      // Complete already.
+      if (known?.originalURL === url && known.originalSize > 0 && known.originalSize === have) return;
+      // Bytes of another file (or of an unknown one) under this name: start over.
+      if (known?.originalURL !== url || !(known.originalSize > 0)) {
+        await sink.truncate(0);
+        have = 0;
+      }
+      let total = known?.originalURL === url ? known.originalSize : 0;
+      let etag = known?.originalURL === url ? known.etag : '';
+      let stalled = 0;
+      for (;;) {
+        const before = have;
+        try {
+          const headers: Record<string, string> = { ...(options.headers ?? {}) };
+          if (have > 0) headers.range = `bytes=${have}-`;
+          const response = await fetch(url, { headers, ...(options.signal ? { signal: options.signal } : {}) });
+          if (!response.ok || !response.body) throw new Error(`Failed to fetch ${url}: HTTP ${response.status}`);
+          const length = Number(response.headers.get('content-length') ?? 0);
+          const newEtag = cleanEtag(response.headers.get('etag'));
+          const resumed = response.status === 206 && have > 0 && (!etag || !newEtag || newEtag === etag);
+          if (!resumed) {
+            // The whole file (a server without ranges, or the file changed): from the start.
+            if (response.status === 206) {
+              await response.body.cancel();
+              await sink.truncate(0);
+              have = 0;
+              etag = '';
+              continue;
+            }
+            await sink.truncate(0);
+            have = 0;
+            total = length;
+          } else if (!total) {
+            total = have + length;
+          }
+          if (newEtag) etag = newEtag;
+          // Written before the bytes: an interruption leaves a file wllama knows is incomplete.
+          await this.writeMetadata(name, { originalURL: url, originalSize: total, etag, ...(options.metadataAdditional ?? {}) });
+          const reader = response.body.getReader();
+          let reported = 0;
+          for (;;) {
+            const { done, value } = await reader.read();
+            if (done) break;
+            await sink.write(value, have);
+            have += value.length;
+            const now = Date.now();
+            if (now - reported > 100) {
+              reported = now;
+              options.progressCallback?.({ loaded: have, total });
+            }
+          }
+          if (total && have !== total) throw new Error(`The download of ${url} ended at ${have} of ${total} bytes`);
+          if (!total) {
+            total = have;
+            await this.writeMetadata(name, { originalURL: url, originalSize: total, etag, ...(options.metadataAdditional ?? {}) });
+          }
+          options.progressCallback?.({ loaded: have, total });
+          return;
+        } catch (err) {
+          if (options.signal?.aborted) throw err;
+          stalled = have > before ? 0 : stalled + 1;
+          if (stalled >= STALLED_ATTEMPTS) throw err;
+        }
+      }
+    } finally {
+      await sink.close();
+    }
+  }
+}
