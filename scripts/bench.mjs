@@ -27,6 +27,8 @@ const env = { ...process.env, INPAGE_BUILD_SUFFIX: '-bench' };
 
 const RUNS = 3;
 const REQUESTS = QUICK ? 30 : 100;
+/** The TTFB rows take their requests in blocks this size, the paths in turn. */
+const BLOCK = 10;
 const COLD = QUICK ? 4 : 10;
 const STARTS = QUICK ? 1 : 3;
 const PROD_PORT = PORT + 2;
@@ -212,8 +214,8 @@ await floorPage.goto(`${ORIGIN}/test/pages/floor.html`);
 await floorPage.evaluate(() => window.floor.ready);
 
 const floorRun = (kind, n) => floorPage.evaluate(({ kind, n }) => window.floor.run(kind, n), { kind, n });
-async function floorSamples(kind, n, count) {
-  for (let i = 0; i < 5; i++) await floorRun(kind, count);
+async function floorSamples(kind, n, count, warm = 5) {
+  for (let i = 0; i < warm; i++) await floorRun(kind, count);
   const out = [];
   for (let i = 0; i < n; i++) out.push(await floorRun(kind, count));
   return out;
@@ -258,9 +260,19 @@ for (let runIndex = 0; runIndex < RUNS; runIndex++) {
   for (const pace of RATES) {
     log(`  overhead at ${pace.label}: ${REQUESTS} streamed requests of ${pace.count} tokens each way, and the floors`);
     await open(`?tokenDelayMs=${pace.delay}`);
-    const { sw, direct } = await page.evaluate(({ key, n, count }) => window.bench.overhead(key, n, count), { key, n: REQUESTS, count: pace.count });
-    const fixed = await floorSamples('fixed', REQUESTS, pace.count);
-    const port = await floorSamples('port', REQUESTS, pace.count);
+    // In blocks of BLOCK, each path in turn, so a change in the machine's load falls on all paths alike.
+    const sw = [];
+    const direct = [];
+    const fixed = [];
+    const port = [];
+    for (let done = 0; done < REQUESTS; done += BLOCK) {
+      const n = Math.min(BLOCK, REQUESTS - done);
+      const block = await page.evaluate(({ key, n, count, warm }) => window.bench.overhead(key, n, count, warm), { key, n, count: pace.count, warm: done === 0 ? 10 : 0 });
+      sw.push(...block.sw);
+      direct.push(...block.direct);
+      fixed.push(...(await floorSamples('fixed', n, pace.count, done === 0 ? 5 : 0)));
+      port.push(...(await floorSamples('port', n, pace.count, done === 0 ? 5 : 0)));
+    }
     r.overhead.push({ ...pace, sw, direct, fixed, port });
   }
   log(`  ceiling: a stream of ${CEILING_TOKENS} tokens through each path`);
@@ -355,7 +367,8 @@ p(`- Load after: \`${uptimeAfter}\``);
 p();
 p('## Time to first byte against the floors');
 p();
-p(`${REQUESTS} streamed requests per path, row and run. *inpage* is \`fetch("/v1/chat/completions", {stream: true})\``);
+p(`${REQUESTS} streamed requests per path, row and run, taken in blocks of ${BLOCK} with the paths in turn (so a change in`);
+p('load falls on every path alike). *inpage* is `fetch("/v1/chat/completions", {stream: true})`');
 p('through the service worker and the engine worker; *direct* is a second engine worker spoken to over a');
 p('MessageChannel (no service worker). The floors are a bare service worker controlling test/pages/floor.html:');
 p('*bare* answers a fixed SSE body; *port-fed* streams tokens a worker sends it over a MessagePort, 32 a message.');

@@ -45,7 +45,8 @@ test.beforeAll(async () => {
       dropNext = false;
       res.write(body.subarray(0, half), () => {
         get.sent = half;
-        setTimeout(() => res.socket?.end(), 100);
+        // Time for the client to read what came (Chromium may drop unread bytes of a broken body).
+        setTimeout(() => res.socket?.end(), 1500);
       });
       return;
     }

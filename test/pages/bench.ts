@@ -133,11 +133,11 @@ async function swRun(key: string, request: ChatCompletionRequest): Promise<Sampl
 const countRequest = (n: number): ChatCompletionRequest => validateChatRequest({ model: MODEL, messages: [{ role: 'user', content: `count ${n}` }] });
 
 /** `n` streamed requests of `count` tokens each way, alternating, so both paths see the same machine state. */
-async function overhead(key: string, n: number, count: number): Promise<{ sw: Sample[]; direct: Sample[] }> {
+async function overhead(key: string, n: number, count: number, warm = 10): Promise<{ sw: Sample[]; direct: Sample[] }> {
   await startDirect();
   const request = countRequest(count);
   // Warm both paths (JIT, model "load" of the test engine, IndexedDB connection).
-  for (let i = 0; i < 10; i++) {
+  for (let i = 0; i < warm; i++) {
     await swRun(key, request);
     await directRun(request);
   }

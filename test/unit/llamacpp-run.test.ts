@@ -156,6 +156,27 @@ describe('LlamaRun', () => {
     expect(r.settled()).toBe(1);
   });
 
+  it('an aborted run says what it cost once llama.cpp has stopped: the prompt\'s tokens and its running count of generated tokens', async () => {
+    const r = rig([progress, chunk({ content: 'a' }, 1), chunk({ content: 'b' }, 2), chunk({ content: 'c' }, 3), chunk({ content: 'd' }, 4)]);
+    await r.run.start();
+    let delivered = 0;
+    for await (const e of r.run.events()) {
+      if (e.type === 'delta') delivered++;
+      r.controller.abort();
+    }
+    expect(delivered).toBe(1);
+    // This stand-in stops at once: llama.cpp had generated 1 token (predicted_n) when the abort reached it.
+    expect(await r.run.spent()).toMatchObject({ prompt_tokens: 9, completion_tokens: 1, total_tokens: 10 });
+    expect(r.settled()).toBe(1);
+  });
+
+  it('a run that ended with llama.cpp\'s usage reports that', async () => {
+    const r = rig([progress, chunk({ content: 'a' }, 1), usage(1)]);
+    await r.run.start();
+    await collect(r.run);
+    expect(await r.run.spent()).toMatchObject({ prompt_tokens: 9, completion_tokens: 1, total_tokens: 10 });
+  });
+
   it('llama.cpp\'s own context error becomes 400 context_length_exceeded', async () => {
     const controller = new AbortController();
     async function* failing(): AsyncGenerator<LlamaChunk> {

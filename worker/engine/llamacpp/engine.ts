@@ -366,7 +366,7 @@ export class LlamaCppEngine implements Engine {
       });
       handedOver = true;
       await run.start();
-      return { fingerprint: `fp_llamacpp_${variant.weightGroup}`, events: run.events() };
+      return { fingerprint: `fp_llamacpp_${variant.weightGroup}`, events: run.events(), spent: () => run.spent() };
     } finally {
       if (!handedOver) release();
     }

@@ -76,7 +76,9 @@ export class ResumableCache extends CacheManager {
         try {
           const headers: Record<string, string> = { ...(options.headers ?? {}) };
           if (have > 0) headers.range = `bytes=${have}-`;
-          const response = await fetch(url, { headers, ...(options.signal ? { signal: options.signal } : {}) });
+          // Past the browser's HTTP cache: the file is kept in OPFS, and Chromium's cache, holding the cut
+          // response, turns a range request into requests of its own (seen here: a one-byte range, then the whole file).
+          const response = await fetch(url, { headers, cache: 'no-store', ...(options.signal ? { signal: options.signal } : {}) });
           if (!response.ok || !response.body) throw new Error(`Failed to fetch ${url}: HTTP ${response.status}`);
           const length = Number(response.headers.get('content-length') ?? 0);
           const newEtag = cleanEtag(response.headers.get('etag'));
@@ -97,12 +99,14 @@ export class ResumableCache extends CacheManager {
             total = have + length;
           }
           if (newEtag) etag = newEtag;
-          // Written before the bytes: an interruption leaves a file wllama knows is incomplete.
-          await this.writeMetadata(name, { originalURL: url, originalSize: total, etag, ...(options.metadataAdditional ?? {}) });
+          // Written before the first bytes: an interruption leaves a file wllama knows is incomplete. The body is
+          // read meanwhile: Chromium may drop what it holds of a body whose connection broke before it was read.
+          const described = this.writeMetadata(name, { originalURL: url, originalSize: total, etag, ...(options.metadataAdditional ?? {}) });
           const reader = response.body.getReader();
           let reported = 0;
           for (;;) {
             const { done, value } = await reader.read();
+            await described;
             if (done) break;
             await sink.write(value, have);
             have += value.length;

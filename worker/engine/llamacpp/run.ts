@@ -8,6 +8,7 @@ import { toolCallId } from '../../../src/protocol/completion';
 import type { EngineFinishReason, TokenLogprob, Usage } from '../../../src/protocol/types';
 import { StopMatcher } from '../webllm/stop-matcher';
 import { generationError } from './errors';
+import { spentUsage } from '../engine';
 
 /** The parts of a wllama chat-completion chunk this reads. */
 export interface LlamaChunk {
@@ -101,12 +102,34 @@ export class LlamaRun {
     try {
       const result = await this.iterator.next();
       if (result.done) this.finish();
+      else this.count(result.value);
       return result;
     } catch (err) {
       this.finish();
       if (isAbort(err)) return { done: true, value: undefined };
       throw generationError(err, { logprobs: this.options.logprobs });
     }
+  }
+
+  /** Keeps the counts of every chunk llama.cpp sent, also those read only to end the request (for `spent`). */
+  private count(chunk: LlamaChunk): void {
+    if (chunk.prompt_progress) {
+      this.promptTokens = chunk.prompt_progress.total;
+      this.cachedTokens = chunk.prompt_progress.cache;
+    }
+    if (chunk.timings?.predicted_n !== undefined) this.generated = Math.max(this.generated, chunk.timings.predicted_n);
+    if (chunk.usage) this.usage = chunk.usage;
+  }
+
+  /**
+   * What the run cost when it ended without its finish (aborted, failed): once llama.cpp has stopped, the
+   * prompt's tokens and the tokens it generated (its usage when it sent one, else its running count).
+   */
+  async spent(): Promise<Usage | null> {
+    if (!this.done) await this.stop().catch(() => undefined);
+    const prompt = this.usage?.prompt_tokens ?? this.promptTokens;
+    const completion = Math.max(this.usage?.completion_tokens ?? 0, this.generated);
+    return spentUsage(prompt, completion, this.usage?.prompt_tokens_details?.cached_tokens ?? this.cachedTokens);
   }
 
   /** Ends the wllama request and waits until it has (the model is busy until then). */
