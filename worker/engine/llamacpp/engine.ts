@@ -2,7 +2,7 @@
 // models on the CPU, in this (the engine) worker. One model is loaded at a time; variants sharing weights share
 // it (thinking is Qwen3's per-request template switch). Everything touching wllama runs one at a time.
 import type { InpageConfig } from '../../../src/config';
-import type { AdapterReport } from '../../../src/engine-control';
+import type { AdapterReport, ImportFile, ImportProgress, ImportReport } from '../../../src/engine-control';
 import type { DownloadSize, ModelStatus } from '../../../src/engine-protocol';
 import { contentLength } from '../download-size';
 import { imageUrlAllowed } from '../../../src/csp';
@@ -17,6 +17,7 @@ import { Mutex } from '../webllm/mutex';
 import { resolveImages } from '../webllm/images';
 import { loadError } from './errors';
 import { imageBytes, type LlamaImageReader } from './images';
+import { importGguf, type GgufCacheWriter } from './import-files';
 import { fileName, ggufSource, servedByLlama, splitParts, weightGroups, type GgufSource } from './models';
 import { LlamaRun, type LlamaChunk } from './run';
 import { translateRequest, type LlamaParams } from './translate';
@@ -42,7 +43,7 @@ export interface LlamaCppDeps {
   /** A new Wllama instance (one per loaded model). */
   create(): WllamaLike;
   /** The GGUF models in wllama's cache (complete ones only), and a way to remove one. */
-  cache: { list(): Promise<CachedModel[]>; remove(url: string): Promise<void> };
+  cache: { list(): Promise<CachedModel[]>; remove(url: string): Promise<void> } & Partial<GgufCacheWriter>;
   /** Threads llama.cpp may use here (1 without cross-origin isolation). */
   threads: number;
   /** What the device offers, for the "too large" check: bytes a model may take (0: unknown, no check). */
@@ -186,6 +187,19 @@ export class LlamaCppEngine implements Engine {
   async rescan(): Promise<void> {
     await this.ready();
     await this.rescanAll();
+  }
+
+  /**
+   * Writes the GGUF files of this deployment's models found among `files` (by name: see import-files.ts) into
+   * wllama's cache under the URLs they would be downloaded from, then reads the cache again.
+   */
+  async importFiles(files: ImportFile[], onProgress?: (progress: ImportProgress) => void): Promise<ImportReport> {
+    const cache = this.deps.cache;
+    if (!cache.put) throw new Error('This llama.cpp engine has no cache to import into.');
+    await this.ready();
+    const report = await this.mutex.run(() => importGguf(files, (v) => this.source(v), { put: cache.put!.bind(cache) }, onProgress));
+    await this.rescanAll();
+    return report;
   }
 
   async deleteFromCache(id: ModelId): Promise<void> {
