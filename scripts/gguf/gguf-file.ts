@@ -15,7 +15,8 @@ export interface Tensor {
 }
 
 // GGUF value types.
-const T = { u8: 0, i8: 1, u16: 2, i16: 3, u32: 4, i32: 5, f32: 6, bool: 7, string: 8, array: 9, u64: 10, i64: 11, f64: 12 } as const;
+/** GGUF's value type codes. */
+export const T = { u8: 0, i8: 1, u16: 2, i16: 3, u32: 4, i32: 5, f32: 6, bool: 7, string: 8, array: 9, u64: 10, i64: 11, f64: 12 } as const;
 
 export function mulberry32(seed: number): () => number {
   let a = seed >>> 0;
@@ -50,12 +51,18 @@ function toHalf(value: number): number {
   return (sign | (exp << 10) | (mant >>> 13)) + ((mant >>> 12) & 1);
 }
 
-class Writer {
+/** Little-endian bytes, appended; the one GGUF byte writer (the synthesizers and the split tool). */
+export class Writer {
   private chunks: Uint8Array[] = [];
   length = 0;
-  private push(bytes: Uint8Array) {
+  push(bytes: Uint8Array) {
     this.chunks.push(bytes);
     this.length += bytes.length;
+  }
+  u16(v: number) {
+    const b = new Uint8Array(2);
+    new DataView(b.buffer).setUint16(0, v, true);
+    this.push(b);
   }
   u32(v: number) {
     const b = new Uint8Array(4);
@@ -67,7 +74,7 @@ class Writer {
     new DataView(b.buffer).setInt32(0, v, true);
     this.push(b);
   }
-  u64(v: number) {
+  u64(v: number | bigint) {
     const b = new Uint8Array(8);
     new DataView(b.buffer).setBigUint64(0, BigInt(v), true);
     this.push(b);

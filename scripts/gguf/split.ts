@@ -4,8 +4,9 @@
 // llama.cpp loads such a model from its first part and finds the others by name (wllama names its copies that
 // way too), which is how a model larger than one 2 GB ArrayBuffer reaches it. Used by the browser tests.
 
+import { T, Writer } from './gguf-file';
+
 const GGUF_MAGIC = 0x46554747; // "GGUF", little-endian
-const T = { u8: 0, i8: 1, u16: 2, i16: 3, u32: 4, i32: 5, f32: 6, bool: 7, string: 8, array: 9, u64: 10, i64: 11, f64: 12 } as const;
 const FIXED: Record<number, number> = { 0: 1, 1: 1, 2: 2, 3: 2, 4: 4, 5: 4, 6: 4, 7: 1, 10: 8, 11: 8, 12: 8 };
 
 interface TensorInfo {
@@ -81,41 +82,6 @@ export function parseGguf(bytes: Uint8Array): Parsed {
   return { version, kvs, tensors, alignment };
 }
 
-class Out {
-  private chunks: Uint8Array[] = [];
-  length = 0;
-  bytes(b: Uint8Array) {
-    this.chunks.push(b);
-    this.length += b.length;
-  }
-  num(size: 2 | 4 | 8, v: number | bigint, signed = false) {
-    const b = new Uint8Array(size);
-    const d = new DataView(b.buffer);
-    if (size === 2) d.setUint16(0, Number(v), true);
-    else if (size === 4) (signed ? d.setInt32 : d.setUint32).call(d, 0, Number(v), true);
-    else d.setBigUint64(0, BigInt(v), true);
-    this.bytes(b);
-  }
-  string(s: string) {
-    const b = new TextEncoder().encode(s);
-    this.num(8, b.length);
-    this.bytes(b);
-  }
-  pad(alignment: number) {
-    const rest = this.length % alignment;
-    if (rest) this.bytes(new Uint8Array(alignment - rest));
-  }
-  result(): Uint8Array {
-    const out = new Uint8Array(this.length);
-    let at = 0;
-    for (const c of this.chunks) {
-      out.set(c, at);
-      at += c.length;
-    }
-    return out;
-  }
-}
-
 /** `{prefix}-0000k-of-0000N.gguf` for k = 1…N. */
 export function splitNames(prefix: string, count: number): string[] {
   const pad = (n: number) => String(n).padStart(5, '0');
@@ -130,36 +96,36 @@ export function splitGguf(bytes: Uint8Array, count: number): Uint8Array[] {
   const parts: Uint8Array[] = [];
   for (let p = 0; p < count; p++) {
     const tensors = model.tensors.slice(p * per, (p + 1) * per);
-    const w = new Out();
-    w.num(4, GGUF_MAGIC);
-    w.num(4, model.version);
-    w.num(8, tensors.length);
+    const w = new Writer();
+    w.u32(GGUF_MAGIC);
+    w.u32(model.version);
+    w.u64(tensors.length);
     const kvs = p === 0 ? model.kvs.filter((kv) => !kv.key.startsWith('split.')) : [];
-    w.num(8, kvs.length + 3);
-    for (const kv of kvs) w.bytes(kv.bytes);
+    w.u64(kvs.length + 3);
+    for (const kv of kvs) w.push(kv.bytes);
     w.string('split.no');
-    w.num(4, T.u16);
-    w.num(2, p);
+    w.u32(T.u16);
+    w.u16(p);
     w.string('split.count');
-    w.num(4, T.u16);
-    w.num(2, count);
+    w.u32(T.u16);
+    w.u16(count);
     w.string('split.tensors.count');
-    w.num(4, T.i32);
-    w.num(4, model.tensors.length, true);
+    w.u32(T.i32);
+    w.i32(model.tensors.length);
     // The first part keeps the file's alignment (general.alignment); the others use GGUF's default, 32.
     const alignment = p === 0 ? model.alignment : 32;
     let offset = 0;
     for (const t of tensors) {
       w.string(t.name);
-      w.num(4, t.dims.length);
-      for (const d of t.dims) w.num(8, d);
-      w.num(4, t.type);
-      w.num(8, offset);
+      w.u32(t.dims.length);
+      for (const d of t.dims) w.u64(d);
+      w.u32(t.type);
+      w.u64(offset);
       offset = Math.ceil((offset + t.data.length) / alignment) * alignment;
     }
     w.pad(alignment);
     for (const t of tensors) {
-      w.bytes(t.data);
+      w.push(t.data);
       w.pad(alignment);
     }
     parts.push(w.result());

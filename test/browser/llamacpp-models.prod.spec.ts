@@ -25,6 +25,9 @@ interface Completion {
   system_fingerprint: string;
 }
 
+// One deployment server for both tests (they change its config): one worker, in order.
+test.describe.configure({ mode: 'serial' });
+
 let dir: string;
 let server: StaticServer;
 let noGpu: Browser;
@@ -137,5 +140,28 @@ test('GGUF by URL and split GGUF through `models`: listed with their engine, ans
   await expect(page.locator('article[data-model="svc-model-5.2"]').getByTestId('runtime')).toHaveText('web-llm on WebGPU');
   await expect(page.locator('article[data-model="svc-model-5.2"]').getByTestId('unavailable')).toContainText("The deployment's models setting ties svc-model-5.2 to web-llm (WebGPU), which cannot run it here");
   await expect(page.getByRole('region', { name: /cannot run in this browser/ })).toHaveCount(0);
+  await context.close();
+});
+
+test('with WebGPU (SwiftShader): web-llm serves by default, and a variant the deployment ties to llama.cpp runs there', async ({ browser }) => {
+  test.setTimeout(180_000);
+  server.override('/inpage.config.json', JSON.stringify({ engineHeartbeatMs: 0, models: { 'svc-model-5.2-short': { engine: 'llamacpp', gguf: WHOLE } } }));
+  const context = await browser.newContext({ baseURL: server.origin });
+  const page = await context.newPage();
+  await openApp(page, '/');
+  const key = await makeKey(page);
+  // This browser has a WebGPU adapter: no CPU notice, web-llm chosen for the untied variants.
+  const adapter = await page.evaluate(async () => (await window.inpageReady)!.engine!.control.adapter());
+  expect(adapter.available).toBe(true);
+  expect(adapter.cpu).toBeUndefined();
+  const list = (await call(page, '/v1/models', { headers: { authorization: `Bearer ${key}` } })).json as { data: ModelObject[] };
+  const byId = Object.fromEntries(list.data.map((m) => [m.id, m]));
+  expect(byId['svc-model-5.2-short']!.engine).toMatchObject({ name: 'llamacpp', device: 'cpu' });
+  expect(byId['svc-model-5.2-short-fast']!.engine).toEqual({ name: 'webllm', device: 'webgpu' });
+  const answer = await chat(page, key, { model: 'svc-model-5.2-short', messages: [{ role: 'user', content: 'Hello' }], temperature: 0, max_tokens: 12 });
+  expect(answer.status).toBe(200);
+  const a = answer.json as Completion;
+  expect(a.choices[0]!.message.reasoning_content).toBe('Let me think.');
+  expect(a.system_fingerprint).toBe('fp_llamacpp_gguf:tiny-Q8');
   await context.close();
 });

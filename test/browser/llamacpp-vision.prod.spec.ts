@@ -12,6 +12,7 @@ import { synthesizeGguf } from '../../scripts/gguf/synthesize';
 import { synthesizeMmproj } from '../../scripts/gguf/synthesize-mmproj';
 import { GGUF_DEFAULTS } from '../../worker/engine/llamacpp/models';
 import { call, chat, makeKey, openApp, sseEvents } from './helpers';
+import { playgroundKey } from './workspace-steps';
 import { encodePng } from './png';
 import { PROD_BUILD_DIR, serveStatic, type StaticServer } from './static-server';
 
@@ -217,6 +218,20 @@ test('llama.cpp reads images through its mmproj: data: and same-origin URLs, any
   const afterDelete = server.gets.length;
   expect((await chat(page, key, withImages([pngDataUrl]))).status).toBe(200);
   expect(server.gets.slice(afterDelete).filter((p) => p.endsWith('.gguf') && p.includes('/resolve/')).sort()).toEqual([...files].sort());
+
+  // The Playground says what the engine does: svc-vision's model here always thinks (no reasoning_effort
+  // "none" on llama.cpp), so its Thinking switch is on and cannot be turned off, and the hint says it thinks.
+  // (The workspace was registered through the API: a reload shows it.)
+  await page.goto('/#playground');
+  await page.reload();
+  await playgroundKey(page);
+  await page.getByLabel('Model').selectOption('svc-vision');
+  await page.getByText('Parameters').click();
+  const thinking = page.getByRole('checkbox', { name: /Thinking/ });
+  await expect(thinking).toBeChecked();
+  await expect(thinking).toBeDisabled();
+  await expect(page.locator('.pg-params')).toContainText('(the model serving it here always thinks)');
+  await expect(page.locator('#pg-model-hint')).toContainText('Thinks first');
 
   await page.context().close();
 });

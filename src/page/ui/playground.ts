@@ -3,6 +3,7 @@ import { h } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { modelIds, variantOf } from '../../catalog';
 import type { ModelId } from '../../variants';
+import type { ModelStatus } from '../../engine-protocol';
 import { BASE_URL, type ApiCallError } from './api';
 import {
   current,
@@ -395,11 +396,22 @@ function ParamField(props: { id: string; label: string; hint: string; value: num
   );
 }
 
-function Parameters(props: { conversation: Conversation }) {
+/**
+ * How the model serving a variant on this device thinks: the catalog's word, unless the engine's status says
+ * otherwise (svc-vision's llama.cpp default, a Qwen3-VL Thinking model, always thinks and has no switch).
+ */
+export function thinkingHere(model: ModelId, status: ModelStatus | undefined): 'switchable' | 'always' | 'never' {
+  const catalog = variantOf(model)!.thinks;
+  if (status?.thinks && !catalog) return 'always';
+  return catalog ? 'switchable' : 'never';
+}
+
+function Parameters(props: { conversation: Conversation; status: ModelStatus | undefined }) {
   const { conversation } = props;
   const p = conversation.params;
   const set = (patch: Partial<Params>) => updateCurrent({ params: { ...p, ...patch } });
-  const thinks = variantOf(conversation.model)!.thinks;
+  const thinking = thinkingHere(conversation.model, props.status);
+  const thinks = thinking === 'switchable';
   const changed = (Object.keys(DEFAULT_PARAMS) as (keyof Params)[]).filter((k) => p[k] !== DEFAULT_PARAMS[k] && (k !== 'thinking' || thinks));
   return h(
     'details',
@@ -417,9 +429,13 @@ function Parameters(props: { conversation: Conversation }) {
         h(
           'label',
           { class: 'check' },
-          h('input', { type: 'checkbox', checked: thinks && p.thinking, disabled: !thinks, onChange: (e: Event) => set({ thinking: (e.currentTarget as HTMLInputElement).checked }) }),
+          h('input', { type: 'checkbox', checked: thinking === 'always' || (thinks && p.thinking), disabled: !thinks, onChange: (e: Event) => set({ thinking: (e.currentTarget as HTMLInputElement).checked }) }),
           ' Thinking',
-          h('span', { class: 'muted' }, thinks ? ' (off sends reasoning_effort: "none")' : ' (this variant never thinks)'),
+          h(
+            'span',
+            { class: 'muted' },
+            thinking === 'switchable' ? ' (off sends reasoning_effort: "none")' : thinking === 'always' ? ' (the model serving it here always thinks)' : ' (this variant never thinks)',
+          ),
         ),
         h(
           'label',
@@ -577,7 +593,7 @@ export function PlaygroundArea() {
               value: conversation.system,
               onInput: (e: Event) => updateCurrent({ system: (e.currentTarget as HTMLTextAreaElement).value }),
             }),
-            h(Parameters, { conversation }),
+            h(Parameters, { conversation, status }),
           ),
           h(
             'ol',
@@ -620,7 +636,12 @@ export function PlaygroundArea() {
             h(
               'p',
               { class: 'hint', id: 'pg-model-hint' },
-              [variant.thinks ? (conversation.params.thinking ? 'Thinks first; the thinking shows in a block that folds when the answer starts.' : 'Thinking is off for this chat.') : 'Answers directly, without thinking.', variant.vision ? ' Reads images: attach one to your message.' : ''].join(''),
+              [
+                thinkingHere(model, status) === 'always' || (variant.thinks && conversation.params.thinking)
+                  ? 'Thinks first; the thinking shows in a block that folds when the answer starts.'
+                  : variant.thinks
+                    ? 'Thinking is off for this chat.'
+                    : 'Answers directly, without thinking.', variant.vision ? ' Reads images: attach one to your message.' : ''].join(''),
               status && status.state === 'not_downloaded'
                 ? ` Not downloaded: the first message downloads it (${sizeText(downloadSize)}${downloadSize?.host ? ` from ${downloadSize.host}` : ''}) and loads it.`
                 : status && status.state !== 'ready' && status.state !== 'downloading' && status.state !== 'loading'

@@ -72,7 +72,8 @@ const webllmOnly = (variant: Variant) =>
 const aborted = () => new ApiError('internal_error', 'The client aborted the request.');
 
 export class LlamaCppEngine implements Engine {
-  private readonly states = new ModelStates();
+  /** Built after the deployment's catalog is adopted (its weight groups are the states' keys). */
+  private readonly states: ModelStates;
   private readonly mutex = new Mutex();
   private readying: Promise<void> | null = null;
   private loaded: Loaded | null = null;
@@ -83,6 +84,7 @@ export class LlamaCppEngine implements Engine {
   ) {
     // The deployment's catalog (a bad `models` entry stops the engine here, naming it).
     const catalog = adoptModels(config.models, "the deployment's models setting");
+    this.states = new ModelStates();
     for (const variant of weightGroups()) {
       const source = this.source(variant);
       this.states.setContext(variant.weightGroup, Math.min(source.context ?? LLAMA_CONTEXT, variant.trainedContext));

@@ -1,0 +1,106 @@
+// The llama.cpp engine and the deployment's catalog, around a fake wllama: a GGUF configured by URL is what it
+// loads (a split model by its first part, its projector, the configured context); svc-vision's default thinks and
+// cannot have its thinking switched off; a variant the deployment ties to web-llm is unavailable here, and says why.
+import { afterEach, describe, expect, it } from 'vitest';
+import { setActiveCatalog } from '../../src/catalog';
+import { DEFAULT_CONFIG, type InpageConfig } from '../../src/config';
+import { DEFAULT_CATALOG } from '../../src/model-config';
+import { ApiError } from '../../src/protocol/errors';
+import { validateChatRequest } from '../../src/protocol/validate';
+import { LlamaCppEngine, type WllamaLike } from '../../worker/engine/llamacpp/engine';
+import type { LlamaChunk } from '../../worker/engine/llamacpp/run';
+
+afterEach(() => setActiveCatalog(DEFAULT_CATALOG));
+
+function engineWith(models: InpageConfig['models'], loads: { url: string; mmprojUrl?: string; n_ctx: number }[], calls: Record<string, unknown>[] = []) {
+  const wllama: WllamaLike = {
+    async loadModelFromUrl(source, params) {
+      loads.push({ ...source, n_ctx: params.n_ctx });
+    },
+    getLoadedContextInfo: () => ({ n_ctx: loads.at(-1)!.n_ctx, n_ctx_train: 4096, success: true, has_image_input: true }),
+    getNumThreads: () => 1,
+    async createChatCompletion(options) {
+      calls.push(options as Record<string, unknown>);
+      const chunks: LlamaChunk[] = [
+        { choices: [{ delta: { content: 'ok' }, finish_reason: null }] },
+        { choices: [{ delta: {}, finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 1 } },
+      ];
+      return (async function* () {
+        yield* chunks;
+      })();
+    },
+    exit: async () => undefined,
+  };
+  const engine = new LlamaCppEngine({ ...DEFAULT_CONFIG, models }, {
+    create: () => wllama,
+    cache: { list: async () => [], remove: async () => undefined },
+    threads: 1,
+    memoryBudgetBytes: 0,
+    origin: 'https://app.example',
+    reason: 'test',
+  } as unknown as ConstructorParameters<typeof LlamaCppEngine>[1]);
+  return engine;
+}
+
+const ask = (model: string, extra: Record<string, unknown> = {}) => validateChatRequest({ model, messages: [{ role: 'user', content: 'hi' }], ...extra });
+
+async function drain(engine: LlamaCppEngine, model: string, extra: Record<string, unknown> = {}) {
+  const generation = await engine.generate(ask(model, extra), new AbortController().signal);
+  for await (const _ of generation.events) void _;
+  return generation;
+}
+
+describe('the llama.cpp engine and the models setting', () => {
+  it('loads a configured GGUF by URL (resolved against the origin, a split model by its first part) with the configured context', async () => {
+    const loads: { url: string; mmprojUrl?: string; n_ctx: number }[] = [];
+    const engine = engineWith(
+      {
+        'svc-model-5.2-short': { engine: 'llamacpp', gguf: '/g/own-Q8_0.gguf', context: 2048 },
+        team: { engine: 'llamacpp', gguf: ['https://files.example/t-00001-of-00002.gguf', 'https://files.example/t-00002-of-00002.gguf'] },
+      },
+      loads,
+    );
+    await engine.ready();
+    expect(engine.status().find((s) => s.id === 'svc-model-5.2-short')).toMatchObject({ context_length: 2048, modelId: 'own-Q8_0.gguf', state: 'not_downloaded' });
+    const short = await drain(engine, 'svc-model-5.2-short');
+    expect(short.fingerprint).toBe('fp_llamacpp_gguf:own-Q8_0');
+    await drain(engine, 'team');
+    expect(loads).toEqual([
+      { url: 'https://app.example/g/own-Q8_0.gguf', n_ctx: 2048 },
+      { url: 'https://files.example/t-00001-of-00002.gguf', n_ctx: 4096 },
+    ]);
+  });
+
+  it("svc-vision's default (a Thinking model) thinks here: status says so, the template is asked to think, 'none' is refused", async () => {
+    const calls: Record<string, unknown>[] = [];
+    const engine = engineWith({}, [], calls);
+    await engine.ready();
+    expect(engine.status().find((s) => s.id === 'svc-vision')).toMatchObject({ thinks: true });
+    expect(engine.status().find((s) => s.id === 'svc-model-5.2-fast')!.thinks).toBeUndefined();
+    await drain(engine, 'svc-vision');
+    expect(calls[0]!.chat_template_kwargs).toEqual({ enable_thinking: true });
+    let error: unknown;
+    try {
+      engine.supports(ask('svc-vision', { reasoning_effort: 'none' }));
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({ code: 'unsupported_parameter', param: 'reasoning_effort' });
+    expect((error as ApiError).message).toContain('Qwen3VL-2B-Thinking-Q4_K_M.gguf, a model that always thinks');
+  });
+
+  it('a variant tied to web-llm: unavailable here with the reason, its requests 503, while its weight-sharing partner runs', async () => {
+    const loads: { url: string; n_ctx: number }[] = [];
+    const engine = engineWith({ 'svc-model-5.2': { engine: 'webllm' } }, loads);
+    await engine.ready();
+    const tied = engine.status().find((s) => s.id === 'svc-model-5.2')!;
+    expect(tied).toMatchObject({ state: 'unavailable' });
+    expect(tied.error).toContain("the deployment's models setting ties it to web-llm");
+    const err = await engine.generate(ask('svc-model-5.2'), new AbortController().signal).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'webgpu_unavailable' });
+    await drain(engine, 'svc-model-5.2-fast');
+    expect(loads.map((l) => l.url.split('/').pop())).toEqual(['Qwen3-8B-Q4_K_M.gguf']);
+    expect(engine.status().find((s) => s.id === 'svc-model-5.2-fast')!.state).toBe('ready');
+  });
+});
