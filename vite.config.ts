@@ -22,9 +22,11 @@ const serviceWorkerPolicy = (): Plugin => ({
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
 // `vite build --mode test` swaps the deterministic test engine in for web-llm and writes dist-test/;
-// a plain `vite build` (npm run build) never sees test/.
+// `vite build --mode bench-llama` is the production build plus the llama.cpp benchmark page (npm run bench),
+// in dist-bench-llama/; a plain `vite build` (npm run build) never sees test/.
 export default defineConfig(({ mode }) => {
   const testBuild = mode === 'test';
+  const benchLlamaBuild = mode === 'bench-llama';
   return {
     // After the build: list the app shell in sw.js for Workbox to precache (offline use).
     plugins: [precacheManifest({ swFile: 'sw.js' }), serviceWorkerPolicy()],
@@ -38,7 +40,7 @@ export default defineConfig(({ mode }) => {
     },
     build: {
       // INPAGE_BUILD_SUFFIX lets parallel work trees on one machine build side by side.
-      outDir: (testBuild ? 'dist-test' : 'dist') + (process.env.INPAGE_BUILD_SUFFIX ?? ''),
+      outDir: (testBuild ? 'dist-test' : benchLlamaBuild ? 'dist-bench-llama' : 'dist') + (process.env.INPAGE_BUILD_SUFFIX ?? ''),
       target: 'es2022',
       sourcemap: true,
       rollupOptions: {
@@ -55,6 +57,8 @@ export default defineConfig(({ mode }) => {
                 'floor-sw': here('./test/pages/floor-sw.ts'),
               }
             : {}),
+          // The llama.cpp benchmark page: the production engine through /v1 against wllama in the same page.
+          ...(benchLlamaBuild ? { 'bench-llama': here('./test/pages/bench-llama.html') } : {}),
         },
         output: {
           // The service worker must sit at the root to control scope "/".

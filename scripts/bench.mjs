@@ -5,7 +5,10 @@
 // (test/bench/multi-turn.run.ts) and writes BENCHMARKS.md. Every service figure is taken in RUNS (3) runs and
 // reported as median and range, with the machine's load (`uptime`) before and after. Not part of `npm test`.
 //
-//   node --experimental-websocket scripts/bench.mjs [--no-build] [--quick] [--out FILE]
+//   node --experimental-websocket scripts/bench.mjs [--no-build] [--quick] [--out FILE] [--only llama]
+//
+// The llama.cpp rows (production engine on the CPU, a synthesized ~30M-parameter model) are scripts/bench-llama.mjs;
+// `--only llama` runs them alone and splices them into FILE.
 //
 // Ports and folders of its own: INPAGE_BENCH_PORT (4676) for the test build, +1 for DevTools, +2 for the
 // production build; dist-test-bench/ and dist-bench/.
@@ -13,6 +16,7 @@ import { spawn, execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { chromium } from '@playwright/test';
+import { benchLlama, benchLlamaOnly, llamaReport } from './bench-llama.mjs';
 
 const args = new Set(process.argv.slice(2));
 const outFile = process.argv.includes('--out') ? process.argv[process.argv.indexOf('--out') + 1] : 'BENCHMARKS.md';
@@ -43,6 +47,12 @@ const SEQUENTIAL = QUICK ? 200 : 1000;
 const CLIENTS = 100;
 
 const log = (...a) => console.log(`[bench ${new Date().toISOString().slice(11, 19)}]`, ...a);
+
+if (process.argv[process.argv.indexOf('--only') + 1] === 'llama' && process.argv.includes('--only')) {
+  const uptime = () => execFileSync('uptime', { encoding: 'utf8' }).trim();
+  await benchLlamaOnly({ outFile, quick: QUICK, noBuild: args.has('--no-build'), env, port: PORT, log, chromiumPath: CHROMIUM_PATH, chromiumArgs: CHROMIUM_ARGS, runs: QUICK ? 1 : RUNS, uptime });
+  process.exit(0);
+}
 
 // ---- Build and serve ----
 
@@ -326,6 +336,9 @@ for (let runIndex = 0; runIndex < RUNS; runIndex++) {
   runs.push(r);
 }
 
+log('llama.cpp on the CPU: /v1 against wllama directly, 1 and 2 threads, load from the network and the cache');
+const llama = await benchLlama({ browser, runs: RUNS, quick: QUICK, noBuild: args.has('--no-build'), env, port: PORT, log });
+
 const chromiumVersion = browser.version();
 await browser.close();
 stopServers();
@@ -508,6 +521,8 @@ p(`| service worker | ${mib(heap10.sw)} | ${mib(heapAfter.sw)} | ${((heapAfter.s
 p(`| engine worker | ${mib(heap10.engine)} | ${mib(heapAfter.engine)} | ${((heapAfter.engine - heap10.engine) / 1024).toFixed(0)} KiB |`);
 p();
 
+const llamaTargets = llamaReport(p, llama);
+
 const maxAdded = Math.max(...RATES.map((o) => o.added));
 const o200 = RATES.find((o) => o.delay === 5);
 const hung = loadDefault.counts.hung + loadDeep.counts.hung + seq.counts.hung;
@@ -522,6 +537,7 @@ targets.push(['a 20-turn chat prefills ≤ 1.2× its new tokens', `${worstMulti.
 targets.push(['streaming ≥ 98 % of direct at 200 tokens/s', `${(o200.share * 100).toFixed(1)} %`, o200.share >= 0.98]);
 targets.push(['0 hung or lost requests', `${hung} hung, ${lost} errors`, hung === 0 && lost === 0]);
 targets.push(['no heap growth from 10 to 1,000+ requests', `${(growth / 1024).toFixed(0)} KiB at most`, growth < 1024 * 1024]);
+targets.push(...llamaTargets);
 p('## Targets');
 p();
 p('| target | measured | met |');

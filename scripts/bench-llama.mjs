@@ -1,0 +1,287 @@
+// The llama.cpp rows of `npm run bench` (scripts/bench.mjs calls these; `--only llama` runs them alone).
+// The production engine (llama.cpp through @wllama/wllama, chosen by the deployment: engineChoice "llamacpp") on
+// the CPU, with a model of about 30M parameters synthesized here (scripts/gguf/synthesize.ts: random weights,
+// nothing downloaded), served from a CORS model host of its own as Hugging Face would serve it. The page
+// (test/pages/bench-llama.ts, in the bench-llama build) times the same streamed request through /v1 and
+// straight to a Wllama of its own, made and loaded as the engine does (same file, context, thread count and
+// parameters): prefill and decode tokens/s, /v1 as a share of wllama directly; one thread and N; the model's
+// load from the network (fresh browser context) and from wllama's cache (a reload: a new engine worker).
+//
+// Ports: base + 3 for the app (vite preview of dist-bench-llama*/, which sends COOP/COEP as `npm start` does),
+// base + 4 for the model host; base is INPAGE_BENCH_PORT (4676), as in bench.mjs.
+import { execFileSync, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+/** The benchmark's model: 512 wide, 9 layers, 1408 feed-forward, 8 heads, F16: 29.4M parameters, 59 MB. */
+export const LLAMA_MODEL = { seed: 7, embedding: 512, layers: 9, feedForward: 1408, heads: 8, type: 'f16', name: 'inpage-bench-30m' };
+/** The variant asked (a non-thinking one; its weight group's default GGUF path is where the file is served). */
+const MODEL = 'svc-model-5.2-short-fast';
+const THREADS = [1, 2];
+
+const sorted = (xs) => [...xs].sort((a, b) => a - b);
+const median = (xs) => {
+  const s = sorted(xs);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(0.5 * s.length) - 1))];
+};
+const spread = (xs, fmt) => `${fmt(median(xs))} (${fmt(Math.min(...xs))}–${fmt(Math.max(...xs))})`;
+const fx = (d) => (x) => x.toFixed(d);
+
+/** Our TypeScript helpers (the synthesizer, the static server, the GGUF defaults), bundled for Node by rolldown. */
+async function nodeHelpers() {
+  const { build } = await import('rolldown');
+  const dir = await mkdtemp(join(tmpdir(), 'inpage-bench-llama-'));
+  const entry = join(dir, 'entry.ts');
+  writeFileSync(
+    entry,
+    [
+      `export { synthesizeGguf } from ${JSON.stringify(join(ROOT, 'scripts/gguf/synthesize.ts'))};`,
+      `export { serveStatic } from ${JSON.stringify(join(ROOT, 'test/browser/static-server.ts'))};`,
+      `export { GGUF_DEFAULTS } from ${JSON.stringify(join(ROOT, 'worker/engine/llamacpp/models.ts'))};`,
+      `export { variantOf } from ${JSON.stringify(join(ROOT, 'src/catalog.ts'))};`,
+    ].join('\n'),
+  );
+  await build({ input: entry, platform: 'node', logLevel: 'silent', output: { file: join(dir, 'helpers.mjs'), format: 'esm' } });
+  return import(join(dir, 'helpers.mjs'));
+}
+
+/**
+ * The synthesized model's file, made once and kept in node_modules/.cache (synthesis takes about a minute here):
+ * keyed by the options and the synthesizer's source, so a change to either makes it anew.
+ */
+function modelFile(helpers, log) {
+  const sources = ['scripts/gguf/synthesize.ts', 'scripts/gguf/gguf-file.ts'].map((f) => readFileSync(join(ROOT, f)));
+  const hash = createHash('sha256').update(JSON.stringify(LLAMA_MODEL)).update(Buffer.concat(sources)).digest('hex').slice(0, 16);
+  const file = join(ROOT, 'node_modules/.cache/inpage-bench', `${hash}.gguf`);
+  const meta = `${file}.json`;
+  if (!existsSync(file) || !existsSync(meta)) {
+    log(`  synthesizing the ${LLAMA_MODEL.name} GGUF (once; kept in node_modules/.cache/inpage-bench/)`);
+    const model = helpers.synthesizeGguf(LLAMA_MODEL);
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, model.bytes);
+    writeFileSync(meta, JSON.stringify({ parameters: model.parameters, imEnd: model.tokenId('<|im_end|>'), bytes: model.bytes.length }));
+  }
+  return { file, ...JSON.parse(readFileSync(meta, 'utf8')) };
+}
+
+/**
+ * Builds the bench-llama build (unless noBuild), serves it and the model, and measures. `browser` is a launched
+ * Chromium (bench.mjs's own). Returns the figures for `llamaReport`.
+ */
+export async function benchLlama({ browser, runs, quick, noBuild, env, port, log }) {
+  const helpers = await nodeHelpers();
+  const model = modelFile(helpers, log);
+  if (!noBuild) {
+    log('  building the production build with the llama.cpp bench page into dist-bench-llama*/');
+    execFileSync('npx', ['vite', 'build', '--mode', 'bench-llama', '--logLevel', 'warn'], { env, stdio: 'inherit', cwd: ROOT });
+  }
+  const appPort = port + 3;
+  const offset = Number(process.env.INPAGE_PORT_OFFSET ?? 0);
+  // serveStatic adds INPAGE_PORT_OFFSET itself: the model host lands on port + 4 either way.
+  const spec = helpers.GGUF_DEFAULTS[helpers.variantOf(MODEL).weightGroup];
+  const hostDir = await mkdtemp(join(tmpdir(), 'inpage-bench-gguf-'));
+  const modelPath = `${spec.repo}/resolve/main/${spec.file}`;
+  mkdirSync(dirname(join(hostDir, modelPath)), { recursive: true });
+  execFileSync('ln', ['-s', model.file, join(hostDir, modelPath)]);
+  const host = await helpers.serveStatic(port + 4 - offset, { '/': hostDir }, { cors: true });
+  const modelGets = () => host.gets.filter((p) => p.endsWith('.gguf')).length;
+
+  log(`  serving the bench-llama build on 127.0.0.1:${appPort}, the model on ${host.origin}`);
+  const server = spawn('npx', ['vite', 'preview', '--mode', 'bench-llama', '--port', String(appPort), '--strictPort'], { env, stdio: ['ignore', 'pipe', 'inherit'], detached: true, cwd: ROOT });
+  const stop = () => {
+    try {
+      process.kill(-server.pid, 'SIGTERM');
+    } catch {
+      // already gone
+    }
+  };
+  process.on('exit', stop);
+  const origin = `http://127.0.0.1:${appPort}`;
+  for (let i = 0; ; i++) {
+    try {
+      if ((await fetch(`${origin}/test/pages/bench-llama.html`)).ok) break;
+    } catch {
+      // not up yet
+    }
+    if (i > 600) throw new Error('the bench-llama preview server did not start');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+
+  const PAIRS = quick ? 2 : 3;
+  const MAX_TOKENS = quick ? 48 : 64;
+  // About 250 prompt tokens; a fresh nonce first, so llama.cpp's KV cache holds nothing of it (full prefill).
+  const sentence = 'The quick brown fox jumps over the lazy dog while the cat sleeps in the warm sun. ';
+  let nonce = 0;
+  const request = () => ({
+    model: MODEL,
+    messages: [{ role: 'user', content: `${++nonce}-${Math.random().toString(36).slice(2, 8)} ${sentence.repeat(2)}` }],
+    temperature: 0,
+    max_tokens: MAX_TOKENS,
+    // The synthesized model ends free text after "!": it may not, so every answer is MAX_TOKENS long.
+    logit_bias: { [model.imEnd]: -100 },
+  });
+
+  const out = { runs: [], model, pairs: PAIRS, maxTokens: MAX_TOKENS, threads: THREADS, mismatches: 0 };
+  const consoleErrors = [];
+  try {
+    for (let r = 0; r < runs; r++) {
+      const run = { threads: {} };
+      for (const threads of THREADS) {
+        log(`  llama.cpp run ${r + 1}/${runs}, ${threads} thread(s): load from the network, ${PAIRS} request pairs, load from the cache`);
+        const context = await browser.newContext();
+        const config = { engineChoice: 'llamacpp', ggufBaseUrl: host.origin, engineHeartbeatMs: 0, llamaThreads: threads };
+        await context.route('**/inpage.config.json', (route) => route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(config) }));
+        const page = await context.newPage();
+        page.on('pageerror', (e) => consoleErrors.push(String(e)));
+        page.on('console', (m) => {
+          if (m.type() === 'error') consoleErrors.push(m.text());
+        });
+        await page.goto(`${origin}/test/pages/bench-llama.html`);
+        const key = await page.evaluate(() => window.benchLlama.makeKey());
+        const getsBefore = modelGets();
+        const network = await page.evaluate((m) => window.benchLlama.engineLoad(m), MODEL);
+        const networkGets = modelGets() - getsBefore;
+        const where = await page.evaluate(({ key, m }) => window.benchLlama.runtime(key, m), { key, m: MODEL });
+        if (!where.isolated || where.engine?.name !== 'llamacpp' || where.engine?.threads !== threads) {
+          throw new Error(`llama.cpp is not running as asked (${threads} threads, isolated): ${JSON.stringify(where)}`);
+        }
+        const directLoad = await page.evaluate((m) => window.benchLlama.directLoad(m), MODEL);
+        if (directLoad.threads !== threads) throw new Error(`wllama directly runs ${directLoad.threads} threads, not ${threads}`);
+        // One warm-up each (first-call costs of both paths), then the pairs, alternating which goes first.
+        await page.evaluate(({ key, body }) => window.benchLlama.viaV1(key, body), { key, body: request() });
+        await page.evaluate((body) => window.benchLlama.viaWllama(body), request());
+        const v1 = [];
+        const wl = [];
+        for (let i = 0; i < PAIRS; i++) {
+          const body = request();
+          const pair = async (which) =>
+            which === 'v1' ? v1.push(await page.evaluate(({ key, body }) => window.benchLlama.viaV1(key, body), { key, body })) : wl.push(await page.evaluate((body) => window.benchLlama.viaWllama(body), body));
+          for (const which of i % 2 === 0 ? ['v1', 'direct'] : ['direct', 'v1']) await pair(which);
+          if (v1.at(-1).text !== wl.at(-1).text) {
+            out.mismatches++;
+            out.mismatch ??= { v1: v1.at(-1).text, wllama: wl.at(-1).text };
+          }
+        }
+        await page.evaluate(() => window.benchLlama.directExit());
+        // A reload: a new engine worker, the model from wllama's cache (no byte from the model host).
+        await page.reload();
+        const getsBeforeCache = modelGets();
+        const cache = await page.evaluate((m) => window.benchLlama.engineLoad(m), MODEL);
+        const cacheGets = modelGets() - getsBeforeCache;
+        await context.close();
+        run.threads[threads] = { network, networkGets, cache, cacheGets, directLoad: directLoad.ms, v1, wllama: wl };
+      }
+      runs > 0 && out.runs.push(run);
+    }
+  } finally {
+    stop();
+    await host.close();
+  }
+  out.consoleErrors = consoleErrors.filter((e) => !e.startsWith('Failed to load resource'));
+  // Every sample, for a closer look than the tables give.
+  const dump = join(tmpdir(), `inpage-bench-llama-${process.pid}.json`);
+  writeFileSync(dump, JSON.stringify(out, null, 1));
+  log(`  llama.cpp samples in ${dump}`);
+  return out;
+}
+
+const prefill = (s) => ((s.promptTokens - s.cachedTokens) / s.ttft) * 1000;
+const decode = (s) => ((s.deltas - 1) / s.decodeMs) * 1000;
+
+/** Writes the llama.cpp section with `p` and returns its Targets rows ([target, measured, met]). */
+export function llamaReport(p, data) {
+  const per = (threads, f) => data.runs.map((r) => f(r.threads[threads]));
+  const m = data.model;
+  const sample = data.runs[0].threads[data.threads[0]].v1[0];
+  p('## llama.cpp on the CPU');
+  p();
+  p(`The production engine worker running llama.cpp (@wllama/wllama, chosen by the deployment: \`engineChoice: "llamacpp"\`)`);
+  p(`on a model synthesized at bench time (scripts/gguf/synthesize.ts: llama architecture, ${LLAMA_MODEL.embedding} wide, ${LLAMA_MODEL.layers} layers,`);
+  p(`${(m.parameters / 1e6).toFixed(1)}M parameters, ${LLAMA_MODEL.type.toUpperCase()}, ${(m.bytes / 1e6).toFixed(1)} MB; random weights), served by a CORS model host of its own.`);
+  p('The bench page (test/pages/bench-llama.ts) times the same streamed request two ways: *inpage* through');
+  p('`/v1/chat/completions` (service worker → engine worker → wllama), and *wllama* straight to a Wllama of the');
+  p('page\'s own, made as the engine makes it (same options and cache), same file, context, thread count and the');
+  p('parameters the engine derives from that request. Each request opens with a fresh nonce (no KV-cache reuse),');
+  p(`about ${sample.promptTokens} prompt tokens, temperature 0, ${data.maxTokens} tokens out (the end token biased away). Prefill: prompt`);
+  p('tokens prefilled (\`usage\`) ÷ time to the first content token; decode: content deltas after the first (one');
+  p(`token each here; wllama's leading newlines, which the engine drops, not counted) ÷ time from the first to the last. ${data.pairs} pairs per run after one warm-up each, alternating which goes`);
+  p('first; median per run, then median (range) over the runs. Threads: the page is cross-origin isolated, the');
+  p('config sets `llamaThreads`; /v1/models was checked to report that count.');
+  p();
+  p('| threads | path | prefill tokens/s | decode tokens/s |');
+  p('|---|---|---|---|');
+  for (const t of data.threads) {
+    p(`| ${t} | inpage (/v1) | ${spread(per(t, (x) => median(x.v1.map(prefill))), fx(0))} | ${spread(per(t, (x) => median(x.v1.map(decode))), fx(1))} |`);
+    p(`| ${t} | wllama directly | ${spread(per(t, (x) => median(x.wllama.map(prefill))), fx(0))} | ${spread(per(t, (x) => median(x.wllama.map(decode))), fx(1))} |`);
+    p(`| ${t} | inpage ÷ wllama | ${spread(per(t, (x) => median(x.v1.map(prefill)) / median(x.wllama.map(prefill))), fx(3))} | ${spread(per(t, (x) => median(x.v1.map(decode)) / median(x.wllama.map(decode))), fx(3))} |`);
+  }
+  p();
+  const all = data.runs.flatMap((r) => data.threads.flatMap((t) => r.threads[t].v1));
+  const batched = all.filter((s) => s.deltas !== s.completionTokens).length;
+  p(`Answers of the two paths to the same request: ${data.mismatches === 0 ? 'identical text every time' : `**${data.mismatches} differed** (first: \`${JSON.stringify(data.mismatch).slice(0, 160)}\`)`}. /v1 streams that carried more than one token in a delta: ${batched} of ${all.length}.`);
+  p();
+  p('Load: `engine.control.load` of the model in a fresh browser context (from the network: the model host served');
+  p('the file) and after a reload of that page (a new engine worker: from wllama\'s cache), in seconds. wllama');
+  p('directly from the cache, in the same page, for comparison.');
+  p();
+  p('| threads | from the network | model GETs | from the cache (reload) | model GETs | wllama directly, cache |');
+  p('|---|---|---|---|---|---|');
+  for (const t of data.threads) {
+    const s = (x) => (x / 1000).toFixed(2);
+    p(`| ${t} | ${spread(per(t, (x) => x.network), s)} | ${Math.max(...per(t, (x) => x.networkGets))} | ${spread(per(t, (x) => x.cache), s)} | ${Math.max(...per(t, (x) => x.cacheGets))} | ${spread(per(t, (x) => x.directLoad), s)} |`);
+  }
+  p();
+  if (data.consoleErrors.length) p(`Console errors in the llama.cpp pages: ${data.consoleErrors.length} (first: \`${data.consoleErrors[0].slice(0, 200)}\`).\n`);
+
+  const ratios = data.threads.flatMap((t) => [
+    median(per(t, (x) => median(x.v1.map(prefill)) / median(x.wllama.map(prefill)))),
+    median(per(t, (x) => median(x.v1.map(decode)) / median(x.wllama.map(decode)))),
+  ]);
+  const worst = Math.min(...ratios);
+  const cacheGets = Math.max(...data.threads.flatMap((t) => per(t, (x) => x.cacheGets)));
+  return [
+    ['llama.cpp through /v1 ≥ 0.97× wllama directly (prefill and decode tokens/s, 1 and 2 threads)', `${worst.toFixed(3)}× (worst of the four)`, worst >= 0.97],
+    ['llama.cpp load from the cache fetches no model bytes', `${cacheGets} model GETs`, cacheGets === 0],
+  ];
+}
+
+/**
+ * `npm run bench -- --only llama`: these rows alone, in a browser of their own, spliced into `outFile` in place of
+ * the llama.cpp section and its Targets rows of an earlier full run (the rest of the file is kept as it was).
+ */
+export async function benchLlamaOnly({ outFile, quick, noBuild, env, port, log, chromiumPath, chromiumArgs, runs, uptime }) {
+  const { chromium } = await import('@playwright/test');
+  const before = uptime();
+  const started = Date.now();
+  const browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs });
+  const data = await benchLlama({ browser, runs, quick, noBuild, env, port, log });
+  await browser.close();
+  const lines = [];
+  const p = (s = '') => lines.push(s);
+  const targets = llamaReport(p, data);
+  lines.splice(2, 0, `From \`npm run bench -- --only llama\` (${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, ${((Date.now() - started) / 1000).toFixed(0)} s${quick ? ', --quick' : ''}), not the full run above: load before \`${before}\`, after \`${uptime()}\`.`, '');
+  let text = existsSync(outFile) ? readFileSync(outFile, 'utf8') : '# Benchmarks\n\n## Targets\n\n| target | measured | met |\n|---|---|---|\n';
+  const section = lines.join('\n') + '\n';
+  const start = text.indexOf('## llama.cpp on the CPU');
+  if (start >= 0) {
+    const end = text.indexOf('\n## ', start + 1);
+    text = text.slice(0, start) + section + text.slice(end + 1);
+  } else {
+    const at = text.indexOf('## Targets');
+    text = at >= 0 ? text.slice(0, at) + section + '\n' + text.slice(at) : text + '\n' + section;
+  }
+  const rows = targets.map(([t, m, ok]) => `| ${t} | ${m} | ${ok ? 'yes' : '**no**'} |`);
+  const kept = text.split('\n').filter((l) => !l.startsWith('| llama.cpp '));
+  const header = kept.findIndex((l, i) => l === '|---|---|---|' && kept[i - 1] === '| target | measured | met |');
+  let last = header;
+  while (kept[last + 1]?.startsWith('| ')) last++;
+  kept.splice(last + 1, 0, ...rows);
+  writeFileSync(outFile, kept.join('\n'));
+  log(`wrote the llama.cpp rows into ${outFile}`);
+  for (const [t, m, ok] of targets) log(`${ok ? 'met   ' : 'MISSED'} ${t}: ${m}`);
+}

@@ -1,0 +1,200 @@
+// Bench build only (`vite build --mode bench-llama`, driven by scripts/bench-llama.mjs): boots inpage like
+// index.html does (the production engine worker, llama.cpp chosen by the deployment's config), and beside it
+// wllama called directly in this page, made the way the engine makes it (llamaCppDeps: the same Wllama options
+// and cache), loaded with the same file, context and thread count, and asked with the very parameters the engine
+// derives from the same /v1 request (translateRequest). Both paths are timed here, in this page.
+import '../../src/page/main';
+import { variantOf } from '../../src/catalog';
+import { loadConfig } from '../../src/config';
+import type { ChatCompletionRequest } from '../../src/protocol/types';
+import { validateChatRequest } from '../../src/protocol/validate';
+import type { ModelId } from '../../src/variants';
+import { llamaCppDeps } from '../../worker/engine/llamacpp-engine';
+import type { WllamaLike } from '../../worker/engine/llamacpp/engine';
+import { ggufSource } from '../../worker/engine/llamacpp/models';
+import type { LlamaChunk } from '../../worker/engine/llamacpp/run';
+import { translateRequest } from '../../worker/engine/llamacpp/translate';
+import { WEBLLM_DEFAULT_CONTEXT } from '../../worker/engine/webllm/models';
+
+/** One generation, timed from the moment it was asked for. */
+export interface LlamaSample {
+  /** Until the first content token arrived (prefill + one decode step + the path's own cost). */
+  ttft: number;
+  /** From the first to the last content token. */
+  decodeMs: number;
+  /** Content deltas received (the decode rate counts the ones after the first). */
+  deltas: number;
+  promptTokens: number;
+  cachedTokens: number;
+  completionTokens: number;
+  text: string;
+  /** llama.cpp's own timings (wllama directly only: /v1 does not carry them). */
+  timings?: { prompt_n?: number; prompt_ms?: number; predicted_n?: number; predicted_ms?: number };
+}
+
+const api = async () => (await window.inpageReady)!;
+
+async function makeKey(): Promise<string> {
+  const inpage = await api();
+  await inpage.workspace.register('Bench workspace');
+  return (await inpage.keys.create({ name: 'bench' })).key;
+}
+
+/** Loads `model` on the engine (the page's engine worker), in ms. */
+async function engineLoad(model: ModelId): Promise<number> {
+  const inpage = await api();
+  await inpage.engine;
+  const t0 = performance.now();
+  await inpage.engine!.control.load(model);
+  return performance.now() - t0;
+}
+
+/** A /v1 request, checked once as the service worker checks it (the direct path gets the same one). */
+const checked = (body: Record<string, unknown>): ChatCompletionRequest => validateChatRequest(body);
+
+/** One streamed request through fetch → service worker → engine worker → llama.cpp. */
+async function viaV1(key: string, body: Record<string, unknown>): Promise<LlamaSample> {
+  const t0 = performance.now();
+  const res = await fetch('/v1/chat/completions', {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ ...body, stream: true, stream_options: { include_usage: true } }),
+  });
+  if (res.status !== 200) throw new Error(`status ${res.status}: ${await res.text()}`);
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
+  let first = -1;
+  let last = -1;
+  let deltas = 0;
+  let text = '';
+  type Usage = { prompt_tokens: number; completion_tokens: number; prompt_tokens_details?: { cached_tokens?: number } };
+  let usage = null as Usage | null;
+  for (;;) {
+    const read = await reader.read();
+    if (read.done) break;
+    const now = performance.now();
+    buffer += decoder.decode(read.value, { stream: true });
+    let cut: number;
+    while ((cut = buffer.indexOf('\n\n')) >= 0) {
+      const event = buffer.slice(6, cut);
+      buffer = buffer.slice(cut + 2);
+      if (event === '[DONE]') continue;
+      const chunk = JSON.parse(event) as { choices: { delta: { content?: string } }[]; usage?: Usage; error?: unknown };
+      if (chunk.error) throw new Error(`in-band error: ${event}`);
+      const content = chunk.choices[0]?.delta.content;
+      if (content) {
+        if (first < 0) first = now;
+        last = now;
+        deltas++;
+        text += content;
+      }
+      if (chunk.usage) usage = chunk.usage;
+    }
+  }
+  if (!usage) throw new Error('no usage chunk');
+  return {
+    ttft: first - t0,
+    decodeMs: last - first,
+    deltas,
+    promptTokens: usage.prompt_tokens,
+    cachedTokens: usage.prompt_tokens_details?.cached_tokens ?? 0,
+    completionTokens: usage.completion_tokens,
+    text,
+  };
+}
+
+// ---- wllama directly, in this page ----
+
+let direct: { wllama: WllamaLike; threads: number } | null = null;
+
+/** Loads the variant's GGUF into a Wllama of this page's own, as the engine does (same file, context, threads). */
+async function directLoad(model: ModelId): Promise<{ ms: number; threads: number; url: string }> {
+  await directExit();
+  const config = await loadConfig(location);
+  const variant = variantOf(model)!;
+  const deps = llamaCppDeps(config, 'bench: wllama directly');
+  const source = ggufSource(variant, config, location.origin);
+  const wllama = deps.create();
+  const t0 = performance.now();
+  await wllama.loadModelFromUrl(
+    { url: source.url },
+    { n_ctx: Math.min(WEBLLM_DEFAULT_CONTEXT, variant.trainedContext), n_threads: deps.threads, n_gpu_layers: 0, useCache: true },
+  );
+  const ms = performance.now() - t0;
+  const info = wllama.getLoadedContextInfo();
+  if (info.success === false || !(info.n_ctx > 0)) throw new Error('wllama could not load the model directly');
+  direct = { wllama, threads: wllama.getNumThreads() };
+  return { ms, threads: direct.threads, url: source.url };
+}
+
+async function directExit(): Promise<void> {
+  await direct?.wllama.exit().catch(() => undefined);
+  direct = null;
+}
+
+/** The same request straight to wllama, with the parameters the engine derives from it (translateRequest). */
+async function viaWllama(body: Record<string, unknown>): Promise<LlamaSample> {
+  if (!direct) throw new Error('directLoad() first');
+  const request = checked(body);
+  const variant = variantOf(request.model)!;
+  const params = translateRequest({ ...request, variant }, new Map());
+  const t0 = performance.now();
+  const stream = await direct.wllama.createChatCompletion({
+    ...params,
+    stream: true,
+    stream_options: { include_usage: true },
+    timings_per_token: true,
+    return_progress: true,
+    abortSignal: new AbortController().signal,
+  });
+  let first = -1;
+  let last = -1;
+  let deltas = 0;
+  let text = '';
+  let usage = null as LlamaChunk['usage'];
+  let timings: LlamaSample['timings'];
+  for await (const chunk of stream) {
+    const now = performance.now();
+    let content = chunk.choices[0]?.delta.content;
+    // The engine drops the answer's leading newlines (llama.cpp's echo of the empty thinking block, run.ts):
+    // so is the first content token here the one /v1 sends first.
+    if (content && !text) content = content.replace(/^\n+/, '');
+    if (content) {
+      if (first < 0) first = now;
+      last = now;
+      deltas++;
+      text += content;
+    }
+    if (chunk.usage) usage = chunk.usage;
+    if (chunk.timings) timings = chunk.timings as LlamaSample['timings'];
+  }
+  if (!usage) throw new Error('no usage from wllama');
+  return {
+    ttft: first - t0,
+    decodeMs: last - first,
+    deltas,
+    promptTokens: usage.prompt_tokens,
+    cachedTokens: usage.prompt_tokens_details?.cached_tokens ?? 0,
+    completionTokens: usage.completion_tokens,
+    text,
+    timings,
+  };
+}
+
+/** What the engine reports about where it runs the model (/v1/models), and whether the page is isolated. */
+async function runtime(key: string, model: ModelId): Promise<{ isolated: boolean; engine: unknown }> {
+  const res = await fetch('/v1/models', { headers: { authorization: `Bearer ${key}` } });
+  const json = (await res.json()) as { data: { id: string; engine?: unknown }[] };
+  return { isolated: self.crossOriginIsolated, engine: json.data.find((m) => m.id === model)?.engine };
+}
+
+const benchLlama = { makeKey, engineLoad, viaV1, directLoad, directExit, viaWllama, runtime };
+
+declare global {
+  interface Window {
+    benchLlama: typeof benchLlama;
+  }
+}
+
+window.benchLlama = benchLlama;
