@@ -28,7 +28,7 @@ export function memoryBudgetBytes(): number {
 }
 
 /** The engine's dependencies on the real wllama (also used by the contract suite in Chromium). */
-export function llamaCppDeps(config: InpageConfig, reason: string): LlamaCppDeps {
+export function llamaCppDeps(config: InpageConfig, reason: string, gpu = false): LlamaCppDeps {
   // wllama's cache, with downloads that resume after a dropped connection (resumable-cache.ts).
   const cacheManager = new ResumableCache();
   const manager = new ModelManager({ logger: quiet, allowOffline: true, cacheManager });
@@ -65,6 +65,7 @@ export function llamaCppDeps(config: InpageConfig, reason: string): LlamaCppDeps
       },
     },
     threads: llamaThreads(config),
+    gpu,
     memoryBudgetBytes: memoryBudgetBytes(),
     origin: self.location.origin,
     images: browserLlamaImageReader(browserImageReader),
@@ -72,6 +73,6 @@ export function llamaCppDeps(config: InpageConfig, reason: string): LlamaCppDeps
   };
 }
 
-export function createLlamaCppEngine(config: InpageConfig, reason: string): LlamaCppEngine {
-  return new LlamaCppEngine(config, llamaCppDeps(config, reason));
+export function createLlamaCppEngine(config: InpageConfig, reason: string, gpu = false): LlamaCppEngine {
+  return new LlamaCppEngine(config, llamaCppDeps(config, reason, gpu));
 }

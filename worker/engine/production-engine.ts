@@ -52,11 +52,20 @@ export function importRoutes(files: ImportFile[], running: EngineKind[]): { rout
   return { routes, problems };
 }
 
+/**
+ * Whether llama.cpp runs on the GPU here: its WebGPU backend needs an adapter with `shader-f16` (web-llm's limits
+ * need not be met: that is where llama.cpp can use a GPU web-llm cannot). SwiftShader has none: the CPU.
+ */
+export function llamaOnWebGpu(probe: Pick<GpuProbe, 'report'>): boolean {
+  return probe.report.shaderF16;
+}
+
 /** Where an engine runs its models, for the status (and so /v1/models and the Models area). */
 function runtimeOf(kind: EngineKind, engine: Engine): ModelRuntime {
   if (kind === 'webllm') return { engine: 'webllm', device: 'webgpu' };
-  const threads = (engine as { threads?: () => number }).threads?.();
-  return { engine: 'llamacpp', device: 'cpu', ...(threads ? { threads } : {}) };
+  const llama = engine as { threads?: () => number; device?: () => 'webgpu' | 'cpu' };
+  const threads = llama.threads?.();
+  return { engine: 'llamacpp', device: llama.device?.() ?? 'cpu', ...(threads ? { threads } : {}) };
 }
 
 /**
@@ -86,7 +95,7 @@ class ChosenEngine implements Engine {
       const needed = new Set<EngineKind>([kind, ...activeCatalog().variants.flatMap((v) => (v.engine ? [v.engine] : []))]);
       for (const each of [kind, ...[...needed].filter((k) => k !== kind)]) {
         const why = each === kind ? reason : "The deployment's models setting ties some models to llama.cpp; they run on the CPU.";
-        const engine = each === 'webllm' ? (await import('./webllm-engine')).createEngine(this.config) : (await import('./llamacpp-engine')).createLlamaCppEngine(this.config, why);
+        const engine = each === 'webllm' ? (await import('./webllm-engine')).createEngine(this.config) : (await import('./llamacpp-engine')).createLlamaCppEngine(this.config, why, llamaOnWebGpu(probe));
         for (const listener of this.listeners) engine.onStatus(listener);
         this.engines[each] = engine;
       }
@@ -159,8 +168,11 @@ class ChosenEngine implements Engine {
     await this.setup();
     // llama.cpp reports the GPU as the probe saw it: the page shows what WebGPU there is either way.
     if (this.kind === 'llamacpp' && this.probe) {
+      const report = { ...this.probe.report, features: [...this.probe.report.features] };
+      // On the GPU (shader-f16): the page shows the adapter, llama.cpp running on it.
+      if (llamaOnWebGpu(this.probe)) return { ...report, available: true, reason: `llama.cpp runs the models on this GPU (WebGPU). ${report.reason ?? ''}`.trim() };
       const threads = (this.engines.llamacpp as { threads?: () => number } | undefined)?.threads?.() ?? 1;
-      return { ...this.probe.report, features: [...this.probe.report.features], cpu: { threads } };
+      return { ...report, cpu: { threads } };
     }
     return this.engines[this.kind!]!.adapter();
   }

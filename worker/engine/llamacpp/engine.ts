@@ -46,6 +46,11 @@ export interface LlamaCppDeps {
   cache: { list(): Promise<CachedModel[]>; remove(url: string): Promise<void> } & Partial<GgufCacheWriter>;
   /** Threads llama.cpp may use here (1 without cross-origin isolation). */
   threads: number;
+  /**
+   * Whether llama.cpp offloads the model's layers to WebGPU: its WebGPU backend needs an adapter with
+   * `shader-f16` (without one it stays on the CPU); absent or false: the CPU only.
+   */
+  gpu?: boolean;
   /** What the device offers, for the "too large" check: bytes a model may take (0: unknown, no check). */
   memoryBudgetBytes: number;
   origin: string;
@@ -165,6 +170,11 @@ export class LlamaCppEngine implements Engine {
     };
   }
 
+  /** Where llama.cpp runs the models here. */
+  device(): 'webgpu' | 'cpu' {
+    return this.deps.gpu ? 'webgpu' : 'cpu';
+  }
+
   /** Threads the loaded model runs on (or would run on). */
   threads(): number {
     return this.loaded?.threads ?? this.deps.threads;
@@ -245,7 +255,7 @@ export class LlamaCppEngine implements Engine {
     const gb = (n: number) => `${(n / 1e9).toFixed(2)} GB`;
     throw new ApiError(
       'model_too_large_for_device',
-      `${variant.id} runs here on llama.cpp on the CPU, and its GGUF weights (${source.quantization ? `${source.quantization}, ` : ''}${gb(source.bytes)}) do not fit the memory this device can give a model (${gb(budget)}). Use a smaller variant, or a device with WebGPU.`,
+      `${variant.id} runs here on llama.cpp on ${this.device() === 'webgpu' ? 'WebGPU' : 'the CPU'}, and its GGUF weights (${source.quantization ? `${source.quantization}, ` : ''}${gb(source.bytes)}) do not fit the memory this device can give a model (${gb(budget)}). Use a smaller variant, or a device with WebGPU.`,
     );
   }
 
@@ -271,8 +281,9 @@ export class LlamaCppEngine implements Engine {
       await wllama.loadModelFromUrl(source.mmprojUrl ? { url: source.url, mmprojUrl: source.mmprojUrl } : { url: source.url }, {
         n_ctx: context,
         n_threads: this.deps.threads,
-        // CPU only: llama.cpp's WebGPU backend needs shader-f16 and is not yet chosen by inpage.
-        n_gpu_layers: 0,
+        // Every layer on WebGPU where the adapter has shader-f16 (wllama's default count), else the CPU only
+        // (0 also keeps wllama from starting its WebGPU backend at all).
+        n_gpu_layers: this.deps.gpu ? 99999 : 0,
         useCache: true,
         progressCallback: ({ loaded, total }) => {
           if (cached) return;
