@@ -140,6 +140,15 @@ test('GGUF by URL and split GGUF through `models`: listed with their engine, ans
   await expect(page.locator('article[data-model="svc-model-5.2"]').getByTestId('runtime')).toHaveText('web-llm on WebGPU');
   await expect(page.locator('article[data-model="svc-model-5.2"]').getByTestId('unavailable')).toContainText("The deployment's models setting ties svc-model-5.2 to web-llm (WebGPU), which cannot run it here");
   await expect(page.getByRole('region', { name: /cannot run in this browser/ })).toHaveCount(0);
+
+  // A second tab, which does not host the engine (this one does), says the same from the hosting tab's report.
+  const other = await context.newPage();
+  await other.goto('/#models');
+  await expect(other.getByRole('heading', { name: 'Models', level: 1 })).toBeVisible();
+  expect(await other.evaluate(async () => (await window.inpageReady)!.engine)).toBeNull();
+  await expect(other.getByTestId('cpu-engine')).toBeVisible();
+  await expect(other.getByTestId('cpu-engine')).toContainText(`on ${reloaded} thread`);
+  await expect(other.getByRole('region', { name: /cannot run in this browser/ })).toHaveCount(0);
   await context.close();
 });
 

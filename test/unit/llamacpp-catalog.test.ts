@@ -8,6 +8,7 @@ import { DEFAULT_CATALOG } from '../../src/model-config';
 import { ApiError } from '../../src/protocol/errors';
 import { validateChatRequest } from '../../src/protocol/validate';
 import { LlamaCppEngine, type WllamaLike } from '../../worker/engine/llamacpp/engine';
+import { llamaOnWebGpu } from '../../worker/engine/production-engine';
 import type { LlamaChunk } from '../../worker/engine/llamacpp/run';
 
 afterEach(() => setActiveCatalog(DEFAULT_CATALOG));
@@ -102,5 +103,41 @@ describe('the llama.cpp engine and the models setting', () => {
     await drain(engine, 'svc-model-5.2-fast');
     expect(loads.map((l) => l.url.split('/').pop())).toEqual(['Qwen3-8B-Q4_K_M.gguf']);
     expect(engine.status().find((s) => s.id === 'svc-model-5.2-fast')!.state).toBe('ready');
+  });
+});
+
+describe('where llama.cpp runs: WebGPU with shader-f16, else the CPU', () => {
+  it('offloads every layer to WebGPU when the adapter has shader-f16, and none otherwise', async () => {
+    for (const gpu of [true, false, undefined]) {
+      const params: Record<string, unknown>[] = [];
+      const wllama = {
+        async loadModelFromUrl(_source: unknown, p: Record<string, unknown>) {
+          params.push(p);
+        },
+        getLoadedContextInfo: () => ({ n_ctx: 4096, n_ctx_train: 4096, success: true }),
+        getNumThreads: () => 1,
+        exit: async () => undefined,
+      };
+      const engine = new LlamaCppEngine(DEFAULT_CONFIG, {
+        create: () => wllama,
+        cache: { list: async () => [], remove: async () => undefined },
+        threads: 1,
+        ...(gpu === undefined ? {} : { gpu }),
+        memoryBudgetBytes: 0,
+        origin: 'https://app.example',
+        reason: 'test',
+      } as unknown as ConstructorParameters<typeof LlamaCppEngine>[1]);
+      await engine.load('svc-model-5.2-short');
+      expect(params[0]!.n_gpu_layers).toBe(gpu ? 99999 : 0);
+      expect(engine.device()).toBe(gpu ? 'webgpu' : 'cpu');
+    }
+  });
+
+  it('the policy: llama.cpp takes the GPU where the adapter has shader-f16, whether or not web-llm could', () => {
+    const report = (shaderF16: boolean, available: boolean) => ({ report: { available, shaderF16, features: shaderF16 ? ['shader-f16'] : [] } });
+    expect(llamaOnWebGpu(report(true, false))).toBe(true);
+    expect(llamaOnWebGpu(report(true, true))).toBe(true);
+    expect(llamaOnWebGpu(report(false, true))).toBe(false);
+    expect(llamaOnWebGpu(report(false, false))).toBe(false);
   });
 });

@@ -7,7 +7,7 @@ import type { ChatCompletionRequest } from '../../src/protocol/types';
 import { VARIANTS } from '../../src/variants';
 import { LlamaRun, type LlamaChunk } from '../../worker/engine/llamacpp/run';
 import { translateRequest } from '../../worker/engine/llamacpp/translate';
-import { chooseEngine } from '../../worker/engine/production-engine';
+import { chooseEngine, importRoutes } from '../../worker/engine/production-engine';
 
 const gpu = { report: { available: true, features: [], shaderF16: false } };
 const noGpu = { report: { available: false, reason: 'no adapter', features: [], shaderF16: false } };
@@ -184,5 +184,32 @@ describe('LlamaRun', () => {
     }
     const run = new LlamaRun(failing(), { stops: [], maxTokens: undefined, context: 4096, signal: controller.signal, interrupt: () => undefined, settled: () => undefined });
     await expect(run.start()).rejects.toMatchObject({ code: 'context_length_exceeded', status: 400 });
+  });
+});
+
+describe('importRoutes: which engine takes which imported files', () => {
+  const file = (path: string) => ({ path, file: new Blob(['x']) });
+  const gguf = file('models/Qwen3-1.7B-Q4_K_M.gguf');
+  const config = file('models/Qwen3-1.7B-q4f16_1-MLC/mlc-chat-config.json');
+  const paths = (r: ReturnType<typeof importRoutes>) => r.routes.map(([kind, files]) => [kind, files.map((f) => f.path)]);
+
+  it('sends .gguf files to llama.cpp and the rest to web-llm when both run', () => {
+    const r = importRoutes([gguf, config], ['webllm', 'llamacpp']);
+    expect(paths(r)).toEqual([['llamacpp', [gguf.path]], ['webllm', [config.path]]]);
+    expect(r.problems).toEqual([]);
+  });
+
+  it('refuses .gguf files by name where only web-llm runs, and still imports web-llm folders', () => {
+    const r = importRoutes([gguf, config], ['webllm']);
+    expect(paths(r)).toEqual([['webllm', [config.path]]]);
+    expect(r.problems).toEqual([expect.stringContaining('Not imported: Qwen3-1.7B-Q4_K_M.gguf. GGUF files are for the llama.cpp engine')]);
+    const only = importRoutes([gguf], ['webllm']);
+    expect(only.routes).toEqual([]);
+    expect(only.problems).toHaveLength(1);
+  });
+
+  it('where only llama.cpp runs, it takes the .gguf files, or everything when there are none (it names what it expected)', () => {
+    expect(paths(importRoutes([gguf, config], ['llamacpp']))).toEqual([['llamacpp', [gguf.path]]]);
+    expect(paths(importRoutes([config], ['llamacpp']))).toEqual([['llamacpp', [config.path]]]);
   });
 });

@@ -28,9 +28,10 @@ export function memoryBudgetBytes(): number {
 }
 
 /** The engine's dependencies on the real wllama (also used by the contract suite in Chromium). */
-export function llamaCppDeps(config: InpageConfig, reason: string): LlamaCppDeps {
+export function llamaCppDeps(config: InpageConfig, reason: string, gpu = false): LlamaCppDeps {
   // wllama's cache, with downloads that resume after a dropped connection (resumable-cache.ts).
-  const manager = new ModelManager({ logger: quiet, allowOffline: true, cacheManager: new ResumableCache() });
+  const cacheManager = new ResumableCache();
+  const manager = new ModelManager({ logger: quiet, allowOffline: true, cacheManager });
   return {
     create: () => {
       const wllama = new Wllama({ default: wasmUrl }, { logger: quiet, suppressNativeLog: true, allowOffline: true, modelManager: manager });
@@ -43,8 +44,28 @@ export function llamaCppDeps(config: InpageConfig, reason: string): LlamaCppDeps
       remove: async (url) => {
         for (const model of await manager.getModels({ includeInvalid: true })) if (model.url === url) await model.remove();
       },
+      // An imported file, under the URL it would be downloaded from (as wllama's own download records it).
+      put: async (url, file, mmprojUrl, onBytes) => {
+        let done = 0;
+        const counted = file.stream().pipeThrough(
+          new TransformStream<Uint8Array, Uint8Array>({
+            transform(chunk, controller) {
+              done += chunk.byteLength;
+              onBytes(done);
+              controller.enqueue(chunk);
+            },
+          }),
+        );
+        await cacheManager.write(await cacheManager.getNameFromURL(url), counted, {
+          originalURL: url,
+          originalSize: file.size,
+          etag: '',
+          ...(mmprojUrl ? { mmprojURL: mmprojUrl } : {}),
+        });
+      },
     },
     threads: llamaThreads(config),
+    gpu,
     memoryBudgetBytes: memoryBudgetBytes(),
     origin: self.location.origin,
     images: browserLlamaImageReader(browserImageReader),
@@ -52,6 +73,6 @@ export function llamaCppDeps(config: InpageConfig, reason: string): LlamaCppDeps
   };
 }
 
-export function createLlamaCppEngine(config: InpageConfig, reason: string): LlamaCppEngine {
-  return new LlamaCppEngine(config, llamaCppDeps(config, reason));
+export function createLlamaCppEngine(config: InpageConfig, reason: string, gpu = false): LlamaCppEngine {
+  return new LlamaCppEngine(config, llamaCppDeps(config, reason, gpu));
 }

@@ -25,11 +25,47 @@ export function chooseEngine(setting: string, probe: Pick<GpuProbe, 'report'>): 
   return { kind: 'llamacpp', reason: `llama.cpp on the CPU: ${probe.report.reason ?? 'no usable WebGPU adapter'}` };
 }
 
+/**
+ * Which engine takes which files of an import: `.gguf` files are llama.cpp's, the rest (web-llm's folders:
+ * mlc-chat-config.json, shards, tokenizer) web-llm's. `running`: the engines this device runs. Files for an
+ * engine that does not run here are not imported, and the report says why.
+ */
+export function importRoutes(files: ImportFile[], running: EngineKind[]): { routes: [EngineKind, ImportFile[]][]; problems: string[] } {
+  const gguf = files.filter((f) => /\.gguf$/i.test(f.path));
+  const rest = files.filter((f) => !/\.gguf$/i.test(f.path));
+  const routes: [EngineKind, ImportFile[]][] = [];
+  const problems: string[] = [];
+  if (gguf.length > 0) {
+    if (running.includes('llamacpp')) routes.push(['llamacpp', gguf]);
+    else {
+      const names = gguf.map((f) => f.path.split('/').pop()).join(', ');
+      problems.push(
+        `Not imported: ${names}. GGUF files are for the llama.cpp engine, and no model runs on llama.cpp on this device (web-llm serves them all); a deployment ties a model to llama.cpp in its models setting (engine: "llamacpp").`,
+      );
+    }
+  }
+  // The rest goes to web-llm; where only llama.cpp runs, to llama.cpp (which names the files it expected).
+  if (rest.length > 0 || (routes.length === 0 && problems.length === 0)) {
+    if (running.includes('webllm')) routes.push(['webllm', rest]);
+    else if (routes.length === 0) routes.push(['llamacpp', files]);
+  }
+  return { routes, problems };
+}
+
+/**
+ * Whether llama.cpp runs on the GPU here: its WebGPU backend needs an adapter with `shader-f16` (web-llm's limits
+ * need not be met: that is where llama.cpp can use a GPU web-llm cannot). SwiftShader has none: the CPU.
+ */
+export function llamaOnWebGpu(probe: Pick<GpuProbe, 'report'>): boolean {
+  return probe.report.shaderF16;
+}
+
 /** Where an engine runs its models, for the status (and so /v1/models and the Models area). */
 function runtimeOf(kind: EngineKind, engine: Engine): ModelRuntime {
   if (kind === 'webllm') return { engine: 'webllm', device: 'webgpu' };
-  const threads = (engine as { threads?: () => number }).threads?.();
-  return { engine: 'llamacpp', device: 'cpu', ...(threads ? { threads } : {}) };
+  const llama = engine as { threads?: () => number; device?: () => 'webgpu' | 'cpu' };
+  const threads = llama.threads?.();
+  return { engine: 'llamacpp', device: llama.device?.() ?? 'cpu', ...(threads ? { threads } : {}) };
 }
 
 /**
@@ -59,7 +95,7 @@ class ChosenEngine implements Engine {
       const needed = new Set<EngineKind>([kind, ...activeCatalog().variants.flatMap((v) => (v.engine ? [v.engine] : []))]);
       for (const each of [kind, ...[...needed].filter((k) => k !== kind)]) {
         const why = each === kind ? reason : "The deployment's models setting ties some models to llama.cpp; they run on the CPU.";
-        const engine = each === 'webllm' ? (await import('./webllm-engine')).createEngine(this.config) : (await import('./llamacpp-engine')).createLlamaCppEngine(this.config, why);
+        const engine = each === 'webllm' ? (await import('./webllm-engine')).createEngine(this.config) : (await import('./llamacpp-engine')).createLlamaCppEngine(this.config, why, llamaOnWebGpu(probe));
         for (const listener of this.listeners) engine.onStatus(listener);
         this.engines[each] = engine;
       }
@@ -132,8 +168,11 @@ class ChosenEngine implements Engine {
     await this.setup();
     // llama.cpp reports the GPU as the probe saw it: the page shows what WebGPU there is either way.
     if (this.kind === 'llamacpp' && this.probe) {
+      const report = { ...this.probe.report, features: [...this.probe.report.features] };
+      // On the GPU (shader-f16): the page shows the adapter, llama.cpp running on it.
+      if (llamaOnWebGpu(this.probe)) return { ...report, available: true, reason: `llama.cpp runs the models on this GPU (WebGPU). ${report.reason ?? ''}`.trim() };
       const threads = (this.engines.llamacpp as { threads?: () => number } | undefined)?.threads?.() ?? 1;
-      return { ...this.probe.report, features: [...this.probe.report.features], cpu: { threads } };
+      return { ...report, cpu: { threads } };
     }
     return this.engines[this.kind!]!.adapter();
   }
@@ -165,9 +204,16 @@ class ChosenEngine implements Engine {
 
   async importFiles(files: ImportFile[], onProgress?: (progress: ImportProgress) => void): Promise<ImportReport> {
     await this.setup();
-    const engine = [this.engines[this.kind!], ...Object.values(this.engines)].find((e) => e?.importFiles);
-    if (!engine?.importFiles) throw new Error(`The ${this.kind} engine cannot import model files yet.`);
-    return engine.importFiles(files, onProgress);
+    const running = (Object.keys(this.engines) as EngineKind[]).filter((k) => this.engines[k]?.importFiles);
+    if (running.length === 0) throw new Error(`The ${this.kind} engine cannot import model files yet.`);
+    const { routes, problems } = importRoutes(files, running);
+    const report: ImportReport = { imported: [], problems };
+    for (const [kind, some] of routes) {
+      const part = await this.engines[kind]!.importFiles!(some, onProgress);
+      report.imported.push(...part.imported);
+      report.problems.push(...part.problems);
+    }
+    return report;
   }
 
   async cachedModels(): Promise<string[]> {

@@ -68,6 +68,27 @@ function ImportPanel() {
   const [progress, setProgress] = useState<ImportProgress | null>(null);
   const [report, setReport] = useState<ImportReport | null>(null);
   const [error, setError] = useState<string | null>(null);
+  // Files dropped anywhere on the Models area (a model card, this card) are imported as a chosen folder is.
+  const drop = useRef<(files: File[]) => void>(() => undefined);
+  useEffect(() => {
+    const area = input.current?.closest('.area');
+    if (!area) return;
+    const over = (e: Event) => {
+      if ((e as DragEvent).dataTransfer?.types.includes('Files')) e.preventDefault();
+    };
+    const dropped = (e: Event) => {
+      const files = Array.from((e as DragEvent).dataTransfer?.files ?? []);
+      if (files.length === 0) return;
+      e.preventDefault();
+      drop.current(files);
+    };
+    area.addEventListener('dragover', over);
+    area.addEventListener('drop', dropped);
+    return () => {
+      area.removeEventListener('dragover', over);
+      area.removeEventListener('drop', dropped);
+    };
+  }, [api, ui.engine]);
   if (!api) return null;
   if (!ui.engine) {
     return h(
@@ -77,8 +98,8 @@ function ImportPanel() {
       h('p', null, 'The tab that runs the engine imports models: use it, or close it and this tab takes over.'),
     );
   }
-  const chosen = async (files: FileList | null) => {
-    if (!files || files.length === 0) return;
+  const chosen = async (files: FileList | File[] | null) => {
+    if (!files || files.length === 0 || progress !== null) return;
     setReport(null);
     setError(null);
     try {
@@ -90,6 +111,7 @@ function ImportPanel() {
       if (input.current) input.current.value = '';
     }
   };
+  drop.current = (files) => void chosen(files);
   return h(
     'section',
     { class: 'card import', 'aria-labelledby': 'import-title' },
@@ -97,7 +119,7 @@ function ImportPanel() {
     h(
       'p',
       null,
-      'No network, or weights already on disk? Choose a model’s folder (its mlc-chat-config.json, tokenizer, tensor-cache.json and weight shards, and its .wasm library), or a folder made by npm run models:pull. The files go into this browser’s model cache.',
+      'No network, or weights already on disk? Choose a model’s folder (web-llm: its mlc-chat-config.json, tokenizer, tensor-cache.json and weight shards, and its .wasm library; llama.cpp: its .gguf file, split parts and mmproj), or a folder made by npm run models:pull, or drop .gguf files on this area. The files go into this browser’s model cache.',
     ),
     h('label', { class: 'button', for: 'import-folder' }, 'Choose a folder…'),
     h('input', {

@@ -1,5 +1,6 @@
 // Fills the store once the page has booted, and keeps it current: engine status, keys from every tab.
 import * as Comlink from 'comlink';
+import type { AdapterReport } from '../../engine-control';
 import type { ModelStatus } from '../../engine-protocol';
 import { verifyKey, KEYS_CHANNEL } from '../../keys/key-store';
 import type { ModelId } from '../../variants';
@@ -49,10 +50,36 @@ async function onKeysChanged(): Promise<void> {
   if (snippetKey && !(await verifyKey(snippetKey)).ok) setState({ snippetKey: null });
 }
 
+/**
+ * What the engine found on this device (WebGPU adapter, or llama.cpp on the CPU), kept for the origin's other
+ * tabs: a tab that does not host the engine (another tab does) says what runs the models from it, not nothing.
+ */
+const ADAPTER_KEY = 'inpage:engine-adapter';
+
+function shareAdapter(adapter: AdapterReport): void {
+  try {
+    localStorage.setItem(ADAPTER_KEY, JSON.stringify(adapter));
+  } catch {
+    // storage unavailable: other tabs go without
+  }
+}
+
+/** The report the hosting tab shared, while this tab hosts no engine of its own. */
+function adoptSharedAdapter(): void {
+  if (getState().engine) return;
+  try {
+    const shared = localStorage.getItem(ADAPTER_KEY);
+    if (shared) setState({ adapter: JSON.parse(shared) as AdapterReport });
+  } catch {
+    // unreadable: keep what the page has
+  }
+}
+
 async function readEngine(host: EngineHost): Promise<void> {
   const [models, adapter] = await Promise.all([host.control.status(), host.control.adapter()]);
   onModels(models);
   setState({ adapter });
+  shareAdapter(adapter);
 }
 
 /** Follows the engine this tab hosts: from boot, or from when it takes over from a closed tab. */
@@ -98,7 +125,10 @@ export async function start(ready: Promise<InpageApi>, engine?: Promise<void>): 
   // Another tab made the workspace's Playground key (localStorage): a tab without a key of its own takes it up.
   window.addEventListener('storage', (event) => {
     if (event.key?.startsWith('inpage:playground-key:')) void checkSessionKey();
+    if (event.key === ADAPTER_KEY && !api.engine) adoptSharedAdapter();
   });
+  // Once it is settled whether this tab hosts the engine: one that does not takes the hosting tab's report.
+  void engine?.then(() => (api.engine ? undefined : adoptSharedAdapter()), () => undefined);
   // Last-used times and token counts change with every request, and no signal says so.
   window.addEventListener('focus', () => {
     void refreshKeys();

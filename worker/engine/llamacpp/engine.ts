@@ -2,7 +2,7 @@
 // models on the CPU, in this (the engine) worker. One model is loaded at a time; variants sharing weights share
 // it (thinking is Qwen3's per-request template switch). Everything touching wllama runs one at a time.
 import type { InpageConfig } from '../../../src/config';
-import type { AdapterReport } from '../../../src/engine-control';
+import type { AdapterReport, ImportFile, ImportProgress, ImportReport } from '../../../src/engine-control';
 import type { DownloadSize, ModelStatus } from '../../../src/engine-protocol';
 import { contentLength } from '../download-size';
 import { imageUrlAllowed } from '../../../src/csp';
@@ -17,6 +17,7 @@ import { Mutex } from '../webllm/mutex';
 import { resolveImages } from '../webllm/images';
 import { loadError } from './errors';
 import { imageBytes, type LlamaImageReader } from './images';
+import { importGguf, type GgufCacheWriter } from './import-files';
 import { fileName, ggufSource, servedByLlama, splitParts, weightGroups, type GgufSource } from './models';
 import { LlamaRun, type LlamaChunk } from './run';
 import { translateRequest, type LlamaParams } from './translate';
@@ -42,9 +43,14 @@ export interface LlamaCppDeps {
   /** A new Wllama instance (one per loaded model). */
   create(): WllamaLike;
   /** The GGUF models in wllama's cache (complete ones only), and a way to remove one. */
-  cache: { list(): Promise<CachedModel[]>; remove(url: string): Promise<void> };
+  cache: { list(): Promise<CachedModel[]>; remove(url: string): Promise<void> } & Partial<GgufCacheWriter>;
   /** Threads llama.cpp may use here (1 without cross-origin isolation). */
   threads: number;
+  /**
+   * Whether llama.cpp offloads the model's layers to WebGPU: its WebGPU backend needs an adapter with
+   * `shader-f16` (without one it stays on the CPU); absent or false: the CPU only.
+   */
+  gpu?: boolean;
   /** What the device offers, for the "too large" check: bytes a model may take (0: unknown, no check). */
   memoryBudgetBytes: number;
   origin: string;
@@ -164,6 +170,11 @@ export class LlamaCppEngine implements Engine {
     };
   }
 
+  /** Where llama.cpp runs the models here. */
+  device(): 'webgpu' | 'cpu' {
+    return this.deps.gpu ? 'webgpu' : 'cpu';
+  }
+
   /** Threads the loaded model runs on (or would run on). */
   threads(): number {
     return this.loaded?.threads ?? this.deps.threads;
@@ -188,6 +199,19 @@ export class LlamaCppEngine implements Engine {
   async rescan(): Promise<void> {
     await this.ready();
     await this.rescanAll();
+  }
+
+  /**
+   * Writes the GGUF files of this deployment's models found among `files` (by name: see import-files.ts) into
+   * wllama's cache under the URLs they would be downloaded from, then reads the cache again.
+   */
+  async importFiles(files: ImportFile[], onProgress?: (progress: ImportProgress) => void): Promise<ImportReport> {
+    const cache = this.deps.cache;
+    if (!cache.put) throw new Error('This llama.cpp engine has no cache to import into.');
+    await this.ready();
+    const report = await this.mutex.run(() => importGguf(files, (v) => this.source(v), { put: cache.put!.bind(cache) }, onProgress));
+    await this.rescanAll();
+    return report;
   }
 
   async deleteFromCache(id: ModelId): Promise<void> {
@@ -231,7 +255,7 @@ export class LlamaCppEngine implements Engine {
     const gb = (n: number) => `${(n / 1e9).toFixed(2)} GB`;
     throw new ApiError(
       'model_too_large_for_device',
-      `${variant.id} runs here on llama.cpp on the CPU, and its GGUF weights (${source.quantization ? `${source.quantization}, ` : ''}${gb(source.bytes)}) do not fit the memory this device can give a model (${gb(budget)}). Use a smaller variant, or a device with WebGPU.`,
+      `${variant.id} runs here on llama.cpp on ${this.device() === 'webgpu' ? 'WebGPU' : 'the CPU'}, and its GGUF weights (${source.quantization ? `${source.quantization}, ` : ''}${gb(source.bytes)}) do not fit the memory this device can give a model (${gb(budget)}). Use a smaller variant, or a device with WebGPU.`,
     );
   }
 
@@ -257,8 +281,9 @@ export class LlamaCppEngine implements Engine {
       await wllama.loadModelFromUrl(source.mmprojUrl ? { url: source.url, mmprojUrl: source.mmprojUrl } : { url: source.url }, {
         n_ctx: context,
         n_threads: this.deps.threads,
-        // CPU only: llama.cpp's WebGPU backend needs shader-f16 and is not yet chosen by inpage.
-        n_gpu_layers: 0,
+        // Every layer on WebGPU where the adapter has shader-f16 (wllama's default count), else the CPU only
+        // (0 also keeps wllama from starting its WebGPU backend at all).
+        n_gpu_layers: this.deps.gpu ? 99999 : 0,
         useCache: true,
         progressCallback: ({ loaded, total }) => {
           if (cached) return;
