@@ -160,8 +160,9 @@ test('svc-vision reads data:, blob: and image URLs of the allowed hosts in the e
     expect(answer.status, url).toBe(400);
     const error = (answer.json as ErrorBody).error;
     expect(error).toMatchObject({ code: 'invalid_value', param: 'messages[0].content[1].image_url.url' });
-    // The remote status never shows: an answer is no way to probe hosts.
-    expect(error.message).not.toMatch(/404|secret/);
+    // The remote status never shows: an answer is no way to probe hosts. (The URL itself is echoed: a blob: URL's
+    // random id can contain "404", so it is left out of the check.)
+    expect(error.message.replace(url, '')).not.toMatch(/404|secret/);
   }
   const refused = (await ask('https://images.example/cat.png')).json as ErrorBody;
   expect(refused.error.message).toContain('not on a host this service may reach');
