@@ -114,14 +114,28 @@ export type FromEngine =
  * Events as they cross the engine port: JSON text. The service worker rebuilds many small objects from
  * JSON.parse several times faster than from a structured clone of the same array (measured with the DevTools
  * profiler on a 20,000-token stream: 488 ms of message handling and 195 ms of garbage collection fell to
- * about 150 ms and 26 ms), and a string crosses the port as one flat copy.
+ * about 150 ms and 26 ms), and a string crosses the port as one flat copy. A delta that carries text alone
+ * (nearly every event of a stream) travels as its bare string: JSON.parse makes a string about four times
+ * faster than an object with its keys.
  */
 export type PackedEvents = string & { readonly __packedEvents: true };
 
+type Packed = string | EngineEvent;
+
 export function packEvents(events: readonly EngineEvent[]): PackedEvents {
-  return JSON.stringify(events) as PackedEvents;
+  const out: Packed[] = new Array<Packed>(events.length);
+  for (let i = 0; i < events.length; i++) {
+    const e = events[i]!;
+    out[i] = e.type === 'delta' && typeof e.content === 'string' && e.reasoning === undefined && e.logprobs === undefined ? e.content : e;
+  }
+  return JSON.stringify(out) as PackedEvents;
 }
 
 export function unpackEvents(packed: PackedEvents): EngineEvent[] {
-  return JSON.parse(packed) as EngineEvent[];
+  const events = JSON.parse(packed) as Packed[];
+  for (let i = 0; i < events.length; i++) {
+    const e = events[i]!;
+    if (typeof e === 'string') events[i] = { type: 'delta', content: e };
+  }
+  return events as EngineEvent[];
 }

@@ -54,7 +54,14 @@ export class ChunkWriter {
   ) {
     this.meta = { id: completionId(), created: unixSeconds(), model, system_fingerprint: fingerprint };
     this.includeUsage = includeUsage;
+    // The text of every chunk around its delta, as JSON.stringify writes `chunk()`'s object (same keys, same order).
+    const head = JSON.stringify({ ...this.meta, object: 'chat.completion.chunk' });
+    this.deltaHead = `data: ${head.slice(0, -1)},"choices":[{"index":0,"delta":`;
+    this.deltaTail = `,"logprobs":null,"finish_reason":null}]${includeUsage ? ',"usage":null' : ''}}\n\n`;
   }
+
+  private readonly deltaHead: string;
+  private readonly deltaTail: string;
 
   private chunk(delta: ChunkDelta, finish: FinishReason | null, logprobs: ChoiceLogprobs | null = null): ChatCompletionChunk {
     const chunk: ChatCompletionChunk = {
@@ -68,6 +75,26 @@ export class ChunkWriter {
 
   first(): ChatCompletionChunk {
     return this.chunk({ role: 'assistant', content: '' }, null);
+  }
+
+  /**
+   * `next(event)` as server-sent-event text (`sseData` of each chunk). A text or reasoning delta without
+   * logprobs, nearly every event of a stream, is written around its delta alone, not built as an object and
+   * stringified whole: the same bytes, at a fraction of the cost per token.
+   */
+  nextSse(event: EngineEvent): string {
+    if (event.type === 'delta' && !event.logprobs) {
+      const { content, reasoning } = event;
+      if (reasoning) {
+        const r = JSON.stringify(reasoning);
+        const c = content ? `,"content":${JSON.stringify(content)}` : '';
+        return `${this.deltaHead}{"reasoning_content":${r},"reasoning":${r}${c}}${this.deltaTail}`;
+      }
+      return content ? `${this.deltaHead}{"content":${JSON.stringify(content)}}${this.deltaTail}` : '';
+    }
+    let text = '';
+    for (const chunk of this.next(event)) text += `data: ${JSON.stringify(chunk)}\n\n`;
+    return text;
   }
 
   /** The chunks for one engine event; empty deltas produce none. */

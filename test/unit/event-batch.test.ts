@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { EngineEvent } from '../../src/engine-protocol';
+import fc from 'fast-check';
+import { packEvents, unpackEvents, type EngineEvent } from '../../src/engine-protocol';
+import type { TokenLogprob } from '../../src/protocol/types';
 import { EventBatch, nextTurn } from '../../worker/engine/event-batch';
 
 const delta = (content: string): EngineEvent => ({ type: 'delta', content });
@@ -69,5 +71,26 @@ describe('EventBatch', () => {
     order.push('now');
     await both;
     expect(order).toEqual(['now', 'first', 'second']);
+  });
+});
+
+describe('packEvents / unpackEvents', () => {
+  it('gives back every event as JSON would, text-only deltas travelling as bare strings', () => {
+    const text = fc.string({ unit: 'binary' });
+    const event: fc.Arbitrary<EngineEvent> = fc.oneof(
+      fc.record({ type: fc.constant('delta' as const), content: text }),
+      fc.record({ type: fc.constant('delta' as const), content: text, reasoning: text }, { requiredKeys: ['type'] }),
+      fc.record({ type: fc.constant('delta' as const), content: text, logprobs: fc.constant<TokenLogprob[]>([{ token: 'a', logprob: -1, bytes: [97], top_logprobs: [] }]) }),
+      fc.record({ type: fc.constant('tool_call' as const), index: fc.nat(3), id: fc.constant('call_1'), name: text }),
+      fc.record({ type: fc.constant('tool_arguments' as const), index: fc.nat(3), arguments: text }),
+    );
+    fc.assert(
+      fc.property(fc.array(event), (events) => {
+        expect(unpackEvents(packEvents(events))).toEqual(JSON.parse(JSON.stringify(events)));
+      }),
+      { numRuns: 500 },
+    );
+    // The short form is what crosses the port for a plain delta; anything else keeps its object.
+    expect(packEvents([{ type: 'delta', content: ' 1' }, { type: 'delta', content: 'x', reasoning: 'y' }])).toBe('[" 1",{"type":"delta","content":"x","reasoning":"y"}]');
   });
 });

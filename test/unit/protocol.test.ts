@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { ApiError, type ErrorCode } from '../../src/protocol/errors';
 import { ChunkWriter, CompletionCollector } from '../../src/protocol/completion';
 import { SSE_DONE, encodeSse, sseData } from '../../src/protocol/sse';
 import type { EngineEvent } from '../../src/engine-protocol';
+import type { TokenLogprob } from '../../src/protocol/types';
 
 const usage = { prompt_tokens: 5, completion_tokens: 3, total_tokens: 8, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 1 } };
 const events: EngineEvent[] = [
@@ -102,6 +104,32 @@ describe('ChunkWriter', () => {
   it('drops empty deltas', () => {
     const writer = new ChunkWriter('m', 'fp', false);
     expect(writer.next({ type: 'delta', content: '' })).toEqual([]);
+  });
+
+  it('writes the same SSE text through nextSse as sseData of each chunk of next, for any event', () => {
+    const text = fc.string({ unit: 'binary' });
+    const delta = fc.record(
+      { content: text, reasoning: text, logprobs: fc.constant<TokenLogprob[]>([{ token: 'a', logprob: -0.5, bytes: [97], top_logprobs: [] }]) },
+      { requiredKeys: [] },
+    ).map((d) => ({ type: 'delta' as const, ...d }));
+    const event: fc.Arbitrary<EngineEvent> = fc.oneof(
+      delta,
+      fc.record({ type: fc.constant('tool_call' as const), index: fc.nat(3), id: fc.constant('call_1'), name: text }),
+      fc.record({ type: fc.constant('tool_arguments' as const), index: fc.nat(3), arguments: text }),
+      fc.constantFrom<EngineEvent>(...events.filter((e) => e.type === 'finish')),
+    );
+    fc.assert(
+      fc.property(fc.constantFrom('svc-model-5.2', 'm"\\x'), fc.boolean(), fc.boolean(), fc.array(event), (model, usage, legacy, list) => {
+        const writer = new ChunkWriter(model, 'fp_x', usage, legacy);
+        for (const e of list) expect(writer.nextSse(e)).toBe(writer.next(e).map((c) => sseData(c)).join(''));
+      }),
+      { numRuns: 500 },
+    );
+    // The fast path was taken and wrote what a client parses back.
+    const writer = new ChunkWriter('m', 'fp', true);
+    const parsed = JSON.parse(writer.nextSse({ type: 'delta', content: 'é "q"\n' }).slice(6)) as { choices: { delta: unknown }[]; usage: unknown };
+    expect(parsed.choices[0]!.delta).toEqual({ content: 'é "q"\n' });
+    expect(parsed.usage).toBeNull();
   });
 });
 

@@ -64,7 +64,10 @@ export function chatFormat(request: ChatCompletionRequest, fingerprint: string):
     stream,
     open: () => (stream ? [sseData(writer.first())] : []),
     event: (event) => {
-      if (stream) return writer.next(event).map((chunk) => sseData(chunk));
+      if (stream) {
+        const text = writer.nextSse(event);
+        return text ? [text] : [];
+      }
       collector.add(event);
       return [];
     },
