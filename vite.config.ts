@@ -1,7 +1,7 @@
 import { defineConfig } from 'vite';
 import { fileURLToPath } from 'node:url';
 import type { Plugin } from 'vite';
-import { precacheManifest } from './scripts/precache-plugin.ts';
+import { serviceWorkerBundle } from './scripts/sw-bundle-plugin.ts';
 import { SERVICE_WORKER_CSP } from './src/csp.ts';
 import { ISOLATION_HEADERS } from './src/isolation.ts';
 
@@ -27,17 +27,17 @@ const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 export default defineConfig(({ mode }) => {
   const testBuild = mode === 'test';
   const benchLlamaBuild = mode === 'bench-llama';
+  const alias = {
+    // wllama's package.json names a main file it does not ship; its built ES module is esm/index.js.
+    '@wllama/wllama/esm': here('./node_modules/@wllama/wllama/esm'),
+    '@wllama/wllama': here('./node_modules/@wllama/wllama/esm/index.js'),
+    '#engine-impl': here(testBuild ? './test/engine/deterministic-engine.ts' : './worker/engine/production-engine.ts'),
+  };
   return {
-    // After the build: list the app shell in sw.js for Workbox to precache (offline use).
-    plugins: [precacheManifest({ swFile: 'sw.js' }), serviceWorkerPolicy()],
-    resolve: {
-      alias: {
-        // wllama's package.json names a main file it does not ship; its built ES module is esm/index.js.
-        '@wllama/wllama/esm': here('./node_modules/@wllama/wllama/esm'),
-        '@wllama/wllama': here('./node_modules/@wllama/wllama/esm/index.js'),
-        '#engine-impl': here(testBuild ? './test/engine/deterministic-engine.ts' : './worker/engine/production-engine.ts'),
-      },
-    },
+    // After the app: sw.js, one classic script built on its own, with the app shell listed in it for Workbox to
+    // precache (offline use).
+    plugins: [serviceWorkerBundle({ entry: here('./worker/sw.ts'), file: 'sw.js', alias }), serviceWorkerPolicy()],
+    resolve: { alias },
     build: {
       // INPAGE_BUILD_SUFFIX lets parallel work trees on one machine build side by side.
       outDir: (testBuild ? 'dist-test' : benchLlamaBuild ? 'dist-bench-llama' : 'dist') + (process.env.INPAGE_BUILD_SUFFIX ?? ''),
@@ -46,7 +46,6 @@ export default defineConfig(({ mode }) => {
       rollupOptions: {
         input: {
           main: here('./index.html'),
-          sw: here('./worker/sw.ts'),
           // Test build only: a page that also carries real client libraries (the openai SDK).
           ...(testBuild
             ? {
@@ -61,8 +60,8 @@ export default defineConfig(({ mode }) => {
           ...(benchLlamaBuild ? { 'bench-llama': here('./test/pages/bench-llama.html') } : {}),
         },
         output: {
-          // The service worker must sit at the root to control scope "/".
-          entryFileNames: (chunk) => (chunk.name === 'sw' || chunk.name === 'floor-sw' ? `${chunk.name}.js` : 'assets/[name]-[hash].js'),
+          // A service worker must sit at the root to control scope "/" (the app's own, sw.js, is built apart).
+          entryFileNames: (chunk) => (chunk.name === 'floor-sw' ? `${chunk.name}.js` : 'assets/[name]-[hash].js'),
         },
       },
     },

@@ -4,7 +4,7 @@
 // test/production switch with it); after the files are on disk, workbox-build's `injectManifest` lists them
 // with revisions and writes that list where sw.js says `self.__WB_MANIFEST`, fixing up sw.js's source map.
 import { join } from 'node:path';
-import type { Plugin, ResolvedConfig } from 'vite';
+import type { Logger, Plugin, ResolvedConfig } from 'vite';
 import { injectManifest } from 'workbox-build';
 
 export interface PrecacheOptions {
@@ -28,6 +28,24 @@ export const SHELL_IGNORES = [
   '**/*.bin',
 ];
 
+/** Lists the shell in the service worker's file (already written under `outDir`), in place. */
+export async function injectShell(outDir: string, options: PrecacheOptions, logger: Pick<Logger, 'info' | 'warn'>): Promise<void> {
+  const sw = join(outDir, options.swFile);
+  const { count, size, warnings } = await injectManifest({
+    swSrc: sw,
+    swDest: sw,
+    globDirectory: outDir,
+    globPatterns: options.globPatterns ?? SHELL_PATTERNS,
+    globIgnores: options.globIgnores ?? SHELL_IGNORES,
+    // File names under assets/ carry a content hash already: no revision needed.
+    dontCacheBustURLsMatching: /^assets\/.+-[\w-]{8,}\.\w+$/,
+    // The engine worker carries web-llm (several MiB): it must be there offline.
+    maximumFileSizeToCacheInBytes: 64 * 1024 * 1024,
+  });
+  for (const warning of warnings) logger.warn(`precache: ${warning}`);
+  logger.info(`precache: ${count} files, ${(size / 1024).toFixed(1)} KiB, listed in ${options.swFile}`);
+}
+
 export function precacheManifest(options: PrecacheOptions): Plugin {
   let config: ResolvedConfig;
   return {
@@ -37,21 +55,7 @@ export function precacheManifest(options: PrecacheOptions): Plugin {
       config = resolved;
     },
     async closeBundle() {
-      const outDir = config.build.outDir;
-      const sw = join(outDir, options.swFile);
-      const { count, size, warnings } = await injectManifest({
-        swSrc: sw,
-        swDest: sw,
-        globDirectory: outDir,
-        globPatterns: options.globPatterns ?? SHELL_PATTERNS,
-        globIgnores: options.globIgnores ?? SHELL_IGNORES,
-        // File names under assets/ carry a content hash already: no revision needed.
-        dontCacheBustURLsMatching: /^assets\/.+-[\w-]{8,}\.\w+$/,
-        // The engine worker carries web-llm (several MiB): it must be there offline.
-        maximumFileSizeToCacheInBytes: 64 * 1024 * 1024,
-      });
-      for (const warning of warnings) config.logger.warn(`precache: ${warning}`);
-      config.logger.info(`precache: ${count} files, ${(size / 1024).toFixed(1)} KiB, listed in ${options.swFile}`);
+      await injectShell(config.build.outDir, options, config.logger);
     },
   };
 }

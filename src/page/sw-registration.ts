@@ -23,14 +23,14 @@ const notControlled = () =>
     `The service worker is installed but did not take control of this page within ${CONTROL_TIMEOUT_MS / 1000} s (it may have been unregistered by another tab, or the site's data cleared, while it was starting): reload the page.`,
   );
 
-/** Which service worker: the app's (`/sw.js`, a module, scope "/"), or the library's (inpage-sw.js, classic). */
+/** Which service worker: the app's (`/sw.js`, scope "/") or the library's (inpage-sw.js); both are one classic script. */
 export interface ServiceWorkerSpec {
   url: string | URL;
   scope: string;
   type: WorkerType;
 }
 
-export const APP_SERVICE_WORKER: ServiceWorkerSpec = { url: '/sw.js', scope: '/', type: 'module' };
+export const APP_SERVICE_WORKER: ServiceWorkerSpec = { url: '/sw.js', scope: '/', type: 'classic' };
 
 /**
  * `repair`: the registration was lost under this page. The page may still have its old controller, but the

@@ -1,0 +1,52 @@
+// A Vite plugin that builds the app's service worker as one self-contained classic script, after the app.
+//
+// Why apart from the app's build: as an input of that build, sw.js was an ES module importing chunks it shared
+// with the page (170 KB over three files), and a stopped worker parsed, linked and compiled all of it before
+// answering the request that restarted it. One classic script starts faster (see BENCHMARKS.md, cold service
+// worker). Once it is written, Workbox's precache manifest (the app shell) is listed in it (precache-plugin.ts).
+import { build, type AliasOptions, type Plugin, type ResolvedConfig } from 'vite';
+import { injectShell } from './precache-plugin.ts';
+
+export interface ServiceWorkerBundleOptions {
+  /** The service worker's source. */
+  entry: string;
+  /** Its file, relative to the output folder. */
+  file: string;
+  /** Aliases the source needs resolved (the app's). */
+  alias?: AliasOptions;
+}
+
+export function serviceWorkerBundle(options: ServiceWorkerBundleOptions): Plugin {
+  let config: ResolvedConfig;
+  return {
+    name: 'inpage:service-worker-bundle',
+    apply: 'build',
+    configResolved(resolved) {
+      config = resolved;
+    },
+    async closeBundle() {
+      const outDir = config.build.outDir;
+      await build({
+        configFile: false,
+        root: config.root,
+        mode: config.mode,
+        customLogger: config.logger,
+        publicDir: false,
+        resolve: { alias: options.alias ?? {} },
+        build: {
+          outDir,
+          emptyOutDir: false,
+          target: config.build.target,
+          sourcemap: config.build.sourcemap,
+          copyPublicDir: false,
+          rollupOptions: {
+            input: { sw: options.entry },
+            // A classic script (registered with type 'classic'): no imports, everything in the one file.
+            output: { format: 'iife', entryFileNames: options.file },
+          },
+        },
+      });
+      await injectShell(outDir, { swFile: options.file }, config.logger);
+    },
+  };
+}
