@@ -139,3 +139,18 @@ export function unpackEvents(packed: PackedEvents): EngineEvent[] {
   }
   return events as EngineEvent[];
 }
+
+/** The last event of an embeddings request: every input token is a prompt token, nothing is generated. */
+export function embeddingFinish(promptTokens: number): EngineEvent {
+  return {
+    type: 'finish',
+    finish_reason: 'stop',
+    usage: {
+      prompt_tokens: promptTokens,
+      completion_tokens: 0,
+      total_tokens: promptTokens,
+      prompt_tokens_details: { cached_tokens: 0 },
+      completion_tokens_details: { reasoning_tokens: 0 },
+    },
+  };
+}

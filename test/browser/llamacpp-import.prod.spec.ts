@@ -2,49 +2,34 @@
 // folder, or files dropped on the Models area, go into wllama's cache under the URLs the engine would download
 // them from, so the card says downloaded and a chat through /v1 fetches nothing from the model host. A folder
 // without the expected file says which file it expected.
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, expect, test, type Browser, type Page } from '@playwright/test';
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../playwright.config';
+import { expect, test, type Page } from '@playwright/test';
 import { synthesizeGguf } from '../../scripts/gguf/synthesize';
 import { GGUF_DEFAULTS } from '../../worker/engine/llamacpp/models';
 import { chat, makeKey } from './helpers';
-import { PROD_BUILD_DIR, serveStatic, type StaticServer } from './static-server';
+import { llamaCppDeployment } from './llamacpp-deployment';
 import { goToArea, openWorkspace, registerThroughForm } from './workspace-steps';
 
 test.describe.configure({ mode: 'serial' });
 
 const SHORT = GGUF_DEFAULTS['qwen3-1.7b']!.file;
-let dir: string;
-/** The model host: an empty folder, so any download would fail; its GETs are counted. */
-let server: StaticServer;
-let noGpu: Browser;
 const model = synthesizeGguf({ seed: 7 });
-
-test.beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'inpage-gguf-import-'));
-  await mkdir(join(dir, 'host'));
-  await mkdir(join(dir, 'picked'));
-  await writeFile(join(dir, 'picked', SHORT), model.bytes);
-  await mkdir(join(dir, 'wrong'));
-  await writeFile(join(dir, 'wrong', 'Some-Other-Model.gguf'), model.bytes.slice(0, 1024));
-  server = await serveStatic(4650, { '/': PROD_BUILD_DIR, '/gguf': join(dir, 'host') });
-  server.override('/inpage.config.json', JSON.stringify({ ggufBaseUrl: '/gguf', engineHeartbeatMs: 0 }));
-  noGpu = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS.filter((a) => !/webgpu|swiftshader/i.test(a)) });
-});
-
-test.afterAll(async () => {
-  await noGpu?.close();
-  await server?.close();
-  await rm(dir, { recursive: true, force: true });
+/** The model host serves an empty folder, so any download would fail; its GETs are counted. */
+const deployment = llamaCppDeployment({
+  port: 4650,
+  prefix: 'gguf-import',
+  hostDir: 'host',
+  files: async (put) => {
+    await put(join('picked', SHORT), model.bytes);
+    await put(join('wrong', 'Some-Other-Model.gguf'), model.bytes.slice(0, 1024));
+  },
 });
 
 const card = (page: Page, id: string) => page.locator(`article[data-model="${id}"]`);
-const modelGets = () => server.gets.filter((p) => p.startsWith('/gguf/'));
+const modelGets = () => deployment.server.gets.filter((p) => p.startsWith('/gguf/'));
 
 async function openModels(): Promise<Page> {
-  const context = await noGpu.newContext({ baseURL: server.origin });
+  const context = await deployment.browser.newContext({ baseURL: deployment.server.origin });
   const page = await context.newPage();
   await openWorkspace(page, '/');
   await registerThroughForm(page);
@@ -69,7 +54,7 @@ async function answersWithoutTheHost(page: Page) {
 test('import of a .gguf from a folder: the card says downloaded, a chat through /v1 fetches nothing from the model host', async () => {
   test.setTimeout(120_000);
   const page = await openModels();
-  await page.getByLabel('Import a model from a folder').setInputFiles(join(dir, 'picked'));
+  await page.getByLabel('Import a model from a folder').setInputFiles(join(deployment.dir, 'picked'));
   await expect(page.getByTestId('import-report')).toContainText(`Imported ${SHORT} (svc-model-5.2-short, svc-model-5.2-short-fast)`);
   await expect(card(page, 'svc-model-5.2-short')).toHaveAttribute('data-state', 'cached');
   await expect(card(page, 'svc-model-5.2-short-fast')).toHaveAttribute('data-state', 'cached');
@@ -100,7 +85,7 @@ test('a .gguf dropped on a model card is imported the same way', async () => {
 
 test('a folder without the expected file: the error names the file it expected', async () => {
   const page = await openModels();
-  await page.getByLabel('Import a model from a folder').setInputFiles(join(dir, 'wrong'));
+  await page.getByLabel('Import a model from a folder').setInputFiles(join(deployment.dir, 'wrong'));
   const report = page.getByTestId('import-report');
   await expect(report).toContainText('Not imported: No GGUF file');
   await expect(report).toContainText('Some-Other-Model.gguf');

@@ -2,15 +2,10 @@
 // (0x80), then a truncated three-byte sequence (0xE2 0x82, missing its last byte), then "!" runs on the
 // production build's llama.cpp engine on the CPU; through /v1 the answer comes back with replacement
 // characters, as JSON and as SSE whose bytes are valid UTF-8, with exact usage; the engine keeps serving.
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { chromium, expect, test, type Browser, type Page } from '@playwright/test';
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../playwright.config';
+import { expect, test, type Page } from '@playwright/test';
 import { synthesizeGguf } from '../../scripts/gguf/synthesize';
-import { GGUF_DEFAULTS } from '../../worker/engine/llamacpp/models';
-import { chat, makeKey, openApp } from './helpers';
-import { PROD_BUILD_DIR, serveStatic, type StaticServer } from './static-server';
+import { chat } from './helpers';
+import { llamaCppDeployment, ggufPath } from './llamacpp-deployment';
 
 interface Completion {
   choices: { message: { content: string | null }; finish_reason: string }[];
@@ -21,26 +16,11 @@ interface ErrorBody {
 }
 
 const REPLACEMENT = '\uFFFD';
-let dir: string;
-let server: StaticServer;
-let noGpu: Browser;
-
-test.beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'inpage-utf8-'));
-  const spec = GGUF_DEFAULTS['qwen3-1.7b']!;
-  const path = join(dir, spec.repo, 'resolve/main', spec.file);
-  await mkdir(dirname(path), { recursive: true });
-  await writeFile(path, synthesizeGguf({ seed: 7, answerBytes: [0x80, 0xe2, 0x82] }).bytes);
-  server = await serveStatic(4640, { '/': PROD_BUILD_DIR, '/gguf': dir });
-  server.override('/inpage.config.json', JSON.stringify({ ggufBaseUrl: '/gguf', engineHeartbeatMs: 0 }));
-  // No WebGPU: the engine chooses llama.cpp by itself.
-  noGpu = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS.filter((a) => !/webgpu|swiftshader/i.test(a)) });
-});
-
-test.afterAll(async () => {
-  await noGpu?.close();
-  await server?.close();
-  await rm(dir, { recursive: true, force: true });
+// No WebGPU: the engine chooses llama.cpp by itself.
+const deployment = llamaCppDeployment({
+  port: 4640,
+  prefix: 'utf8',
+  files: (put) => put(ggufPath('qwen3-1.7b'), synthesizeGguf({ seed: 7, answerBytes: [0x80, 0xe2, 0x82] }).bytes),
 });
 
 /** A request's raw answer: status, and its body decoded strictly (throws on bytes that are not UTF-8). */
@@ -68,10 +48,7 @@ const ask = (extra: Record<string, unknown> = {}) => ({
 
 test('llama.cpp: an answer of invalid UTF-8 bytes comes back with replacement characters, JSON and SSE; the engine keeps serving', async () => {
   test.setTimeout(120_000);
-  const context = await noGpu.newContext({ baseURL: server.origin });
-  const page = await context.newPage();
-  await openApp(page, '/');
-  const key = await makeKey(page);
+  const { page, key } = await deployment.open();
 
   // 0x80 is one replacement character, 0xE2 0x82 (cut short by "!") another; then "!" and the end of the turn.
   const json = await strict(page, key, ask());
@@ -127,5 +104,5 @@ test('llama.cpp: an answer of invalid UTF-8 bytes comes back with replacement ch
   expect(inBand.error.message).toContain('not valid UTF-8 on its own');
   const after = (await chat(page, key, ask())).json as Completion;
   expect(after.choices[0]!.message.content).toBe(`${REPLACEMENT}${REPLACEMENT}!`);
-  await context.close();
+  await page.context().close();
 });

@@ -3,18 +3,14 @@
 // (scripts/gguf/synthesize-mmproj.ts: a CLIP-style encoder with LLaVA's MLP projector, 32 px images, 16 image
 // tokens), both synthesized at test time and served as svc-vision's GGUF and mmproj by a static deployment.
 // That the image was encoded shows in usage: the prompt grows by exactly the image's tokens.
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { chromium, expect, test, type Browser, type Page } from '@playwright/test';
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../playwright.config';
+import { expect, test } from '@playwright/test';
 import { synthesizeGguf } from '../../scripts/gguf/synthesize';
 import { synthesizeMmproj } from '../../scripts/gguf/synthesize-mmproj';
 import { GGUF_DEFAULTS } from '../../worker/engine/llamacpp/models';
-import { call, chat, makeKey, openApp, sseEvents } from './helpers';
+import { call, chat, sseEvents } from './helpers';
 import { playgroundKey } from './workspace-steps';
 import { encodePng } from './png';
-import { PROD_BUILD_DIR, serveStatic, type StaticServer } from './static-server';
+import { llamaCppDeployment, ggufPath } from './llamacpp-deployment';
 
 interface Completion {
   choices: { message: { content: string | null; reasoning_content?: string }; finish_reason: string }[];
@@ -24,47 +20,28 @@ interface ErrorBody {
   error: { message: string; type: string; param: string | null; code: string | null };
 }
 
-const pathOf = (group: string, file?: string) => `${GGUF_DEFAULTS[group]!.repo}/resolve/main/${file ?? GGUF_DEFAULTS[group]!.file}`;
+const pathOf = ggufPath;
 const VISION = 'phi-3.5-vision';
 
 test.describe.configure({ mode: 'serial' });
 
-let dir: string;
-let server: StaticServer;
-let noGpu: Browser;
 const model = synthesizeGguf({ seed: 7 });
 const mmproj = synthesizeMmproj({ seed: 11 });
 // A 20 × 12 picture (not the encoder's 32 × 32: llama.cpp resizes and pads it).
 const png = encodePng(20, 12, (x, y) => [x * 12, y * 20, (x + y) % 2 ? 255 : 0]);
 const pngDataUrl = `data:image/png;base64,${Buffer.from(png).toString('base64')}`;
 
-test.beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'inpage-gguf-vision-'));
-  const put = async (path: string, bytes: Uint8Array) => {
-    await mkdir(dirname(join(dir, path)), { recursive: true });
-    await writeFile(join(dir, path), bytes);
-  };
-  await put(pathOf(VISION), model.bytes);
-  await put(pathOf(VISION, GGUF_DEFAULTS[VISION]!.mmproj), mmproj.bytes);
-  await put(pathOf('qwen3-1.7b'), model.bytes);
-  await put('pictures/picture.png', png);
-  server = await serveStatic(4591, { '/': PROD_BUILD_DIR, '/gguf': dir });
-  server.override('/inpage.config.json', JSON.stringify({ ggufBaseUrl: '/gguf', engineHeartbeatMs: 0 }));
-  noGpu = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS.filter((a) => !/webgpu|swiftshader/i.test(a)) });
+const deployment = llamaCppDeployment({
+  port: 4591,
+  prefix: 'gguf-vision',
+  files: async (put) => {
+    await put(pathOf(VISION), model.bytes);
+    await put(pathOf(VISION, GGUF_DEFAULTS[VISION]!.mmproj), mmproj.bytes);
+    await put(pathOf('qwen3-1.7b'), model.bytes);
+    await put('pictures/picture.png', png);
+  },
 });
-
-test.afterAll(async () => {
-  await noGpu?.close();
-  await server?.close();
-  await rm(dir, { recursive: true, force: true });
-});
-
-async function openDeployment(): Promise<{ page: Page; key: string }> {
-  const context = await noGpu.newContext({ baseURL: server.origin });
-  const page = await context.newPage();
-  await openApp(page, '/');
-  return { page, key: await makeKey(page) };
-}
+const openDeployment = () => deployment.open();
 
 const withImages = (urls: string[], extra: Record<string, unknown> = {}) => ({
   model: 'svc-vision',
@@ -79,7 +56,7 @@ const withImages = (urls: string[], extra: Record<string, unknown> = {}) => ({
 test('llama.cpp reads images through its mmproj: data: and same-origin URLs, any browser format, counted in usage; bad images and text models refused', async () => {
   test.setTimeout(180_000);
   const { page, key } = await openDeployment();
-  const start = server.gets.length;
+  const start = deployment.server.gets.length;
 
   // The same prompt without an image, then with one: the answer completes, and the prompt is longer by exactly
   // the image's tokens (the encoder's 16 patches), which only an encoded image gives. llama.cpp joins a turn's
@@ -99,11 +76,11 @@ test('llama.cpp reads images through its mmproj: data: and same-origin URLs, any
   // Both files were fetched once, together (the empty browser context had nothing cached). wllama also asks
   // for Hugging Face's LFS pointers (`/raw/` instead of `/resolve/`) to learn the files' SHA-256.
   const files = [`/gguf/${pathOf(VISION)}`, `/gguf/${pathOf(VISION, GGUF_DEFAULTS[VISION]!.mmproj)}`];
-  expect(server.gets.slice(start).filter((p) => p.endsWith('.gguf') && p.includes('/resolve/')).sort()).toEqual([...files].sort());
+  expect(deployment.server.gets.slice(start).filter((p) => p.endsWith('.gguf') && p.includes('/resolve/')).sort()).toEqual([...files].sort());
 
   // The same picture by URL of this origin (fetched by the engine worker, as the host allowlist permits), and
   // as WebP (which llama.cpp cannot decode: re-encoded as PNG first): the same prompt size.
-  const byUrl = await chat(page, key, withImages([`${server.origin}/gguf/pictures/picture.png`]));
+  const byUrl = await chat(page, key, withImages([`${deployment.server.origin}/gguf/pictures/picture.png`]));
   expect(byUrl.status, byUrl.text).toBe(200);
   expect((byUrl.json as Completion).usage.prompt_tokens).toBe(answer.usage.prompt_tokens);
   const encoded = (type: string) =>
@@ -164,7 +141,7 @@ test('llama.cpp reads images through its mmproj: data: and same-origin URLs, any
   expect(elsewhere.status).toBe(400);
   expect((elsewhere.json as ErrorBody).error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_value', param: 'messages[0].content[1].image_url.url' });
   expect((elsewhere.json as ErrorBody).error.message).toContain('not on a host this service may reach');
-  const missing = await chat(page, key, withImages([`${server.origin}/gguf/pictures/none.png`]));
+  const missing = await chat(page, key, withImages([`${deployment.server.origin}/gguf/pictures/none.png`]));
   expect(missing.status).toBe(400);
   expect((missing.json as ErrorBody).error).toMatchObject({ code: 'invalid_value', param: 'messages[0].content[1].image_url.url' });
   const notAnImage = await chat(page, key, withImages([`data:image/png;base64,${Buffer.from('not a picture').toString('base64')}`]));
@@ -200,7 +177,7 @@ test('llama.cpp reads images through its mmproj: data: and same-origin URLs, any
 
   // A new engine worker (the page reloaded) loads the model and its mmproj from wllama's cache: no GET of either
   // (nor of their pointers).
-  const before = server.gets.length;
+  const before = deployment.server.gets.length;
   await page.reload();
   await page.evaluate(async () => {
     await window.inpageReady;
@@ -208,16 +185,16 @@ test('llama.cpp reads images through its mmproj: data: and same-origin URLs, any
   const cached = await chat(page, key, withImages([pngDataUrl]));
   expect(cached.status, cached.text).toBe(200);
   expect((cached.json as Completion).usage.prompt_tokens).toBe(answer.usage.prompt_tokens);
-  expect(server.gets.slice(before).filter((p) => p.endsWith('.gguf'))).toEqual([]);
+  expect(deployment.server.gets.slice(before).filter((p) => p.endsWith('.gguf'))).toEqual([]);
 
   // The storage the model takes counts both files; deleting it removes both (the next image request fetches both).
   const status = async () => (await page.evaluate(async () => (await window.inpageReady)!.engine!.control.status())).find((m) => m.id === 'svc-vision')!;
   expect((await status()).sizeOnDisk).toBe(model.bytes.length + mmproj.bytes.length);
   await page.evaluate(async () => (await window.inpageReady)!.engine!.control.deleteFromCache('svc-vision'));
   expect((await status()).state).toBe('not_downloaded');
-  const afterDelete = server.gets.length;
+  const afterDelete = deployment.server.gets.length;
   expect((await chat(page, key, withImages([pngDataUrl]))).status).toBe(200);
-  expect(server.gets.slice(afterDelete).filter((p) => p.endsWith('.gguf') && p.includes('/resolve/')).sort()).toEqual([...files].sort());
+  expect(deployment.server.gets.slice(afterDelete).filter((p) => p.endsWith('.gguf') && p.includes('/resolve/')).sort()).toEqual([...files].sort());
 
   // The Playground says what the engine does: svc-vision's model here always thinks (no reasoning_effort
   // "none" on llama.cpp), so its Thinking switch is on and cannot be turned off, and the hint says it thinks.
@@ -239,7 +216,7 @@ test('llama.cpp reads images through its mmproj: data: and same-origin URLs, any
 test('llama.cpp: an mmproj made for another model (another width) fails the load clearly, naming the file', async () => {
   test.setTimeout(120_000);
   const mmprojPath = `/gguf/${pathOf(VISION, GGUF_DEFAULTS[VISION]!.mmproj)}`;
-  server.override(mmprojPath, synthesizeMmproj({ seed: 11, textEmbedding: 32 }).bytes);
+  deployment.server.override(mmprojPath, synthesizeMmproj({ seed: 11, textEmbedding: 32 }).bytes);
   try {
     // A fresh browser context: nothing cached, both files are fetched again.
     const { page, key } = await openDeployment();
@@ -248,9 +225,9 @@ test('llama.cpp: an mmproj made for another model (another width) fails the load
     const error = (failed.json as ErrorBody).error;
     expect(error).toMatchObject({ type: 'server_error', code: 'model_load_failed', param: null });
     expect(error.message).toContain(pathOf(VISION));
-    expect(error.message).toContain(`vision projector (mmproj ${server.origin}${mmprojPath})`);
+    expect(error.message).toContain(`vision projector (mmproj ${deployment.server.origin}${mmprojPath})`);
     await page.context().close();
   } finally {
-    server.override(mmprojPath, null);
+    deployment.server.override(mmprojPath, null);
   }
 });

@@ -3,16 +3,12 @@
 // static "deployment" whose /inpage.config.json points the GGUF source at it. Everything goes through /v1.
 // The synthesized model is deterministic at temperature 0: a thinking request answers
 // "<think> Let me think.</think>" and then free ASCII text (see the synthesizer's header).
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { chromium, expect, test, type Browser, type Page } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import Ajv from 'ajv';
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../playwright.config';
 import { synthesizeGguf } from '../../scripts/gguf/synthesize';
 import { GGUF_DEFAULTS } from '../../worker/engine/llamacpp/models';
-import { call, chat, makeKey, openApp, sseEvents } from './helpers';
-import { PROD_BUILD_DIR, serveStatic, type StaticServer } from './static-server';
+import { call, chat, sseEvents } from './helpers';
+import { llamaCppDeployment, ggufPath } from './llamacpp-deployment';
 
 interface Completion {
   choices: {
@@ -30,48 +26,25 @@ interface ErrorBody {
   error: { message: string; type: string; param: string | null; code: string | null };
 }
 
-/** Where a weight group's default GGUF lives under the deployment's `ggufBaseUrl` (Hugging Face's layout). */
-const pathOf = (group: string, file?: string) => `${GGUF_DEFAULTS[group]!.repo}/resolve/main/${file ?? GGUF_DEFAULTS[group]!.file}`;
+const pathOf = ggufPath;
 
 // One deployment server for both tests (they share its port): run them in one worker, in order.
 test.describe.configure({ mode: 'serial' });
 
-let dir: string;
-let server: StaticServer;
-/** A browser without WebGPU (no unsafe-WebGPU flags): the engine must choose llama.cpp by itself. */
-let noGpu: Browser;
 const model = synthesizeGguf({ seed: 7 });
 const SHORT_MODEL = `/gguf/${pathOf('qwen3-1.7b')}`;
-
-test.beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'inpage-gguf-'));
-  const put = async (path: string, bytes: Uint8Array) => {
-    await mkdir(dirname(join(dir, path)), { recursive: true });
-    await writeFile(join(dir, path), bytes);
-  };
-  await put(pathOf('qwen3-1.7b'), model.bytes);
-  // svc-vision's files exist but are cut short: the load must fail clearly.
-  const vision = GGUF_DEFAULTS['phi-3.5-vision']!;
-  await put(pathOf('phi-3.5-vision'), model.bytes.slice(0, 4096));
-  await put(pathOf('phi-3.5-vision', vision.mmproj), model.bytes.slice(0, 4096));
-  server = await serveStatic(4595, { '/': PROD_BUILD_DIR, '/gguf': dir });
-  // The deployment's own config: the default engine policy ("auto"), GGUF files from this origin.
-  server.override('/inpage.config.json', JSON.stringify({ ggufBaseUrl: '/gguf', engineHeartbeatMs: 0 }));
-  noGpu = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS.filter((a) => !/webgpu|swiftshader/i.test(a)) });
+const deployment = llamaCppDeployment({
+  port: 4595,
+  prefix: 'gguf',
+  files: async (put) => {
+    await put(pathOf('qwen3-1.7b'), model.bytes);
+    // svc-vision's files exist but are cut short: the load must fail clearly.
+    const vision = GGUF_DEFAULTS['phi-3.5-vision']!;
+    await put(pathOf('phi-3.5-vision'), model.bytes.slice(0, 4096));
+    await put(pathOf('phi-3.5-vision', vision.mmproj), model.bytes.slice(0, 4096));
+  },
 });
-
-test.afterAll(async () => {
-  await noGpu?.close();
-  await server?.close();
-  await rm(dir, { recursive: true, force: true });
-});
-
-async function openDeployment(): Promise<{ page: Page; key: string }> {
-  const context = await noGpu.newContext({ baseURL: server.origin });
-  const page = await context.newPage();
-  await openApp(page, '/');
-  return { page, key: await makeKey(page) };
-}
+const openDeployment = () => deployment.open();
 
 const ask = (content: string, extra: Record<string, unknown> = {}) => ({
   model: 'svc-model-5.2-short',
@@ -202,13 +175,13 @@ test('llama.cpp: a second load reads the cached GGUF (no model bytes fetched); t
   test.setTimeout(120_000);
   const { page, key } = await openDeployment();
   // A fresh browser context has an empty cache: the first load downloads the file once.
-  const start = server.gets.length;
+  const start = deployment.server.gets.length;
   const first = await chat(page, key, ask('Hi', { max_tokens: 4 }));
   expect(first.status).toBe(200);
-  expect(server.gets.slice(start).filter((p) => p === SHORT_MODEL)).toHaveLength(1);
+  expect(deployment.server.gets.slice(start).filter((p) => p === SHORT_MODEL)).toHaveLength(1);
 
   // A new engine worker (the page reloaded) loads the model from wllama's cache: no GET of the file.
-  const before = server.gets.length;
+  const before = deployment.server.gets.length;
   await page.reload();
   await page.evaluate(async () => {
     await window.inpageReady;
@@ -218,7 +191,7 @@ test('llama.cpp: a second load reads the cached GGUF (no model bytes fetched); t
   const again = await chat(page, key, ask('Hi', { max_tokens: 4 }));
   expect(again.status).toBe(200);
   expect((again.json as Completion).choices[0]!.message.reasoning_content).toBe('Let me think');
-  expect(server.gets.slice(before).filter((p) => p.startsWith('/gguf/'))).toEqual([]);
+  expect(deployment.server.gets.slice(before).filter((p) => p.startsWith('/gguf/'))).toEqual([]);
 
   // Qwen3-8B's 5 GB of Q4_K_M weights do not fit a CPU device's budget: 503 with the figures.
   const big = await chat(page, key, ask('Hi', { model: 'svc-model-5.2' }));

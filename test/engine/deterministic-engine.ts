@@ -32,7 +32,7 @@
 import { ApiError, clientAborted, contextExceeded } from '../../src/protocol/errors';
 import type { AdapterReport, ImportFile, ImportProgress, ImportReport } from '../../src/engine-control';
 import type { InpageConfig } from '../../src/config';
-import type { DownloadSize, EngineEvent, ModelStatus } from '../../src/engine-protocol';
+import { embeddingFinish, type DownloadSize, type EngineEvent, type ModelStatus } from '../../src/engine-protocol';
 import { toolCallId } from '../../src/protocol/completion';
 import type { ChatCompletionRequest, ChatMessage, FunctionTool, ModelState, TokenLogprob } from '../../src/protocol/types';
 import { activeCatalog, adoptModels, variantOf } from '../../src/catalog';
@@ -343,17 +343,7 @@ export class DeterministicEngine implements Engine {
         if (signal.aborted) throw clientAborted();
         yield { type: 'embedding', index, embedding: deterministicEmbedding(item, spec!.dimensions) };
       }
-      yield {
-        type: 'finish',
-        finish_reason: 'stop',
-        usage: {
-          prompt_tokens: promptTokens,
-          completion_tokens: 0,
-          total_tokens: promptTokens,
-          prompt_tokens_details: { cached_tokens: 0 },
-          completion_tokens_details: { reasoning_tokens: 0 },
-        },
-      };
+      yield embeddingFinish(promptTokens);
     }
     return { fingerprint: `fp_test_${request.variant.weightGroup}`, events: events() };
   }

@@ -13,7 +13,7 @@ import { adoptModels, variantOf } from '../../../src/catalog';
 import { modelNotFound } from '../../../src/protocol/errors';
 import type { ModelId, Variant } from '../../../src/variants';
 import type { EmbeddingRequest } from '../../../src/protocol/embeddings';
-import type { EngineEvent } from '../../../src/engine-protocol';
+import { embeddingFinish, type EngineEvent } from '../../../src/engine-protocol';
 import type { Engine, Generation } from '../engine';
 import { assertSupported, outputLimit } from '../request-support';
 import { ModelCache, type CacheFunctions } from './cache';
@@ -356,17 +356,7 @@ export class WebLlmEngine implements Engine {
     const promptTokens = answer.usage.prompt_tokens;
     async function* events(): AsyncGenerator<EngineEvent> {
       for (const [index, vector] of vectors.entries()) yield { type: 'embedding', index, embedding: vector.embedding };
-      yield {
-        type: 'finish',
-        finish_reason: 'stop',
-        usage: {
-          prompt_tokens: promptTokens,
-          completion_tokens: 0,
-          total_tokens: promptTokens,
-          prompt_tokens_details: { cached_tokens: 0 },
-          completion_tokens_details: { reasoning_tokens: 0 },
-        },
-      };
+      yield embeddingFinish(promptTokens);
     }
     return { fingerprint: `fp_${modelId}`, events: events() };
   }
