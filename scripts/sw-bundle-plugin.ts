@@ -38,6 +38,7 @@ export function serviceWorkerBundle(options: ServiceWorkerBundleOptions): Plugin
           emptyOutDir: false,
           target: config.build.target,
           sourcemap: config.build.sourcemap,
+          minify: config.build.minify,
           copyPublicDir: false,
           rollupOptions: {
             input: { sw: options.entry },

@@ -3,129 +3,134 @@
 // declares the setting's shape (zod) and turns it into the catalog every part reads: the variants the service
 // offers (src/variants.ts's promise: id, thinks, vision, context, weight group) and, per weight group, the
 // configured entry whose engine-specific fields the engine reads (worker/engine/webllm/models.ts for web-llm).
-import { z } from './protocol/zod';
+import { lazy, z } from './protocol/zod';
 import { VARIANTS, VARIANT_IDS, isVariantId, type Variant } from './variants';
-
-// zod's mini build (src/protocol/zod.ts, `jitless` there: the page's CSP forbids eval): `z.optional(x)`,
-// `x.check(z.minLength(1))` where the classic build chains `x.optional()`, `x.min(1)`.
-const positiveInt = z.int().check(z.minimum(1));
-
-/** The shape of one layer's KV cache, from the model's config.json; lets the engine size the context. */
-const kvShape = z.strictObject({ layers: positiveInt, kvHeads: positiveInt, headDim: positiveInt });
-
-/** Bytes of each SRI digest: a pin of another length is a typo, not a hash. */
-const SRI_BYTES = { sha256: 32, sha384: 48, sha512: 64 } as const;
-
-/** One Subresource Integrity hash (`sha256-…`, `sha384-…` or `sha512-…`, base64), as web-llm verifies them. */
-const sri = z.string().check(
-  z.refine((value: string) => {
-    const m = /^(sha256|sha384|sha512)-([A-Za-z0-9+/]+={0,2})$/.exec(value);
-    if (!m) return false;
-    const b64 = m[2]!;
-    return Math.floor((b64.replace(/=+$/, '').length * 3) / 4) === SRI_BYTES[m[1] as keyof typeof SRI_BYTES];
-  }, 'must be one SRI hash: sha256-, sha384- or sha512- and the base64 digest'),
-);
-
-/**
- * Pins for one web-llm model's files, in web-llm's `ModelRecord.integrity` shape: web-llm 0.2.86 checks its
- * `mlc-chat-config.json`, its model library (before running it) and the tokenizer file it reads against these,
- * and a mismatch fails the load (inpage never sets web-llm's `onFailure: "warn"`). The weight shards and
- * `tensor-cache.json` are not covered by web-llm's check.
- */
-const modelIntegrity = z.strictObject({
-  config: z.optional(sri),
-  model_lib: z.optional(sri),
-  /** web-llm reads (and checks) `tokenizer.json`, or `tokenizer.model` when there is no tokenizer.json. */
-  tokenizer: z.optional(z.partialRecord(z.enum(['tokenizer.json', 'tokenizer.model']), sri)),
-});
-
-export type ModelIntegrity = z.output<typeof modelIntegrity>;
-
-/**
- * A web-llm `ModelRecord` for a model web-llm does not ship: where its weights and compiled library are, and the
- * chat options (`overrides`: `conv_template`, `context_window_size`, …) as web-llm takes them. Relative URLs
- * resolve against the page's origin.
- */
-const webllmRecord = z.strictObject({
-  model_id: z.string().check(z.regex(/^[\w.+-]{1,128}$/, 'must be 1–128 letters, digits or . _ + -')),
-  model: z.string().check(z.minLength(1)),
-  model_lib: z.string().check(z.minLength(1)),
-  overrides: z.optional(z.record(z.string(), z.unknown())),
-  vram_required_MB: z.optional(z.number().check(z.positive())),
-  low_resource_required: z.optional(z.boolean()),
-  buffer_size_required_bytes: z.optional(z.number().check(z.positive())),
-  required_features: z.optional(z.array(z.string())),
-  model_type: z.optional(z.int().check(z.minimum(0))),
-});
-
-/** What every entry may say, whatever engine runs it. */
-const common = {
-  /** Leaves the id out of /v1/models, keys and the workspace; requests for it get 404 model_not_found. */
-  hidden: z.optional(z.boolean()),
-  /** Whether the model thinks before answering (reasoning_effort "none" switches it off). */
-  thinks: z.optional(z.boolean()),
-  vision: z.optional(z.boolean()),
-  /** How thinking is switched per request: Qwen3's `enable_thinking`, or `none` (the model has no switch). */
-  thinking: z.optional(z.enum(['enable_thinking', 'none'])),
-  /** The model's trained maximum context (the ceiling this device may configure). */
-  contextLength: z.optional(positiveInt),
-  /** With `contextLength`, lets the engine give the model more than web-llm's default 4096 tokens. */
-  kv: z.optional(kvShape),
-};
-
-const nonEmpty = z.string().check(z.minLength(1));
-
-const webllmEntry = z.strictObject({
-  engine: z.optional(z.literal('webllm')),
-  ...common,
-  /** A web-llm prebuilt model id for both precisions, or one for adapters with `shader-f16` and one without. */
-  webllm: z.optional(z.union([nonEmpty, z.strictObject({ f16: nonEmpty, f32: nonEmpty })])),
-  /** A model of the deployment's own (see webllmRecord). */
-  record: z.optional(webllmRecord),
-  /**
-   * Pins, by web-llm model id (either precision of this entry's model, or of the shipped model when the entry
-   * names none): the hashes its files must have. `npm run models:pull` writes them for what it pulled.
-   */
-  integrity: z.optional(z.record(nonEmpty, modelIntegrity)),
-});
 
 /** llama.cpp's split naming (gguf-split): `…-00001-of-00003.gguf`; wllama loads a split model from its first part. */
 export const SPLIT_PART = /-(\d{5})-of-(\d{5})\.gguf(\?.*)?$/i;
 
-/** A GGUF file's URL: http(s), or relative to the page's origin; the name ends in `.gguf` (as wllama requires). */
-const ggufUrl = z.string().check(
-  z.minLength(1),
-  z.refine((u: string) => {
-    try {
-      const url = new URL(u, 'https://origin.invalid/');
-      return (url.protocol === 'https:' || url.protocol === 'http:') && /\.gguf$/i.test(url.pathname);
-    } catch {
-      return false;
-    }
-  }, 'must be an http(s) URL (or a path on this origin) of a .gguf file'),
-);
+/** Bytes of each SRI digest: a pin of another length is a typo, not a hash. */
+const SRI_BYTES = { sha256: 32, sha384: 48, sha512: 64 } as const;
 
-/**
- * A llama.cpp model (GGUF). Without `gguf` (one of the five only) the variant keeps its GGUF default and is only
- * tied to llama.cpp. `kv` (web-llm's context sizing) does not apply.
- */
-const llamacppEntry = z.strictObject({
-  engine: z.literal('llamacpp'),
-  ...common,
-  kv: z.optional(z.undefined({ error: "'kv' sizes web-llm's context; on llama.cpp give 'context'" })),
-  /** The model file's URL, or the URLs of its split parts in order (each under llama.cpp's 2 GB buffer limit). */
-  gguf: z.optional(z.union([ggufUrl, z.array(ggufUrl).check(z.minLength(1))])),
-  /** The vision projector's URL (a vision model's image encoder). */
-  mmproj: z.optional(ggufUrl),
-  /** Tokens of context llama.cpp allocates when it loads the model (default 4096; at most `contextLength`). */
-  context: z.optional(positiveInt),
-  /** The files' size in bytes, for the "too large for this device" check (unknown: no check before the load). */
-  bytes: z.optional(positiveInt),
-});
+/** The setting's schemas (built on first use: see `lazy`; the service worker never parses the setting). */
+function buildSchemas() {
+  // zod's mini build (src/protocol/zod.ts, `jitless` there: the page's CSP forbids eval): `z.optional(x)`,
+  // `x.check(z.minLength(1))` where the classic build chains `x.optional()`, `x.min(1)`.
+  const positiveInt = z.int().check(z.minimum(1));
 
-export type WebLlmRecordConfig = z.output<typeof webllmRecord>;
-export type WebLlmEntry = z.output<typeof webllmEntry>;
-export type LlamaCppEntry = z.output<typeof llamacppEntry>;
+  /** The shape of one layer's KV cache, from the model's config.json; lets the engine size the context. */
+  const kvShape = z.strictObject({ layers: positiveInt, kvHeads: positiveInt, headDim: positiveInt });
+
+  /** One Subresource Integrity hash (`sha256-…`, `sha384-…` or `sha512-…`, base64), as web-llm verifies them. */
+  const sri = z.string().check(
+    z.refine((value: string) => {
+      const m = /^(sha256|sha384|sha512)-([A-Za-z0-9+/]+={0,2})$/.exec(value);
+      if (!m) return false;
+      const b64 = m[2]!;
+      return Math.floor((b64.replace(/=+$/, '').length * 3) / 4) === SRI_BYTES[m[1] as keyof typeof SRI_BYTES];
+    }, 'must be one SRI hash: sha256-, sha384- or sha512- and the base64 digest'),
+  );
+
+  /**
+   * Pins for one web-llm model's files, in web-llm's `ModelRecord.integrity` shape: web-llm 0.2.86 checks its
+   * `mlc-chat-config.json`, its model library (before running it) and the tokenizer file it reads against these,
+   * and a mismatch fails the load (inpage never sets web-llm's `onFailure: "warn"`). The weight shards and
+   * `tensor-cache.json` are not covered by web-llm's check.
+   */
+  const modelIntegrity = z.strictObject({
+    config: z.optional(sri),
+    model_lib: z.optional(sri),
+    /** web-llm reads (and checks) `tokenizer.json`, or `tokenizer.model` when there is no tokenizer.json. */
+    tokenizer: z.optional(z.partialRecord(z.enum(['tokenizer.json', 'tokenizer.model']), sri)),
+  });
+
+  /**
+   * A web-llm `ModelRecord` for a model web-llm does not ship: where its weights and compiled library are, and the
+   * chat options (`overrides`: `conv_template`, `context_window_size`, …) as web-llm takes them. Relative URLs
+   * resolve against the page's origin.
+   */
+  const webllmRecord = z.strictObject({
+    model_id: z.string().check(z.regex(/^[\w.+-]{1,128}$/, 'must be 1–128 letters, digits or . _ + -')),
+    model: z.string().check(z.minLength(1)),
+    model_lib: z.string().check(z.minLength(1)),
+    overrides: z.optional(z.record(z.string(), z.unknown())),
+    vram_required_MB: z.optional(z.number().check(z.positive())),
+    low_resource_required: z.optional(z.boolean()),
+    buffer_size_required_bytes: z.optional(z.number().check(z.positive())),
+    required_features: z.optional(z.array(z.string())),
+    model_type: z.optional(z.int().check(z.minimum(0))),
+  });
+
+  /** What every entry may say, whatever engine runs it. */
+  const common = {
+    /** Leaves the id out of /v1/models, keys and the workspace; requests for it get 404 model_not_found. */
+    hidden: z.optional(z.boolean()),
+    /** Whether the model thinks before answering (reasoning_effort "none" switches it off). */
+    thinks: z.optional(z.boolean()),
+    vision: z.optional(z.boolean()),
+    /** How thinking is switched per request: Qwen3's `enable_thinking`, or `none` (the model has no switch). */
+    thinking: z.optional(z.enum(['enable_thinking', 'none'])),
+    /** The model's trained maximum context (the ceiling this device may configure). */
+    contextLength: z.optional(positiveInt),
+    /** With `contextLength`, lets the engine give the model more than web-llm's default 4096 tokens. */
+    kv: z.optional(kvShape),
+  };
+
+  const nonEmpty = z.string().check(z.minLength(1));
+
+  const webllmEntry = z.strictObject({
+    engine: z.optional(z.literal('webllm')),
+    ...common,
+    /** A web-llm prebuilt model id for both precisions, or one for adapters with `shader-f16` and one without. */
+    webllm: z.optional(z.union([nonEmpty, z.strictObject({ f16: nonEmpty, f32: nonEmpty })])),
+    /** A model of the deployment's own (see webllmRecord). */
+    record: z.optional(webllmRecord),
+    /**
+     * Pins, by web-llm model id (either precision of this entry's model, or of the shipped model when the entry
+     * names none): the hashes its files must have. `npm run models:pull` writes them for what it pulled.
+     */
+    integrity: z.optional(z.record(nonEmpty, modelIntegrity)),
+  });
+
+  /** A GGUF file's URL: http(s), or relative to the page's origin; the name ends in `.gguf` (as wllama requires). */
+  const ggufUrl = z.string().check(
+    z.minLength(1),
+    z.refine((u: string) => {
+      try {
+        const url = new URL(u, 'https://origin.invalid/');
+        return (url.protocol === 'https:' || url.protocol === 'http:') && /\.gguf$/i.test(url.pathname);
+      } catch {
+        return false;
+      }
+    }, 'must be an http(s) URL (or a path on this origin) of a .gguf file'),
+  );
+
+  /**
+   * A llama.cpp model (GGUF). Without `gguf` (one of the five only) the variant keeps its GGUF default and is only
+   * tied to llama.cpp. `kv` (web-llm's context sizing) does not apply.
+   */
+  const llamacppEntry = z.strictObject({
+    engine: z.literal('llamacpp'),
+    ...common,
+    kv: z.optional(z.undefined({ error: "'kv' sizes web-llm's context; on llama.cpp give 'context'" })),
+    /** The model file's URL, or the URLs of its split parts in order (each under llama.cpp's 2 GB buffer limit). */
+    gguf: z.optional(z.union([ggufUrl, z.array(ggufUrl).check(z.minLength(1))])),
+    /** The vision projector's URL (a vision model's image encoder). */
+    mmproj: z.optional(ggufUrl),
+    /** Tokens of context llama.cpp allocates when it loads the model (default 4096; at most `contextLength`). */
+    context: z.optional(positiveInt),
+    /** The files' size in bytes, for the "too large for this device" check (unknown: no check before the load). */
+    bytes: z.optional(positiveInt),
+  });
+  return { modelIntegrity, webllmRecord, webllmEntry, llamacppEntry };
+}
+type Schemas = ReturnType<typeof buildSchemas>;
+const schemas = lazy(buildSchemas);
+
+export type ModelIntegrity = z.output<Schemas['modelIntegrity']>;
+export type WebLlmRecordConfig = z.output<Schemas['webllmRecord']>;
+export type WebLlmEntry = z.output<Schemas['webllmEntry']>;
+export type LlamaCppEntry = z.output<Schemas['llamacppEntry']>;
 export type ModelEntry = WebLlmEntry | LlamaCppEntry;
 export type ModelsConfig = Record<string, ModelEntry>;
 
@@ -282,6 +287,7 @@ function parseEntry(id: string, raw: unknown): ModelEntry {
   if (engine !== undefined && !(ENGINES as readonly unknown[]).includes(engine)) {
     throw new ModelConfigError(`${where(id, ['engine'])}: unknown engine ${JSON.stringify(engine)} (engines: ${ENGINES.join(', ')})`);
   }
+  const { llamacppEntry, webllmEntry } = schemas();
   const parsed = (engine === 'llamacpp' ? llamacppEntry : webllmEntry).safeParse(raw);
   if (!parsed.success) throw new ModelConfigError(describeIssue(id, parsed.error.issues[0]!));
   return parsed.data;

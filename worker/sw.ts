@@ -1,6 +1,8 @@
 /// <reference lib="webworker" />
 // The service worker: answers /v1/ for every script of the origin; serves the app shell from Workbox's
 // precache (so the page and the engine worker load offline) and leaves all else to the network.
+// Evaluated first: asks for the engine's port and opens the key store as the worker starts.
+import { portAskedAt, requestPort } from './sw/start-early';
 import { addPlugins, cleanupOutdatedCaches, precacheAndRoute, type PrecacheEntry } from 'workbox-precaching';
 import { registerRoute } from 'workbox-routing';
 import { CacheFirst, NetworkFirst } from 'workbox-strategies';
@@ -11,10 +13,10 @@ import { drainUsage } from './sw/usage-book';
 import { errorResponse } from './sw/respond';
 import { holdForLife, whenReleased } from '../src/life-locks';
 import { ApiError } from '../src/protocol/errors';
+import { prepareChatValidation } from '../src/protocol/validate';
 import { isolated } from '../src/isolation';
 import { setActiveCatalog } from '../src/catalog';
-import { openDatabase } from '../src/keys/db';
-import { isClaimRequest, isPortOffer, offerCatalog, offerLock, PORT_REQUEST } from '../src/page/port-messages';
+import { isClaimRequest, isPortOffer, offerCatalog, offerLock } from '../src/page/port-messages';
 
 declare const self: ServiceWorkerGlobalScope & {
   /** The app shell, listed here at build time (scripts/precache-plugin.ts); absent in unbundled runs. */
@@ -31,20 +33,14 @@ const lifeLock = (async () => {
 })();
 
 const link = new EngineLink({
-  // After the browser restarts this worker its port is gone: ask every page of the origin for a new one.
-  async requestPort() {
-    const pages = await self.clients.matchAll({ type: 'window', includeUncontrolled: true });
-    for (const page of pages) page.postMessage(PORT_REQUEST);
-  },
+  // After the browser restarts this worker its port is gone: the pages were asked for a new one as it started.
+  requestPort,
+  askedAt: portAskedAt,
   // The engine worker holds its port's lock while it lives; being granted it means the engine is gone.
   whenLockFree: (name) => whenReleased(self.navigator.locks, name),
   lifeLock,
 });
 const app = createApp(link);
-// A stopped worker is most often restarted by a request: ask for the engine's port and open the key store
-// now, so both are under way while that request's key is checked.
-link.prime();
-void openDatabase().catch(() => undefined);
 // Uses a previous life of this worker journaled but did not get to book (stopped, or the database blocked).
 void drainUsage();
 
@@ -74,6 +70,9 @@ self.addEventListener('message', (event) => {
   }
 });
 
+/** The routes whose bodies are checked as (or converted to) a chat request. */
+const CHAT_CHECKED = new Set(['/v1/chat/completions', '/v1/responses', '/v1/completions']);
+
 function isDocumentOrWorker(request: Request): boolean {
   return request.mode === 'navigate' || ['document', 'iframe', 'worker', 'sharedworker'].includes(request.destination);
 }
@@ -100,6 +99,8 @@ self.addEventListener('fetch', (event) => {
       errorResponse(new ApiError('internal_error', `The service worker failed: ${ApiError.from(err).message}`)),
     ),
   );
+  // The request is waiting for its key check now: a good time to build what its body is checked with.
+  if (event.request.method === 'POST' && CHAT_CHECKED.has(url.pathname)) prepareChatValidation();
 });
 
 // Workbox's own fetch listener comes second, so /v1 above is never answered from a cache.

@@ -114,8 +114,9 @@ export type Verdict = { ok: true; record: KeyRecord } | { ok: false; reason: 'un
 
 export async function verifyKey(key: string): Promise<Verdict> {
   if (!isWellFormedKey(key)) return { ok: false, reason: 'unknown' };
-  const db = await openDatabase();
-  const record = await db.getFromIndex('keys', 'hash', await hashKey(key));
+  // The digest and the database's opening side by side (a restarted service worker opens it as it starts).
+  const [db, hash] = await Promise.all([openDatabase(), hashKey(key)]);
+  const record = await db.getFromIndex('keys', 'hash', hash);
   if (!record) return { ok: false, reason: 'unknown' };
   if (record.revokedAt !== null) return { ok: false, reason: 'revoked' };
   return { ok: true, record };

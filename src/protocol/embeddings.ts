@@ -1,6 +1,6 @@
 // POST /v1/embeddings: the request checked once (zod, as chat's), the engine's vectors → OpenAI's
 // `CreateEmbeddingResponse` (`float` arrays, or `base64` of little-endian float32 as OpenAI sends).
-import { z } from './zod';
+import { lazy, z } from './zod';
 import { ApiError, modelNotFound, unsupportedParameter } from './errors';
 import { bodyFields, toApiError } from './validate';
 import { variantOf } from '../catalog';
@@ -9,22 +9,24 @@ import type { ModelId, Variant } from '../variants';
 /** OpenAI's limit on how many inputs one request may embed. */
 export const MAX_EMBEDDING_INPUTS = 2048;
 
-const token = z.int().check(z.minimum(0));
-
-const requestSchema = z.looseObject({
-  model: z.string(),
-  input: z.union([
-    z.string(),
-    z.array(z.string()).check(z.maxLength(MAX_EMBEDDING_INPUTS)),
-    z.array(token).check(z.minLength(1)),
-    z.array(z.array(token)).check(z.maxLength(MAX_EMBEDDING_INPUTS)),
-  ]),
-  encoding_format: z.optional(z.enum(['float', 'base64'])),
-  dimensions: z.optional(z.int().check(z.minimum(1))),
-  user: z.optional(z.string()),
+// Built on first use (see `lazy`).
+const requestSchema = lazy(() => {
+  const token = z.int().check(z.minimum(0));
+  return z.looseObject({
+    model: z.string(),
+    input: z.union([
+      z.string(),
+      z.array(z.string()).check(z.maxLength(MAX_EMBEDDING_INPUTS)),
+      z.array(token).check(z.minLength(1)),
+      z.array(z.array(token)).check(z.maxLength(MAX_EMBEDDING_INPUTS)),
+    ]),
+    encoding_format: z.optional(z.enum(['float', 'base64'])),
+    dimensions: z.optional(z.int().check(z.minimum(1))),
+    user: z.optional(z.string()),
+  });
 });
 
-type EmbeddingRequestBody = z.infer<typeof requestSchema>;
+type EmbeddingRequestBody = z.infer<ReturnType<typeof requestSchema>>;
 
 /** One thing to embed: text, or the model's token ids (web-llm takes both). */
 export type EmbeddingInput = string | number[];
@@ -49,7 +51,7 @@ const unsupported = unsupportedParameter;
 
 export function parseEmbeddingRequest(body: unknown): EmbeddingRequest {
   const cleaned = bodyFields(body, ['model', 'input']);
-  const parsed = requestSchema.safeParse(cleaned, { reportInput: true });
+  const parsed = requestSchema().safeParse(cleaned, { reportInput: true });
   if (!parsed.success) throw toApiError(parsed.error.issues[0]!);
   const req: EmbeddingRequestBody = parsed.data;
   const variant = variantOf(req.model);

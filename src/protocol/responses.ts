@@ -1,7 +1,7 @@
 // POST /v1/responses, the request side: OpenAI's Responses request → the one validated chat request the
 // engine runs (one converter, as llama.cpp's server does). Items are normalised once, so what is stored,
 // listed by /input_items and replayed by `previous_response_id` is the same data.
-import { z } from './zod';
+import { lazy, z } from './zod';
 import { ApiError, unsupportedParameter } from './errors';
 import { bodyFields, validateChatRequest, toApiError } from './validate';
 import type { ChatCompletionRequest } from './types';
@@ -104,102 +104,109 @@ const BUILT_IN_TOOLS = [
 /** `include` values inpage can honour; every other documented value needs a built-in tool or file storage. */
 const INCLUDE_OK = new Set(['message.output_text.logprobs', 'reasoning.encrypted_content']);
 
-const num = (min: number, max: number) => z.number().check(z.minimum(min), z.maximum(max));
-
-const textPart = z.object({ type: z.literal('input_text'), text: z.string() });
-const imagePart = z.object({
-  type: z.literal('input_image'),
-  image_url: z.optional(z.string()),
-  file_id: z.optional(z.string()),
-  detail: z.optional(z.enum(['auto', 'low', 'high'])),
-});
-const filePart = z.looseObject({ type: z.literal('input_file') });
-const outputTextPart = z.looseObject({ type: z.literal('output_text'), text: z.string() });
-const refusalPart = z.looseObject({ type: z.literal('refusal'), refusal: z.string() });
-const contentPart = z.discriminatedUnion('type', [textPart, imagePart, filePart, outputTextPart, refusalPart]);
-
-const messageItem = z.object({
-  type: z.literal('message'),
-  role: z.enum(['user', 'system', 'developer', 'assistant']),
-  content: z.union([z.string(), z.array(contentPart)]),
-  id: z.optional(z.string()),
-  status: z.optional(z.string()),
-});
-const functionCallItem = z.object({
-  type: z.literal('function_call'),
-  call_id: z.string(),
-  name: z.string(),
-  arguments: z.string(),
-  id: z.optional(z.string()),
-  status: z.optional(z.string()),
-});
-const functionCallOutputItem = z.object({
-  type: z.literal('function_call_output'),
-  call_id: z.string(),
-  output: z.union([z.string(), z.array(z.discriminatedUnion('type', [textPart, imagePart, filePart]))]),
-  id: z.optional(z.string()),
-  status: z.optional(z.string()),
-});
-const reasoningItem = z.looseObject({ type: z.literal('reasoning') });
-const inputItem = z.discriminatedUnion('type', [messageItem, functionCallItem, functionCallOutputItem, reasoningItem]);
 const ITEM_TYPES = new Set(['message', 'function_call', 'function_call_output', 'reasoning']);
 
-const functionTool = z.object({
-  type: z.literal('function'),
-  name: z.string().check(z.minLength(1)),
-  description: z.optional(z.nullable(z.string())),
-  parameters: z.optional(z.nullable(z.record(z.string(), z.unknown()))),
-  strict: z.optional(z.nullable(z.boolean())),
-});
+/** The request's schemas (built on first use: see `lazy`). */
+function buildSchemas() {
+  const num = (min: number, max: number) => z.number().check(z.minimum(min), z.maximum(max));
 
-const textFormat = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('text') }),
-  z.object({ type: z.literal('json_object') }),
-  z.object({
-    type: z.literal('json_schema'),
+  const textPart = z.object({ type: z.literal('input_text'), text: z.string() });
+  const imagePart = z.object({
+    type: z.literal('input_image'),
+    image_url: z.optional(z.string()),
+    file_id: z.optional(z.string()),
+    detail: z.optional(z.enum(['auto', 'low', 'high'])),
+  });
+  const filePart = z.looseObject({ type: z.literal('input_file') });
+  const outputTextPart = z.looseObject({ type: z.literal('output_text'), text: z.string() });
+  const refusalPart = z.looseObject({ type: z.literal('refusal'), refusal: z.string() });
+  const contentPart = z.discriminatedUnion('type', [textPart, imagePart, filePart, outputTextPart, refusalPart]);
+
+  const messageItem = z.object({
+    type: z.literal('message'),
+    role: z.enum(['user', 'system', 'developer', 'assistant']),
+    content: z.union([z.string(), z.array(contentPart)]),
+    id: z.optional(z.string()),
+    status: z.optional(z.string()),
+  });
+  const functionCallItem = z.object({
+    type: z.literal('function_call'),
+    call_id: z.string(),
     name: z.string(),
-    schema: z.record(z.string(), z.unknown()),
-    description: z.optional(z.string()),
+    arguments: z.string(),
+    id: z.optional(z.string()),
+    status: z.optional(z.string()),
+  });
+  const functionCallOutputItem = z.object({
+    type: z.literal('function_call_output'),
+    call_id: z.string(),
+    output: z.union([z.string(), z.array(z.discriminatedUnion('type', [textPart, imagePart, filePart]))]),
+    id: z.optional(z.string()),
+    status: z.optional(z.string()),
+  });
+  const reasoningItem = z.looseObject({ type: z.literal('reasoning') });
+  const inputItem = z.discriminatedUnion('type', [messageItem, functionCallItem, functionCallOutputItem, reasoningItem]);
+
+  const functionTool = z.object({
+    type: z.literal('function'),
+    name: z.string().check(z.minLength(1)),
+    description: z.optional(z.nullable(z.string())),
+    parameters: z.optional(z.nullable(z.record(z.string(), z.unknown()))),
     strict: z.optional(z.nullable(z.boolean())),
-  }),
-]);
+  });
 
-const requestSchema = z.looseObject({
-  model: z.string(),
-  input: z.union([z.string(), z.array(inputItem)]),
-  instructions: z.optional(z.string()),
-  max_output_tokens: z.optional(z.int().check(z.minimum(16))),
-  temperature: z.optional(num(0, 2)),
-  top_p: z.optional(num(0, 1)),
-  top_logprobs: z.optional(z.int().check(z.minimum(0), z.maximum(20))),
-  tools: z.optional(z.array(functionTool)),
-  tool_choice: z.optional(z.union([z.enum(['none', 'auto', 'required']), z.object({ type: z.literal('function'), name: z.string() })])),
-  parallel_tool_calls: z.optional(z.boolean()),
-  text: z.optional(z.object({ format: z.optional(textFormat), verbosity: z.optional(z.enum(['low', 'medium', 'high'])) })),
-  reasoning: z.optional(
+  const textFormat = z.discriminatedUnion('type', [
+    z.object({ type: z.literal('text') }),
+    z.object({ type: z.literal('json_object') }),
     z.object({
-      effort: z.optional(z.nullable(z.enum(['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max']))),
-      summary: z.optional(z.nullable(z.enum(['auto', 'concise', 'detailed']))),
+      type: z.literal('json_schema'),
+      name: z.string(),
+      schema: z.record(z.string(), z.unknown()),
+      description: z.optional(z.string()),
+      strict: z.optional(z.nullable(z.boolean())),
     }),
-  ),
-  stream: z.optional(z.boolean()),
-  stream_options: z.optional(z.object({ include_obfuscation: z.optional(z.boolean()) })),
-  store: z.optional(z.boolean()),
-  previous_response_id: z.optional(z.string()),
-  metadata: z.optional(z.record(z.string().check(z.maxLength(64)), z.string().check(z.maxLength(512)))),
-  user: z.optional(z.string()),
-  include: z.optional(z.array(z.string())),
-  background: z.optional(z.boolean()),
-  truncation: z.optional(z.enum(['auto', 'disabled'])),
-  service_tier: z.optional(z.string()),
-  safety_identifier: z.optional(z.string()),
-  prompt_cache_key: z.optional(z.string()),
-  max_tool_calls: z.optional(z.int().check(z.minimum(1))),
-});
+  ]);
 
-export type ResponsesRequest = z.infer<typeof requestSchema>;
-export type FunctionTool = z.infer<typeof functionTool>;
-export type TextFormat = z.infer<typeof textFormat>;
+  const requestSchema = z.looseObject({
+    model: z.string(),
+    input: z.union([z.string(), z.array(inputItem)]),
+    instructions: z.optional(z.string()),
+    max_output_tokens: z.optional(z.int().check(z.minimum(16))),
+    temperature: z.optional(num(0, 2)),
+    top_p: z.optional(num(0, 1)),
+    top_logprobs: z.optional(z.int().check(z.minimum(0), z.maximum(20))),
+    tools: z.optional(z.array(functionTool)),
+    tool_choice: z.optional(z.union([z.enum(['none', 'auto', 'required']), z.object({ type: z.literal('function'), name: z.string() })])),
+    parallel_tool_calls: z.optional(z.boolean()),
+    text: z.optional(z.object({ format: z.optional(textFormat), verbosity: z.optional(z.enum(['low', 'medium', 'high'])) })),
+    reasoning: z.optional(
+      z.object({
+        effort: z.optional(z.nullable(z.enum(['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max']))),
+        summary: z.optional(z.nullable(z.enum(['auto', 'concise', 'detailed']))),
+      }),
+    ),
+    stream: z.optional(z.boolean()),
+    stream_options: z.optional(z.object({ include_obfuscation: z.optional(z.boolean()) })),
+    store: z.optional(z.boolean()),
+    previous_response_id: z.optional(z.string()),
+    metadata: z.optional(z.record(z.string().check(z.maxLength(64)), z.string().check(z.maxLength(512)))),
+    user: z.optional(z.string()),
+    include: z.optional(z.array(z.string())),
+    background: z.optional(z.boolean()),
+    truncation: z.optional(z.enum(['auto', 'disabled'])),
+    service_tier: z.optional(z.string()),
+    safety_identifier: z.optional(z.string()),
+    prompt_cache_key: z.optional(z.string()),
+    max_tool_calls: z.optional(z.int().check(z.minimum(1))),
+  });
+  return { functionTool, textFormat, requestSchema };
+}
+type Schemas = ReturnType<typeof buildSchemas>;
+const schemas = lazy(buildSchemas);
+
+export type ResponsesRequest = z.infer<Schemas['requestSchema']>;
+export type FunctionTool = z.infer<Schemas['functionTool']>;
+export type TextFormat = z.infer<Schemas['textFormat']>;
 
 const unsupported = unsupportedParameter;
 
@@ -248,7 +255,7 @@ export function parseResponsesRequest(body: unknown): ResponsesRequest {
       typeof item === 'object' && item !== null && !('type' in item) && 'role' in item ? { ...item, type: 'message' } : item,
     );
   }
-  const parsed = requestSchema.safeParse(cleaned, { reportInput: true });
+  const parsed = schemas().requestSchema.safeParse(cleaned, { reportInput: true });
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     if (issue.path[0] === 'max_output_tokens' && issue.code === 'too_small') {

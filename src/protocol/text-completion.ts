@@ -1,7 +1,7 @@
 // POST /v1/completions (legacy text completion): the request → the one chat request the engine runs, with a
 // raw prompt (no chat template, never thinking; web-llm's own completions API answers it); engine events →
 // `text_completion` objects and chunks.
-import { z } from './zod';
+import { lazy, z } from './zod';
 import type { EngineEvent } from '../engine-protocol';
 import { ApiError, unsupportedParameter } from './errors';
 import { bodyFields, toApiError, validateChatRequest } from './validate';
@@ -10,27 +10,30 @@ import type { ChatCompletionRequest, FinishReason, TokenLogprob, Usage } from '.
 
 const num = (min: number, max: number) => z.number().check(z.minimum(min), z.maximum(max));
 
-const requestSchema = z.looseObject({
-  model: z.string(),
-  prompt: z.union([z.string(), z.array(z.string()).check(z.length(1, 'must hold exactly one prompt: one completion is generated per request'))]),
-  max_tokens: z.optional(z.int().check(z.minimum(1))),
-  temperature: z.optional(num(0, 2)),
-  top_p: z.optional(num(0, 1)),
-  stop: z.optional(z.union([z.string(), z.array(z.string()).check(z.maxLength(4))])),
-  seed: z.optional(z.int()),
-  presence_penalty: z.optional(num(-2, 2)),
-  frequency_penalty: z.optional(num(-2, 2)),
-  logprobs: z.optional(z.int().check(z.minimum(0), z.maximum(5))),
-  echo: z.optional(z.boolean()),
-  n: z.optional(z.int().check(z.minimum(1))),
-  best_of: z.optional(z.int().check(z.minimum(1))),
-  suffix: z.optional(z.string()),
-  stream: z.optional(z.boolean()),
-  stream_options: z.optional(z.object({ include_usage: z.optional(z.boolean()) })),
-  user: z.optional(z.string()),
-});
+// Built on first use (see `lazy`).
+const requestSchema = lazy(() =>
+  z.looseObject({
+    model: z.string(),
+    prompt: z.union([z.string(), z.array(z.string()).check(z.length(1, 'must hold exactly one prompt: one completion is generated per request'))]),
+    max_tokens: z.optional(z.int().check(z.minimum(1))),
+    temperature: z.optional(num(0, 2)),
+    top_p: z.optional(num(0, 1)),
+    stop: z.optional(z.union([z.string(), z.array(z.string()).check(z.maxLength(4))])),
+    seed: z.optional(z.int()),
+    presence_penalty: z.optional(num(-2, 2)),
+    frequency_penalty: z.optional(num(-2, 2)),
+    logprobs: z.optional(z.int().check(z.minimum(0), z.maximum(5))),
+    echo: z.optional(z.boolean()),
+    n: z.optional(z.int().check(z.minimum(1))),
+    best_of: z.optional(z.int().check(z.minimum(1))),
+    suffix: z.optional(z.string()),
+    stream: z.optional(z.boolean()),
+    stream_options: z.optional(z.object({ include_usage: z.optional(z.boolean()) })),
+    user: z.optional(z.string()),
+  }),
+);
 
-export type TextCompletionRequest = z.infer<typeof requestSchema>;
+export type TextCompletionRequest = z.infer<ReturnType<typeof requestSchema>>;
 
 /** OpenAI's default for legacy completions when `max_tokens` is not given. */
 export const DEFAULT_MAX_TOKENS = 16;
@@ -42,7 +45,7 @@ export function parseTextCompletionRequest(body: unknown): TextCompletionRequest
   if (Array.isArray(cleaned.prompt) && cleaned.prompt.some((p) => typeof p !== 'string')) {
     unsupported('prompt', 'as token arrays is not supported: send the prompt as text');
   }
-  const parsed = requestSchema.safeParse(cleaned, { reportInput: true });
+  const parsed = requestSchema().safeParse(cleaned, { reportInput: true });
   if (!parsed.success) throw toApiError(parsed.error.issues[0]!);
   const req = parsed.data;
   if (req.n !== undefined && req.n > 1) unsupported('n', 'must be 1: one completion is generated per request');

@@ -1,136 +1,151 @@
 // Request-body validation: a zod schema for the shape, then CONTRACT.md's codes for what zod reports.
-import { z } from './zod';
+import { lazy, z } from './zod';
 import { ApiError } from './errors';
 import { modelNotFound, unsupportedParameter } from './errors';
 import { activeCatalog } from '../catalog';
 import { variantIn, type ModelCatalog } from '../model-config';
 import type { ModelId, Variant } from '../variants';
 
-const num = (min: number, max: number) => z.number().check(z.minimum(min), z.maximum(max));
-const positiveInt = z.int().check(z.minimum(1));
+/** The chat request's schemas (built on first use: see `lazy`). */
+function buildSchemas() {
+  const num = (min: number, max: number) => z.number().check(z.minimum(min), z.maximum(max));
+  const positiveInt = z.int().check(z.minimum(1));
 
-const textPart = z.object({ type: z.literal('text'), text: z.string() });
-const imagePart = z.object({
-  type: z.literal('image_url'),
-  image_url: z.object({
-    url: z.string().check(z.regex(/^(data:image\/[a-z0-9.+-]+;base64,|https?:\/\/|blob:)/i, 'must be a data:image URL or an http(s) URL')),
-    detail: z.optional(z.enum(['auto', 'low', 'high'])),
-  }),
-});
-const contentPart = z.discriminatedUnion('type', [textPart, imagePart]);
-
-// Assistant turns carry `content: null` (or none) when they are only tool calls; it means "no text".
-const content = z.union([z.string(), z.array(contentPart)]);
-// Tool results are text only (parts joined by a newline).
-const textContent = z.union([z.string(), z.array(textPart)]);
-
-const toolCall = z.object({
-  id: z.string(),
-  type: z.literal('function'),
-  function: z.object({ name: z.string(), arguments: z.string() }),
-});
-const legacyCall = z.object({ name: z.string(), arguments: z.string() });
-
-// OpenAI's rule for function names.
-const functionName = z.string().check(z.regex(/^[a-zA-Z0-9_-]{1,64}$/, 'must be 1 to 64 letters, digits, underscores or dashes'));
-const functionDefinition = z.object({
-  name: functionName,
-  description: z.optional(z.string()),
-  parameters: z.optional(z.record(z.string(), z.unknown())),
-  strict: z.optional(z.nullable(z.boolean())),
-});
-const functionTool = z.object({ type: z.literal('function'), function: functionDefinition });
-const toolChoice = z.union([
-  z.enum(['auto', 'none', 'required']),
-  z.object({ type: z.literal('function'), function: z.object({ name: z.string() }) }),
-]);
-const legacyFunctionCall = z.union([z.enum(['auto', 'none']), z.object({ name: z.string() })]);
-
-const message = z.discriminatedUnion('role', [
-  z.object({ role: z.enum(['system', 'developer', 'user']), content, name: z.optional(z.string()) }),
-  z.object({
-    role: z.literal('assistant'),
-    content: z.pipe(
-      z.optional(z.nullable(content)),
-      z.transform((text) => text ?? ''),
-    ),
-    name: z.optional(z.string()),
-    refusal: z.optional(z.nullable(z.string())),
-    tool_calls: z.optional(z.array(toolCall)),
-    /** Legacy; validation moves it into `tool_calls`, so engines never see it. */
-    function_call: z.optional(z.nullable(legacyCall)),
-  }),
-  z.object({ role: z.literal('tool'), content: textContent, tool_call_id: z.string() }),
-  // Legacy: the result of a `function_call`; validation turns it into the `tool` message answering it.
-  z.object({
-    role: z.literal('function'),
-    name: z.string(),
-    content: z.pipe(
-      z.nullable(z.string()),
-      z.transform((text) => text ?? ''),
-    ),
-  }),
-]);
-
-const responseFormat = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('text') }),
-  z.object({ type: z.literal('json_object') }),
-  z.object({
-    type: z.literal('json_schema'),
-    json_schema: z.object({
-      name: z.string(),
-      description: z.optional(z.string()),
-      schema: z.optional(z.record(z.string(), z.unknown())),
-      strict: z.optional(z.nullable(z.boolean())),
+  const textPart = z.object({ type: z.literal('text'), text: z.string() });
+  const imagePart = z.object({
+    type: z.literal('image_url'),
+    image_url: z.object({
+      url: z.string().check(z.regex(/^(data:image\/[a-z0-9.+-]+;base64,|https?:\/\/|blob:)/i, 'must be a data:image URL or an http(s) URL')),
+      detail: z.optional(z.enum(['auto', 'low', 'high'])),
     }),
-  }),
-]);
+  });
+  const contentPart = z.discriminatedUnion('type', [textPart, imagePart]);
 
-const requestSchema = z.object({
-  model: z.string(),
-  messages: z.array(message).check(z.minLength(1)),
-  stream: z.optional(z.boolean()),
-  stream_options: z.optional(z.object({ include_usage: z.optional(z.boolean()) })),
-  temperature: z.optional(num(0, 2)),
-  top_p: z.optional(num(0, 1)),
-  max_tokens: z.optional(positiveInt),
-  max_completion_tokens: z.optional(positiveInt),
-  stop: z.optional(z.union([z.string(), z.array(z.string()).check(z.maxLength(4))])),
-  seed: z.optional(z.int()),
-  presence_penalty: z.optional(num(-2, 2)),
-  frequency_penalty: z.optional(num(-2, 2)),
-  n: z.optional(positiveInt.check(z.maximum(128))),
-  logprobs: z.optional(z.boolean()),
-  top_logprobs: z.optional(z.int().check(z.minimum(0), z.maximum(5))),
-  response_format: z.optional(responseFormat),
-  reasoning_effort: z.optional(z.enum(['none', 'minimal', 'low', 'medium', 'high'])),
-  tools: z.optional(z.array(functionTool)),
-  tool_choice: z.optional(toolChoice),
-  parallel_tool_calls: z.optional(z.boolean()),
-  functions: z.optional(z.array(functionDefinition).check(z.minLength(1))),
-  function_call: z.optional(legacyFunctionCall),
-  logit_bias: z.optional(z.record(z.string().check(z.regex(/^\d+$/, 'keys must be token ids')), num(-100, 100))),
-  // Refused after parsing when they ask for what no model here does (audio, web search).
-  modalities: z.optional(z.array(z.enum(['text', 'audio']))),
-  audio: z.optional(z.unknown()),
-  web_search_options: z.optional(z.unknown()),
-  // Accepted and ignored: they change nothing about the answer (README lists them).
-  user: z.optional(z.string()),
-  store: z.optional(z.boolean()),
-  metadata: z.optional(z.record(z.string(), z.string())),
-  service_tier: z.optional(z.string()),
-  prediction: z.optional(z.object({ type: z.literal('content'), content: textContent })),
-  verbosity: z.optional(z.enum(['low', 'medium', 'high'])),
-  safety_identifier: z.optional(z.string()),
-  prompt_cache_key: z.optional(z.string()),
-});
+  // Assistant turns carry `content: null` (or none) when they are only tool calls; it means "no text".
+  const content = z.union([z.string(), z.array(contentPart)]);
+  // Tool results are text only (parts joined by a newline).
+  const textContent = z.union([z.string(), z.array(textPart)]);
+
+  const toolCall = z.object({
+    id: z.string(),
+    type: z.literal('function'),
+    function: z.object({ name: z.string(), arguments: z.string() }),
+  });
+  const legacyCall = z.object({ name: z.string(), arguments: z.string() });
+
+  // OpenAI's rule for function names.
+  const functionName = z.string().check(z.regex(/^[a-zA-Z0-9_-]{1,64}$/, 'must be 1 to 64 letters, digits, underscores or dashes'));
+  const functionDefinition = z.object({
+    name: functionName,
+    description: z.optional(z.string()),
+    parameters: z.optional(z.record(z.string(), z.unknown())),
+    strict: z.optional(z.nullable(z.boolean())),
+  });
+  const functionTool = z.object({ type: z.literal('function'), function: functionDefinition });
+  const toolChoice = z.union([
+    z.enum(['auto', 'none', 'required']),
+    z.object({ type: z.literal('function'), function: z.object({ name: z.string() }) }),
+  ]);
+  const legacyFunctionCall = z.union([z.enum(['auto', 'none']), z.object({ name: z.string() })]);
+
+  const message = z.discriminatedUnion('role', [
+    z.object({ role: z.enum(['system', 'developer', 'user']), content, name: z.optional(z.string()) }),
+    z.object({
+      role: z.literal('assistant'),
+      content: z.pipe(
+        z.optional(z.nullable(content)),
+        z.transform((text) => text ?? ''),
+      ),
+      name: z.optional(z.string()),
+      refusal: z.optional(z.nullable(z.string())),
+      tool_calls: z.optional(z.array(toolCall)),
+      /** Legacy; validation moves it into `tool_calls`, so engines never see it. */
+      function_call: z.optional(z.nullable(legacyCall)),
+    }),
+    z.object({ role: z.literal('tool'), content: textContent, tool_call_id: z.string() }),
+    // Legacy: the result of a `function_call`; validation turns it into the `tool` message answering it.
+    z.object({
+      role: z.literal('function'),
+      name: z.string(),
+      content: z.pipe(
+        z.nullable(z.string()),
+        z.transform((text) => text ?? ''),
+      ),
+    }),
+  ]);
+
+  const responseFormat = z.discriminatedUnion('type', [
+    z.object({ type: z.literal('text') }),
+    z.object({ type: z.literal('json_object') }),
+    z.object({
+      type: z.literal('json_schema'),
+      json_schema: z.object({
+        name: z.string(),
+        description: z.optional(z.string()),
+        schema: z.optional(z.record(z.string(), z.unknown())),
+        strict: z.optional(z.nullable(z.boolean())),
+      }),
+    }),
+  ]);
+
+  const requestSchema = z.object({
+    model: z.string(),
+    messages: z.array(message).check(z.minLength(1)),
+    stream: z.optional(z.boolean()),
+    stream_options: z.optional(z.object({ include_usage: z.optional(z.boolean()) })),
+    temperature: z.optional(num(0, 2)),
+    top_p: z.optional(num(0, 1)),
+    max_tokens: z.optional(positiveInt),
+    max_completion_tokens: z.optional(positiveInt),
+    stop: z.optional(z.union([z.string(), z.array(z.string()).check(z.maxLength(4))])),
+    seed: z.optional(z.int()),
+    presence_penalty: z.optional(num(-2, 2)),
+    frequency_penalty: z.optional(num(-2, 2)),
+    n: z.optional(positiveInt.check(z.maximum(128))),
+    logprobs: z.optional(z.boolean()),
+    top_logprobs: z.optional(z.int().check(z.minimum(0), z.maximum(5))),
+    response_format: z.optional(responseFormat),
+    reasoning_effort: z.optional(z.enum(['none', 'minimal', 'low', 'medium', 'high'])),
+    tools: z.optional(z.array(functionTool)),
+    tool_choice: z.optional(toolChoice),
+    parallel_tool_calls: z.optional(z.boolean()),
+    functions: z.optional(z.array(functionDefinition).check(z.minLength(1))),
+    function_call: z.optional(legacyFunctionCall),
+    logit_bias: z.optional(z.record(z.string().check(z.regex(/^\d+$/, 'keys must be token ids')), num(-100, 100))),
+    // Refused after parsing when they ask for what no model here does (audio, web search).
+    modalities: z.optional(z.array(z.enum(['text', 'audio']))),
+    audio: z.optional(z.unknown()),
+    web_search_options: z.optional(z.unknown()),
+    // Accepted and ignored: they change nothing about the answer (README lists them).
+    user: z.optional(z.string()),
+    store: z.optional(z.boolean()),
+    metadata: z.optional(z.record(z.string(), z.string())),
+    service_tier: z.optional(z.string()),
+    prediction: z.optional(z.object({ type: z.literal('content'), content: textContent })),
+    verbosity: z.optional(z.enum(['low', 'medium', 'high'])),
+    safety_identifier: z.optional(z.string()),
+    prompt_cache_key: z.optional(z.string()),
+  });
+  return { textPart, imagePart, contentPart, message, toolCall, functionTool, toolChoice, responseFormat, requestSchema };
+}
+type Schemas = ReturnType<typeof buildSchemas>;
+const schemas = lazy(buildSchemas);
+
+/**
+ * Builds the chat request's schemas now if not yet built. A restarted service worker calls it once a request
+ * that needs them is under way, so they are built while that request's key is checked (a digest and an
+ * IndexedDB read, neither on this thread) rather than after.
+ */
+export function prepareChatValidation(): void {
+  schemas();
+}
 // Unknown top-level fields are ignored (zod drops them), as Ollama and llama.cpp do.
 
 // The request types, declared once by the schema above (src/protocol/types.ts re-exports them).
-export type TextPart = z.output<typeof textPart>;
-export type ImagePart = z.output<typeof imagePart>;
-export type ContentPart = z.output<typeof contentPart>;
-type WireMessage = z.output<typeof message>;
+export type TextPart = z.output<Schemas['textPart']>;
+export type ImagePart = z.output<Schemas['imagePart']>;
+export type ContentPart = z.output<Schemas['contentPart']>;
+type WireMessage = z.output<Schemas['message']>;
 /**
  * One message after validation: legacy `function` messages are `tool` messages by then, and an assistant's
  * legacy `function_call` is one of its `tool_calls` (the field itself is never set).
@@ -138,14 +153,14 @@ type WireMessage = z.output<typeof message>;
 export type ChatMessage = Exclude<WireMessage, { role: 'function' }>;
 export type Role = ChatMessage['role'];
 /** A call the assistant made, in a request's history or an answer; `arguments` is JSON text. */
-export type ToolCall = z.output<typeof toolCall>;
+export type ToolCall = z.output<Schemas['toolCall']>;
 /** A function the model may call; `parameters` is a JSON Schema (absent: no arguments). */
-export type FunctionTool = z.output<typeof functionTool>;
+export type FunctionTool = z.output<Schemas['functionTool']>;
 /** `auto` (the default with tools): the model decides; `none`: tools are not offered; `required`: at least one call. */
-export type ToolChoice = z.output<typeof toolChoice>;
-export type ResponseFormat = z.output<typeof responseFormat>;
+export type ToolChoice = z.output<Schemas['toolChoice']>;
+export type ResponseFormat = z.output<Schemas['responseFormat']>;
 /** A request body as a client sends it, once its fields are checked (the model id not yet resolved). */
-export type ChatRequestBody = z.output<typeof requestSchema>;
+export type ChatRequestBody = z.output<Schemas['requestSchema']>;
 export type ReasoningEffort = NonNullable<ChatRequestBody['reasoning_effort']>;
 
 /**
@@ -250,7 +265,7 @@ export function bodyFields(body: unknown, required: readonly string[]): Record<s
 export function validateChatRequest(body: unknown, catalog: ModelCatalog = activeCatalog()): ChatCompletionRequest {
   const cleaned = bodyFields(body, ['model', 'messages']);
   delete cleaned.raw_prompt; // the legacy-completions converter's, never a client's
-  const parsed = requestSchema.safeParse(cleaned, { reportInput: true });
+  const parsed = schemas().requestSchema.safeParse(cleaned, { reportInput: true });
   if (!parsed.success) {
     // Report the first problem, in field order, as OpenAI does.
     throw toApiError(parsed.error.issues[0]!);

@@ -10,3 +10,13 @@ import en from 'zod/v4/locales/en.js';
 z.config({ ...en(), jitless: true });
 
 export { z };
+
+/**
+ * Schemas built on their first use instead of when their module is evaluated. The service worker evaluates all
+ * its modules on every start (Chromium stops an idle worker, and the next request starts it again), and building
+ * the schemas was most of that evaluation: the request that restarts the worker now builds only those it uses.
+ */
+export function lazy<T>(build: () => T): () => T {
+  let built: T | undefined;
+  return () => (built ??= build());
+}

@@ -1,5 +1,7 @@
 // The /v1 routes (CONTRACT.md "Endpoints") as a Hono app; the service worker feeds it fetch events.
-import { Hono, type Context } from 'hono';
+import type { Context } from 'hono';
+import { HonoBase as Hono } from 'hono/hono-base';
+import { TrieRouter } from 'hono/router/trie-router';
 import { bodyLimit } from 'hono/body-limit';
 import { ApiError, modelNotFound } from '../../src/protocol/errors';
 import { getWorkspace } from '../../src/keys/workspace';
@@ -53,7 +55,9 @@ const limitBody = bodyLimit({
 });
 
 export function createApp(link: EngineLink): Hono<AuthEnv> {
-  const app = new Hono<AuthEnv>();
+  // TrieRouter: ready as the routes are added. Hono's default (RegExpRouter first) compiles every route into
+  // one matcher on the first request, which a restarted worker paid for on the request that started it.
+  const app = new Hono<AuthEnv>({ router: new TrieRouter() });
   // The last status an engine reported, so /v1/models stays truthful about context while none is connected.
   let lastStatus: ModelStatus[] | null = null;
 

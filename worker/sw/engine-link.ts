@@ -28,6 +28,8 @@ export interface LinkOptions {
    * (`watch`), so the engine abandons that port's generations when this service worker is gone.
    */
   lifeLock?: Promise<string | undefined>;
+  /** When the pages were last asked for a port before this link existed (a starting worker asks at once). */
+  askedAt?: number;
 }
 
 interface Pending {
@@ -77,12 +79,13 @@ export class EngineLink {
   private readonly handoverTimeoutMs: number;
   private handoverTimer: ReturnType<typeof setTimeout> | undefined;
   /** When pages were last asked for a port while none was held (so a burst of requests asks once). */
-  private askedAt = -Infinity;
+  private askedAt: number;
 
   constructor(private readonly options: LinkOptions) {
     this.connectTimeoutMs = options.connectTimeoutMs ?? 1000;
     this.ackTimeoutMs = options.ackTimeoutMs ?? 3000;
     this.handoverTimeoutMs = options.handoverTimeoutMs ?? 5000;
+    this.askedAt = options.askedAt ?? -Infinity;
   }
 
   get connected(): boolean {
@@ -183,15 +186,6 @@ export class EngineLink {
     if (!force && (this.port || now - this.askedAt < ASK_AGAIN_MS)) return;
     this.askedAt = now;
     this.options.requestPort().catch(() => undefined);
-  }
-
-  /**
-   * A (re)started service worker asks for the engine's port at once, so it is on its way while the first
-   * request's key is checked and its body read. Skipped when a port arrives first (the worker was started to
-   * receive one).
-   */
-  prime(): void {
-    setTimeout(() => this.ask(), 0);
   }
 
   /**

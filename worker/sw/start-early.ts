@@ -1,0 +1,20 @@
+/// <reference lib="webworker" />
+// The first thing a (re)started service worker does (worker/sw.ts imports this module before all others). A
+// stopped worker is most often started again by a request; that request needs the engine's port (a page of the
+// origin hands it over) and the key store: both are asked for here, so they are on their way while the rest of
+// the script is evaluated and the request's key is checked.
+import { openDatabase } from '../../src/keys/db';
+import { PORT_REQUEST } from '../../src/page/port-messages';
+
+declare const self: ServiceWorkerGlobalScope;
+
+/** Asks every page of the origin for an engine port; the page hosting the engine answers with `engine-port`. */
+export async function requestPort(): Promise<void> {
+  const pages = await self.clients.matchAll({ type: 'window', includeUncontrolled: true });
+  for (const page of pages) page.postMessage(PORT_REQUEST);
+}
+
+/** When the pages were first asked (performance.now()): the engine link does not ask again this soon. */
+export const portAskedAt = performance.now();
+void requestPort().catch(() => undefined);
+void openDatabase().catch(() => undefined);
