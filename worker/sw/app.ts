@@ -2,7 +2,6 @@
 import type { Context } from 'hono';
 import { HonoBase as Hono } from 'hono/hono-base';
 import { TrieRouter } from 'hono/router/trie-router';
-import { bodyLimit } from 'hono/body-limit';
 import { ApiError, modelNotFound } from '../../src/protocol/errors';
 import { getWorkspace } from '../../src/keys/workspace';
 import { activeCatalog, variantOf } from '../../src/catalog';
@@ -19,7 +18,6 @@ import { createCompletion } from './completions';
 import { createEmbeddings } from './embeddings';
 import { deleteResponse, getResponse, listInputItems } from '../../src/stored-responses';
 
-export const MAX_BODY_BYTES = 20 * 1024 * 1024;
 /** web-llm's own default window, shown while no engine has reported the device's figure. */
 const FALLBACK_CONTEXT = 4096;
 
@@ -46,13 +44,6 @@ const methodNotAllowed = (allowed: string) => (c: Context) => {
   res.headers.set('allow', allowed);
   return res;
 };
-
-const limitBody = bodyLimit({
-  maxSize: MAX_BODY_BYTES,
-  onError: () => {
-    throw new ApiError('request_too_large', `The request body is larger than ${MAX_BODY_BYTES / 1024 / 1024} MiB.`);
-  },
-});
 
 export function createApp(link: EngineLink): Hono<AuthEnv> {
   // TrieRouter: ready as the routes are added. Hono's default (RegExpRouter first) compiles every route into
@@ -125,7 +116,6 @@ export function createApp(link: EngineLink): Hono<AuthEnv> {
   app.post(
     '/v1/chat/completions',
     requireKey,
-    limitBody,
     async (c) => {
       const key = c.get('key');
       if (!link.connected) await link.settled();
@@ -140,13 +130,13 @@ export function createApp(link: EngineLink): Hono<AuthEnv> {
   );
   app.all('/v1/chat/completions', methodNotAllowed('POST'));
 
-  app.post('/v1/completions', requireKey, limitBody, async (c) => {
+  app.post('/v1/completions', requireKey, async (c) => {
     const key = c.get('key');
     return createCompletion(link, key, c.req.raw, accountFor(c, key.id));
   });
   app.all('/v1/completions', methodNotAllowed('POST'));
 
-  app.post('/v1/embeddings', requireKey, limitBody, async (c) => {
+  app.post('/v1/embeddings', requireKey, async (c) => {
     const key = c.get('key');
     // Model ids are the deployment's: its catalog comes with the engine's port.
     if (!link.connected) await link.settled();
@@ -154,7 +144,7 @@ export function createApp(link: EngineLink): Hono<AuthEnv> {
   });
   app.all('/v1/embeddings', methodNotAllowed('POST'));
 
-  app.post('/v1/responses', requireKey, limitBody, async (c) => {
+  app.post('/v1/responses', requireKey, async (c) => {
     const key = c.get('key');
     return createResponse(link, key, c.req.raw, accountFor(c, key.id));
   });
