@@ -13,7 +13,6 @@ import { drainUsage } from './sw/usage-book';
 import { errorResponse } from './sw/respond';
 import { holdForLife, whenReleased } from '../src/life-locks';
 import { ApiError } from '../src/protocol/errors';
-import { prepareChatValidation } from '../src/protocol/validate';
 import { isolated } from '../src/isolation';
 import { setActiveCatalog } from '../src/catalog';
 import { isClaimRequest, isPortOffer, offerCatalog, offerLock } from '../src/page/port-messages';
@@ -70,9 +69,6 @@ self.addEventListener('message', (event) => {
   }
 });
 
-/** The routes whose bodies are checked as (or converted to) a chat request. */
-const CHAT_CHECKED = new Set(['/v1/chat/completions', '/v1/responses', '/v1/completions']);
-
 function isDocumentOrWorker(request: Request): boolean {
   return request.mode === 'navigate' || ['document', 'iframe', 'worker', 'sharedworker'].includes(request.destination);
 }
@@ -99,8 +95,6 @@ self.addEventListener('fetch', (event) => {
       errorResponse(new ApiError('internal_error', `The service worker failed: ${ApiError.from(err).message}`)),
     ),
   );
-  // The request is waiting for its key check now: a good time to build what its body is checked with.
-  if (event.request.method === 'POST' && CHAT_CHECKED.has(url.pathname)) prepareChatValidation();
 });
 
 // Workbox's own fetch listener comes second, so /v1 above is never answered from a cache.

@@ -1,5 +1,6 @@
 // Request-body validation: a zod schema for the shape, then CONTRACT.md's codes for what zod reports.
 import { lazy, z } from './zod';
+import { acceptPlainChat } from './fast-accept';
 import { ApiError } from './errors';
 import { modelNotFound, unsupportedParameter } from './errors';
 import { activeCatalog } from '../catalog';
@@ -131,14 +132,18 @@ function buildSchemas() {
 type Schemas = ReturnType<typeof buildSchemas>;
 const schemas = lazy(buildSchemas);
 
-/**
- * Builds the chat request's schemas now if not yet built. A restarted service worker calls it once a request
- * that needs them is under way, so they are built while that request's key is checked (a digest and an
- * IndexedDB read, neither on this thread) rather than after.
- */
-export function prepareChatValidation(): void {
-  schemas();
+/** The schema's output for a body, or the ApiError for its first problem (in field order, as OpenAI reports). */
+function parseWithSchemas(body: Record<string, unknown>): ChatRequestBody {
+  const parsed = schemas().requestSchema.safeParse(body, { reportInput: true });
+  if (!parsed.success) throw toApiError(parsed.error.issues[0]!);
+  return parsed.data;
 }
+
+/** The request schema itself, for the tests that hold the plain-chat path (fast-accept.ts) to it. */
+export const chatRequestSchema = () => schemas().requestSchema;
+/** Whether the chat schemas have been built in this realm (a plain chat does not build them). */
+export const chatSchemasBuilt = () => schemas.built;
+
 // Unknown top-level fields are ignored (zod drops them), as Ollama and llama.cpp do.
 
 // The request types, declared once by the schema above (src/protocol/types.ts re-exports them).
@@ -265,12 +270,7 @@ export function bodyFields(body: unknown, required: readonly string[]): Record<s
 export function validateChatRequest(body: unknown, catalog: ModelCatalog = activeCatalog()): ChatCompletionRequest {
   const cleaned = bodyFields(body, ['model', 'messages']);
   delete cleaned.raw_prompt; // the legacy-completions converter's, never a client's
-  const parsed = schemas().requestSchema.safeParse(cleaned, { reportInput: true });
-  if (!parsed.success) {
-    // Report the first problem, in field order, as OpenAI does.
-    throw toApiError(parsed.error.issues[0]!);
-  }
-  const req = parsed.data;
+  const req = (acceptPlainChat(cleaned) as ChatRequestBody | undefined) ?? parseWithSchemas(cleaned);
   const variant = variantIn(catalog, req.model);
   if (!variant) throw modelNotFound(req.model);
   if (req.stream_options !== undefined && req.stream !== true) {

@@ -16,7 +16,8 @@ export { z };
  * its modules on every start (Chromium stops an idle worker, and the next request starts it again), and building
  * the schemas was most of that evaluation: the request that restarts the worker now builds only those it uses.
  */
-export function lazy<T>(build: () => T): () => T {
+export function lazy<T>(build: () => T): (() => T) & { readonly built: boolean } {
   let built: T | undefined;
-  return () => (built ??= build());
+  const get = () => (built ??= build());
+  return Object.defineProperty(get, 'built', { get: () => built !== undefined }) as (() => T) & { readonly built: boolean };
 }
