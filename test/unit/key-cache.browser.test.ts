@@ -5,7 +5,7 @@ import { deleteDB } from 'idb';
 import { DB_NAME, closeDatabase, openDatabase } from '../../src/keys/db';
 import { createKey, revokeKey } from '../../src/keys/key-store';
 import { registerWorkspace } from '../../src/keys/workspace';
-import { forgetKeys, verifyKeyCached } from '../../worker/sw/key-cache';
+import { forgetKeys, primeKeys, verifyKeyCached } from '../../worker/sw/key-cache';
 
 beforeEach(async () => {
   forgetKeys();
@@ -74,5 +74,35 @@ describe('key memory of the service worker', () => {
     await revokeKey(record.id);
     forgetKeys();
     expect(await verifyKeyCached(key)).toEqual({ ok: false, reason: 'revoked' });
+  });
+
+  it('a starting worker reads the keys once: its first request needs no database read, and only good keys count', async () => {
+    const good = await createKey({ name: 'good' });
+    const revoked = await createKey({ name: 'revoked' });
+    await revokeQuietly(revoked.record.id);
+    primeKeys();
+    const made = await createKey({ name: 'made after the start' });
+    const reads = vi.spyOn(IDBIndex.prototype, 'get');
+    expect(await verifyKeyCached(good.key)).toMatchObject({ ok: true, record: { id: good.record.id } });
+    expect(reads).not.toHaveBeenCalled();
+    // Not good in the start-up read: the database decides.
+    expect(await verifyKeyCached(revoked.key)).toEqual({ ok: false, reason: 'revoked' });
+    expect((await verifyKeyCached(made.key)).ok).toBe(true);
+    expect(reads).toHaveBeenCalledTimes(2);
+  });
+
+  it('the start-up read is dropped by a change message, and after the time limit', async () => {
+    const a = await createKey({ name: 'a' });
+    const b = await createKey({ name: 'b' });
+    let mono = 1_000_000;
+    vi.spyOn(performance, 'now').mockImplementation(() => mono);
+    primeKeys();
+    await revokeQuietly(a.record.id);
+    forgetKeys(); // the revocation's message
+    expect(await verifyKeyCached(a.key)).toEqual({ ok: false, reason: 'revoked' });
+    primeKeys();
+    await revokeQuietly(b.record.id); // behind the app's back: no message
+    mono += 5_000;
+    expect(await verifyKeyCached(b.key)).toEqual({ ok: false, reason: 'revoked' });
   });
 });

@@ -11,7 +11,12 @@
 //    even a change made behind the app's back (DevTools) is seen within seconds.
 // The memory lives only in this worker's heap: nothing is written anywhere. Its time limit runs on the
 // monotonic clock (performance.now()), so a wall clock set back (or forward) neither stretches nor cuts it.
-import type { KeyRecord } from '../../src/keys/db';
+//
+// A worker that just started also reads every key record once (`primeKeys`, at script start): its first request
+// then needs only the digest, not a database read after it. That read obeys the same rules: taken as of the
+// start, dropped by a change message or after TTL_MS, and trusted only for good keys.
+import { openDatabase, type KeyRecord } from '../../src/keys/db';
+import { hashKey, isWellFormedKey } from '../../src/keys/key-format';
 import { KEYS_CHANNEL, isKeysChanged, verifyKey, type Verdict } from '../../src/keys/key-store';
 
 const TTL_MS = 5_000;
@@ -25,10 +30,38 @@ interface Entry {
 let entries = new Map<string, Entry>();
 let generation = 0;
 
+/** Every key record, by hash, as read when the worker started (see primeKeys). */
+let primed: { generation: number; at: number; byHash: Promise<Map<string, KeyRecord> | null> } | null = null;
+
 /** Forgets every remembered key. */
 export function forgetKeys(): void {
   entries = new Map();
+  primed = null;
   generation++;
+}
+
+/** Reads every key record now (a worker starting: its first request is on its way). */
+export function primeKeys(): void {
+  const byHash = openDatabase()
+    .then((db) => db.getAll('keys'))
+    .then((records) => new Map(records.map((r) => [r.hash, r])))
+    .catch(() => null);
+  primed = { generation, at: performance.now(), byHash };
+}
+
+/** A good verdict from the start-up read, or null: then the database is asked. */
+async function primedVerdict(presented: string, now: number): Promise<Verdict | null> {
+  const read = primed;
+  if (!read || read.generation !== generation || now - read.at >= TTL_MS) {
+    primed = null;
+    return null;
+  }
+  if (!isWellFormedKey(presented)) return null;
+  const [byHash, hash] = await Promise.all([read.byHash, hashKey(presented)]);
+  // A change message while the digest ran makes the read stale.
+  if (read.generation !== generation) return null;
+  const record = byHash?.get(hash);
+  return record && record.revokedAt === null ? { ok: true, record } : null;
 }
 
 /** verifyKey, answered from memory when this key was verified good less than TTL_MS ago. */
@@ -37,7 +70,7 @@ export async function verifyKeyCached(presented: string): Promise<Verdict> {
   const hit = entries.get(presented);
   if (hit && now - hit.at < TTL_MS) return { ok: true, record: hit.record };
   const before = generation;
-  const verdict = await verifyKey(presented);
+  const verdict = (await primedVerdict(presented, now)) ?? (await verifyKey(presented));
   if (verdict.ok && generation === before) {
     if (entries.size >= MAX_ENTRIES) entries = new Map();
     entries.set(presented, { record: verdict.record, at: now });

@@ -1,9 +1,9 @@
 /// <reference lib="webworker" />
 // The first thing a (re)started service worker does (worker/sw.ts imports this module before all others). A
 // stopped worker is most often started again by a request; that request needs the engine's port (a page of the
-// origin hands it over) and the key store: both are asked for here, so they are on their way while the rest of
+// origin hands it over) and the key records: both are asked for here, so they are on their way while the rest of
 // the script is evaluated and the request's key is checked.
-import { openDatabase } from '../../src/keys/db';
+import { primeKeys } from './key-cache';
 import { PORT_REQUEST } from '../../src/page/port-messages';
 
 declare const self: ServiceWorkerGlobalScope;
@@ -17,4 +17,4 @@ export async function requestPort(): Promise<void> {
 /** When the pages were first asked (performance.now()): the engine link does not ask again this soon. */
 export const portAskedAt = performance.now();
 void requestPort().catch(() => undefined);
-void openDatabase().catch(() => undefined);
+primeKeys();
