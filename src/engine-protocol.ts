@@ -108,7 +108,13 @@ export type FromEngine =
    * generated so far), or null when the engine cannot tell. Nothing follows it.
    */
   | { type: 'aborted'; id: string; spent: Usage | null }
-  | { type: 'status'; id: string; models: ModelStatus[]; fingerprint: string };
+  | { type: 'status'; id: string; models: ModelStatus[]; fingerprint: string }
+  /**
+   * The engine worker holds the Web Lock named in the port's offer (`PortOffer.lock`), sent once it does: the
+   * page hands the port over before that (the lock is not on the request's path), so the service worker starts
+   * watching the lock only now, or it would be granted it at once and take a live engine for a dead one.
+   */
+  | { type: 'holding'; lock: string };
 
 /**
  * Events as they cross the engine port: JSON text. The service worker rebuilds many small objects from

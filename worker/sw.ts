@@ -15,7 +15,7 @@ import { holdForLife, whenReleased } from '../src/life-locks';
 import { ApiError } from '../src/protocol/errors';
 import { isolated } from '../src/isolation';
 import { setActiveCatalog } from '../src/catalog';
-import { isClaimRequest, isPortOffer, offerCatalog, offerLock } from '../src/page/port-messages';
+import { isClaimRequest, isPortOffer, offerCatalog, offerLock, offerLockPending } from '../src/page/port-messages';
 
 declare const self: ServiceWorkerGlobalScope & {
   /** The app shell, listed here at build time (scripts/precache-plugin.ts); absent in unbundled runs. */
@@ -65,7 +65,7 @@ self.addEventListener('message', (event) => {
   if (isPortOffer(event.data) && port) {
     const catalog = offerCatalog(event.data);
     if (catalog) setActiveCatalog(catalog);
-    link.adopt(port, offerLock(event.data));
+    link.adopt(port, offerLock(event.data), offerLockPending(event.data));
   }
 });
 

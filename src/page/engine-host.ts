@@ -7,7 +7,7 @@ import type { InpageConfig } from '../config';
 import type { EngineControl } from '../engine-control';
 import type { ModelStatus } from '../engine-protocol';
 import { whenReleased } from '../life-locks';
-import { isPortRequest, portOffer } from './port-messages';
+import { isPortRequest, PORT_CHANNEL, portOffer, portRequestId } from './port-messages';
 
 export interface EngineHost {
   /** The engine's controls. Stable across worker restarts: calls go to the worker running now. */
@@ -182,16 +182,21 @@ class HostedEngine implements EngineHost {
 
 async function offerPort(host: HostedEngine, target: ServiceWorker): Promise<void> {
   const channel = new MessageChannel();
-  // The engine worker holds this lock while it lives; the offer goes out once it does (see port-messages.ts).
+  // The engine worker holds this lock while it lives (see port-messages.ts).
   const lock = `inpage-engine-port:${crypto.randomUUID()}`;
+  const connected = host.control.connect(Comlink.transfer(channel.port1, [channel.port1]), lock);
+  // The service worker gets its end at once, not after the engine's reply: a service worker that was just
+  // started is waiting for it with a request. Its messages wait in the port until the engine takes its end; it
+  // watches the lock once the engine holds it (`holding`). Should the engine fail to take the port, the
+  // service worker's requests go unacknowledged and it drops the port (EngineLink's ack timeout).
+  target.postMessage(portOffer(lock, activeCatalog()), [channel.port2]);
   try {
-    await host.control.connect(Comlink.transfer(channel.port1, [channel.port1]), lock);
+    await connected;
   } catch (err) {
     console.error('inpage: the engine worker did not take its port:', err);
     return;
   }
   host.watchLifeLock(lock);
-  target.postMessage(portOffer(lock, activeCatalog()), [channel.port2]);
 }
 
 export async function hostEngine(config: InpageConfig): Promise<EngineHost> {
@@ -200,10 +205,25 @@ export async function hostEngine(config: InpageConfig): Promise<EngineHost> {
   host.watch();
 
   const sw = navigator.serviceWorker;
-  // A (re)started service worker asks every page for a port; the one hosting the engine answers.
+  // A (re)started service worker asks every page for a port; the one hosting the engine answers, once per ask
+  // (an ask may come both ways: see PORT_CHANNEL).
+  const answered: string[] = []; // the latest asks (a second copy comes within milliseconds)
+  const answer = (data: unknown, to: ServiceWorker) => {
+    const ask = portRequestId(data);
+    if (ask !== undefined) {
+      if (answered.includes(ask)) return;
+      if (answered.push(ask) > 8) answered.shift();
+    }
+    void offerPort(host, to);
+  };
   sw.addEventListener('message', (event) => {
-    if (isPortRequest(event.data) && event.source instanceof ServiceWorker) void offerPort(host, event.source);
+    if (isPortRequest(event.data) && event.source instanceof ServiceWorker) answer(event.data, event.source);
   });
+  if (typeof BroadcastChannel !== 'undefined') {
+    new BroadcastChannel(PORT_CHANNEL).addEventListener('message', (event) => {
+      if (isPortRequest(event.data) && sw.controller) answer(event.data, sw.controller);
+    });
+  }
   sw.addEventListener('controllerchange', () => {
     if (sw.controller) void offerPort(host, sw.controller);
   });

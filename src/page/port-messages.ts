@@ -4,6 +4,34 @@ import type { ModelCatalog } from '../model-config';
 /** Service worker → pages: "I have no engine port; whoever hosts the engine, send one." */
 export const PORT_REQUEST = { type: 'inpage:engine-port-request' } as const;
 
+/**
+ * An ask as sent: `ask` names it, since one ask may reach a page twice (see PORT_CHANNEL), and each answer
+ * opens a port.
+ */
+export interface PortRequest {
+  type: typeof PORT_REQUEST.type;
+  ask?: string;
+}
+
+export function portRequest(ask: string): PortRequest {
+  return { ...PORT_REQUEST, ask };
+}
+
+/** The name of an ask, if it has one. */
+export function portRequestId(data: unknown): string | undefined {
+  const ask = (data as { ask?: unknown } | null)?.ask;
+  return typeof ask === 'string' ? ask : undefined;
+}
+
+/**
+ * A BroadcastChannel on which an activated service worker that has just started asks for a port, as the first
+ * thing its script does: the pages get the ask while it is still evaluating its script, where `clients.matchAll`
+ * answers only after. A page answers it by offering to its controller, which is that worker. The same ask also
+ * goes to each page by `postMessage` (it reaches pages the worker does not control yet); a page answers an ask
+ * once.
+ */
+export const PORT_CHANNEL = 'inpage-engine-port';
+
 /** Page → service worker, with the port in `transfer`. */
 export const PORT_OFFER = { type: 'inpage:engine-port' } as const;
 
@@ -20,10 +48,21 @@ export interface PortOffer {
    * /v1/models and resolves request models by it, so `installInpage({config})` reaches it as the file does.
    */
   catalog?: ModelCatalog;
+  /**
+   * The port goes out as the engine worker is handed its end, before it holds `lock`: the service worker watches
+   * the lock once the engine says `holding` on the port. (An offer without it, from a page of an older build,
+   * comes after the engine holds the lock.)
+   */
+  lockPending?: true;
 }
 
 export function portOffer(lock: string, catalog?: ModelCatalog): PortOffer {
-  return catalog ? { ...PORT_OFFER, lock, catalog } : { ...PORT_OFFER, lock };
+  return catalog ? { ...PORT_OFFER, lock, lockPending: true, catalog } : { ...PORT_OFFER, lock, lockPending: true };
+}
+
+/** Whether the offer's lock is to be watched only after the engine says `holding` (see PortOffer). */
+export function offerLockPending(data: unknown): boolean {
+  return (data as { lockPending?: unknown } | null)?.lockPending === true;
 }
 
 /** The catalog an offer carries, if it is one. */

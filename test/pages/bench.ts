@@ -46,7 +46,9 @@ async function startDirect(): Promise<Direct> {
   const channel = new MessageChannel();
   await control.connect(Comlink.transfer(channel.port1, [channel.port1]));
   const handlers = new Map<string, (m: FromEngine) => void>();
-  channel.port2.onmessage = (e: MessageEvent<FromEngine>) => handlers.get(e.data.id)?.(e.data);
+  channel.port2.onmessage = (e: MessageEvent<FromEngine>) => {
+    if (e.data.type !== 'holding') handlers.get(e.data.id)?.(e.data);
+  };
   channel.port2.start();
   direct = { port: channel.port2, handlers };
   return direct;

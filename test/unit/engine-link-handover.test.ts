@@ -52,6 +52,8 @@ function engine(name: string) {
     },
     /** The tab closes: its realm and with it this end of the channel go away. */
     die: () => far.close(),
+    /** The engine worker now holds the Web Lock of its port's offer. */
+    holding: (lock: string) => reply({ type: 'holding', lock }),
   };
 }
 
@@ -179,6 +181,30 @@ describe('EngineLink handover', () => {
     const next = engine('B');
     link.adopt(next.port, 'lock-B');
     expect((await queued).fingerprint).toBe('B');
+  });
+
+  it('a port offered before its engine holds the lock: the lock is watched from the engine’s `holding` on, not before', async () => {
+    const watched: string[] = [];
+    const freed = new Map<string, () => void>();
+    const link = new EngineLink({
+      requestPort: async () => undefined,
+      whenLockFree: (name) => {
+        watched.push(name);
+        return new Promise<void>((resolve) => freed.set(name, resolve));
+      },
+    });
+    const first = engine('A');
+    link.adopt(first.port, 'lock-A', true);
+    // Requests go through at once, before the engine holds its lock.
+    const running = await link.generate(ask('one'), new AbortController().signal);
+    expect(watched).toEqual([]);
+    first.holding('lock-B'); // not this port's lock: ignored
+    first.holding('lock-A');
+    await vi.waitFor(() => expect(watched).toEqual(['lock-A']), { timeout: 5000 });
+    const outcome = failure(drain(running));
+    freed.get('lock-A')!();
+    expect((await outcome).code).toBe('engine_unavailable');
+    expect(link.connected).toBe(false);
   });
 
   it('names its own life lock to every engine it adopts, so the engine can tell when this service worker is gone', async () => {

@@ -94,6 +94,7 @@ const control: EngineControl = {
     if (!lock || !self.navigator.locks) return;
     // Held until this worker ends: the lock's release tells the service worker that this engine is gone.
     await holdForLife(self.navigator.locks, lock);
+    port.postMessage({ type: 'holding', lock } satisfies FromEngine);
   },
   async status() {
     return need().engine.status();

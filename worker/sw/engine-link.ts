@@ -103,15 +103,21 @@ export class EngineLink {
    * Takes a port from a page. Requests already running on an older port finish there; requests that were
    * waiting for a new engine go to this one first, in the order they came.
    */
-  adopt(port: MessagePort, lock?: string): void {
+  adopt(port: MessagePort, lock?: string, lockPending = false): void {
     this.port = port;
-    if (lock && this.options.whenLockFree) {
-      this.options.whenLockFree(lock).then(
+    const watch = () => {
+      this.options.whenLockFree?.(lock!).then(
         () => this.lose(port, 'closed'),
         () => undefined,
       );
-    }
+    };
+    // A pending lock: the engine may not hold it yet (it says `holding` when it does).
+    if (lock && !lockPending) watch();
     port.onmessage = (e: MessageEvent<FromEngine>) => {
+      if (e.data.type === 'holding') {
+        if (lock && lockPending && e.data.lock === lock) watch();
+        return;
+      }
       const p = this.pending.get(e.data.id);
       if (p?.port === port) p.onMessage(e.data);
       else if (e.data.type === 'aborted') this.afterAbort.get(e.data.id)?.(e.data.spent);

@@ -4,14 +4,21 @@
 // origin hands it over) and the key records: both are asked for here, so they are on their way while the rest of
 // the script is evaluated and the request's key is checked.
 import { primeKeys } from './key-cache';
-import { PORT_REQUEST } from '../../src/page/port-messages';
+import { PORT_CHANNEL, portRequest } from '../../src/page/port-messages';
 
 declare const self: ServiceWorkerGlobalScope;
 
 /** Asks every page of the origin for an engine port; the page hosting the engine answers with `engine-port`. */
 export async function requestPort(): Promise<void> {
+  const ask = portRequest(crypto.randomUUID());
+  // Only the active worker is its pages' controller, to which the broadcast is answered (port-messages.ts).
+  if (self.serviceWorker?.state === 'activated' && typeof BroadcastChannel !== 'undefined') {
+    const channel = new BroadcastChannel(PORT_CHANNEL);
+    channel.postMessage(ask);
+    channel.close();
+  }
   const pages = await self.clients.matchAll({ type: 'window', includeUncontrolled: true });
-  for (const page of pages) page.postMessage(PORT_REQUEST);
+  for (const page of pages) page.postMessage(ask);
 }
 
 /** When the pages were first asked (performance.now()): the engine link does not ask again this soon. */
