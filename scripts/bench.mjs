@@ -46,6 +46,8 @@ const CEILING_TOKENS = QUICK ? 5000 : 20000;
 const CEILING_STREAMS = QUICK ? 3 : 7;
 const SEQUENTIAL = QUICK ? 200 : 1000;
 const CLIENTS = 100;
+/** The pause before each TTFB row's samples, after its warm-ups. */
+const SETTLE_MS = 2000;
 
 const log = (...a) => console.log(`[bench ${new Date().toISOString().slice(11, 19)}]`, ...a);
 
@@ -268,23 +270,37 @@ let heap10, heapAfter, seq, warm, loadDefault, loadDeep, after;
 for (let runIndex = 0; runIndex < RUNS; runIndex++) {
   const r = { overhead: [], uptime: uptime() };
   log(`run ${runIndex + 1}/${RUNS}: ${r.uptime}`);
-  for (const pace of RATES) {
+  // The paces in a different order each run: what the step before a run's first row leaves behind (the build,
+  // the last run's page starts of the production build and its load test) falls on each pace once. The 50
+  // tokens/s row, always first, was always the highest.
+  for (const pace of RATES.map((_, i) => RATES[(i + runIndex) % RATES.length])) {
     log(`  overhead at ${pace.label}: ${REQUESTS} streamed requests of ${pace.count} tokens each way, and the floors`);
     await open(`?tokenDelayMs=${pace.delay}`);
-    // In blocks of BLOCK, each path in turn, so a change in the machine's load falls on all paths alike.
+    // Warm-ups first, all paths, then a pause for what the page's start set going (compiles, GC) to settle.
+    await page.evaluate(({ key, count }) => window.bench.overhead(key, 0, count, 10), { key, count: pace.count });
+    await floorSamples('fixed', 0, pace.count, 5);
+    await floorSamples('port', 0, pace.count, 5);
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+    // In blocks of BLOCK, each path in turn (the page's paths first in one block, the floors first in the
+    // next), so a change in the machine's load falls on all paths alike.
     const sw = [];
     const direct = [];
     const fixed = [];
     const port = [];
-    for (let done = 0; done < REQUESTS; done += BLOCK) {
+    for (let done = 0, k = 0; done < REQUESTS; done += BLOCK, k++) {
       const n = Math.min(BLOCK, REQUESTS - done);
-      const block = await page.evaluate(({ key, n, count, warm }) => window.bench.overhead(key, n, count, warm), { key, n, count: pace.count, warm: done === 0 ? 10 : 0 });
-      sw.push(...block.sw);
-      direct.push(...block.direct);
-      fixed.push(...(await floorSamples('fixed', n, pace.count, done === 0 ? 5 : 0)));
-      port.push(...(await floorSamples('port', n, pace.count, done === 0 ? 5 : 0)));
+      const pagePaths = async () => {
+        const block = await page.evaluate(({ key, n, count }) => window.bench.overhead(key, n, count, 0), { key, n, count: pace.count });
+        sw.push(...block.sw);
+        direct.push(...block.direct);
+      };
+      const floors = async () => {
+        fixed.push(...(await floorSamples('fixed', n, pace.count, 0)));
+        port.push(...(await floorSamples('port', n, pace.count, 0)));
+      };
+      for (const step of k % 2 === 0 ? [pagePaths, floors] : [floors, pagePaths]) await step();
     }
-    r.overhead.push({ ...pace, sw, direct, fixed, port });
+    r.overhead[RATES.indexOf(pace)] = { ...pace, sw, direct, fixed, port };
   }
   log(`  ceiling: ${CEILING_STREAMS} streams of ${CEILING_TOKENS} tokens through each path, in turn`);
   await open('');
@@ -392,8 +408,9 @@ p(`- Load after: \`${uptimeAfter}\``);
 p();
 p('## Time to first byte against the floors');
 p();
-p(`${REQUESTS} streamed requests per path, row and run, taken in blocks of ${BLOCK} with the paths in turn (so a change in`);
-p('load falls on every path alike). *inpage* is `fetch("/v1/chat/completions", {stream: true})`');
+p(`${REQUESTS} streamed requests per path, row and run, after warm-ups and a ${SETTLE_MS / 1000} s pause, taken in blocks of ${BLOCK} with the`);
+p('paths in turn, the floors first in every other block (so a change in load falls on every path alike); the rows');
+p('in a different order each run. *inpage* is `fetch("/v1/chat/completions", {stream: true})`');
 p('through the service worker and the engine worker; *direct* is a second engine worker spoken to over a');
 p('MessageChannel (no service worker). The floors are a bare service worker controlling test/pages/floor.html:');
 p('*bare* answers a fixed SSE body; *port-fed* streams tokens a worker sends it over a MessagePort, 32 a message.');

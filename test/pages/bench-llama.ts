@@ -28,6 +28,8 @@ export interface LlamaSample {
   cachedTokens: number;
   completionTokens: number;
   text: string;
+  /** The time between each content delta and the one before it, in ms (the decode's pace, token by token). */
+  gaps: number[];
   /** llama.cpp's own timings (wllama directly only: /v1 does not carry them). */
   timings?: { prompt_n?: number; prompt_ms?: number; predicted_n?: number; predicted_ms?: number };
 }
@@ -68,6 +70,7 @@ async function viaV1(key: string, body: Record<string, unknown>): Promise<LlamaS
   let last = -1;
   let deltas = 0;
   let text = '';
+  const gaps: number[] = [];
   type Usage = { prompt_tokens: number; completion_tokens: number; prompt_tokens_details?: { cached_tokens?: number } };
   let usage = null as Usage | null;
   for (;;) {
@@ -85,6 +88,7 @@ async function viaV1(key: string, body: Record<string, unknown>): Promise<LlamaS
       const content = chunk.choices[0]?.delta.content;
       if (content) {
         if (first < 0) first = now;
+        else gaps.push(now - last);
         last = now;
         deltas++;
         text += content;
@@ -101,6 +105,7 @@ async function viaV1(key: string, body: Record<string, unknown>): Promise<LlamaS
     cachedTokens: usage.prompt_tokens_details?.cached_tokens ?? 0,
     completionTokens: usage.completion_tokens,
     text,
+    gaps,
   };
 }
 
@@ -152,6 +157,7 @@ async function viaWllama(body: Record<string, unknown>): Promise<LlamaSample> {
   let last = -1;
   let deltas = 0;
   let text = '';
+  const gaps: number[] = [];
   let usage = null as LlamaChunk['usage'];
   let timings: LlamaSample['timings'];
   for await (const chunk of stream) {
@@ -162,6 +168,7 @@ async function viaWllama(body: Record<string, unknown>): Promise<LlamaSample> {
     if (content && !text) content = content.replace(/^\n+/, '');
     if (content) {
       if (first < 0) first = now;
+      else gaps.push(now - last);
       last = now;
       deltas++;
       text += content;
@@ -178,6 +185,7 @@ async function viaWllama(body: Record<string, unknown>): Promise<LlamaSample> {
     cachedTokens: usage.prompt_tokens_details?.cached_tokens ?? 0,
     completionTokens: usage.completion_tokens,
     text,
+    gaps,
     timings,
   };
 }
