@@ -43,7 +43,7 @@ const RATES = [
   { label: 'unlimited', delay: 0, count: 100 },
 ];
 const CEILING_TOKENS = QUICK ? 5000 : 20000;
-const CEILING_STREAMS = QUICK ? 3 : 7;
+const CEILING_STREAMS = QUICK ? 3 : 21;
 const SEQUENTIAL = QUICK ? 200 : 1000;
 const CLIENTS = 100;
 /** The pause before each TTFB row's samples, after its warm-ups. */
@@ -305,7 +305,8 @@ for (let runIndex = 0; runIndex < RUNS; runIndex++) {
   log(`  ceiling: ${CEILING_STREAMS} streams of ${CEILING_TOKENS} tokens through each path, in turn`);
   await open('');
   // One stream per path swung 3-7x between runs on this 2-core machine: take several, each path in turn,
-  // and keep each path's median and the median of the per-turn ratios.
+  // and keep each path's median and the median of the per-turn ratios (7 per run still gave per-run ratios of
+  // 0.72-1.13; a stream takes ~0.2 s).
   const ceil = { sw: [], direct: [], port: [], ratio: [] };
   for (let i = 0; i < CEILING_STREAMS; i++) {
     const c = await page.evaluate(({ key, count }) => window.bench.ceiling(key, count), { key, count: CEILING_TOKENS });
