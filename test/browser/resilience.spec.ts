@@ -97,6 +97,41 @@ test('a service worker the browser stopped gets its engine port back without a r
   expect((after.json as { choices: { message: { content: string } }[] }).choices[0]!.message.content).toBe('Echo: again');
 });
 
+test('a restarted service worker asks for its port both ways; the page answers each ask with one port', async ({ page }) => {
+  await openApp(page);
+  const key = await makeKey(page);
+  // Count the page's port offers, and the asks that reach it on the BroadcastChannel and by postMessage.
+  await page.evaluate(() => {
+    const w = window as unknown as { __offers: number; __asks: string[] };
+    w.__offers = 0;
+    w.__asks = [];
+    const post = ServiceWorker.prototype.postMessage;
+    ServiceWorker.prototype.postMessage = function (this: ServiceWorker, ...args: Parameters<ServiceWorker['postMessage']>) {
+      if ((args[0] as { type?: string } | null)?.type === 'inpage:engine-port') w.__offers++;
+      return post.apply(this, args as never);
+    } as ServiceWorker['postMessage'];
+    const note = (how: string) => (e: MessageEvent) => {
+      if ((e.data as { type?: string } | null)?.type === 'inpage:engine-port-request') w.__asks.push(`${how}:${(e.data as { ask: string }).ask}`);
+    };
+    new BroadcastChannel('inpage-engine-port').addEventListener('message', note('broadcast'));
+    navigator.serviceWorker.addEventListener('message', note('post'));
+  });
+  await stopServiceWorker(page);
+  const after = await chat(page, key, { model: 'svc-model-5.2-fast', messages: [{ role: 'user', content: 'again' }] });
+  expect(after.status).toBe(200);
+  expect((after.json as { choices: { message: { content: string } }[] }).choices[0]!.message.content).toBe('Echo: again');
+  await expect.poll(() => page.evaluate(() => (window as unknown as { __asks: string[] }).__asks.length)).toBe(2);
+  const seen = await page.evaluate(() => {
+    const w = window as unknown as { __offers: number; __asks: string[] };
+    return { offers: w.__offers, asks: w.__asks };
+  });
+  // One ask, come both ways, under one name; answered once.
+  const names = seen.asks.map((a) => a.split(':')[1]);
+  expect(seen.asks.map((a) => a.split(':')[0]).sort()).toEqual(['broadcast', 'post']);
+  expect(names[0]).toBe(names[1]);
+  expect(seen.offers).toBe(1);
+});
+
 test('a full queue answers 429 queue_full with retry-after, and frees up afterwards', async ({ page }) => {
   await deployConfig(page.context(), { queueDepth: 1 });
   await openApp(page, '/?tokenDelayMs=2');
