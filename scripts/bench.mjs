@@ -187,7 +187,11 @@ const mib = (b) => `${(b / 1024 / 1024).toFixed(2)} MiB`;
 
 // ---- Run ----
 
-const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: [...CHROMIUM_ARGS, `--remote-debugging-port=${DEVTOOLS_PORT}`] });
+// One renderer process for the site: which process a service worker starts in otherwise varies from launch to
+// launch, and a worker in its page's process streams to it ~35% faster than one in another (the port-fed floor
+// ran at 159-192k chunks/s in its page's process and 112-126k outside it, seen with the threads of each
+// process in /proc), so the floor and inpage could be compared across different layouts.
+const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: [...CHROMIUM_ARGS, `--remote-debugging-port=${DEVTOOLS_PORT}`, '--process-per-site'] });
 const context = await browser.newContext();
 const page = await context.newPage();
 const floorPage = await context.newPage();
@@ -307,7 +311,7 @@ for (let runIndex = 0; runIndex < RUNS; runIndex++) {
   // One stream per path swung 3-7x between runs on this 2-core machine: take several, each path in turn,
   // and keep each path's median and the median of the per-turn ratios (7 per run still gave per-run ratios of
   // 0.72-1.13; a stream takes ~0.2 s).
-  const ceil = { sw: [], direct: [], port: [], ratio: [] };
+  const ceil = { sw: [], direct: [], port: [], ratio: [], swBytes: [], portBytes: [] };
   for (let i = 0; i < CEILING_STREAMS; i++) {
     const c = await page.evaluate(({ key, count }) => window.bench.ceiling(key, count), { key, count: CEILING_TOKENS });
     const portCeil = await floorRun('port', CEILING_TOKENS);
@@ -317,8 +321,14 @@ for (let runIndex = 0; runIndex < RUNS; runIndex++) {
     ceil.direct.push((c.direct.chunks / c.direct.ms) * 1000);
     ceil.port.push(port);
     ceil.ratio.push(sw / port);
+    // Bytes per event (content chunks plus role, finish and [DONE]): both paths should carry the same.
+    ceil.swBytes.push(c.sw.bytes / (c.sw.chunks + 3));
+    ceil.portBytes.push(portCeil.bytes / (portCeil.tokens + 3));
   }
-  r.ceiling = { sw: median(ceil.sw), direct: median(ceil.direct), port: median(ceil.port), ratio: median(ceil.ratio) };
+  r.ceiling = {
+    sw: median(ceil.sw), direct: median(ceil.direct), port: median(ceil.port), ratio: median(ceil.ratio),
+    swBytes: median(ceil.swBytes), portBytes: median(ceil.portBytes),
+  };
 
   log(`  cold service worker: ${COLD} times stopped, then one request`);
   r.cold = [];
@@ -365,6 +375,9 @@ for (let runIndex = 0; runIndex < RUNS; runIndex++) {
   runs.push(r);
 }
 
+// Nothing of the service rows stays open (their pages, workers and the engine's heartbeat wake up now and then,
+// and each wake-up on this 2-core machine is taken from llama.cpp's threads).
+await context.close();
 log('llama.cpp on the CPU: /v1 against wllama directly, 1 and 2 threads, load from the network and the cache');
 const llama = await benchLlama({ browser, runs: RUNS, quick: QUICK, noBuild: args.has('--no-build'), env, port: PORT, log });
 
@@ -455,12 +468,12 @@ p('counted as SSE events arriving at the page. *direct* is the engine alone over
 p('the port-fed bare service worker. Each run\'s figure is the median of its streams; the ratio is the median of');
 p('the ratios of streams taken one after the other.');
 p();
-p('| path | chunks/s |');
-p('|---|---|');
-p(`| inpage (service worker) | ${spread(swCeil, fx(0))} |`);
-p(`| direct (engine worker alone) | ${spread(perRun((r) => r.ceiling.direct), fx(0))} |`);
-p(`| floor: port-fed bare service worker | ${spread(perRun((r) => r.ceiling.port), fx(0))} |`);
-p(`| inpage ÷ floor | ${spread(ceilRatio, fx(2))}× |`);
+p('| path | chunks/s | bytes per event |');
+p('|---|---|---|');
+p(`| inpage (service worker) | ${spread(swCeil, fx(0))} | ${spread(perRun((r) => r.ceiling.swBytes), fx(1))} |`);
+p(`| direct (engine worker alone) | ${spread(perRun((r) => r.ceiling.direct), fx(0))} | (structured messages) |`);
+p(`| floor: port-fed bare service worker | ${spread(perRun((r) => r.ceiling.port), fx(0))} | ${spread(perRun((r) => r.ceiling.portBytes), fx(1))} |`);
+p(`| inpage ÷ floor | ${spread(ceilRatio, fx(2))}× | |`);
 p();
 
 const coldTtfb = perRun((r) => ttfb50(r.cold));

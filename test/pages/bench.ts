@@ -25,6 +25,8 @@ export interface Sample {
   total: number;
   /** Content tokens received. */
   tokens: number;
+  /** Body bytes received (the floor's runs). */
+  bytes?: number;
 }
 
 // ---- The direct baseline: an engine worker of our own, the engine protocol over a MessageChannel ----
@@ -158,7 +160,7 @@ async function overhead(key: string, n: number, count: number, warm = 10): Promi
 }
 
 /** Streamed chunks per second: one long stream of `count` tokens, counted without parsing. */
-async function ceiling(key: string, count: number): Promise<{ sw: { chunks: number; ms: number }; direct: { chunks: number; ms: number } }> {
+async function ceiling(key: string, count: number): Promise<{ sw: { chunks: number; ms: number; bytes: number }; direct: { chunks: number; ms: number } }> {
   await startDirect();
   const request = countRequest(count);
   // Through the service worker: every event is one chunk; count the content ones (all but role, finish, [DONE]).
@@ -168,16 +170,18 @@ async function ceiling(key: string, count: number): Promise<{ sw: { chunks: numb
   const decoder = new TextDecoder();
   let events = 0;
   let first = -1;
+  let bytes = 0;
   for (;;) {
     const read = await reader.read();
     if (read.done) break;
     if (first < 0) first = performance.now();
+    bytes += read.value.byteLength;
     const text = decoder.decode(read.value, { stream: true });
     for (let at = text.indexOf('\n\n'); at >= 0; at = text.indexOf('\n\n', at + 2)) events++;
   }
   const swMs = performance.now() - (first >= 0 ? first : t0);
   const d = await directRun(request);
-  return { sw: { chunks: events - 3, ms: swMs }, direct: { chunks: d.tokens, ms: d.total - d.ttfb } };
+  return { sw: { chunks: events - 3, ms: swMs, bytes }, direct: { chunks: d.tokens, ms: d.total - d.ttfb } };
 }
 
 type Outcome = 'completed' | 'aborted' | '429' | 'error' | 'hung';

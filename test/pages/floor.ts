@@ -33,17 +33,19 @@ async function run(kind: 'fixed' | 'port', n: number): Promise<Sample> {
   let ttfb = -1;
   let ttft = -1;
   let tokens = 0;
+  let bytes = 0;
   for (;;) {
     const read = await reader.read();
     if (read.done) break;
     if (ttfb < 0) ttfb = performance.now() - t0;
+    bytes += read.value.byteLength;
     const text = decoder.decode(read.value, { stream: true });
     for (let at = text.indexOf('"content":" '); at >= 0; at = text.indexOf('"content":" ', at + 1)) {
       if (tokens === 0) ttft = performance.now() - t0;
       tokens++;
     }
   }
-  return { ttfb, ttft, total: performance.now() - t0, tokens };
+  return { ttfb, ttft, total: performance.now() - t0, tokens, bytes };
 }
 
 const floor = { ready: start(), connect, run };
