@@ -1,5 +1,5 @@
 // Turns engine events into OpenAI objects: chunks for a stream, one chat.completion for JSON.
-import type { EngineEvent } from '../engine-protocol';
+import { TextDelta, type EngineEvent } from '../engine-protocol';
 import type {
   ChatCompletion,
   ChatCompletionChunk,
@@ -80,9 +80,11 @@ export class ChunkWriter {
   /**
    * `next(event)` as server-sent-event text (`sseData` of each chunk). A text or reasoning delta without
    * logprobs, nearly every event of a stream, is written around its delta alone, not built as an object and
-   * stringified whole: the same bytes, at a fraction of the cost per token.
+   * stringified whole: the same bytes, at a fraction of the cost per token. A TextDelta's JSON goes in as it
+   * came from the engine worker, never parsed.
    */
   nextSse(event: EngineEvent): string {
+    if (event instanceof TextDelta) return event.json.length > 2 ? `${this.deltaHead}{"content":${event.json}}${this.deltaTail}` : '';
     if (event.type === 'delta' && !event.logprobs) {
       const { content, reasoning } = event;
       if (reasoning) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { packEvents, unpackEvents, type EngineEvent } from '../../src/engine-protocol';
+import { carriesText, packEvents, TextDelta, unpackEvents, type EngineEvent } from '../../src/engine-protocol';
 import type { TokenLogprob } from '../../src/protocol/types';
 import { EventBatch, nextTurn } from '../../worker/engine/event-batch';
 
@@ -75,7 +75,10 @@ describe('EventBatch', () => {
 });
 
 describe('packEvents / unpackEvents', () => {
-  it('gives back every event as JSON would, text-only deltas travelling as bare strings', () => {
+  /** An unpacked event as the plain object JSON would give (a TextDelta read through its `content`). */
+  const plain = (e: EngineEvent) => (e instanceof TextDelta ? { type: 'delta', content: e.content } : e);
+
+  it('gives back every event as JSON would, text-only deltas travelling as bare strings, one event a line', () => {
     const text = fc.string({ unit: 'binary' });
     const event: fc.Arbitrary<EngineEvent> = fc.oneof(
       fc.record({ type: fc.constant('delta' as const), content: text }),
@@ -86,11 +89,27 @@ describe('packEvents / unpackEvents', () => {
     );
     fc.assert(
       fc.property(fc.array(event), (events) => {
-        expect(unpackEvents(packEvents(events))).toEqual(JSON.parse(JSON.stringify(events)));
+        const back = unpackEvents(packEvents(events));
+        expect(back.map(plain)).toEqual(JSON.parse(JSON.stringify(events)));
+        // Packing what was unpacked gives the same text (a TextDelta keeps its JSON).
+        expect(packEvents(back)).toBe(packEvents(events));
+        // Text is told without parsing, and told alike.
+        expect(back.map(carriesText)).toEqual(events.map((e) => e.type === 'delta' && !!(e.content || e.reasoning)));
       }),
       { numRuns: 500 },
     );
-    // The short form is what crosses the port for a plain delta; anything else keeps its object.
-    expect(packEvents([{ type: 'delta', content: ' 1' }, { type: 'delta', content: 'x', reasoning: 'y' }])).toBe('[" 1",{"type":"delta","content":"x","reasoning":"y"}]');
+    // The short form is what crosses the port for a plain delta (a line holding its JSON string); anything else
+    // keeps its object. Line breaks inside the text are escaped by JSON, so they never split a line.
+    expect(packEvents([{ type: 'delta', content: ' 1\n' }, { type: 'delta', content: 'x', reasoning: 'y' }])).toBe(
+      '" 1\\n"\n{"type":"delta","content":"x","reasoning":"y"}',
+    );
+    expect(unpackEvents(packEvents([]))).toEqual([]);
+  });
+
+  it('leaves a text delta unparsed until its content is read', () => {
+    const [first] = unpackEvents(packEvents([{ type: 'delta', content: 'h\u00e9 "x"' }]));
+    expect(first).toBeInstanceOf(TextDelta);
+    expect((first as TextDelta).json).toBe('"h\u00e9 \\"x\\""');
+    expect(first!.type === 'delta' && first!.content).toBe('h\u00e9 "x"');
   });
 });

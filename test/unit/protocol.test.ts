@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { ApiError, type ErrorCode } from '../../src/protocol/errors';
 import { ChunkWriter, CompletionCollector } from '../../src/protocol/completion';
 import { SSE_DONE, encodeSse, sseData } from '../../src/protocol/sse';
-import type { EngineEvent } from '../../src/engine-protocol';
+import { packEvents, TextDelta, unpackEvents, type EngineEvent } from '../../src/engine-protocol';
 import type { TokenLogprob } from '../../src/protocol/types';
 
 const usage = { prompt_tokens: 5, completion_tokens: 3, total_tokens: 8, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 1 } };
@@ -122,6 +122,9 @@ describe('ChunkWriter', () => {
       fc.property(fc.constantFrom('svc-model-5.2', 'm"\\x'), fc.boolean(), fc.boolean(), fc.array(event), (model, usage, legacy, list) => {
         const writer = new ChunkWriter(model, 'fp_x', usage, legacy);
         for (const e of list) expect(writer.nextSse(e)).toBe(writer.next(e).map((c) => sseData(c)).join(''));
+        // The same events as they arrive from the engine port (a text delta unparsed, as a TextDelta).
+        const arrived = unpackEvents(packEvents(list));
+        arrived.forEach((e, i) => expect(writer.nextSse(e)).toBe(writer.next(list[i]!).map((c) => sseData(c)).join('')));
       }),
       { numRuns: 500 },
     );
@@ -130,6 +133,9 @@ describe('ChunkWriter', () => {
     const parsed = JSON.parse(writer.nextSse({ type: 'delta', content: 'é "q"\n' }).slice(6)) as { choices: { delta: unknown }[]; usage: unknown };
     expect(parsed.choices[0]!.delta).toEqual({ content: 'é "q"\n' });
     expect(parsed.usage).toBeNull();
+    const arrived = unpackEvents(packEvents([{ type: 'delta', content: 'é "q"\n' }]))[0]!;
+    expect(arrived).toBeInstanceOf(TextDelta);
+    expect(writer.nextSse(arrived)).toBe(writer.nextSse({ type: 'delta', content: 'é "q"\n' }));
   });
 });
 

@@ -5,7 +5,7 @@ import { validateChatRequest } from '../../src/protocol/validate';
 import { ChunkWriter, CompletionCollector } from '../../src/protocol/completion';
 import { SSE_DONE, SSE_HEADERS, encodeSse, sseData } from '../../src/protocol/sse';
 import type { ChatCompletionRequest } from '../../src/protocol/types';
-import type { EngineEvent, EngineRequest } from '../../src/engine-protocol';
+import { carriesText, type EngineEvent, type EngineRequest } from '../../src/engine-protocol';
 import type { EngineLink } from './engine-link';
 import { JSON_TYPE } from './respond';
 import type { Booking } from './usage-book';
@@ -184,15 +184,15 @@ export async function runAnswer(
         write(format.open());
         // One string, one encode and one enqueue for everything the engine sent in one message.
         for await (const batch of run.batches()) {
-          const texts: string[] = [];
+          let text = '';
           let pieces = 0;
           for (const event of batch) {
             if (event.type === 'finish') tokens = event.usage.total_tokens;
             const out = format.event(event);
-            texts.push(...out);
-            if (out.length > 0 && event.type === 'delta' && (event.content || event.reasoning)) pieces++;
+            for (const piece of out) text += piece;
+            if (out.length > 0 && carriesText(event)) pieces++;
           }
-          if (texts.length > 0 && write([texts.join('')])) delivered += pieces;
+          if (text.length > 0 && write([text])) delivered += pieces;
         }
         write(await format.close());
       } catch (err) {
