@@ -112,14 +112,25 @@ export async function deleteKey(id: string): Promise<void> {
 
 export type Verdict = { ok: true; record: KeyRecord } | { ok: false; reason: 'unknown' | 'revoked' };
 
-export async function verifyKey(key: string): Promise<Verdict> {
-  if (!isWellFormedKey(key)) return { ok: false, reason: 'unknown' };
-  // The digest and the database's opening side by side (a restarted service worker opens it as it starts).
-  const [db, hash] = await Promise.all([openDatabase(), hashKey(key)]);
-  const record = await db.getFromIndex('keys', 'hash', hash);
+/** The verdict on a key whose record (by the key's hash) is `record`: none, revoked, or good. */
+export function verdictOf(record: KeyRecord | undefined): Verdict {
   if (!record) return { ok: false, reason: 'unknown' };
   if (record.revokedAt !== null) return { ok: false, reason: 'revoked' };
   return { ok: true, record };
+}
+
+export async function verifyKey(key: string): Promise<Verdict> {
+  if (!isWellFormedKey(key)) return { ok: false, reason: 'unknown' };
+  // The digest and the database's opening side by side (a restarted service worker opens it as it starts; the
+  // connection is kept, so verifyKeyHash finds it open).
+  const [, hash] = await Promise.all([openDatabase(), hashKey(key)]);
+  return verifyKeyHash(hash);
+}
+
+/** verifyKey for a well-formed key already digested (`hash` is hashKey's). */
+export async function verifyKeyHash(hash: string): Promise<Verdict> {
+  const db = await openDatabase();
+  return verdictOf(await db.getFromIndex('keys', 'hash', hash));
 }
 
 /**

@@ -57,7 +57,7 @@ export interface PortOffer {
 }
 
 export function portOffer(lock: string, catalog?: ModelCatalog): PortOffer {
-  return catalog ? { ...PORT_OFFER, lock, lockPending: true, catalog } : { ...PORT_OFFER, lock, lockPending: true };
+  return { ...PORT_OFFER, lock, lockPending: true, ...(catalog ? { catalog } : {}) };
 }
 
 /** Whether the offer's lock is to be watched only after the engine says `holding` (see PortOffer). */

@@ -17,7 +17,7 @@
 // start, dropped by a change message or after TTL_MS, and trusted only for good keys.
 import { openDatabase, type KeyRecord } from '../../src/keys/db';
 import { hashKey, isWellFormedKey } from '../../src/keys/key-format';
-import { KEYS_CHANNEL, isKeysChanged, verifyKey, type Verdict } from '../../src/keys/key-store';
+import { KEYS_CHANNEL, isKeysChanged, verdictOf, verifyKey, verifyKeyHash, type Verdict } from '../../src/keys/key-store';
 
 const TTL_MS = 5_000;
 const MAX_ENTRIES = 256;
@@ -49,7 +49,10 @@ export function primeKeys(): void {
   primed = { generation, at: performance.now(), byHash };
 }
 
-/** A good verdict from the start-up read, or null: then the database is asked. */
+/**
+ * The verdict through the start-up read: a good key found in it is trusted; any other answer is the database's,
+ * asked with the digest already made. Null when there is no read to use (then verifyKey does it all).
+ */
 async function primedVerdict(presented: string, now: number): Promise<Verdict | null> {
   const read = primed;
   if (!read || read.generation !== generation || now - read.at >= TTL_MS) {
@@ -59,9 +62,8 @@ async function primedVerdict(presented: string, now: number): Promise<Verdict | 
   if (!isWellFormedKey(presented)) return null;
   const [byHash, hash] = await Promise.all([read.byHash, hashKey(presented)]);
   // A change message while the digest ran makes the read stale.
-  if (read.generation !== generation) return null;
-  const record = byHash?.get(hash);
-  return record && record.revokedAt === null ? { ok: true, record } : null;
+  const verdict = read.generation === generation ? verdictOf(byHash?.get(hash)) : null;
+  return verdict?.ok ? verdict : verifyKeyHash(hash);
 }
 
 /** verifyKey, answered from memory when this key was verified good less than TTL_MS ago. */
