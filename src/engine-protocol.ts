@@ -139,11 +139,15 @@ export class TextDelta {
   get content(): string {
     return (this.text ??= JSON.parse(this.json) as string);
   }
+  /** Whether the text is not empty, told without parsing (`""` is the empty text). */
+  get hasText(): boolean {
+    return this.json.length > 2;
+  }
 }
 
 /** A delta event carries text (content or reasoning); a TextDelta is told without parsing it. */
 export function carriesText(event: EngineEvent): boolean {
-  if (event instanceof TextDelta) return event.json.length > 2; // `""` is the empty text
+  if (event instanceof TextDelta) return event.hasText;
   return event.type === 'delta' && !!(event.content || event.reasoning);
 }
 

@@ -84,7 +84,7 @@ export class ChunkWriter {
    * came from the engine worker, never parsed.
    */
   nextSse(event: EngineEvent): string {
-    if (event instanceof TextDelta) return event.json.length > 2 ? `${this.deltaHead}{"content":${event.json}}${this.deltaTail}` : '';
+    if (event instanceof TextDelta) return event.hasText ? `${this.deltaHead}{"content":${event.json}}${this.deltaTail}` : '';
     if (event.type === 'delta' && !event.logprobs) {
       const { content, reasoning } = event;
       if (reasoning) {
