@@ -1,6 +1,6 @@
 // Messages between the service worker and the engine worker, over the MessagePort the page brokers.
 import type { ApiErrorData } from './protocol/errors';
-import type { ChatCompletionRequest, ChoiceLogprobs, EngineFinishReason, ModelState, Usage } from './protocol/types';
+import type { ChatCompletionRequest, ChoiceLogprobs, EngineFinishReason, ModelState, Timings, Usage } from './protocol/types';
 import type { ModelId } from './variants';
 import type { EmbeddingRequest } from './protocol/embeddings';
 
@@ -19,7 +19,8 @@ export type EngineEvent =
   | { type: 'tool_arguments'; index: number; arguments: string }
   /** An embeddings request's answer: one event per input, in order, then `finish`. */
   | { type: 'embedding'; index: number; embedding: number[] }
-  | { type: 'finish'; finish_reason: EngineFinishReason; usage: Usage };
+  /** `timings`: the engine's own measure of the generation, from engines that take one (llama.cpp). */
+  | { type: 'finish'; finish_reason: EngineFinishReason; usage: Usage; timings?: Timings };
 
 export interface LoadProgress {
   /** What the engine is doing now, e.g. "download" or "load". */

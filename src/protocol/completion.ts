@@ -7,6 +7,7 @@ import type {
   ChunkDelta,
   EngineFinishReason,
   FinishReason,
+  Timings,
   ToolCall,
   Usage,
 } from './types';
@@ -127,7 +128,10 @@ export class ChunkWriter {
       return [this.chunk(delta, null)];
     }
     if (event.type === 'embedding') return []; // never part of a chat answer
-    const out = [this.chunk({}, wireFinish(event.finish_reason, this.legacyFunctions))];
+    const last = this.chunk({}, wireFinish(event.finish_reason, this.legacyFunctions));
+    // The engine's own timings ride on the finish chunk, where llama.cpp's server puts them.
+    if (event.timings) last.timings = event.timings;
+    const out = [last];
     if (this.includeUsage) {
       out.push({ ...this.meta, object: 'chat.completion.chunk', choices: [], usage: event.usage });
     }
@@ -141,14 +145,14 @@ export class CompletionCollector {
   private reasoning = '';
   private logprobs: NonNullable<ChoiceLogprobs['content']> | null = null;
   private readonly calls: ToolCall[] = [];
-  private finish: { reason: EngineFinishReason; usage: Usage } | null = null;
+  private finish: { reason: EngineFinishReason; usage: Usage; timings?: Timings } | null = null;
 
   /** `legacyFunctions`: the request used `functions`, so the call is answered as `message.function_call`. */
   constructor(private readonly legacyFunctions = false) {}
 
   add(event: EngineEvent): void {
     if (event.type === 'finish') {
-      this.finish = { reason: event.finish_reason, usage: event.usage };
+      this.finish = { reason: event.finish_reason, usage: event.usage, timings: event.timings };
       return;
     }
     if (event.type === 'tool_call') {
@@ -183,7 +187,7 @@ export class CompletionCollector {
     }
     if (calls.length > 0 && this.legacyFunctions) message.function_call = { ...calls[0]!.function };
     else if (calls.length > 0) message.tool_calls = calls;
-    return {
+    const completion: ChatCompletion = {
       id: completionId(),
       object: 'chat.completion',
       created: unixSeconds(),
@@ -199,5 +203,7 @@ export class CompletionCollector {
       ],
       usage: this.finish.usage,
     };
+    if (this.finish.timings) completion.timings = this.finish.timings;
+    return completion;
   }
 }

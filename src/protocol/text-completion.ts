@@ -6,7 +6,7 @@ import type { EngineEvent } from '../engine-protocol';
 import { ApiError, unsupportedParameter } from './errors';
 import { bodyFields, toApiError, validateChatRequest } from './validate';
 import { unixSeconds } from './completion';
-import type { ChatCompletionRequest, FinishReason, TokenLogprob, Usage } from './types';
+import type { ChatCompletionRequest, FinishReason, Timings, TokenLogprob, Usage } from './types';
 
 const num = (min: number, max: number) => z.number().check(z.minimum(min), z.maximum(max));
 
@@ -105,6 +105,8 @@ export interface TextCompletion {
   system_fingerprint: string;
   choices: TextCompletionChoice[];
   usage?: Usage | null;
+  /** On the finish (the chunk or the JSON answer): the engine's own timings, when it measures them. */
+  timings?: Timings;
 }
 
 export function textCompletionId(): string {
@@ -131,7 +133,7 @@ export class TextCompletionWriter {
   private readonly meta: Omit<TextCompletion, 'choices' | 'usage'>;
   private text = '';
   private logprobs: TokenLogprob[] | null = null;
-  private finish: { reason: FinishReason; usage: Usage } | null = null;
+  private finish: { reason: FinishReason; usage: Usage; timings?: Timings } | null = null;
 
   constructor(
     model: string,
@@ -144,8 +146,10 @@ export class TextCompletionWriter {
   /** The chunks for one event (and gathers it for the JSON answer). */
   next(event: EngineEvent): TextCompletion[] {
     if (event.type === 'finish') {
-      this.finish = { reason: event.finish_reason, usage: event.usage };
-      const out: TextCompletion[] = [{ ...this.meta, choices: [{ index: 0, text: '', logprobs: null, finish_reason: event.finish_reason }] }];
+      this.finish = { reason: event.finish_reason, usage: event.usage, timings: event.timings };
+      const last: TextCompletion = { ...this.meta, choices: [{ index: 0, text: '', logprobs: null, finish_reason: event.finish_reason }] };
+      if (event.timings) last.timings = event.timings;
+      const out = [last];
       if (this.options.includeUsage) out.push({ ...this.meta, choices: [], usage: event.usage });
       return out;
     }
@@ -167,6 +171,8 @@ export class TextCompletionWriter {
   build(): TextCompletion {
     if (!this.finish) throw new Error('The engine ended without a finish event.');
     const logprobs = this.options.logprobs ? legacyLogprobs(this.logprobs ?? [], 0) : null;
-    return { ...this.meta, choices: [{ index: 0, text: this.text, logprobs, finish_reason: this.finish.reason }], usage: this.finish.usage };
+    const answer: TextCompletion = { ...this.meta, choices: [{ index: 0, text: this.text, logprobs, finish_reason: this.finish.reason }], usage: this.finish.usage };
+    if (this.finish.timings) answer.timings = this.finish.timings;
+    return answer;
   }
 }

@@ -32,6 +32,41 @@ export interface Usage {
   completion_tokens_details: { reasoning_tokens: number };
 }
 
+/** llama.cpp's names of its own measures, in the order llama.cpp writes them. */
+export const TIMING_FIELDS = [
+  'prompt_n',
+  'prompt_ms',
+  'prompt_per_token_ms',
+  'prompt_per_second',
+  'predicted_n',
+  'predicted_ms',
+  'predicted_per_token_ms',
+  'predicted_per_second',
+] as const;
+
+/**
+ * The engine's own measure of one generation, as llama.cpp's server reports it (`timings`): prompt tokens
+ * it evaluated (not those found in its KV cache) and the time that took, tokens it generated and the time
+ * that took, with the per-token and per-second figures derived from them. Sent by engines that measure it; a
+ * figure the engine could not compute (a rate over no time) is left out.
+ */
+export type Timings = Partial<Record<(typeof TIMING_FIELDS)[number], number>>;
+
+/** The known figures of an engine's timings object that are finite numbers; null when there are none. */
+export function timingsOf(raw: unknown): Timings | null {
+  if (typeof raw !== 'object' || raw === null) return null;
+  const out: Timings = {};
+  let any = false;
+  for (const field of TIMING_FIELDS) {
+    const value = (raw as Record<string, unknown>)[field];
+    if (typeof value === 'number' && Number.isFinite(value)) {
+      out[field] = value;
+      any = true;
+    }
+  }
+  return any ? out : null;
+}
+
 export interface TokenLogprob {
   token: string;
   logprob: number;
@@ -68,6 +103,8 @@ export interface ChatCompletion {
     finish_reason: FinishReason;
   }[];
   usage: Usage;
+  /** The engine's own timings (llama.cpp's), when it measures them. */
+  timings?: Timings;
 }
 
 /** One piece of a streamed tool call: the first carries id, type and name (arguments ""), later ones arguments. */
@@ -101,6 +138,8 @@ export interface ChatCompletionChunk {
     finish_reason: FinishReason | null;
   }[];
   usage?: Usage | null;
+  /** On the chunk that carries the finish reason: the engine's own timings, when it measures them. */
+  timings?: Timings;
 }
 
 export type ModelState = 'not_downloaded' | 'downloading' | 'cached' | 'loading' | 'ready' | 'unavailable';

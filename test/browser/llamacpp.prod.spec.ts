@@ -7,6 +7,7 @@ import { expect, test } from '@playwright/test';
 import Ajv from 'ajv';
 import { synthesizeGguf } from '../../scripts/gguf/synthesize';
 import { GGUF_DEFAULTS } from '../../worker/engine/llamacpp/models';
+import { TIMING_FIELDS } from '../../src/protocol/types';
 import { call, chat, sseEvents } from './helpers';
 import { llamaCppDeployment, ggufPath } from './llamacpp-deployment';
 
@@ -21,6 +22,7 @@ interface Completion {
     completion_tokens_details: { reasoning_tokens: number };
   };
   system_fingerprint: string;
+  timings?: Record<(typeof TIMING_FIELDS)[number], number>;
 }
 interface ErrorBody {
   error: { message: string; type: string; param: string | null; code: string | null };
@@ -73,6 +75,14 @@ test('llama.cpp on the CPU through /v1: chosen without WebGPU, exact usage, thin
   // <think> Let me think . </think> are 6 tokens of thinking, then 6 of answer.
   expect(t.usage).toEqual({ prompt_tokens: 9, completion_tokens: 12, total_tokens: 21, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 6 } });
   expect(t.system_fingerprint).toContain('llamacpp');
+  // llama.cpp's own timings, as its server sends them: it evaluated all 9 prompt tokens and generated 12.
+  expect(t.timings).toMatchObject({ prompt_n: 9, predicted_n: 12 });
+  expect(Object.keys(t.timings!)).toEqual([...TIMING_FIELDS]);
+  expect(t.timings!.prompt_ms).toBeGreaterThan(0);
+  expect(t.timings!.predicted_ms).toBeGreaterThan(0);
+  // llama.cpp's own rates, passed on as it computed them (per token and per second agree).
+  expect(t.timings!.predicted_per_second * t.timings!.predicted_per_token_ms).toBeCloseTo(1000, 3);
+  expect(t.timings!.prompt_per_second * t.timings!.prompt_per_token_ms).toBeCloseTo(1000, 3);
 
   // The same as a stream: the same text (temperature 0), the same usage, OpenAI's framing.
   const streamed = await chat(page, key, ask('Hello', { max_tokens: 12, stream: true, stream_options: { include_usage: true } }));
@@ -80,7 +90,7 @@ test('llama.cpp on the CPU through /v1: chosen without WebGPU, exact usage, thin
   expect(streamed.headers['content-type']).toContain('text/event-stream');
   const events = sseEvents(streamed.text);
   expect(events.at(-1)).toBe('[DONE]');
-  const chunks = events.slice(0, -1).map((e) => JSON.parse(e) as { choices: { delta: { content?: string; reasoning_content?: string }; finish_reason: string | null }[]; usage?: Completion['usage'] });
+  const chunks = events.slice(0, -1).map((e) => JSON.parse(e) as { choices: { delta: { content?: string; reasoning_content?: string }; finish_reason: string | null }[]; usage?: Completion['usage']; timings?: Record<string, number> });
   const text = chunks.map((c) => c.choices[0]?.delta.content ?? '').join('');
   const reasoning = chunks.map((c) => c.choices[0]?.delta.reasoning_content ?? '').join('');
   expect(text).toBe(t.choices[0]!.message.content);
@@ -88,6 +98,9 @@ test('llama.cpp on the CPU through /v1: chosen without WebGPU, exact usage, thin
   expect(chunks.find((c) => c.choices[0]?.finish_reason)!.choices[0]!.finish_reason).toBe('length');
   // llama.cpp kept the same prompt in its KV cache: all but the last token are reused (it evaluates at least one).
   expect(chunks.at(-1)!.usage).toEqual({ ...t.usage, prompt_tokens_details: { cached_tokens: 8 } });
+  // The timings ride on the finish chunk alone: llama.cpp evaluated the one prompt token it did not reuse.
+  expect(chunks.filter((c) => c.timings)).toEqual([chunks.find((c) => c.choices[0]?.finish_reason)]);
+  expect(chunks.find((c) => c.timings)!.timings).toMatchObject({ prompt_n: 1, predicted_n: 12 });
 
   // A variant that never thinks: no reasoning, no leading newlines of the empty thinking block; the prompt
   // carries that block (<think> \n\n </think> \n\n: 4 more tokens).

@@ -91,6 +91,17 @@ async function collect(run: LlamaRun): Promise<EngineEvent[]> {
 
 const progress: LlamaChunk = { choices: [{ delta: { content: null }, finish_reason: null }], prompt_progress: { total: 9, cache: 0, processed: 0 } };
 const usage = (completion: number): LlamaChunk => ({ choices: [], usage: { prompt_tokens: 9, completion_tokens: completion } });
+/** llama.cpp's timings as its server writes them. */
+const timings = {
+  prompt_n: 9,
+  prompt_ms: 180.5,
+  prompt_per_token_ms: 20.05,
+  prompt_per_second: 49.86,
+  predicted_n: 6,
+  predicted_ms: 240,
+  predicted_per_token_ms: 40,
+  predicted_per_second: 25,
+};
 
 describe('LlamaRun', () => {
   it('splits thinking, counts its tokens, drops the empty block\'s newlines, and reports llama.cpp\'s usage', async () => {
@@ -101,16 +112,23 @@ describe('LlamaRun', () => {
       // </think> produced no text: the next content token is number 5.
       chunk({ content: '\n\nHi' }, 5),
       chunk({ content: ' there' }, 6, 'length'),
-      usage(6),
+      // llama.cpp's last timings: a rate over no time comes as null (its JSON of infinity) and is left out.
+      { choices: [], usage: { prompt_tokens: 9, completion_tokens: 6 }, timings: { ...timings, prompt_per_second: null, cache_n: 0 } },
     ]);
     await r.run.start();
     const events = await collect(r.run);
+    const { prompt_per_second: _, ...finite } = timings;
     expect(events).toEqual([
       { type: 'delta', reasoning: 'Let' },
       { type: 'delta', reasoning: ' me' },
       { type: 'delta', content: 'Hi' },
       { type: 'delta', content: ' there' },
-      { type: 'finish', finish_reason: 'length', usage: { prompt_tokens: 9, completion_tokens: 6, total_tokens: 15, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 4 } } },
+      {
+        type: 'finish',
+        finish_reason: 'length',
+        usage: { prompt_tokens: 9, completion_tokens: 6, total_tokens: 15, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 4 } },
+        timings: finite,
+      },
     ]);
     expect(r.settled()).toBe(1);
   });
@@ -124,7 +142,13 @@ describe('LlamaRun', () => {
     expect(events).toEqual([
       { type: 'delta', reasoning: 'ab' },
       { type: 'delta', content: 'one ' },
-      { type: 'finish', finish_reason: 'stop', usage: { prompt_tokens: 9, completion_tokens: 3, total_tokens: 12, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 1 } } },
+      {
+        type: 'finish',
+        finish_reason: 'stop',
+        usage: { prompt_tokens: 9, completion_tokens: 3, total_tokens: 12, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 1 } },
+        // The timings of the last chunk llama.cpp sent before it stopped.
+        timings: { predicted_n: 3 },
+      },
     ]);
     expect(r.interrupted()).toBe(true);
     expect(r.settled()).toBe(1);

@@ -13,6 +13,8 @@ const events: EngineEvent[] = [
   { type: 'delta', content: ' world' },
   { type: 'finish', finish_reason: 'stop', usage },
 ];
+const timings = { prompt_n: 5, prompt_ms: 100, prompt_per_token_ms: 20, prompt_per_second: 50, predicted_n: 3, predicted_ms: 60, predicted_per_token_ms: 20, predicted_per_second: 50 };
+const timed: EngineEvent[] = [...events.slice(0, -1), { type: 'finish', finish_reason: 'stop', usage, timings }];
 
 describe('ApiError', () => {
   const table: [ErrorCode, number, string][] = [
@@ -101,6 +103,24 @@ describe('ChunkWriter', () => {
     for (const c of chunks.slice(0, -1)) expect(c.usage).toBeNull();
   });
 
+  it('puts the engine\'s timings on the finish chunk only (where llama.cpp\'s server puts them), with or without include_usage', () => {
+    for (const includeUsage of [false, true]) {
+      const writer = new ChunkWriter('m', 'fp', includeUsage);
+      const chunks = timed.flatMap((e) => writer.next(e));
+      const finish = chunks.filter((c) => c.choices[0]?.finish_reason);
+      expect(finish).toHaveLength(1);
+      expect(finish[0]!.timings).toEqual(timings);
+      expect(chunks.filter((c) => 'timings' in c)).toHaveLength(1);
+      // Parsed from the stream's text as a client reads it.
+      const sse = timed.map((e) => writer.nextSse(e)).join('');
+      const parsed = sse.split('\n\n').filter(Boolean).map((line) => JSON.parse(line.slice(6)) as { timings?: unknown });
+      expect(parsed.filter((c) => c.timings).map((c) => c.timings)).toEqual([timings]);
+    }
+    // An engine that measures nothing sends no timings.
+    const writer = new ChunkWriter('m', 'fp', true);
+    expect(events.flatMap((e) => writer.next(e)).some((c) => 'timings' in c)).toBe(false);
+  });
+
   it('drops empty deltas', () => {
     const writer = new ChunkWriter('m', 'fp', false);
     expect(writer.next({ type: 'delta', content: '' })).toEqual([]);
@@ -116,7 +136,7 @@ describe('ChunkWriter', () => {
       delta,
       fc.record({ type: fc.constant('tool_call' as const), index: fc.nat(3), id: fc.constant('call_1'), name: text }),
       fc.record({ type: fc.constant('tool_arguments' as const), index: fc.nat(3), arguments: text }),
-      fc.constantFrom<EngineEvent>(...events.filter((e) => e.type === 'finish')),
+      fc.constantFrom<EngineEvent>(...[...events, ...timed].filter((e) => e.type === 'finish')),
     );
     fc.assert(
       fc.property(fc.constantFrom('svc-model-5.2', 'm"\\x'), fc.boolean(), fc.boolean(), fc.array(event), (model, usage, legacy, list) => {
@@ -160,6 +180,15 @@ describe('CompletionCollector', () => {
     });
     expect(completion.id).toMatch(/^chatcmpl-[0-9a-f]{32}$/);
     expect(completion.created).toBe(Math.floor(completion.created));
+  });
+
+  it('carries the engine\'s timings when it sent them, and none otherwise', () => {
+    const collector = new CompletionCollector();
+    for (const e of timed) collector.add(e);
+    expect(collector.build('m', 'fp').timings).toEqual(timings);
+    const plain = new CompletionCollector();
+    for (const e of events) plain.add(e);
+    expect(plain.build('m', 'fp')).not.toHaveProperty('timings');
   });
 
   it('leaves reasoning fields out when nothing was thought', () => {

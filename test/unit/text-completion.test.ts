@@ -62,4 +62,12 @@ describe('engine events → text_completion', () => {
     expect(whole).toMatchObject({ object: 'text_completion', choices: [{ index: 0, text: 'Echo: hi', finish_reason: 'stop', logprobs: { text_offset: [0, 5] } }], usage });
     expect(whole.id).toMatch(/^cmpl-/);
   });
+
+  it('carries the engine\'s timings on the finish chunk and in the whole object', () => {
+    const timings = { prompt_n: 2, prompt_ms: 10, predicted_n: 2, predicted_ms: 30 };
+    const writer = new TextCompletionWriter('m', 'fp', { logprobs: false, includeUsage: true });
+    const chunks = [...writer.next({ type: 'delta', content: 'a' }), ...writer.next({ type: 'finish', finish_reason: 'stop', usage, timings })];
+    expect(chunks.map((c) => c.timings)).toEqual([undefined, timings, undefined]);
+    expect(writer.build().timings).toEqual(timings);
+  });
 });

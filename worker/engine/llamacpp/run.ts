@@ -5,7 +5,7 @@
 import type { EngineEvent } from '../../../src/engine-protocol';
 import { ApiError } from '../../../src/protocol/errors';
 import { toolCallId } from '../../../src/protocol/completion';
-import type { EngineFinishReason, TokenLogprob, Usage } from '../../../src/protocol/types';
+import { timingsOf, type EngineFinishReason, type Timings, type TokenLogprob, type Usage } from '../../../src/protocol/types';
 import { StopMatcher } from '../webllm/stop-matcher';
 import { generationError } from './errors';
 import { spentUsage } from '../engine';
@@ -22,8 +22,8 @@ export interface LlamaChunk {
     logprobs?: { content: LlamaLogprob[] | null } | null;
   }[];
   usage?: { prompt_tokens: number; completion_tokens: number; prompt_tokens_details?: { cached_tokens?: number } } | null;
-  /** With `timings_per_token`: tokens generated so far. */
-  timings?: { predicted_n?: number };
+  /** With `timings_per_token`: llama.cpp's running measures (tokens generated so far, the time they took, …). */
+  timings?: { predicted_n?: number } & Record<string, unknown>;
   /** With `return_progress`: the prompt's size, before generation. */
   prompt_progress?: { total: number; cache: number; processed: number };
 }
@@ -70,6 +70,8 @@ export class LlamaRun {
   private answerStartedAt: number | null = null;
   private sawReasoning = false;
   private usage: NonNullable<LlamaChunk['usage']> | null = null;
+  /** llama.cpp's last timings: they go out with the finish, as llama-server sends them. */
+  private timings: Timings | null = null;
   /** Prompt tokens llama.cpp found in its KV cache (the start of the last conversation). */
   private cachedTokens = 0;
   private finishReason: string | null = null;
@@ -118,6 +120,7 @@ export class LlamaRun {
       this.cachedTokens = chunk.prompt_progress.cache;
     }
     if (chunk.timings?.predicted_n !== undefined) this.generated = Math.max(this.generated, chunk.timings.predicted_n);
+    if (chunk.timings) this.timings = timingsOf(chunk.timings) ?? this.timings;
     if (chunk.usage) this.usage = chunk.usage;
   }
 
@@ -191,7 +194,9 @@ export class LlamaRun {
       if (this.options.signal.aborted) return;
       const rest = this.matcher.end();
       if (rest) yield { type: 'delta', content: rest };
-      yield { type: 'finish', finish_reason: this.finishReasonOf(), usage: this.usageOf() };
+      const finish: EngineEvent = { type: 'finish', finish_reason: this.finishReasonOf(), usage: this.usageOf() };
+      if (this.timings) finish.timings = this.timings;
+      yield finish;
     } finally {
       if (!this.done) await this.stop().catch(() => undefined);
     }
