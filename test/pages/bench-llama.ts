@@ -6,7 +6,7 @@
 import '../../src/page/main';
 import { variantOf } from '../../src/catalog';
 import { loadConfig } from '../../src/config';
-import type { ChatCompletionRequest } from '../../src/protocol/types';
+import type { ChatCompletionRequest, Timings } from '../../src/protocol/types';
 import { validateChatRequest } from '../../src/protocol/validate';
 import type { ModelId } from '../../src/variants';
 import { llamaCppDeps } from '../../worker/engine/llamacpp-engine';
@@ -30,8 +30,8 @@ export interface LlamaSample {
   text: string;
   /** The time between each content delta and the one before it, in ms (the decode's pace, token by token). */
   gaps: number[];
-  /** llama.cpp's own timings (wllama directly only: /v1 does not carry them). */
-  timings?: { prompt_n?: number; prompt_ms?: number; predicted_n?: number; predicted_ms?: number };
+  /** llama.cpp's own timings: /v1 sends them on its finish chunk; directly, wllama's last chunk carries them. */
+  timings?: Timings;
 }
 
 const api = async () => (await window.inpageReady)!;
@@ -73,6 +73,7 @@ async function viaV1(key: string, body: Record<string, unknown>): Promise<LlamaS
   const gaps: number[] = [];
   type Usage = { prompt_tokens: number; completion_tokens: number; prompt_tokens_details?: { cached_tokens?: number } };
   let usage = null as Usage | null;
+  let timings: Timings | undefined;
   for (;;) {
     const read = await reader.read();
     if (read.done) break;
@@ -83,7 +84,7 @@ async function viaV1(key: string, body: Record<string, unknown>): Promise<LlamaS
       const event = buffer.slice(6, cut);
       buffer = buffer.slice(cut + 2);
       if (event === '[DONE]') continue;
-      const chunk = JSON.parse(event) as { choices: { delta: { content?: string } }[]; usage?: Usage; error?: unknown };
+      const chunk = JSON.parse(event) as { choices: { delta: { content?: string } }[]; usage?: Usage; timings?: Timings; error?: unknown };
       if (chunk.error) throw new Error(`in-band error: ${event}`);
       const content = chunk.choices[0]?.delta.content;
       if (content) {
@@ -94,9 +95,11 @@ async function viaV1(key: string, body: Record<string, unknown>): Promise<LlamaS
         text += content;
       }
       if (chunk.usage) usage = chunk.usage;
+      if (chunk.timings) timings = chunk.timings;
     }
   }
   if (!usage) throw new Error('no usage chunk');
+  if (!timings) throw new Error('no timings on the finish chunk');
   return {
     ttft: first - t0,
     decodeMs: last - first,
@@ -106,6 +109,7 @@ async function viaV1(key: string, body: Record<string, unknown>): Promise<LlamaS
     completionTokens: usage.completion_tokens,
     text,
     gaps,
+    timings,
   };
 }
 
@@ -174,7 +178,7 @@ async function viaWllama(body: Record<string, unknown>): Promise<LlamaSample> {
       text += content;
     }
     if (chunk.usage) usage = chunk.usage;
-    if (chunk.timings) timings = chunk.timings as LlamaSample['timings'];
+    if (chunk.timings) timings = chunk.timings as Timings;
   }
   if (!usage) throw new Error('no usage from wllama');
   return {
