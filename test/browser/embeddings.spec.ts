@@ -99,8 +99,9 @@ test('the Connect area has an embeddings snippet, and it runs as shown with the 
   await goToArea(page, 'Connect');
   await page.getByLabel('Fill your key into the snippets').fill(key);
   await page.getByRole('button', { name: 'Fill in' }).click();
+  // The snippet is re-rendered with the key once the key is checked: wait for it before reading the code.
+  await expect(page.locator('[data-snippet="embeddings"] pre')).toContainText(key);
   const code = (await page.locator('[data-snippet="embeddings"] pre').textContent())!;
-  expect(code).toContain(key);
   expect(code).toContain("model: 'svc-embed'");
   await page.goto('/test/pages/clients.html');
   await page.evaluate(async () => {
