@@ -277,10 +277,11 @@ function arbitraries(keys: HostileKeys) {
     .map(({ levels, kind, where, stream }) => {
       const nested = kind === 'array' ? '['.repeat(levels) + '1' + ']'.repeat(levels) : '{"a":'.repeat(levels) + '1' + '}'.repeat(levels);
       const text = '"hi"';
-      // The levels the fixed part of each placement adds around `nested`, the body included.
+      // The containers the fixed part of each placement puts around `nested`, the body not included (it is the
+      // 1 below): response_format's object and json_schema's; the messages array and its message.
       const [json, around] =
         where === 'response_format'
-          ? [`{"type":"json_schema","json_schema":{"name":"s","schema":${nested}}}`, 3]
+          ? [`{"type":"json_schema","json_schema":{"name":"s","schema":${nested}}}`, 2]
           : where === 'messages'
             ? [`[{"role":"user","content":${nested}}]`, 2]
             : [nested, 0];
