@@ -5,7 +5,8 @@
 import type { EngineEvent } from '../../../src/engine-protocol';
 import { ApiError } from '../../../src/protocol/errors';
 import { toolCallId } from '../../../src/protocol/completion';
-import { timingsOf, type EngineFinishReason, type Timings, type TokenLogprob, type Usage } from '../../../src/protocol/types';
+import type { EngineFinishReason, Timings, TokenLogprob, Usage } from '../../../src/protocol/types';
+import { timingsOf } from '../../../src/protocol/timings';
 import { StopMatcher } from '../webllm/stop-matcher';
 import { generationError } from './errors';
 import { spentUsage } from '../engine';
