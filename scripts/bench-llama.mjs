@@ -201,8 +201,10 @@ const decode = (s) => ((s.deltas - 1) / s.decodeMs) * 1000;
  * otherwise idle): the lower quartile is the pace a request kept while nothing else on the machine slowed it.
  */
 const quickDecode = (s) => 1000 / sorted(s.gaps)[Math.floor(s.gaps.length / 4)];
-/** A run's /v1 ÷ wllama ratio of `rate`: the median of the ratios within each pair (the two asked back to back). */
-const paired = (x, rate) => median(x.v1.map((s, i) => rate(s) / rate(x.wllama[i])));
+/** A run's median over its pairs (the two paths asked back to back) of `f(v1 sample, direct sample)`. */
+const pairedBy = (x, f) => median(x.v1.map((s, i) => f(s, x.wllama[i])));
+/** A run's /v1 ÷ wllama ratio of `rate`: the median of the ratios within each pair. */
+const paired = (x, rate) => pairedBy(x, (v, d) => rate(v) / rate(d));
 
 /*
  * llama.cpp's own compute varies by up to 2x from one request to the next on this machine (so did a plain C
@@ -212,14 +214,12 @@ const paired = (x, rate) => median(x.v1.map((s, i) => rate(s) / rate(x.wllama[i]
  * is left of the /v1 window besides llama.cpp's compute (service worker, engine worker, ports, the stream)
  * counts in full.
  */
-/** Prompt tokens llama.cpp evaluated (its `prompt_n`) and the ms it says that took. */
+/** The ms llama.cpp says its evaluation of the prompt took. */
 const promptCompute = (s) => s.timings.prompt_ms;
 /** llama.cpp's own ms for the decode steps between the first and the last content token. */
 const decodeCompute = (s) => (s.deltas - 1) * s.timings.predicted_per_token_ms;
 const matchedPrefill = (v, d) => ((v.promptTokens - v.cachedTokens) / (v.ttft - promptCompute(v) + promptCompute(d))) / (prefill(d) / 1000);
 const matchedDecode = (v, d) => ((v.deltas - 1) / (v.decodeMs - decodeCompute(v) + (v.deltas - 1) * d.timings.predicted_per_token_ms)) / (decode(d) / 1000);
-/** A run's median over its pairs of a pair function `f(v1 sample, direct sample)`. */
-const pairedBy = (x, f) => median(x.v1.map((s, i) => f(s, x.wllama[i])));
 /** llama.cpp's own speed, /v1 ÷ direct, within a pair: prompt tokens per prompt ms, and decode steps per ms. */
 const ownPrefill = (v, d) => (v.timings.prompt_n / v.timings.prompt_ms) / (d.timings.prompt_n / d.timings.prompt_ms);
 const ownDecode = (v, d) => d.timings.predicted_per_token_ms / v.timings.predicted_per_token_ms;
