@@ -5,7 +5,7 @@
 import type { EngineEvent } from '../../../src/engine-protocol';
 import { ApiError } from '../../../src/protocol/errors';
 import { toolCallId } from '../../../src/protocol/completion';
-import type { EngineFinishReason, Timings, TokenLogprob, Usage } from '../../../src/protocol/types';
+import type { EngineFinishReason, TokenLogprob, Usage } from '../../../src/protocol/types';
 import { timingsOf } from '../../../src/protocol/timings';
 import { StopMatcher } from '../webllm/stop-matcher';
 import { generationError } from './errors';
@@ -71,8 +71,8 @@ export class LlamaRun {
   private answerStartedAt: number | null = null;
   private sawReasoning = false;
   private usage: NonNullable<LlamaChunk['usage']> | null = null;
-  /** llama.cpp's last timings: they go out with the finish, as llama-server sends them. */
-  private timings: Timings | null = null;
+  /** llama.cpp's last timings, as it sent them: they go out with the finish, as llama-server sends them. */
+  private lastTimings: LlamaChunk['timings'] | null = null;
   /** Prompt tokens llama.cpp found in its KV cache (the start of the last conversation). */
   private cachedTokens = 0;
   private finishReason: string | null = null;
@@ -121,7 +121,7 @@ export class LlamaRun {
       this.cachedTokens = chunk.prompt_progress.cache;
     }
     if (chunk.timings?.predicted_n !== undefined) this.generated = Math.max(this.generated, chunk.timings.predicted_n);
-    if (chunk.timings) this.timings = timingsOf(chunk.timings) ?? this.timings;
+    if (chunk.timings) this.lastTimings = chunk.timings;
     if (chunk.usage) this.usage = chunk.usage;
   }
 
@@ -196,7 +196,8 @@ export class LlamaRun {
       const rest = this.matcher.end();
       if (rest) yield { type: 'delta', content: rest };
       const finish: EngineEvent = { type: 'finish', finish_reason: this.finishReasonOf(), usage: this.usageOf() };
-      if (this.timings) finish.timings = this.timings;
+      const timings = timingsOf(this.lastTimings);
+      if (timings) finish.timings = timings;
       yield finish;
     } finally {
       if (!this.done) await this.stop().catch(() => undefined);
