@@ -153,9 +153,8 @@ export class LlamaRun {
         if (next.done) return;
         const chunk = next.value;
         this.pending.push(chunk);
+        // `count` has taken the prompt's size from this chunk.
         if (chunk.prompt_progress) {
-          this.promptTokens = chunk.prompt_progress.total;
-          this.cachedTokens = chunk.prompt_progress.cache;
           const completion = this.options.maxTokens ?? 0;
           if (this.promptTokens + completion > this.options.context) {
             await this.stop();
@@ -222,13 +221,8 @@ export class LlamaRun {
     return events;
   }
 
+  /** One chunk's text as a delta event (its counts were taken by `count` when it was pulled). */
   private textOf(chunk: LlamaChunk): EngineEvent | null {
-    if (chunk.prompt_progress) {
-      this.promptTokens = chunk.prompt_progress.total;
-      this.cachedTokens = chunk.prompt_progress.cache;
-    }
-    if (chunk.timings?.predicted_n !== undefined) this.generated = Math.max(this.generated, chunk.timings.predicted_n);
-    if (chunk.usage) this.usage = chunk.usage;
     const choice = chunk.choices[0];
     if (!choice) return null;
     if (choice.finish_reason) this.finishReason = choice.finish_reason;
