@@ -49,4 +49,16 @@ describe('readJsonBody', () => {
     expect(await code(readJsonBody(post([new TextEncoder().encode('{}')], { 'content-type': 'text/plain' }).request))).toBe('400 invalid_content_type');
     expect(await code(readJsonBody(post([new TextEncoder().encode('{"a":')]).request))).toBe('400 invalid_json');
   });
+
+  // Firefox gives a fetch event's request no `body` stream; the body is there all the same, through blob().
+  const withoutStream = (text: string) => {
+    const request = new Request('http://127.0.0.1/v1/chat/completions', { method: 'POST', headers: { 'content-type': 'application/json' }, body: text });
+    Object.defineProperty(request, 'body', { value: undefined });
+    return request;
+  };
+
+  it('reads the body of a request that has no body stream (Firefox), and still refuses one over the limit', async () => {
+    expect(await readJsonBody(withoutStream(JSON.stringify({ model: 'm', n: 'héllo ✓' })))).toEqual({ model: 'm', n: 'héllo ✓' });
+    expect(await code(readJsonBody(withoutStream(' '.repeat(MAX_BODY_BYTES + 1))))).toBe('413 request_too_large');
+  });
 });

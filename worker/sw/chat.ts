@@ -16,14 +16,22 @@ export const MAX_BODY_BYTES = 20 * 1024 * 1024;
 const tooLarge = () => new ApiError('request_too_large', `The request body is larger than ${MAX_BODY_BYTES / 1024 / 1024} MiB.`);
 
 /**
- * The body as text, read once: 413 as soon as it passes MAX_BODY_BYTES (the rest is never held). A page's
- * `fetch` reaches the service worker without a Content-Length, so the body is counted as it is read.
+ * The body as text, read once: 413 as soon as it passes MAX_BODY_BYTES (the rest is never held where the
+ * browser gives the request a body stream). A page's `fetch` reaches the service worker without a
+ * Content-Length, so the body is counted as it is read.
  */
 async function readLimitedText(raw: Request): Promise<string> {
   const length = raw.headers.get('content-length');
   if (length !== null && !raw.headers.has('transfer-encoding') && Number(length) > MAX_BODY_BYTES) throw tooLarge();
-  if (!raw.body) return '';
-  const reader = raw.body.getReader();
+  // Firefox gives a fetch event's request no `body` stream (Request.body is not implemented there): read it as
+  // a Blob, which every browser has, and check its size before it is decoded.
+  const body = (raw as { body?: ReadableStream<Uint8Array> | null }).body;
+  if (!body) {
+    const blob = await raw.blob();
+    if (blob.size > MAX_BODY_BYTES) throw tooLarge();
+    return blob.text();
+  }
+  const reader = body.getReader();
   const parts: Uint8Array[] = [];
   let size = 0;
   for (;;) {
