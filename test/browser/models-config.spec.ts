@@ -2,7 +2,7 @@
 // id of its own (a custom web-llm record) and maps another to a smaller model. /v1/models, keys, requests, the
 // answer's system_fingerprint and the Models area all follow it; a bad entry stops the page with its name.
 import { expect, test } from '@playwright/test';
-import { call, chat, deployConfig, makeKey, openApp } from './helpers';
+import { auth, call, chat, deployConfig, makeKey, openApp, stopServiceWorker } from './helpers';
 import { goToArea, openWorkspace, registerThroughForm } from './workspace-steps';
 
 const MODELS = {
@@ -86,4 +86,44 @@ test('a bad models entry stops the page at start with an error that names the en
   expect(failure).toContain('models["svc-model-5.2"].webllm');
   expect(failure).toContain("'No-Such-Model-MLC'");
   await expect(page.getByRole('alert')).toContainText('models["svc-model-5.2"].webllm');
+});
+
+test("after the service worker restarts, every route that takes a model knows the deployment's own id on its first request", async ({ page, context }) => {
+  // The catalog comes with the engine's port offer: a restarted worker has the five until a page offers one.
+  await deployConfig(context, { models: MODELS });
+  await openApp(page);
+  const key = await makeKey(page);
+  const post = (path: string, body: unknown) => call(page, path, { method: 'POST', headers: auth(key), body: JSON.stringify(body) });
+  const firsts: Record<string, () => Promise<{ status: number; json: unknown }>> = {
+    '/v1/chat/completions': () => chat(page, key, { model: 'acme-chat', messages: [{ role: 'user', content: 'count 2' }] }),
+    '/v1/responses': () => post('/v1/responses', { model: 'acme-chat', input: 'count 2', store: false }),
+    '/v1/completions': () => post('/v1/completions', { model: 'acme-chat', prompt: 'count 2', max_tokens: 8 }),
+    '/v1/models/acme-chat': () => call(page, '/v1/models/acme-chat', { headers: { authorization: `Bearer ${key}` } }),
+    '/v1/models': () => call(page, '/v1/models', { headers: { authorization: `Bearer ${key}` } }),
+    '/v1/embeddings': () => post('/v1/embeddings', { model: 'svc-embed', input: 'hello' }),
+  };
+  // The page's port offer (with the catalog) reaches the restarted worker late, as it may under load: a route
+  // that does not wait for it judges the id by the five alone.
+  await page.evaluate(() => {
+    const post = ServiceWorker.prototype.postMessage;
+    ServiceWorker.prototype.postMessage = function (this: ServiceWorker, ...args: Parameters<ServiceWorker['postMessage']>) {
+      if ((args[0] as { type?: string } | null)?.type !== 'inpage:engine-port') return post.apply(this, args as never);
+      setTimeout(() => post.apply(this, args as never), 400);
+    } as ServiceWorker['postMessage'];
+  });
+  const seen: Record<string, unknown> = {};
+  for (const [route, first] of Object.entries(firsts)) {
+    await stopServiceWorker(page);
+    const answer = await first();
+    const json = answer.json as Record<string, unknown> & { error?: { code: string } };
+    seen[route] = answer.status === 200 ? 'ok' : `${answer.status} ${json?.error?.code}`;
+    if (answer.status !== 200) continue;
+    if (route === '/v1/chat/completions') expect((json as { choices: { message: { content: string } }[] }).choices[0]!.message.content).toBe('1 2');
+    if (route === '/v1/responses') expect((json as { output_text?: string; output: { content?: { text: string }[] }[] }).output.at(-1)!.content![0]!.text).toBe('1 2');
+    if (route === '/v1/completions') expect((json as { model: string }).model).toBe('acme-chat');
+    if (route === '/v1/models/acme-chat') expect(json).toMatchObject({ id: 'acme-chat', object: 'model' });
+    if (route === '/v1/models') expect((json as unknown as ModelList).data.map((m) => m.id)).toContain('acme-chat');
+    if (route === '/v1/embeddings') expect((json as { data: { embedding: number[] }[] }).data[0]!.embedding.length).toBeGreaterThan(0);
+  }
+  expect(seen).toEqual(Object.fromEntries(Object.keys(firsts).map((route) => [route, 'ok'])));
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/protocol/errors';
-import { MAX_BODY_BYTES, readJsonBody } from '../../worker/sw/chat';
+import { MAX_BODY_BYTES, readJsonBody } from '../../worker/sw/body';
 
 /** A POST whose body arrives in `chunks` (as a page's fetch reaches the service worker: no Content-Length). */
 function post(chunks: Uint8Array[], headers: Record<string, string> = { 'content-type': 'application/json' }): { request: Request; pulled: () => number } {

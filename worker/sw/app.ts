@@ -2,16 +2,17 @@
 import type { Context } from 'hono';
 import { HonoBase as Hono } from 'hono/hono-base';
 import { TrieRouter } from 'hono/router/trie-router';
-import { ApiError, modelNotFound } from '../../src/protocol/errors';
+import { ApiError } from '../../src/protocol/errors';
 import { getWorkspace } from '../../src/keys/workspace';
-import { activeCatalog, variantOf } from '../../src/catalog';
+import { activeCatalog } from '../../src/catalog';
 import type { ModelId } from '../../src/variants';
 import type { ModelStatus } from '../../src/engine-protocol';
 import type { ModelObject } from '../../src/protocol/types';
 import { requireKey, type AuthEnv } from './auth';
 import { bookUse } from './usage-book';
 import { errorResponse, jsonResponse } from './respond';
-import { readChatRequest, completeChat, type Accounting } from './chat';
+import { readChatRequest, completeChat } from './chat';
+import { modelAccess } from './access';
 import type { EngineLink } from './engine-link';
 import { createResponse, pageOptions } from './responses';
 import { createCompletion } from './completions';
@@ -23,15 +24,6 @@ const FALLBACK_CONTEXT = 4096;
 
 /** Books a use to a key (journaled, then coalesced: see usage-book.ts); a failed booking never fails the answer. */
 const touchKey = (id: string, tokens = 0) => bookUse(id, tokens).booked;
-
-/**
- * Books a generation's tokens to key `id`: journaled before the answer closes, booked to the key while the
- * worker is kept alive (all of them, or as many as reached the client before a cancel or failure).
- */
-const accountFor = (c: Context, id: string): Accounting => ({
-  book: (tokens) => bookUse(id, tokens),
-  keepAlive: (until) => c.executionCtx.waitUntil(until),
-});
 
 function requestId(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(12));
@@ -49,6 +41,8 @@ export function createApp(link: EngineLink): Hono<AuthEnv> {
   // TrieRouter: ready as the routes are added. Hono's default (RegExpRouter first) compiles every route into
   // one matcher on the first request, which a restarted worker paid for on the request that started it.
   const app = new Hono<AuthEnv>({ router: new TrieRouter() });
+  // Every route that names or lists models: the key, the catalog, the key-may-use-this-model check (access.ts).
+  const withModels = [requireKey, modelAccess(link)] as const;
   // The last status an engine reported, so /v1/models stays truthful about context while none is connected.
   let lastStatus: ModelStatus[] | null = null;
 
@@ -91,7 +85,7 @@ export function createApp(link: EngineLink): Hono<AuthEnv> {
   app.onError((err) => errorResponse(err));
   app.notFound((c) => errorResponse(new ApiError('unknown_url', `Unknown request URL: ${c.req.method} ${c.req.path}.`)));
 
-  app.get('/v1/models', requireKey, async (c) => {
+  app.get('/v1/models', ...withModels, async (c) => {
     const key = c.get('key');
     const data = await modelObjects(key.models);
     c.executionCtx.waitUntil(touchKey(key.id));
@@ -99,55 +93,31 @@ export function createApp(link: EngineLink): Hono<AuthEnv> {
   });
   app.all('/v1/models', methodNotAllowed('GET'));
 
-  app.get('/v1/models/:id', requireKey, async (c) => {
+  app.get('/v1/models/:id', ...withModels, async (c) => {
     const key = c.get('key');
     const id = c.req.param('id');
-    // Model ids are the deployment's: its catalog comes with the engine's port (see engine-link.ts).
-    if (!link.connected) await link.settled();
-    if (!variantOf(id) || !key.models.includes(id)) {
-      throw modelNotFound(id);
-    }
+    c.get('caller').useModel(id);
     const [model] = await modelObjects([id]);
     c.executionCtx.waitUntil(touchKey(key.id));
     return jsonResponse(model);
   });
   app.all('/v1/models/:id', methodNotAllowed('GET'));
 
-  app.post(
-    '/v1/chat/completions',
-    requireKey,
-    async (c) => {
-      const key = c.get('key');
-      if (!link.connected) await link.settled();
-      const request = await readChatRequest(c.req.raw);
-      if (!key.models.includes(request.model)) {
-        throw modelNotFound(request.model);
-      }
-      // Books the tokens delivered (all of them, or as many as reached the client before a cancel or failure):
-      // journaled before the answer closes, booked to the key while the worker is kept alive.
-      return completeChat(link, request, c.req.raw.signal, accountFor(c, key.id));
-    },
-  );
+  app.post('/v1/chat/completions', ...withModels, async (c) => {
+    const caller = c.get('caller');
+    const request = await readChatRequest(c.req.raw);
+    caller.useModel(request.model);
+    return completeChat(link, request, c.req.raw.signal, caller.accounting);
+  });
   app.all('/v1/chat/completions', methodNotAllowed('POST'));
 
-  app.post('/v1/completions', requireKey, async (c) => {
-    const key = c.get('key');
-    return createCompletion(link, key, c.req.raw, accountFor(c, key.id));
-  });
+  app.post('/v1/completions', ...withModels, (c) => createCompletion(link, c.req.raw, c.get('caller')));
   app.all('/v1/completions', methodNotAllowed('POST'));
 
-  app.post('/v1/embeddings', requireKey, async (c) => {
-    const key = c.get('key');
-    // Model ids are the deployment's: its catalog comes with the engine's port.
-    if (!link.connected) await link.settled();
-    return createEmbeddings(link, key, c.req.raw, accountFor(c, key.id));
-  });
+  app.post('/v1/embeddings', ...withModels, (c) => createEmbeddings(link, c.req.raw, c.get('caller')));
   app.all('/v1/embeddings', methodNotAllowed('POST'));
 
-  app.post('/v1/responses', requireKey, async (c) => {
-    const key = c.get('key');
-    return createResponse(link, key, c.req.raw, accountFor(c, key.id));
-  });
+  app.post('/v1/responses', ...withModels, (c) => createResponse(link, c.req.raw, c.get('caller')));
   app.all('/v1/responses', methodNotAllowed('POST'));
 
   app.get('/v1/responses/:id', requireKey, async (c) => {

@@ -1,16 +1,16 @@
 // POST /v1/embeddings: checked once here, run in the engine's queue like a generation, answered with OpenAI's
 // `CreateEmbeddingResponse` once every vector is in.
 import { embeddingResponse, parseEmbeddingRequest } from '../../src/protocol/embeddings';
-import { modelNotFound } from '../../src/protocol/errors';
-import type { KeyRecord } from '../../src/keys/db';
 import type { EngineLink } from './engine-link';
-import { readJsonBody, runAnswer, type Accounting } from './chat';
+import type { Caller } from './access';
+import { readJsonBody } from './body';
+import { runAnswer } from './answer';
 
-export async function createEmbeddings(link: EngineLink, key: KeyRecord, raw: Request, accounting: Accounting): Promise<Response> {
+export async function createEmbeddings(link: EngineLink, raw: Request, caller: Caller): Promise<Response> {
   const request = parseEmbeddingRequest(await readJsonBody(raw));
-  if (!key.models.includes(request.model)) throw modelNotFound(request.model);
+  caller.useModel(request.model);
   // The prompt tokens are booked to the key, as a chat answer's are.
-  return runAnswer(link, request, raw.signal, accounting, () => {
+  return runAnswer(link, request, raw.signal, caller.accounting, () => {
     const vectors: number[][] = [];
     let promptTokens = 0;
     return {

@@ -4,16 +4,13 @@ import { ApiError } from '../../src/protocol/errors';
 import { parseResponsesRequest, toChatRequest, renameParam, type ConversationItem } from '../../src/protocol/responses';
 import { ResponseBuilder, initialResponse, sseEvent } from '../../src/protocol/response-events';
 import { getResponse, saveResponse, type PageOptions } from '../../src/stored-responses';
-import type { KeyRecord } from '../../src/keys/db';
 import type { EngineLink } from './engine-link';
-import { readJsonBody, runAnswer, type AnswerFormat, type Accounting } from './chat';
+import type { Caller } from './access';
+import { readJsonBody } from './body';
+import { runAnswer, type AnswerFormat } from './answer';
 
-export async function createResponse(
-  link: EngineLink,
-  key: KeyRecord,
-  raw: Request,
-  accounting: Accounting,
-): Promise<Response> {
+export async function createResponse(link: EngineLink, raw: Request, caller: Caller): Promise<Response> {
+  const { key } = caller;
   const request = parseResponsesRequest(await readJsonBody(raw));
   let previous: ConversationItem[] = [];
   if (request.previous_response_id !== undefined) {
@@ -25,9 +22,7 @@ export async function createResponse(
     }
   }
   const { chat, inputItems, origins } = toChatRequest(request, previous);
-  if (!key.models.includes(chat.model)) {
-    throw new ApiError('model_not_found', `The model '${chat.model}' does not exist or you do not have access to it.`, { param: 'model' });
-  }
+  caller.useModel(chat.model);
   const builder = new ResponseBuilder(initialResponse(request), { logprobs: chat.logprobs === true });
   const store = request.store !== false;
   const keep = async () => {
@@ -58,7 +53,7 @@ export async function createResponse(
     fail: (error) => builder.fail(error).map(sseEvent),
   };
   try {
-    return await runAnswer(link, chat, raw.signal, accounting, () => format);
+    return await runAnswer(link, chat, raw.signal, caller.accounting, () => format);
   } catch (err) {
     // Refusals by the engine name chat fields; name the Responses ones.
     throw renameParam(err, origins);

@@ -1,0 +1,41 @@
+// What every /v1 route that names a model passes through, after the key (auth.ts): the deployment's catalog
+// (it comes with the engine's port, so a restarted worker waits for it), then the one check that the key may
+// use the model a request names, and the one way its tokens are booked to the key.
+import { createMiddleware } from 'hono/factory';
+import { modelNotFound } from '../../src/protocol/errors';
+import { variantOf } from '../../src/catalog';
+import type { KeyRecord } from '../../src/keys/db';
+import type { AuthEnv } from './auth';
+import type { Accounting } from './answer';
+import type { EngineLink } from './engine-link';
+import { bookUse } from './usage-book';
+
+/** Who asks, as a model-taking route sees it. */
+export interface Caller {
+  readonly key: KeyRecord;
+  /** Throws 404 `model_not_found` unless `id` is in the deployment's catalog and this key may use it. */
+  useModel(id: string): void;
+  /** Books a generation's tokens to the key (journaled before the answer closes; see usage-book.ts). */
+  readonly accounting: Accounting;
+}
+
+export type AccessEnv = { Variables: AuthEnv['Variables'] & { caller: Caller } };
+
+export function modelAccess(link: EngineLink) {
+  return createMiddleware<AccessEnv>(async (c, next) => {
+    // Model ids are the deployment's: after a restart its catalog arrives with the engine's port offer.
+    if (!link.connected) await link.settled();
+    const key = c.get('key');
+    c.set('caller', {
+      key,
+      useModel: (id) => {
+        if (!variantOf(id) || !key.models.includes(id)) throw modelNotFound(id);
+      },
+      accounting: {
+        book: (tokens) => bookUse(key.id, tokens),
+        keepAlive: (until) => c.executionCtx.waitUntil(until),
+      },
+    });
+    await next();
+  });
+}

@@ -1,0 +1,127 @@
+// The one answer path every generating route shares: the engine call, the body written as JSON or SSE by the
+// route's AnswerFormat, abort handling, failure rules and the booking of the tokens to the key.
+import { ApiError } from '../../src/protocol/errors';
+import { SSE_HEADERS, encodeSse } from '../../src/protocol/sse';
+import { carriesText, type EngineEvent, type EngineRequest } from '../../src/engine-protocol';
+import type { EngineLink } from './engine-link';
+import { JSON_TYPE } from './respond';
+import type { Booking } from './usage-book';
+
+/**
+ * How one API writes a started generation: chat completions, Responses and legacy completions each have one;
+ * the engine call, abort handling and failure rules are shared (runAnswer).
+ */
+export interface AnswerFormat {
+  /** Server-sent events (else one JSON body written when the reply is complete). */
+  readonly stream: boolean;
+  /** Stream text before the first engine event. */
+  open(): string[];
+  /** Stream text for one engine event (JSON formats gather it and return nothing). */
+  event(event: EngineEvent): string[];
+  /** After the last event: the rest of the body (the JSON body, or a stream's closing events). */
+  close(): Promise<string[]> | string[];
+  /** A stream's in-band text for a failure after it began. */
+  fail(error: ApiError): string[];
+}
+
+/** How a request's use is booked to its key (worker/sw/usage-book.ts). */
+export interface Accounting {
+  /** Books `tokens`; `journaled` settles once the use is durable, `booked` once it is on the key. */
+  book(tokens: number): Booking;
+  /** Keeps the worker alive until `until` settles (the fetch event's waitUntil). */
+  keepAlive(until: Promise<unknown>): void;
+}
+
+/**
+ * Runs a checked request. Its tokens are booked whatever the end: all of `usage` when the answer completes;
+ * when it is cancelled or fails part-way, what the engine reports it cost (the prompt's tokens and the
+ * completion tokens generated until it stopped), or, from an engine that cannot tell, one token per content
+ * or reasoning piece that reached the client (the engines send one per token). The booking is journaled before the answer closes, so a worker
+ * stopped right after loses nothing.
+ *
+ * Both modes answer as soon as the engine has begun: Chromium never signals a client's abort to a
+ * service worker (FetchEvent.request.signal stays quiet), but it does cancel the body of a response
+ * whose fetch was aborted, even one aborted before the response existed. So the body's `cancel` is
+ * the one abort signal there is; a JSON answer is therefore a body written once the reply is complete.
+ */
+export async function runAnswer(
+  link: EngineLink,
+  request: EngineRequest,
+  clientSignal: AbortSignal,
+  accounting: Accounting,
+  formatFor: (fingerprint: string) => AnswerFormat,
+): Promise<Response> {
+  const cancel = new AbortController();
+  const signal = AbortSignal.any([clientSignal, cancel.signal]);
+  // Everything before this line resolves is checked before any status goes out.
+  const run = await link.generate(request, signal);
+
+  /** The usage the engine reported at the finish, if it got there. */
+  let tokens: number | null = null;
+  let delivered = 0;
+  let finished!: (booked: Promise<void>) => void;
+  accounting.keepAlive(new Promise<void>((resolve) => (finished = (booked) => void booked.finally(resolve))));
+  const format = formatFor(run.fingerprint);
+  const stream = format.stream;
+
+  const body = new ReadableStream<Uint8Array>({
+    async start(controller) {
+      let open = true;
+      /** Writes `texts`; true if any reached the client's stream. */
+      const write = (texts: string[]): boolean => {
+        let sent = false;
+        for (const text of texts) {
+          if (!open) return sent;
+          try {
+            controller.enqueue(encodeSse(text));
+            sent = true;
+          } catch {
+            open = false; // the reader went away between checks
+          }
+        }
+        return sent;
+      };
+      try {
+        write(format.open());
+        // One string, one encode and one enqueue for everything the engine sent in one message.
+        for await (const batch of run.batches()) {
+          let text = '';
+          let pieces = 0;
+          for (const event of batch) {
+            if (event.type === 'finish') tokens = event.usage.total_tokens;
+            const out = format.event(event);
+            for (const piece of out) text += piece;
+            if (out.length > 0 && carriesText(event)) pieces++;
+          }
+          if (text.length > 0 && write([text])) delivered += pieces;
+        }
+        write(await format.close());
+      } catch (err) {
+        if (signal.aborted || !open) return;
+        if (!stream) {
+          // The 200 is gone and a JSON body cannot carry a late error: break the body, as a dropped
+          // connection would, so clients see a network error (and the SDKs retry).
+          open = false;
+          controller.error(ApiError.from(err));
+          return;
+        }
+        // A stream carries a late failure in-band, as OpenAI's SDK expects.
+        write(format.fail(ApiError.from(err)));
+      } finally {
+        // Booked (journaled) before the answer closes. Ended without its finish (cancelled, failed): what the
+        // engine says the generation cost (prompt + completion tokens generated), never less than was delivered.
+        const spent = tokens === null ? await run.spent : null;
+        const booking = accounting.book(tokens ?? Math.max(spent?.total_tokens ?? 0, delivered));
+        finished(booking.booked);
+        await booking.journaled;
+        if (open && !signal.aborted) controller.close();
+        open = false;
+      }
+    },
+    cancel() {
+      cancel.abort();
+    },
+  });
+  const headers = stream ? { ...SSE_HEADERS } : { 'content-type': JSON_TYPE };
+  return new Response(body, { status: 200, headers });
+}
