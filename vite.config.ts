@@ -4,6 +4,7 @@ import type { Plugin } from 'vite';
 import { serviceWorkerBundle } from './scripts/sw-bundle-plugin.ts';
 import { SERVICE_WORKER_CSP } from './src/csp.ts';
 import { ISOLATION_HEADERS } from './src/isolation.ts';
+import { serviceWorkerMissing } from './src/protocol/errors.ts';
 
 /**
  * The service worker script is fetched by the browser itself (never through a service worker), so its policy
@@ -13,7 +14,18 @@ const serviceWorkerPolicy = (): Plugin => ({
   name: 'inpage-service-worker-csp',
   configurePreviewServer(server) {
     server.middlewares.use((req, res, next) => {
-      if (req.url?.split('?')[0] === '/sw.js') res.setHeader('Content-Security-Policy', SERVICE_WORKER_CSP);
+      const path = req.url?.split('?')[0];
+      if (path === '/sw.js') res.setHeader('Content-Security-Policy', SERVICE_WORKER_CSP);
+      // A /v1 request reaches the server only while no service worker controls it (lost, site data cleared):
+      // the contract's 503, not the server's 404 page.
+      if (path === '/v1' || path?.startsWith('/v1/')) {
+        const error = serviceWorkerMissing();
+        res.statusCode = error.status;
+        res.setHeader('content-type', 'application/json; charset=utf-8');
+        res.setHeader('retry-after', String(error.retryAfter));
+        res.end(JSON.stringify(error.toBody()));
+        return;
+      }
       next();
     });
   },

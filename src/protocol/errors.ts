@@ -20,6 +20,7 @@ export type ErrorCode =
   | 'queue_full'
   | 'internal_error'
   | 'engine_unavailable'
+  | 'service_unavailable'
   | 'webgpu_unavailable'
   | 'model_load_failed'
   | 'model_too_large_for_device';
@@ -59,6 +60,7 @@ const STATUS_OF: Record<ErrorCode, number> = {
   queue_full: 429,
   internal_error: 500,
   engine_unavailable: 503,
+  service_unavailable: 503,
   webgpu_unavailable: 503,
   model_load_failed: 503,
   model_too_large_for_device: 503,
@@ -144,3 +146,17 @@ export function contextExceeded(context: number, promptTokens: number, completio
     { param: 'messages' },
   );
 }
+
+/**
+ * What the web server answers for /v1 while no service worker of inpage controls the request (unregistered by
+ * another script, or the site's data cleared under an open tab, until the page registers it again): `npm start`
+ * sends it (vite.config.ts), and a deployment's server should (docs/contract.md).
+ */
+export function serviceWorkerMissing(): ApiError {
+  return new ApiError(
+    'service_unavailable',
+    "inpage's service worker is not running in this browser right now (it was unregistered, or the site's data was cleared); an open page of the app registers it again: retry in a moment.",
+    { retryAfter: 1 },
+  );
+}
+

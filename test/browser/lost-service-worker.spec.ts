@@ -48,9 +48,30 @@ test('the site\'s data cleared under an open tab: the service comes back (a fres
   await makeKey(page);
   const cdp = await page.context().newCDPSession(page);
   const origin = new URL(page.url()).origin;
+  // Every answer from the moment the data is cleared until the service is back is the contract's: its 503
+  // while no service worker controls the page (the web server's, from npm start), then the service's own.
+  const seen = new Set<string>();
   await cdp.send('Storage.clearDataForOrigin', { origin, storageTypes: 'all' });
-  await expect.poll(() => served(page), { timeout: 15_000 }).toBe('service 401');
+  await expect.poll(async () => {
+    const answer = await call(page, '/v1/models');
+    const json = answer.json as { error?: { code: string; type: string; message: string } } | null;
+    seen.add(json?.error ? `${answer.status} ${json.error.type} ${json.error.code}` : `${answer.status} ${answer.headers['content-type']}`);
+    return answer.status;
+  }, { timeout: 15_000, intervals: [0] }).toBe(401);
+  expect([...seen].every((s) => s === '401 invalid_request_error missing_api_key' || s === '503 server_error service_unavailable'), [...seen].join(', ')).toBe(true);
   // Everything of the origin went with it: no workspace, no keys; and the page did not show the failure notice.
   expect(await page.evaluate(async () => (await window.inpage!.keys.list()).length)).toBe(0);
   await expect(page.locator('#inpage-service-lost')).toHaveCount(0);
+});
+
+test('a /v1 request that reaches the web server (no service worker controls it) gets the contract\'s 503, not a 404 page', async ({ request }) => {
+  for (const [method, path] of [['POST', '/v1/chat/completions'], ['GET', '/v1/models'], ['POST', '/v1/responses']] as const) {
+    const answer = await request.fetch(path, { method, headers: { 'content-type': 'application/json' }, data: '{}' });
+    expect(answer.status(), `${method} ${path}`).toBe(503);
+    expect(answer.headers()['content-type']).toMatch(/^application\/json/);
+    expect(answer.headers()['retry-after']).toBe('1');
+    expect(await answer.json()).toEqual({
+      error: { type: 'server_error', code: 'service_unavailable', param: null, message: expect.stringContaining("inpage's service worker is not running") },
+    });
+  }
 });
