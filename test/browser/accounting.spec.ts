@@ -4,7 +4,10 @@
 // and compares it with what the key has booked, under each fault. A cancelled or failed stream is booked what
 // the engine generated until it stopped, prompt included, not only what was delivered.
 import { expect, test, type Page } from '@playwright/test';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { deployConfig, makeKey, openApp, stopServiceWorker } from './helpers';
+import { serveStatic, TEST_BUILD_DIR } from './static-server';
 
 interface Told {
   /** usage.total_tokens of a complete answer, else the content pieces the client received. */
@@ -161,4 +164,47 @@ test('IndexedDB blocked while answers go out: their bookings wait and are made o
   await page.evaluate(() => (window as unknown as { __blocker: { release(): void } }).__blocker.release());
   const prompt = await promptTokens(page, await makeKey(page, { name: 'probe' }), 'fail after 6');
   await expect.poll(() => booked(page, 'patient'), { timeout: 30_000 }).toBe(sum(told) + prompt + broken.tokens);
+});
+
+test('a new service-worker version taking over under traffic: every token the clients were told of is booked', async ({ page }) => {
+  // An origin of our own, so that sw.js can change under the page (a new app version deployed).
+  const server = await serveStatic(4647, { '/': TEST_BUILD_DIR });
+  try {
+    await page.goto(`${server.origin}/?tokenDelayMs=2`);
+    await page.evaluate(async () => void (await window.inpageReady));
+    const key = await makeKey(page, { name: 'busy' });
+    await page.evaluate(() => {
+      const w = window as unknown as { controllerChanges: number };
+      w.controllerChanges = 0;
+      navigator.serviceWorker.addEventListener('controllerchange', () => w.controllerChanges++);
+    });
+    const told: Told[] = [];
+    let round = 0;
+    /** Six requests at once, streamed and not. */
+    const burst = async () => {
+      const r = round++;
+      told.push(...(await Promise.all(Array.from({ length: 6 }, (_, i) => ask(page, key, `count ${5 + ((r * 7 + i * 3) % 30)}`, { stream: i % 2 === 0 })))));
+    };
+    await burst();
+    const original = await readFile(join(TEST_BUILD_DIR, 'sw.js'), 'utf8');
+    server.override('/sw.js', `${original}\n// version 2\n`);
+    const update = page.evaluate(async () => void (await (await navigator.serviceWorker.getRegistration('/'))!.update()));
+    // Bursts while the new version installs and waits, until it has taken over, and one after. The old version
+    // answers until its fetch events are done (each held until its use is booked, about a second after the last
+    // use), so the bursts come with pauses, as a person's or a script's traffic does.
+    const changed = () => page.evaluate(() => (window as unknown as { controllerChanges: number }).controllerChanges > 0);
+    const until = Date.now() + 60_000;
+    while (!(await changed()) && Date.now() < until) {
+      await burst();
+      await page.waitForTimeout(1500);
+    }
+    await update;
+    expect(await changed()).toBe(true);
+    await burst();
+    expect(told.every((t) => t.complete)).toBe(true);
+    // Nothing more is asked: the versions' bookings, whichever makes them, add up to what the clients were told.
+    await expect.poll(() => booked(page, 'busy'), { timeout: 20_000 }).toBe(sum(told));
+  } finally {
+    await server.close();
+  }
 });
