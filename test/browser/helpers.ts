@@ -2,6 +2,14 @@
 import type { BrowserContext, Page } from '@playwright/test';
 import type { ModelId } from '../../src/variants';
 
+/**
+ * What `makeKey`, `call` and `chat` use of a page: a script run in it with one argument. Playwright's Page is one; the
+ * Firefox smoke set (test/firefox) passes Puppeteer's.
+ */
+export interface Evaluator {
+  evaluate<R, Arg>(fn: (arg: Arg) => R | Promise<R>, arg: Arg): Promise<R>;
+}
+
 export interface Answer {
   status: number;
   headers: Record<string, string>;
@@ -28,7 +36,7 @@ export async function openApp(page: Page, path = '/'): Promise<void> {
 }
 
 /** Registers the workspace (if needed) and makes a key; returns the full key. */
-export async function makeKey(page: Page, options: { name?: string; models?: ModelId[] } = {}): Promise<string> {
+export async function makeKey(page: Evaluator, options: { name?: string; models?: ModelId[] } = {}): Promise<string> {
   return page.evaluate(async ({ name, models }) => {
     const api = await window.inpageReady!;
     await api.workspace.register('Test workspace');
@@ -38,7 +46,7 @@ export async function makeKey(page: Page, options: { name?: string; models?: Mod
 }
 
 /** A fetch made by a script of the page, as any client of the origin would. */
-export async function call(page: Page, path: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Answer> {
+export async function call(page: Evaluator, path: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Answer> {
   return page.evaluate(async ({ path, init }) => {
     const res = await fetch(path, init);
     const text = await res.text();
@@ -57,7 +65,7 @@ export function auth(key: string, extra: Record<string, string> = {}): Record<st
 }
 
 /** Posts a chat completion body (an object, serialised here) with the key. */
-export function chat(page: Page, key: string, body: unknown): Promise<Answer> {
+export function chat(page: Evaluator, key: string, body: unknown): Promise<Answer> {
   return call(page, '/v1/chat/completions', { method: 'POST', headers: auth(key), body: JSON.stringify(body) });
 }
 

@@ -1,0 +1,106 @@
+// The Firefox smoke set's harness: Debian's Firefox ESR driven over WebDriver BiDi by puppeteer-core (Playwright
+// cannot download its own Firefox here), the builds it serves, and the workspace steps done through the UI.
+// Run by node's own test runner (`npm run test:firefox`); TypeScript through register-ts.mjs.
+import { execFileSync } from 'node:child_process';
+import { after, before } from 'node:test';
+import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import { displayForm, isWellFormedKey } from '../../src/keys/key-format';
+import type { Evaluator } from '../browser/helpers';
+import { REPO_ROOT } from '../browser/static-server';
+
+export const FIREFOX_PATH = process.env.FIREFOX_PATH ?? '/usr/bin/firefox-esr';
+/** Every wait of the smoke set (a locator, a condition, a navigation, Firefox's start) ends by then. */
+export const WAIT_MS = 30_000;
+/** A build and the start of its server end by then. */
+export const SETUP_MS = 180_000;
+
+/** Builds the test build (`--mode test`) or the production build into dist*, as Playwright's web servers do. */
+export function build(kind: 'test' | 'production'): void {
+  execFileSync('npx', ['vite', 'build', '--logLevel', 'error', ...(kind === 'test' ? ['--mode', 'test'] : [])], { cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'inherit'], timeout: SETUP_MS });
+}
+
+/**
+ * Launches Firefox ESR headless with a fresh profile (puppeteer makes one in a temporary folder and removes it
+ * on close) for the file's tests, and closes it after them, failed or not. Service workers need nothing more:
+ * they are on in a default profile, and http://127.0.0.1 is a secure context.
+ */
+export function firefox(): () => Browser {
+  let browser: Browser | undefined;
+  before(async () => {
+    browser = await puppeteer.launch({ browser: 'firefox', protocol: 'webDriverBiDi', executablePath: FIREFOX_PATH, headless: true, timeout: WAIT_MS });
+  }, { timeout: 2 * WAIT_MS });
+  after(async () => {
+    await browser?.close();
+  }, { timeout: WAIT_MS });
+  return () => {
+    if (!browser) throw new Error('Firefox is used before it was launched');
+    return browser;
+  };
+}
+
+/** A page of a new browser context (its own storage, so its own service worker and workspace). */
+export async function newPage(browser: Browser): Promise<Page> {
+  const context = await browser.createBrowserContext();
+  const page = await context.newPage();
+  page.setDefaultTimeout(WAIT_MS);
+  page.setDefaultNavigationTimeout(WAIT_MS);
+  return page;
+}
+
+/**
+ * Puppeteer's page as the shared helpers' Evaluator (test/browser/helpers.ts: call, chat). Their arguments are
+ * plain data, never element handles, so Puppeteer's handle unwrapping in its types does not apply.
+ */
+export function evaluator(page: Page): Evaluator {
+  return { evaluate: <R, Arg>(fn: (arg: Arg) => R | Promise<R>, arg: Arg) => page.evaluate(fn as (arg: unknown) => R | Promise<R>, arg as unknown) as Promise<R> };
+}
+
+/** Opens `url` and waits until the service worker controls it and the engine is hosted; says whether it does. */
+export async function openApp(page: Page, url: string): Promise<{ controlled: boolean; webgpu: boolean }> {
+  await page.goto(url);
+  return page.evaluate(async () => {
+    await window.inpageReady;
+    return { controlled: navigator.serviceWorker.controller !== null, webgpu: 'gpu' in navigator };
+  });
+}
+
+/** The text of an element matching `selector` once one's text matches `pattern`; fails after WAIT_MS. */
+export async function textOnceMatching(page: Page, selector: string, pattern: RegExp): Promise<string> {
+  const handle = await page.waitForFunction(
+    (sel: string, source: string, flags: string) => {
+      const texts = Array.from(document.querySelectorAll(sel), (el) => el.textContent ?? '');
+      return texts.find((text) => new RegExp(source, flags).test(text)) ?? null;
+    },
+    { timeout: WAIT_MS, polling: 100 },
+    selector,
+    pattern.source,
+    pattern.flags,
+  );
+  return (await handle.jsonValue()) as string;
+}
+
+/** Signs up through the workspace page's form (as registerThroughForm does in Chromium); returns the org id. */
+export async function registerThroughForm(page: Page, name: string): Promise<string> {
+  await page.locator('#workspace-name').fill(name);
+  await page.locator('button[type="submit"]::-p-text("Create workspace")').click();
+  return textOnceMatching(page, '[data-testid="org-id"]', /^org-[a-z0-9]+$/);
+}
+
+/** Creates a key through the API Keys area's form; returns the key shown once, and checks its display form. */
+export async function createKeyThroughForm(page: Page, name: string): Promise<string> {
+  await page.locator('#key-name').fill(name);
+  await page.locator('button[type="submit"]::-p-text("Create key")').click();
+  const shown = await page.waitForFunction(
+    () => {
+      const value = (document.querySelector('#new-key-value') as HTMLInputElement | null)?.value ?? '';
+      return value.startsWith('sk-') ? value : null;
+    },
+    { timeout: WAIT_MS, polling: 100 },
+  );
+  const key = (await shown.jsonValue()) as string;
+  if (!isWellFormedKey(key)) throw new Error(`the new key is not well formed: ${key}`);
+  await page.locator('button::-p-text("Done, I saved it")').click();
+  // The list shows it by its display form only.
+  await textOnceMatching(page, 'code.key-display', new RegExp(`^${displayForm(key).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`));
+  return key;
+}
