@@ -1,9 +1,9 @@
 // /v1/responses: converted onto the chat path (one engine call through runAnswer), answered as a `response`
 // object or typed events, and stored per key unless `store` is false.
 import { ApiError } from '../../src/protocol/errors';
-import { parseResponsesRequest, toChatRequest, renameParam, type ConversationItem } from '../../src/protocol/responses';
+import { parseResponsesRequest, referencedIds, toChatRequest, renameParam, type ConversationItem } from '../../src/protocol/responses';
 import { ResponseBuilder, initialResponse, sseEvent } from '../../src/protocol/response-events';
-import { getResponse, saveResponse, type PageOptions } from '../../src/stored-responses';
+import { findItems, getResponse, saveResponse, type PageOptions } from '../../src/stored-responses';
 import type { KeyRecord } from '../../src/keys/db';
 import type { EngineLink } from './engine-link';
 import { readJsonBody, runAnswer, type AnswerFormat, type Accounting } from './chat';
@@ -24,7 +24,8 @@ export async function createResponse(
       throw err;
     }
   }
-  const { chat, inputItems, origins } = toChatRequest(request, previous);
+  const referenced = await findItems(key.id, referencedIds(request));
+  const { chat, inputItems, origins } = toChatRequest(request, previous, referenced);
   if (!key.models.includes(chat.model)) {
     throw new ApiError('model_not_found', `The model '${chat.model}' does not exist or you do not have access to it.`, { param: 'model' });
   }
