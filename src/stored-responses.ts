@@ -1,6 +1,8 @@
 // Stored responses (POST /v1/responses with `store` true, the default): the answer, its input items and the
 // conversation they continue, per API key, in their own IndexedDB database. A response is found only with
-// the key that made it; a revoked key cannot authenticate, so its responses are unreadable.
+// the key that made it; a revoked key cannot authenticate, so its responses are unreadable. Each item a record
+// holds (its input items and its output items) can be named by an `item_reference`, found through an index
+// over their ids, by the same key only.
 import type { DBSchema } from 'idb';
 import { connection } from './idb-connection';
 import { ApiError } from './protocol/errors';
@@ -19,15 +21,30 @@ export interface StoredResponse {
   context: ConversationItem[];
 }
 
+/** As kept: with the ids of the items it holds, for the `itemIds` index (derived on every write). */
+interface ResponseRecord extends StoredResponse {
+  itemIds: string[];
+}
+
 interface ResponsesDB extends DBSchema {
-  responses: { key: string; value: StoredResponse; indexes: { keyId: string } };
+  responses: { key: string; value: ResponseRecord; indexes: { keyId: string; itemIds: string } };
 }
 
 export const RESPONSES_DB_NAME = 'inpage-responses';
 
-const responsesDb = connection<ResponsesDB>(RESPONSES_DB_NAME, 1, (db) => {
-  const store = db.createObjectStore('responses', { keyPath: 'id' });
-  store.createIndex('keyId', 'keyId');
+/** The items a stored response holds: its input, then its output (what `item_reference` can name). */
+const itemsOf = (record: StoredResponse): ConversationItem[] => [...record.inputItems, ...record.response.output];
+
+const withItemIds = (record: StoredResponse): ResponseRecord => ({ ...record, itemIds: itemsOf(record).map((item) => item.id) });
+
+// Version 1: the responses by id and by key. Version 2: the index over item ids, filled for the records kept.
+const responsesDb = connection<ResponsesDB>(RESPONSES_DB_NAME, 2, async (db, oldVersion, _newVersion, tx) => {
+  if (oldVersion < 1) db.createObjectStore('responses', { keyPath: 'id' }).createIndex('keyId', 'keyId');
+  if (oldVersion < 2) {
+    const store = tx.objectStore('responses');
+    store.createIndex('itemIds', 'itemIds', { multiEntry: true });
+    for (let cursor = await store.openCursor(); cursor; cursor = await cursor.continue()) await cursor.update(withItemIds(cursor.value));
+  }
 });
 const database = responsesDb.get;
 
@@ -39,7 +56,7 @@ export const notFound = (id: string) =>
 
 export async function saveResponse(record: StoredResponse): Promise<void> {
   const db = await database();
-  await db.put('responses', record);
+  await db.put('responses', withItemIds(record));
 }
 
 /** The stored response `id` if `keyId` made it; otherwise 404 `response_not_found`. */
@@ -48,6 +65,25 @@ export async function getResponse(keyId: string, id: string): Promise<StoredResp
   const record = await db.get('responses', id);
   if (!record || record.keyId !== keyId) throw notFound(id);
   return record;
+}
+
+/**
+ * The stored items `ids` name that `keyId` can read, by id; an id it cannot read (unknown, another key's, from a
+ * deleted response) is absent. An id held by several of the key's responses (an item referenced again is kept
+ * again) is the same item; the newest holder's copy is taken.
+ */
+export async function findItems(keyId: string, ids: readonly string[]): Promise<Map<string, ConversationItem>> {
+  const found = new Map<string, ConversationItem>();
+  if (ids.length === 0) return found;
+  const db = await database();
+  const index = db.transaction('responses').store.index('itemIds');
+  for (const id of new Set(ids)) {
+    const holders = (await index.getAll(id)).filter((record) => record.keyId === keyId);
+    const newest = holders.sort((a, b) => b.createdAt - a.createdAt)[0];
+    const item = newest && itemsOf(newest).find((candidate) => candidate.id === id);
+    if (item) found.set(id, item);
+  }
+  return found;
 }
 
 export async function deleteResponse(keyId: string, id: string): Promise<void> {

@@ -14,6 +14,8 @@ export type ErrorCode =
   | 'invalid_api_key'
   | 'model_not_found'
   | 'response_not_found'
+  | 'item_not_found'
+  | 'duplicate_item'
   | 'unknown_url'
   | 'method_not_allowed'
   | 'request_too_large'
@@ -54,6 +56,8 @@ const STATUS_OF: Record<ErrorCode, number> = {
   invalid_api_key: 401,
   model_not_found: 404,
   response_not_found: 404,
+  item_not_found: 404,
+  duplicate_item: 400,
   unknown_url: 404,
   method_not_allowed: 405,
   request_too_large: 413,
@@ -65,6 +69,9 @@ const STATUS_OF: Record<ErrorCode, number> = {
   model_load_failed: 503,
   model_too_large_for_device: 503,
 };
+
+/** Codes kept here only to pick the status: OpenAI sends these errors with `code: null`, and so does inpage. */
+const SENT_AS_NULL: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['item_not_found', 'duplicate_item']);
 
 function typeOf(code: ErrorCode): ErrorType {
   if (code === 'queue_full') return 'rate_limit_exceeded';
@@ -90,11 +97,12 @@ export class ApiError extends Error {
   }
 
   toBody(): ErrorBody {
-    return { error: { message: this.message, type: this.type, param: this.param, code: this.code } };
+    return { error: { message: this.message, type: this.type, param: this.param, code: SENT_AS_NULL.has(this.code) ? null : this.code } };
   }
 
   toData(): ApiErrorData {
-    const data: ApiErrorData = { ...this.toBody().error, status: this.status };
+    // The code itself, not its wire form, so `fromData` gives back the same error.
+    const data: ApiErrorData = { ...this.toBody().error, code: this.code, status: this.status };
     if (this.retryAfter !== undefined) data.retryAfter = this.retryAfter;
     return data;
   }

@@ -104,7 +104,21 @@ const BUILT_IN_TOOLS = [
 /** `include` values inpage can honour; every other documented value needs a built-in tool or file storage. */
 const INCLUDE_OK = new Set(['message.output_text.logprobs', 'reasoning.encrypted_content']);
 
-const ITEM_TYPES = new Set(['message', 'function_call', 'function_call_output', 'reasoning']);
+const ITEM_TYPES = new Set(['message', 'function_call', 'function_call_output', 'reasoning', 'item_reference']);
+
+// Item references, as OpenAI answers them (status 404 / 400, `param: "input"`, `code: null`).
+
+/** An `item_reference` this key cannot read: unknown, another key's, from a deleted or unstored response. */
+export const itemNotFound = (id: string) =>
+  new ApiError(
+    'item_not_found',
+    `Item with id '${id}' not found. Items are not persisted when \`store\` is set to false. Try again with \`store\` set to true, or remove this item from your input.`,
+    { param: 'input' },
+  );
+
+/** An item id given twice in one prompt: in the input, or in the input and the `previous_response_id` conversation. */
+export const duplicateItem = (id: string) =>
+  new ApiError('duplicate_item', `Duplicate item found with id ${id}. Remove duplicate items from your input and try again.`, { param: 'input' });
 
 /** The request's schemas (built on first use: see `lazy`). */
 function buildSchemas() {
@@ -145,7 +159,8 @@ function buildSchemas() {
     status: z.optional(z.string()),
   });
   const reasoningItem = z.looseObject({ type: z.literal('reasoning') });
-  const inputItem = z.discriminatedUnion('type', [messageItem, functionCallItem, functionCallOutputItem, reasoningItem]);
+  const itemReference = z.object({ type: z.literal('item_reference'), id: z.string() });
+  const inputItem = z.discriminatedUnion('type', [messageItem, functionCallItem, functionCallOutputItem, reasoningItem, itemReference]);
 
   const functionTool = z.object({
     type: z.literal('function'),
@@ -239,7 +254,7 @@ function refuseHosted(body: Record<string, unknown>): void {
       if (typeof item !== 'object' || item === null) return;
       const type = (item as { type?: unknown }).type;
       if (typeof type === 'string' && !ITEM_TYPES.has(type)) {
-        unsupported(`input[${i}].type`, `'${type}' items are not supported (messages, function_call, function_call_output and reasoning items are)`);
+        unsupported(`input[${i}].type`, `'${type}' items are not supported (messages, function_call, function_call_output, reasoning and item_reference items are)`);
       }
     });
   }
@@ -249,11 +264,14 @@ function refuseHosted(body: Record<string, unknown>): void {
 export function parseResponsesRequest(body: unknown): ResponsesRequest {
   const cleaned = bodyFields(body, ['model', 'input']);
   refuseHosted(cleaned);
-  // Easy input messages ({role, content}) carry no `type`: they are messages.
+  // Easy input messages ({role, content}) carry no `type`: they are messages. An item reference's `type` is
+  // optional too: `{id}` alone is one.
   if (Array.isArray(cleaned.input)) {
-    cleaned.input = cleaned.input.map((item: unknown) =>
-      typeof item === 'object' && item !== null && !('type' in item) && 'role' in item ? { ...item, type: 'message' } : item,
-    );
+    cleaned.input = cleaned.input.map((item: unknown) => {
+      if (typeof item !== 'object' || item === null || ('type' in item && item.type !== null)) return item;
+      if ('role' in item) return { ...item, type: 'message' };
+      return 'id' in item ? { ...item, type: 'item_reference' } : item;
+    });
   }
   const parsed = schemas().requestSchema.safeParse(cleaned, { reportInput: true });
   if (!parsed.success) {
@@ -266,14 +284,35 @@ export function parseResponsesRequest(body: unknown): ResponsesRequest {
   return parsed.data;
 }
 
-/** The request's input as items with ids, as stored and listed by /input_items. */
-export function normaliseInput(request: ResponsesRequest): ConversationItem[] {
+/** The ids of the stored items the request's `item_reference` items name, for the store to look up. */
+export function referencedIds(request: ResponsesRequest): string[] {
+  if (typeof request.input === 'string') return [];
+  return request.input.flatMap((item) => (item.type === 'item_reference' ? [item.id] : []));
+}
+
+/**
+ * The request's input as items with ids (as stored and listed by /input_items), each with the field it came
+ * from. `referenced` holds the stored items its `item_reference`s name that this key can read; `previous` is
+ * the conversation `previous_response_id` continues (an id given again is a duplicate).
+ */
+function normaliseInput(
+  request: ResponsesRequest,
+  referenced: ReadonlyMap<string, ConversationItem>,
+  previous: readonly ConversationItem[],
+): { item: ConversationItem; origin: Origin }[] {
   if (typeof request.input === 'string') {
-    return [{ id: itemId('msg'), type: 'message', role: 'user', content: [{ type: 'input_text', text: request.input }], status: 'completed' }];
+    return [{ item: { id: itemId('msg'), type: 'message', role: 'user', content: [{ type: 'input_text', text: request.input }], status: 'completed' }, origin: 'input' }];
   }
-  const items: ConversationItem[] = [];
+  const seen = new Set(previous.map((item) => item.id));
+  const out: { item: ConversationItem; origin: Origin }[] = [];
   request.input.forEach((item, i) => {
     const at = `input[${i}]`;
+    const add = (normalised: ConversationItem) => out.push({ item: normalised, origin: at });
+    const given = 'id' in item && typeof item.id === 'string' ? item.id : undefined;
+    if (given !== undefined) {
+      if (seen.has(given)) throw duplicateItem(given);
+      seen.add(given);
+    }
     switch (item.type) {
       case 'message': {
         const parts = typeof item.content === 'string' ? [{ type: 'input_text' as const, text: item.content }] : item.content;
@@ -285,7 +324,7 @@ export function normaliseInput(request: ResponsesRequest): ConversationItem[] {
               return unsupported(`${at}.content[${j}]`, 'is not supported: assistant messages carry text only');
             })
             .join('');
-          items.push({ id: item.id ?? itemId('msg'), type: 'message', role: 'assistant', content: [{ type: 'output_text', text, annotations: [], logprobs: [] }], status: 'completed' });
+          add({ id: item.id ?? itemId('msg'), type: 'message', role: 'assistant', content: [{ type: 'output_text', text, annotations: [], logprobs: [] }], status: 'completed' });
           return;
         }
         const content = parts.map((part, j): InputTextPart | InputImagePart => {
@@ -301,11 +340,11 @@ export function normaliseInput(request: ResponsesRequest): ConversationItem[] {
           if (part.type === 'input_file') return unsupported(param, 'is not supported: input files need hosted file storage, which inpage does not have');
           return unsupported(param, `'${part.type}' parts are not supported in '${item.role}' messages`);
         });
-        items.push({ id: item.id ?? itemId('msg'), type: 'message', role: item.role, content, status: 'completed' });
+        add({ id: item.id ?? itemId('msg'), type: 'message', role: item.role, content, status: 'completed' });
         return;
       }
       case 'function_call':
-        items.push({ id: item.id ?? itemId('fc'), type: 'function_call', call_id: item.call_id, name: item.name, arguments: item.arguments, status: 'completed' });
+        add({ id: item.id ?? itemId('fc'), type: 'function_call', call_id: item.call_id, name: item.name, arguments: item.arguments, status: 'completed' });
         return;
       case 'function_call_output': {
         const output =
@@ -314,7 +353,14 @@ export function normaliseInput(request: ResponsesRequest): ConversationItem[] {
             : item.output
                 .map((part, j) => (part.type === 'input_text' ? part.text : unsupported(`${at}.output[${j}]`, 'is not supported: function output is text here')))
                 .join('');
-        items.push({ id: item.id ?? itemId('fco'), type: 'function_call_output', call_id: item.call_id, output, status: 'completed' });
+        add({ id: item.id ?? itemId('fco'), type: 'function_call_output', call_id: item.call_id, output, status: 'completed' });
+        return;
+      }
+      case 'item_reference': {
+        const found = referenced.get(item.id);
+        if (!found) throw itemNotFound(item.id);
+        // A reasoning item is left out, as one sent in full is (below).
+        if (found.type !== 'reasoning') add(found);
         return;
       }
       case 'reasoning':
@@ -322,7 +368,7 @@ export function normaliseInput(request: ResponsesRequest): ConversationItem[] {
         return;
     }
   });
-  return items;
+  return out;
 }
 
 /** Where each chat message came from, to name Responses fields in errors about chat fields. */
@@ -431,12 +477,14 @@ export interface Converted {
  * The Responses request (and the stored conversation `previous_response_id` names) as the chat request the
  * engine runs. Every refusal names the Responses field.
  */
-export function toChatRequest(request: ResponsesRequest, previous: readonly ConversationItem[] = []): Converted {
-  const inputItems = normaliseInput(request);
-  const items = [
-    ...previous.map((item) => ({ item, origin: 'previous_response_id' })),
-    ...inputItems.map((item, i) => ({ item, origin: typeof request.input === 'string' ? 'input' : `input[${inputIndex(request, i)}]` })),
-  ];
+export function toChatRequest(
+  request: ResponsesRequest,
+  previous: readonly ConversationItem[] = [],
+  referenced: ReadonlyMap<string, ConversationItem> = new Map(),
+): Converted {
+  const input = normaliseInput(request, referenced, previous);
+  const inputItems = input.map(({ item }) => item);
+  const items = [...previous.map((item) => ({ item, origin: 'previous_response_id' })), ...input];
   const { messages, origins } = toChatMessages(request.instructions, items);
   if (messages.length === 0 || (request.instructions !== undefined && messages.length === 1)) {
     throw new ApiError('invalid_value', "Invalid 'input': it holds no message for the model to answer.", { param: 'input' });
@@ -480,15 +528,4 @@ export function toChatRequest(request: ResponsesRequest, previous: readonly Conv
   } catch (err) {
     throw renameParam(err, origins);
   }
-}
-
-/** The index in `request.input` of the i-th normalised item (reasoning items are dropped). */
-function inputIndex(request: ResponsesRequest, normalised: number): number {
-  if (typeof request.input === 'string') return 0;
-  let seen = -1;
-  for (let i = 0; i < request.input.length; i++) {
-    if (request.input[i]!.type !== 'reasoning') seen++;
-    if (seen === normalised) return i;
-  }
-  return normalised;
 }

@@ -273,6 +273,159 @@ test.describe('real clients', () => {
     expect(result).toMatchObject({ text: 'Echo: hello ai sdk responses', output: 5, streamed: '1 2 3', finish: 'stop' });
     expect(result.responseId).toMatch(/^resp_/);
   });
+
+  test('openai SDK: item_reference by hand resolves a key\'s stored items; another key\'s, unknown or deleted ones are OpenAI\'s 404', async ({ page }) => {
+    await openApp(page, '/test/pages/clients.html');
+    const key = await makeKey(page);
+    const other = await makeKey(page, { name: 'other' });
+    const result = await page.evaluate(
+      async ({ apiKey, otherKey }) => {
+        const { OpenAI } = window.clients;
+        const base = { baseURL: `${location.origin}/v1`, dangerouslyAllowBrowser: true, maxRetries: 0 };
+        const client = new OpenAI({ ...base, apiKey });
+        const stranger = new OpenAI({ ...base, apiKey: otherKey });
+        const tools = [{ type: 'function' as const, name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }, strict: false }];
+        const grab = async (p: Promise<unknown>) => {
+          try {
+            await p;
+            return null;
+          } catch (err) {
+            const e = err as InstanceType<typeof OpenAI.APIError>;
+            return { notFound: err instanceof OpenAI.NotFoundError, status: e.status, type: e.type, code: e.code, param: e.param, message: e.error && (e.error as { message?: string }).message };
+          }
+        };
+        // A thinking turn that calls the tool: output reasoning (rs_…) and function_call (fc_…).
+        const first = await client.responses.create({ model: 'svc-model-5.2', input: 'please call get_weather', tools });
+        const [question] = (await client.responses.inputItems.list(first.id)).data;
+        const reasoning = first.output.find((item) => item.type === 'reasoning')!;
+        const call = first.output.find((item) => item.type === 'function_call')!;
+        if (call.type !== 'function_call') throw new Error('no call');
+        // Every earlier item by reference (an input item and two output items), then the tool's output.
+        const second = await client.responses.create({
+          model: 'svc-model-5.2',
+          tools,
+          input: [
+            { type: 'item_reference', id: question!.id },
+            { type: 'item_reference', id: reasoning.id },
+            { type: 'item_reference', id: call.id! },
+            { type: 'function_call_output', call_id: call.call_id, output: 'sunny, 21 °C' },
+          ],
+        });
+        // The function_call_output stored as the second request's input item is referable too.
+        const secondItems = (await client.responses.inputItems.list(second.id, { order: 'asc' })).data;
+        const output = secondItems.find((item) => item.type === 'function_call_output')!;
+        const third = await client.responses.create({
+          model: 'svc-model-5.2-fast',
+          tools,
+          input: [{ type: 'item_reference', id: question!.id }, { type: 'item_reference', id: call.id! }, { type: 'item_reference', id: output.id! }],
+        });
+        const refs = (id: string) => [{ role: 'user' as const, content: 'hi' }, { type: 'item_reference' as const, id }];
+        const othersKey = await grab(stranger.responses.create({ model: 'svc-model-5.2', input: refs(reasoning.id) }));
+        const unknown = await grab(client.responses.create({ model: 'svc-model-5.2', input: refs('msg_0123456789abcdef') }));
+        await client.responses.delete(first.id);
+        const deleted = await grab(client.responses.create({ model: 'svc-model-5.2', input: refs(reasoning.id) }));
+        return {
+          ids: { question: question!.id, reasoning: reasoning.id, call: call.id },
+          second: second.output_text,
+          secondItems: secondItems.map((item) => [item.type, item.id]),
+          third: third.output_text,
+          othersKey,
+          unknown,
+          deleted,
+        };
+      },
+      { apiKey: key, otherKey: other },
+    );
+    expect(result.ids.question).toMatch(/^msg_/);
+    expect(result.ids.reasoning).toMatch(/^rs_/);
+    expect(result.ids.call).toMatch(/^fc_/);
+    expect(result.second).toBe('Tool said: sunny, 21 °C');
+    // Listed as the items themselves (the reasoning item stays out, as one sent in full does), ids kept.
+    expect(result.secondItems).toEqual([
+      ['message', result.ids.question],
+      ['function_call', result.ids.call],
+      ['function_call_output', expect.stringMatching(/^fco_/)],
+    ]);
+    expect(result.third).toBe('Tool said: sunny, 21 °C');
+    const notFound = (id: string) => ({
+      notFound: true,
+      status: 404,
+      type: 'invalid_request_error',
+      code: null,
+      param: 'input',
+      message: `Item with id '${id}' not found. Items are not persisted when \`store\` is set to false. Try again with \`store\` set to true, or remove this item from your input.`,
+    });
+    expect(result.othersKey).toEqual(notFound(result.ids.reasoning));
+    expect(result.unknown).toEqual(notFound('msg_0123456789abcdef'));
+    expect(result.deleted).toEqual(notFound(result.ids.reasoning));
+  });
+
+  // The AI SDK's default provider stores (store on) and, from the second step of a tool loop on, names the
+  // earlier reasoning item by reference ({type: "item_reference", id: "rs_…"}) instead of resending it.
+  for (const model of ['svc-model-5.2', 'svc-model-5.2-short']) {
+    test(`AI SDK default provider: generateText and streamText tool loops on ${model}, earlier items sent by item_reference`, async ({ page }) => {
+      await openApp(page, '/test/pages/clients.html');
+      const key = await makeKey(page);
+      const result = await page.evaluate(
+        async ({ apiKey, model }) => {
+          const { createOpenAI, generateText, streamText, stepCountIs, tool, z } = window.clients;
+          const sent: { type: string; id?: string }[][] = [];
+          const provider = createOpenAI({
+            baseURL: `${location.origin}/v1`,
+            apiKey,
+            fetch: async (input, init) => {
+              const body = JSON.parse(String(init?.body)) as { input: { type?: string; role?: string; id?: string }[] };
+              sent.push(body.input.map((item) => ({ type: item.type ?? item.role ?? '?', ...(item.type === 'item_reference' ? { id: item.id } : {}) })));
+              return fetch(input, init);
+            },
+          });
+          const calledWith: unknown[] = [];
+          const getWeather = tool({
+            description: 'The weather in a city',
+            inputSchema: z.object({ city: z.string() }),
+            execute: async ({ city }) => {
+              calledWith.push(city);
+              return `sunny in ${city}`;
+            },
+          });
+          const generated = await generateText({ model: provider(model), prompt: 'Ask get_weather, then tell me.', tools: { get_weather: getWeather }, stopWhen: stepCountIs(4) });
+          const generatedSent = sent.splice(0);
+          const streamed = streamText({ model: provider(model), prompt: 'Ask get_weather, then tell me.', tools: { get_weather: getWeather }, stopWhen: stepCountIs(4) });
+          let streamedText = '';
+          for await (const part of streamed.textStream) streamedText += part;
+          const steps = await streamed.steps;
+          const summary = (s: typeof steps) => s.map((step) => ({ finish: step.finishReason, results: step.toolResults.map((r) => [r.toolName, r.input, r.output]) }));
+          return {
+            generated: { text: generated.text, steps: summary(generated.steps), reasoningIds: generated.steps[0]!.content.flatMap((part) => (part.type === 'reasoning' ? [part.providerMetadata?.openai?.itemId] : [])) },
+            streamed: { text: streamedText, steps: summary(steps) },
+            calledWith,
+            generatedSent,
+            streamedSent: sent,
+          };
+        },
+        { apiKey: key, model },
+      );
+      const steps = [
+        { finish: 'tool-calls', results: [['get_weather', { city: 'a' }, 'sunny in a']] },
+        { finish: 'stop', results: [] },
+      ];
+      expect(result.generated.text).toBe('Tool said: sunny in a');
+      expect(result.generated.steps).toEqual(steps);
+      expect(result.streamed.text).toBe('Tool said: sunny in a');
+      expect(result.streamed.steps).toEqual(steps);
+      expect(result.calledWith).toEqual(['a', 'a']);
+      // The second request of each loop referenced the first step's reasoning item by its id.
+      const reasoningId = result.generated.reasoningIds[0];
+      expect(reasoningId).toMatch(/^rs_/);
+      for (const sent of [result.generatedSent, result.streamedSent]) {
+        expect(sent).toHaveLength(2);
+        expect(sent[0]).toEqual([{ type: 'user' }]);
+        expect(sent[1]).toContainEqual({ type: 'item_reference', id: expect.stringMatching(/^rs_/) });
+        expect(sent[1]!.filter((item) => item.type !== 'item_reference')).toEqual([{ type: 'user' }, { type: 'function_call' }, { type: 'function_call_output' }]);
+      }
+      expect(result.generatedSent[1]).toContainEqual({ type: 'item_reference', id: reasoningId });
+    });
+  }
 });
 
 test('the API Keys area shows how many responses are stored and deletes them all', async ({ page }) => {

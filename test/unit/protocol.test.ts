@@ -51,6 +51,15 @@ describe('ApiError', () => {
     expect(back.retryAfter).toBe(3);
   });
 
+  it('sends the codes OpenAI leaves null as null, and keeps their status across a MessagePort', () => {
+    const err = new ApiError('item_not_found', 'Item gone.', { param: 'input' });
+    expect(err.toBody()).toEqual({ error: { message: 'Item gone.', type: 'invalid_request_error', param: 'input', code: null } });
+    const back = ApiError.fromData(structuredClone(err.toData()));
+    expect(back.status).toBe(404);
+    expect(back.toBody()).toEqual(err.toBody());
+    expect(new ApiError('duplicate_item', 'Twice.').toBody().error).toMatchObject({ code: null, type: 'invalid_request_error' });
+  });
+
   it('turns anything thrown into an internal_error that says what failed', () => {
     expect(ApiError.from(new TypeError('x is undefined')).toBody().error).toEqual({
       message: 'x is undefined',

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { Ajv } from 'ajv';
 import schemas from '../fixtures/openai-schemas.json' with { type: 'json' };
 import { ApiError } from '../../src/protocol/errors';
-import { parseResponsesRequest, toChatRequest, type ConversationItem } from '../../src/protocol/responses';
+import { parseResponsesRequest, referencedIds, toChatRequest, type ConversationItem } from '../../src/protocol/responses';
 import { ResponseBuilder, initialResponse, sseEvent } from '../../src/protocol/response-events';
 import type { EngineEvent } from '../../src/engine-protocol';
 
@@ -118,6 +118,104 @@ describe('Responses request → chat request', () => {
     });
   });
 
+  describe('item_reference items', () => {
+    const stored: ConversationItem[] = [
+      { id: 'msg_u', type: 'message', role: 'user', content: [{ type: 'input_text', text: 'weather in Paris?' }], status: 'completed' },
+      { id: 'rs_1', type: 'reasoning', summary: [], content: [{ type: 'reasoning_text', text: 'Thinking about: weather' }], status: 'completed' },
+      { id: 'fc_1', type: 'function_call', call_id: 'call_1', name: 'get_weather', arguments: '{"city":"Paris"}', status: 'completed' },
+      { id: 'fco_1', type: 'function_call_output', call_id: 'call_1', output: 'sunny', status: 'completed' },
+      { id: 'msg_a', type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'It is sunny.', annotations: [], logprobs: [] }], status: 'completed' },
+    ];
+    const byId = new Map(stored.map((item) => [item.id, item]));
+    const tools = [{ type: 'function', name: 'get_weather' }];
+
+    it('resolves each stored kind by id, in input order; a reasoning item stays out of the prompt as a sent one does', () => {
+      const body = {
+        model: 'svc-model-5.2',
+        tools,
+        input: [
+          { type: 'item_reference', id: 'msg_u' },
+          { type: 'item_reference', id: 'rs_1' },
+          { id: 'fc_1' },
+          { type: 'item_reference', id: 'fco_1' },
+          { type: null, id: 'msg_a' },
+          { role: 'user', content: 'and tomorrow?' },
+        ],
+      };
+      expect(referencedIds(parseResponsesRequest(body))).toEqual(['msg_u', 'rs_1', 'fc_1', 'fco_1', 'msg_a']);
+      const { chat, inputItems, origins } = toChatRequest(parseResponsesRequest(body), [], byId);
+      expect(chat.messages).toEqual([
+        { role: 'user', content: 'weather in Paris?' },
+        { role: 'assistant', content: '', tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
+        { role: 'tool', content: 'sunny', tool_call_id: 'call_1' },
+        { role: 'assistant', content: 'It is sunny.' },
+        { role: 'user', content: 'and tomorrow?' },
+      ]);
+      // Stored (and listed by /input_items) as the items themselves, ids kept.
+      expect(inputItems.slice(0, 4)).toEqual([stored[0], stored[2], stored[3], stored[4]]);
+      expect(origins).toEqual(['input[0]', 'input[2]', 'input[3]', 'input[4]', 'input[5]']);
+    });
+
+    it("takes the AI SDK's second tool-loop step: user message, reasoning reference, function call, its output", () => {
+      const { chat } = toChatRequest(
+        parseResponsesRequest({
+          model: 'svc-model-5.2',
+          tools,
+          input: [
+            { role: 'user', content: [{ type: 'input_text', text: 'weather in Paris?' }] },
+            { type: 'item_reference', id: 'rs_1' },
+            { type: 'function_call', call_id: 'call_1', name: 'get_weather', arguments: '{"city":"Paris"}' },
+            { type: 'function_call_output', call_id: 'call_1', output: 'sunny' },
+          ],
+        }),
+        [],
+        byId,
+      );
+      expect(chat.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool']);
+    });
+
+    it("answers an id the key cannot read as OpenAI does: 404, param 'input', code null", () => {
+      let caught: unknown;
+      try {
+        convert({ model: 'svc-model-5.2', input: [{ role: 'user', content: 'x' }, { type: 'item_reference', id: 'rs_gone' }] });
+      } catch (err) {
+        caught = err;
+      }
+      expect(caught).toBeInstanceOf(ApiError);
+      expect((caught as ApiError).status).toBe(404);
+      expect((caught as ApiError).toBody()).toEqual({
+        error: {
+          message: "Item with id 'rs_gone' not found. Items are not persisted when `store` is set to false. Try again with `store` set to true, or remove this item from your input.",
+          type: 'invalid_request_error',
+          param: 'input',
+          code: null,
+        },
+      });
+      expect(valid('ErrorResponse', (caught as ApiError).toBody())).toBe(true);
+    });
+
+    it('refuses an id given twice, or one already in the previous_response_id conversation (400, as OpenAI)', () => {
+      const twice = (body: Record<string, unknown>, previous: ConversationItem[] = []) => {
+        try {
+          toChatRequest(parseResponsesRequest(body), previous, byId);
+        } catch (err) {
+          if (err instanceof ApiError) return { status: err.status, ...err.toBody().error };
+        }
+        return null;
+      };
+      const duplicate = (id: string) => ({ status: 400, type: 'invalid_request_error', param: 'input', code: null, message: `Duplicate item found with id ${id}. Remove duplicate items from your input and try again.` });
+      expect(twice({ model: 'svc-model-5.2', input: [{ type: 'item_reference', id: 'msg_u' }, { type: 'item_reference', id: 'msg_u' }] })).toEqual(duplicate('msg_u'));
+      expect(twice({ model: 'svc-model-5.2', input: [{ type: 'item_reference', id: 'msg_u' }, { role: 'user', content: 'again', id: 'msg_u' }] })).toEqual(duplicate('msg_u'));
+      expect(twice({ model: 'svc-model-5.2', input: [{ type: 'item_reference', id: 'msg_a' }, { role: 'user', content: 'next' }] }, [stored[0]!, stored[4]!])).toEqual(duplicate('msg_a'));
+      // Not in that conversation: the reference adds it after it.
+      const { chat } = toChatRequest(parseResponsesRequest({ model: 'svc-model-5.2', input: [{ type: 'item_reference', id: 'msg_u' }] }), [stored[4]!], byId);
+      expect(chat.messages).toEqual([
+        { role: 'assistant', content: 'It is sunny.' },
+        { role: 'user', content: 'weather in Paris?' },
+      ]);
+    });
+  });
+
   it('refuses what needs the hosted service, naming the Responses field', () => {
     const base = { model: 'svc-model-5.2-fast', input: 'x' };
     expect(refusal(() => convert({ ...base, tools: [{ type: 'function', name: 'f' }, { type: 'web_search' }] }))).toEqual({ status: 400, code: 'unsupported_parameter', param: 'tools[1].type' });
@@ -127,7 +225,7 @@ describe('Responses request → chat request', () => {
     expect(refusal(() => convert({ ...base, include: ['message.output_text.logprobs', 'file_search_call.results'] }))).toMatchObject({ code: 'unsupported_parameter', param: 'include[1]' });
     expect(refusal(() => convert({ ...base, max_output_tokens: 15 }))).toMatchObject({ status: 400, code: 'invalid_value', param: 'max_output_tokens' });
     expect(refusal(() => convert({ model: 'svc-model-5.2-fast' }))).toEqual({ status: 400, code: 'missing_required_parameter', param: 'input' });
-    expect(refusal(() => convert({ ...base, input: [{ type: 'item_reference', id: 'x' }] }))).toMatchObject({ param: 'input[0].type' });
+    expect(refusal(() => convert({ ...base, input: [{ type: 'web_search_call', id: 'ws_1' }] }))).toMatchObject({ code: 'unsupported_parameter', param: 'input[0].type' });
     expect(refusal(() => convert({ ...base, input: [{ role: 'user', content: [{ type: 'input_file', file_id: 'f' }] }] }))).toMatchObject({ param: 'input[0].content[0]' });
     // Chat-level refusals come back under Responses names.
     expect(refusal(() => convert({ ...base, input: [{ role: 'user', content: [{ type: 'input_image', image_url: 'data:image/png;base64,AA' }] }] }))).toMatchObject({

@@ -1,12 +1,13 @@
 // Stored responses on real IndexedDB: per-key isolation, delete, input-item pagination.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { deleteDB } from 'idb';
+import { deleteDB, openDB } from 'idb';
 import {
   RESPONSES_DB_NAME,
   closeResponsesDatabase,
   countResponses,
   deleteAllResponses,
   deleteResponse,
+  findItems,
   getResponse,
   listInputItems,
   saveResponse,
@@ -69,6 +70,35 @@ describe('stored responses', () => {
     expect(asc.has_more).toBe(false);
     expect(await code(listInputItems('key_1', 'resp_p', { after: 'msg_x' }))).toBe('400 invalid_value');
     expect(await code(listInputItems('key_2', 'resp_p'))).toBe('404 response_not_found');
+  });
+
+  it('finds the input and output items of a key\'s responses by id, and nothing of another key\'s or a deleted one', async () => {
+    const answered = record('resp_i', 'key_1', 2);
+    const reasoning: ConversationItem = { id: 'rs_i', type: 'reasoning', summary: [], content: [{ type: 'reasoning_text', text: 'hmm' }], status: 'completed' };
+    const call: ConversationItem = { id: 'fc_i', type: 'function_call', call_id: 'call_i', name: 'f', arguments: '{}', status: 'completed' };
+    answered.response = { ...answered.response, output: [reasoning, call] };
+    await saveResponse(answered);
+    await saveResponse(record('resp_other', 'key_2', 1));
+    const found = await findItems('key_1', ['msg_1', 'rs_i', 'fc_i', 'msg_2', 'rs_nope']);
+    expect(Object.fromEntries(found)).toEqual({ msg_1: item(1), rs_i: reasoning, fc_i: call, msg_2: item(2) });
+    // key_2's response holds an item msg_1 too: each key sees its own only.
+    expect(Object.fromEntries(await findItems('key_2', ['msg_1', 'rs_i']))).toEqual({ msg_1: item(1) });
+    await deleteResponse('key_1', 'resp_i');
+    expect((await findItems('key_1', ['msg_1', 'rs_i'])).size).toBe(0);
+  });
+
+  it('indexes the items of responses kept before the index existed (version 1 → 2)', async () => {
+    await closeResponsesDatabase();
+    await deleteDB(RESPONSES_DB_NAME);
+    const old = await openDB(RESPONSES_DB_NAME, 1, {
+      upgrade(db) {
+        db.createObjectStore('responses', { keyPath: 'id' }).createIndex('keyId', 'keyId');
+      },
+    });
+    await old.put('responses', record('resp_v1', 'key_1', 2));
+    old.close();
+    expect(Object.fromEntries(await findItems('key_1', ['msg_2', 'msg_9']))).toEqual({ msg_2: item(2) });
+    expect((await getResponse('key_1', 'resp_v1')).inputItems).toHaveLength(2);
   });
 
   it('survives closing and reopening the database', async () => {

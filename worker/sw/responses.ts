@@ -1,9 +1,9 @@
 // /v1/responses: converted onto the chat path (one engine call through runAnswer), answered as a `response`
 // object or typed events, and stored per key unless `store` is false.
 import { ApiError } from '../../src/protocol/errors';
-import { parseResponsesRequest, toChatRequest, renameParam, type ConversationItem } from '../../src/protocol/responses';
+import { parseResponsesRequest, referencedIds, toChatRequest, renameParam, type ConversationItem } from '../../src/protocol/responses';
 import { ResponseBuilder, initialResponse, sseEvent } from '../../src/protocol/response-events';
-import { getResponse, saveResponse, type PageOptions } from '../../src/stored-responses';
+import { findItems, getResponse, saveResponse, type PageOptions } from '../../src/stored-responses';
 import type { EngineLink } from './engine-link';
 import type { Caller } from './access';
 import { readJsonBody } from './body';
@@ -21,7 +21,8 @@ export async function createResponse(link: EngineLink, raw: Request, caller: Cal
       throw err;
     }
   }
-  const { chat, inputItems, origins } = toChatRequest(request, previous);
+  const referenced = await findItems(key.id, referencedIds(request));
+  const { chat, inputItems, origins } = toChatRequest(request, previous, referenced);
   caller.useModel(chat.model);
   const builder = new ResponseBuilder(initialResponse(request), { logprobs: chat.logprobs === true });
   const store = request.store !== false;
