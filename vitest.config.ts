@@ -3,6 +3,10 @@ import { playwright } from '@vitest/browser-playwright';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from './playwright.config.ts';
 
 // Unit tests: pure logic in Node; anything needing real IndexedDB or WebCrypto in real Chromium.
+
+// The chromium project's page is served by a vite server of vitest's own, on 63315 by default (the next free port
+// if that one is taken). INPAGE_VITEST_PORT puts it on a given port, and fails if that port is taken.
+const VITEST_PORT = process.env.INPAGE_VITEST_PORT ? Number(process.env.INPAGE_VITEST_PORT) : undefined;
 export default defineConfig({
   test: {
     projects: [
@@ -20,6 +24,7 @@ export default defineConfig({
             headless: true,
             provider: playwright({ launchOptions: { executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS } }),
             instances: [{ browser: 'chromium' }],
+            ...(VITEST_PORT ? { api: { port: VITEST_PORT, strictPort: true } } : {}),
           },
         },
       },

@@ -103,7 +103,7 @@ test('models area: capabilities, states and download progress from the engine, l
   await expect(card('svc-model-5.2-fast')).toContainText('Answers directly');
   await expect(card('svc-vision')).toContainText('Vision: reads images');
   await expect(card('svc-model-5.2-short')).toContainText('Shares weights withsvc-model-5.2-short-fast');
-  // The hosted service's figures are documented in the README, not shown as if this device had them.
+  // The hosted service's figures are documented in docs/models.md, not shown as if this device had them.
   await expect(page.locator('article[data-model]')).not.toContainText(['1,000,000', '200,000']);
   await screens(page, 'models-not-downloaded');
 

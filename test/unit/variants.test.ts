@@ -1,4 +1,4 @@
-// The variant table in code, README's mirror of it, and web-llm's records behind it stay in step.
+// The variant table in code, docs/models.md's mirror of it, and web-llm's records behind it stay in step.
 import { readFileSync } from 'node:fs';
 import { prebuiltAppConfig } from '@mlc-ai/web-llm';
 import { describe, expect, it } from 'vitest';
@@ -11,13 +11,11 @@ const webllm = (v: Variant) => ({ f16: modelIdOf(v, 'f16'), f32: modelIdOf(v, 'f
 
 const record = (id: string) => prebuiltAppConfig.model_list.find((r) => r.model_id === id);
 
-/** The rows of the first table under README's "## Models". */
-function readmeRows(): string[][] {
-  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-  const section = readme.slice(readme.indexOf('\n## Models\n'));
-  expect(section.length).toBeGreaterThan(0);
-  const lines = section.split('\n');
+/** The rows of the first table of docs/models.md. */
+function modelsDocRows(): string[][] {
+  const lines = readFileSync(new URL('../../docs/models.md', import.meta.url), 'utf8').split('\n');
   const start = lines.findIndex((l) => l.startsWith('| id |'));
+  expect(start).toBeGreaterThanOrEqual(0);
   const rows: string[][] = [];
   for (const line of lines.slice(start + 2)) {
     if (!line.startsWith('|')) break;
@@ -82,8 +80,8 @@ describe('the variant table', () => {
     expect(record(f16)!.vram_required_MB!).toBeLessThan(record('snowflake-arctic-embed-m-q0f32-MLC-b4')!.vram_required_MB! / 2);
   });
 
-  it('is mirrored in README\'s Models section, memory figures from web-llm\'s vram_required_MB', () => {
-    const rows = readmeRows();
+  it('is mirrored in docs/models.md, memory figures from web-llm\'s vram_required_MB', () => {
+    const rows = modelsDocRows();
     expect(rows.map((r) => r[0])).toEqual([...VARIANT_IDS]);
     for (const row of rows) {
       const v = VARIANTS[row[0] as (typeof VARIANT_IDS)[number]];
