@@ -36,14 +36,19 @@ test('Models: the size before download; over 100 MB asks once per model (Escape 
   // So is Cancel, reached by Tab.
   await page.keyboard.press('Enter');
   await expect(dialog).toBeVisible();
+  await expect(dialog.getByRole('button', { name: 'Download' })).toBeFocused();
   await page.keyboard.press('Tab');
   await expect(dialog.getByRole('button', { name: 'Cancel' })).toBeFocused();
   await page.keyboard.press('Enter');
   await expect(dialog).toBeHidden();
   await expect(short).toHaveAttribute('data-state', 'not_downloaded');
+  // Keys go where the focus is once it has moved there: under load, focus comes back to the button a little
+  // after the dialog hides, and lands on the dialog's Download button a little after it shows.
+  await expect(download).toBeFocused();
   // Yes, by keyboard: it downloads and loads.
   await page.keyboard.press('Enter');
   await expect(dialog).toBeVisible();
+  await expect(dialog.getByRole('button', { name: 'Download' })).toBeFocused();
   await page.keyboard.press('Enter');
   await expect(short.getByTestId('state')).toHaveText('Ready');
   await expect(short.getByTestId('size')).toHaveText('191 MiB');
