@@ -120,3 +120,34 @@ test('the Connect area has an embeddings snippet, and it runs as shown with the 
   expect(typeof similarity).toBe('number');
   expect(Math.abs(similarity)).toBeLessThan(0.999);
 });
+
+test("Connect snippets name models the filled-in key reaches, and say when it reaches no embedding model", async ({ page }) => {
+  await openWorkspace(page);
+  await registerThroughForm(page);
+  const key = await page.evaluate(async () => (await window.inpage!.keys.create({ name: 'narrow', models: ['svc-model-5.2-short-fast'] })).key);
+  await goToArea(page, 'Connect');
+  await page.getByLabel('Fill your key into the snippets').fill(key);
+  await page.getByRole('button', { name: 'Fill in' }).click();
+  const code = (id: string) => page.locator(`[data-snippet="${id}"] pre`);
+  // The key is checked, then its models read: wait for both before reading the code.
+  await expect(code('openai')).toContainText(key);
+  for (const id of ['fetch', 'openai', 'responses', 'ai-sdk']) {
+    await expect(code(id)).toContainText("'svc-model-5.2-short-fast'");
+    await expect(code(id)).not.toContainText("'svc-model-5.2-fast'");
+  }
+  await expect(page.locator('[data-snippet="embeddings"] .hint')).toHaveText('npm install openai. This key reaches no embedding model: make one that includes svc-embed in API Keys.');
+  const fetchCode = (await code('fetch').textContent())!;
+  const openaiCode = (await code('openai').textContent())!;
+  // Run as copied: both print the answer of the one model the key reaches.
+  await page.goto('/test/pages/clients.html');
+  await page.evaluate(async () => void (await window.inpageReady));
+  const logged = await page.evaluate(async ([fetchSource, openaiSource]) => {
+    const AsyncFunction = (async () => undefined).constructor as new (...args: string[]) => (OpenAI: unknown, console: unknown) => Promise<void>;
+    const lines: unknown[] = [];
+    const console = { log: (line: unknown) => lines.push(line) };
+    await new AsyncFunction('OpenAI', 'console', fetchSource!)(window.clients.OpenAI, console);
+    await new AsyncFunction('OpenAI', 'console', openaiSource!.replace("import OpenAI from 'openai';", ''))(window.clients.OpenAI, console);
+    return lines;
+  }, [fetchCode, openaiCode]);
+  expect(logged).toEqual(['Echo: Say hello in five words.', 'Echo: Say hello in five words.']);
+});

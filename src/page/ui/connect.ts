@@ -1,10 +1,10 @@
 // Connect: the base URL and client snippets, with the person's key filled in when they ask.
 import { h } from 'preact';
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { verifyKey } from '../../keys/key-store';
 import { displayForm, isWellFormedKey } from '../../keys/key-format';
 import { BASE_URL, listModels } from './api';
-import { snippets } from './snippets';
+import { snippetModels, snippets, type SnippetModels } from './snippets';
 import { setState, useUi } from './store';
 import { formatInteger } from './format';
 import { CodeBlock, CopyButton, Notice, errorText } from './widgets';
@@ -120,9 +120,21 @@ function TryIt(props: { keyValue: string | null }) {
   );
 }
 
+/** The models the snippets name: those the filled-in key reaches (every model of the deployment before). */
+function useSnippetModels(key: string | null): SnippetModels {
+  const [models, setModels] = useState<SnippetModels>(() => snippetModels());
+  useEffect(() => {
+    let current = true;
+    if (!key) setModels(snippetModels());
+    else void verifyKey(key).then((verdict) => current && setModels(snippetModels(verdict.ok ? verdict.record.models : [])));
+    return () => void (current = false);
+  }, [key]);
+  return models;
+}
+
 export function ConnectArea() {
   const ui = useUi();
-  const list = snippets(BASE_URL, ui.snippetKey);
+  const list = snippets(BASE_URL, ui.snippetKey, useSnippetModels(ui.snippetKey));
   return h(
     'section',
     { class: 'area', 'aria-labelledby': 'area-title' },

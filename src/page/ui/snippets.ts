@@ -1,7 +1,29 @@
 // Ready-to-paste client code for the Connect area.
+import { modelIds, variantOf } from '../../catalog';
 
 export const KEY_PLACEHOLDER = 'YOUR_INPAGE_KEY';
+/** The chat model the snippets name when the key reaches it: it answers at once (no thinking first). */
 export const SNIPPET_MODEL = 'svc-model-5.2-fast';
+/** The embedding model the snippets name when the key reaches no other. */
+const EMBED_MODEL = 'svc-embed';
+
+/** The models the snippets name; null where the key reaches none of that kind. */
+export interface SnippetModels {
+  chat: string | null;
+  embed: string | null;
+}
+
+/**
+ * The models for snippets run with a key that reaches `reach` (every id of the deployment without a key): the
+ * default chat model if reached, else the first reached that answers without thinking, else the first reached;
+ * and the first embedding model reached. In the catalog's order.
+ */
+export function snippetModels(reach: readonly string[] = modelIds()): SnippetModels {
+  const reached = modelIds().filter((id) => reach.includes(id));
+  const chats = reached.filter((id) => !variantOf(id)?.embeddings);
+  const chat = chats.includes(SNIPPET_MODEL) ? SNIPPET_MODEL : (chats.find((id) => !variantOf(id)?.thinks) ?? chats[0] ?? null);
+  return { chat, embed: reached.find((id) => variantOf(id)?.embeddings) ?? null };
+}
 
 export interface Snippet {
   id: 'fetch' | 'openai' | 'responses' | 'embeddings' | 'ai-sdk';
@@ -43,19 +65,23 @@ for (;;) {
 console.log(text);`;
 }
 
-export function snippets(baseURL: string, key: string | null): Snippet[] {
+export function snippets(baseURL: string, key: string | null, models: SnippetModels = snippetModels()): Snippet[] {
   const k = quote(key ?? KEY_PLACEHOLDER);
   const base = quote(baseURL);
+  const chatModel = models.chat ?? 'MODEL_THIS_KEY_REACHES';
+  /** Said on a snippet whose kind of model the key does not reach. */
+  const noChat = models.chat ? '' : ' This key reaches no chat model: make one that does in API Keys.';
+  const noEmbed = models.embed ? '' : ' This key reaches no embedding model: make one that includes svc-embed in API Keys.';
   return [
     {
       id: 'fetch',
       title: 'fetch',
-      note: 'No library; reads the answer as a stream of server-sent events.',
+      note: `No library; reads the answer as a stream of server-sent events.${noChat}`,
       code: fetchStreamCode(
         `${baseURL}/chat/completions`,
         `'Bearer ' + ${k}`,
         `{
-    model: '${SNIPPET_MODEL}',
+    model: '${chatModel}',
     messages: [{ role: 'user', content: 'Say hello in five words.' }],
     stream: true,
   }`,
@@ -64,7 +90,7 @@ export function snippets(baseURL: string, key: string | null): Snippet[] {
     {
       id: 'openai',
       title: 'openai SDK',
-      note: 'npm install openai',
+      note: `npm install openai${noChat}`,
       code: `import OpenAI from 'openai';
 
 const client = new OpenAI({
@@ -74,7 +100,7 @@ const client = new OpenAI({
 });
 
 const stream = await client.chat.completions.create({
-  model: '${SNIPPET_MODEL}',
+  model: '${chatModel}',
   messages: [{ role: 'user', content: 'Say hello in five words.' }],
   stream: true,
 });
@@ -87,19 +113,19 @@ console.log(text);`,
     {
       id: 'responses',
       title: 'Responses API',
-      note: 'npm install openai; responses are stored in this browser unless store: false',
+      note: `npm install openai; responses are stored in this browser unless store: false${noChat}`,
       code: `import OpenAI from 'openai';
 
 const client = new OpenAI({ baseURL: ${base}, apiKey: ${k}, dangerouslyAllowBrowser: true });
 
 const first = await client.responses.create({
-  model: '${SNIPPET_MODEL}',
+  model: '${chatModel}',
   input: 'Say hello in five words.',
 });
 console.log(first.output_text);
 // The conversation continues from the stored response.
 const next = await client.responses.create({
-  model: '${SNIPPET_MODEL}',
+  model: '${chatModel}',
   previous_response_id: first.id,
   input: 'Now in three.',
 });
@@ -108,13 +134,15 @@ console.log(next.output_text);`,
     {
       id: 'embeddings',
       title: 'Embeddings',
-      note: 'npm install openai; svc-embed: 384 dimensions, unit length',
+      note: models.embed
+        ? `npm install openai; ${models.embed}: ${variantOf(models.embed)?.embeddings?.dimensions ?? 384} dimensions, unit length`
+        : `npm install openai.${noEmbed}`,
       code: `import OpenAI from 'openai';
 
 const client = new OpenAI({ baseURL: ${base}, apiKey: ${k}, dangerouslyAllowBrowser: true });
 
 const { data } = await client.embeddings.create({
-  model: 'svc-embed',
+  model: '${models.embed ?? EMBED_MODEL}',
   input: ['The cat sat on the mat.', 'A feline rested on the rug.'],
 });
 const [a, b] = data.map((d) => d.embedding);
@@ -124,7 +152,7 @@ console.log(a.reduce((sum, x, i) => sum + x * b[i], 0));`,
     {
       id: 'ai-sdk',
       title: 'AI SDK',
-      note: 'npm install ai @ai-sdk/openai-compatible',
+      note: `npm install ai @ai-sdk/openai-compatible${noChat}`,
       code: `import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { streamText } from 'ai';
 
@@ -137,7 +165,7 @@ const inpage = createOpenAICompatible({
 });
 
 const result = streamText({
-  model: inpage('${SNIPPET_MODEL}'),
+  model: inpage('${chatModel}'),
   prompt: 'Say hello in five words.',
 });
 for await (const text of result.textStream) {
