@@ -28,7 +28,7 @@ export async function buildLibrary({ outDir, test = false, logLevel = 'warn' }: 
     publicDir: false,
     mode: test ? 'test' : 'production',
     resolve: {
-      alias: { '#engine-impl': here(test ? 'test/engine/deterministic-engine.ts' : 'worker/engine/webllm-engine.ts') },
+      alias: { '#engine-impl': here(test ? 'test/engine/deterministic-engine.ts' : 'worker/engine/webllm/index.ts') },
     },
   };
   await build({

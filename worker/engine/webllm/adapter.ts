@@ -6,7 +6,8 @@ import type { AppConfig, ChatCompletionMessageParam, MLCEngineConfig, MLCEngineI
 import type { InpageConfig } from '../../../src/config';
 import type { AdapterReport, ImportFile, ImportProgress, ImportReport } from '../../../src/engine-control';
 import type { DownloadSize, ModelStatus } from '../../../src/engine-protocol';
-import { webllmDownloadSize, type Fetch } from '../download-size';
+import type { Fetch } from '../shared/download-size';
+import { webllmDownloadSize } from './download-size';
 import { ApiError, clientAborted, contextExceeded } from '../../../src/protocol/errors';
 import type { ChatCompletionRequest } from '../../../src/protocol/types';
 import { adoptModels, variantOf } from '../../../src/catalog';
@@ -15,17 +16,17 @@ import type { ModelId, Variant } from '../../../src/variants';
 import type { EmbeddingRequest } from '../../../src/protocol/embeddings';
 import { embeddingFinish, type EngineEvent } from '../../../src/engine-protocol';
 import type { Engine, Generation } from '../engine';
-import { assertSupported, outputLimit } from '../request-support';
+import { assertSupported, outputLimit } from '../shared/request-support';
 import { ModelCache, type CacheFunctions } from './cache';
-import { contextLength, memoryBudgetMB, smallerContext } from './context-size';
+import { budgetOf, contextLength, memoryBudgetMB, smallerContext } from './context-size';
 import { generationError, isOutOfMemory, loadError } from './errors';
-import { budgetOf, type DeviceLostListener, type GpuProbe } from './gpu';
-import { resolveImages, type ImageReader, type ResolvedImage } from './images';
+import type { DeviceLostListener, GpuProbe } from '../shared/gpu';
+import { resolveImages, type ImageReader, type ResolvedImage } from '../shared/images';
 import { imageUrlAllowed } from '../../../src/csp';
 import { KvMemory } from './kv-reuse';
-import { ModelStates } from './model-states';
+import { ModelStates } from '../shared/model-states';
 import { EMPTY_THINK_BLOCK, WEBLLM_DEFAULT_CONTEXT, appConfigFor, baseRecord, hasThinkingSwitch, kvShape, modelIdOf, webllmModels, weightGroups, type Precision } from './models';
-import { Mutex } from './mutex';
+import { Mutex } from '../shared/mutex';
 import { ProgressTracker } from './progress';
 import { countPromptTokens, type LoadedModelView } from './prompt-tokens';
 import { WebLlmRun } from './stream';
@@ -33,7 +34,7 @@ import { assertSchemasSupported } from './schema-support';
 import { translateRequest } from './translate';
 import { completionChunks, translateCompletion } from './raw-completion';
 
-/** Everything the adapter needs from web-llm and the browser; webllm-engine.ts wires the real ones. */
+/** Everything the adapter needs from web-llm and the browser; index.ts wires the real ones. */
 export interface WebLlmDeps {
   /** A new MLCEngine (web-llm's `new MLCEngine(config)`); called once. */
   createEngine(config: MLCEngineConfig): MLCEngineInterface;
@@ -87,7 +88,7 @@ export class WebLlmEngine implements Engine {
     // The deployment's models: checked here against this web-llm release (throws naming a bad entry).
     adoptModels(config.models, "the deployment's models setting");
     webllmModels();
-    this.states = new ModelStates();
+    this.states = new ModelStates(WEBLLM_DEFAULT_CONTEXT);
     this.appConfig = appConfigFor(config, deps.origin);
     this.cache = new ModelCache(deps.cache, this.appConfig);
     this.mlc = deps.createEngine({ appConfig: this.appConfig, logLevel: 'WARN' });
