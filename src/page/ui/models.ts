@@ -8,7 +8,7 @@ import { modelIds, variantOf } from '../../catalog';
 import type { ModelId } from '../../variants';
 import type { RateEstimate } from './download-rate';
 import { formatBytes, formatDuration, formatInteger, formatRate } from './format';
-import { MODEL_CARDS, cardTitle } from '../../../worker/engine/webllm/model-cards';
+import { cardOf, cardTitle } from '../../model-cards';
 import { approveDownload, sizeSource, sizeText, useDownloadSize } from './download-ask';
 import { ModelStorage } from './model-storage';
 import { NoWebGpu } from './no-webgpu';
@@ -183,7 +183,7 @@ function ModelCard(props: { id: ModelId; status: ModelStatus | undefined; rate: 
   };
 
   const shares = partners(id);
-  const card = status?.modelId ? MODEL_CARDS[status.modelId] : undefined;
+  const card = cardOf(status);
   const working = busy !== null || state === 'downloading' || state === 'loading';
   const buttons = [];
   if (props.controllable) {
