@@ -15,6 +15,7 @@ export interface ModelCard {
 
 const QWEN3_LICENCE = { licence: 'Apache-2.0', licenceUrl: 'https://www.apache.org/licenses/LICENSE-2.0' };
 const PHI_LICENCE = { licence: 'MIT', licenceUrl: 'https://opensource.org/license/mit' };
+const GGUF_Q4_K_M = '4-bit weights, llama.cpp’s medium K-quant mix (Q4_K_M)';
 
 /** By engine, then by that engine's model id. */
 export const MODEL_CARDS: { readonly [engine in ModelRuntime['engine']]: Readonly<Record<string, ModelCard>> } = {
@@ -34,8 +35,13 @@ export const MODEL_CARDS: { readonly [engine in ModelRuntime['engine']]: Readonl
       licenceUrl: 'https://www.apache.org/licenses/LICENSE-2.0',
     },
   },
-  // None yet for llama.cpp: its status names the GGUF file, which the page shows as it is.
-  llamacpp: {},
+  // By GGUF file name, as llama.cpp's status names its defaults (worker/engine/llamacpp/models.ts); a
+  // deployment's own file has no card, and the page shows its name as it is.
+  llamacpp: {
+    'Qwen3-8B-Q4_K_M.gguf': { family: 'Qwen3', size: '8B', quantisation: GGUF_Q4_K_M, ...QWEN3_LICENCE },
+    'Qwen3-1.7B-Q4_K_M.gguf': { family: 'Qwen3', size: '1.7B', quantisation: GGUF_Q4_K_M, ...QWEN3_LICENCE },
+    'Qwen3VL-2B-Thinking-Q4_K_M.gguf': { family: 'Qwen3-VL-Thinking', size: '2B', quantisation: GGUF_Q4_K_M, ...QWEN3_LICENCE },
+  },
 };
 
 /**
