@@ -5,6 +5,7 @@ import { serviceWorkerBundle } from './scripts/sw-bundle-plugin.ts';
 import { SERVICE_WORKER_CSP } from './src/csp.ts';
 import { ISOLATION_HEADERS } from './src/isolation.ts';
 import { serviceWorkerMissing } from './src/protocol/errors.ts';
+import { testBuildDefine } from './test/engine/knobs.ts';
 
 /**
  * The service worker script is fetched by the browser itself (never through a service worker), so its policy
@@ -46,6 +47,8 @@ export default defineConfig(({ mode }) => {
     '#engine-impl': here(testBuild ? './test/engine/deterministic-engine.ts' : './worker/engine/production-engine.ts'),
   };
   return {
+    // The test build's knobs and notice (test/engine/knobs.ts); none in any other build.
+    define: testBuildDefine(testBuild),
     // After the app: sw.js, one classic script built on its own, with the app shell listed in it for Workbox to
     // precache (offline use).
     plugins: [serviceWorkerBundle({ entry: here('./worker/sw.ts'), file: 'sw.js', alias }), serviceWorkerPolicy()],

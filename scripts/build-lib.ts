@@ -7,6 +7,7 @@
 import { fileURLToPath } from 'node:url';
 import { build, type InlineConfig } from 'vite';
 import { precacheManifest } from './precache-plugin';
+import { testBuildDefine } from '../test/engine/knobs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const here = (path: string) => fileURLToPath(new URL(`../${path}`, import.meta.url));
@@ -27,8 +28,9 @@ export async function buildLibrary({ outDir, test = false, logLevel = 'warn' }: 
     // The app's public/ (favicon) is not the library's.
     publicDir: false,
     mode: test ? 'test' : 'production',
+    define: testBuildDefine(test),
     resolve: {
-      alias: { '#engine-impl': here(test ? 'test/engine/deterministic-engine.ts' : 'worker/engine/webllm-engine.ts') },
+      alias: { '#engine-impl': here(test ? 'test/engine/deterministic-engine.ts' : 'worker/engine/webllm/index.ts') },
     },
   };
   await build({

@@ -33,6 +33,8 @@ export function serviceWorkerBundle(options: ServiceWorkerBundleOptions): Plugin
         customLogger: config.logger,
         publicDir: false,
         resolve: { alias: options.alias ?? {} },
+        // The app's (the test build's knobs, in a test build).
+        define: config.define,
         build: {
           outDir,
           emptyOutDir: false,

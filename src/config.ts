@@ -4,7 +4,15 @@
 // Every setting here decides what code and data the engine loads or how stable it is, so a page's URL never sets
 // one: a link would otherwise choose the model library (.wasm) the engine runs, or break the engine for every app
 // of the origin. The URL may carry only `engine=off` (read by the page) and, in test builds alone, the
-// deterministic engine's test knobs (`TEST_KNOBS`), which do not exist in `npm run build`.
+// deterministic engine's test knobs (`TEST_KNOBS`: declared in test/engine/knobs.ts, injected by the test
+// build), which do not exist in `npm run build`.
+
+declare global {
+  /** A test build's knobs and their defaults (test/engine/knobs.ts); undeclared in `npm run build`. */
+  const __INPAGE_TEST_KNOBS__: Readonly<Record<string, number>> | undefined;
+  /** What a test build's Models area says about its engine (test/engine/knobs.ts); undeclared in `npm run build`. */
+  const __INPAGE_TEST_NOTICE__: string | undefined;
+}
 
 export interface InpageConfig {
   /** Requests that may wait behind the running one before 429 `queue_full`. */
@@ -28,20 +36,16 @@ export interface InpageConfig {
   ggufBaseUrl: string;
   /** CPU threads llama.cpp may use; 0: all logical cores (one when the page is not cross-origin isolated). */
   llamaThreads: number;
-  /** Test builds only (absent from `npm run build`): milliseconds the deterministic engine waits between tokens. */
-  tokenDelayMs?: number;
-  /** Test builds only: bytes of the deterministic engine's pretend weights per model (default 4 MiB). */
-  pretendWeightsBytes?: number;
 }
 
-/** True in `vite build --mode test` (and vitest); a constant, so `npm run build` drops what it guards. */
-const TEST_BUILD = import.meta.env.MODE === 'test';
+/** The test build's knobs with their defaults, settings beside the deployment's; none in `npm run build`. */
+const TEST_KNOB_DEFAULTS: Readonly<Record<string, number>> = typeof __INPAGE_TEST_KNOBS__ === 'undefined' ? {} : __INPAGE_TEST_KNOBS__;
 
 /**
  * URL parameters a page may take from its own address: test builds' knobs for the deterministic engine. Empty in
  * `npm run build`, so nothing in a production page's URL reaches its settings.
  */
-export const TEST_KNOBS: readonly (keyof InpageConfig)[] = TEST_BUILD ? ['tokenDelayMs', 'pretendWeightsBytes'] : [];
+export const TEST_KNOBS: readonly string[] = Object.keys(TEST_KNOB_DEFAULTS);
 
 export const DEFAULT_CONFIG: Readonly<InpageConfig> = {
   queueDepth: 16,
@@ -53,7 +57,7 @@ export const DEFAULT_CONFIG: Readonly<InpageConfig> = {
   engineChoice: 'auto',
   ggufBaseUrl: '',
   llamaThreads: 0,
-  ...(TEST_BUILD ? { tokenDelayMs: 0, pretendWeightsBytes: 4 * 1024 * 1024 } : {}),
+  ...TEST_KNOB_DEFAULTS,
 };
 
 function coerce(key: keyof InpageConfig, raw: unknown): InpageConfig[keyof InpageConfig] | undefined {
@@ -87,7 +91,7 @@ export function refusedUrlSettings(search: string): string[] {
   const params = new URLSearchParams(search);
   const names = new Set<string>();
   for (const name of params.keys()) {
-    if (Object.hasOwn(DEFAULT_CONFIG, name) && !TEST_KNOBS.includes(name as keyof InpageConfig)) names.add(name);
+    if (Object.hasOwn(DEFAULT_CONFIG, name) && !TEST_KNOBS.includes(name)) names.add(name);
   }
   return [...names];
 }

@@ -8,31 +8,8 @@ import { claimEngine, type EngineLeadership } from './engine-lock';
 import { modelTools, type ModelTools } from './model-import';
 import { requestPersistence, storageReport } from './storage';
 import { registerServiceWorker, watchServiceWorker } from './sw-registration';
+import type { InpageApi } from './inpage-api';
 import { mountWorkspace } from './ui/mount';
-
-export interface InpageApi {
-  baseURL: string;
-  workspace: { get: typeof getWorkspace; register: typeof registerWorkspace };
-  keys: { create: typeof createKey; list: typeof listKeys; revoke: typeof revokeKey; delete: typeof deleteKey };
-  engine: EngineHost | null;
-  /**
-   * Hears when this tab starts hosting the engine: at once if it does, or later when it takes over from a
-   * closed tab (one engine per origin; `engine` is null meanwhile). A window event `inpage:engine` says the same.
-   */
-  onEngine(listener: (host: EngineHost) => void): void;
-  /** The origin's storage: quota and use (`report`), and asking the browser not to evict it (`persist`). */
-  storage: { report: typeof storageReport; persist: typeof requestPersistence };
-  /** Importing models from a folder into the cache, and which models the cache holds (web-llm model ids). */
-  models: ModelTools;
-}
-
-declare global {
-  interface Window {
-    inpage?: InpageApi;
-    /** Settles when the service worker controls the page and the engine (if hosted) is connected. */
-    inpageReady?: Promise<InpageApi>;
-  }
-}
 
 /**
  * Settings that decide what code the engine loads, or how stable it is, come from the deployment only: a link

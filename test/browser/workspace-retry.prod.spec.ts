@@ -34,8 +34,9 @@ test('a failed download offline, then Retry with the files reachable loads the m
     // The size before download: the length the server gives for the GGUF (a HEAD request), nothing fetched.
     await expect(card.getByTestId('download-size')).toHaveText(`${formatBytes(model.bytes.length)} (model file from ${host}; as the server states it)`);
     expect(server.gets.filter((p) => p.startsWith('/gguf/'))).toEqual([]);
-    // Named by its GGUF file; a model whose file this host lacks shows the published size.
-    await expect(card.getByTestId('real-model')).toHaveText(GGUF_DEFAULTS['qwen3-1.7b']!.file);
+    // Its card names the model and its GGUF file; a model whose file this host lacks shows the published size.
+    await expect(card.getByTestId('model-name')).toHaveText('Qwen3 1.7B · 4-bit');
+    await expect(card.getByText(`(${GGUF_DEFAULTS['qwen3-1.7b']!.file})`)).toBeVisible();
     await expect(page.locator('article[data-model="svc-model-5.2"]').getByTestId('download-size')).toHaveText(
       `about ${formatBytes(GGUF_DEFAULTS['qwen3-8b']!.bytes)} (model file from ${host}; the published size)`,
     );

@@ -40,14 +40,14 @@ import { modelNotFound } from '../../src/protocol/errors';
 import type { ModelId } from '../../src/variants';
 import { webllmModels } from '../../worker/engine/webllm/models';
 import { spentUsage, type Engine, type EngineFactory, type Generation } from '../../worker/engine/engine';
-import { nextTurn } from '../../worker/engine/event-batch';
-import { assertSupported, outputLimit, stopSequences, toolPlan, wantsThinking, type ToolPlan } from '../../worker/engine/request-support';
+import { nextTurn } from '../../worker/engine/shared/event-batch';
+import { assertSupported, outputLimit, stopSequences, toolPlan, wantsThinking, type ToolPlan } from '../../worker/engine/shared/request-support';
 import { smallestInstance } from './smallest-instance';
 import { deterministicEmbedding } from './deterministic-embedding';
+import { TEST_KNOB_DEFAULTS, type TestKnobs } from './knobs';
 import type { EmbeddingRequest } from '../../src/protocol/embeddings';
 
 export const TEST_CONTEXT_LENGTH = 4096;
-const DEFAULT_PRETEND_BYTES = 4 * 1024 * 1024;
 const DOWNLOAD_STEPS = 4;
 
 export function tokenize(text: string): string[] {
@@ -145,8 +145,8 @@ export class DeterministicEngine implements Engine {
   /** Bytes of pretend weights each model "downloads". */
   private readonly pretendBytes: number;
 
-  constructor(private readonly config: InpageConfig) {
-    this.pretendBytes = config.pretendWeightsBytes || DEFAULT_PRETEND_BYTES;
+  constructor(private readonly config: InpageConfig & Partial<TestKnobs>) {
+    this.pretendBytes = config.pretendWeightsBytes || TEST_KNOB_DEFAULTS.pretendWeightsBytes;
     // The deployment's models, checked as the web-llm engine checks them (a bad entry fails start-up alike).
     adoptModels(config.models, "the deployment's models setting");
     webllmModels();

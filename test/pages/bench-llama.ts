@@ -9,7 +9,7 @@ import { loadConfig } from '../../src/config';
 import type { ChatCompletionRequest, Timings } from '../../src/protocol/types';
 import { validateChatRequest } from '../../src/protocol/validate';
 import type { ModelId } from '../../src/variants';
-import { llamaCppDeps } from '../../worker/engine/llamacpp-engine';
+import { llamaCppDeps } from '../../worker/engine/llamacpp';
 import type { WllamaLike } from '../../worker/engine/llamacpp/engine';
 import { ggufSource } from '../../worker/engine/llamacpp/models';
 import type { LlamaChunk } from '../../worker/engine/llamacpp/run';

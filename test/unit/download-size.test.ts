@@ -1,6 +1,7 @@
 // The download size told before a download: web-llm's manifest summed with the library's length, never guessed.
 import { describe, expect, it } from 'vitest';
-import { contentLength, manifestBytes, webllmDownloadSize, webllmFilesUrl, type Fetch } from '../../worker/engine/download-size';
+import { contentLength, type Fetch } from '../../worker/engine/shared/download-size';
+import { manifestBytes, webllmDownloadSize, webllmFilesUrl } from '../../worker/engine/webllm/download-size';
 
 const record = { model: 'https://huggingface.co/mlc-ai/Qwen3-1.7B-q4f16_1-MLC', model_lib: 'https://libs.example/Qwen3-1.7B-q4f16_1_cs1k-webgpu.wasm' };
 const manifest = { records: [{ dataPath: 'params_shard_0.bin', nbytes: 1000 }, { dataPath: 'params_shard_1.bin', nbytes: 2500 }] };

@@ -7,7 +7,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { DEFAULT_CONFIG } from '../../src/config';
 import { synthesizeGguf } from '../../scripts/gguf/synthesize';
 import { LlamaCppEngine } from '../../worker/engine/llamacpp/engine';
-import { llamaCppDeps } from '../../worker/engine/llamacpp-engine';
+import { llamaCppDeps } from '../../worker/engine/llamacpp';
 import { engineContract } from './engine-contract';
 
 const BASE = `${location.origin}/__contract-gguf`;

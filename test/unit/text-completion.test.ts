@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/protocol/errors';
 import { TextCompletionWriter, parseTextCompletionRequest, toChatRequest } from '../../src/protocol/text-completion';
-import { wantsThinking } from '../../worker/engine/request-support';
+import { wantsThinking } from '../../worker/engine/shared/request-support';
 import { validateChatRequest } from '../../src/protocol/validate';
 
 const convert = (body: Record<string, unknown>) => toChatRequest(parseTextCompletionRequest(body));

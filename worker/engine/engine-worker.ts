@@ -6,7 +6,7 @@ import type { EngineControl } from '../../src/engine-control';
 import { packEvents, type FromEngine, type ToEngine } from '../../src/engine-protocol';
 import { holdForLife, whenReleased } from '../../src/life-locks';
 import type { Engine } from './engine';
-import { EventBatch, nextTurn } from './event-batch';
+import { EventBatch, nextTurn } from './shared/event-batch';
 import { Scheduler } from './scheduler';
 
 let engine: Engine | null = null;

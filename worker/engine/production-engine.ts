@@ -13,7 +13,7 @@ import { ApiError } from '../../src/protocol/errors';
 import type { ModelId } from '../../src/variants';
 import { activeCatalog, adoptModels, variantOf } from '../../src/catalog';
 import type { Engine, EngineFactory, Generation } from './engine';
-import { probeGpu, type GpuProbe } from './webllm/gpu';
+import { probeGpu, type GpuProbe } from './shared/gpu';
 
 export type EngineKind = 'webllm' | 'llamacpp';
 
@@ -95,7 +95,7 @@ class ChosenEngine implements Engine {
       const needed = new Set<EngineKind>([kind, ...activeCatalog().variants.flatMap((v) => (v.engine ? [v.engine] : []))]);
       for (const each of [kind, ...[...needed].filter((k) => k !== kind)]) {
         const why = each === kind ? reason : "The deployment's models setting ties some models to llama.cpp; they run on the CPU.";
-        const engine = each === 'webllm' ? (await import('./webllm-engine')).createEngine(this.config) : (await import('./llamacpp-engine')).createLlamaCppEngine(this.config, why, llamaOnWebGpu(probe));
+        const engine = each === 'webllm' ? (await import('./webllm')).createEngine(this.config) : (await import('./llamacpp')).createLlamaCppEngine(this.config, why, llamaOnWebGpu(probe));
         for (const listener of this.listeners) engine.onStatus(listener);
         this.engines[each] = engine;
       }

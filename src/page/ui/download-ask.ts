@@ -5,7 +5,7 @@ import { h } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { DownloadSize, ModelStatus } from '../../engine-protocol';
 import type { ModelId } from '../../variants';
-import { MODEL_CARDS, cardTitle } from '../../../worker/engine/webllm/model-cards';
+import { cardOf, cardTitle } from '../../model-cards';
 import { formatBytes } from './format';
 import { getState } from './store';
 
@@ -155,7 +155,7 @@ export async function approveDownload(id: ModelId): Promise<boolean> {
   if (size && size.bytes !== null && size.bytes <= ASK_ABOVE_BYTES) return true;
   // One question at a time: a second one waits for the first to be answered.
   while (question) await new Promise<void>((ok) => listeners.add(function done() { if (!question) { listeners.delete(done); ok(); } }));
-  const card = status.modelId ? MODEL_CARDS[status.modelId] : undefined;
+  const card = cardOf(status);
   return new Promise<boolean>((resolve) => {
     question = {
       id,

@@ -8,7 +8,7 @@ import { modelIds, variantOf } from '../../catalog';
 import type { ModelId } from '../../variants';
 import type { RateEstimate } from './download-rate';
 import { formatBytes, formatDuration, formatInteger, formatRate } from './format';
-import { MODEL_CARDS, cardTitle } from '../../../worker/engine/webllm/model-cards';
+import { cardOf, cardTitle } from '../../model-cards';
 import { approveDownload, sizeSource, sizeText, useDownloadSize } from './download-ask';
 import { ModelStorage } from './model-storage';
 import { NoWebGpu } from './no-webgpu';
@@ -183,7 +183,7 @@ function ModelCard(props: { id: ModelId; status: ModelStatus | undefined; rate: 
   };
 
   const shares = partners(id);
-  const card = status?.modelId ? MODEL_CARDS[status.modelId] : undefined;
+  const card = cardOf(status);
   const working = busy !== null || state === 'downloading' || state === 'loading';
   const buttons = [];
   if (props.controllable) {
@@ -325,13 +325,9 @@ export function ModelsArea() {
         ? 'The variants run on this device’s CPU with llama.cpp (GGUF models). Weights download once and stay in this browser’s cache; variants that share weights download and load together, and one set of weights is loaded at a time. A request for a model that is not ready loads it first.'
         : 'Five variants run on this device’s GPU. Weights download once and stay in this browser’s cache; variants that share weights download and load together, and one set of weights is loaded at a time. A request for a model that is not ready loads it first. The context each variant enforces here is bounded by this GPU’s memory.',
     ),
-    // A test build says so: its engine stands in for the models the cards name, and downloads nothing.
-    import.meta.env.MODE === 'test' &&
-      h(
-        Notice,
-        { kind: 'info' },
-        h('span', { 'data-testid': 'test-build' }, 'Test build: the deterministic test engine answers in place of the models named below; its weights are pretend and nothing is downloaded.'),
-      ),
+    // A test build says so (in its own words, test/engine/knobs.ts): its engine stands in for the models the
+    // cards name, and downloads nothing.
+    typeof __INPAGE_TEST_NOTICE__ === 'string' && h(Notice, { kind: 'info' }, h('span', { 'data-testid': 'test-build' }, __INPAGE_TEST_NOTICE__)),
     missing
       ? h(NoWebGpu, { reason: missing })
       : [

@@ -1,6 +1,6 @@
 // Mounts the workspace page into `root` and starts following the booted service.
 import { h, render } from 'preact';
-import type { InpageApi } from '../main';
+import type { InpageApi } from '../inpage-api';
 import { App } from './app';
 import { start } from './startup';
 

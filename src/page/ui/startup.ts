@@ -5,7 +5,7 @@ import type { ModelStatus } from '../../engine-protocol';
 import { verifyKey, KEYS_CHANNEL } from '../../keys/key-store';
 import type { ModelId } from '../../variants';
 import type { EngineHost } from '../engine-host';
-import type { InpageApi } from '../main';
+import type { InpageApi } from '../inpage-api';
 import { DownloadRate, type RateEstimate } from './download-rate';
 import { checkSessionKey } from './session-key';
 import { getState, setState } from './store';

@@ -5,7 +5,7 @@ import type { ModelStatus } from '../../engine-protocol';
 import type { KeyRecord, WorkspaceRecord } from '../../keys/db';
 import type { ModelId } from '../../variants';
 import type { EngineHost } from '../engine-host';
-import type { InpageApi } from '../main';
+import type { InpageApi } from '../inpage-api';
 import type { RateEstimate } from './download-rate';
 import type { WebGpuProbe } from './webgpu';
 

@@ -4,17 +4,17 @@
 import type { InpageConfig } from '../../../src/config';
 import type { AdapterReport, ImportFile, ImportProgress, ImportReport } from '../../../src/engine-control';
 import type { DownloadSize, ModelStatus } from '../../../src/engine-protocol';
-import { contentLength } from '../download-size';
+import { contentLength } from '../shared/download-size';
 import { imageUrlAllowed } from '../../../src/csp';
 import { ApiError } from '../../../src/protocol/errors';
 import type { ChatCompletionRequest } from '../../../src/protocol/types';
 import { adoptModels, variantOf } from '../../../src/catalog';
 import type { ModelId, Variant } from '../../../src/variants';
 import type { Engine, Generation } from '../engine';
-import { assertSupported, outputLimit, stopSequences } from '../request-support';
-import { ModelStates } from '../webllm/model-states';
-import { Mutex } from '../webllm/mutex';
-import { resolveImages } from '../webllm/images';
+import { assertSupported, outputLimit, stopSequences } from '../shared/request-support';
+import { ModelStates } from '../shared/model-states';
+import { Mutex } from '../shared/mutex';
+import { resolveImages } from '../shared/images';
 import { loadError } from './errors';
 import { imageBytes, type LlamaImageReader } from './images';
 import { importGguf, type GgufCacheWriter } from './import-files';
@@ -89,7 +89,7 @@ export class LlamaCppEngine implements Engine {
   ) {
     // The deployment's catalog (a bad `models` entry stops the engine here, naming it).
     const catalog = adoptModels(config.models, "the deployment's models setting");
-    this.states = new ModelStates();
+    this.states = new ModelStates(LLAMA_CONTEXT);
     for (const variant of weightGroups()) {
       const source = this.source(variant);
       this.states.setContext(variant.weightGroup, Math.min(source.context ?? LLAMA_CONTEXT, variant.trainedContext));

@@ -1,39 +1,40 @@
 // The web-llm engine: one MLCEngine behind the five chat variants. Variants sharing weights share the loaded
 // model (thinking is switched per request); everything that touches the MLCEngine runs one at a time.
-// svc-embed runs on a second MLCEngine, created on first use, so loading it never unloads the chat model; its
-// GPU memory is set aside from the budget the chat models' contexts are sized against.
-import type { AppConfig, ChatCompletionMessageParam, MLCEngineConfig, MLCEngineInterface } from '@mlc-ai/web-llm';
+// svc-embed runs on a second MLCEngine (embedder.ts), created on first use, so loading it never unloads the chat
+// model; its GPU memory is set aside from the budget the chat models' contexts are sized against.
+import type { AppConfig, ChatCompletionChunk, ChatCompletionMessageParam, MLCEngineConfig, MLCEngineInterface } from '@mlc-ai/web-llm';
 import type { InpageConfig } from '../../../src/config';
 import type { AdapterReport, ImportFile, ImportProgress, ImportReport } from '../../../src/engine-control';
 import type { DownloadSize, ModelStatus } from '../../../src/engine-protocol';
-import { webllmDownloadSize, type Fetch } from '../download-size';
+import type { Fetch } from '../shared/download-size';
+import { webllmDownloadSize } from './download-size';
 import { ApiError, clientAborted, contextExceeded } from '../../../src/protocol/errors';
 import type { ChatCompletionRequest } from '../../../src/protocol/types';
 import { adoptModels, variantOf } from '../../../src/catalog';
 import { modelNotFound } from '../../../src/protocol/errors';
 import type { ModelId, Variant } from '../../../src/variants';
 import type { EmbeddingRequest } from '../../../src/protocol/embeddings';
-import { embeddingFinish, type EngineEvent } from '../../../src/engine-protocol';
 import type { Engine, Generation } from '../engine';
-import { assertSupported, outputLimit } from '../request-support';
+import { assertSupported, outputLimit } from '../shared/request-support';
 import { ModelCache, type CacheFunctions } from './cache';
-import { contextLength, memoryBudgetMB, smallerContext } from './context-size';
-import { generationError, isOutOfMemory, loadError } from './errors';
-import { budgetOf, type DeviceLostListener, type GpuProbe } from './gpu';
-import { resolveImages, type ImageReader, type ResolvedImage } from './images';
+import { budgetOf, contextLength, memoryBudgetMB, smallerContext } from './context-size';
+import { generationError, isOutOfMemory } from './errors';
+import type { DeviceLostListener, GpuProbe } from '../shared/gpu';
+import { resolveImages, type ImageReader, type ResolvedImage } from '../shared/images';
 import { imageUrlAllowed } from '../../../src/csp';
 import { KvMemory } from './kv-reuse';
-import { ModelStates } from './model-states';
+import { ModelStates } from '../shared/model-states';
 import { EMPTY_THINK_BLOCK, WEBLLM_DEFAULT_CONTEXT, appConfigFor, baseRecord, hasThinkingSwitch, kvShape, modelIdOf, webllmModels, weightGroups, type Precision } from './models';
-import { Mutex } from './mutex';
-import { ProgressTracker } from './progress';
+import { Mutex } from '../shared/mutex';
 import { countPromptTokens, type LoadedModelView } from './prompt-tokens';
-import { WebLlmRun } from './stream';
+import { WebLlmRun, type RunOptions } from './stream';
+import { WebLlmEmbedder } from './embedder';
+import { loadFailed, startLoad, type Loading } from './loading';
 import { assertSchemasSupported } from './schema-support';
 import { translateRequest } from './translate';
 import { completionChunks, translateCompletion } from './raw-completion';
 
-/** Everything the adapter needs from web-llm and the browser; webllm-engine.ts wires the real ones. */
+/** Everything the adapter needs from web-llm and the browser; index.ts wires the real ones. */
 export interface WebLlmDeps {
   /** A new MLCEngine (web-llm's `new MLCEngine(config)`); called once. */
   createEngine(config: MLCEngineConfig): MLCEngineInterface;
@@ -73,9 +74,8 @@ export class WebLlmEngine implements Engine {
   private probe: GpuProbe | null = null;
   private readying: Promise<void> | null = null;
   private loaded: Loaded | null = null;
-  /** The second MLCEngine, for the embedding model (created when first needed), and what it has loaded. */
-  private embedder: MLCEngineInterface | null = null;
-  private embedLoaded: { group: string; modelId: string } | null = null;
+  /** The embedding model, on a second MLCEngine (embedder.ts). */
+  private readonly embedder: WebLlmEmbedder;
   private running: RunningState | null = null;
   /** What web-llm holds of the last turn on the loaded model, so the next turn can keep its KV cache. */
   private readonly kv = new KvMemory();
@@ -87,10 +87,16 @@ export class WebLlmEngine implements Engine {
     // The deployment's models: checked here against this web-llm release (throws naming a bad entry).
     adoptModels(config.models, "the deployment's models setting");
     webllmModels();
-    this.states = new ModelStates();
+    this.states = new ModelStates(WEBLLM_DEFAULT_CONTEXT);
     this.appConfig = appConfigFor(config, deps.origin);
     this.cache = new ModelCache(deps.cache, this.appConfig);
     this.mlc = deps.createEngine({ appConfig: this.appConfig, logLevel: 'WARN' });
+    this.embedder = new WebLlmEmbedder({
+      loading: this.loading(),
+      mutex: this.mutex,
+      createEngine: () => deps.createEngine({ appConfig: this.appConfig, logLevel: 'WARN' }),
+      modelId: (variant) => modelIdOf(variant, this.precision()),
+    });
     deps.watchDeviceLoss((message) => this.deviceLost(message));
   }
 
@@ -171,7 +177,7 @@ export class WebLlmEngine implements Engine {
     await this.usable();
     const variant = this.variant(id);
     await this.mutex.run(async () => {
-      if (variant.embeddings) await this.ensureEmbedderLoaded(variant);
+      if (variant.embeddings) await this.embedder.ensureLoaded(variant);
       else await this.ensureLoaded(variant);
     });
   }
@@ -179,7 +185,7 @@ export class WebLlmEngine implements Engine {
   async unload(): Promise<void> {
     await this.ready();
     await this.mutex.run(async () => {
-      await this.unloadEmbedder();
+      await this.embedder.unload();
       const loaded = this.loaded;
       if (!loaded) return;
       this.loaded = null;
@@ -214,7 +220,7 @@ export class WebLlmEngine implements Engine {
     const variant = this.variant(id);
     const modelId = modelIdOf(variant, this.precision());
     await this.mutex.run(async () => {
-      if (this.embedLoaded?.group === variant.weightGroup) await this.unloadEmbedder();
+      if (this.embedder.holds(variant.weightGroup)) await this.embedder.unload();
       if (this.loaded?.group === variant.weightGroup) {
         this.loaded = null;
         this.kv.forget();
@@ -251,21 +257,12 @@ export class WebLlmEngine implements Engine {
     const modelId = modelIdOf(variant, this.precision());
     if (this.loaded?.modelId === modelId) return this.loaded;
     const group = variant.weightGroup;
-    const what = `${variant.id} (web-llm model ${modelId})`;
     // web-llm unloads whatever is loaded before it loads the next model.
     const previous = this.loaded;
     this.loaded = null;
     this.kv.forget();
     if (previous) this.states.settle(previous.group, true);
-    const cached = await this.cache.has(modelId);
-    this.states.set(group, cached ? 'loading' : 'downloading');
-    const tracker = new ProgressTracker();
-    this.mlc.setInitProgressCallback((report) => {
-      const progress = tracker.update(report);
-      // Before the first shard it is not yet known whether this load downloads: the state stays as it was.
-      const state = progress.phase === 'download' ? 'downloading' : progress.phase === 'prepare' ? this.states.state(group) : 'loading';
-      this.states.set(group, state, { progress });
-    });
+    const tracker = await startLoad(this.loading(), this.mlc, group, modelId);
     let context = this.states.context(group);
     for (;;) {
       try {
@@ -275,13 +272,7 @@ export class WebLlmEngine implements Engine {
         break;
       } catch (err) {
         const smaller = isOutOfMemory(err) ? smallerContext(context, variant.trainedContext) : null;
-        if (smaller === null) {
-          const record = this.appConfig.model_list.find((r) => r.model_id === modelId);
-          const error = loadError(err, what, record && `weights from ${record.model}, library ${record.model_lib}`);
-          if (err instanceof Error && err.name === 'IntegrityError') await this.cache.forgetRejected(modelId, String((err as Error & { url?: unknown }).url));
-          this.states.settle(group, await this.cache.has(modelId), error.message);
-          throw error;
-        }
+        if (smaller === null) throw await loadFailed(this.loading(), err, variant, modelId);
         // Out of GPU memory: this device holds less context than estimated. Try the next size down.
         context = smaller;
         this.states.setContext(group, context);
@@ -293,72 +284,14 @@ export class WebLlmEngine implements Engine {
     return this.loaded;
   }
 
-  /** Unloads the embedding model, if loaded. Call with the mutex held. */
-  private async unloadEmbedder(): Promise<void> {
-    const loaded = this.embedLoaded;
-    if (!loaded || !this.embedder) return;
-    this.embedLoaded = null;
-    await this.embedder.unload();
-    this.states.settle(loaded.group, true);
-  }
-
-  /** Loads the embedding model on the second MLCEngine unless it is loaded there. Call with the mutex held. */
-  private async ensureEmbedderLoaded(variant: Variant): Promise<MLCEngineInterface> {
-    const modelId = modelIdOf(variant, this.precision());
-    this.embedder ??= this.deps.createEngine({ appConfig: this.appConfig, logLevel: 'WARN' });
-    const embedder = this.embedder;
-    if (this.embedLoaded?.modelId === modelId) return embedder;
-    const group = variant.weightGroup;
-    const cached = await this.cache.has(modelId);
-    this.states.set(group, cached ? 'loading' : 'downloading');
-    const tracker = new ProgressTracker();
-    embedder.setInitProgressCallback((report) => {
-      const progress = tracker.update(report);
-      const state = progress.phase === 'download' ? 'downloading' : progress.phase === 'prepare' ? this.states.state(group) : 'loading';
-      this.states.set(group, state, { progress });
-    });
-    try {
-      await embedder.reload(modelId);
-    } catch (err) {
-      const record = this.appConfig.model_list.find((r) => r.model_id === modelId);
-      const error = loadError(err, `${variant.id} (web-llm model ${modelId})`, record && `weights from ${record.model}, library ${record.model_lib}`);
-      if (err instanceof Error && err.name === 'IntegrityError') await this.cache.forgetRejected(modelId, String((err as Error & { url?: unknown }).url));
-      this.states.settle(group, await this.cache.has(modelId), error.message);
-      throw error;
-    }
-    this.states.setSize(group, tracker.weightBytes);
-    this.states.set(group, 'ready');
-    this.embedLoaded = { group, modelId };
-    return embedder;
-  }
-
   async embed(request: EmbeddingRequest, signal: AbortSignal): Promise<Generation> {
     await this.usable();
-    const { variant } = request;
-    const spec = variant.embeddings;
-    if (!spec) throw new ApiError('invalid_value', `The model '${request.model}' does not create embeddings.`, { param: 'model' });
-    const answer = await this.mutex.run(async () => {
-      if (signal.aborted) throw aborted();
-      const embedder = await this.ensureEmbedderLoaded(variant);
-      if (signal.aborted) throw aborted();
-      try {
-        // web-llm takes text and token ids alike; one call embeds every input (in batches of the build's size).
-        return await embedder.embeddings.create({ input: request.input as string[] | number[][], model: this.embedLoaded!.modelId });
-      } catch (err) {
-        throw embeddingError(err, request.variant.trainedContext);
-      }
-    });
-    const modelId = answer.model;
-    const vectors = [...answer.data].sort((a, b) => a.index - b.index);
-    if (vectors.length !== request.input.length || vectors.some((v) => v.embedding.length !== spec.dimensions)) {
-      throw new ApiError('internal_error', `web-llm returned ${vectors.length} vectors for ${request.input.length} inputs, not all of ${spec.dimensions} dimensions.`);
-    }
-    const promptTokens = answer.usage.prompt_tokens;
-    async function* events(): AsyncGenerator<EngineEvent> {
-      for (const [index, vector] of vectors.entries()) yield { type: 'embedding', index, embedding: vector.embedding };
-      yield embeddingFinish(promptTokens);
-    }
-    return { fingerprint: `fp_${modelId}`, events: events() };
+    return this.embedder.embed(request, signal);
+  }
+
+  /** What loading a model on either MLCEngine needs of this engine (loading.ts). */
+  private loading(): Loading {
+    return { appConfig: this.appConfig, cache: this.cache, states: this.states };
   }
 
   supports(request: ChatCompletionRequest): void {
@@ -397,21 +330,13 @@ export class WebLlmEngine implements Engine {
         this.kv.forget();
         const promptTokens = this.checkRawContext(request, loaded, prompt);
         if (signal.aborted) throw aborted();
-        const running: RunningState = { failure: null };
-        this.running = running;
+        const running = this.begin();
         const stream = await this.mlc.completion(translateCompletion(request, loaded.modelId, prompt));
-        const run = new WebLlmRun(completionChunks(stream), {
+        const run = this.newRun(running, completionChunks(stream), signal, release, {
           thinking: false,
           splitThinking: false,
           stops: [],
           ...(promptTokens !== undefined ? { promptTokens } : {}),
-          signal,
-          interrupt: () => void this.mlc.interruptGenerate(),
-          failure: () => running.failure,
-          settled: () => {
-            if (this.running === running) this.running = null;
-            release();
-          },
         });
         handedOver = true;
         await run.start();
@@ -423,13 +348,12 @@ export class WebLlmEngine implements Engine {
       const seen = translation.request.messages;
       const { sent, promptTokens } = this.planPrompt(request, loaded, seen, images, translation.thinkingSwitchedOff);
       if (signal.aborted) throw aborted();
-      const running: RunningState = { failure: null };
-      this.running = running;
+      const running = this.begin();
       // web-llm's conversation is this request's from here on; it is remembered again when the turn ends well.
       this.kv.forget();
       const stream = await this.mlc.chatCompletion({ ...translation.request, messages: sent });
       const modelId = loaded.modelId;
-      const run = new WebLlmRun(stream[Symbol.asyncIterator](), {
+      const run = this.newRun(running, stream[Symbol.asyncIterator](), signal, release, {
         thinking: translation.thinking,
         splitThinking: thinkingSwitch,
         stops: translation.answerStops,
@@ -440,13 +364,6 @@ export class WebLlmEngine implements Engine {
         heldReply: () => this.mlc.getMessage(modelId),
         turnEnded: (turn) => {
           if (turn && this.loaded?.modelId === modelId && !running.failure) this.kv.remember(modelId, { sent, seen, ...turn });
-        },
-        signal,
-        interrupt: () => void this.mlc.interruptGenerate(),
-        failure: () => running.failure,
-        settled: () => {
-          if (this.running === running) this.running = null;
-          release();
         },
       });
       handedOver = true;
@@ -460,6 +377,36 @@ export class WebLlmEngine implements Engine {
         release();
       }
     }
+  }
+
+  /** The generation about to start on the chat MLCEngine: what a lost GPU device fails (deviceLost). */
+  private begin(): RunningState {
+    const running: RunningState = { failure: null };
+    this.running = running;
+    return running;
+  }
+
+  /**
+   * A run of web-llm's stream on the chat MLCEngine, for chat and legacy completions alike: the client's abort
+   * interrupts it, a lost device fails it, and when it settles it frees the engine (`release`).
+   */
+  private newRun(
+    running: RunningState,
+    chunks: AsyncIterator<ChatCompletionChunk>,
+    signal: AbortSignal,
+    release: () => void,
+    options: Omit<RunOptions, 'signal' | 'interrupt' | 'failure' | 'settled'>,
+  ): WebLlmRun {
+    return new WebLlmRun(chunks, {
+      ...options,
+      signal,
+      interrupt: () => void this.mlc.interruptGenerate(),
+      failure: () => running.failure,
+      settled: () => {
+        if (this.running === running) this.running = null;
+        release();
+      },
+    });
   }
 
   /**
@@ -538,15 +485,4 @@ export class WebLlmEngine implements Engine {
     const variant = weightGroups().find((v) => v.weightGroup === loaded.group)!;
     void this.mutex.run(() => this.ensureLoaded(variant)).catch(() => undefined);
   }
-}
-
-/** A failure of web-llm's `embeddings.create`: an input over the window is the caller's (400), the rest as generation's. */
-function embeddingError(err: unknown, context: number): ApiError {
-  if (err instanceof ApiError) return err;
-  const name = err instanceof Error ? err.name : '';
-  if (name === 'EmbeddingExceedContextWindowSizeError') {
-    const message = err instanceof Error ? err.message : String(err);
-    return new ApiError('context_length_exceeded', `An input is longer than the ${context} tokens the embedding model takes: ${message}`, { param: 'input' });
-  }
-  return generationError(err);
 }

@@ -1,7 +1,7 @@
 // Which models are in web-llm's IndexedDB cache, and removing one (weights, tokenizer, library, config).
 import type { AppConfig } from '@mlc-ai/web-llm';
 
-/** web-llm's cache functions, as the adapter uses them (the real ones are wired in webllm-engine.ts). */
+/** web-llm's cache functions, as the adapter uses them (the real ones are wired in index.ts). */
 export interface CacheFunctions {
   hasModelInCache(modelId: string, appConfig?: AppConfig): Promise<boolean>;
   deleteModelAllInfoInCache(modelId: string, appConfig?: AppConfig): Promise<void>;

@@ -2,6 +2,7 @@
 // far as GPU memory and buffer limits allow, up to the model's trained maximum.
 import type { KvShape, Precision } from './models';
 import { WEBLLM_DEFAULT_CONTEXT } from './models';
+import type { GpuProbe } from '../shared/gpu';
 
 const MiB = 1024 * 1024;
 /** Contexts are multiples of this (web-llm's KV pages are 16 tokens; round figures read better). */
@@ -12,6 +13,10 @@ export interface DeviceBudget {
   memoryMB: number;
   /** The largest single buffer the adapter allows (min of maxBufferSize and maxStorageBufferBindingSize). */
   maxBufferBytes: number;
+}
+
+export function budgetOf(probe: GpuProbe, memoryMB: number): DeviceBudget {
+  return { memoryMB, maxBufferBytes: probe.maxBufferBytes ?? 0 };
 }
 
 /** Bytes of KV cache one token takes: keys and values, every layer, in the activation dtype. */

@@ -3,11 +3,11 @@
 // encoded by the loaded model's own tokenizer, plus each image's embedding tokens. This is what lets
 // `context_length_exceeded` be answered before generation starts.
 import type { ChatCompletionMessageParam, ChatOptions } from '@mlc-ai/web-llm';
-import type { ImageSize } from './images';
+import type { ImageSize } from '../shared/images';
 
 export type ConvTemplate = NonNullable<ChatOptions['conv_template']>;
 
-/** What the adapter can see of a loaded model (wired to web-llm's pipeline in webllm-engine.ts). */
+/** What the adapter can see of a loaded model (wired to web-llm's pipeline in index.ts). */
 export interface LoadedModelView {
   /** Tokens the model's tokenizer makes of `text`. */
   countTokens(text: string): number;

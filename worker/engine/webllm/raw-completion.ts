@@ -2,7 +2,7 @@
 // recast as chat chunks so one reader (stream.ts) turns both into engine events.
 import type { ChatCompletionChunk, Completion, CompletionCreateParamsStreaming } from '@mlc-ai/web-llm';
 import type { ChatCompletionRequest } from '../../../src/protocol/types';
-import { outputLimit, stopSequences } from '../request-support';
+import { outputLimit, stopSequences } from '../shared/request-support';
 import { SMALLEST_TOP_P } from './translate';
 
 export function translateCompletion(request: ChatCompletionRequest, modelId: string, prompt: string): CompletionCreateParamsStreaming {

@@ -5,7 +5,7 @@
 // compiles what this accepts and shows the refused keywords unenforced).
 import { ApiError } from '../../../src/protocol/errors';
 import type { ChatCompletionRequest } from '../../../src/protocol/types';
-import { toolPlan } from '../request-support';
+import { toolPlan } from '../shared/request-support';
 import { hasThinkingSwitch } from './models';
 
 /** Keywords xgrammar accepts but does not enforce, or that abort its compiler. */

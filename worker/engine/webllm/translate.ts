@@ -9,9 +9,9 @@ import type {
 } from '@mlc-ai/web-llm';
 import type { ChatCompletionRequest, ChatMessage, ResponseFormat } from '../../../src/protocol/types';
 import { ApiError } from '../../../src/protocol/errors';
-import { outputLimit, stopSequences, toolPlan, wantsThinking, type ToolPlan } from '../request-support';
+import { outputLimit, stopSequences, toolPlan, wantsThinking, type ToolPlan } from '../shared/request-support';
 import { assistantText, jsonFormat, systemWithTools, toolCallFormat, toolResponses } from './qwen3-tools';
-import type { ResolvedImage } from './images';
+import type { ResolvedImage } from '../shared/images';
 import { nativeStops } from './kv-reuse';
 import { hasThinkingSwitch } from './models';
 

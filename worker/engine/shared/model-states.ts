@@ -2,7 +2,6 @@
 import type { LoadProgress, ModelStatus } from '../../../src/engine-protocol';
 import type { ModelState } from '../../../src/protocol/types';
 import { activeCatalog } from '../../../src/catalog';
-import { WEBLLM_DEFAULT_CONTEXT } from './models';
 
 interface GroupState {
   state: ModelState;
@@ -18,11 +17,12 @@ export class ModelStates {
   private readonly groups = new Map<string, GroupState>();
   private readonly listeners: (() => void)[] = [];
 
-  constructor() {
+  /** `defaultContext`: the tokens of context a model loads with until its engine says otherwise. */
+  constructor(defaultContext: number) {
     for (const variant of activeCatalog().variants) {
       const group = variant.weightGroup;
       if (!this.groups.has(group)) {
-        this.groups.set(group, { state: 'not_downloaded', context: Math.min(WEBLLM_DEFAULT_CONTEXT, variant.trainedContext) });
+        this.groups.set(group, { state: 'not_downloaded', context: Math.min(defaultContext, variant.trainedContext) });
       }
     }
   }

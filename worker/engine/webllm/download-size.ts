@@ -1,21 +1,8 @@
-// How much a model's download would fetch, found out small before it starts: web-llm's weight manifest
-// (tensor-cache.json, which lists every shard's `nbytes`) and the length a server gives for a file (HEAD).
+// How much a web-llm model's download would fetch, found out small before it starts: its weight manifest
+// (tensor-cache.json, which lists every shard's `nbytes`) and its library's length (HEAD).
 // Never a made-up figure: what cannot be found out is `bytes: null`.
-import type { DownloadSize } from '../../src/engine-protocol';
-
-export type Fetch = (input: string, init?: RequestInit) => Promise<Response>;
-
-/** The file's length as its server states it (a HEAD request), or null. */
-export async function contentLength(url: string, fetchFn: Fetch, signal?: AbortSignal): Promise<number | null> {
-  try {
-    const res = await fetchFn(url, { method: 'HEAD', signal });
-    if (!res.ok) return null;
-    const length = Number(res.headers.get('content-length'));
-    return Number.isSafeInteger(length) && length > 0 ? length : null;
-  } catch {
-    return null;
-  }
-}
+import type { DownloadSize } from '../../../src/engine-protocol';
+import { contentLength, type Fetch } from '../shared/download-size';
 
 /** web-llm's folder URL of a model's files: `…/MODEL` becomes `…/MODEL/resolve/main/` (its cleanModelUrl). */
 export function webllmFilesUrl(model: string): string {

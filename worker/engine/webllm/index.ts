@@ -1,5 +1,5 @@
-// The production engine: web-llm on WebGPU, in this (the engine) worker. vite's `#engine-impl` alias points
-// here for `npm run build`; the parts live in ./webllm/.
+// The web-llm engine wired to the real web-llm on WebGPU, in this (the engine) worker: production-engine.ts
+// loads it where WebGPU serves, and the library build's `#engine-impl` alias points here; the parts live beside it.
 import {
   MLCEngine,
   deleteChatConfigInCache,
@@ -7,11 +7,11 @@ import {
   deleteModelWasmInCache,
   hasModelInCache,
 } from '@mlc-ai/web-llm';
-import type { EngineFactory } from './engine';
-import { WebLlmEngine } from './webllm/adapter';
-import { probeGpu, watchDeviceLoss } from './webllm/gpu';
-import { browserImageReader } from './webllm/images';
-import { inspectMLCEngine } from './webllm/introspect';
+import type { EngineFactory } from '../engine';
+import { WebLlmEngine } from './adapter';
+import { probeGpu, watchDeviceLoss } from '../shared/gpu';
+import { browserImageReader } from '../shared/images';
+import { inspectMLCEngine } from './introspect';
 
 export const createEngine: EngineFactory = (config) =>
   new WebLlmEngine(config, {

@@ -2,11 +2,11 @@
 // from this origin, never a CDN), its GGUF cache is wllama's own (OPFS).
 import { ModelManager, Wllama, type WllamaLogger } from '@wllama/wllama';
 import wasmUrl from '@wllama/wllama/esm/wasm/wllama.wasm?url';
-import type { InpageConfig } from '../../src/config';
-import { LlamaCppEngine, type LlamaCppDeps, type WllamaLike } from './llamacpp/engine';
-import { browserLlamaImageReader } from './llamacpp/images';
-import { ResumableCache } from './llamacpp/resumable-cache';
-import { browserImageReader } from './webllm/images';
+import type { InpageConfig } from '../../../src/config';
+import { LlamaCppEngine, type LlamaCppDeps, type WllamaLike } from './engine';
+import { browserLlamaImageReader } from './images';
+import { ResumableCache } from './resumable-cache';
+import { browserImageReader } from '../shared/images';
 
 const quiet: WllamaLogger = { debug: () => undefined, log: () => undefined, warn: console.warn, error: console.error };
 

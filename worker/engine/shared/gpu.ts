@@ -1,7 +1,7 @@
-// What WebGPU this worker has: the adapter report for the page, the budget for context sizing, and a watch
-// on every GPU device web-llm creates so a lost device is noticed.
+// What WebGPU this worker has: the adapter report for the page (and for choosing an engine), the limits
+// web-llm's context sizing needs (webllm/context-size.ts), and a watch on every GPU device web-llm creates so
+// a lost device is noticed.
 import type { AdapterReport } from '../../../src/engine-control';
-import type { DeviceBudget } from './context-size';
 
 /** web-llm's own floor (detectGPUDevice): below these it cannot run at all. */
 const NEEDED_LIMITS: [keyof GPUSupportedLimits, number][] = [
@@ -64,10 +64,6 @@ export async function probeGpu(nav: GpuNavigator = navigator as GpuNavigator): P
     maxBufferBytes: Math.min(adapter.limits.maxBufferSize, adapter.limits.maxStorageBufferBindingSize),
     ...(deviceMemoryGiB !== undefined ? { deviceMemoryGiB } : {}),
   };
-}
-
-export function budgetOf(probe: GpuProbe, memoryMB: number): DeviceBudget {
-  return { memoryMB, maxBufferBytes: probe.maxBufferBytes ?? 0 };
 }
 
 export type DeviceLostListener = (message: string) => void;

@@ -1,0 +1,88 @@
+// The Playground's chat list: new, select, rename and delete chats.
+import { h } from 'preact';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { newConversation, removeConversation, renameConversation, selectConversation, useChat, type Conversation } from '../chat';
+
+function ConversationItem(props: { conversation: Conversation; selected: boolean; streaming: boolean }) {
+  const { conversation } = props;
+  const [mode, setMode] = useState<'view' | 'rename' | 'delete'>('view');
+  const [name, setName] = useState(conversation.title);
+  const field = useRef<HTMLInputElement>(null);
+  const confirm = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (mode === 'rename') field.current?.select();
+    if (mode === 'delete') confirm.current?.focus();
+  }, [mode]);
+  const title = conversation.title;
+  if (mode === 'rename') {
+    return h(
+      'li',
+      { class: 'chat-item renaming' },
+      h(
+        'form',
+        {
+          onSubmit: (e: Event) => {
+            e.preventDefault();
+            renameConversation(conversation.id, name);
+            setMode('view');
+          },
+        },
+        h('label', { for: `rename-${conversation.id}`, class: 'visually-hidden' }, `New name for the chat “${title}”`),
+        h('input', {
+          id: `rename-${conversation.id}`,
+          ref: field,
+          value: name,
+          maxLength: 120,
+          onInput: (e: Event) => setName((e.currentTarget as HTMLInputElement).value),
+          onKeyDown: (e: KeyboardEvent) => {
+            if (e.key === 'Escape') setMode('view');
+          },
+        }),
+        h('button', { type: 'submit', class: 'button small primary', disabled: !name.trim() }, 'Save'),
+        h('button', { type: 'button', class: 'button small', onClick: () => setMode('view') }, 'Cancel'),
+      ),
+    );
+  }
+  return h(
+    'li',
+    { class: `chat-item${props.selected ? ' selected' : ''}` },
+    h(
+      'button',
+      { type: 'button', class: 'chat-open', 'aria-current': props.selected ? 'true' : undefined, onClick: () => selectConversation(conversation.id) },
+      h('span', { class: 'chat-title' }, title),
+      h('span', { class: 'chat-meta' }, `${conversation.turns.filter((t) => t.role === 'user').length} sent${props.streaming ? ' · answering…' : ''}`),
+    ),
+    mode === 'delete'
+      ? h(
+          'span',
+          { class: 'chat-tools' },
+          h('button', { type: 'button', class: 'button small danger', ref: confirm, onClick: () => void removeConversation(conversation.id), 'aria-label': `Delete the chat “${title}” now` }, 'Delete'),
+          h('button', { type: 'button', class: 'button small', onClick: () => setMode('view'), 'aria-label': `Keep the chat “${title}”` }, 'Keep'),
+        )
+      : h(
+          'span',
+          { class: 'chat-tools' },
+          h('button', { type: 'button', class: 'button small', onClick: () => { setName(title); setMode('rename'); }, 'aria-label': `Rename the chat “${title}”` }, 'Rename'),
+          h('button', { type: 'button', class: 'button small', onClick: () => setMode('delete'), 'aria-label': `Delete the chat “${title}”` }, 'Delete'),
+        ),
+  );
+}
+
+export function ConversationList() {
+  const chat = useChat();
+  return h(
+    'nav',
+    { class: 'pg-chats', 'aria-label': 'Chats' },
+    h(
+      'div',
+      { class: 'pg-chats-head' },
+      h('h2', null, 'Chats'),
+      h('button', { type: 'button', class: 'button small', onClick: newConversation }, 'New chat'),
+    ),
+    h(
+      'ul',
+      null,
+      chat.list.map((c) => h(ConversationItem, { key: c.id, conversation: c, selected: c.id === chat.currentId, streaming: c.id === chat.streamingId })),
+    ),
+  );
+}

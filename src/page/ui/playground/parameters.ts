@@ -1,0 +1,87 @@
+// The Playground's parameters of the current chat (sampling, length, thinking) and how the model here thinks.
+import { h } from 'preact';
+import { variantOf } from '../../../catalog';
+import type { ModelId } from '../../../variants';
+import type { ModelStatus } from '../../../engine-protocol';
+import { updateCurrent, type Conversation } from '../chat';
+import { DEFAULT_PARAMS, type Params } from '../conversation-db';
+
+function numberOrNull(raw: string): number | null {
+  if (raw.trim() === '') return null;
+  const n = Number(raw);
+  return Number.isFinite(n) ? n : null;
+}
+
+function ParamField(props: { id: string; label: string; hint: string; value: number | null; min: number; max?: number; step: number; onChange: (v: number | null) => void }) {
+  return h(
+    'div',
+    { class: 'field param' },
+    h('label', { for: props.id }, props.label),
+    h('input', {
+      id: props.id,
+      type: 'number',
+      inputMode: 'decimal',
+      min: props.min,
+      max: props.max,
+      step: props.step,
+      placeholder: 'default',
+      value: props.value ?? '',
+      onInput: (e: Event) => props.onChange(numberOrNull((e.currentTarget as HTMLInputElement).value)),
+      'aria-describedby': `${props.id}-hint`,
+    }),
+    h('p', { class: 'hint', id: `${props.id}-hint` }, props.hint),
+  );
+}
+
+/**
+ * How the model serving a variant on this device thinks: the catalog's word, unless the engine's status says
+ * otherwise (svc-vision's llama.cpp default, a Qwen3-VL Thinking model, always thinks and has no switch).
+ */
+export function thinkingHere(model: ModelId, status: ModelStatus | undefined): 'switchable' | 'always' | 'never' {
+  const catalog = variantOf(model)!.thinks;
+  if (status?.thinks && !catalog) return 'always';
+  return catalog ? 'switchable' : 'never';
+}
+
+export function Parameters(props: { conversation: Conversation; status: ModelStatus | undefined }) {
+  const { conversation } = props;
+  const p = conversation.params;
+  const set = (patch: Partial<Params>) => updateCurrent({ params: { ...p, ...patch } });
+  const thinking = thinkingHere(conversation.model, props.status);
+  const thinks = thinking === 'switchable';
+  const changed = (Object.keys(DEFAULT_PARAMS) as (keyof Params)[]).filter((k) => p[k] !== DEFAULT_PARAMS[k] && (k !== 'thinking' || thinks));
+  return h(
+    'details',
+    { class: 'pg-params' },
+    h('summary', null, 'Parameters', changed.length ? h('span', { class: 'muted' }, ` (${changed.length} set)`) : null),
+    h(
+      'div',
+      { class: 'param-grid' },
+      h(ParamField, { id: 'pg-temperature', label: 'Temperature', hint: '0–2; higher is more varied.', value: p.temperature, min: 0, max: 2, step: 0.1, onChange: (v) => set({ temperature: v }) }),
+      h(ParamField, { id: 'pg-top-p', label: 'Top p', hint: '0–1; the share of likely tokens sampled from.', value: p.top_p, min: 0, max: 1, step: 0.05, onChange: (v) => set({ top_p: v }) }),
+      h(ParamField, { id: 'pg-max-tokens', label: 'Max tokens', hint: 'Longest answer, thinking included.', value: p.max_tokens, min: 1, step: 1, onChange: (v) => set({ max_tokens: v === null ? null : Math.max(1, Math.round(v)) }) }),
+      h(
+        'div',
+        { class: 'field checks' },
+        h(
+          'label',
+          { class: 'check' },
+          h('input', { type: 'checkbox', checked: thinking === 'always' || (thinks && p.thinking), disabled: !thinks, onChange: (e: Event) => set({ thinking: (e.currentTarget as HTMLInputElement).checked }) }),
+          ' Thinking',
+          h(
+            'span',
+            { class: 'muted' },
+            thinking === 'switchable' ? ' (off sends reasoning_effort: "none")' : thinking === 'always' ? ' (the model serving it here always thinks)' : ' (this variant never thinks)',
+          ),
+        ),
+        h(
+          'label',
+          { class: 'check' },
+          h('input', { type: 'checkbox', checked: p.json, onChange: (e: Event) => set({ json: (e.currentTarget as HTMLInputElement).checked }) }),
+          ' JSON mode',
+          h('span', { class: 'muted' }, ' (response_format: json_object)'),
+        ),
+      ),
+    ),
+  );
+}

@@ -1,0 +1,158 @@
+// The Playground's turns: a user's (edit and resend), an assistant's (thinking, answer, stats, regenerate).
+import { h } from 'preact';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { current, editAndResend, regenerate, type Sender, type Turn } from '../chat';
+import { approveDownload } from '../download-ask';
+import { formatDecimal, formatInteger } from '../format';
+import { CopyButton, Markdown } from '../widgets';
+
+/** The current chat's model may download now (asked once over 100 MB; see download-ask.ts). */
+function askForCurrentModel(): Promise<boolean> {
+  const model = current()?.model;
+  return model ? approveDownload(model) : Promise.resolve(true);
+}
+
+function seconds(ms: number): string {
+  return ms < 10_000 ? formatDecimal(ms / 1000) : formatInteger(ms / 1000);
+}
+
+function Stats(props: { turn: Turn }) {
+  const { turn } = props;
+  const s = turn.stats;
+  const parts: string[] = [];
+  if (turn.status === 'stopped') parts.push('Stopped');
+  if (s) {
+    const split = s.reasoningTokens ? `: ${formatInteger(s.reasoningTokens)} thinking, ${formatInteger(s.tokens - s.reasoningTokens)} answer` : '';
+    parts.push(`${s.exact ? '' : '≈'}${formatInteger(s.tokens)} tokens${split}`);
+    if (s.tokensPerSecond !== null) {
+      parts.push(`${s.tokensPerSecond >= 100 ? formatInteger(s.tokensPerSecond) : formatDecimal(s.tokensPerSecond)} tokens/s`);
+    }
+    if (s.firstTokenMs !== null) {
+      parts.push(`first token after ${s.firstTokenMs < 1000 ? `${formatInteger(s.firstTokenMs)} ms` : `${formatDecimal(s.firstTokenMs / 1000)} s`}`);
+    }
+    if (s.finish === 'length') parts.push('cut at the length limit');
+  }
+  return parts.length ? h('p', { class: 'turn-stats', 'data-testid': 'stats' }, parts.join(' · ')) : null;
+}
+
+interface TurnProps {
+  turn: Turn;
+  index: number;
+  streaming: boolean;
+  busy: boolean;
+  last: boolean;
+  sender: Sender | null;
+}
+
+function UserTurn(props: TurnProps) {
+  const { turn } = props;
+  const [editing, setEditing] = useState(false);
+  const [text, setText] = useState(turn.text);
+  const box = useRef<HTMLTextAreaElement>(null);
+  useEffect(() => {
+    if (editing) box.current?.focus();
+  }, [editing]);
+  const submit = (e: Event) => {
+    e.preventDefault();
+    if (!props.sender || !text.trim()) return;
+    const sender = props.sender;
+    // Sent to a model that is not downloaded, it would start the download: over 100 MB, asked once first.
+    void askForCurrentModel().then((ok) => {
+      if (!ok) return;
+      setEditing(false);
+      editAndResend(sender, turn.id, text);
+    });
+  };
+  return h(
+    'li',
+    { class: 'turn user', 'data-turn': props.index },
+    h('p', { class: 'who' }, 'You'),
+    turn.image && h('img', { class: 'attached', src: turn.image, alt: 'Attached image' }),
+    editing
+      ? h(
+          'form',
+          { class: 'edit-turn', onSubmit: submit },
+          h('label', { for: `edit-${turn.id}`, class: 'visually-hidden' }, 'Edit your text'),
+          h('textarea', {
+            id: `edit-${turn.id}`,
+            ref: box,
+            rows: 3,
+            value: text,
+            onInput: (e: Event) => setText((e.currentTarget as HTMLTextAreaElement).value),
+            onKeyDown: (e: KeyboardEvent) => {
+              if (e.key === 'Escape') setEditing(false);
+              if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) void submit(e);
+            },
+          }),
+          h(
+            'div',
+            { class: 'turn-actions' },
+            h('button', { type: 'submit', class: 'button small primary', disabled: !text.trim() || props.busy }, 'Send again'),
+            h('button', { type: 'button', class: 'button small', onClick: () => setEditing(false) }, 'Cancel'),
+          ),
+          h('p', { class: 'hint' }, 'Sending again replaces this turn and everything after it.'),
+        )
+      : h('p', { class: 'user-text' }, turn.text),
+    !editing &&
+      h(
+        'div',
+        { class: 'turn-actions' },
+        h(CopyButton, { text: turn.text, label: `Copy what you wrote (turn ${props.index + 1})` }),
+        props.sender &&
+          h(
+            'button',
+            {
+              type: 'button',
+              class: 'button small',
+              disabled: props.busy,
+              onClick: () => {
+                setText(turn.text);
+                setEditing(true);
+              },
+              'aria-label': `Edit turn ${props.index + 1}`,
+            },
+            'Edit',
+          ),
+      ),
+  );
+}
+
+function AssistantTurn(props: TurnProps) {
+  const { turn } = props;
+  const streaming = props.streaming && turn.status === 'streaming';
+  const thinkingNow = streaming && !turn.text;
+  return h(
+    'li',
+    { class: `turn assistant ${turn.status ?? ''}`, 'aria-busy': streaming ? 'true' : 'false', 'data-status': turn.status, 'data-turn': props.index },
+    h('p', { class: 'who' }, turn.model ?? 'Assistant'),
+    turn.reasoning &&
+      h(
+        'details',
+        { class: 'thinking', open: thinkingNow },
+        h('summary', null, thinkingNow ? 'Thinking…' : turn.thoughtMs !== undefined ? `Thought for ${seconds(turn.thoughtMs)} s` : 'Thinking'),
+        h('div', { class: 'thinking-text' }, turn.reasoning),
+      ),
+    turn.text
+      ? h(Markdown, { text: turn.text, class: 'answer', final: !streaming })
+      : streaming && !turn.reasoning && h('p', { class: 'muted waiting' }, 'Waiting for the first token…'),
+    h(Stats, { turn }),
+    !streaming &&
+      h(
+        'div',
+        { class: 'turn-actions' },
+        turn.text && h(CopyButton, { text: turn.text, label: `Copy the answer (turn ${props.index + 1})` }),
+        props.last &&
+          props.sender &&
+          h(
+            'button',
+            { type: 'button', class: 'button small', disabled: props.busy, onClick: () => void askForCurrentModel().then((ok) => ok && regenerate(props.sender!)), 'aria-label': 'Regenerate the last answer' },
+            'Regenerate',
+          ),
+      ),
+  );
+}
+
+export function TurnView(props: TurnProps) {
+  if (props.turn.role === 'note') return h('li', { class: 'turn note', role: 'note' }, props.turn.text);
+  return props.turn.role === 'user' ? h(UserTurn, props) : h(AssistantTurn, props);
+}
