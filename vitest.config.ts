@@ -12,7 +12,9 @@ export default defineConfig({
     projects: [
       {
         extends: './vite.config.ts',
-        test: { name: 'node', include: ['test/unit/**/*.test.ts'], exclude: ['test/unit/**/*.browser.test.ts'], environment: 'node' },
+        // The property tests (fast-check, hundreds to thousands of generated runs) are CPU work only: on 2 loaded
+        // cores some took over vitest's 5 s default. No unit test measures time, so a wide budget hides nothing.
+        test: { name: 'node', include: ['test/unit/**/*.test.ts'], exclude: ['test/unit/**/*.browser.test.ts'], environment: 'node', testTimeout: 60_000 },
       },
       {
         extends: './vite.config.ts',
