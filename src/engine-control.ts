@@ -50,7 +50,31 @@ export interface ImportReport {
   problems: string[];
 }
 
-export interface EngineControl {
+/**
+ * What an engine can do for the page besides answering requests, declared once: the engine worker's `Engine`
+ * implements each as an optional capability (worker/engine/engine.ts applies the defaults), and the page's
+ * control surface below is these plus the worker's own lifecycle.
+ */
+export interface EngineCapabilities {
+  adapter(): Promise<AdapterReport>;
+  load(id: ModelId): Promise<void>;
+  unload(): Promise<void>;
+  deleteFromCache(id: ModelId): Promise<void>;
+  /** How much a download of the model's files would fetch, and from where (asked before downloading). */
+  downloadSize(id: ModelId): Promise<DownloadSize>;
+  /** Reads again which models are cached (after an import into the cache, or an eviction by the browser). */
+  rescan(): Promise<void>;
+  /**
+   * Writes the models found among `files` (a model's folder, or `npm run models:pull` output) into the engine's
+   * cache under its model source, then rescans. `onProgress` is a Comlink proxy.
+   */
+  importFiles(files: ImportFile[], onProgress?: (progress: ImportProgress) => void): Promise<ImportReport>;
+  /** The engine's own ids of the models whose files are all in its cache. */
+  cachedModels(): Promise<string[]>;
+}
+
+/** The page → engine worker surface (Comlink): the worker's lifecycle, then every engine capability. */
+export interface EngineControl extends EngineCapabilities {
   /** Must be called once, first. */
   init(config: InpageConfig): Promise<void>;
   /** Answers at once while the worker is alive: the page's heartbeat. */
@@ -63,19 +87,4 @@ export interface EngineControl {
   status(): Promise<ModelStatus[]>;
   /** `listener` (a Comlink proxy) hears every status change, download progress included. */
   subscribe(listener: (models: ModelStatus[]) => void): void;
-  adapter(): Promise<AdapterReport>;
-  load(id: ModelId): Promise<void>;
-  unload(): Promise<void>;
-  deleteFromCache(id: ModelId): Promise<void>;
-  /** How much a download of the model's files would fetch, and from where (asked before downloading). */
-  downloadSize(id: ModelId): Promise<DownloadSize>;
-  /** Reads again which models are cached (after an import into the cache, or an eviction by the browser). */
-  rescan(): Promise<void>;
-  /**
-   * Writes the models found among `files` (a model's folder, or `npm run models:pull` output) into web-llm's
-   * cache under this engine's model source, then rescans. `onProgress` is a Comlink proxy.
-   */
-  importFiles(files: ImportFile[], onProgress?: (progress: ImportProgress) => void): Promise<ImportReport>;
-  /** The web-llm model ids whose files are all in the cache for this engine's model source (web-llm's own check). */
-  cachedModels(): Promise<string[]>;
 }

@@ -1,8 +1,12 @@
-// One contract, two engines: the deterministic test engine, and the web-llm engine over the typed fake of web-llm.
+// One contract, every engine: the deterministic test engine, the web-llm engine over the typed fake of web-llm,
+// and the composite production engine (worker/engine/production-engine.ts) over each, as it picks one per device.
+// llama.cpp runs it in Chromium (llamacpp-contract.browser.test.ts). Skips: none (an engine that skips a case
+// lists it in its `skip`, with the reason, and the suite names it as skipped).
 import type { ChatCompletionRequest as WebLlmRequest } from '@mlc-ai/web-llm';
 import { DEFAULT_CONFIG } from '../../src/config';
 import { DeterministicEngine } from '../engine/deterministic-engine';
 import { WebLlmEngine } from '../../worker/engine/webllm/adapter';
+import { ChosenEngine } from '../../worker/engine/production-engine';
 import { engineContract } from './engine-contract';
 import { fakeTokens, rig, type Script } from './webllm-fake';
 
@@ -20,7 +24,8 @@ function byTheRules(request: WebLlmRequest): Script {
 
 engineContract('deterministic engine', () => new DeterministicEngine({ ...DEFAULT_CONFIG }), { rules: true });
 
-engineContract('web-llm engine over the fake', () => {
+/** web-llm's engine over the fake, its model answering by the rules. */
+function webLlmOverTheFake(): WebLlmEngine {
   const r = rig();
   const created = r.deps.createEngine;
   r.deps.createEngine = (config) => {
@@ -29,4 +34,25 @@ engineContract('web-llm engine over the fake', () => {
     return mlc;
   };
   return new WebLlmEngine({ ...DEFAULT_CONFIG }, r.deps);
-}, { rules: true });
+}
+
+engineContract('web-llm engine over the fake', webLlmOverTheFake, { rules: true });
+
+const gpu = { report: { available: true, features: ['shader-f16'], shaderF16: true } };
+const noGpu = { report: { available: false, reason: 'no adapter', features: [], shaderF16: false } };
+
+engineContract(
+  'composite on a WebGPU device: web-llm (over the fake)',
+  () => new ChosenEngine({ ...DEFAULT_CONFIG }, { probe: async () => gpu, create: async (kind) => (kind === 'webllm' ? webLlmOverTheFake() : unexpected(kind)) }),
+  { rules: true },
+);
+
+engineContract(
+  "composite on a device without WebGPU: its CPU engine's place taken by the deterministic engine",
+  () => new ChosenEngine({ ...DEFAULT_CONFIG }, { probe: async () => noGpu, create: async (kind) => (kind === 'llamacpp' ? new DeterministicEngine({ ...DEFAULT_CONFIG }) : unexpected(kind)) }),
+  { rules: true },
+);
+
+function unexpected(kind: string): never {
+  throw new Error(`the composite asked for the ${kind} engine, which this device's policy does not pick`);
+}

@@ -5,15 +5,15 @@ import type { InpageConfig } from '../../src/config';
 import type { EngineControl } from '../../src/engine-control';
 import { packEvents, type FromEngine, type ToEngine } from '../../src/engine-protocol';
 import { holdForLife, whenReleased } from '../../src/life-locks';
-import type { Engine } from './engine';
+import { complete, type CompleteEngine } from './engine';
 import { EventBatch, nextTurn } from './shared/event-batch';
 import { Scheduler } from './scheduler';
 
-let engine: Engine | null = null;
+let engine: CompleteEngine | null = null;
 let scheduler: Scheduler | null = null;
 const later = nextTurn();
 
-function need(): { engine: Engine; scheduler: Scheduler } {
+function need(): { engine: CompleteEngine; scheduler: Scheduler } {
   if (!engine || !scheduler) throw new Error('The engine worker was used before init().');
   return { engine, scheduler };
 }
@@ -73,7 +73,7 @@ function serve(port: MessagePort): void {
 let creating: Promise<void> | null = null;
 function create(config: InpageConfig): Promise<void> {
   creating ??= import('#engine-impl').then(({ createEngine }) => {
-    engine = createEngine(config);
+    engine = complete(createEngine(config));
     scheduler = new Scheduler(engine, config.queueDepth);
   });
   creating.catch(() => (creating = null));
@@ -84,7 +84,7 @@ const control: EngineControl = {
   async init(config) {
     await create(config);
     // A probe that fails (no WebGPU) is reported through status() and adapter(), not by init().
-    await need().engine.ready?.().catch(() => undefined);
+    await need().engine.ready().catch(() => undefined);
   },
   async ping() {
     return true;
@@ -103,25 +103,15 @@ const control: EngineControl = {
     const { engine } = need();
     engine.onStatus(() => listener(engine.status()));
   },
+  // Every engine capability, as the engine has it or by its default (engine.ts `complete`).
   adapter: () => need().engine.adapter(),
   load: (id) => need().engine.load(id),
   unload: () => need().engine.unload(),
   deleteFromCache: (id) => need().engine.deleteFromCache(id),
-  async downloadSize(id) {
-    const { engine } = need();
-    return engine.downloadSize ? engine.downloadSize(id) : { bytes: null, basis: 'unknown', host: '' };
-  },
-  rescan: async () => {
-    await need().engine.rescan?.();
-  },
-  async importFiles(files, onProgress) {
-    const { engine } = need();
-    if (!engine.importFiles) throw new Error('This engine cannot import model files.');
-    return engine.importFiles(files, onProgress);
-  },
-  async cachedModels() {
-    return (await need().engine.cachedModels?.()) ?? [];
-  },
+  downloadSize: (id) => need().engine.downloadSize(id),
+  rescan: () => need().engine.rescan(),
+  importFiles: (files, onProgress) => need().engine.importFiles(files, onProgress),
+  cachedModels: () => need().engine.cachedModels(),
 };
 
 Comlink.expose(control);

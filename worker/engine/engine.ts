@@ -1,9 +1,9 @@
 // The contract every engine implementation meets: web-llm in production, the deterministic one in tests.
-import type { AdapterReport, ImportFile, ImportProgress, ImportReport } from '../../src/engine-control';
+import type { EngineCapabilities } from '../../src/engine-control';
 import type { InpageConfig } from '../../src/config';
-import type { DownloadSize, EngineEvent, ModelStatus } from '../../src/engine-protocol';
+import type { EngineEvent, ModelRuntime, ModelStatus } from '../../src/engine-protocol';
 import type { ChatCompletionRequest, Usage } from '../../src/protocol/types';
-import type { ModelId } from '../../src/variants';
+import { ApiError } from '../../src/protocol/errors';
 import type { EmbeddingRequest } from '../../src/protocol/embeddings';
 
 export interface Generation {
@@ -30,56 +30,95 @@ export function spentUsage(prompt: number, completion: number, cached = 0, reaso
   };
 }
 
-export interface Engine {
-  /**
-   * Optional: settles once the engine knows its device and what is cached, so status() is truthful. The
-   * engine worker awaits it in init(); engines without it are truthful from the start.
-   */
-  ready?(): Promise<void>;
-  /**
-   * Optional: throws the ApiError (400 `unsupported_parameter`) for the first field of `request` this engine
-   * cannot honour for its variant. The scheduler asks before it queues a request, so a refusal never waits;
-   * `generate` checks again. Engines without it refuse in `generate`.
-   */
-  supports?(request: ChatCompletionRequest): void;
+/**
+ * The seam every engine implements. Required: answer requests (`generate`) and say what it serves (`status`,
+ * `onStatus`). Everything else is an optional capability; `complete()` below gives the rest of the worker one
+ * engine with every method, applying the defaults in one place.
+ */
+export interface Engine extends Partial<EngineCapabilities> {
   /**
    * Loads the variant if needed and checks the request against it (context length, supported fields).
    * Throws an ApiError before anything is generated; afterwards failures are thrown from `events`.
    * Aborting `signal` ends `events` promptly.
    */
   generate(request: ChatCompletionRequest, signal: AbortSignal): Promise<Generation>;
-  /**
-   * Optional: embeds `request.input` with its embedding variant (loaded beside the chat model, never in its
-   * place): `embedding` events, one per input in order, then a `finish` whose usage counts the prompt tokens.
-   * Throws an ApiError before anything is produced, as `generate` does. Engines without it answer embeddings
-   * requests with 400 `invalid_value` (the scheduler says so).
-   */
-  embed?(request: EmbeddingRequest, signal: AbortSignal): Promise<Generation>;
   status(): ModelStatus[];
   /** Called on every status change, including download progress. */
   onStatus(listener: () => void): void;
-  adapter(): Promise<AdapterReport>;
-  load(id: ModelId): Promise<void>;
-  unload(): Promise<void>;
-  deleteFromCache(id: ModelId): Promise<void>;
   /**
-   * Optional: reads again which models are cached, for models neither loading nor loaded: after files were
-   * imported into the cache, or when the browser may have evicted them. Engines without it never change.
+   * Optional: settles once the engine knows its device and what is cached, so status() is truthful. Default:
+   * truthful from the start.
    */
-  rescan?(): Promise<void>;
+  ready?(): Promise<void>;
   /**
-   * Optional: writes the models found among `files` (a model's folder, or `npm run models:pull` output) into
-   * this engine's cache, then rescans. Engines without it cannot import (the page says so).
+   * Optional: throws the ApiError (400 `unsupported_parameter`) for the first field of `request` this engine
+   * cannot honour for its variant. The scheduler asks before it queues a request, so a refusal never waits;
+   * `generate` checks again. Default: refusals come from `generate`.
    */
-  importFiles?(files: ImportFile[], onProgress?: (progress: ImportProgress) => void): Promise<ImportReport>;
+  supports?(request: ChatCompletionRequest): void;
   /**
-   * Optional: how much downloading the model's files would fetch and from where, measured small (a manifest,
-   * a HEAD request) or from a published table; never made up (`bytes: null` when not known). Engines without
-   * it: unknown.
+   * Optional: embeds `request.input` with its embedding variant (loaded beside the chat model, never in its
+   * place): `embedding` events, one per input in order, then a `finish` whose usage counts the prompt tokens.
+   * Throws an ApiError before anything is produced, as `generate` does. Default: refused (`Unsupported`).
    */
-  downloadSize?(id: ModelId): Promise<DownloadSize>;
-  /** Optional: the engine's own ids of the models whose files are all in its cache. */
-  cachedModels?(): Promise<string[]>;
+  embed?(request: EmbeddingRequest, signal: AbortSignal): Promise<Generation>;
+  /** Optional: where it runs its models (for statuses, /v1/models and the Models area). Default: not said. */
+  runtime?(): ModelRuntime | undefined;
+}
+
+/** The optional capabilities, by name. */
+export type Capability = Exclude<keyof Engine, 'generate' | 'status' | 'onStatus'>;
+
+/** An engine asked for a capability it does not have: 400 `invalid_value`, naming what it cannot do. */
+export class Unsupported extends ApiError {
+  constructor(
+    readonly capability: Capability,
+    what: string,
+    param?: string,
+  ) {
+    super('invalid_value', what, param ? { param } : {});
+  }
+}
+
+/** The refusal of an embeddings request by an engine without `embed` (the scheduler gives it before queueing). */
+export const cannotEmbed = (model: string) => new Unsupported('embed', `This engine cannot create embeddings ('${model}').`, 'model');
+
+/** An engine with every method: its own, or the default of each capability it lacks. */
+export type CompleteEngine = Required<Engine> & {
+  /** Which optional capabilities the engine itself has (the rest are defaults). */
+  readonly has: ReadonlySet<Capability>;
+};
+
+/** The engine that `engine` is, with the default of every capability it lacks: the one place defaults live. */
+export function complete(engine: Engine): CompleteEngine {
+  if ('has' in engine && engine.has instanceof Set) return engine as CompleteEngine;
+  const defaults: Required<Pick<Engine, Capability>> = {
+    ready: async () => undefined,
+    supports: () => undefined,
+    embed: async (request) => {
+      throw cannotEmbed(request.model);
+    },
+    runtime: () => undefined,
+    adapter: async () => ({ available: false, reason: 'This engine reports no GPU.', features: [], shaderF16: false }),
+    load: async () => undefined,
+    unload: async () => undefined,
+    deleteFromCache: async () => undefined,
+    downloadSize: async () => ({ bytes: null, basis: 'unknown', host: '' }),
+    rescan: async () => undefined,
+    importFiles: async () => {
+      throw new Unsupported('importFiles', 'This engine cannot import model files.');
+    },
+    cachedModels: async () => [],
+  };
+  const has = new Set((Object.keys(defaults) as Capability[]).filter((name) => typeof engine[name] === 'function'));
+  const own = (name: Capability) => (has.has(name) ? (engine[name] as (...args: never[]) => unknown).bind(engine) : defaults[name]);
+  return {
+    has,
+    generate: engine.generate.bind(engine),
+    status: engine.status.bind(engine),
+    onStatus: engine.onStatus.bind(engine),
+    ...(Object.fromEntries((Object.keys(defaults) as Capability[]).map((name) => [name, own(name)])) as Required<Pick<Engine, Capability>>),
+  };
 }
 
 export type EngineFactory = (config: InpageConfig) => Engine;

@@ -12,7 +12,7 @@ import type { EmbeddingRequest } from '../../src/protocol/embeddings';
 import { ApiError } from '../../src/protocol/errors';
 import type { ModelId } from '../../src/variants';
 import { activeCatalog, adoptModels, variantOf } from '../../src/catalog';
-import type { Engine, EngineFactory, Generation } from './engine';
+import { complete, type CompleteEngine, type Engine, type EngineFactory, type Generation } from './engine';
 import { probeGpu, type GpuProbe } from './shared/gpu';
 
 export type EngineKind = 'webllm' | 'llamacpp';
@@ -61,41 +61,53 @@ export function llamaOnWebGpu(probe: Pick<GpuProbe, 'report'>): boolean {
 }
 
 /** Where an engine runs its models, for the status (and so /v1/models and the Models area). */
-function runtimeOf(kind: EngineKind, engine: Engine): ModelRuntime {
-  if (kind === 'webllm') return { engine: 'webllm', device: 'webgpu' };
-  const llama = engine as { threads?: () => number; device?: () => 'webgpu' | 'cpu' };
-  const threads = llama.threads?.();
-  return { engine: 'llamacpp', device: llama.device?.() ?? 'cpu', ...(threads ? { threads } : {}) };
+function runtimeOf(kind: EngineKind, engine: CompleteEngine): ModelRuntime {
+  return engine.runtime() ?? { engine: kind, device: kind === 'webllm' ? 'webgpu' : 'cpu' };
 }
+
+/** What the composite is made of: the device probe and each engine's factory (the real ones load as chunks). */
+export interface ChosenEngineParts {
+  probe(): Promise<GpuProbe>;
+  create(kind: EngineKind, config: InpageConfig, why: string, probe: GpuProbe): Promise<Engine>;
+}
+
+const realParts: ChosenEngineParts = {
+  probe: () => probeGpu(),
+  create: async (kind, config, why, probe) =>
+    kind === 'webllm' ? (await import('./webllm')).createEngine(config) : (await import('./llamacpp')).createLlamaCppEngine(config, why, llamaOnWebGpu(probe)),
+};
 
 /**
  * The device's engine, plus the other one where the deployment's `models` setting ties a variant to it
  * (`engine` in an entry, or a model that exists for one engine only). Each request, load and deletion goes to the
  * engine of its variant; one chat model is loaded at a time across both.
  */
-class ChosenEngine implements Engine {
-  private readonly engines: Partial<Record<EngineKind, Engine>> = {};
+export class ChosenEngine implements Engine {
+  private readonly engines: Partial<Record<EngineKind, CompleteEngine>> = {};
   private choosing: Promise<void> | null = null;
   private probe: GpuProbe | null = null;
   private readonly listeners: (() => void)[] = [];
   /** The engine the device's policy picks (variants the `models` setting does not tie to one). */
   kind: EngineKind | null = null;
 
-  constructor(private readonly config: InpageConfig) {
+  constructor(
+    private readonly config: InpageConfig,
+    private readonly parts: ChosenEngineParts = realParts,
+  ) {
     // The catalog says which variants are tied to which engine; a bad `models` entry stops the start, naming it.
     adoptModels(config.models, "the deployment's models setting");
   }
 
   private setup(): Promise<void> {
     this.choosing ??= (async () => {
-      const probe = await probeGpu();
+      const probe = await this.parts.probe();
       this.probe = probe;
       const { kind, reason } = chooseEngine(this.config.engineChoice, probe);
       this.kind = kind;
       const needed = new Set<EngineKind>([kind, ...activeCatalog().variants.flatMap((v) => (v.engine ? [v.engine] : []))]);
       for (const each of [kind, ...[...needed].filter((k) => k !== kind)]) {
         const why = each === kind ? reason : "The deployment's models setting ties some models to llama.cpp; they run on the CPU.";
-        const engine = each === 'webllm' ? (await import('./webllm')).createEngine(this.config) : (await import('./llamacpp')).createLlamaCppEngine(this.config, why, llamaOnWebGpu(probe));
+        const engine = complete(await this.parts.create(each, this.config, why, probe));
         for (const listener of this.listeners) engine.onStatus(listener);
         this.engines[each] = engine;
       }
@@ -107,24 +119,24 @@ class ChosenEngine implements Engine {
     return variantOf(id)?.engine ?? this.kind!;
   }
 
-  private async engineOf(id: string): Promise<Engine> {
+  private async engineOf(id: string): Promise<CompleteEngine> {
     await this.setup();
     return this.engines[this.kindOf(id)]!;
   }
 
   /** Before a chat model loads on one engine, the other unloads its own: one model in memory at a time. */
   private async only(kind: EngineKind): Promise<void> {
-    for (const [other, engine] of Object.entries(this.engines) as [EngineKind, Engine][]) if (other !== kind) await engine.unload();
+    for (const [other, engine] of Object.entries(this.engines) as [EngineKind, CompleteEngine][]) if (other !== kind) await engine.unload();
   }
 
   async ready(): Promise<void> {
     await this.setup();
-    await Promise.all(Object.values(this.engines).map((e) => e.ready?.()));
+    await Promise.all(Object.values(this.engines).map((e) => e.ready()));
   }
 
   supports(request: ChatCompletionRequest): void {
     // Before the choice is made (never after init), generate() checks anyway.
-    if (this.kind) this.engines[this.kindOf(request.variant.id)]?.supports?.(request);
+    if (this.kind) this.engines[this.kindOf(request.variant.id)]?.supports(request);
   }
 
   async generate(request: ChatCompletionRequest, signal: AbortSignal): Promise<Generation> {
@@ -134,10 +146,10 @@ class ChosenEngine implements Engine {
   }
 
   async embed(request: EmbeddingRequest, signal: AbortSignal): Promise<Generation> {
-    await this.setup();
-    const engine = this.engines.webllm;
-    if (!engine?.embed) {
-      throw new ApiError('webgpu_unavailable', `'${request.model}' runs on web-llm (WebGPU) only; this device runs the ${this.kind} engine, which has no embedding model.`);
+    // The engine of the embedding variant, as for every other request; only web-llm has embedding models today.
+    const engine = await this.engineOf(request.model);
+    if (!engine.has.has('embed')) {
+      throw new ApiError('webgpu_unavailable', `'${request.model}' runs on web-llm (WebGPU) only; this device runs the ${this.kindOf(request.model)} engine, which has no embedding model.`);
     }
     return engine.embed(request, signal);
   }
@@ -171,7 +183,7 @@ class ChosenEngine implements Engine {
       const report = { ...this.probe.report, features: [...this.probe.report.features] };
       // On the GPU (shader-f16): the page shows the adapter, llama.cpp running on it.
       if (llamaOnWebGpu(this.probe)) return { ...report, available: true, reason: `llama.cpp runs the models on this GPU (WebGPU). ${report.reason ?? ''}`.trim() };
-      const threads = (this.engines.llamacpp as { threads?: () => number } | undefined)?.threads?.() ?? 1;
+      const threads = this.engines.llamacpp?.runtime()?.threads ?? 1;
       return { ...report, cpu: { threads } };
     }
     return this.engines[this.kind!]!.adapter();
@@ -193,23 +205,22 @@ class ChosenEngine implements Engine {
   }
 
   async downloadSize(id: ModelId): Promise<DownloadSize> {
-    const engine = await this.engineOf(id);
-    return engine.downloadSize ? engine.downloadSize(id) : { bytes: null, basis: 'unknown', host: '' };
+    return (await this.engineOf(id)).downloadSize(id);
   }
 
   async rescan(): Promise<void> {
     await this.setup();
-    await Promise.all(Object.values(this.engines).map((e) => e.rescan?.()));
+    await Promise.all(Object.values(this.engines).map((e) => e.rescan()));
   }
 
   async importFiles(files: ImportFile[], onProgress?: (progress: ImportProgress) => void): Promise<ImportReport> {
     await this.setup();
-    const running = (Object.keys(this.engines) as EngineKind[]).filter((k) => this.engines[k]?.importFiles);
+    const running = (Object.keys(this.engines) as EngineKind[]).filter((k) => this.engines[k]?.has.has('importFiles'));
     if (running.length === 0) throw new Error(`The ${this.kind} engine cannot import model files yet.`);
     const { routes, problems } = importRoutes(files, running);
     const report: ImportReport = { imported: [], problems };
     for (const [kind, some] of routes) {
-      const part = await this.engines[kind]!.importFiles!(some, onProgress);
+      const part = await this.engines[kind]!.importFiles(some, onProgress);
       report.imported.push(...part.imported);
       report.problems.push(...part.problems);
     }
@@ -218,7 +229,7 @@ class ChosenEngine implements Engine {
 
   async cachedModels(): Promise<string[]> {
     await this.setup();
-    return (await Promise.all(Object.values(this.engines).map(async (e) => (await e.cachedModels?.()) ?? []))).flat();
+    return (await Promise.all(Object.values(this.engines).map((e) => e.cachedModels()))).flat();
   }
 }
 

@@ -3,7 +3,7 @@ import { ApiError } from '../../src/protocol/errors';
 import type { EngineEvent, EngineRequest } from '../../src/engine-protocol';
 import type { Usage } from '../../src/protocol/types';
 import { isEmbeddingRequest } from '../../src/protocol/embeddings';
-import type { Engine, Generation } from './engine';
+import { cannotEmbed, complete, type CompleteEngine, type Engine, type Generation } from './engine';
 
 /** Where one request's replies go; nothing is sent after `end` or `error`, or once the caller aborted. */
 export interface RequestSink {
@@ -30,10 +30,14 @@ export class Scheduler {
   /** Moving average of how long a job holds the engine, for `retry-after`. */
   private averageMs = 1000;
 
+  private readonly engine: CompleteEngine;
+
   constructor(
-    private readonly engine: Engine,
+    engine: Engine,
     private readonly depth: number,
-  ) {}
+  ) {
+    this.engine = complete(engine);
+  }
 
   get queued(): number {
     return this.waiting.length;
@@ -53,10 +57,8 @@ export class Scheduler {
     }
     try {
       // A request this engine cannot honour is refused now, not after waiting its turn.
-      if (!isEmbeddingRequest(request)) this.engine.supports?.(request);
-      else if (!this.engine.embed) {
-        throw new ApiError('invalid_value', `This engine cannot create embeddings ('${request.model}').`, { param: 'model' });
-      }
+      if (!isEmbeddingRequest(request)) this.engine.supports(request);
+      else if (!this.engine.has.has('embed')) throw cannotEmbed(request.model);
     } catch (err) {
       sink.error(ApiError.from(err));
       return;
@@ -99,7 +101,7 @@ export class Scheduler {
     try {
       // Embeddings wait their turn in the same queue as generations: one request holds the GPU at a time.
       const generation: Generation = isEmbeddingRequest(request)
-        ? await this.engine.embed!(request, signal)
+        ? await this.engine.embed(request, signal)
         : await this.engine.generate(request, signal);
       if (signal.aborted) return;
       sink.start(generation.fingerprint);

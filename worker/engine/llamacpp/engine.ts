@@ -3,7 +3,7 @@
 // it (thinking is Qwen3's per-request template switch). Everything touching wllama runs one at a time.
 import type { InpageConfig } from '../../../src/config';
 import type { AdapterReport, ImportFile, ImportProgress, ImportReport } from '../../../src/engine-control';
-import type { DownloadSize, ModelStatus } from '../../../src/engine-protocol';
+import type { DownloadSize, ModelRuntime, ModelStatus } from '../../../src/engine-protocol';
 import { contentLength } from '../shared/download-size';
 import { imageUrlAllowed } from '../../../src/csp';
 import { ApiError } from '../../../src/protocol/errors';
@@ -178,6 +178,11 @@ export class LlamaCppEngine implements Engine {
   /** Threads the loaded model runs on (or would run on). */
   threads(): number {
     return this.loaded?.threads ?? this.deps.threads;
+  }
+
+  runtime(): ModelRuntime {
+    const threads = this.threads();
+    return { engine: 'llamacpp', device: this.device(), ...(threads ? { threads } : {}) };
   }
 
   async load(id: ModelId): Promise<void> {

@@ -5,7 +5,7 @@
 import type { AppConfig, ChatCompletionChunk, ChatCompletionMessageParam, MLCEngineConfig, MLCEngineInterface } from '@mlc-ai/web-llm';
 import type { InpageConfig } from '../../../src/config';
 import type { AdapterReport, ImportFile, ImportProgress, ImportReport } from '../../../src/engine-control';
-import type { DownloadSize, ModelStatus } from '../../../src/engine-protocol';
+import type { DownloadSize, ModelRuntime, ModelStatus } from '../../../src/engine-protocol';
 import type { Fetch } from '../shared/download-size';
 import { webllmDownloadSize } from './download-size';
 import { ApiError, clientAborted, contextExceeded } from '../../../src/protocol/errors';
@@ -152,6 +152,10 @@ export class WebLlmEngine implements Engine {
 
   onStatus(listener: () => void): void {
     this.states.onChange(listener);
+  }
+
+  runtime(): ModelRuntime {
+    return { engine: 'webllm', device: 'webgpu' };
   }
 
   async adapter(): Promise<AdapterReport> {
