@@ -232,11 +232,14 @@ describe('EngineLink handover', () => {
       channel.port2.postMessage({ type: 'accepted', id: m.id } satisfies FromEngine);
       if (text === 'one') channel.port2.postMessage({ type: 'start', id: m.id, fingerprint: 'A' } satisfies FromEngine);
     };
-    const link = new EngineLink({ requestPort: async () => undefined, ackTimeoutMs: 100, handoverTimeoutMs: 2000 });
+    // The acknowledgement timeout is what declares 'three' hung; 'one' and 'two' are acknowledged at once, and
+    // 'three' is sent only once 'two' has been, so a loaded machine cannot make them miss it (100 ms did, in CI).
+    const link = new EngineLink({ requestPort: async () => undefined, ackTimeoutMs: 1000, handoverTimeoutMs: 4000 });
     link.adopt(channel.port1);
     const running = await link.generate(ask('one'), new AbortController().signal);
     const runningOutcome = failure(drain(running));
     const queued = link.generate(ask('two'), new AbortController().signal);
+    await vi.waitFor(() => expect(seen.some((m) => m.type === 'generate' && m.request.messages[0]!.content === 'two')).toBe(true));
     await tick();
     const hung = failure(link.generate(ask('three'), new AbortController().signal));
     expect((await hung).code).toBe('engine_unavailable');

@@ -2,10 +2,10 @@
 // The engine Web Worker: owns the model, serves the service worker's ports, answers the hosting page.
 import * as Comlink from 'comlink';
 import type { InpageConfig } from '../../src/config';
-import type { EngineControl } from '../../src/engine-control';
+import type { EngineCapabilities, EngineControl } from '../../src/engine-control';
 import { packEvents, type FromEngine, type ToEngine } from '../../src/engine-protocol';
 import { holdForLife, whenReleased } from '../../src/life-locks';
-import { complete, type CompleteEngine } from './engine';
+import { CONTROL_CAPABILITIES, complete, type CompleteEngine } from './engine';
 import { EventBatch, nextTurn } from './shared/event-batch';
 import { Scheduler } from './scheduler';
 
@@ -104,14 +104,9 @@ const control: EngineControl = {
     engine.onStatus(() => listener(engine.status()));
   },
   // Every engine capability, as the engine has it or by its default (engine.ts `complete`).
-  adapter: () => need().engine.adapter(),
-  load: (id) => need().engine.load(id),
-  unload: () => need().engine.unload(),
-  deleteFromCache: (id) => need().engine.deleteFromCache(id),
-  downloadSize: (id) => need().engine.downloadSize(id),
-  rescan: () => need().engine.rescan(),
-  importFiles: (files, onProgress) => need().engine.importFiles(files, onProgress),
-  cachedModels: () => need().engine.cachedModels(),
+  ...(Object.fromEntries(
+    CONTROL_CAPABILITIES.map((name) => [name, (...args: unknown[]) => (need().engine[name] as (...a: unknown[]) => unknown)(...args)]),
+  ) as unknown as EngineCapabilities),
 };
 
 Comlink.expose(control);
