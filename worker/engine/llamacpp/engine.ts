@@ -11,7 +11,7 @@ import type { ChatCompletionRequest } from '../../../src/protocol/types';
 import { adoptModels, variantOf } from '../../../src/catalog';
 import type { ModelId, Variant } from '../../../src/variants';
 import type { Engine, Generation } from '../engine';
-import { assertSupported, outputLimit, stopSequences } from '../request-support';
+import { assertSupported, outputLimit, stopSequences, toolPlan } from '../request-support';
 import { ModelStates } from '../webllm/model-states';
 import { Mutex } from '../webllm/mutex';
 import { resolveImages } from '../webllm/images';
@@ -20,7 +20,7 @@ import { imageBytes, type LlamaImageReader } from './images';
 import { importGguf, type GgufCacheWriter } from './import-files';
 import { fileName, ggufSource, servedByLlama, splitParts, weightGroups, type GgufSource } from './models';
 import { LlamaRun, type LlamaChunk } from './run';
-import { translateRequest, type LlamaParams } from './translate';
+import { forcesCall, translateRequest, type LlamaParams } from './translate';
 
 /** The part of wllama's `Wllama` this engine uses (a fake stands in for it in unit tests). */
 export interface WllamaLike {
@@ -390,6 +390,7 @@ export class LlamaCppEngine implements Engine {
         interrupt: () => inner.abort(),
         settled: release,
         logprobs: request.logprobs === true,
+        forcedCall: forcesCall(toolPlan(request)),
       });
       handedOver = true;
       await run.start();
