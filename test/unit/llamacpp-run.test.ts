@@ -51,6 +51,35 @@ describe('translateRequest', () => {
     expect(translateRequest(thinking).chat_template_kwargs.enable_thinking).toBe(true);
     expect(translateRequest({ ...thinking, reasoning_effort: 'none' }).chat_template_kwargs.enable_thinking).toBe(false);
   });
+
+  it('gives llama.cpp replayed arguments it can read as JSON, text with lone surrogates too (U+FFFD in their place)', () => {
+    // llama.cpp parses each call's arguments as JSON and throws on a lone surrogate's escape ("\udfff").
+    const wellFormed = (v: unknown): boolean =>
+      typeof v === 'string' ? (v as string & { isWellFormed(): boolean }).isWellFormed() : typeof v !== 'object' || v === null || Object.entries(v).every(([k, x]) => wellFormed(k) && wellFormed(x));
+    const cases: [string, unknown][] = [
+      ['𩖶\udfff', '𩖶\ufffd'],
+      ['a\ud83d', 'a\ufffd'],
+      ['{"city": "Os\ud800', '{"city": "Os\ufffd'],
+      ['"\\ud800"', '"\\ud800"'],
+      ['{"city": "Os', '{"city": "Os'],
+      ['{"city": "Oslo"}', { city: 'Oslo' }],
+    ];
+    for (const [args, read] of cases) {
+      const request = {
+        model: 'svc-model-5.2-short-fast',
+        variant: VARIANTS['svc-model-5.2-short-fast'],
+        messages: [
+          { role: 'assistant', content: '', tool_calls: [{ id: '', type: 'function', function: { name: 'f', arguments: args } }] },
+          { role: 'tool', tool_call_id: '', content: 'ok' },
+        ],
+      } as unknown as ChatCompletionRequest;
+      // What wllama sends: the parameters as JSON text.
+      const sent = JSON.parse(JSON.stringify(translateRequest(request))) as { messages: { tool_calls?: { function: { arguments: string } }[] }[] };
+      const parsed: unknown = JSON.parse(sent.messages[0]!.tool_calls![0]!.function.arguments);
+      expect(wellFormed(parsed), JSON.stringify(args)).toBe(true);
+      expect(parsed).toEqual(read);
+    }
+  });
 });
 
 const chunk = (delta: LlamaChunk['choices'][number]['delta'], n: number, finish: string | null = null): LlamaChunk => ({

@@ -83,7 +83,8 @@ function wellFormedDeep<T>(value: T): T {
  * they are not, surfaced by wllama 3.8.1 as "Invalid typed array length"). A history may hold any text there,
  * e.g. a call cut by max_tokens ('{"city": "Os'): what is not JSON goes as a JSON string of the text, which
  * llama.cpp parses back into that text, so a template that writes string arguments as they are renders it
- * exactly as written.
+ * exactly as written. That string is made of the well-formed text: JSON.stringify writes a lone surrogate as its
+ * escape ("\udfff"), which llama.cpp refuses as well, and which no later replacement could see.
  */
 function templateArguments(args: string): string {
   try {
@@ -92,7 +93,7 @@ function templateArguments(args: string): string {
     if (JSON.stringify(wellFormedDeep(value)) !== JSON.stringify(value)) throw new Error('a lone surrogate');
     return args;
   } catch {
-    return JSON.stringify(args);
+    return JSON.stringify(wellFormed(args));
   }
 }
 
