@@ -238,6 +238,34 @@ describe('LlamaRun', () => {
     const run = new LlamaRun(failing(), { stops: [], maxTokens: undefined, context: 4096, signal: controller.signal, interrupt: () => undefined, settled: () => undefined });
     await expect(run.start()).rejects.toMatchObject({ code: 'context_length_exceeded', status: 400 });
   });
+
+  it('a native exception before llama.cpp\'s first chunk is the request\'s (400, in llama.cpp\'s words), unless memory ran out; after it, a 500', async () => {
+    const typedArray = new RangeError('Invalid typed array length: 1163217991');
+    const failRun = (before: LlamaChunk[], native: string | null) => {
+      async function* failing(): AsyncGenerator<LlamaChunk> {
+        yield* before;
+        throw typedArray;
+      }
+      const options = { stops: [], maxTokens: undefined, context: 4096, signal: new AbortController().signal, interrupt: () => undefined, settled: () => undefined };
+      return new LlamaRun(failing(), { ...options, nativeError: () => native });
+    };
+    const parse = '[json.exception.parse_error.101] parse error at line 1, column 4: syntax error while parsing value - invalid string: surrogate U+DC00..U+DFFF must follow U+D800..U+DBFF';
+    const refused = await failRun([], parse).start().then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(refused).toBeInstanceOf(ApiError);
+    expect(refused).toMatchObject({ status: 400, code: 'invalid_value', type: 'invalid_request_error', param: 'messages' });
+    expect((refused as ApiError).message).toContain(parse);
+    // Out of memory, no native text, or after the first chunk: the service's failure, with what is known.
+    await expect(failRun([], 'std::bad_alloc').start()).rejects.toMatchObject({ status: 500, code: 'internal_error', message: expect.stringContaining('std::bad_alloc') });
+    await expect(failRun([], null).start()).rejects.toMatchObject({ status: 500, code: 'internal_error', message: expect.stringContaining('often out of memory') });
+    const late = failRun([progress, chunk({ content: 'a' }, 1)], parse);
+    await late.start();
+    await expect((async () => {
+      for await (const _ of late.events()) void _;
+    })()).rejects.toMatchObject({ status: 500, code: 'internal_error', message: expect.stringContaining(parse) });
+  });
 });
 
 describe('importRoutes: which engine takes which imported files', () => {

@@ -32,6 +32,11 @@ export interface WllamaLike {
   getNumThreads(): number;
   createChatCompletion(options: LlamaParams & { stream: true; abortSignal: AbortSignal; [key: string]: unknown }): Promise<AsyncIterable<LlamaChunk>>;
   exit(): Promise<void>;
+  /**
+   * The last native exception llama.cpp logged since the previous call, and forgets it (wllama 3.8.1 turns such an
+   * exception into "Invalid typed array length"; its text comes only through the native log).
+   */
+  takeNativeError?(): string | null;
 }
 
 export interface CachedModel {
@@ -373,6 +378,8 @@ export class LlamaCppEngine implements Engine {
       if (signal.aborted) throw aborted();
       const params = translateRequest(request, images);
       const inner = new AbortController();
+      // What an earlier request left in the native log is not this one's.
+      loaded.wllama.takeNativeError?.();
       const stream = await loaded.wllama.createChatCompletion({
         ...params,
         stream: true,
@@ -391,6 +398,7 @@ export class LlamaCppEngine implements Engine {
         settled: release,
         logprobs: request.logprobs === true,
         forcedCall: forcesCall(toolPlan(request)),
+        nativeError: () => loaded.wllama.takeNativeError?.() ?? null,
       });
       handedOver = true;
       await run.start();

@@ -52,6 +52,8 @@ export interface RunOptions {
   logprobs?: boolean;
   /** A forced tool choice: the answer is translate.ts's call object ({"name": …, "arguments": …}), one call. */
   forcedCall?: boolean;
+  /** The text of the native exception llama.cpp logged for this request, if any (wllama keeps only a null result). */
+  nativeError?: () => string | null;
 }
 
 /**
@@ -116,6 +118,8 @@ export class LlamaRun {
   /** Prompt tokens llama.cpp found in its KV cache (the start of the last conversation). */
   private cachedTokens = 0;
   private finishReason: string | null = null;
+  /** Whether llama.cpp sent anything yet (its first chunk is the prompt's progress, before any token). */
+  private answered = false;
   private readonly matcher: StopMatcher;
   /** Leading newlines of the answer are llama.cpp's echo of the template's empty thinking block. */
   private answerBegun = false;
@@ -154,12 +158,13 @@ export class LlamaRun {
     } catch (err) {
       this.finish();
       if (isAbort(err)) return { done: true, value: undefined };
-      throw generationError(err, { logprobs: this.options.logprobs });
+      throw generationError(err, { logprobs: this.options.logprobs, native: this.options.nativeError?.() ?? null, beforeFirstChunk: !this.answered });
     }
   }
 
   /** Keeps the counts of every chunk llama.cpp sent, also those read only to end the request (for `spent`). */
   private count(chunk: LlamaChunk): void {
+    this.answered = true;
     if (chunk.prompt_progress) {
       this.promptTokens = chunk.prompt_progress.total;
       this.cachedTokens = chunk.prompt_progress.cache;
