@@ -4,6 +4,7 @@
 // fail (no network error, no 500), and a plain valid request right after each case must still succeed.
 import fc from 'fast-check';
 import { VARIANT_IDS } from '../../src/variants';
+import { anyText, hostileHistory, message, word } from './hostile-histories';
 
 /** CONTRACT.md "Errors": code → status, written out from the contract rather than imported from the code. */
 const CONTRACT_STATUS: Record<string, number> = {
@@ -71,8 +72,6 @@ export interface HostileReport {
 }
 
 const printable = fc.string({ unit: 'grapheme-ascii', maxLength: 40 });
-const anyText = fc.string({ unit: 'grapheme', maxLength: 40 });
-const word = fc.stringMatching(/^[a-z]{1,8}$/);
 const base64urlChar = fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'.split(''));
 
 function arbitraries(keys: HostileKeys) {
@@ -105,20 +104,10 @@ function arbitraries(keys: HostileKeys) {
   const headerName = fc.stringMatching(/^[a-z][a-z0-9-]{0,15}$/).filter((n) => n !== 'authorization' && n !== 'content-type');
   const extraHeaders = fc.array(fc.tuple(headerName, printable), { maxLength: 3 });
 
-  const role = fc.constantFrom('system', 'developer', 'user', 'assistant');
-  const part = fc.oneof(
-    fc.record({ type: fc.constant('text'), text: anyText }),
-    fc.record({ type: fc.constant('image_url'), image_url: fc.record({ url: fc.constantFrom('data:image/png;base64,iVBORw0KGgo=', 'https://example.invalid/a.png', 'javascript:alert(1)', '') }) }),
-    fc.record({ type: word, text: anyText }),
-  );
-  const message = fc.record(
-    { role, content: fc.oneof({ weight: 4, arbitrary: anyText }, fc.array(part, { maxLength: 3 }), fc.constant(null)), name: word },
-    { requiredKeys: ['role', 'content'] },
-  );
   const validish = fc.record(
     {
       model: fc.oneof({ weight: 5, arbitrary: fc.constantFrom(...VARIANT_IDS) }, word, fc.constant('gpt-4o')),
-      messages: fc.array(message, { minLength: 1, maxLength: 4 }),
+      messages: fc.oneof({ weight: 3, arbitrary: fc.array(message, { minLength: 1, maxLength: 4 }) }, hostileHistory),
       stream: fc.boolean(),
       stream_options: fc.record({ include_usage: fc.boolean() }),
       temperature: fc.double({ min: -1, max: 3, noNaN: true }),

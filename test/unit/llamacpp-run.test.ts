@@ -51,6 +51,35 @@ describe('translateRequest', () => {
     expect(translateRequest(thinking).chat_template_kwargs.enable_thinking).toBe(true);
     expect(translateRequest({ ...thinking, reasoning_effort: 'none' }).chat_template_kwargs.enable_thinking).toBe(false);
   });
+
+  it('gives llama.cpp replayed arguments it can read as JSON, text with lone surrogates too (U+FFFD in their place)', () => {
+    // llama.cpp parses each call's arguments as JSON and throws on a lone surrogate's escape ("\udfff").
+    const wellFormed = (v: unknown): boolean =>
+      typeof v === 'string' ? (v as string & { isWellFormed(): boolean }).isWellFormed() : typeof v !== 'object' || v === null || Object.entries(v).every(([k, x]) => wellFormed(k) && wellFormed(x));
+    const cases: [string, unknown][] = [
+      ['𩖶\udfff', '𩖶\ufffd'],
+      ['a\ud83d', 'a\ufffd'],
+      ['{"city": "Os\ud800', '{"city": "Os\ufffd'],
+      ['"\\ud800"', '"\\ud800"'],
+      ['{"city": "Os', '{"city": "Os'],
+      ['{"city": "Oslo"}', { city: 'Oslo' }],
+    ];
+    for (const [args, read] of cases) {
+      const request = {
+        model: 'svc-model-5.2-short-fast',
+        variant: VARIANTS['svc-model-5.2-short-fast'],
+        messages: [
+          { role: 'assistant', content: '', tool_calls: [{ id: '', type: 'function', function: { name: 'f', arguments: args } }] },
+          { role: 'tool', tool_call_id: '', content: 'ok' },
+        ],
+      } as unknown as ChatCompletionRequest;
+      // What wllama sends: the parameters as JSON text.
+      const sent = JSON.parse(JSON.stringify(translateRequest(request))) as { messages: { tool_calls?: { function: { arguments: string } }[] }[] };
+      const parsed: unknown = JSON.parse(sent.messages[0]!.tool_calls![0]!.function.arguments);
+      expect(wellFormed(parsed), JSON.stringify(args)).toBe(true);
+      expect(parsed).toEqual(read);
+    }
+  });
 });
 
 const chunk = (delta: LlamaChunk['choices'][number]['delta'], n: number, finish: string | null = null): LlamaChunk => ({
@@ -208,6 +237,34 @@ describe('LlamaRun', () => {
     }
     const run = new LlamaRun(failing(), { stops: [], maxTokens: undefined, context: 4096, signal: controller.signal, interrupt: () => undefined, settled: () => undefined });
     await expect(run.start()).rejects.toMatchObject({ code: 'context_length_exceeded', status: 400 });
+  });
+
+  it('a native exception before llama.cpp\'s first chunk is the request\'s (400, in llama.cpp\'s words), unless memory ran out; after it, a 500', async () => {
+    const typedArray = new RangeError('Invalid typed array length: 1163217991');
+    const failRun = (before: LlamaChunk[], native: string | null) => {
+      async function* failing(): AsyncGenerator<LlamaChunk> {
+        yield* before;
+        throw typedArray;
+      }
+      const options = { stops: [], maxTokens: undefined, context: 4096, signal: new AbortController().signal, interrupt: () => undefined, settled: () => undefined };
+      return new LlamaRun(failing(), { ...options, nativeError: () => native });
+    };
+    const parse = '[json.exception.parse_error.101] parse error at line 1, column 4: syntax error while parsing value - invalid string: surrogate U+DC00..U+DFFF must follow U+D800..U+DBFF';
+    const refused = await failRun([], parse).start().then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(refused).toBeInstanceOf(ApiError);
+    expect(refused).toMatchObject({ status: 400, code: 'invalid_value', type: 'invalid_request_error', param: 'messages' });
+    expect((refused as ApiError).message).toContain(parse);
+    // Out of memory, no native text, or after the first chunk: the service's failure, with what is known.
+    await expect(failRun([], 'std::bad_alloc').start()).rejects.toMatchObject({ status: 500, code: 'internal_error', message: expect.stringContaining('std::bad_alloc') });
+    await expect(failRun([], null).start()).rejects.toMatchObject({ status: 500, code: 'internal_error', message: expect.stringContaining('often out of memory') });
+    const late = failRun([progress, chunk({ content: 'a' }, 1)], parse);
+    await late.start();
+    await expect((async () => {
+      for await (const _ of late.events()) void _;
+    })()).rejects.toMatchObject({ status: 500, code: 'internal_error', message: expect.stringContaining(parse) });
   });
 });
 

@@ -11,7 +11,7 @@ import type { ChatCompletionRequest } from '../../../src/protocol/types';
 import { adoptModels, variantOf } from '../../../src/catalog';
 import type { ModelId, Variant } from '../../../src/variants';
 import type { Engine, Generation } from '../engine';
-import { assertSupported, outputLimit, stopSequences } from '../shared/request-support';
+import { assertSupported, outputLimit, stopSequences, toolPlan } from '../shared/request-support';
 import { ModelStates } from '../shared/model-states';
 import { Mutex } from '../shared/mutex';
 import { resolveImages } from '../shared/images';
@@ -20,7 +20,7 @@ import { imageBytes, type LlamaImageReader } from './images';
 import { importGguf, type GgufCacheWriter } from './import-files';
 import { fileName, ggufSource, servedByLlama, splitParts, weightGroups, type GgufSource } from './models';
 import { LlamaRun, type LlamaChunk } from './run';
-import { translateRequest, type LlamaParams } from './translate';
+import { forcesCall, translateRequest, type LlamaParams } from './translate';
 
 /** The part of wllama's `Wllama` this engine uses (a fake stands in for it in unit tests). */
 export interface WllamaLike {
@@ -32,6 +32,11 @@ export interface WllamaLike {
   getNumThreads(): number;
   createChatCompletion(options: LlamaParams & { stream: true; abortSignal: AbortSignal; [key: string]: unknown }): Promise<AsyncIterable<LlamaChunk>>;
   exit(): Promise<void>;
+  /**
+   * The last native exception llama.cpp logged since the previous call, and forgets it (wllama 3.8.1 turns such an
+   * exception into "Invalid typed array length"; its text comes only through the native log).
+   */
+  takeNativeError?(): string | null;
 }
 
 export interface CachedModel {
@@ -378,6 +383,8 @@ export class LlamaCppEngine implements Engine {
       if (signal.aborted) throw aborted();
       const params = translateRequest(request, images);
       const inner = new AbortController();
+      // What an earlier request left in the native log is not this one's.
+      loaded.wllama.takeNativeError?.();
       const stream = await loaded.wllama.createChatCompletion({
         ...params,
         stream: true,
@@ -395,6 +402,8 @@ export class LlamaCppEngine implements Engine {
         interrupt: () => inner.abort(),
         settled: release,
         logprobs: request.logprobs === true,
+        forcedCall: forcesCall(toolPlan(request)),
+        nativeError: () => loaded.wllama.takeNativeError?.() ?? null,
       });
       handedOver = true;
       await run.start();

@@ -1,6 +1,6 @@
 // The llama.cpp engine wired to the real @wllama/wllama: its WebAssembly file is part of the build (served
 // from this origin, never a CDN), its GGUF cache is wllama's own (OPFS).
-import { ModelManager, Wllama, type WllamaLogger } from '@wllama/wllama';
+import { LogLevel, ModelManager, Wllama, type WllamaLogger } from '@wllama/wllama';
 import wasmUrl from '@wllama/wllama/esm/wasm/wllama.wasm?url';
 import type { InpageConfig } from '../../../src/config';
 import { LlamaCppEngine, type LlamaCppDeps, type WllamaLike } from './engine';
@@ -34,10 +34,31 @@ export function llamaCppDeps(config: InpageConfig, reason: string, gpu = false):
   const manager = new ModelManager({ logger: quiet, allowOffline: true, cacheManager });
   return {
     create: () => {
-      const wllama = new Wllama({ default: wasmUrl }, { logger: quiet, suppressNativeLog: true, allowOffline: true, modelManager: manager });
+      // llama.cpp's log, errors only: wllama logs the text of a native exception there (and returns nothing
+      // else of it), which the engine needs to say what went wrong. The first line since the engine last took
+      // one is kept: it comes before wllama's own report of the failure (its stack trace, an Error object).
+      let nativeError: string | null = null;
+      const logger: WllamaLogger = {
+        ...quiet,
+        error: (...args: unknown[]) => {
+          const text = typeof args[0] === 'string' ? args.join(' ').trim() : '';
+          if (nativeError === null && text && !/^(Stack trace \(|Cannot find waiting task)/.test(text)) nativeError = text;
+          console.error(...args);
+        },
+      };
+      const wllama = new Wllama({ default: wasmUrl }, { logger, suppressNativeLog: false, allowOffline: true, modelManager: manager });
       // Safari/Firefox compatibility files would come from a CDN: never; they run without it (no WebGPU).
       wllama.setCompat(null);
-      return wllama as unknown as WllamaLike;
+      const load = wllama.loadModelFromUrl.bind(wllama);
+      const like: Pick<WllamaLike, 'loadModelFromUrl' | 'takeNativeError'> = {
+        loadModelFromUrl: (source, params) => load(source, { ...params, log_level: LogLevel.ERROR }),
+        takeNativeError: () => {
+          const text = nativeError;
+          nativeError = null;
+          return text;
+        },
+      };
+      return Object.assign(wllama, like) as unknown as WllamaLike;
     },
     cache: {
       list: async () => (await manager.getModels()).map((m) => ({ url: m.url, size: m.size })),

@@ -50,6 +50,48 @@ export interface RunOptions {
   settled(): void;
   /** Whether the request asked for logprobs (for what a native failure most likely was). */
   logprobs?: boolean;
+  /** A forced tool choice: the answer is translate.ts's call object ({"name": …, "arguments": …}), one call. */
+  forcedCall?: boolean;
+  /** The text of the native exception llama.cpp logged for this request, if any (wllama keeps only a null result). */
+  nativeError?: () => string | null;
+}
+
+/**
+ * A forced choice's answer, held by its schema to {"name": …, "arguments": …} (translate.ts), as one tool call:
+ * the call opens when the name is complete, and the arguments stream as they come, less the object's closing
+ * brace (held back until more follows; dropped at a complete end, kept when max_tokens cut the call short).
+ */
+class ForcedCall {
+  private text = '';
+  private argumentsAt: number | null = null;
+  private released = 0;
+
+  get called(): boolean {
+    return this.argumentsAt !== null;
+  }
+
+  push(content: string): EngineEvent[] {
+    this.text += content;
+    const events: EngineEvent[] = [];
+    if (this.argumentsAt === null) {
+      const head = /^\s*\{\s*"name"\s*:\s*("(?:[^"\\]|\\.)*")\s*,\s*"arguments"\s*:\s*/.exec(this.text);
+      if (!head) return events;
+      this.argumentsAt = this.released = head[0].length;
+      events.push({ type: 'tool_call', index: 0, id: toolCallId(), name: JSON.parse(head[1]!) as string });
+    }
+    const held = this.argumentsAt + /\}?\s*$/.exec(this.text.slice(this.argumentsAt))!.index;
+    if (held > this.released) {
+      events.push({ type: 'tool_arguments', index: 0, arguments: this.text.slice(this.released, held) });
+      this.released = held;
+    }
+    return events;
+  }
+
+  /** The held-back end when the call was cut short (`cut`); nothing when the object closed. */
+  end(cut: boolean): EngineEvent[] {
+    const rest = this.text.slice(this.released);
+    return cut && this.called && rest ? [{ type: 'tool_arguments', index: 0, arguments: rest }] : [];
+  }
 }
 
 function toLogprob(entry: LlamaLogprob): TokenLogprob {
@@ -76,6 +118,8 @@ export class LlamaRun {
   /** Prompt tokens llama.cpp found in its KV cache (the start of the last conversation). */
   private cachedTokens = 0;
   private finishReason: string | null = null;
+  /** Whether llama.cpp sent anything yet (its first chunk is the prompt's progress, before any token). */
+  private answered = false;
   private readonly matcher: StopMatcher;
   /** Leading newlines of the answer are llama.cpp's echo of the template's empty thinking block. */
   private answerBegun = false;
@@ -83,6 +127,9 @@ export class LlamaRun {
   private readonly pending: LlamaChunk[] = [];
   /** llama.cpp's index of each tool call → its index in the answer. */
   private readonly calls = new Map<number, number>();
+  private readonly forced: ForcedCall | null;
+  /** Events of the forced call the last chunk's content carried. */
+  private forcedEvents: EngineEvent[] = [];
   private readonly onAbort = () => this.options.interrupt();
 
   constructor(
@@ -90,6 +137,7 @@ export class LlamaRun {
     private readonly options: RunOptions,
   ) {
     this.matcher = new StopMatcher(options.stops);
+    this.forced = options.forcedCall ? new ForcedCall() : null;
     options.signal.addEventListener('abort', this.onAbort, { once: true });
   }
 
@@ -110,12 +158,13 @@ export class LlamaRun {
     } catch (err) {
       this.finish();
       if (isAbort(err)) return { done: true, value: undefined };
-      throw generationError(err, { logprobs: this.options.logprobs });
+      throw generationError(err, { logprobs: this.options.logprobs, native: this.options.nativeError?.() ?? null, beforeFirstChunk: !this.answered });
     }
   }
 
   /** Keeps the counts of every chunk llama.cpp sent, also those read only to end the request (for `spent`). */
   private count(chunk: LlamaChunk): void {
+    this.answered = true;
     if (chunk.prompt_progress) {
       this.promptTokens = chunk.prompt_progress.total;
       this.cachedTokens = chunk.prompt_progress.cache;
@@ -194,6 +243,7 @@ export class LlamaRun {
       if (this.options.signal.aborted) return;
       const rest = this.matcher.end();
       if (rest) yield { type: 'delta', content: rest };
+      if (this.forced) yield* this.forced.end(this.finishReason === 'length');
       const finish: EngineEvent = { type: 'finish', finish_reason: this.finishReasonOf(), usage: this.usageOf() };
       const timings = timingsOf(this.lastTimings);
       if (timings) finish.timings = timings;
@@ -208,6 +258,7 @@ export class LlamaRun {
     const events: EngineEvent[] = [];
     const delta = this.textOf(chunk);
     if (delta) events.push(delta);
+    events.push(...this.forcedEvents.splice(0));
     for (const call of chunk.choices[0]?.delta.tool_calls ?? []) {
       // llama.cpp numbers its calls; inpage names them (OpenAI's id shape) the first time one appears.
       let index = this.calls.get(call.index);
@@ -243,7 +294,9 @@ export class LlamaRun {
         this.answerStartedAt ??= this.generated;
       }
     }
-    if (content) {
+    if (content && this.forced) {
+      this.forcedEvents.push(...this.forced.push(content));
+    } else if (content) {
       const released = this.matcher.push(content);
       if (released) event.content = released;
       const logprobs = choice.logprobs?.content;
@@ -255,7 +308,7 @@ export class LlamaRun {
   private finishReasonOf(): EngineFinishReason {
     if (this.matcher.matched) return 'stop';
     if (this.finishReason === 'length') return 'length';
-    return this.calls.size > 0 ? 'tool_calls' : 'stop';
+    return this.calls.size > 0 || this.forced?.called ? 'tool_calls' : 'stop';
   }
 
   private usageOf(): Usage {

@@ -3,7 +3,7 @@
 // not given to llama.cpp, which would match them against the thinking as well. Image parts of a user turn
 // become wllama's image parts (the image's bytes, read beforehand: images.ts), in their place among the text.
 import type { ChatCompletionRequest, ChatMessage } from '../../../src/protocol/types';
-import { outputLimit, toolPlan, wantsThinking } from '../shared/request-support';
+import { outputLimit, toolPlan, wantsThinking, type ToolPlan } from '../shared/request-support';
 
 /** wllama's content parts: text, or an image's bytes (it puts llama.cpp's media marker in the image's place). */
 export type LlamaContentPart = { type: 'text'; text: string } | { type: 'image'; data: ArrayBuffer };
@@ -33,7 +33,7 @@ export interface LlamaParams {
   response_format?: { type: 'json_object' } | { type: 'json_schema'; json_schema: { name: string; schema: unknown; strict?: boolean } };
   logit_bias?: Record<string, number>;
   tools?: LlamaTool[];
-  tool_choice?: 'auto' | 'required';
+  tool_choice?: 'auto' | 'none';
   parallel_tool_calls?: boolean;
   chat_template_kwargs: { enable_thinking: boolean };
 }
@@ -59,7 +59,49 @@ function userContent(content: ChatMessage['content'], images: ReadonlyMap<string
   });
 }
 
+/** Text with each lone UTF-16 surrogate replaced by U+FFFD, as a UTF-8 encoder writes it. */
+function wellFormed(text: string): string {
+  return text.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
+}
+
+/**
+ * `value` with every string (keys too) well-formed. llama.cpp reads the request as JSON and refuses a lone
+ * surrogate's escape (\ud800) with a C++ exception that wllama 3.8.1 surfaces only as "Invalid typed array
+ * length"; text can hold no lone surrogate in UTF-8 anyway, so this is what any UTF-8 client would send.
+ */
+function wellFormedDeep<T>(value: T): T {
+  if (typeof value === 'string') return wellFormed(value) as T;
+  if (Array.isArray(value)) return value.map(wellFormedDeep) as T;
+  if (typeof value === 'object' && value !== null && !(value instanceof ArrayBuffer)) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [wellFormed(k), wellFormedDeep(v)])) as T;
+  }
+  return value;
+}
+
+/**
+ * A past call's arguments for llama.cpp, which parses them as JSON for the chat template (a C++ exception when
+ * they are not, surfaced by wllama 3.8.1 as "Invalid typed array length"). A history may hold any text there,
+ * e.g. a call cut by max_tokens ('{"city": "Os'): what is not JSON goes as a JSON string of the text, which
+ * llama.cpp parses back into that text, so a template that writes string arguments as they are renders it
+ * exactly as written. That string is made of the well-formed text: JSON.stringify writes a lone surrogate as its
+ * escape ("\udfff"), which llama.cpp refuses as well, and which no later replacement could see.
+ */
+function templateArguments(args: string): string {
+  try {
+    // JSON the way llama.cpp reads it: escapes of lone surrogates ("\ud800") are not.
+    const value: unknown = JSON.parse(wellFormed(args));
+    if (JSON.stringify(wellFormedDeep(value)) !== JSON.stringify(value)) throw new Error('a lone surrogate');
+    return args;
+  } catch {
+    return JSON.stringify(wellFormed(args));
+  }
+}
+
 export function translateRequest(request: ChatCompletionRequest, images: ReadonlyMap<string, ArrayBuffer> = new Map()): LlamaParams {
+  return wellFormedDeep(translate(request, images));
+}
+
+function translate(request: ChatCompletionRequest, images: ReadonlyMap<string, ArrayBuffer>): LlamaParams {
   const messages: LlamaMessage[] = request.messages.map((m): LlamaMessage => {
     switch (m.role) {
       case 'user':
@@ -69,7 +111,7 @@ export function translateRequest(request: ChatCompletionRequest, images: Readonl
       case 'assistant': {
         const turn: LlamaMessage = { role: 'assistant', content: textOf(m.content) };
         if (m.tool_calls?.length) {
-          turn.tool_calls = m.tool_calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.function.name, arguments: c.function.arguments } }));
+          turn.tool_calls = m.tool_calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.function.name, arguments: templateArguments(c.function.arguments) } }));
         }
         return turn;
       }
@@ -93,7 +135,6 @@ export function translateRequest(request: ChatCompletionRequest, images: Readonl
   if (request.logit_bias) params.logit_bias = { ...request.logit_bias };
   const plan = toolPlan(request);
   if (plan) {
-    // wllama 3.8.1 treats the object form of tool_choice as "auto": a named choice offers only that tool, required.
     const offered = plan.mode === 'named' ? plan.tools.filter((t) => t.function.name === plan.name) : plan.tools;
     params.tools = offered.map((t) => {
       const fn: LlamaTool['function'] = { name: t.function.name };
@@ -101,8 +142,18 @@ export function translateRequest(request: ChatCompletionRequest, images: Readonl
       if (t.function.parameters !== undefined) fn.parameters = t.function.parameters;
       return { type: 'function', function: fn };
     });
-    params.tool_choice = plan.mode === 'auto' ? 'auto' : 'required';
     params.parallel_tool_calls = plan.parallel;
+    if (!forcesCall(plan)) {
+      params.tool_choice = 'auto';
+    } else {
+      // A forced call from the first token. llama.cpp's own tool grammar for this template is lazy (free text,
+      // then a call when the model writes <tool_call>), and it refuses a grammar of ours next to its tool
+      // parsing. So the tools stay in the prompt (tool_choice "none": rendered, not parsed) and the answer is
+      // held by a JSON schema to one call object, {"name": …, "arguments": …}, which run.ts turns into the call.
+      params.tool_choice = 'none';
+      params.response_format = { type: 'json_schema', json_schema: { name: 'tool_call', schema: forcedCallSchema(offered), strict: true } };
+      return params;
+    }
   }
   const format = request.response_format;
   if (format?.type === 'json_object') params.response_format = { type: 'json_object' };
@@ -111,4 +162,20 @@ export function translateRequest(request: ChatCompletionRequest, images: Readonl
     params.response_format = { type: 'json_schema', json_schema: { name: format.json_schema.name, schema, ...(format.json_schema.strict ? { strict: true } : {}) } };
   }
   return params;
+}
+
+/** Whether the plan forces a call (`required`, or a named function): run.ts reads the answer as one call. */
+export function forcesCall(plan: ToolPlan | null): boolean {
+  return plan !== null && plan.mode !== 'auto';
+}
+
+/** The answer of a forced choice: one call of one of `tools`, its name first, then its arguments (their schema). */
+export function forcedCallSchema(tools: readonly { function: { name: string; parameters?: unknown } }[]): unknown {
+  const callOf = (t: (typeof tools)[number]) => ({
+    type: 'object',
+    properties: { name: { const: t.function.name }, arguments: t.function.parameters ?? { type: 'object' } },
+    required: ['name', 'arguments'],
+    additionalProperties: false,
+  });
+  return tools.length === 1 ? callOf(tools[0]!) : { anyOf: tools.map(callOf) };
 }
