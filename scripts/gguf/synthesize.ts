@@ -14,7 +14,7 @@
 //    transitions, and each leads to the next, the last to "!": the answer is those bytes, "!", the end.
 // Everything is deterministic for a given seed.
 
-import { encodeGguf, gaussian, mulberry32, type Meta, type TensorType } from './gguf-file';
+import { FILE_TYPES, encodeGguf, gaussian, mulberry32, type Meta, type TensorType } from './gguf-file';
 
 export type { TensorType };
 
@@ -246,7 +246,7 @@ export function synthesizeGguf(options: SynthOptions = {}): SynthModel {
     ['general.architecture', 'string', 'llama'],
     ['general.name', 'string', options.name ?? 'inpage-synth'],
     ['general.alignment', 'u32', 32],
-    ['general.file_type', 'u32', type === 'f16' ? 1 : 0],
+    ['general.file_type', 'u32', FILE_TYPES[type]],
     ['llama.context_length', 'u32', options.context ?? 4096],
     ['llama.embedding_length', 'u32', nEmbd],
     ['llama.block_count', 'u32', nLayer],
