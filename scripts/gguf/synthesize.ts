@@ -27,6 +27,10 @@ export interface SynthOptions {
   heads?: number;
   /** Trained context (`llama.context_length`, default 4096). */
   context?: number;
+  /**
+   * How the weight matrices are stored (default Q4_0, as people run models: quantized; norms stay F32). A model
+   * narrower than a block (32 values; 256 for Q4_K) keeps them F16 (gguf-file.ts: storedType).
+   */
   type?: TensorType;
   seed?: number;
   /** `general.name`. */
@@ -130,7 +134,7 @@ export function synthesizeGguf(options: SynthOptions = {}): SynthModel {
   const nLayer = options.layers ?? 2;
   const nFf = options.feedForward ?? nEmbd * 2;
   const nHead = options.heads ?? 4;
-  const type = options.type ?? 'f32';
+  const type = options.type ?? 'q4_0';
   const random = mulberry32(options.seed ?? 1);
   const normal = gaussian(random);
 
