@@ -6,6 +6,9 @@
 // straight to a Wllama of its own, made and loaded as the engine does (same file, context, thread count and
 // parameters): prefill and decode tokens/s, /v1 as a share of wllama directly; one thread and N; the model's
 // load from the network (fresh browser context) and from wllama's cache (a reload: a new engine worker).
+// Beside them, native llama.cpp (node-llama-cpp's prebuilt CPU binary, in this Node process) runs the same GGUF,
+// context, thread count, prompt (ChatML as the engine renders it) and greedy sampling: wllama ÷ native.
+// Measure on a quiet machine: the ratios hold within pairs, the absolute figures do not under load.
 //
 // Ports: base + 3 for the app (vite preview of dist-bench-llama*/, which sends COOP/COEP as `npm start` does),
 // base + 4 for the model host; base is INPAGE_BENCH_PORT (4676), as in bench.mjs.
@@ -18,8 +21,24 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-/** The benchmark's model: 512 wide, 9 layers, 1408 feed-forward, 8 heads, F16: 29.4M parameters, 59 MB. */
-export const LLAMA_MODEL = { seed: 7, embedding: 512, layers: 9, feedForward: 1408, heads: 8, type: 'f16', name: 'inpage-bench-30m' };
+/**
+ * The benchmark's models, Q4_K (every weight matrix; norms F32; feed-forward widths a whole number of Q4_K
+ * super-blocks), by size: `--llama-size 30m` (the default: 512 wide, 9 layers, about 31M parameters), `300m`,
+ * `1b`; `--llama-type q8_0` (or q4_0, f16) for another storage. F16, which no one runs, is WebAssembly's worst case
+ * (no F16C there: every weight converted on the fly); people run Q4_K_M and Q8_0. The vocabulary is the
+ * synthesizer's (469 tokens), so the output layer is far smaller than a real model's.
+ */
+const LLAMA_MODELS = {
+  '30m': { seed: 7, embedding: 512, layers: 9, feedForward: 1536, heads: 8, name: 'inpage-bench-30m' },
+  '300m': { seed: 7, embedding: 1024, layers: 24, feedForward: 2816, heads: 16, name: 'inpage-bench-300m' },
+  '1b': { seed: 7, embedding: 2048, layers: 20, feedForward: 5632, heads: 16, name: 'inpage-bench-1b' },
+};
+const flag = (name, fallback) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : fallback);
+const SIZE = flag('--llama-size', '30m');
+if (!LLAMA_MODELS[SIZE]) throw new Error(`--llama-size: one of ${Object.keys(LLAMA_MODELS).join(', ')}`);
+export const LLAMA_MODEL = { ...LLAMA_MODELS[SIZE], type: flag('--llama-type', 'q4_k') };
+/** The engine's context for the variant (WEBLLM_DEFAULT_CONTEXT, within the trained 4096): the native runs use it too. */
+const CONTEXT = 4096;
 /** The variant asked (a non-thinking one; its weight group's default GGUF path is where the file is served). */
 const MODEL = 'svc-model-5.2-short-fast';
 const THREADS = [1, 2];
@@ -67,6 +86,50 @@ function modelFile(helpers, log) {
     writeFileSync(meta, JSON.stringify({ parameters: model.parameters, imEnd: model.tokenId('<|im_end|>'), bytes: model.bytes.length }));
   }
   return { file, ...JSON.parse(readFileSync(meta, 'utf8')) };
+}
+
+/**
+ * Native llama.cpp on the same file: node-llama-cpp's prebuilt CPU binary (from npm; never built or downloaded
+ * here). `open(threads)` gives a context of the engine's size with that many threads; `request(body)` answers a
+ * bench request as the engine would (its ChatML, with the non-thinking variant's empty thinking block; greedy; the
+ * end token never), and times it as the page times the two browser paths.
+ */
+async function nativeLlama(file) {
+  const { getLlama, LlamaLogLevel, TokenBias } = await import('node-llama-cpp');
+  const llama = await getLlama({ gpu: false, build: 'never', logLevel: LlamaLogLevel.error });
+  const model = await llama.loadModel({ modelPath: file, gpuLayers: 0 });
+  return {
+    version: JSON.parse(readFileSync(join(ROOT, 'node_modules/node-llama-cpp/package.json'), 'utf8')).version,
+    async open(threads) {
+      const context = await model.createContext({ contextSize: CONTEXT, batchSize: 512, threads });
+      const sequence = context.getSequence();
+      const request = async (body) => {
+        const prompt = model.tokenize(`<|im_start|>user\n${body.messages[0].content}<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n`, true);
+        const bias = new TokenBias(model.tokenizer);
+        for (const [token, value] of Object.entries(body.logit_bias ?? {})) if (value <= -100) bias.set(Number(token), 'never');
+        await sequence.clearHistory();
+        const tokens = [];
+        const gaps = [];
+        const t0 = performance.now();
+        let first = -1;
+        let last = -1;
+        for await (const token of sequence.evaluate(prompt, { temperature: 0, tokenBias: bias })) {
+          const now = performance.now();
+          if (first < 0) first = now;
+          else gaps.push(now - last);
+          last = now;
+          tokens.push(token);
+          if (tokens.length === body.max_tokens) break;
+        }
+        return { ttft: first - t0, decodeMs: last - first, deltas: tokens.length, promptTokens: prompt.length, cachedTokens: 0, text: model.detokenize(tokens), gaps, threads: context.currentThreads };
+      };
+      return { request, close: () => context.dispose() };
+    },
+    close: async () => {
+      await model.dispose();
+      await llama.dispose();
+    },
+  };
 }
 
 /**
@@ -129,7 +192,8 @@ export async function benchLlama({ browser, runs, quick, noBuild, env, port, log
     logit_bias: { [model.imEnd]: -100 },
   });
 
-  const out = { runs: [], model, pairs: PAIRS, maxTokens: MAX_TOKENS, threads: THREADS, mismatches: 0 };
+  const native = await nativeLlama(model.file);
+  const out = { runs: [], model, pairs: PAIRS, maxTokens: MAX_TOKENS, threads: THREADS, mismatches: 0, nativeMismatches: 0, nativeVersion: native.version };
   const consoleErrors = [];
   try {
     for (let r = 0; r < runs; r++) {
@@ -155,21 +219,41 @@ export async function benchLlama({ browser, runs, quick, noBuild, env, port, log
         }
         const directLoad = await page.evaluate((m) => window.benchLlama.directLoad(m), MODEL);
         if (directLoad.threads !== threads) throw new Error(`wllama directly runs ${directLoad.threads} threads, not ${threads}`);
-        // One warm-up each (first-call costs of both paths), then the pairs, alternating which goes first.
+        const nativeRun = await native.open(threads);
+        // Native llama.cpp's warm-up, which also checks its thread count.
+        if ((await nativeRun.request(request())).threads !== threads) throw new Error(`native llama.cpp does not run ${threads} threads`);
+        // One warm-up each (first-call costs of every path), then the pairs (triples, with native llama.cpp),
+        // rotating which goes first.
         await page.evaluate(({ key, body }) => window.benchLlama.viaV1(key, body), { key, body: request() });
         await page.evaluate((body) => window.benchLlama.viaWllama(body), request());
         const v1 = [];
         const wl = [];
+        const nat = [];
+        const orders = [
+          ['v1', 'direct', 'native'],
+          ['direct', 'native', 'v1'],
+          ['native', 'v1', 'direct'],
+        ];
         for (let i = 0; i < PAIRS; i++) {
           const body = request();
           const pair = async (which) =>
-            which === 'v1' ? v1.push(await page.evaluate(({ key, body }) => window.benchLlama.viaV1(key, body), { key, body })) : wl.push(await page.evaluate((body) => window.benchLlama.viaWllama(body), body));
-          for (const which of i % 2 === 0 ? ['v1', 'direct'] : ['direct', 'v1']) await pair(which);
+            which === 'v1'
+              ? v1.push(await page.evaluate(({ key, body }) => window.benchLlama.viaV1(key, body), { key, body }))
+              : which === 'direct'
+                ? wl.push(await page.evaluate((body) => window.benchLlama.viaWllama(body), body))
+                : nat.push(await nativeRun.request(body));
+          for (const which of orders[i % orders.length]) await pair(which);
           if (v1.at(-1).text !== wl.at(-1).text) {
             out.mismatches++;
             out.mismatch ??= { v1: v1.at(-1).text, wllama: wl.at(-1).text };
           }
+          if (nat.at(-1).text !== wl.at(-1).text) {
+            out.nativeMismatches++;
+            out.nativeMismatch ??= { native: nat.at(-1).text, wllama: wl.at(-1).text };
+          }
+          if (nat.at(-1).promptTokens !== wl.at(-1).promptTokens) throw new Error(`native llama.cpp's prompt is ${nat.at(-1).promptTokens} tokens, wllama's ${wl.at(-1).promptTokens}: not the same prompt`);
         }
+        await nativeRun.close();
         await page.evaluate(() => window.benchLlama.directExit());
         // A reload: a new engine worker, the model from wllama's cache (no byte from the model host).
         await page.reload();
@@ -177,13 +261,14 @@ export async function benchLlama({ browser, runs, quick, noBuild, env, port, log
         const cache = await page.evaluate((m) => window.benchLlama.engineLoad(m), MODEL);
         const cacheGets = modelGets() - getsBeforeCache;
         await context.close();
-        run.threads[threads] = { network, networkGets, cache, cacheGets, directLoad: directLoad.ms, v1, wllama: wl };
+        run.threads[threads] = { network, networkGets, cache, cacheGets, directLoad: directLoad.ms, v1, wllama: wl, native: nat };
       }
       runs > 0 && out.runs.push(run);
     }
   } finally {
     stop();
     await host.close();
+    await native.close();
   }
   out.consoleErrors = consoleErrors.filter((e) => !e.startsWith('Failed to load resource'));
   // Every sample, for a closer look than the tables give.
@@ -205,6 +290,8 @@ const quickDecode = (s) => 1000 / sorted(s.gaps)[Math.floor(s.gaps.length / 4)];
 const pairedBy = (x, f) => median(x.v1.map((s, i) => f(s, x.wllama[i])));
 /** A run's /v1 ÷ wllama ratio of `rate`: the median of the ratios within each pair. */
 const paired = (x, rate) => pairedBy(x, (v, d) => rate(v) / rate(d));
+/** A run's wllama ÷ native llama.cpp ratio of `rate`: the median of the ratios within each triple. */
+const pairedNative = (x, rate) => median(x.wllama.map((d, i) => rate(d) / rate(x.native[i])));
 
 /*
  * llama.cpp's own compute varies by up to 2x from one request to the next on this machine (so did a plain C
@@ -260,7 +347,15 @@ export function llamaReport(p, data) {
     p(`| ${t} | inpage (/v1) | ${spread(per(t, (x) => median(x.v1.map(prefill))), fx(0))} | ${spread(per(t, (x) => median(x.v1.map(decode))), fx(1))} |`);
     p(`| ${t} | wllama directly | ${spread(per(t, (x) => median(x.wllama.map(prefill))), fx(0))} | ${spread(per(t, (x) => median(x.wllama.map(decode))), fx(1))} |`);
     p(`| ${t} | inpage ÷ wllama, within pairs | ${spread(per(t, (x) => paired(x, prefill)), fx(3))} | ${spread(per(t, (x) => paired(x, decode)), fx(3))} |`);
+    p(`| ${t} | native llama.cpp (node-llama-cpp ${data.nativeVersion}, CPU) | ${spread(per(t, (x) => median(x.native.map(prefill))), fx(0))} | ${spread(per(t, (x) => median(x.native.map(decode))), fx(1))} |`);
+    p(`| ${t} | wllama ÷ native, within pairs | ${spread(per(t, (x) => pairedNative(x, prefill)), fx(3))} | ${spread(per(t, (x) => pairedNative(x, decode)), fx(3))} |`);
   }
+  p();
+  p('Native llama.cpp: node-llama-cpp\'s prebuilt CPU binary (an npm package), in the bench\'s Node process, on the');
+  p(`same file with the same context (${CONTEXT}), thread count and greedy sampling, the prompt rendered as the engine renders it`);
+  p('(ChatML with the non-thinking variant\'s empty thinking block; its token count checked equal to wllama\'s on every');
+  p('request), its history cleared before each. Each request of a run goes to all three paths back to back, the order');
+  p(`rotating. Greedy answers, native and wllama: ${data.nativeMismatches === 0 ? 'identical text every time' : `${data.nativeMismatches} of ${data.runs.length * data.threads.length * data.pairs} differed (first: \`${JSON.stringify(data.nativeMismatch).slice(0, 160)}\`)`}.`);
   p();
   p('The same pairs with llama.cpp\'s own compute matched. Every answer carries llama.cpp\'s `timings` (through /v1');
   p('on the stream\'s finish chunk; directly from wllama). In each pair, the /v1 request\'s window (to the first');

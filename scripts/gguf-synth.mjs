@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// node scripts/gguf-synth.mjs OUT.gguf [--embedding N] [--layers N] [--feed-forward N] [--heads N] [--type f32|f16] [--seed N]
+// node scripts/gguf-synth.mjs OUT.gguf [--embedding N] [--layers N] [--feed-forward N] [--heads N] [--type f32|f16|q8_0|q4_0|q4_k] [--seed N]
 // Writes a synthesized GGUF model (scripts/gguf/synthesize.ts) for the bench or by-hand trials.
 // Runs the TypeScript through Vite's module runner (Node 20 cannot run TypeScript itself).
 import { writeFile } from 'node:fs/promises';
@@ -20,7 +20,7 @@ const { values, positionals } = parseArgs({
 });
 const out = positionals[0];
 if (!out) {
-  console.error('usage: node scripts/gguf-synth.mjs OUT.gguf [--embedding N] [--layers N] [--feed-forward N] [--heads N] [--type f32|f16] [--seed N]');
+  console.error('usage: node scripts/gguf-synth.mjs OUT.gguf [--embedding N] [--layers N] [--feed-forward N] [--heads N] [--type f32|f16|q8_0|q4_0|q4_k] [--seed N]');
   process.exit(2);
 }
 const num = (v) => (v === undefined ? undefined : Number(v));

@@ -9,7 +9,7 @@
 // mm.0 → GELU → mm.2 to the language model's width. Each patch becomes one prompt token, so an image adds
 // exactly `imageTokens` tokens to the prompt. The projector's output width must equal the language model's
 // `embedding_length` (synthesize.ts: 64 by default), else llama.cpp refuses the pair.
-import { encodeGguf, gaussian, mulberry32, type Meta, type Tensor, type TensorType } from './gguf-file';
+import { FILE_TYPES, encodeGguf, gaussian, mulberry32, type Meta, type Tensor, type TensorType } from './gguf-file';
 
 export interface MmprojOptions {
   /** The language model's embedding width, which the projector outputs (default 64, synthesize.ts' default). */
@@ -94,7 +94,7 @@ export function synthesizeMmproj(options: MmprojOptions = {}): SynthMmproj {
     ['general.architecture', 'string', 'clip'],
     ['general.name', 'string', 'inpage-synth-mmproj'],
     ['general.alignment', 'u32', 32],
-    ['general.file_type', 'u32', type === 'f16' ? 1 : 0],
+    ['general.file_type', 'u32', FILE_TYPES[type]],
     ['clip.has_vision_encoder', 'bool', true],
     ['clip.projector_type', 'string', 'mlp'],
     ['clip.vision.image_size', 'u32', imageSize],

@@ -14,7 +14,7 @@
 //    transitions, and each leads to the next, the last to "!": the answer is those bytes, "!", the end.
 // Everything is deterministic for a given seed.
 
-import { encodeGguf, gaussian, mulberry32, type Meta, type TensorType } from './gguf-file';
+import { FILE_TYPES, encodeGguf, gaussian, mulberry32, type Meta, type TensorType } from './gguf-file';
 
 export type { TensorType };
 
@@ -27,6 +27,10 @@ export interface SynthOptions {
   heads?: number;
   /** Trained context (`llama.context_length`, default 4096). */
   context?: number;
+  /**
+   * How the weight matrices are stored (default Q4_0, as people run models: quantized; norms stay F32). A model
+   * narrower than a block (32 values; 256 for Q4_K) keeps them F16 (gguf-file.ts: storedType).
+   */
   type?: TensorType;
   seed?: number;
   /** `general.name`. */
@@ -130,7 +134,7 @@ export function synthesizeGguf(options: SynthOptions = {}): SynthModel {
   const nLayer = options.layers ?? 2;
   const nFf = options.feedForward ?? nEmbd * 2;
   const nHead = options.heads ?? 4;
-  const type = options.type ?? 'f32';
+  const type = options.type ?? 'q4_0';
   const random = mulberry32(options.seed ?? 1);
   const normal = gaussian(random);
 
@@ -246,7 +250,7 @@ export function synthesizeGguf(options: SynthOptions = {}): SynthModel {
     ['general.architecture', 'string', 'llama'],
     ['general.name', 'string', options.name ?? 'inpage-synth'],
     ['general.alignment', 'u32', 32],
-    ['general.file_type', 'u32', type === 'f16' ? 1 : 0],
+    ['general.file_type', 'u32', FILE_TYPES[type]],
     ['llama.context_length', 'u32', options.context ?? 4096],
     ['llama.embedding_length', 'u32', nEmbd],
     ['llama.block_count', 'u32', nLayer],
