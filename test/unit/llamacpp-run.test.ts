@@ -241,13 +241,13 @@ describe('LlamaRun', () => {
 
   it('a native exception before llama.cpp\'s first chunk is the request\'s (400, in llama.cpp\'s words), unless memory ran out; after it, a 500', async () => {
     const typedArray = new RangeError('Invalid typed array length: 1163217991');
-    const failRun = (before: LlamaChunk[], native: string | null) => {
+    const failRun = (before: LlamaChunk[], native: string | null, logprobs = false) => {
       async function* failing(): AsyncGenerator<LlamaChunk> {
         yield* before;
         throw typedArray;
       }
       const options = { stops: [], maxTokens: undefined, context: 4096, signal: new AbortController().signal, interrupt: () => undefined, settled: () => undefined };
-      return new LlamaRun(failing(), { ...options, nativeError: () => native });
+      return new LlamaRun(failing(), { ...options, logprobs, nativeError: () => native });
     };
     const parse = '[json.exception.parse_error.101] parse error at line 1, column 4: syntax error while parsing value - invalid string: surrogate U+DC00..U+DFFF must follow U+D800..U+DBFF';
     const refused = await failRun([], parse).start().then(
@@ -265,6 +265,16 @@ describe('LlamaRun', () => {
     await expect((async () => {
       for await (const _ of late.events()) void _;
     })()).rejects.toMatchObject({ status: 500, code: 'internal_error', message: expect.stringContaining(parse) });
+    // With logprobs, after the first chunk: the likely cause in plain words first, then llama.cpp's own.
+    const utf8 = '[json.exception.type_error.316] invalid UTF-8 byte at index 0: 0x80';
+    const logprobs = failRun([progress, chunk({ content: 'a' }, 1)], utf8, true);
+    await logprobs.start();
+    const said = await (async () => {
+      for await (const _ of logprobs.events()) void _;
+    })().then(() => null, (e: unknown) => e as ApiError);
+    expect(said).toMatchObject({ status: 500, code: 'internal_error' });
+    expect(said!.message).toContain('not valid UTF-8 on its own');
+    expect(said!.message).toContain(`llama.cpp said: ${utf8}`);
   });
 });
 

@@ -55,10 +55,11 @@ export function generationError(err: unknown, context: FailureContext = {}): Api
     // wllama 3.8.1 writes llama.cpp's logprobs as JSON without replacing invalid UTF-8: a token that is one byte
     // of a multi-byte character (e.g. a lone continuation byte) makes that throw. The answer's text is safe
     // (llama.cpp gives replacement characters there); the engine stays usable.
-    const why = native
-      ? `a native exception: ${native}`
-      : context.logprobs
-        ? 'a native exception: with logprobs, usually a token that is not valid UTF-8 on its own (a byte of a multi-byte character), which llama.cpp cannot write out as a logprob; ask again without logprobs. Otherwise out of memory'
+    const cause = native ? `; llama.cpp said: ${native}` : '';
+    const why = context.logprobs
+      ? `a native exception: with logprobs, usually a token that is not valid UTF-8 on its own (a byte of a multi-byte character), which llama.cpp cannot write out as a logprob; ask again without logprobs. Otherwise out of memory${cause}`
+      : native
+        ? `a native exception: ${native}`
         : 'a native exception, often out of memory';
     return new ApiError('internal_error', `llama.cpp failed during generation (${why}): ${message}`);
   }
