@@ -204,6 +204,20 @@ export function quantizeQ8_0(x: Float32Array): Uint8Array {
   return out;
 }
 
+/** The value of largest magnitude among the 32 from `start`, its sign kept (ggml's Q4_0/Q5_0 scale source). */
+function signedMax(x: Float32Array, start: number): number {
+  let amax = 0;
+  let max = 0;
+  for (let j = start; j < start + 32; j++) {
+    const v = x[j]!;
+    if (amax < Math.abs(v)) {
+      amax = Math.abs(v);
+      max = v;
+    }
+  }
+  return max;
+}
+
 /**
  * Q4_0 (`block_q4_0`): per 32 values, an f16 scale d = m / -8 (m the value of largest magnitude, sign kept),
  * then 16 bytes: byte j holds element j in its low nibble and element j + 16 in its high one, q = x / d + 8
@@ -213,15 +227,7 @@ export function quantizeQ4_0(x: Float32Array): Uint8Array {
   const out = new Uint8Array((x.length / 32) * 18);
   const view = new DataView(out.buffer);
   for (let b = 0; b < x.length / 32; b++) {
-    let amax = 0;
-    let max = 0;
-    for (let j = 0; j < 32; j++) {
-      const v = x[b * 32 + j]!;
-      if (amax < Math.abs(v)) {
-        amax = Math.abs(v);
-        max = v;
-      }
-    }
+    const max = signedMax(x, b * 32);
     const d = Math.fround(max / -8);
     const id = d ? Math.fround(1 / d) : 0;
     view.setUint16(b * 18, toHalf(d), true);
@@ -239,15 +245,7 @@ export function quantizeQ5_0(x: Float32Array): Uint8Array {
   const out = new Uint8Array((x.length / 32) * 22);
   const view = new DataView(out.buffer);
   for (let b = 0; b < x.length / 32; b++) {
-    let amax = 0;
-    let max = 0;
-    for (let j = 0; j < 32; j++) {
-      const v = x[b * 32 + j]!;
-      if (amax < Math.abs(v)) {
-        amax = Math.abs(v);
-        max = v;
-      }
-    }
+    const max = signedMax(x, b * 32);
     const d = Math.fround(max / -16);
     const id = d ? Math.fround(1 / d) : 0;
     view.setUint16(b * 22, toHalf(d), true);
