@@ -90,11 +90,11 @@ function templateArguments(args: string): string {
   try {
     // JSON the way llama.cpp reads it: escapes of lone surrogates ("\ud800") are not.
     const value: unknown = JSON.parse(wellFormed(args));
-    if (JSON.stringify(wellFormedDeep(value)) !== JSON.stringify(value)) throw new Error('a lone surrogate');
-    return args;
+    if (JSON.stringify(wellFormedDeep(value)) === JSON.stringify(value)) return args;
   } catch {
-    return JSON.stringify(wellFormed(args));
+    // Not JSON: below.
   }
+  return JSON.stringify(wellFormed(args));
 }
 
 export function translateRequest(request: ChatCompletionRequest, images: ReadonlyMap<string, ArrayBuffer> = new Map()): LlamaParams {
