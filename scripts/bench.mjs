@@ -386,10 +386,12 @@ const chromiumVersion = browser.version();
 await browser.close();
 stopServers();
 
-log('multi-turn: a 20-turn conversation through the production adapter over the typed fake');
+log('multi-turn: a 20-turn conversation through the production adapter over the typed fake; the request path');
 const multiFile = `/tmp/inpage-bench-multi-turn-${process.pid}.json`;
-execFileSync('npx', ['vitest', 'run', '--config', 'test/bench/vitest.config.ts'], { env: { ...env, INPAGE_BENCH_OUT: multiFile }, stdio: 'inherit' });
+const pathFile = `/tmp/inpage-bench-request-path-${process.pid}.json`;
+execFileSync('npx', ['vitest', 'run', '--config', 'test/bench/vitest.config.ts'], { env: { ...env, INPAGE_BENCH_OUT: multiFile, INPAGE_BENCH_PATH_OUT: pathFile }, stdio: 'inherit' });
 const multi = JSON.parse(readFileSync(multiFile, 'utf8'));
+const requestPath = JSON.parse(readFileSync(pathFile, 'utf8'));
 const elapsed = (Date.now() - started) / 1000;
 const uptimeAfter = uptime();
 
@@ -534,6 +536,20 @@ for (const m of multi) {
 }
 p();
 p('Tokens prefilled per turn: ' + multi.map((m) => `${m.model}: ${m.turns.map((t) => t.prefilled).join(', ')}`).join('; ') + '.');
+p();
+p('## The path of one chat request with tools in the engine worker');
+p();
+p('test/bench/request-path.run.ts: one request (a tool offered, the model calls it) through the scheduler and each');
+p('production engine over its fake, after a warm-up request, with V8\'s precise coverage: the product files (src/,');
+p('worker/) with a function called, and how many functions. The request arrives checked, with its variant, as the');
+p('service worker hands it over; the scheduler makes its plan (worker/engine/shared/plan.ts). Deterministic: one run.');
+p();
+p('| engine | files | functions called | files, by calls |');
+p('|---|---|---|---|');
+for (const [engine, m] of Object.entries(requestPath)) {
+  const byCalls = Object.entries(m.byFile).sort((a, b) => b[1].calls - a[1].calls).map(([file, f]) => `${file.replace(/^worker\/engine\//, '')} ${f.calls}`).join(', ');
+  p(`| ${engine} | ${m.files} | ${m.functions} | ${byCalls} |`);
+}
 p();
 
 const row = (name, r) => `| ${name} | ${r.counts.completed} | ${r.counts.aborted} | ${r.counts['429']} | ${r.counts.error} | ${r.counts.hung} |`;

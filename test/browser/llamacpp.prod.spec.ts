@@ -13,7 +13,7 @@ import { llamaCppDeployment, ggufPath } from './llamacpp-deployment';
 
 interface Completion {
   choices: {
-    message: { content: string | null; reasoning_content?: string; tool_calls?: { id: string; type: string; function: { name: string; arguments: string } }[] }; finish_reason: string; logprobs: { content: { token: string }[] } | null }[];
+    message: { content: string | null; reasoning_content?: string; tool_calls?: { id: string; type: string; function: { name: string; arguments: string } }[] }; finish_reason: string; logprobs: { content: { token: string; top_logprobs: unknown[] }[] } | null }[];
   usage: {
     prompt_tokens: number;
     completion_tokens: number;
@@ -113,6 +113,11 @@ test('llama.cpp on the CPU through /v1: chosen without WebGPU, exact usage, thin
   const logprobs = fast.choices[0]!.logprobs!.content;
   expect(logprobs.length).toBe(16);
   expect(logprobs.map((l) => l.token).join('')).toBe(answer);
+  expect(logprobs.map((l) => l.top_logprobs.length)).toEqual(Array(16).fill(2));
+  // logprobs alone: the chosen tokens with no alternatives, as OpenAI answers (llama.cpp itself would give 20).
+  const bare = (await chat(page, key, ask('Hello', { model: 'svc-model-5.2-short-fast', max_tokens: 16, logprobs: true }))).json as Completion;
+  expect(bare.choices[0]!.logprobs!.content.map((l) => l.token).join('')).toBe(answer);
+  expect(bare.choices[0]!.logprobs!.content.map((l) => l.top_logprobs.length)).toEqual(Array(16).fill(0));
 
   // Stop: cut before the first match, finish "stop"; the thinking is not matched against.
   const stop = answer.slice(5, 8);

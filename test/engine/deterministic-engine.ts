@@ -41,7 +41,8 @@ import type { ModelId } from '../../src/variants';
 import { webllmModels } from '../../worker/engine/webllm/models';
 import { spentUsage, type Engine, type EngineFactory, type Generation } from '../../worker/engine/engine';
 import { nextTurn } from '../../worker/engine/shared/event-batch';
-import { assertSupported, outputLimit, stopSequences, toolPlan, wantsThinking, type ToolPlan } from '../../worker/engine/shared/request-support';
+import { assertSupported } from '../../worker/engine/shared/request-support';
+import type { PlannedRequest, ToolPlan } from '../../worker/engine/shared/plan';
 import { smallestInstance } from './smallest-instance';
 import { deterministicEmbedding } from './deterministic-embedding';
 import { TEST_KNOB_DEFAULTS, type TestKnobs } from './knobs';
@@ -98,10 +99,10 @@ export function countPromptTokens(messages: readonly ChatMessage[]): number {
   return messages.reduce((sum, m) => sum + tokenize(textOf(m)).length + 4, 2);
 }
 
-function replyFor(text: string, request: ChatCompletionRequest): { content: string; failAfter?: number } {
+function replyFor(text: string, request: PlannedRequest): { content: string; failAfter?: number } {
   const last = request.messages[request.messages.length - 1]!;
   if (last.role === 'tool') return { content: `Tool said: ${textOf(last)}` };
-  const format = request.response_format;
+  const format = request.plan.format;
   if (format?.type === 'json_object') return { content: '{}' };
   if (format?.type === 'json_schema') {
     const schema = format.json_schema.schema;
@@ -114,7 +115,7 @@ function replyFor(text: string, request: ChatCompletionRequest): { content: stri
   return { content: `Echo: ${text}` };
 }
 
-function cutAtStop(text: string, stops: string[]): { text: string; stopped: boolean } {
+function cutAtStop(text: string, stops: readonly string[]): { text: string; stopped: boolean } {
   let cut = -1;
   for (const stop of stops) {
     const at = text.indexOf(stop);
@@ -268,7 +269,7 @@ export class DeterministicEngine implements Engine {
     this.changed();
   }
 
-  supports(request: ChatCompletionRequest): void {
+  supports(request: PlannedRequest): void {
     assertSupported(request);
   }
 
@@ -284,24 +285,25 @@ export class DeterministicEngine implements Engine {
     return cachedModelIds(this.config, globalThis.location.origin);
   }
 
-  async generate(request: ChatCompletionRequest, signal: AbortSignal): Promise<Generation> {
+  async generate(request: PlannedRequest, signal: AbortSignal): Promise<Generation> {
     this.supports(request);
     await this.load(request.model);
-    const raw = request.raw_prompt;
+    const { plan } = request;
+    const raw = plan.rawPrompt;
     const promptTokens = raw !== undefined ? tokenize(raw).length : countPromptTokens(request.messages);
-    const limit = outputLimit(request);
+    const limit = plan.maxTokens;
     if (promptTokens + (limit ?? 0) > TEST_CONTEXT_LENGTH) throw contextExceeded(TEST_CONTEXT_LENGTH, promptTokens, limit ?? 0);
     const lastUser = [...request.messages].reverse().find((m) => m.role === 'user');
     const text = raw ?? (lastUser ? textOf(lastUser) : '');
-    const reasoning = wantsThinking(request) ? tokenize(`Thinking about: ${text}`) : [];
+    const reasoning = plan.thinking ? tokenize(`Thinking about: ${text}`) : [];
     const lastIsTool = request.messages[request.messages.length - 1]?.role === 'tool';
-    const calls = callsFor(toolPlan(request), text, lastIsTool).map((tool) => ({
+    const calls = callsFor(plan.tools, text, lastIsTool).map((tool) => ({
       name: tool.function.name,
       fragments: argumentFragments(JSON.stringify(tool.function.parameters === undefined ? {} : smallestInstance(tool.function.parameters))),
     }));
     const reply = raw !== undefined ? { content: `Echo: ${raw}` } : calls.length > 0 ? { content: '' } : replyFor(text, request);
-    const { text: content, stopped } = cutAtStop(reply.content, stopSequences(request));
-    const logprobs = request.logprobs === true ? (request.top_logprobs ?? 0) : null;
+    const { text: content, stopped } = cutAtStop(reply.content, plan.stops);
+    const logprobs = plan.logprobs;
     const group = request.variant.weightGroup;
     // A raw prompt neither continues nor leaves a held conversation (web-llm resets for it).
     const cachedTokens = raw === undefined && this.continues(group, request.messages) ? countPromptTokens(request.messages.slice(0, -1)) : 0;

@@ -15,6 +15,7 @@ import { ggufSource } from '../../worker/engine/llamacpp/models';
 import type { LlamaChunk } from '../../worker/engine/llamacpp/run';
 import { translateRequest } from '../../worker/engine/llamacpp/translate';
 import { WEBLLM_DEFAULT_CONTEXT } from '../../worker/engine/webllm/models';
+import { withPlan } from '../../worker/engine/shared/plan';
 
 /** One generation, timed from the moment it was asked for. */
 export interface LlamaSample {
@@ -147,7 +148,7 @@ async function viaWllama(body: Record<string, unknown>): Promise<LlamaSample> {
   if (!direct) throw new Error('directLoad() first');
   const request = checked(body);
   const variant = variantOf(request.model)!;
-  const params = translateRequest({ ...request, variant }, new Map());
+  const params = translateRequest(withPlan({ ...request, variant }), new Map());
   const t0 = performance.now();
   const stream = await direct.wllama.createChatCompletion({
     ...params,

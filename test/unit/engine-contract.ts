@@ -9,21 +9,21 @@
 import { describe, expect, it as vitestIt } from 'vitest';
 import type { EngineEvent } from '../../src/engine-protocol';
 import { ApiError } from '../../src/protocol/errors';
-import type { ChatCompletionRequest } from '../../src/protocol/types';
 import { validateChatRequest } from '../../src/protocol/validate';
 import { VARIANT_IDS } from '../../src/variants';
 import { complete, type Engine } from '../../worker/engine/engine';
 import { Scheduler, type RequestSink } from '../../worker/engine/scheduler';
+import { withPlan, type PlannedRequest } from '../../worker/engine/shared/plan';
 
 type Delta = Extract<EngineEvent, { type: 'delta' }>;
 type Finish = Extract<EngineEvent, { type: 'finish' }>;
 
 /** A request as a client would send it, checked and resolved as the service worker does. */
-const ask = (body: Record<string, unknown>): ChatCompletionRequest => validateChatRequest({ temperature: 0, ...body });
+const ask = (body: Record<string, unknown>): PlannedRequest => withPlan(validateChatRequest({ temperature: 0, ...body }));
 const say = (model: string, content: string, extra: Record<string, unknown> = {}) =>
   ask({ model, messages: [{ role: 'user', content }], ...extra });
 
-async function collect(engine: Engine, request: ChatCompletionRequest, signal = new AbortController().signal) {
+async function collect(engine: Engine, request: PlannedRequest, signal = new AbortController().signal) {
   const generation = await engine.generate(request, signal);
   const events: EngineEvent[] = [];
   for await (const event of generation.events) events.push(event);
@@ -180,7 +180,7 @@ export function engineContract(name: string, make: () => Engine, supports: Contr
       // The engine worker serves requests once ready() has settled (init); the composite knows only then which
       // engine it asks.
       await engine.ready();
-      const cases: [ChatCompletionRequest, string][] = [
+      const cases: [PlannedRequest, string][] = [
         [say('svc-model-5.2-fast', 'hi', { n: 2 }), 'n'],
         [say('svc-model-5.2-fast', 'hi', { reasoning_effort: 'high' }), 'reasoning_effort'],
         [ask({ model: 'svc-model-5.2', messages: [{ role: 'user', content: 'a' }, { role: 'assistant', content: 'b' }] }), 'messages[1].role'],

@@ -10,6 +10,7 @@ import { validateChatRequest } from '../../src/protocol/validate';
 import { LlamaCppEngine, type WllamaLike } from '../../worker/engine/llamacpp/engine';
 import { llamaOnWebGpu } from '../../worker/engine/production-engine';
 import type { LlamaChunk } from '../../worker/engine/llamacpp/run';
+import { withPlan } from '../../worker/engine/shared/plan';
 
 afterEach(() => setActiveCatalog(DEFAULT_CATALOG));
 
@@ -43,7 +44,7 @@ function engineWith(models: InpageConfig['models'], loads: { url: string; mmproj
   return engine;
 }
 
-const ask = (model: string, extra: Record<string, unknown> = {}) => validateChatRequest({ model, messages: [{ role: 'user', content: 'hi' }], ...extra });
+const ask = (model: string, extra: Record<string, unknown> = {}) => withPlan(validateChatRequest({ model, messages: [{ role: 'user', content: 'hi' }], ...extra }));
 
 async function drain(engine: LlamaCppEngine, model: string, extra: Record<string, unknown> = {}) {
   const generation = await engine.generate(ask(model, extra), new AbortController().signal);

@@ -10,13 +10,14 @@ import { LlamaCppEngine, type WllamaLike } from '../../worker/engine/llamacpp/en
 import { imageBytes, type LlamaImageReader } from '../../worker/engine/llamacpp/images';
 import type { LlamaChunk } from '../../worker/engine/llamacpp/run';
 import { translateRequest, type LlamaContentPart } from '../../worker/engine/llamacpp/translate';
+import { withPlan, type PlannedRequest } from '../../worker/engine/shared/plan';
 
 const ORIGIN = 'https://app.example';
 const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 1, 2, 3]);
 const dataUrl = (type: string, bytes: Uint8Array) => `data:${type};base64,${Buffer.from(bytes).toString('base64')}`;
 
-const visionRequest = (content: ChatCompletionRequest['messages'][number]['content'], variant = VARIANTS['svc-vision']): ChatCompletionRequest =>
-  ({ model: 'svc-vision', variant, temperature: 0, messages: [{ role: 'user', content }] }) as ChatCompletionRequest;
+const visionRequest = (content: ChatCompletionRequest['messages'][number]['content'], variant = VARIANTS['svc-vision']): PlannedRequest =>
+  withPlan({ model: 'svc-vision', variant, temperature: 0, messages: [{ role: 'user', content }] } as ChatCompletionRequest);
 
 /** Reads data: URLs (as the browser's fetch does); "re-encodes" by tagging the bytes. */
 function fakeReader(log: string[]): LlamaImageReader {

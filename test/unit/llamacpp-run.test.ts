@@ -8,6 +8,7 @@ import { VARIANTS } from '../../src/variants';
 import { LlamaRun, type LlamaChunk } from '../../worker/engine/llamacpp/run';
 import { translateRequest } from '../../worker/engine/llamacpp/translate';
 import { chooseEngine, importRoutes } from '../../worker/engine/production-engine';
+import { withPlan } from '../../worker/engine/shared/plan';
 
 const gpu = { report: { available: true, features: [], shaderF16: false } };
 const noGpu = { report: { available: false, reason: 'no adapter', features: [], shaderF16: false } };
@@ -38,7 +39,7 @@ describe('translateRequest', () => {
       top_logprobs: 2,
       response_format: { type: 'json_schema', json_schema: { name: 'n', schema: { type: 'object' }, strict: true } },
     } as ChatCompletionRequest;
-    const params = translateRequest(request);
+    const params = translateRequest(withPlan(request));
     expect(params.messages).toEqual([
       { role: 'system', content: 'Be brief.' },
       { role: 'user', content: 'a\nb' },
@@ -48,8 +49,8 @@ describe('translateRequest', () => {
     // Stop sequences are applied by inpage to the answer, never handed to llama.cpp.
     expect(params).not.toHaveProperty('stop');
     const thinking = { ...request, model: 'svc-model-5.2-short', variant: VARIANTS['svc-model-5.2-short'] } as ChatCompletionRequest;
-    expect(translateRequest(thinking).chat_template_kwargs.enable_thinking).toBe(true);
-    expect(translateRequest({ ...thinking, reasoning_effort: 'none' }).chat_template_kwargs.enable_thinking).toBe(false);
+    expect(translateRequest(withPlan(thinking)).chat_template_kwargs.enable_thinking).toBe(true);
+    expect(translateRequest(withPlan({ ...thinking, reasoning_effort: 'none' })).chat_template_kwargs.enable_thinking).toBe(false);
   });
 
   it('gives llama.cpp replayed arguments it can read as JSON, text with lone surrogates too (U+FFFD in their place)', () => {
@@ -74,7 +75,7 @@ describe('translateRequest', () => {
         ],
       } as unknown as ChatCompletionRequest;
       // What wllama sends: the parameters as JSON text.
-      const sent = JSON.parse(JSON.stringify(translateRequest(request))) as { messages: { tool_calls?: { function: { arguments: string } }[] }[] };
+      const sent = JSON.parse(JSON.stringify(translateRequest(withPlan(request)))) as { messages: { tool_calls?: { function: { arguments: string } }[] }[] };
       const parsed: unknown = JSON.parse(sent.messages[0]!.tool_calls![0]!.function.arguments);
       expect(wellFormed(parsed), JSON.stringify(args)).toBe(true);
       expect(parsed).toEqual(read);
@@ -242,12 +243,13 @@ describe('LlamaRun', () => {
   it('a native exception before llama.cpp\'s first chunk is the request\'s (400, in llama.cpp\'s words), unless memory ran out; after it, a 500', async () => {
     const typedArray = new RangeError('Invalid typed array length: 1163217991');
     const failRun = (before: LlamaChunk[], native: string | null, logprobs = false) => {
+      const topLogprobs = logprobs ? 0 : null;
       async function* failing(): AsyncGenerator<LlamaChunk> {
         yield* before;
         throw typedArray;
       }
       const options = { stops: [], maxTokens: undefined, context: 4096, signal: new AbortController().signal, interrupt: () => undefined, settled: () => undefined };
-      return new LlamaRun(failing(), { ...options, logprobs, nativeError: () => native });
+      return new LlamaRun(failing(), { ...options, topLogprobs, nativeError: () => native });
     };
     const parse = '[json.exception.parse_error.101] parse error at line 1, column 4: syntax error while parsing value - invalid string: surrogate U+DC00..U+DFFF must follow U+D800..U+DBFF';
     const refused = await failRun([], parse).start().then(

@@ -11,6 +11,9 @@ import { VARIANTS, VARIANT_IDS } from '../../src/variants';
 import { WebLlmEngine } from '../../worker/engine/webllm/adapter';
 import { appConfigFor, webllmModels } from '../../worker/engine/webllm/models';
 import { rig } from './webllm-fake';
+import { withPlan } from '../../worker/engine/shared/plan';
+
+const planned = (body: Record<string, unknown>) => withPlan(validateChatRequest(body));
 
 afterEach(() => setActiveCatalog(DEFAULT_CATALOG));
 
@@ -240,7 +243,7 @@ describe('the models setting', () => {
 
 describe('the web-llm engine serves a configured model', () => {
   async function run(engine: WebLlmEngine, model: string, extra: Record<string, unknown> = {}) {
-    const generation = await engine.generate(validateChatRequest({ model, messages: [{ role: 'user', content: 'hi' }], ...extra }), new AbortController().signal);
+    const generation = await engine.generate(planned({ model, messages: [{ role: 'user', content: 'hi' }], ...extra }), new AbortController().signal);
     const events: EngineEvent[] = [];
     for await (const event of generation.events) events.push(event);
     return { fingerprint: generation.fingerprint, events };
@@ -272,7 +275,7 @@ describe('the web-llm engine serves a configured model', () => {
     r.engine().onReload = () => {
       throw new Error('HTTP 404 Not Found');
     };
-    const err = await engine.generate(validateChatRequest({ model: 'acme-chat', messages: [{ role: 'user', content: 'hi' }] }), new AbortController().signal).catch((e: unknown) => e);
+    const err = await engine.generate(planned({ model: 'acme-chat', messages: [{ role: 'user', content: 'hi' }] }), new AbortController().signal).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect(err).toMatchObject({ code: 'model_load_failed' });
     expect((err as ApiError).message).toContain('https://app.example/models/Acme-Chat-q4f32_1-MLC');
@@ -289,7 +292,7 @@ describe('the web-llm engine serves a configured model', () => {
       // web-llm's IntegrityError, as it throws it (its own message is several lines).
       throw Object.assign(new Error(`Integrity verification failed for ${url}\n  Expected: x\n  Actual: y`), { name: 'IntegrityError', url, expected: `sha256-${'B'.repeat(43)}=`, actual: 'sha256-Zm9v' });
     };
-    const err = await engine.generate(validateChatRequest({ model: 'acme-chat', messages: [{ role: 'user', content: 'hi' }] }), new AbortController().signal).catch((e: unknown) => e);
+    const err = await engine.generate(planned({ model: 'acme-chat', messages: [{ role: 'user', content: 'hi' }] }), new AbortController().signal).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'model_load_failed' });
     expect((err as ApiError).message).toContain(`${url} does not match the hash this deployment pinned for it (pinned sha256-${'B'.repeat(43)}=, the file has sha256-Zm9v)`);
     expect(r.cache.deletedParts.sort()).toEqual([`${OWN_RECORD.model_id}:config`, `${OWN_RECORD.model_id}:library`]);

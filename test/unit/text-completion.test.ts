@@ -2,9 +2,10 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/protocol/errors';
 import { TextCompletionWriter, parseTextCompletionRequest, toChatRequest } from '../../src/protocol/text-completion';
-import { wantsThinking } from '../../worker/engine/shared/request-support';
+import { withPlan } from '../../worker/engine/shared/plan';
 import { validateChatRequest } from '../../src/protocol/validate';
 
+const thinks = (request: Parameters<typeof withPlan>[0]) => withPlan(request).plan.thinking;
 const convert = (body: Record<string, unknown>) => toChatRequest(parseTextCompletionRequest(body));
 
 function refusal(fn: () => unknown): { code: string; param: string | null } {
@@ -21,7 +22,7 @@ describe('legacy completion request → chat request', () => {
   it('carries the prompt raw, never thinks, and maps the fields', () => {
     const chat = convert({ model: 'svc-model-5.2', prompt: ['Once upon'], temperature: 0.2, stop: '\n', seed: 3, logprobs: 2 });
     expect(chat).toMatchObject({ model: 'svc-model-5.2', raw_prompt: 'Once upon', max_tokens: 16, temperature: 0.2, stop: '\n', seed: 3, logprobs: true, top_logprobs: 2 });
-    expect(wantsThinking(chat)).toBe(false);
+    expect(thinks(chat)).toBe(false);
     expect(convert({ model: 'svc-model-5.2-fast', prompt: 'x', max_tokens: 40 }).max_tokens).toBe(40);
   });
 

@@ -11,6 +11,7 @@ import type { ChatCompletionChunk, ChatCompletionRequest } from '../../src/proto
 import { DEFAULT_CONFIG } from '../../src/config';
 import { DeterministicEngine, argumentFragments } from '../engine/deterministic-engine';
 import { smallestInstance } from '../engine/smallest-instance';
+import { withPlan } from '../../worker/engine/shared/plan';
 
 const ajv = new Ajv({ strict: false });
 ajv.addSchema(schemas);
@@ -251,7 +252,7 @@ describe('smallest instance of a JSON schema (the test engine rules)', () => {
 describe('deterministic engine: tools, formats, logprobs', () => {
   const engine = () => new DeterministicEngine({ ...DEFAULT_CONFIG });
   async function run(body: Record<string, unknown>) {
-    const request = validateChatRequest({ model: 'svc-model-5.2-fast', ...body }) as ChatCompletionRequest;
+    const request = withPlan(validateChatRequest({ model: 'svc-model-5.2-fast', ...body }));
     const generation = await engine().generate(request, new AbortController().signal);
     const events: EngineEvent[] = [];
     for await (const e of generation.events) events.push(e);

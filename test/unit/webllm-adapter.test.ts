@@ -14,6 +14,7 @@ import { kvShape, prebuiltRecord } from '../../worker/engine/webllm/models';
 import { VARIANTS } from '../../src/variants';
 import { parseEmbeddingRequest, type EmbeddingRequest } from '../../src/protocol/embeddings';
 import { NamedError, fakeTokens, rig, swiftShaderProbe, type Rig } from './webllm-fake';
+import type { PlannedRequest } from '../../worker/engine/shared/plan';
 
 type Delta = Extract<EngineEvent, { type: 'delta' }>;
 type Finish = Extract<EngineEvent, { type: 'finish' }>;
@@ -23,14 +24,14 @@ function setup(options: Parameters<typeof rig>[0] = {}, config: Partial<typeof D
   return { ...r, adapter: new WebLlmEngine({ ...DEFAULT_CONFIG, ...config }, r.deps) };
 }
 
-const ask = (model: ChatCompletionRequest['model'], extra: Partial<RequestBody> = {}): ChatCompletionRequest =>
+const ask = (model: RequestBody['model'], extra: Partial<RequestBody> = {}): PlannedRequest =>
   resolved({
     model,
     messages: [{ role: 'user', content: 'hi there' }],
     ...extra,
   });
 
-async function run(adapter: WebLlmEngine, request: ChatCompletionRequest, signal = new AbortController().signal) {
+async function run(adapter: WebLlmEngine, request: PlannedRequest, signal = new AbortController().signal) {
   const generation = await adapter.generate(request, signal);
   const events: EngineEvent[] = [];
   for await (const event of generation.events) events.push(event);
@@ -101,7 +102,6 @@ describe('field mapping: what reaches web-llm', () => {
       seed: 42,
       presence_penalty: 0.5,
       frequency_penalty: -0.5,
-      n: 1,
       logprobs: true,
       top_logprobs: 2,
       response_format: { type: 'json_object', schema: '{"type":"object","properties":{"a":{"type":"number"}}}' },
@@ -110,6 +110,8 @@ describe('field mapping: what reaches web-llm', () => {
     // With thinking off, a stop that cannot match inside the empty thinking block goes to web-llm as well
     // (its reply then ends "stop" and keeps the KV cache); the adapter still holds text that may begin one.
     expect(sent.stop).toEqual(['END']);
+    // n is 1 or refused (request-support.ts): web-llm's own default, not sent.
+    expect(sent).not.toHaveProperty('n');
   });
 
   it('passes stop to web-llm for Phi-3.5-vision, which writes no thinking block', async () => {

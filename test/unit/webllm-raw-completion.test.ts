@@ -6,6 +6,7 @@ import { ApiError } from '../../src/protocol/errors';
 import { parseTextCompletionRequest, toChatRequest } from '../../src/protocol/text-completion';
 import { WebLlmEngine } from '../../worker/engine/webllm/adapter';
 import { fakeTokens, rig } from './webllm-fake';
+import { withPlan } from '../../worker/engine/shared/plan';
 
 function setup() {
   const r = rig();
@@ -16,7 +17,7 @@ describe('web-llm adapter: legacy completions', () => {
   it('sends the prompt as it is to web-llm’s completion API; thinking tags stay text; prompt counted raw', async () => {
     const t = setup();
     t.engine().script = () => ({ pieces: ['<think>', ' upon', ' a time'] });
-    const request = toChatRequest(parseTextCompletionRequest({ model: 'svc-model-5.2', prompt: 'Once', max_tokens: 20, stop: ['\n'], temperature: 0.3, logprobs: 1 }));
+    const request = withPlan(toChatRequest(parseTextCompletionRequest({ model: 'svc-model-5.2', prompt: 'Once', max_tokens: 20, stop: ['\n'], temperature: 0.3, logprobs: 1 })));
     const generation = await t.adapter.generate(request, new AbortController().signal);
     const events: EngineEvent[] = [];
     for await (const event of generation.events) events.push(event);
@@ -32,7 +33,7 @@ describe('web-llm adapter: legacy completions', () => {
 
   it('refuses a prompt over the context before generating', async () => {
     const t = setup();
-    const request = toChatRequest(parseTextCompletionRequest({ model: 'svc-model-5.2-fast', prompt: 'word '.repeat(5000), max_tokens: 10 }));
+    const request = withPlan(toChatRequest(parseTextCompletionRequest({ model: 'svc-model-5.2-fast', prompt: 'word '.repeat(5000), max_tokens: 10 })));
     const err = await t.adapter.generate(request, new AbortController().signal).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect(err).toMatchObject({ code: 'context_length_exceeded', param: 'prompt' });

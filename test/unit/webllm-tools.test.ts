@@ -4,21 +4,22 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../../src/config';
 import type { EngineEvent } from '../../src/engine-protocol';
 import { ApiError } from '../../src/protocol/errors';
-import type { ChatCompletionRequest, FunctionTool } from '../../src/protocol/types';
+import type { FunctionTool } from '../../src/protocol/types';
 import { WebLlmEngine } from '../../worker/engine/webllm/adapter';
 import { renderCall } from '../../worker/engine/webllm/qwen3-tools';
 import { resolved, type RequestBody } from './requests';
 import { rig, type Rig } from './webllm-fake';
+import type { PlannedRequest } from '../../worker/engine/shared/plan';
 
 function setup(): Rig & { adapter: WebLlmEngine } {
   const r = rig();
   return { ...r, adapter: new WebLlmEngine({ ...DEFAULT_CONFIG }, r.deps) };
 }
 
-const ask = (model: ChatCompletionRequest['model'], extra: Partial<RequestBody> = {}): ChatCompletionRequest =>
+const ask = (model: RequestBody['model'], extra: Partial<RequestBody> = {}): PlannedRequest =>
   resolved({ model, messages: [{ role: 'user', content: 'weather in Oslo?' }], ...extra });
 
-async function run(adapter: WebLlmEngine, request: ChatCompletionRequest) {
+async function run(adapter: WebLlmEngine, request: PlannedRequest) {
   const generation = await adapter.generate(request, new AbortController().signal);
   const events: EngineEvent[] = [];
   for await (const event of generation.events) events.push(event);

@@ -2,7 +2,8 @@
 import type { EngineCapabilities } from '../../src/engine-control';
 import type { InpageConfig } from '../../src/config';
 import type { EngineEvent, ModelRuntime, ModelStatus } from '../../src/engine-protocol';
-import type { ChatCompletionRequest, Usage } from '../../src/protocol/types';
+import type { Usage } from '../../src/protocol/types';
+import type { PlannedRequest } from './shared/plan';
 import { ApiError } from '../../src/protocol/errors';
 import type { EmbeddingRequest } from '../../src/protocol/embeddings';
 
@@ -37,11 +38,12 @@ export function spentUsage(prompt: number, completion: number, cached = 0, reaso
  */
 export interface Engine extends Partial<EngineCapabilities> {
   /**
-   * Loads the variant if needed and checks the request against it (context length, supported fields).
+   * Loads the variant if needed and checks the request against it (context length, supported fields). The
+   * request comes with its plan (shared/plan.ts), computed once before any engine: engines translate the plan.
    * Throws an ApiError before anything is generated; afterwards failures are thrown from `events`.
    * Aborting `signal` ends `events` promptly.
    */
-  generate(request: ChatCompletionRequest, signal: AbortSignal): Promise<Generation>;
+  generate(request: PlannedRequest, signal: AbortSignal): Promise<Generation>;
   status(): ModelStatus[];
   /** Called on every status change, including download progress. */
   onStatus(listener: () => void): void;
@@ -55,7 +57,7 @@ export interface Engine extends Partial<EngineCapabilities> {
    * cannot honour for its variant. The scheduler asks before it queues a request, so a refusal never waits;
    * `generate` checks again. Default: refusals come from `generate`.
    */
-  supports?(request: ChatCompletionRequest): void;
+  supports?(request: PlannedRequest): void;
   /**
    * Optional: embeds `request.input` with its embedding variant (loaded beside the chat model, never in its
    * place): `embedding` events, one per input in order, then a `finish` whose usage counts the prompt tokens.

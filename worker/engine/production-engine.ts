@@ -7,7 +7,7 @@
 import type { InpageConfig } from '../../src/config';
 import type { AdapterReport, ImportFile, ImportProgress, ImportReport } from '../../src/engine-control';
 import type { DownloadSize, ModelRuntime, ModelStatus } from '../../src/engine-protocol';
-import type { ChatCompletionRequest } from '../../src/protocol/types';
+import type { PlannedRequest } from './shared/plan';
 import type { EmbeddingRequest } from '../../src/protocol/embeddings';
 import { ApiError } from '../../src/protocol/errors';
 import type { ModelId } from '../../src/variants';
@@ -134,12 +134,12 @@ export class ChosenEngine implements Engine {
     await Promise.all(Object.values(this.engines).map((e) => e.ready()));
   }
 
-  supports(request: ChatCompletionRequest): void {
+  supports(request: PlannedRequest): void {
     // Before the choice is made (never after init), generate() checks anyway.
     if (this.kind) this.engines[this.kindOf(request.variant.id)]?.supports(request);
   }
 
-  async generate(request: ChatCompletionRequest, signal: AbortSignal): Promise<Generation> {
+  async generate(request: PlannedRequest, signal: AbortSignal): Promise<Generation> {
     const engine = await this.engineOf(request.variant.id);
     await this.only(this.kindOf(request.variant.id));
     return engine.generate(request, signal);

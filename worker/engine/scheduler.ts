@@ -4,6 +4,8 @@ import type { EngineEvent, EngineRequest } from '../../src/engine-protocol';
 import type { Usage } from '../../src/protocol/types';
 import { isEmbeddingRequest } from '../../src/protocol/embeddings';
 import { cannotEmbed, complete, type CompleteEngine, type Engine, type Generation } from './engine';
+import { withPlan, type PlannedRequest } from './shared/plan';
+import type { EmbeddingRequest } from '../../src/protocol/embeddings';
 
 /** Where one request's replies go; nothing is sent after `end` or `error`, or once the caller aborted. */
 export interface RequestSink {
@@ -19,7 +21,7 @@ export interface RequestSink {
 
 interface Job {
   id: string;
-  request: EngineRequest;
+  request: PlannedRequest | EmbeddingRequest;
   sink: RequestSink;
   abort: AbortController;
 }
@@ -47,7 +49,7 @@ export class Scheduler {
     return this.running !== null;
   }
 
-  submit(id: string, request: EngineRequest, sink: RequestSink): void {
+  submit(id: string, given: EngineRequest, sink: RequestSink): void {
     if (this.running && this.waiting.length >= this.depth) {
       const retryAfter = Math.max(1, Math.ceil((this.averageMs * (this.waiting.length + 1)) / 1000));
       sink.error(
@@ -55,7 +57,10 @@ export class Scheduler {
       );
       return;
     }
+    let request: PlannedRequest | EmbeddingRequest;
     try {
+      // The one plan of a chat request, made before any engine sees it (shared/plan.ts).
+      request = isEmbeddingRequest(given) ? given : withPlan(given);
       // A request this engine cannot honour is refused now, not after waiting its turn.
       if (!isEmbeddingRequest(request)) this.engine.supports(request);
       else if (!this.engine.has.has('embed')) throw cannotEmbed(request.model);

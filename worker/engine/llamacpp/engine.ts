@@ -8,10 +8,11 @@ import { contentLength } from '../shared/download-size';
 import { imageUrlAllowed } from '../../../src/csp';
 import { ApiError } from '../../../src/protocol/errors';
 import type { ChatCompletionRequest } from '../../../src/protocol/types';
+import { withPlan, type PlannedRequest } from '../shared/plan';
 import { adoptModels, variantOf } from '../../../src/catalog';
 import type { ModelId, Variant } from '../../../src/variants';
 import type { Engine, Generation } from '../engine';
-import { assertSupported, outputLimit, stopSequences, toolPlan } from '../shared/request-support';
+import { assertSupported } from '../shared/request-support';
 import { ModelStates } from '../shared/model-states';
 import { Mutex } from '../shared/mutex';
 import { resolveImages } from '../shared/images';
@@ -340,7 +341,7 @@ export class LlamaCppEngine implements Engine {
     }
   }
 
-  supports(request: ChatCompletionRequest): void {
+  supports(request: PlannedRequest): void {
     const variant = this.served(request.variant);
     assertSupported({ ...request, variant });
     if (request.reasoning_effort === 'none' && this.source(variant).alwaysThinks) {
@@ -362,11 +363,14 @@ export class LlamaCppEngine implements Engine {
     }
   }
 
-  async generate(request: ChatCompletionRequest, signal: AbortSignal): Promise<Generation> {
+  async generate(request: PlannedRequest, signal: AbortSignal): Promise<Generation> {
     this.supports(request);
     await this.ready();
     const variant = this.served(request.variant);
-    request = { ...request, variant };
+    // The GGUF this engine serves may think where the id's own model does not (svc-vision's default does):
+    // the plan is made again for the variant as served.
+    if (variant.thinks !== request.variant.thinks) request = withPlan({ ...request, variant });
+    else request = { ...request, variant };
     // Images are read before the model is touched, so an unreadable one is a clear 400 naming its part.
     const images = new Map<string, ArrayBuffer>();
     if (firstImagePart(request)) {
@@ -395,14 +399,14 @@ export class LlamaCppEngine implements Engine {
         abortSignal: inner.signal,
       });
       const run = new LlamaRun(stream[Symbol.asyncIterator](), {
-        stops: stopSequences(request),
-        maxTokens: outputLimit(request),
+        stops: request.plan.stops,
+        maxTokens: request.plan.maxTokens,
         context: loaded.context,
         signal,
         interrupt: () => inner.abort(),
         settled: release,
-        logprobs: request.logprobs === true,
-        forcedCall: forcesCall(toolPlan(request)),
+        topLogprobs: request.plan.logprobs,
+        forcedCall: forcesCall(request.plan.tools),
         nativeError: () => loaded.wllama.takeNativeError?.() ?? null,
       });
       handedOver = true;

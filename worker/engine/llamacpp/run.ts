@@ -48,8 +48,8 @@ export interface RunOptions {
   interrupt(): void;
   /** Called once, when the wllama request has ended (so the model is free). */
   settled(): void;
-  /** Whether the request asked for logprobs (for what a native failure most likely was). */
-  logprobs?: boolean;
+  /** Alternatives per token the client asked for (translate.ts asks llama.cpp for at least one); null: no logprobs. */
+  topLogprobs?: number | null;
   /** A forced tool choice: the answer is translate.ts's call object ({"name": …, "arguments": …}), one call. */
   forcedCall?: boolean;
   /** The text of the native exception llama.cpp logged for this request, if any (wllama keeps only a null result). */
@@ -94,12 +94,12 @@ class ForcedCall {
   }
 }
 
-function toLogprob(entry: LlamaLogprob): TokenLogprob {
+function toLogprob(entry: LlamaLogprob, alternatives: number): TokenLogprob {
   return {
     token: entry.token,
     logprob: entry.logprob,
     bytes: entry.bytes,
-    top_logprobs: (entry.top_logprobs ?? []).map((top) => ({ token: top.token, logprob: top.logprob, bytes: top.bytes })),
+    top_logprobs: (entry.top_logprobs ?? []).slice(0, alternatives).map((top) => ({ token: top.token, logprob: top.logprob, bytes: top.bytes })),
   };
 }
 
@@ -158,7 +158,7 @@ export class LlamaRun {
     } catch (err) {
       this.finish();
       if (isAbort(err)) return { done: true, value: undefined };
-      throw generationError(err, { logprobs: this.options.logprobs, native: this.options.nativeError?.() ?? null, beforeFirstChunk: !this.answered });
+      throw generationError(err, { logprobs: (this.options.topLogprobs ?? null) !== null, native: this.options.nativeError?.() ?? null, beforeFirstChunk: !this.answered });
     }
   }
 
@@ -300,7 +300,7 @@ export class LlamaRun {
       const released = this.matcher.push(content);
       if (released) event.content = released;
       const logprobs = choice.logprobs?.content;
-      if (logprobs && logprobs.length > 0) event.logprobs = logprobs.map(toLogprob);
+      if (logprobs && logprobs.length > 0) event.logprobs = logprobs.map((entry) => toLogprob(entry, this.options.topLogprobs ?? 0));
     }
     return event.content !== undefined || event.reasoning !== undefined ? event : null;
   }

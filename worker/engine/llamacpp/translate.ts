@@ -3,7 +3,7 @@
 // not given to llama.cpp, which would match them against the thinking as well. Image parts of a user turn
 // become wllama's image parts (the image's bytes, read beforehand: images.ts), in their place among the text.
 import type { ChatCompletionRequest, ChatMessage } from '../../../src/protocol/types';
-import { outputLimit, toolPlan, wantsThinking, type ToolPlan } from '../shared/request-support';
+import type { PlannedRequest, ToolPlan } from '../shared/plan';
 
 /** wllama's content parts: text, or an image's bytes (it puts llama.cpp's media marker in the image's place). */
 export type LlamaContentPart = { type: 'text'; text: string } | { type: 'image'; data: ArrayBuffer };
@@ -97,12 +97,12 @@ function templateArguments(args: string): string {
   return JSON.stringify(wellFormed(args));
 }
 
-export function translateRequest(request: ChatCompletionRequest, images: ReadonlyMap<string, ArrayBuffer> = new Map()): LlamaParams {
+export function translateRequest(request: PlannedRequest, images: ReadonlyMap<string, ArrayBuffer> = new Map()): LlamaParams {
   return wellFormedDeep(translate(request, images));
 }
 
-function translate(request: ChatCompletionRequest, images: ReadonlyMap<string, ArrayBuffer>): LlamaParams {
-  const messages: LlamaMessage[] = request.messages.map((m): LlamaMessage => {
+function translate({ messages: given, plan }: PlannedRequest, images: ReadonlyMap<string, ArrayBuffer>): LlamaParams {
+  const messages: LlamaMessage[] = given.map((m): LlamaMessage => {
     switch (m.role) {
       case 'user':
         return { role: 'user', content: userContent(m.content, images) };
@@ -120,30 +120,25 @@ function translate(request: ChatCompletionRequest, images: ReadonlyMap<string, A
         return { role: 'system', content: textOf(m.content) };
     }
   });
-  const params: LlamaParams = { messages, chat_template_kwargs: { enable_thinking: wantsThinking(request) } };
-  const limit = outputLimit(request);
-  if (limit !== undefined) params.max_tokens = limit;
-  if (request.temperature !== undefined) params.temperature = request.temperature;
-  if (request.top_p !== undefined) params.top_p = request.top_p;
-  if (request.seed !== undefined) params.seed = request.seed;
-  if (request.presence_penalty !== undefined) params.presence_penalty = request.presence_penalty;
-  if (request.frequency_penalty !== undefined) params.frequency_penalty = request.frequency_penalty;
-  if (request.logprobs) {
+  const params: LlamaParams = { messages, chat_template_kwargs: { enable_thinking: plan.thinking }, ...plan.sampling };
+  if (plan.maxTokens !== undefined) params.max_tokens = plan.maxTokens;
+  if (plan.logprobs !== null) {
+    // llama.cpp gives 20 alternatives when top_logprobs is absent, and no logprobs at all for 0: at least one
+    // is asked for, and run.ts cuts them back to the client's count.
     params.logprobs = true;
-    if (request.top_logprobs !== undefined) params.top_logprobs = request.top_logprobs;
+    params.top_logprobs = Math.max(1, plan.logprobs);
   }
-  if (request.logit_bias) params.logit_bias = { ...request.logit_bias };
-  const plan = toolPlan(request);
-  if (plan) {
-    const offered = plan.mode === 'named' ? plan.tools.filter((t) => t.function.name === plan.name) : plan.tools;
+  const tools = plan.tools;
+  if (tools) {
+    const offered = tools.mode === 'named' ? tools.tools.filter((t) => t.function.name === tools.name) : tools.tools;
     params.tools = offered.map((t) => {
       const fn: LlamaTool['function'] = { name: t.function.name };
       if (t.function.description !== undefined) fn.description = t.function.description;
       if (t.function.parameters !== undefined) fn.parameters = t.function.parameters;
       return { type: 'function', function: fn };
     });
-    params.parallel_tool_calls = plan.parallel;
-    if (!forcesCall(plan)) {
+    params.parallel_tool_calls = tools.parallel;
+    if (!forcesCall(tools)) {
       params.tool_choice = 'auto';
     } else {
       // A forced call from the first token. llama.cpp's own tool grammar for this template is lazy (free text,
@@ -155,7 +150,7 @@ function translate(request: ChatCompletionRequest, images: ReadonlyMap<string, A
       return params;
     }
   }
-  const format = request.response_format;
+  const format = plan.format;
   if (format?.type === 'json_object') params.response_format = { type: 'json_object' };
   if (format?.type === 'json_schema') {
     const schema = format.json_schema.schema ?? { type: 'object' };

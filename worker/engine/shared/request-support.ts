@@ -2,7 +2,7 @@
 // These are web-llm 0.2.86's real limits (read from its source), shared by every engine implementation so
 // the test build refuses exactly what production refuses.
 import { ApiError } from '../../../src/protocol/errors';
-import type { ChatCompletionRequest, FunctionTool } from '../../../src/protocol/types';
+import type { ChatCompletionRequest } from '../../../src/protocol/types';
 
 /** Throws for the first field the chosen variant cannot honour. Shared by every engine implementation. */
 export function assertSupported(request: ChatCompletionRequest): void {
@@ -45,39 +45,4 @@ export function assertSupported(request: ChatCompletionRequest): void {
   if (lastRole !== 'user' && lastRole !== 'tool') {
     unsupported(`messages[${last}].role`, `must be 'user' or 'tool' for the last message: the model answers a user turn or a tool result`);
   }
-}
-
-/** The tools offered to the model for one request and how it must use them; null when none are offered. */
-export interface ToolPlan {
-  tools: FunctionTool[];
-  /** `auto`: the model may call or answer; `required`: at least one call; `named`: a call of `name`. */
-  mode: 'auto' | 'required' | 'named';
-  /** Set when mode is `named`. */
-  name?: string;
-  /** Whether several calls may come in one answer (`parallel_tool_calls`, default true). */
-  parallel: boolean;
-}
-
-export function toolPlan(request: ChatCompletionRequest): ToolPlan | null {
-  const tools = request.tools ?? [];
-  const choice = request.tool_choice ?? 'auto';
-  if (tools.length === 0 || choice === 'none') return null;
-  const parallel = request.parallel_tool_calls !== false;
-  if (typeof choice === 'object') return { tools, mode: 'named', name: choice.function.name, parallel };
-  return { tools, mode: choice, parallel };
-}
-
-/** Whether this request should think: a thinking variant, unless `reasoning_effort` is "none". */
-export function wantsThinking(request: ChatCompletionRequest): boolean {
-  return request.variant.thinks && request.reasoning_effort !== 'none' && request.raw_prompt === undefined;
-}
-
-/** `max_completion_tokens` wins over the older `max_tokens`; both count thinking tokens. */
-export function outputLimit(request: ChatCompletionRequest): number | undefined {
-  return request.max_completion_tokens ?? request.max_tokens;
-}
-
-export function stopSequences(request: ChatCompletionRequest): string[] {
-  if (request.stop === undefined || request.stop === null) return [];
-  return (Array.isArray(request.stop) ? request.stop : [request.stop]).filter((s) => s.length > 0);
 }

@@ -9,13 +9,13 @@ import type { DownloadSize, ModelRuntime, ModelStatus } from '../../../src/engin
 import type { Fetch } from '../shared/download-size';
 import { webllmDownloadSize } from './download-size';
 import { ApiError, clientAborted, contextExceeded } from '../../../src/protocol/errors';
-import type { ChatCompletionRequest } from '../../../src/protocol/types';
+import type { PlannedRequest } from '../shared/plan';
 import { adoptModels, variantOf } from '../../../src/catalog';
 import { modelNotFound } from '../../../src/protocol/errors';
 import type { ModelId, Variant } from '../../../src/variants';
 import type { EmbeddingRequest } from '../../../src/protocol/embeddings';
 import type { Engine, Generation } from '../engine';
-import { assertSupported, outputLimit } from '../shared/request-support';
+import { assertSupported } from '../shared/request-support';
 import { ModelCache, type CacheFunctions } from './cache';
 import { budgetOf, contextLength, memoryBudgetMB, smallerContext } from './context-size';
 import { generationError, isOutOfMemory } from './errors';
@@ -298,7 +298,7 @@ export class WebLlmEngine implements Engine {
     return { appConfig: this.appConfig, cache: this.cache, states: this.states };
   }
 
-  supports(request: ChatCompletionRequest): void {
+  supports(request: PlannedRequest): void {
     assertSupported(request);
     assertSchemasSupported(request);
   }
@@ -316,7 +316,7 @@ export class WebLlmEngine implements Engine {
     return cachedModelIds(this.config, this.deps.origin);
   }
 
-  async generate(request: ChatCompletionRequest, signal: AbortSignal): Promise<Generation> {
+  async generate(request: PlannedRequest, signal: AbortSignal): Promise<Generation> {
     this.supports(request);
     await this.usable();
     const { variant } = request;
@@ -327,15 +327,15 @@ export class WebLlmEngine implements Engine {
     try {
       if (signal.aborted) throw aborted();
       const loaded = await this.ensureLoaded(variant);
-      if (request.raw_prompt !== undefined) {
+      const prompt = request.plan.rawPrompt;
+      if (prompt !== undefined) {
         // Legacy completions: web-llm's own completions API (`completion()`, behind `completions.create`), the prompt as it is (no template, no thinking).
-        const prompt = request.raw_prompt;
         // web-llm resets its conversation for a raw prompt: whatever chat turn it held is gone.
         this.kv.forget();
         const promptTokens = this.checkRawContext(request, loaded, prompt);
         if (signal.aborted) throw aborted();
         const running = this.begin();
-        const stream = await this.mlc.completion(translateCompletion(request, loaded.modelId, prompt));
+        const stream = await this.mlc.completion(translateCompletion(request.plan, loaded.modelId, prompt));
         const run = this.newRun(running, completionChunks(stream), signal, release, {
           thinking: false,
           splitThinking: false,
@@ -418,7 +418,7 @@ export class WebLlmEngine implements Engine {
    * unless that (with its earlier thinking) no longer fits the context while the client's own messages do.
    */
   private planPrompt(
-    request: ChatCompletionRequest,
+    request: PlannedRequest,
     loaded: Loaded,
     seen: ChatCompletionMessageParam[],
     images: ReadonlyMap<string, ResolvedImage>,
@@ -437,7 +437,7 @@ export class WebLlmEngine implements Engine {
 
   /** Prompt tokens by the model's own tokenizer; throws when prompt plus requested output exceed the context. */
   private checkContext(
-    request: ChatCompletionRequest,
+    request: PlannedRequest,
     loaded: Loaded,
     messages: Parameters<typeof countPromptTokens>[1],
     images: ReadonlyMap<string, ResolvedImage>,
@@ -447,7 +447,7 @@ export class WebLlmEngine implements Engine {
     if (!loaded.view) return undefined;
     const sizes = new Map([...images.values()].map((image) => [image.dataUrl, image]));
     const prompt = countPromptTokens(loaded.view, messages, sizes, thinkingSwitchedOff ? EMPTY_THINK_BLOCK : undefined);
-    const completion = outputLimit(request) ?? 0;
+    const completion = request.plan.maxTokens ?? 0;
     const context = this.states.context(loaded.group);
     if (prompt + completion > context) {
       throw contextExceeded(context, prompt, completion);
@@ -456,10 +456,10 @@ export class WebLlmEngine implements Engine {
   }
 
   /** A raw prompt's tokens by the model's own tokenizer; throws when prompt plus requested output exceed the context. */
-  private checkRawContext(request: ChatCompletionRequest, loaded: Loaded, prompt: string): number | undefined {
+  private checkRawContext(request: PlannedRequest, loaded: Loaded, prompt: string): number | undefined {
     if (!loaded.view) return undefined;
     const tokens = loaded.view.countTokens(prompt);
-    const completion = outputLimit(request) ?? 0;
+    const completion = request.plan.maxTokens ?? 0;
     const context = this.states.context(loaded.group);
     if (tokens + completion > context) {
       throw new ApiError(

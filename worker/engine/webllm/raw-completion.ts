@@ -1,23 +1,23 @@
 // Legacy completions on web-llm: its own completions API (a raw prompt, no chat template), with the chunks
 // recast as chat chunks so one reader (stream.ts) turns both into engine events.
 import type { ChatCompletionChunk, Completion, CompletionCreateParamsStreaming } from '@mlc-ai/web-llm';
-import type { ChatCompletionRequest } from '../../../src/protocol/types';
-import { outputLimit, stopSequences } from '../shared/request-support';
+import type { RequestPlan } from '../shared/plan';
 import { SMALLEST_TOP_P } from './translate';
 
-export function translateCompletion(request: ChatCompletionRequest, modelId: string, prompt: string): CompletionCreateParamsStreaming {
+export function translateCompletion(plan: RequestPlan, modelId: string, prompt: string): CompletionCreateParamsStreaming {
   const out: CompletionCreateParamsStreaming = { model: modelId, prompt, stream: true, stream_options: { include_usage: true } };
-  if (request.temperature !== undefined) out.temperature = request.temperature;
-  if (request.top_p !== undefined) out.top_p = request.top_p === 0 ? SMALLEST_TOP_P : request.top_p;
-  const limit = outputLimit(request);
-  if (limit !== undefined) out.max_tokens = limit;
-  const stops = stopSequences(request);
-  if (stops.length > 0) out.stop = stops;
-  if (request.seed !== undefined) out.seed = request.seed;
-  if (request.presence_penalty !== undefined) out.presence_penalty = request.presence_penalty;
-  if (request.frequency_penalty !== undefined) out.frequency_penalty = request.frequency_penalty;
-  if (request.logprobs !== undefined) out.logprobs = request.logprobs;
-  if (request.top_logprobs !== undefined) out.top_logprobs = request.top_logprobs;
+  const { temperature, top_p, seed, presence_penalty, frequency_penalty } = plan.sampling;
+  if (temperature !== undefined) out.temperature = temperature;
+  if (top_p !== undefined) out.top_p = top_p === 0 ? SMALLEST_TOP_P : top_p;
+  if (plan.maxTokens !== undefined) out.max_tokens = plan.maxTokens;
+  if (plan.stops.length > 0) out.stop = plan.stops;
+  if (seed !== undefined) out.seed = seed;
+  if (presence_penalty !== undefined) out.presence_penalty = presence_penalty;
+  if (frequency_penalty !== undefined) out.frequency_penalty = frequency_penalty;
+  if (plan.logprobs !== null) {
+    out.logprobs = true;
+    if (plan.logprobs > 0) out.top_logprobs = plan.logprobs;
+  }
   return out;
 }
 

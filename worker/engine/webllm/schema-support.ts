@@ -4,8 +4,7 @@
 // client never gets output that merely looks constrained. Measured against xgrammar (test/unit/qwen3-tools.test.ts
 // compiles what this accepts and shows the refused keywords unenforced).
 import { ApiError } from '../../../src/protocol/errors';
-import type { ChatCompletionRequest } from '../../../src/protocol/types';
-import { toolPlan } from '../shared/request-support';
+import type { PlannedRequest } from '../shared/plan';
 import { hasThinkingSwitch } from './models';
 
 /** Keywords xgrammar accepts but does not enforce, or that abort its compiler. */
@@ -60,13 +59,13 @@ export function checkSchema(schema: unknown, path: string): void {
 }
 
 /** Every schema of the request web-llm's grammar will be built from: the offered tools', the response format's. */
-export function assertSchemasSupported(request: ChatCompletionRequest): void {
-  const plan = hasThinkingSwitch(request.variant) ? toolPlan(request) : null;
-  plan?.tools.forEach((tool, i) => {
+export function assertSchemasSupported(request: PlannedRequest): void {
+  const tools = hasThinkingSwitch(request.variant) ? request.plan.tools : null;
+  tools?.tools.forEach((tool, i) => {
     if (tool.function.parameters === undefined) return;
     const param = request.legacy_functions ? `functions[${i}].parameters` : `tools[${i}].function.parameters`;
     checkSchema(tool.function.parameters, param);
   });
-  const format = request.response_format;
+  const format = request.plan.format;
   if (format?.type === 'json_schema' && format.json_schema.schema !== undefined) checkSchema(format.json_schema.schema, 'response_format.json_schema.schema');
 }

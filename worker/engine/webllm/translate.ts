@@ -7,9 +7,9 @@ import type {
   ChatCompletionRequestStreaming,
   ResponseFormat as WebLlmResponseFormat,
 } from '@mlc-ai/web-llm';
-import type { ChatCompletionRequest, ChatMessage, ResponseFormat } from '../../../src/protocol/types';
+import type { ChatMessage } from '../../../src/protocol/types';
 import { ApiError } from '../../../src/protocol/errors';
-import { outputLimit, stopSequences, toolPlan, wantsThinking, type ToolPlan } from '../shared/request-support';
+import type { PlannedRequest, RequestPlan, ToolPlan } from '../shared/plan';
 import { assistantText, jsonFormat, systemWithTools, toolCallFormat, toolResponses } from './qwen3-tools';
 import type { ResolvedImage } from '../shared/images';
 import { nativeStops } from './kv-reuse';
@@ -114,8 +114,8 @@ function translateMessages(
  * web-llm's response_format (xgrammar): tools offered → the structural tag of Qwen3's <tool_call> blocks;
  * `json_object` / `json_schema` → that JSON, after the thinking block when the model thinks.
  */
-function responseFormat(request: ChatCompletionRequest, tools: ToolPlan | null, thinking: boolean): WebLlmResponseFormat | undefined {
-  const format = request.response_format;
+function responseFormat(plan: RequestPlan, tools: ToolPlan | null): WebLlmResponseFormat | undefined {
+  const { format, thinking } = plan;
   if (tools) {
     if (format !== undefined && format.type !== 'text' && tools.mode === 'auto') {
       const param = 'response_format';
@@ -135,10 +135,11 @@ function responseFormat(request: ChatCompletionRequest, tools: ToolPlan | null, 
   }
 }
 
-export function translateRequest(request: ChatCompletionRequest, options: TranslateOptions): Translation {
+export function translateRequest(request: PlannedRequest, options: TranslateOptions): Translation {
+  const { plan } = request;
   // Tools are offered only in Qwen3's format; svc-vision refuses them earlier (request-support.ts).
-  const tools = hasThinkingSwitch(request.variant) ? toolPlan(request) : null;
-  const thinking = wantsThinking(request);
+  const tools = hasThinkingSwitch(request.variant) ? plan.tools : null;
+  const { thinking, sampling } = plan;
   const thinkingSwitch = hasThinkingSwitch(request.variant);
   const thinkingSwitchedOff = thinkingSwitch && !thinking;
   const out: ChatCompletionRequestStreaming = {
@@ -148,25 +149,25 @@ export function translateRequest(request: ChatCompletionRequest, options: Transl
     stream: true,
     stream_options: { include_usage: true },
   };
-  if (request.temperature !== undefined) out.temperature = request.temperature;
-  if (request.top_p !== undefined) out.top_p = request.top_p === 0 ? SMALLEST_TOP_P : request.top_p;
-  const limit = outputLimit(request);
-  if (limit !== undefined) out.max_tokens = limit + (thinkingSwitchedOff ? options.emptyThinkTokens : 0);
-  const stops = stopSequences(request);
+  if (sampling.temperature !== undefined) out.temperature = sampling.temperature;
+  if (sampling.top_p !== undefined) out.top_p = sampling.top_p === 0 ? SMALLEST_TOP_P : sampling.top_p;
+  if (plan.maxTokens !== undefined) out.max_tokens = plan.maxTokens + (thinkingSwitchedOff ? options.emptyThinkTokens : 0);
+  const stops = plan.stops;
   const answerStops = thinkingSwitch ? stops : [];
   // web-llm applies the stops that cannot match inside a thinking block itself (kv-reuse.ts): its reply then
   // ends "stop" and keeps the KV cache. inpage still holds back text that may begin one, for all of them.
   const native = thinkingSwitch ? nativeStops(stops, thinking) : stops;
   if (native.length > 0) out.stop = native;
-  if (request.seed !== undefined) out.seed = request.seed;
-  if (request.presence_penalty !== undefined) out.presence_penalty = request.presence_penalty;
-  if (request.frequency_penalty !== undefined) out.frequency_penalty = request.frequency_penalty;
-  if (request.n !== undefined) out.n = request.n;
-  if (request.logprobs !== undefined) out.logprobs = request.logprobs;
-  const topLogprobs = request.logprobs === true ? (request.top_logprobs ?? 0) : null;
-  if (topLogprobs !== null) out.top_logprobs = Math.max(1, topLogprobs);
-  if (request.logit_bias !== undefined) out.logit_bias = request.logit_bias;
-  const format = responseFormat(request, tools, thinking);
+  if (sampling.seed !== undefined) out.seed = sampling.seed;
+  if (sampling.presence_penalty !== undefined) out.presence_penalty = sampling.presence_penalty;
+  if (sampling.frequency_penalty !== undefined) out.frequency_penalty = sampling.frequency_penalty;
+  const topLogprobs = plan.logprobs;
+  if (topLogprobs !== null) {
+    out.logprobs = true;
+    out.top_logprobs = Math.max(1, topLogprobs);
+  }
+  if (sampling.logit_bias !== undefined) out.logit_bias = sampling.logit_bias;
+  const format = responseFormat(plan, tools);
   if (format !== undefined) out.response_format = format;
   // Qwen3's switch: web-llm prefills an empty thinking block when it is false. Other models have none.
   if (thinkingSwitch) out.extra_body = { enable_thinking: thinking };
