@@ -48,7 +48,7 @@ function llamacpp(): Engine {
     getNumThreads: () => 1,
     async createChatCompletion() {
       const chunks: LlamaChunk[] = [
-        { choices: [{ delta: { tool_calls: [{ index: 0, id: 'c1', type: 'function', function: { name: 'get_weather', arguments: '' } }] }, finish_reason: null }] },
+        { choices: [{ delta: { tool_calls: [{ index: 0, id: 'c1', function: { name: 'get_weather', arguments: '' } }] }, finish_reason: null }] },
         { choices: [{ delta: { tool_calls: [{ index: 0, function: { arguments: '{"city":"Oslo"}' } }] }, finish_reason: null }] },
         { choices: [{ delta: {}, finish_reason: 'tool_calls' }], usage: { prompt_tokens: 30, completion_tokens: 12 } },
       ];
@@ -85,7 +85,7 @@ function submit(scheduler: Scheduler, request = validateChatRequest(structuredCl
 const root = new URL('../../', import.meta.url).pathname;
 
 async function measure(make: () => Engine) {
-  const scheduler = new Scheduler(make());
+  const scheduler = new Scheduler(make(), 4);
   await submit(scheduler); // warm-up: loads the model, imports what is imported on first use
   const session = new Session();
   session.connect();
