@@ -6,7 +6,7 @@
 import type { DBSchema } from 'idb';
 import { connection } from './idb-connection';
 import { ApiError } from './protocol/errors';
-import type { ConversationItem } from './protocol/responses';
+import type { ConversationItem } from './protocol/response-items';
 import type { ResponseObject } from './protocol/response-events';
 
 export interface StoredResponse {

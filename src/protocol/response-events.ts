@@ -4,8 +4,9 @@
 import type { EngineEvent } from '../engine-protocol';
 import type { ApiError } from './errors';
 import type { TokenLogprob, Usage } from './types';
-import type { FunctionCallItem, FunctionTool, OutputItem, OutputMessageItem, ReasoningItem, ResponseLogprob, ResponsesRequest, TextFormat } from './responses';
-import { itemId } from './responses';
+import type { FunctionTool, ResponsesRequest, TextFormat } from './responses';
+import type { FunctionCallItem, OutputItem, OutputMessageItem, ReasoningItem, ResponseLogprob } from './response-items';
+import { itemId } from './response-items';
 import { unixSeconds } from './completion';
 
 export type ResponseStatus = 'in_progress' | 'completed' | 'incomplete' | 'failed';

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { Ajv } from 'ajv';
 import schemas from '../fixtures/openai-schemas.json' with { type: 'json' };
 import { ApiError } from '../../src/protocol/errors';
-import { parseResponsesRequest, referencedIds, toChatRequest, type ConversationItem } from '../../src/protocol/responses';
+import { parseResponsesRequest, referencedIds, toChatRequest } from '../../src/protocol/responses';
+import type { ConversationItem } from '../../src/protocol/response-items';
 import { ResponseBuilder, initialResponse, sseEvent } from '../../src/protocol/response-events';
 import type { EngineEvent } from '../../src/engine-protocol';
 

@@ -14,7 +14,8 @@ import {
   type StoredResponse,
 } from '../../src/stored-responses';
 import { initialResponse } from '../../src/protocol/response-events';
-import { parseResponsesRequest, type ConversationItem } from '../../src/protocol/responses';
+import { parseResponsesRequest } from '../../src/protocol/responses';
+import type { ConversationItem } from '../../src/protocol/response-items';
 import { ApiError } from '../../src/protocol/errors';
 
 beforeEach(async () => {

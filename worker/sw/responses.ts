@@ -1,7 +1,8 @@
 // /v1/responses: converted onto the chat path (one engine call through runAnswer), answered as a `response`
 // object or typed events, and stored per key unless `store` is false.
 import { ApiError } from '../../src/protocol/errors';
-import { parseResponsesRequest, referencedIds, toChatRequest, renameParam, type ConversationItem } from '../../src/protocol/responses';
+import { parseResponsesRequest, referencedIds, toChatRequest, renameParam } from '../../src/protocol/responses';
+import type { ConversationItem } from '../../src/protocol/response-items';
 import { ResponseBuilder, initialResponse, sseEvent } from '../../src/protocol/response-events';
 import { findItems, getResponse, saveResponse, type PageOptions } from '../../src/stored-responses';
 import type { EngineLink } from './engine-link';
