@@ -1,12 +1,16 @@
 // `npm run build:lib`: inpage as a library other web apps add to their own origin (src/lib/inpage.ts).
 // Two builds into one folder, every file named inpage*:
-//   1. inpage.js: the setup module (an ES module), with the engine worker and lazily loaded chunks beside it;
+//   1. inpage.js: the setup module (an ES module), with the engine worker (both engines: web-llm and
+//      llama.cpp, chosen per device as in the app), lazily loaded chunks and llama.cpp's wasm beside it;
 //   2. inpage-sw.js: the service worker, one self-contained classic script, listing the files of (1) for
-//      Workbox to precache, so /v1 and the engine keep working offline.
+//      Workbox to precache, so /v1 and the engine keep working offline. Its template (the list not yet
+//      written in) is kept in sw-template/, for `inpage/vite` to list the app's own files beside inpage's.
 // `test: true` swaps the deterministic test engine in (for the example's browser test); never shipped.
+import { copyFileSync, mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type InlineConfig } from 'vite';
-import { precacheManifest } from './precache-plugin';
+import { injectShell } from '../src/lib/precache';
 import { testBuildDefine } from '../test/engine/knobs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -30,14 +34,19 @@ export async function buildLibrary({ outDir, test = false, logLevel = 'warn' }: 
     mode: test ? 'test' : 'production',
     define: testBuildDefine(test),
     resolve: {
-      alias: { '#engine-impl': here(test ? 'test/engine/deterministic-engine.ts' : 'worker/engine/webllm/index.ts') },
+      alias: {
+        // wllama's package.json names a main file it does not ship; its built ES module is esm/index.js.
+        '@wllama/wllama/esm': here('node_modules/@wllama/wllama/esm'),
+        '@wllama/wllama': here('node_modules/@wllama/wllama/esm/index.js'),
+        '#engine-impl': here(test ? 'test/engine/deterministic-engine.ts' : 'worker/engine/production-engine.ts'),
+      },
     },
   };
   await build({
     ...shared,
     worker: {
       format: 'es',
-      rollupOptions: { output: { entryFileNames: 'inpage-[name]-[hash].js', chunkFileNames: 'inpage-[name]-[hash].js' } },
+      rollupOptions: { output: { entryFileNames: 'inpage-[name]-[hash].js', chunkFileNames: 'inpage-[name]-[hash].js', assetFileNames: 'inpage-[name]-[hash][extname]' } },
     },
     build: {
       outDir,
@@ -61,7 +70,6 @@ export async function buildLibrary({ outDir, test = false, logLevel = 'warn' }: 
   });
   await build({
     ...shared,
-    plugins: [precacheManifest({ swFile: 'inpage-sw.js', globPatterns: ['inpage*.{js,css}'] })],
     build: {
       outDir,
       emptyOutDir: false,
@@ -73,6 +81,10 @@ export async function buildLibrary({ outDir, test = false, logLevel = 'warn' }: 
       },
     },
   });
+  const out = resolve(root, outDir);
+  mkdirSync(join(out, 'sw-template'), { recursive: true });
+  for (const file of ['inpage-sw.js', 'inpage-sw.js.map']) copyFileSync(join(out, file), join(out, 'sw-template', file));
+  await injectShell(out, { swFile: 'inpage-sw.js', globPatterns: ['inpage*.{js,css}'] }, console);
 }
 
 /** The command line: `--test` and `--out DIR`. */

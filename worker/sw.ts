@@ -18,7 +18,7 @@ import { setActiveCatalog } from '../src/catalog';
 import { isClaimRequest, isPortOffer, offerCatalog, offerLock, offerLockPending } from '../src/page/port-messages';
 
 declare const self: ServiceWorkerGlobalScope & {
-  /** The app shell, listed here at build time (scripts/precache-plugin.ts); absent in unbundled runs. */
+  /** The app shell, listed here at build time (src/lib/precache.ts); absent in unbundled runs. */
   __WB_MANIFEST?: (string | PrecacheEntry)[];
 };
 

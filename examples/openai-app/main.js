@@ -1,13 +1,12 @@
-// A minimal app using inpage through the openai SDK. The inpage library files (npm run build:lib → dist-lib/)
-// are served from this site's root; vite.config.js serves them as its public folder.
+// A minimal app using inpage through the openai SDK. `inpage/vite` (vite.config.js) puts inpage's files into the
+// app and serves them in `vite dev` and `vite preview`.
 import OpenAI from 'openai';
+import { installInpage } from 'inpage';
 
 const MODEL = 'svc-model-5.2-short-fast';
 const $ = (id) => document.getElementById(id);
 
 // 1. Register inpage's service worker and host the engine (one tab of the origin does).
-const inpageUrl = '/inpage.js';
-const { installInpage } = await import(/* @vite-ignore */ inpageUrl);
 const inpage = await installInpage({ models: [MODEL] });
 window.inpage = inpage; // for the console
 

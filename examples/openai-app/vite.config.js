@@ -1,12 +1,11 @@
-// The example app's build. `npm run example` builds the inpage library and serves this app with it.
-import { fileURLToPath } from 'node:url';
+// The example app's build: inpage's Vite plugin puts inpage's files (its service worker, engine worker and
+// llama.cpp's wasm) into the app at its base path and makes `import … from 'inpage'` load them.
 import { defineConfig } from 'vite';
+import { inpage } from 'inpage/vite';
 
 export default defineConfig({
-  // inpage's library files go at the site root (inpage-sw.js must control every page): here, served as the
-  // public folder. A real app copies dist-lib/ into its own public/ folder.
-  publicDir: process.env.INPAGE_LIB_DIR ?? fileURLToPath(new URL('../../dist-lib', import.meta.url)),
+  plugins: [inpage()],
   build: { target: 'es2022', outDir: process.env.INPAGE_EXAMPLE_OUT ?? 'dist', emptyOutDir: true },
-  preview: { host: '127.0.0.1', port: 4180 },
-  server: { host: '127.0.0.1', port: 4180 },
+  preview: { host: '127.0.0.1', port: Number(process.env.PORT ?? 4180) },
+  server: { host: '127.0.0.1', port: Number(process.env.PORT ?? 4180) },
 });

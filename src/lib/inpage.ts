@@ -1,12 +1,13 @@
 // inpage as a library: another web app adds the /v1 service to its own origin.
 //
-//   import { installInpage } from '/inpage.js';
+//   import { installInpage } from 'inpage';
 //   const inpage = await installInpage({ models: ['svc-model-5.2-short-fast'] });
 //   const openai = new OpenAI({ baseURL: inpage.baseURL, apiKey: await inpage.key(), dangerouslyAllowBrowser: true });
 //
-// `npm run build:lib` writes dist-lib/: inpage.js (this module), inpage-sw.js (the service worker) and the engine
-// worker and chunks beside them, all named inpage-*. Copy them to the root of the site (a Vite app: public/).
-import { DEFAULT_CONFIG, mergeConfig, type InpageConfig } from '../config';
+// The npm package's `inpage/vite` plugin (src/lib/vite.ts) puts this module, inpage-sw.js (the service worker),
+// the engine worker, its chunks and llama.cpp's wasm, all named inpage*, at the app's base path; without Vite,
+// copy the package's dist-pkg/lib/ there (docs/library.md).
+import { DEFAULT_CONFIG, fetchDeploymentConfig, mergeConfig, type InpageConfig } from '../config';
 import { createKey, listKeys, revokeKey, verifyKey, type CreatedKey } from '../keys/key-store';
 import { getWorkspace, registerWorkspace } from '../keys/workspace';
 import { adoptModels } from '../catalog';
@@ -28,9 +29,13 @@ export interface InstallOptions {
    * site (or is served with `Service-Worker-Allowed: /`). Default: beside inpage.js.
    */
   serviceWorkerUrl?: string | URL;
-  /** The service worker's scope. Default "/". */
+  /** The service worker's scope. Default: the folder it is served from (the app's base path). */
   scope?: string;
-  /** Deployment settings: model source (`modelBaseUrl`, `modelLibBaseUrl`), `queueDepth`, `gpuMemoryMB`… */
+  /**
+   * Deployment settings: model source (`modelBaseUrl`, `modelLibBaseUrl`, `ggufBaseUrl`), `models`, `queueDepth`,
+   * `gpuMemoryMB`… Over the origin's `/inpage.config.json` when it has one (as the workspace app reads it; the
+   * service worker reads the same file).
+   */
   config?: Partial<InpageConfig>;
   /**
    * Whether this page may host the engine (one tab of the origin does, chosen by a Web Lock; the others take over
@@ -86,16 +91,20 @@ export type ServiceState = { running: true } | { running: false; reason: string 
 
 /** Registers inpage's service worker, hosts the engine (unless another tab does) and returns the service. */
 export async function installInpage(options: InstallOptions = {}): Promise<InpageService> {
-  const config = mergeConfig(DEFAULT_CONFIG, (options.config ?? {}) as Record<string, unknown>);
+  const deployed = mergeConfig({ ...DEFAULT_CONFIG }, await fetchDeploymentConfig(location.origin));
+  const config = mergeConfig(deployed, (options.config ?? {}) as Record<string, unknown>);
   const offered = adoptModels(config.models, 'installInpage({config})').variants.map((v) => v.id);
   const models = [...(options.models ?? offered)];
   const unknown = models.filter((id) => !offered.includes(id));
   if (unknown.length > 0) throw new Error(`Unknown inpage model ${unknown.map((id) => `'${id}'`).join(', ')}; choose from ${offered.join(', ')}.`);
   // The service worker first: it serves the engine worker's script with the engine's Content-Security-Policy.
   // A classic script: inpage-sw.js is one self-contained file.
+  const url = new URL(options.serviceWorkerUrl ?? new URL(/* @vite-ignore */ './inpage-sw.js', import.meta.url), location.href);
   const worker: ServiceWorkerSpec = {
-    url: options.serviceWorkerUrl ?? new URL(/* @vite-ignore */ './inpage-sw.js', import.meta.url),
-    scope: options.scope ?? '/',
+    url,
+    // A service worker may control only its own folder and below (without Service-Worker-Allowed); it still
+    // answers /v1 for the pages it controls, wherever the app's base path is.
+    scope: options.scope ?? new URL('./', url).pathname,
     type: 'classic',
   };
   await registerServiceWorker(worker);

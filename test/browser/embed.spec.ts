@@ -1,10 +1,12 @@
-// Embedding: another web app adds inpage to its own origin with the library build (npm run build:lib) and
-// talks to it through the openai SDK: examples/openai-app, built against a test build of the library.
+// Embedding: another web app adds inpage to its own origin with the package's Vite plugin (inpage/vite) and
+// talks to it through the openai SDK: examples/openai-app, built with the plugin around a test build of the
+// library. (test/package/ builds the same example from the packed tarball, with the real engines.)
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { build } from 'vite';
 import { buildLibrary } from '../../scripts/build-lib';
+import { inpage } from '../../src/lib/vite';
 import { REPO_ROOT, serveStatic, type StaticServer } from './static-server';
 
 const SUFFIX = process.env.INPAGE_BUILD_SUFFIX ?? '';
@@ -21,12 +23,13 @@ test.beforeAll(async () => {
   test.setTimeout(120_000);
   // The library with the deterministic engine (never shipped), and the example app built around it.
   await buildLibrary({ outDir: LIB_TEST, test: true, logLevel: 'error' });
+  // The example's own vite.config.js, with the plugin pointed at the test library.
   await build({
     root: EXAMPLE_SRC,
-    configFile: join(EXAMPLE_SRC, 'vite.config.js'),
-    publicDir: LIB_TEST,
+    configFile: false,
+    plugins: [inpage({ libDir: LIB_TEST })],
     logLevel: 'error',
-    build: { outDir: EXAMPLE, emptyOutDir: true },
+    build: { outDir: EXAMPLE, emptyOutDir: true, target: 'es2022' },
   });
   server = await serveStatic(4581, { '/': EXAMPLE });
 });
@@ -45,7 +48,7 @@ async function ask(page: Page, question: string, stream: boolean): Promise<strin
 
 test('the example app answers through the openai SDK, JSON and streamed, from inpage’s library service worker', async ({ page, context }) => {
   await page.goto(`${server.origin}/`);
-  await expect(page.getByRole('status')).toHaveText('Ready.');
+  await expect(page.getByRole('status')).toHaveText('Ready.', { timeout: 30_000 });
   // The key the app made reaches the one model it picked.
   await expect(page.locator('#models')).toHaveText('svc-model-5.2-short-fast (not_downloaded)');
   expect(await ask(page, 'Hello from the example app', false)).toBe('Echo: Hello from the example app');
@@ -55,7 +58,7 @@ test('the example app answers through the openai SDK, JSON and streamed, from in
   // A second tab of the app: served by the first tab's engine, with the same key (kept, not made again).
   const second = await context.newPage();
   await second.goto(`${server.origin}/`);
-  await expect(second.getByRole('status')).toHaveText('Ready.');
+  await expect(second.getByRole('status')).toHaveText('Ready.', { timeout: 30_000 });
   expect(await second.evaluate(() => (window as unknown as { inpage: { engine: unknown } }).inpage.engine)).toBeNull();
   expect(await ask(second, 'from the second tab', false)).toBe('Echo: from the second tab');
   const keys = await second.evaluate(async () => (await (window as unknown as { inpage: { keys: { list(): Promise<{ name: string }[]> } } }).inpage.keys.list()).map((k) => k.name));
@@ -73,7 +76,7 @@ test('the library watches its service worker: unregistered, it is registered aga
   test.setTimeout(90_000);
   type Inpage = { service: { running: boolean; reason?: string }; onServiceLost(l: (r: string) => void): void; onServiceRestored(l: () => void): void };
   await page.goto(`${server.origin}/`);
-  await expect(page.getByRole('status')).toHaveText('Ready.');
+  await expect(page.getByRole('status')).toHaveText('Ready.', { timeout: 30_000 });
   await page.evaluate(() => {
     const w = window as unknown as { inpage: Inpage; heard: string[] };
     w.heard = [];
@@ -112,7 +115,23 @@ test('the library watches its service worker: unregistered, it is registered aga
   expect(await ask(page, 'after the restart', true)).toBe('Echo: after the restart');
 });
 
-test('the shipped library carries web-llm, never the test engine; the service worker lists the library for offline use', async () => {
+test('the built app: inpage-sw.js lists the app shell and inpage\'s files for offline use; `import … from "inpage"` loads /inpage.js', async () => {
+  const files = await readdir(EXAMPLE, { recursive: true });
+  const sw = await readFile(join(EXAMPLE, 'inpage-sw.js'), 'utf8');
+  expect(sw).not.toContain('self.__WB_MANIFEST');
+  expect(sw).toContain('"url":"index.html"');
+  expect(sw).toContain('"url":"inpage.js"');
+  const appScripts = files.filter((f) => /^assets\/.+\.js$/.test(f));
+  expect(appScripts.length).toBeGreaterThan(0);
+  for (const f of appScripts) {
+    expect(sw, f).toContain(`"url":"${f}"`);
+    const text = await readFile(join(EXAMPLE, f), 'utf8');
+    // The app's bundle imports the module the plugin put beside it; it does not carry inpage itself.
+    if (text.includes('installInpage')) expect(text).toMatch(/from\s*["']\/inpage\.js["']/);
+  }
+});
+
+test('the shipped library carries web-llm and llama.cpp, never the test engine; the service worker lists the library for offline use', async () => {
   test.setTimeout(120_000);
   await buildLibrary({ outDir: LIB_PROD, logLevel: 'error' });
   const marker = 'Thinking about: '; // the deterministic engine's own text
@@ -123,6 +142,9 @@ test('the shipped library carries web-llm, never the test engine; the service wo
   expect(forTests.some(({ text }) => text.includes(marker))).toBe(true);
   expect(shipped.filter(({ text }) => text.includes(marker)).map(({ f }) => f)).toEqual([]);
   expect(shipped.some(({ text }) => text.includes('MLCEngine'))).toBe(true);
+  // llama.cpp for devices without WebGPU: wllama and its wasm, named as the rest.
+  expect(shipped.some(({ text }) => text.includes('wllama'))).toBe(true);
+  expect((await readdir(LIB_PROD)).filter((f) => f.endsWith('.wasm'))).toEqual([expect.stringMatching(/^inpage-wllama-[\w-]+\.wasm$/)]);
 
   const names = shipped.map(({ f }) => f);
   expect(names).toContain('inpage.js');

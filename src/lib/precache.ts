@@ -1,4 +1,4 @@
-// A Vite plugin that hands the service worker Workbox's precache manifest once the build is written.
+// Workbox's precache manifest for a built service worker: the app's (sw.js, through the plugin below) and inpage/vite's (inpage-sw.js in an adopting app's build).
 //
 // The service worker is built as an input of the app's own build (so it shares chunks, aliases and the
 // test/production switch with it); after the files are on disk, workbox-build's `injectManifest` lists them

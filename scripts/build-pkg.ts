@@ -1,0 +1,43 @@
+// `npm run build:pkg` (and `npm pack`, through `prepack`): the npm package's files, in dist-pkg/:
+//   lib/        inpage's built files (scripts/build-lib.ts, production engines): what `inpage` imports and what
+//               `inpage/vite` copies into an app's build;
+//   vite.js     `inpage/vite`, the Vite plugin (src/lib/vite.ts), an ES module for Node;
+//   types/      the declarations of both (tsc).
+import { execFileSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { build } from 'vite';
+import { buildLibrary } from './build-lib.ts';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const here = (path: string) => fileURLToPath(new URL(`../${path}`, import.meta.url));
+export const PACKAGE_DIR = 'dist-pkg';
+
+export async function buildPackage(): Promise<void> {
+  rmSync(here(PACKAGE_DIR), { recursive: true, force: true });
+  await buildLibrary({ outDir: `${PACKAGE_DIR}/lib` });
+  await build({
+    configFile: false,
+    root,
+    logLevel: 'warn',
+    publicDir: false,
+    build: {
+      outDir: PACKAGE_DIR,
+      emptyOutDir: false,
+      ssr: here('src/lib/vite.ts'),
+      target: 'node20',
+      minify: false,
+      rollupOptions: {
+        external: [...builtinModules, ...builtinModules.map((m) => `node:${m}`), 'vite', 'workbox-build'],
+        output: { format: 'es', entryFileNames: 'vite.js' },
+      },
+    },
+  });
+  execFileSync('npx', ['tsc', '-p', 'tsconfig.pkg.json'], { cwd: root, stdio: 'inherit' });
+}
+
+export async function main(): Promise<number> {
+  await buildPackage();
+  return 0;
+}

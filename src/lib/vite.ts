@@ -1,0 +1,112 @@
+// `inpage/vite`: the Vite plugin of the inpage package. It puts inpage's prebuilt files (the setup module
+// inpage.js, the service worker inpage-sw.js, the engine worker, its chunks and llama.cpp's wasm, all named
+// inpage*) at the app's base path, in `vite build` and in `vite dev` / `vite preview`, and makes the app's
+// `import { installInpage } from 'inpage'` load that module from there at run time (so the engine worker and the
+// service worker come from the same files the service worker precaches). After `vite build`, inpage-sw.js lists
+// the app's own shell (its pages, scripts, styles) beside inpage's files for Workbox to precache, so the app and
+// /v1 work offline after the first visit. `vite dev` and `vite preview` also send the cross-origin isolation
+// headers llama.cpp's threads need, and the service worker's own policy.
+//
+//   // vite.config.js
+//   import { inpage } from 'inpage/vite';
+//   export default { plugins: [inpage()] };
+import { copyFileSync, existsSync, readFileSync, readdirSync } from 'node:fs';
+import { dirname, extname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Connect, Plugin, ResolvedConfig } from 'vite';
+import { SERVICE_WORKER_CSP } from '../csp';
+import { ISOLATION_HEADERS } from '../isolation';
+import { injectShell } from './precache';
+
+export interface InpagePluginOptions {
+  /**
+   * The folder of inpage's built files. Default: the package's own (`lib/` beside this module). Tests and this
+   * repository's own builds point it elsewhere.
+   */
+  libDir?: string;
+  /**
+   * Send `Cross-Origin-Opener-Policy` / `Cross-Origin-Embedder-Policy` from `vite dev` and `vite preview`, so
+   * llama.cpp runs on several threads (WebAssembly threads need `crossOriginIsolated`). Default true. An app that
+   * embeds cross-origin frames without CORP headers may need it off; llama.cpp then runs on one thread.
+   */
+  isolation?: boolean;
+}
+
+/** The import specifier the plugin answers: the package's main entry. */
+const ENTRY = 'inpage';
+
+const TYPES: Record<string, string> = {
+  '.js': 'text/javascript; charset=utf-8',
+  '.wasm': 'application/wasm',
+  '.map': 'application/json; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+};
+
+/** The package's files: every file of the library folder (flat: all are named inpage*). */
+function libraryFiles(dir: string): string[] {
+  if (!existsSync(join(dir, 'inpage.js')) || !existsSync(join(dir, 'inpage-sw.js'))) {
+    throw new Error(`inpage/vite: no inpage build in ${dir} (inpage.js and inpage-sw.js are missing).`);
+  }
+  return readdirSync(dir).filter((name) => name.startsWith('inpage'));
+}
+
+export function inpage(options: InpagePluginOptions = {}): Plugin {
+  const libDir = options.libDir ?? join(dirname(fileURLToPath(import.meta.url)), 'lib');
+  const files = new Set(libraryFiles(libDir));
+  const isolation = options.isolation !== false;
+  let base = '/';
+  let config: ResolvedConfig;
+
+  /** Serves inpage's files at the base path (dev and preview), and the headers every response needs. */
+  const middleware: Connect.NextHandleFunction = (req, res, next) => {
+    if (isolation) for (const [name, value] of Object.entries(ISOLATION_HEADERS)) res.setHeader(name, value);
+    const path = (req.url ?? '').split('?')[0]!;
+    if (!path.startsWith(base)) return next();
+    const name = path.slice(base.length);
+    if (!files.has(name)) return next();
+    if (name === 'inpage-sw.js') {
+      res.setHeader('Content-Security-Policy', SERVICE_WORKER_CSP);
+      // The service worker is checked for updates on each registration, never served stale from a cache.
+      res.setHeader('Cache-Control', 'no-cache');
+    }
+    res.setHeader('Content-Type', TYPES[extname(name)] ?? 'application/octet-stream');
+    res.end(readFileSync(join(libDir, name)));
+  };
+
+  return {
+    name: 'inpage',
+    configResolved(resolved: ResolvedConfig) {
+      config = resolved;
+      base = config.base.endsWith('/') ? config.base : `${config.base}/`;
+      if (!base.startsWith('/')) {
+        throw new Error(`inpage/vite: the app's base must be an absolute path ('/' or '/app/'), not '${config.base}': the service worker lives at a fixed place.`);
+      }
+    },
+    // `import … from 'inpage'` loads the module the plugin serves, at run time, from the app's own origin.
+    resolveId(id) {
+      if (id === ENTRY) return { id: `${base}inpage.js`, external: true };
+      return null;
+    },
+    configureServer(server) {
+      server.middlewares.use(middleware);
+    },
+    configurePreviewServer(server) {
+      server.middlewares.use(middleware);
+    },
+    generateBundle() {
+      for (const name of files) this.emitFile({ type: 'asset', fileName: name, source: readFileSync(join(libDir, name)) });
+    },
+    // The written build: inpage-sw.js again from its template, listing the app's shell and inpage's files.
+    async closeBundle() {
+      if (config.command !== 'build' || config.build.ssr) return;
+      const outDir = resolve(config.root, config.build.outDir);
+      for (const file of ['inpage-sw.js', 'inpage-sw.js.map']) {
+        const template = join(libDir, 'sw-template', file);
+        if (existsSync(template)) copyFileSync(template, join(outDir, file));
+      }
+      await injectShell(outDir, { swFile: 'inpage-sw.js' }, config.logger);
+    },
+  };
+}
+
+export default inpage;
