@@ -110,7 +110,8 @@ registerRoute(
 );
 // llama.cpp's WebAssembly (8.7 MB, content-hashed name) is not in the precache, so browsers that run web-llm
 // never download it; the first use of the llama.cpp engine keeps it, and later uses (offline too) read it here.
+// The app has it under /assets/; the package (inpage/vite) as inpage-wllama-….wasm at the app's base path.
 registerRoute(
-  ({ url }) => url.origin === self.location.origin && /^\/assets\/wllama-[\w-]+\.wasm$/.test(url.pathname),
+  ({ url }) => url.origin === self.location.origin && /\/(?:assets\/wllama|inpage-wllama)-[\w-]+\.wasm$/.test(url.pathname),
   new CacheFirst({ cacheName: 'inpage-llamacpp-wasm' }),
 );

@@ -75,6 +75,8 @@ export function inpage(options: InpagePluginOptions = {}): Plugin {
 
   return {
     name: 'inpage',
+    // Before Vite's own resolver, which would otherwise bundle the installed package's inpage.js into the app.
+    enforce: 'pre',
     configResolved(resolved: ResolvedConfig) {
       config = resolved;
       base = config.base.endsWith('/') ? config.base : `${config.base}/`;
