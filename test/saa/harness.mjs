@@ -1,0 +1,98 @@
+// The SAA probe's harness: Debian's Chromium headless (puppeteer-core, the default profile of a fresh
+// temporary user-data folder, so third-party cookie settings are the browser's defaults), the three sites of
+// server.mjs, and the steps the tests take in pages and frames. SAA_DUMPIO=1 shows Chromium's own log (where a
+// renderer killed for a bad message says so); SAA_CHROMIUM_FLAGS='["--flag"]' adds switches.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import puppeteer from 'puppeteer-core';
+
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const CHROMIUM_FLAGS = JSON.parse(readFileSync(new URL('../chromium-flags.json', import.meta.url), 'utf8'));
+/** More Chromium flags for a run (a JSON array), to measure the same facts under other switches. */
+const EXTRA_FLAGS = JSON.parse(process.env.SAA_CHROMIUM_FLAGS ?? '[]');
+export const WAIT_MS = 15_000;
+
+/**
+ * Launches Chromium on a fresh profile whose Preferences are `preferences` (written before the start: the
+ * person's settings, such as third-party cookies allowed, or a storage-access grant as an accepted prompt
+ * stores it). `close()` closes it and removes the profile.
+ */
+export async function launch(preferences = {}, extraArgs = []) {
+  const profile = mkdtempSync(join(tmpdir(), 'inpage-saa-'));
+  mkdirSync(join(profile, 'Default'));
+  writeFileSync(join(profile, 'Default', 'Preferences'), JSON.stringify(preferences));
+  const browser = await puppeteer.launch({
+    executablePath: CHROMIUM_PATH,
+    headless: true,
+    args: [...CHROMIUM_FLAGS, `--user-data-dir=${profile}`, ...EXTRA_FLAGS, ...extraArgs],
+    timeout: WAIT_MS,
+    protocolTimeout: 2 * WAIT_MS,
+    dumpio: process.env.SAA_DUMPIO === '1',
+  });
+  const cdp = await browser.target().createCDPSession();
+  return {
+    browser,
+    cdp,
+    async close() {
+      await browser.close();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Preferences granting storage access to `embedded` under each top-level origin of `tops` (all ports). */
+export function storageAccessGrants(embedded, tops) {
+  const any = (origin) => `${new URL(origin).protocol}//${new URL(origin).hostname}:*`;
+  const exceptions = Object.fromEntries(tops.map((top) => [`${any(embedded)},${any(top)}`, { setting: 1 }]));
+  return { profile: { content_settings: { exceptions: { storage_access: exceptions } } } };
+}
+
+/** Preferences allowing third-party cookies (Chromium's cookie_controls_mode 0: "allow"). */
+export const THIRD_PARTY_COOKIES_ALLOWED = { profile: { cookie_controls_mode: 0, block_third_party_cookies: false } };
+
+/** Sets the storage-access permission of `embedded` (the provider) under top-level `origin` (a consumer). */
+export async function setStorageAccess(cdp, setting, origin, embedded) {
+  await cdp.send('Browser.setPermission', { permission: { name: 'storage-access' }, setting, origin, embeddedOrigin: embedded });
+}
+
+/** Opens `url` in a new tab; its provider frame (the first frame on `providerOrigin`) once `saa` is there. */
+export async function openConsumer(browser, url, providerOrigin) {
+  const page = await browser.newPage();
+  page.setDefaultTimeout(WAIT_MS);
+  await page.goto(url);
+  const started = Date.now();
+  for (;;) {
+    const frame = page.frames().find((f) => f !== page.mainFrame() && f.url().startsWith(providerOrigin));
+    if (frame && (await frame.evaluate(() => typeof window.saa === 'object').catch(() => false))) return { page, frame };
+    if (Date.now() - started > WAIT_MS) throw new Error(`no provider frame in ${url}`);
+    await new Promise((ok) => setTimeout(ok, 50));
+  }
+}
+
+/** Opens the provider at top level (a first-party visit). */
+export async function openProvider(browser, url) {
+  const page = await browser.newPage();
+  page.setDefaultTimeout(WAIT_MS);
+  await page.goto(url);
+  await page.waitForFunction(() => typeof window.saa === 'object');
+  return { page, frame: page.mainFrame() };
+}
+
+/** A real click on the frame's button (a user gesture) that calls requestStorageAccess(types); its outcome. */
+export async function clickToRequest(frame, types) {
+  await frame.evaluate((t) => {
+    window.saa.types = t;
+    window.saa.request = null;
+  }, types);
+  // A tab in the background draws no frames, and puppeteer's click waits for one.
+  await frame.page().bringToFront();
+  await frame.click('#ask');
+  await frame.waitForFunction(() => window.saa.request !== null);
+  return frame.evaluate(() => window.saa.request);
+}
+
+/** Runs `saa[method](...args)` in the frame. */
+export function saa(frame, method, ...args) {
+  return frame.evaluate((m, a) => window.saa[m](...a), method, args);
+}

@@ -1,0 +1,230 @@
+// Issue 29, step 1: can a provider origin embedded in other sites share one model store through the Storage
+// Access API's non-cookie extension (document.requestStorageAccess(types) → StorageAccessHandle)? Each test
+// asserts one measured fact of the Chromium under test (Debian's /usr/bin/chromium, headless); the findings and
+// what they imply are in docs/shared-cache.md. `npm run test:saa` (not part of `npm test`).
+//
+// Sites (server.mjs): consumers A (127.0.0.1), B (127.0.0.2) and C (127.0.0.3), the provider (localhost).
+// Permission: Chromium's own storage-access grant as an accepted prompt stores it (a content-setting exception
+// in the profile's Preferences) for A and B, none for C. The DevTools protocol's Browser.setPermission is
+// measured too, and is not a usable grant (last test of the first suite).
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import * as h from './harness.mjs';
+import { serveSites } from './server.mjs';
+
+/** What the provider asks for: every storage an engine could use, and no cookies. */
+const TYPES = { indexedDB: true, caches: true, getDirectory: true, locks: true, BroadcastChannel: true, SharedWorker: true, estimate: true };
+const NOT_ALLOWED = { ok: false, error: 'NotAllowedError: requestStorageAccess not allowed' };
+const HANDLE = { ok: true, handle: '[object StorageAccessHandle]' };
+const EMPTY = { idb: null, cache: null, opfs: null };
+const all = (token) => ({ idb: token, cache: token, opfs: token });
+const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));
+/** A WebGPU device on SwiftShader (test/chromium-flags.json's --enable-unsafe-webgpu --enable-unsafe-swiftshader). */
+const GPU = /^device \(/;
+
+/** The consumer page at `site` embedding the provider page (`frameQuery` on the provider's URL). */
+function consumerUrl(origins, site, { query = '', frameQuery = '' } = {}) {
+  return `${origins[site]}/consumer.html?provider=${encodeURIComponent(`${origins.provider}/provider.html${frameQuery}`)}${query}`;
+}
+
+describe('third-party cookies blocked (this Chromium\'s default profile); storage access granted to A and B, not C', () => {
+  let sites;
+  let run;
+  let o;
+  let A, B, C, T;
+
+  before(async () => {
+    sites = await serveSites();
+    o = sites.origins;
+    run = await h.launch(h.storageAccessGrants(o.provider, [o.consumerA, o.consumerB]));
+    [A, B, C, T] = await Promise.all([
+      h.openConsumer(run.browser, consumerUrl(o, 'consumerA'), o.provider),
+      h.openConsumer(run.browser, consumerUrl(o, 'consumerB', { query: '&sw=1' }), o.provider),
+      h.openConsumer(run.browser, consumerUrl(o, 'consumerC'), o.provider),
+      h.openProvider(run.browser, `${o.provider}/provider.html`),
+    ]);
+  }, { timeout: 30_000 });
+
+  after(async () => {
+    await run?.close();
+    await sites?.close();
+  });
+
+  test('the browser is Chromium 125 or later (the non-cookie extension shipped in 125)', async (t) => {
+    const version = await run.browser.version();
+    t.diagnostic(version);
+    assert.match(version, /^(Headless)?Chrome\/\d+\./);
+    assert.ok(Number(version.split('/')[1].split('.')[0]) >= 125, 'StorageAccessHandle shipped in Chromium 125');
+    assert.equal(await A.frame.evaluate(() => typeof document.requestStorageAccess), 'function');
+  });
+
+  test('without the handle, the provider frame\'s storage is partitioned per top-level site', async () => {
+    assert.deepEqual(await h.saa(A.frame, 'write', 'plain', 'A-partitioned'), all('ok'));
+    assert.deepEqual(await h.saa(A.frame, 'read', 'plain'), all('A-partitioned'));
+    assert.deepEqual(await h.saa(B.frame, 'read', 'plain'), EMPTY);
+    assert.deepEqual(await h.saa(T.frame, 'read', 'plain'), EMPTY);
+  });
+
+  test('without a grant, requestStorageAccess(types) rejects with NotAllowedError, with a click or without', async () => {
+    assert.equal(await h.saa(C.frame, 'hasStorageAccess'), false);
+    assert.deepEqual(await h.saa(C.frame, 'requestNow', TYPES), NOT_ALLOWED);
+    assert.deepEqual(await h.clickToRequest(C.frame, TYPES), NOT_ALLOWED);
+    // A top-level visit to the provider with a click on it does not change that (no prompt headless).
+    await h.clickToRequest(T.frame, TYPES);
+    assert.deepEqual(await h.clickToRequest(C.frame, TYPES), NOT_ALLOWED);
+  });
+
+  test('with a grant, the handle comes without a user gesture; cookies stay blocked (hasStorageAccess false)', async () => {
+    assert.equal(await h.saa(A.frame, 'hasStorageAccess'), false);
+    assert.deepEqual(await h.saa(A.frame, 'requestNow', TYPES), HANDLE);
+    assert.deepEqual(await h.clickToRequest(B.frame, TYPES), HANDLE);
+    assert.equal(await h.saa(A.frame, 'hasStorageAccess'), false);
+  });
+
+  test('a handle\'s getter for a type not asked for throws SecurityError', async () => {
+    const error = await B.frame.evaluate(async () => {
+      const narrow = await document.requestStorageAccess({ indexedDB: true });
+      try {
+        return narrow.caches && 'no error';
+      } catch (err) {
+        return err.name;
+      }
+    });
+    assert.equal(error, 'SecurityError');
+  });
+
+  test('IndexedDB, Cache Storage and OPFS through the handle are the provider\'s first-party ones', async () => {
+    assert.deepEqual(await h.saa(A.frame, 'write', 'handle', 'A-handle'), all('ok'));
+    assert.deepEqual(await h.saa(B.frame, 'read', 'handle'), all('A-handle'));
+    assert.deepEqual(await h.saa(T.frame, 'read', 'plain'), all('A-handle'));
+    // The frame's own globals stay partitioned next to the handle.
+    assert.deepEqual(await h.saa(B.frame, 'read', 'plain'), EMPTY);
+    assert.deepEqual(await h.saa(A.frame, 'read', 'plain'), all('A-partitioned'));
+  });
+
+  test('Web Locks and BroadcastChannel through the handle reach the other site\'s frame and the top level', async () => {
+    assert.equal(await h.saa(A.frame, 'hold', 'handle', 'saa-lock'), 'held');
+    assert.deepEqual(await h.saa(B.frame, 'heldLocks', 'handle'), ['saa-lock']);
+    assert.deepEqual(await h.saa(T.frame, 'heldLocks', 'plain'), ['saa-lock']);
+    assert.deepEqual(await h.saa(B.frame, 'heldLocks', 'plain'), []);
+    await h.saa(B.frame, 'listen', 'handle', 'saa-bc');
+    await h.saa(B.frame, 'listen', 'plain', 'saa-bc');
+    await h.saa(T.frame, 'listen', 'plain', 'saa-bc');
+    await h.saa(A.frame, 'broadcast', 'handle', 'saa-bc', 'via handle');
+    await h.saa(A.frame, 'broadcast', 'plain', 'saa-bc', 'partitioned');
+    await sleep(300);
+    assert.deepEqual(await h.saa(B.frame, 'heard', 'handle', 'saa-bc'), ['via handle']);
+    assert.deepEqual(await h.saa(T.frame, 'heard', 'plain', 'saa-bc'), ['via handle']);
+    assert.deepEqual(await h.saa(B.frame, 'heard', 'plain', 'saa-bc'), []);
+  });
+
+  test('a dedicated worker of the frame is partitioned, but an OPFS directory from the handle works in it', async () => {
+    assert.deepEqual(await h.saa(A.frame, 'dedicated', { op: 'read' }), all('A-partitioned'));
+    assert.equal(await h.saa(A.frame, 'dedicatedReadsHandleDir', 'readDir'), 'A-handle');
+    assert.equal(await h.saa(A.frame, 'dedicatedReadsHandleDir', 'readDirSync'), 'A-handle');
+  });
+
+  test('the handle\'s SharedWorker is one worker for every site\'s frame and the top level, with first-party storage', async () => {
+    assert.equal(await h.saa(A.frame, 'shared', 'handle', { op: 'connections' }), 1);
+    assert.equal(await h.saa(B.frame, 'shared', 'handle', { op: 'connections' }), 2);
+    // The top level joins it only with sameSiteCookies 'none' (its default, 'all', is another worker).
+    assert.equal(await h.saa(T.frame, 'shared', 'plain', { op: 'connections' }, { name: 'engine', sameSiteCookies: 'none' }), 3);
+    const top2 = await h.openProvider(run.browser, `${o.provider}/provider.html`);
+    assert.equal(await h.saa(top2.frame, 'shared', 'plain', { op: 'connections' }, { name: 'engine' }), 1);
+    await top2.page.close();
+    assert.deepEqual(await h.saa(B.frame, 'shared', 'handle', { op: 'read' }), all('A-handle'));
+    assert.deepEqual(await h.saa(B.frame, 'shared', 'handle', { op: 'locks' }), ['saa-lock']);
+    // Without a grant, the frame's own SharedWorker is partitioned.
+    assert.deepEqual(await h.saa(C.frame, 'shared', 'plain', { op: 'read' }), EMPTY);
+  });
+
+  test('a MessagePort onto the SharedWorker passes frame → consumer page → consumer service worker, and works', async () => {
+    assert.equal(await h.saa(B.frame, 'offerPort'), 'adopted');
+    assert.equal(await B.page.evaluate(() => window.consumer.hasPort()), true);
+    const answer = await B.page.evaluate(() => window.consumer.throughServiceWorker({ op: 'read' }));
+    assert.deepEqual(answer, { from: 'consumer service worker', answer: { id: 1, result: all('A-handle') } });
+  });
+
+  test('WebGPU gives a device in the cross-site frame (no allow attribute), its dedicated worker and the SharedWorker', async () => {
+    assert.match((await h.saa(A.frame, 'env')).gpu, GPU);
+    assert.match((await h.saa(A.frame, 'dedicated', { op: 'env' })).gpu, GPU);
+    assert.match((await h.saa(B.frame, 'shared', 'handle', { op: 'env' })).gpu, GPU);
+  });
+
+  test('isolation: COEP frame with allow="cross-origin-isolated" is isolated with the handle; the SharedWorker never is', async () => {
+    const I = await h.openConsumer(run.browser, consumerUrl(o, 'consumerA', { query: '&coep=1&allow=cross-origin-isolated', frameQuery: '?coep=1' }), o.provider);
+    assert.equal(await I.page.evaluate(() => crossOriginIsolated), true);
+    const frame = await h.saa(I.frame, 'env');
+    assert.deepEqual([frame.crossOriginIsolated, frame.sharedMemory], [true, true]);
+    assert.deepEqual(await h.saa(I.frame, 'requestNow', TYPES), HANDLE);
+    assert.deepEqual(await h.saa(I.frame, 'read', 'handle'), all('A-handle'));
+    const dedicated = await h.saa(I.frame, 'dedicated', { op: 'env' });
+    assert.deepEqual([dedicated.crossOriginIsolated, dedicated.sharedMemory], [true, true]);
+    assert.match(dedicated.gpu, GPU);
+    // Its script has COEP require-corp too; Chromium gives shared workers no cross-origin isolation.
+    const shared = await h.saa(I.frame, 'shared', 'handle', { op: 'env' });
+    assert.deepEqual([shared.crossOriginIsolated, shared.sharedMemory], [false, false]);
+    await I.page.close();
+    // The same frame without allow="cross-origin-isolated" is not isolated.
+    const N = await h.openConsumer(run.browser, consumerUrl(o, 'consumerA', { query: '&coep=1', frameQuery: '?coep=1' }), o.provider);
+    const plain = await h.saa(N.frame, 'env');
+    assert.deepEqual([plain.crossOriginIsolated, plain.sharedMemory], [false, false]);
+    await N.page.close();
+  });
+
+  test('a credentialless iframe is isolated without COEP of its own, but requestStorageAccess is refused there', async () => {
+    const L = await h.openConsumer(run.browser, consumerUrl(o, 'consumerA', { query: '&coep=1&credentialless=1&allow=cross-origin-isolated' }), o.provider);
+    const env = await h.saa(L.frame, 'env');
+    assert.deepEqual([env.crossOriginIsolated, env.sharedMemory], [true, true]);
+    assert.deepEqual(await h.saa(L.frame, 'requestNow', TYPES), NOT_ALLOWED);
+    assert.deepEqual(await h.clickToRequest(L.frame, TYPES), NOT_ALLOWED);
+    assert.deepEqual(await h.saa(L.frame, 'read', 'plain'), EMPTY);
+    await L.page.close();
+  });
+
+  test('Browser.setPermission(storage-access) is no grant: the promise resolves, then the browser kills the frame\'s renderer', async () => {
+    await h.setStorageAccess(run.cdp, 'granted', o.consumerC, o.provider);
+    await h.saa(C.frame, 'startTicks');
+    await sleep(300);
+    assert.ok((await C.page.evaluate(() => window.consumer.ticks())) > 0, 'the frame ticks before');
+    // Resolved in the renderer; binding the handle's interface then fails the browser's check ("Binding a
+    // StorageAccessHandle requires third-party cookie access and an unrestricted frame context": a bad Mojo
+    // message), which terminates the renderer process of the frame.
+    assert.deepEqual(await h.saa(C.frame, 'requestNow', TYPES), HANDLE);
+    await sleep(700);
+    const before = await C.page.evaluate(() => window.consumer.ticks());
+    await sleep(700);
+    assert.equal(await C.page.evaluate(() => window.consumer.ticks()), before, 'the frame stopped running');
+  });
+});
+
+describe('third-party cookies allowed in the profile, no storage-access grant', () => {
+  let sites;
+  let run;
+  let o;
+
+  before(async () => {
+    sites = await serveSites();
+    o = sites.origins;
+    run = await h.launch(h.THIRD_PARTY_COOKIES_ALLOWED);
+  }, { timeout: 30_000 });
+
+  after(async () => {
+    await run?.close();
+    await sites?.close();
+  });
+
+  test('storage is still partitioned, but requestStorageAccess(types) gives the handle without gesture or prompt', async () => {
+    const [A, B] = await Promise.all([
+      h.openConsumer(run.browser, consumerUrl(o, 'consumerA'), o.provider),
+      h.openConsumer(run.browser, consumerUrl(o, 'consumerB'), o.provider),
+    ]);
+    assert.deepEqual(await h.saa(A.frame, 'write', 'plain', 'A-partitioned'), all('ok'));
+    assert.deepEqual(await h.saa(B.frame, 'read', 'plain'), EMPTY);
+    assert.equal(await h.saa(A.frame, 'hasStorageAccess'), true);
+    assert.deepEqual(await h.saa(A.frame, 'requestNow', TYPES), HANDLE);
+    assert.deepEqual(await h.saa(B.frame, 'requestNow', TYPES), HANDLE);
+    assert.deepEqual(await h.saa(A.frame, 'write', 'handle', 'A-handle'), all('ok'));
+    assert.deepEqual(await h.saa(B.frame, 'read', 'handle'), all('A-handle'));
+  });
+});
