@@ -41,10 +41,16 @@ export async function launch(preferences = {}, extraArgs = []) {
   };
 }
 
-/** Preferences granting storage access to `embedded` under each top-level origin of `tops` (all ports). */
-export function storageAccessGrants(embedded, tops) {
+/**
+ * Preferences granting storage access to `embedded` under each top-level origin of `granted`, and refusing it
+ * under each of `refused` (content settings 1 allow, 2 block: what the person's answer to a prompt stores).
+ */
+export function storageAccessGrants(embedded, granted, refused = []) {
   const any = (origin) => `${new URL(origin).protocol}//${new URL(origin).hostname}:*`;
-  const exceptions = Object.fromEntries(tops.map((top) => [`${any(embedded)},${any(top)}`, { setting: 1 }]));
+  const exceptions = Object.fromEntries([
+    ...granted.map((top) => [`${any(embedded)},${any(top)}`, { setting: 1 }]),
+    ...refused.map((top) => [`${any(embedded)},${any(top)}`, { setting: 2 }]),
+  ]);
   return { profile: { content_settings: { exceptions: { storage_access: exceptions } } } };
 }
 

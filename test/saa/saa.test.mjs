@@ -3,9 +3,9 @@
 // asserts one measured fact of the Chromium under test (Debian's /usr/bin/chromium, headless); the findings and
 // what they imply are in docs/shared-cache.md. `npm run test:saa` (not part of `npm test`).
 //
-// Sites (server.mjs): consumers A (127.0.0.1), B (127.0.0.2) and C (127.0.0.3), the provider (localhost).
-// Permission: Chromium's own storage-access grant as an accepted prompt stores it (a content-setting exception
-// in the profile's Preferences) for A and B, none for C. The DevTools protocol's Browser.setPermission is
+// Sites (server.mjs): consumers A (127.0.0.1), B (127.0.0.2), C (127.0.0.3) and D (127.0.0.4), the provider
+// (localhost). Permission: Chromium's own storage-access setting as the person's answer to a prompt stores it (a
+// content-setting exception in the profile's Preferences): granted for A and B, refused for D, none for C. The DevTools protocol's Browser.setPermission is
 // measured too, and is not a usable grant (last test of the first suite).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -27,20 +27,21 @@ function consumerUrl(origins, site, { query = '', frameQuery = '' } = {}) {
   return `${origins[site]}/consumer.html?provider=${encodeURIComponent(`${origins.provider}/provider.html${frameQuery}`)}${query}`;
 }
 
-describe('third-party cookies blocked (this Chromium\'s default profile); storage access granted to A and B, not C', () => {
+describe('third-party cookies blocked (this Chromium\'s default profile); storage access granted to A and B, refused to D', () => {
   let sites;
   let run;
   let o;
-  let A, B, C, T;
+  let A, B, C, D, T;
 
   before(async () => {
     sites = await serveSites();
     o = sites.origins;
-    run = await h.launch(h.storageAccessGrants(o.provider, [o.consumerA, o.consumerB]));
-    [A, B, C, T] = await Promise.all([
+    run = await h.launch(h.storageAccessGrants(o.provider, [o.consumerA, o.consumerB], [o.consumerD]));
+    [A, B, C, D, T] = await Promise.all([
       h.openConsumer(run.browser, consumerUrl(o, 'consumerA'), o.provider),
       h.openConsumer(run.browser, consumerUrl(o, 'consumerB', { query: '&sw=1' }), o.provider),
       h.openConsumer(run.browser, consumerUrl(o, 'consumerC'), o.provider),
+      h.openConsumer(run.browser, consumerUrl(o, 'consumerD'), o.provider),
       h.openProvider(run.browser, `${o.provider}/provider.html`),
     ]);
   }, { timeout: 30_000 });
@@ -65,7 +66,15 @@ describe('third-party cookies blocked (this Chromium\'s default profile); storag
     assert.deepEqual(await h.saa(T.frame, 'read', 'plain'), EMPTY);
   });
 
+  test('permissions.query says granted (A), and prompt both for never asked (C) and refused (D)', async () => {
+    assert.equal(await h.saa(A.frame, 'permission'), 'granted');
+    assert.equal(await h.saa(C.frame, 'permission'), 'prompt');
+    // A refusal is not told to the frame: it reads as 'prompt'.
+    assert.equal(await h.saa(D.frame, 'permission'), 'prompt');
+  });
+
   test('without a grant, requestStorageAccess(types) rejects with NotAllowedError, with a click or without', async () => {
+    assert.deepEqual(await h.clickToRequest(D.frame, TYPES), NOT_ALLOWED);
     assert.equal(await h.saa(C.frame, 'hasStorageAccess'), false);
     assert.deepEqual(await h.saa(C.frame, 'requestNow', TYPES), NOT_ALLOWED);
     assert.deepEqual(await h.clickToRequest(C.frame, TYPES), NOT_ALLOWED);
@@ -120,8 +129,11 @@ describe('third-party cookies blocked (this Chromium\'s default profile); storag
 
   test('a dedicated worker of the frame is partitioned, but an OPFS directory from the handle works in it', async () => {
     assert.deepEqual(await h.saa(A.frame, 'dedicated', { op: 'read' }), all('A-partitioned'));
-    assert.equal(await h.saa(A.frame, 'dedicatedReadsHandleDir', 'readDir'), 'A-handle');
-    assert.equal(await h.saa(A.frame, 'dedicatedReadsHandleDir', 'readDirSync'), 'A-handle');
+    assert.equal(await h.saa(A.frame, 'dedicatedWithHandleDir', { op: 'readDir' }), 'A-handle');
+    assert.equal(await h.saa(A.frame, 'dedicatedWithHandleDir', { op: 'readDirSync' }), 'A-handle');
+    assert.equal(await h.saa(A.frame, 'dedicatedWithHandleDir', { op: 'writeDir', token: 'A-worker' }), 'ok');
+    assert.equal((await h.saa(B.frame, 'read', 'handle')).opfs, 'A-worker');
+    assert.equal(await h.saa(A.frame, 'dedicatedWithHandleDir', { op: 'writeDir', token: 'A-handle' }), 'ok');
   });
 
   test('the handle\'s SharedWorker is one worker for every site\'s frame and the top level, with first-party storage', async () => {
@@ -140,7 +152,7 @@ describe('third-party cookies blocked (this Chromium\'s default profile); storag
 
   test('a MessagePort onto the SharedWorker passes frame → consumer page → consumer service worker, and works', async () => {
     assert.equal(await h.saa(B.frame, 'offerPort'), 'adopted');
-    assert.equal(await B.page.evaluate(() => window.consumer.hasPort()), true);
+    await B.page.waitForFunction(() => window.consumer.hasPort(), { timeout: 5000 });
     const answer = await B.page.evaluate(() => window.consumer.throughServiceWorker({ op: 'read' }));
     assert.deepEqual(answer, { from: 'consumer service worker', answer: { id: 1, result: all('A-handle') } });
   });
@@ -152,7 +164,7 @@ describe('third-party cookies blocked (this Chromium\'s default profile); storag
   });
 
   test('isolation: COEP frame with allow="cross-origin-isolated" is isolated with the handle; the SharedWorker never is', async () => {
-    const I = await h.openConsumer(run.browser, consumerUrl(o, 'consumerA', { query: '&coep=1&allow=cross-origin-isolated', frameQuery: '?coep=1' }), o.provider);
+    const I = await h.openConsumer(run.browser, consumerUrl(o, 'consumerA', { query: '&coep=1&sw=1&allow=cross-origin-isolated', frameQuery: '?coep=1' }), o.provider);
     assert.equal(await I.page.evaluate(() => crossOriginIsolated), true);
     const frame = await h.saa(I.frame, 'env');
     assert.deepEqual([frame.crossOriginIsolated, frame.sharedMemory], [true, true]);
@@ -161,6 +173,12 @@ describe('third-party cookies blocked (this Chromium\'s default profile); storag
     const dedicated = await h.saa(I.frame, 'dedicated', { op: 'env' });
     assert.deepEqual([dedicated.crossOriginIsolated, dedicated.sharedMemory], [true, true]);
     assert.match(dedicated.gpu, GPU);
+    // The isolated dedicated worker keeps the handle's OPFS directory and answers the consumer's service worker.
+    assert.equal(await h.saa(I.frame, 'dedicatedWithHandleDir', { op: 'keepDir' }), 'kept');
+    assert.equal(await h.saa(I.frame, 'offerPort', 'dedicated'), 'adopted');
+    await I.page.waitForFunction(() => window.consumer.hasPort(), { timeout: 5000 });
+    const answer = await I.page.evaluate(() => window.consumer.throughServiceWorker({ op: 'readKeptDirSync' }));
+    assert.deepEqual(answer, { from: 'consumer service worker', answer: { id: 1, result: 'A-handle' } });
     // Its script has COEP require-corp too; Chromium gives shared workers no cross-origin isolation.
     const shared = await h.saa(I.frame, 'shared', 'handle', { op: 'env' });
     assert.deepEqual([shared.crossOriginIsolated, shared.sharedMemory], [false, false]);

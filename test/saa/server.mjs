@@ -1,6 +1,6 @@
-// The SAA probe's sites: one static server for test/saa/pages on four loopback origins that are four
-// different sites to the browser (127.0.0.1, 127.0.0.2, 127.0.0.3 and localhost are each a site of their own,
-// and all are secure contexts over plain http): three consumers and the provider. Base ports 4670–4673 plus
+// The SAA probe's sites: one static server for test/saa/pages on five loopback origins that are five
+// different sites to the browser (127.0.0.1 to 127.0.0.4 and localhost are each a site of their own, and all
+// are secure contexts over plain http): four consumers and the provider. Base ports 4670–4674 plus
 // INPAGE_PORT_OFFSET.
 //
 // `?coep=1` on a request adds COOP same-origin and COEP require-corp (`?coep=credentialless`: COEP
@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 const PAGES = fileURLToPath(new URL('./pages/', import.meta.url));
 const TYPES = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8' };
 
-export const BASE_PORTS = { consumerA: 4670, consumerB: 4671, provider: 4672, consumerC: 4673 };
+export const BASE_PORTS = { consumerA: 4670, consumerB: 4671, provider: 4672, consumerC: 4673, consumerD: 4674 };
 
 function handler(req, res) {
   const url = new URL(req.url ?? '/', 'http://localhost');
@@ -37,13 +37,14 @@ function handler(req, res) {
   );
 }
 
-/** Starts the four origins; `origins` are their URLs, `close()` stops them. */
+/** Starts the five origins; `origins` are their URLs, `close()` stops them. */
 export async function serveSites(offset = Number(process.env.INPAGE_PORT_OFFSET ?? 0)) {
   const plan = [
     ['consumerA', '127.0.0.1', '127.0.0.1'],
     ['consumerB', '127.0.0.2', '127.0.0.2'],
     ['provider', 'localhost', '127.0.0.1'],
     ['consumerC', '127.0.0.3', '127.0.0.3'],
+    ['consumerD', '127.0.0.4', '127.0.0.4'],
   ];
   const servers = [];
   const origins = {};

@@ -36,6 +36,9 @@ window.saa = {
   async hasStorageAccess() {
     return document.hasStorageAccess();
   },
+  async permission() {
+    return (await navigator.permissions.query({ name: 'storage-access' })).state;
+  },
   /** requestStorageAccess(types) without a gesture (called from the test's script). */
   async requestNow(types) {
     try {
@@ -84,12 +87,12 @@ window.saa = {
     dedicated ??= new Worker(`worker.js${query}`);
     return ask(dedicated, message);
   },
-  /** Passes the handle's OPFS root to the dedicated worker, which reads the probe file through it (`op`). */
-  async dedicatedReadsHandleDir(op = 'readDir') {
+  /** Passes the handle's OPFS root to the dedicated worker with `message` (readDir, readDirSync, writeDir, keepDir). */
+  async dedicatedWithHandleDir(message) {
     try {
       const dir = await handle.getDirectory();
       dedicated ??= new Worker(`worker.js${query}`);
-      return await ask(dedicated, { op, dir });
+      return await ask(dedicated, { ...message, dir });
     } catch (err) {
       return failure(err);
     }
@@ -111,12 +114,13 @@ window.saa = {
     return ask(shared.port, message);
   },
   /**
-   * Hands the consumer page a MessagePort onto the SharedWorker: a channel whose one end the worker adopts and
-   * whose other end goes to the parent window (another origin) by postMessage.
+   * Hands the consumer page a MessagePort onto the SharedWorker (or the dedicated worker): a channel whose one
+   * end the worker adopts and whose other end goes to the parent window (another origin) by postMessage.
    */
-  async offerPort() {
+  async offerPort(which = 'shared') {
     const channel = new MessageChannel();
-    const adopted = await ask(shared.port, { op: 'adopt' }, [channel.port2]);
+    const worker = which === 'shared' ? shared.port : (dedicated ??= new Worker(`worker.js${query}`));
+    const adopted = await ask(worker, { op: 'adopt' }, [channel.port2]);
     window.parent.postMessage({ type: 'inpage-provider-port' }, '*', [channel.port1]);
     return adopted;
   },

@@ -117,9 +117,28 @@ function isolationProbe() {
   return { crossOriginIsolated: self.crossOriginIsolated === true, sharedMemory: sab };
 }
 
+/** An OPFS directory handle a worker was given to keep (`keepDir`), for later requests on any port. */
+let keptDir = null;
+
+async function readSync(dir) {
+  const access = await (await dir.getFileHandle(SAA_FILE)).createSyncAccessHandle();
+  const bytes = new Uint8Array(access.getSize());
+  access.read(bytes, { at: 0 });
+  access.close();
+  return new TextDecoder().decode(bytes);
+}
+
 /** A worker's answer to one request `{op, ...}` on a port (shared by worker.js and shared.js). */
 async function workerAnswer(data) {
   switch (data.op) {
+    case 'keepDir':
+      keptDir = data.dir;
+      return 'kept';
+    case 'readKeptDirSync':
+      return settle(() => readSync(keptDir));
+    case 'writeDir':
+      // Writes through a directory handle from the frame's StorageAccessHandle.
+      return settle(async () => (await opfsPut(data.dir, data.token), 'ok'));
     case 'read':
       return readAll(globalStorage());
     case 'write':
@@ -129,13 +148,7 @@ async function workerAnswer(data) {
       return settle(() => opfsGet(data.dir));
     case 'readDirSync':
       // The same, through a synchronous access handle (what an engine reading model files in a worker uses).
-      return settle(async () => {
-        const access = await (await data.dir.getFileHandle(SAA_FILE)).createSyncAccessHandle();
-        const bytes = new Uint8Array(access.getSize());
-        access.read(bytes, { at: 0 });
-        access.close();
-        return new TextDecoder().decode(bytes);
-      });
+      return settle(() => readSync(data.dir));
     case 'locks':
       return settle(async () => (await navigator.locks.query()).held.map((l) => l.name));
     case 'env':
@@ -143,4 +156,22 @@ async function workerAnswer(data) {
     default:
       return `unknown op ${data.op}`;
   }
+}
+
+/**
+ * Answers requests on `port`, and on every port passed to it with `{op: 'adopt'}` (the one a frame hands to a
+ * consumer page); `extra(data)` answers ops of the worker's own first (undefined: not one of them).
+ */
+function servePort(port, extra = () => undefined) {
+  port.onmessage = async (event) => {
+    const data = event.data;
+    if (data.op === 'adopt') {
+      servePort(event.ports[0], extra);
+      port.postMessage({ id: data.id, result: 'adopted' });
+      return;
+    }
+    const own = extra(data);
+    port.postMessage({ id: data.id, result: own !== undefined ? own : await workerAnswer(data) });
+  };
+  if (port.start) port.start();
 }
