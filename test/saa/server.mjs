@@ -1,6 +1,6 @@
 // The SAA probe's sites: one static server for test/saa/pages on five loopback origins that are five
 // different sites to the browser (127.0.0.1 to 127.0.0.4 and localhost are each a site of their own, and all
-// are secure contexts over plain http): four consumers and the provider. Base ports 4670–4674 plus
+// are secure contexts over plain http): four consumers and the provider. Base ports 4671–4675 plus
 // INPAGE_PORT_OFFSET.
 //
 // `?coep=1` on a request adds COOP same-origin and COEP require-corp (`?coep=credentialless`: COEP
@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 const PAGES = fileURLToPath(new URL('./pages/', import.meta.url));
 const TYPES = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8' };
 
-export const BASE_PORTS = { consumerA: 4670, consumerB: 4671, provider: 4672, consumerC: 4673, consumerD: 4674 };
+export const BASE_PORTS = { consumerA: 4671, consumerB: 4672, provider: 4673, consumerC: 4674, consumerD: 4675 };
 
 function handler(req, res) {
   const url = new URL(req.url ?? '/', 'http://localhost');
