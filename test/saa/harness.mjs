@@ -31,11 +31,22 @@ export async function launch(preferences = {}, extraArgs = []) {
     dumpio: process.env.SAA_DUMPIO === '1',
   });
   const cdp = await browser.target().createCDPSession();
+  let closed = false;
+  const closeBrowser = async () => {
+    if (!closed) await browser.close();
+    closed = true;
+  };
   return {
     browser,
     cdp,
+    /** Closes the browser (which writes its Preferences) and returns the profile's content-setting exceptions. */
+    async storedExceptions() {
+      await closeBrowser();
+      const preferences = JSON.parse(readFileSync(join(profile, 'Default', 'Preferences'), 'utf8'));
+      return preferences.profile?.content_settings?.exceptions ?? {};
+    },
     async close() {
-      await browser.close();
+      await closeBrowser();
       rmSync(profile, { recursive: true, force: true });
     },
   };

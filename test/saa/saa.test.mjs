@@ -37,12 +37,12 @@ describe('third-party cookies blocked (this Chromium\'s default profile); storag
     sites = await serveSites();
     o = sites.origins;
     run = await h.launch(h.storageAccessGrants(o.provider, [o.consumerA, o.consumerB], [o.consumerD]));
-    [A, B, C, D, T] = await Promise.all([
+    // The provider's top level (T) opens later: C asks once before any top-level visit to the provider.
+    [A, B, C, D] = await Promise.all([
       h.openConsumer(run.browser, consumerUrl(o, 'consumerA'), o.provider),
       h.openConsumer(run.browser, consumerUrl(o, 'consumerB', { query: '&sw=1' }), o.provider),
       h.openConsumer(run.browser, consumerUrl(o, 'consumerC'), o.provider),
       h.openConsumer(run.browser, consumerUrl(o, 'consumerD'), o.provider),
-      h.openProvider(run.browser, `${o.provider}/provider.html`),
     ]);
   }, { timeout: 30_000 });
 
@@ -63,7 +63,6 @@ describe('third-party cookies blocked (this Chromium\'s default profile); storag
     assert.deepEqual(await h.saa(A.frame, 'write', 'plain', 'A-partitioned'), all('ok'));
     assert.deepEqual(await h.saa(A.frame, 'read', 'plain'), all('A-partitioned'));
     assert.deepEqual(await h.saa(B.frame, 'read', 'plain'), EMPTY);
-    assert.deepEqual(await h.saa(T.frame, 'read', 'plain'), EMPTY);
   });
 
   test('permissions.query says granted (A), and prompt both for never asked (C) and refused (D)', async () => {
@@ -78,7 +77,10 @@ describe('third-party cookies blocked (this Chromium\'s default profile); storag
     assert.equal(await h.saa(C.frame, 'hasStorageAccess'), false);
     assert.deepEqual(await h.saa(C.frame, 'requestNow', TYPES), NOT_ALLOWED);
     assert.deepEqual(await h.clickToRequest(C.frame, TYPES), NOT_ALLOWED);
-    // A top-level visit to the provider with a click on it does not change that (no prompt headless).
+    // After a top-level visit to the provider (with a click on it) the call still rejects: headless Chromium
+    // answers the prompt with a refusal, which it stores (last test of this suite).
+    T = await h.openProvider(run.browser, `${o.provider}/provider.html`);
+    assert.deepEqual(await h.saa(T.frame, 'read', 'plain'), EMPTY, 'the top level does not see the frame\'s partition');
     await h.clickToRequest(T.frame, TYPES);
     assert.deepEqual(await h.clickToRequest(C.frame, TYPES), NOT_ALLOWED);
   });
@@ -213,6 +215,38 @@ describe('third-party cookies blocked (this Chromium\'s default profile); storag
     const before = await C.page.evaluate(() => window.consumer.ticks());
     await sleep(700);
     assert.equal(await C.page.evaluate(() => window.consumer.ticks()), before, 'the frame stopped running');
+  });
+
+  test('the refusal after the top-level visit is stored for 30 days, like the person\'s "block" (closes the browser)', async () => {
+    const stored = (await run.storedExceptions()).storage_access ?? {};
+    const key = (top) => `http://${new URL(o.provider).hostname},http://${new URL(o[top]).hostname}`;
+    assert.equal(stored[key('consumerC')]?.setting, 2);
+    assert.equal(stored[key('consumerC')]?.lifetime, String(30 * 24 * 3600 * 1e6), '30 days in microseconds');
+    // The settings the profile started with are still there.
+    assert.deepEqual([stored[key('consumerA')]?.setting, stored[key('consumerB')]?.setting, stored[key('consumerD')]?.setting], [1, 1, 2]);
+  });
+});
+
+describe('no top-level visit to the provider: a click in the frame stores nothing', () => {
+  let sites;
+  let run;
+
+  before(async () => {
+    sites = await serveSites();
+    run = await h.launch({});
+  }, { timeout: 30_000 });
+
+  after(async () => {
+    await run?.close();
+    await sites?.close();
+  });
+
+  test('requestStorageAccess rejects and Chromium keeps no decision for the pair', async () => {
+    const o = sites.origins;
+    const C = await h.openConsumer(run.browser, consumerUrl(o, 'consumerC'), o.provider);
+    assert.deepEqual(await h.clickToRequest(C.frame, TYPES), NOT_ALLOWED);
+    assert.deepEqual(await h.clickToRequest(C.frame, TYPES), NOT_ALLOWED);
+    assert.deepEqual((await run.storedExceptions()).storage_access ?? {}, {});
   });
 });
 
