@@ -68,6 +68,22 @@ export function storageAccessGrants(embedded, granted, refused = []) {
 /** Preferences allowing third-party cookies (Chromium's cookie_controls_mode 0: "allow"). */
 export const THIRD_PARTY_COOKIES_ALLOWED = { profile: { cookie_controls_mode: 0, block_third_party_cookies: false } };
 
+/**
+ * Revokes the storage-access setting of `embedded` under top-level `origin` the way the person does it in
+ * Chromium's site settings: chrome://settings' own handler (`resetCategoryPermissionForPattern`, what its
+ * "reset" button sends). Patterns as Chromium stores them: scheme and host, any port.
+ */
+export async function revokeStorageAccess(browser, origin, embedded) {
+  const settings = await browser.newPage();
+  await settings.goto('chrome://settings/content/storageAccess');
+  const pattern = (url) => `${new URL(url).protocol}//${new URL(url).hostname}`;
+  await settings.evaluate((primary, secondary) => {
+    globalThis.chrome.send('resetCategoryPermissionForPattern', [primary, secondary, 'storage-access', false]);
+  }, pattern(embedded), pattern(origin));
+  await new Promise((ok) => setTimeout(ok, 500));
+  await settings.close();
+}
+
 /** Sets the storage-access permission of `embedded` (the provider) under top-level `origin` (a consumer). */
 export async function setStorageAccess(cdp, setting, origin, embedded) {
   await cdp.send('Browser.setPermission', { permission: { name: 'storage-access' }, setting, origin, embeddedOrigin: embedded });
@@ -81,7 +97,7 @@ export async function openConsumer(browser, url, providerOrigin) {
   const started = Date.now();
   for (;;) {
     const frame = page.frames().find((f) => f !== page.mainFrame() && f.url().startsWith(providerOrigin));
-    if (frame && (await frame.evaluate(() => typeof window.saa === 'object').catch(() => false))) return { page, frame };
+    if (frame && (await evaluateWithoutGesture(frame, "typeof window.saa === 'object'").catch(() => false))) return { page, frame };
     if (Date.now() - started > WAIT_MS) throw new Error(`no provider frame in ${url}`);
     await new Promise((ok) => setTimeout(ok, 50));
   }
@@ -92,24 +108,41 @@ export async function openProvider(browser, url) {
   const page = await browser.newPage();
   page.setDefaultTimeout(WAIT_MS);
   await page.goto(url);
-  await page.waitForFunction(() => typeof window.saa === 'object');
+  const started = Date.now();
+  while (!(await evaluateWithoutGesture(page.mainFrame(), "typeof window.saa === 'object'").catch(() => false))) {
+    if (Date.now() - started > WAIT_MS) throw new Error(`no provider page at ${url}`);
+    await new Promise((ok) => setTimeout(ok, 50));
+  }
   return { page, frame: page.mainFrame() };
 }
 
 /** A real click on the frame's button (a user gesture) that calls requestStorageAccess(types); its outcome. */
 export async function clickToRequest(frame, types) {
-  await frame.evaluate((t) => {
-    window.saa.types = t;
-    window.saa.request = null;
-  }, types);
+  await saa(frame, 'prepare', types);
   // A tab in the background draws no frames, and puppeteer's click waits for one.
   await frame.page().bringToFront();
   await frame.click('#ask');
-  await frame.waitForFunction(() => window.saa.request !== null);
-  return frame.evaluate(() => window.saa.request);
+  const started = Date.now();
+  while (!(await evaluateWithoutGesture(frame, 'window.saa.request !== null'))) {
+    if (Date.now() - started > WAIT_MS) throw new Error('the click did not call requestStorageAccess');
+    await new Promise((ok) => setTimeout(ok, 50));
+  }
+  return evaluateWithoutGesture(frame, 'window.saa.request');
 }
 
-/** Runs `saa[method](...args)` in the frame. */
+/**
+ * Evaluates `expression` (awaited) in the frame's main world with no user gesture. Puppeteer's own evaluate
+ * runs with `userGesture: true`, which gives the frame transient activation; this goes through the frame's
+ * DevTools session instead (an out-of-process frame is a target of its own, whose default context is the
+ * frame's main world), so the only gestures the provider sees are the tests' real clicks.
+ */
+export async function evaluateWithoutGesture(frame, expression) {
+  const { result, exceptionDetails } = await frame.client.send('Runtime.evaluate', { expression, awaitPromise: true, returnByValue: true, userGesture: false });
+  if (exceptionDetails) throw new Error(`${expression}: ${exceptionDetails.exception?.description ?? exceptionDetails.text}`);
+  return result.value;
+}
+
+/** Runs `saa[method](...args)` in the frame, with no user gesture. */
 export function saa(frame, method, ...args) {
-  return frame.evaluate((m, a) => window.saa[m](...a), method, args);
+  return evaluateWithoutGesture(frame, `window.saa[${JSON.stringify(method)}](...${JSON.stringify(args)})`);
 }

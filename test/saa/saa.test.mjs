@@ -16,6 +16,9 @@ import { serveSites } from './server.mjs';
 const TYPES = { indexedDB: true, caches: true, getDirectory: true, locks: true, BroadcastChannel: true, SharedWorker: true, estimate: true };
 const NOT_ALLOWED = { ok: false, error: 'NotAllowedError: requestStorageAccess not allowed' };
 const HANDLE = { ok: true, handle: '[object StorageAccessHandle]' };
+/** The same outcomes of a call made with no transient activation (requestWithoutActivation says so). */
+const NOT_ALLOWED_NO_GESTURE = { ...NOT_ALLOWED, activeAtCall: false };
+const HANDLE_NO_GESTURE = { ...HANDLE, activeAtCall: false };
 const EMPTY = { idb: null, cache: null, opfs: null };
 const all = (token) => ({ idb: token, cache: token, opfs: token });
 const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));
@@ -44,7 +47,7 @@ describe('third-party cookies blocked (this Chromium\'s default profile); storag
       h.openConsumer(run.browser, consumerUrl(o, 'consumerC'), o.provider),
       h.openConsumer(run.browser, consumerUrl(o, 'consumerD'), o.provider),
     ]);
-  }, { timeout: 30_000 });
+  }, { timeout: 90_000 });
 
   after(async () => {
     await run?.close();
@@ -56,7 +59,7 @@ describe('third-party cookies blocked (this Chromium\'s default profile); storag
     t.diagnostic(version);
     assert.match(version, /^(Headless)?Chrome\/\d+\./);
     assert.ok(Number(version.split('/')[1].split('.')[0]) >= 125, 'StorageAccessHandle shipped in Chromium 125');
-    assert.equal(await A.frame.evaluate(() => typeof document.requestStorageAccess), 'function');
+    assert.equal(await h.evaluateWithoutGesture(A.frame, 'typeof document.requestStorageAccess'), 'function');
   });
 
   test('without the handle, the provider frame\'s storage is partitioned per top-level site', async () => {
@@ -75,7 +78,7 @@ describe('third-party cookies blocked (this Chromium\'s default profile); storag
   test('without a grant, requestStorageAccess(types) rejects with NotAllowedError, with a click or without', async () => {
     assert.deepEqual(await h.clickToRequest(D.frame, TYPES), NOT_ALLOWED);
     assert.equal(await h.saa(C.frame, 'hasStorageAccess'), false);
-    assert.deepEqual(await h.saa(C.frame, 'requestNow', TYPES), NOT_ALLOWED);
+    assert.deepEqual(await h.saa(C.frame, 'requestWithoutActivation', TYPES), NOT_ALLOWED_NO_GESTURE);
     assert.deepEqual(await h.clickToRequest(C.frame, TYPES), NOT_ALLOWED);
     // After a top-level visit to the provider (with a click on it) the call still rejects: headless Chromium
     // answers the prompt with a refusal, which it stores (last test of this suite).
@@ -87,20 +90,16 @@ describe('third-party cookies blocked (this Chromium\'s default profile); storag
 
   test('with a grant, the handle comes without a user gesture; cookies stay blocked (hasStorageAccess false)', async () => {
     assert.equal(await h.saa(A.frame, 'hasStorageAccess'), false);
-    assert.deepEqual(await h.saa(A.frame, 'requestNow', TYPES), HANDLE);
+    assert.deepEqual(await h.saa(A.frame, 'requestWithoutActivation', TYPES), HANDLE_NO_GESTURE);
     assert.deepEqual(await h.clickToRequest(B.frame, TYPES), HANDLE);
     assert.equal(await h.saa(A.frame, 'hasStorageAccess'), false);
   });
 
   test('a handle\'s getter for a type not asked for throws SecurityError', async () => {
-    const error = await B.frame.evaluate(async () => {
-      const narrow = await document.requestStorageAccess({ indexedDB: true });
-      try {
-        return narrow.caches && 'no error';
-      } catch (err) {
-        return err.name;
-      }
-    });
+    const error = await h.evaluateWithoutGesture(
+      B.frame,
+      `document.requestStorageAccess({ indexedDB: true }).then((narrow) => { try { return narrow.caches && 'no error'; } catch (err) { return err.name; } })`,
+    );
     assert.equal(error, 'SecurityError');
   });
 
@@ -202,6 +201,20 @@ describe('third-party cookies blocked (this Chromium\'s default profile); storag
     await L.page.close();
   });
 
+  test('revoking A\'s grant in site settings leaves the live handle working; only a new document is refused', async () => {
+    await h.revokeStorageAccess(run.browser, o.consumerA, o.provider);
+    assert.equal(await h.saa(A.frame, 'permission'), 'prompt');
+    // The handle A's frame holds still reads and writes first-party storage, and asking again in that document
+    // still resolves.
+    assert.deepEqual(await h.saa(A.frame, 'write', 'handle', 'after-revoke'), all('ok'));
+    assert.deepEqual(await h.saa(B.frame, 'read', 'handle'), all('after-revoke'));
+    assert.deepEqual(await h.saa(A.frame, 'requestNow', TYPES), HANDLE);
+    // A new provider document on A is refused.
+    const again = await h.openConsumer(run.browser, consumerUrl(o, 'consumerA'), o.provider);
+    assert.deepEqual(await h.saa(again.frame, 'requestWithoutActivation', TYPES), NOT_ALLOWED_NO_GESTURE);
+    await again.page.close();
+  });
+
   test('Browser.setPermission(storage-access) is no grant: the promise resolves, then the browser kills the frame\'s renderer', async () => {
     await h.setStorageAccess(run.cdp, 'granted', o.consumerC, o.provider);
     await h.saa(C.frame, 'startTicks');
@@ -222,8 +235,8 @@ describe('third-party cookies blocked (this Chromium\'s default profile); storag
     const key = (top) => `http://${new URL(o.provider).hostname},http://${new URL(o[top]).hostname}`;
     assert.equal(stored[key('consumerC')]?.setting, 2);
     assert.equal(stored[key('consumerC')]?.lifetime, String(30 * 24 * 3600 * 1e6), '30 days in microseconds');
-    // The settings the profile started with are still there.
-    assert.deepEqual([stored[key('consumerA')]?.setting, stored[key('consumerB')]?.setting, stored[key('consumerD')]?.setting], [1, 1, 2]);
+    // The settings the profile started with are still there, but A's, revoked above.
+    assert.deepEqual([stored[key('consumerA')]?.setting, stored[key('consumerB')]?.setting, stored[key('consumerD')]?.setting], [undefined, 1, 2]);
   });
 });
 
@@ -234,7 +247,7 @@ describe('no top-level visit to the provider: a click in the frame stores nothin
   before(async () => {
     sites = await serveSites();
     run = await h.launch({});
-  }, { timeout: 30_000 });
+  }, { timeout: 90_000 });
 
   after(async () => {
     await run?.close();
@@ -259,7 +272,7 @@ describe('third-party cookies allowed in the profile, no storage-access grant', 
     sites = await serveSites();
     o = sites.origins;
     run = await h.launch(h.THIRD_PARTY_COOKIES_ALLOWED);
-  }, { timeout: 30_000 });
+  }, { timeout: 90_000 });
 
   after(async () => {
     await run?.close();
@@ -274,8 +287,8 @@ describe('third-party cookies allowed in the profile, no storage-access grant', 
     assert.deepEqual(await h.saa(A.frame, 'write', 'plain', 'A-partitioned'), all('ok'));
     assert.deepEqual(await h.saa(B.frame, 'read', 'plain'), EMPTY);
     assert.equal(await h.saa(A.frame, 'hasStorageAccess'), true);
-    assert.deepEqual(await h.saa(A.frame, 'requestNow', TYPES), HANDLE);
-    assert.deepEqual(await h.saa(B.frame, 'requestNow', TYPES), HANDLE);
+    assert.deepEqual(await h.saa(A.frame, 'requestWithoutActivation', TYPES), HANDLE_NO_GESTURE);
+    assert.deepEqual(await h.saa(B.frame, 'requestWithoutActivation', TYPES), HANDLE_NO_GESTURE);
     assert.deepEqual(await h.saa(A.frame, 'write', 'handle', 'A-handle'), all('ok'));
     assert.deepEqual(await h.saa(B.frame, 'read', 'handle'), all('A-handle'));
   });

@@ -33,13 +33,28 @@ const channels = new Map();
 window.saa = {
   types: { all: true },
   request: null,
+  /** Sets the types the next click asks for. */
+  prepare(types) {
+    window.saa.types = types;
+    window.saa.request = null;
+  },
   async hasStorageAccess() {
     return document.hasStorageAccess();
   },
   async permission() {
     return (await navigator.permissions.query({ name: 'storage-access' })).state;
   },
-  /** requestStorageAccess(types) without a gesture (called from the test's script). */
+  /**
+   * requestStorageAccess(types) once the frame has no transient activation (it lasts seconds after a gesture,
+   * and the test's own calls may give one); says whether the call was made without it.
+   */
+  async requestWithoutActivation(types) {
+    const started = Date.now();
+    while (navigator.userActivation.isActive && Date.now() - started < 10_000) await new Promise((ok) => setTimeout(ok, 100));
+    const activeAtCall = navigator.userActivation.isActive;
+    return { ...(await window.saa.requestNow(types)), activeAtCall };
+  },
+  /** requestStorageAccess(types) now, whatever the frame's activation. */
   async requestNow(types) {
     try {
       handle = await document.requestStorageAccess(types);
