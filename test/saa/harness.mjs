@@ -1,6 +1,6 @@
 // The SAA probe's harness: Debian's Chromium headless (puppeteer-core, the default profile of a fresh
-// temporary user-data folder, so third-party cookie settings are the browser's defaults), the three sites of
-// server.mjs, and the steps the tests take in pages and frames. SAA_DUMPIO=1 shows Chromium's own log (where a
+// temporary user-data folder whose Preferences a test may preset), the sites of server.mjs, and the steps the
+// tests take in pages and frames. SAA_DUMPIO=1 shows Chromium's own log (where a
 // renderer killed for a bad message says so); SAA_CHROMIUM_FLAGS='["--flag"]' adds switches.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

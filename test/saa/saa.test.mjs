@@ -4,9 +4,10 @@
 // what they imply are in docs/shared-cache.md. `npm run test:saa` (not part of `npm test`).
 //
 // Sites (server.mjs): consumers A (127.0.0.1), B (127.0.0.2), C (127.0.0.3) and D (127.0.0.4), the provider
-// (localhost). Permission: Chromium's own storage-access setting as the person's answer to a prompt stores it (a
-// content-setting exception in the profile's Preferences): granted for A and B, refused for D, none for C. The DevTools protocol's Browser.setPermission is
-// measured too, and is not a usable grant (last test of the first suite).
+// (localhost). Permission: Chromium's own storage-access setting as the person's answer to a prompt stores it
+// (a content-setting exception in the profile's Preferences): granted for A and B, refused for D, none for C.
+// The DevTools protocol's Browser.setPermission is measured too, and is not a usable grant. Gestures: only
+// the real clicks of h.clickToRequest; every other call into a frame carries none (h.saa).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import * as h from './harness.mjs';
