@@ -6,6 +6,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import puppeteer from 'puppeteer-core';
+import { HTTPS, HTTPS_FLAGS } from './server.mjs';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const CHROMIUM_FLAGS = JSON.parse(readFileSync(new URL('../chromium-flags.json', import.meta.url), 'utf8'));
@@ -25,7 +26,7 @@ export async function launch(preferences = {}, extraArgs = []) {
   const browser = await puppeteer.launch({
     executablePath: CHROMIUM_PATH,
     headless: true,
-    args: [...CHROMIUM_FLAGS, `--user-data-dir=${profile}`, ...EXTRA_FLAGS, ...extraArgs],
+    args: [...CHROMIUM_FLAGS, `--user-data-dir=${profile}`, ...(HTTPS ? HTTPS_FLAGS : []), ...EXTRA_FLAGS, ...extraArgs],
     timeout: WAIT_MS,
     protocolTimeout: 2 * WAIT_MS,
     dumpio: process.env.SAA_DUMPIO === '1',
@@ -76,10 +77,13 @@ export const THIRD_PARTY_COOKIES_ALLOWED = { profile: { cookie_controls_mode: 0,
 export async function revokeStorageAccess(browser, origin, embedded) {
   const settings = await browser.newPage();
   await settings.goto('chrome://settings/content/storageAccess');
-  const pattern = (url) => `${new URL(url).protocol}//${new URL(url).hostname}`;
-  await settings.evaluate((primary, secondary) => {
-    globalThis.chrome.send('resetCategoryPermissionForPattern', [primary, secondary, 'storage-access', false]);
-  }, pattern(embedded), pattern(origin));
+  // Loopback hosts are stored as scheme://host; domains as scheme://[*.]domain (the site, subdomains too).
+  for (const wildcard of ['', '[*.]']) {
+    const pattern = (url) => `${new URL(url).protocol}//${wildcard}${new URL(url).hostname}`;
+    await settings.evaluate((primary, secondary) => {
+      globalThis.chrome.send('resetCategoryPermissionForPattern', [primary, secondary, 'storage-access', false]);
+    }, pattern(embedded), pattern(origin));
+  }
   await new Promise((ok) => setTimeout(ok, 500));
   await settings.close();
 }

@@ -8,8 +8,12 @@
 // `Cross-Origin-Resource-Policy: cross-origin` so an isolated consumer may embed the provider.
 //
 // `node test/saa/server.mjs` serves until stopped and prints the URLs.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import { readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -37,26 +41,53 @@ function handler(req, res) {
   );
 }
 
-/** Starts the five origins; `origins` are their URLs, `close()` stops them. */
-export async function serveSites(offset = Number(process.env.INPAGE_PORT_OFFSET ?? 0)) {
-  const plan = [
-    ['consumerA', '127.0.0.1', '127.0.0.1'],
-    ['consumerB', '127.0.0.2', '127.0.0.2'],
-    ['provider', 'localhost', '127.0.0.1'],
-    ['consumerC', '127.0.0.3', '127.0.0.3'],
-    ['consumerD', '127.0.0.4', '127.0.0.4'],
-  ];
+/** `SAA_HTTPS=1`: the same sites as https://{a,b,c,d,models}.test (see `https` below). */
+export const HTTPS = process.env.SAA_HTTPS === '1';
+/** Chromium switches the https sites need: the names resolve to loopback; the self-signed certificate passes. */
+export const HTTPS_FLAGS = ['--host-resolver-rules=MAP *.test 127.0.0.1', '--ignore-certificate-errors'];
+
+/** A self-signed certificate for *.test (openssl), made for one run. */
+function testCertificate() {
+  const dir = mkdtempSync(join(tmpdir(), 'inpage-saa-tls-'));
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=inpage-saa', '-addext', 'subjectAltName=DNS:*.test', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], { stdio: 'ignore' });
+  const tls = { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) };
+  rmSync(dir, { recursive: true, force: true });
+  return tls;
+}
+
+/**
+ * Starts the five origins; `origins` are their URLs, `close()` stops them. With `https` (default SAA_HTTPS=1),
+ * they are https://a.test … https://models.test on the same ports, all served from 127.0.0.1 (Chromium maps
+ * the names with HTTPS_FLAGS): real registrable domains over TLS instead of loopback hosts over http.
+ */
+export async function serveSites(offset = Number(process.env.INPAGE_PORT_OFFSET ?? 0), https = HTTPS) {
+  const plan = https
+    ? [
+        ['consumerA', 'a.test', '127.0.0.1'],
+        ['consumerB', 'b.test', '127.0.0.1'],
+        ['provider', 'models.test', '127.0.0.1'],
+        ['consumerC', 'c.test', '127.0.0.1'],
+        ['consumerD', 'd.test', '127.0.0.1'],
+      ]
+    : [
+        ['consumerA', '127.0.0.1', '127.0.0.1'],
+        ['consumerB', '127.0.0.2', '127.0.0.2'],
+        ['provider', 'localhost', '127.0.0.1'],
+        ['consumerC', '127.0.0.3', '127.0.0.3'],
+        ['consumerD', '127.0.0.4', '127.0.0.4'],
+      ];
+  const tls = https ? testCertificate() : null;
   const servers = [];
   const origins = {};
   for (const [role, host, bind] of plan) {
     const port = BASE_PORTS[role] + offset;
-    const server = createServer(handler);
+    const server = tls ? createTlsServer(tls, handler) : createServer(handler);
     await new Promise((ok, fail) => {
       server.once('error', fail);
       server.listen(port, bind, () => ok());
     });
     servers.push(server);
-    origins[role] = `http://${host}:${port}`;
+    origins[role] = `${tls ? 'https' : 'http'}://${host}:${port}`;
   }
   return {
     origins,
