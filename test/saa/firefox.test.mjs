@@ -37,7 +37,8 @@ describe('Firefox ESR: a storage-access grant gives the provider frame cookies, 
   }
 
   before(async () => {
-    sites = await serveSites();
+    // Loopback http always: Firefox is not given the *.test names of SAA_HTTPS.
+    sites = await serveSites(undefined, false);
     o = sites.origins;
     browser = await puppeteer.launch({
       browser: 'firefox',
