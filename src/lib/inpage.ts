@@ -89,6 +89,22 @@ export interface InpageService {
 /** Where this page's service (the library's service worker) stands, as `InpageService.service` reports it. */
 export type ServiceState = { running: true } | { running: false; reason: string };
 
+/**
+ * Two service workers cannot share a scope: registering inpage's would replace the app's own (its offline shell,
+ * its push handling…) without a word. So an app whose scope already has another worker is told, before anything
+ * is registered.
+ */
+async function refuseAnotherWorker(worker: ServiceWorkerSpec): Promise<void> {
+  const scope = new URL(worker.scope, location.href).href;
+  const registration = await navigator.serviceWorker?.getRegistration(scope);
+  if (!registration || registration.scope !== scope) return;
+  const script = (registration.active ?? registration.waiting ?? registration.installing)?.scriptURL;
+  if (!script || new URL(script).pathname === new URL(worker.url, location.href).pathname) return;
+  throw new Error(
+    `inpage: this app already has a service worker at scope ${registration.scope} (${script}); registering inpage's (${new URL(worker.url, location.href).pathname}) there would replace it. Serve the app under another scope or give inpage its own (the \`scope\` and \`serviceWorkerUrl\` options), or unregister the other worker. A module for apps that keep their own service worker is not there yet (docs/library.md).`,
+  );
+}
+
 /** Registers inpage's service worker, hosts the engine (unless another tab does) and returns the service. */
 export async function installInpage(options: InstallOptions = {}): Promise<InpageService> {
   const deployed = mergeConfig({ ...DEFAULT_CONFIG }, await fetchDeploymentConfig(location.origin));
@@ -107,6 +123,7 @@ export async function installInpage(options: InstallOptions = {}): Promise<Inpag
     scope: options.scope ?? new URL('./', url).pathname,
     type: 'classic',
   };
+  await refuseAnotherWorker(worker);
   await registerServiceWorker(worker);
   // As the app's page does: a service worker lost under this page is registered again, or the loss is reported.
   let state: ServiceState = { running: true };

@@ -115,6 +115,34 @@ test('the library watches its service worker: unregistered, it is registered aga
   expect(await ask(page, 'after the restart', true)).toBe('Echo: after the restart');
 });
 
+test('an app whose scope has a service worker of its own is told so by installInpage, and that worker stays', async ({ browser }) => {
+  server.override('/other.html', '<!doctype html><title>other</title>');
+  server.override('/other-sw.js', "self.addEventListener('fetch', () => {});");
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  try {
+    await page.goto(`${server.origin}/other.html`);
+    await page.evaluate(async () => {
+      await navigator.serviceWorker.register('/other-sw.js', { scope: '/' });
+      await navigator.serviceWorker.ready;
+    });
+    const refused = await page.evaluate(async () => {
+      const url = '/inpage.js';
+      const { installInpage } = (await import(/* @vite-ignore */ url)) as { installInpage(o: unknown): Promise<unknown> };
+      return installInpage({ models: ['svc-model-5.2-short-fast'] }).then(
+        () => 'installed',
+        (err: unknown) => String(err),
+      );
+    });
+    expect(refused).toContain(`already has a service worker at scope ${server.origin}/ (${server.origin}/other-sw.js)`);
+    expect(await page.evaluate(async () => (await navigator.serviceWorker.getRegistration('/'))?.active?.scriptURL)).toBe(`${server.origin}/other-sw.js`);
+  } finally {
+    await context.close();
+    server.override('/other.html', null);
+    server.override('/other-sw.js', null);
+  }
+});
+
 test('the built app: inpage-sw.js lists the app shell and inpage\'s files for offline use; `import … from "inpage"` loads /inpage.js', async () => {
   const files = await readdir(EXAMPLE, { recursive: true });
   const sw = await readFile(join(EXAMPLE, 'inpage-sw.js'), 'utf8');
