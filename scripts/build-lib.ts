@@ -4,7 +4,8 @@
 //      llama.cpp, chosen per device as in the app), lazily loaded chunks and llama.cpp's wasm beside it;
 //   2. inpage-sw.js: the service worker, one self-contained classic script, listing the files of (1) for
 //      Workbox to precache, so /v1 and the engine keep working offline. Its template (the list not yet
-//      written in) is kept in sw-template/, for `inpage/vite` to list the app's own files beside inpage's.
+//      written in) is kept in sw-template/, for `inpage/vite` to list the app's own files beside inpage's;
+//   3. inpage-sw-guest.js: inpage for an app's own service worker (`importScripts`), worker/sw-guest.ts.
 // `test: true` swaps the deterministic test engine in (for the example's browser test); never shipped.
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -81,10 +82,24 @@ export async function buildLibrary({ outDir, test = false, logLevel = 'warn' }: 
       },
     },
   });
+  // inpage as a guest in an app's own service worker: one classic script for importScripts.
+  await build({
+    ...shared,
+    build: {
+      outDir,
+      emptyOutDir: false,
+      target: 'es2022',
+      sourcemap: true,
+      rollupOptions: {
+        input: { 'inpage-sw-guest': here('worker/sw-guest.ts') },
+        output: { format: 'iife', entryFileNames: 'inpage-sw-guest.js' },
+      },
+    },
+  });
   const out = resolve(root, outDir);
   mkdirSync(join(out, 'sw-template'), { recursive: true });
   for (const file of ['inpage-sw.js', 'inpage-sw.js.map']) copyFileSync(join(out, file), join(out, 'sw-template', file));
-  await injectShell(out, { swFile: 'inpage-sw.js', globPatterns: ['inpage*.{js,css}'] }, console);
+  await injectShell(out, { swFile: 'inpage-sw.js', globPatterns: ['inpage*.{js,css}'], globIgnores: ['inpage-sw-guest.js', '**/*.map'] }, console);
 }
 
 /** The command line: `--test` and `--out DIR`. */

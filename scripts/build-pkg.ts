@@ -2,6 +2,7 @@
 //   lib/        inpage's built files (scripts/build-lib.ts, production engines): what `inpage` imports and what
 //               `inpage/vite` copies into an app's build;
 //   vite.js     `inpage/vite`, the Vite plugin (src/lib/vite.ts), an ES module for Node;
+//   sw.js       `inpage/sw`, inpage for an app's own module service worker (worker/sw-guest.ts), one ES module;
 //   types/      the declarations of both (tsc).
 import { execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
@@ -32,6 +33,19 @@ export async function buildPackage(): Promise<void> {
         external: [...builtinModules, ...builtinModules.map((m) => `node:${m}`), 'vite', 'workbox-build'],
         output: { format: 'es', entryFileNames: 'vite.js' },
       },
+    },
+  });
+  await build({
+    configFile: false,
+    root,
+    logLevel: 'warn',
+    publicDir: false,
+    build: {
+      outDir: PACKAGE_DIR,
+      emptyOutDir: false,
+      target: 'es2022',
+      minify: false,
+      lib: { entry: here('worker/sw-guest.ts'), formats: ['es'], fileName: () => 'sw.js' },
     },
   });
   execFileSync('npx', ['tsc', '-p', 'tsconfig.pkg.json'], { cwd: root, stdio: 'inherit' });

@@ -17,6 +17,7 @@ import { claimEngine } from '../page/engine-lock';
 import { modelTools, type ModelTools } from '../page/model-import';
 import { requestPersistence, storageReport } from '../page/storage';
 import { registerServiceWorker, watchServiceWorker, type ServiceWorkerSpec } from '../page/sw-registration';
+import { CLAIM_REQUEST, PING, isPong } from '../page/port-messages';
 
 export type { InpageConfig, ModelId, VariantId, EngineHost, CreatedKey };
 export { VARIANT_IDS };
@@ -31,6 +32,13 @@ export interface InstallOptions {
   serviceWorkerUrl?: string | URL;
   /** The service worker's scope. Default: the folder it is served from (the app's base path). */
   scope?: string;
+  /**
+   * `'own'`: the app registers a service worker of its own that runs inpage (`importScripts('inpage-sw-guest.js')`
+   * or `import 'inpage/sw'`); installInpage registers nothing, waits until that worker controls the page and
+   * checks that it answers as inpage (an error names the worker otherwise). Default `'inpage'`: inpage
+   * registers inpage-sw.js, and refuses a scope another worker already has.
+   */
+  serviceWorker?: 'inpage' | 'own';
   /**
    * Deployment settings: model source (`modelBaseUrl`, `modelLibBaseUrl`, `ggufBaseUrl`), `models`, `queueDepth`,
    * `gpuMemoryMB`… Over the origin's `/inpage.config.json` when it has one (as the workspace app reads it; the
@@ -105,6 +113,36 @@ async function refuseAnotherWorker(worker: ServiceWorkerSpec): Promise<void> {
   );
 }
 
+/** How long the app's own worker may take to take control of the page and to answer inpage's ping. */
+const OWN_WORKER_MS = 10_000;
+
+/** The app's own service worker controls this page (asked to claim it if need be) and runs inpage. */
+async function ownWorkerRunsInpage(): Promise<void> {
+  const sw = navigator.serviceWorker;
+  if (!sw) throw new Error('inpage: this browser has no service workers (or the page is not in a secure context): /v1 cannot be served.');
+  const within = <T>(promise: Promise<T>, why: () => string) =>
+    Promise.race([promise, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(why())), OWN_WORKER_MS))]);
+  const registration = await within(sw.ready, () => `inpage: no service worker of this app became active within ${OWN_WORKER_MS / 1000} s: register the worker that imports inpage before calling installInpage({serviceWorker: 'own'}).`);
+  if (!sw.controller) {
+    const controlled = new Promise<void>((resolve) => sw.addEventListener('controllerchange', () => resolve(), { once: true }));
+    registration.active?.postMessage(CLAIM_REQUEST);
+    await within(controlled, () => `inpage: the app's service worker (${registration.active?.scriptURL}) did not take control of this page within ${OWN_WORKER_MS / 1000} s (a worker running inpage takes control when inpage asks: does it import inpage?).`);
+  }
+  const controller = sw.controller!;
+  const channel = new MessageChannel();
+  const answered = new Promise<boolean>((resolve) => {
+    channel.port1.onmessage = (event) => resolve(isPong(event.data));
+  });
+  controller.postMessage(PING, [channel.port2]);
+  const runsInpage = await Promise.race([answered, new Promise<false>((resolve) => setTimeout(() => resolve(false), 3000))]);
+  channel.port1.close();
+  if (!runsInpage) {
+    throw new Error(
+      `inpage: the service worker that controls this page (${controller.scriptURL}) does not run inpage: add importScripts('inpage-sw-guest.js') at the top of it, or import 'inpage/sw' first in a module worker (docs/library.md).`,
+    );
+  }
+}
+
 /** Registers inpage's service worker, hosts the engine (unless another tab does) and returns the service. */
 export async function installInpage(options: InstallOptions = {}): Promise<InpageService> {
   const deployed = mergeConfig({ ...DEFAULT_CONFIG }, await fetchDeploymentConfig(location.origin));
@@ -123,14 +161,18 @@ export async function installInpage(options: InstallOptions = {}): Promise<Inpag
     scope: options.scope ?? new URL('./', url).pathname,
     type: 'classic',
   };
-  await refuseAnotherWorker(worker);
-  await registerServiceWorker(worker);
+  const own = options.serviceWorker === 'own';
+  if (own) await ownWorkerRunsInpage();
+  else {
+    await refuseAnotherWorker(worker);
+    await registerServiceWorker(worker);
+  }
   // As the app's page does: a service worker lost under this page is registered again, or the loss is reported.
   let state: ServiceState = { running: true };
   const lostListeners = new Set<(reason: string) => void>();
   const restoredListeners = new Set<() => void>();
   const watch =
-    options.watchService === false
+    options.watchService === false || own
       ? null
       : watchServiceWorker(
           {

@@ -91,3 +91,16 @@ export const CLAIM_REQUEST = { type: 'inpage:claim' } as const;
 export function isClaimRequest(data: unknown): boolean {
   return typeof data === 'object' && data !== null && (data as { type?: unknown }).type === CLAIM_REQUEST.type;
 }
+
+/** A page asks the worker that controls it whether it runs inpage (installInpage with the app's own worker). */
+export const PING = { type: 'inpage:ping' } as const;
+/** The answer, on the port sent with the ping. */
+export const PONG = { type: 'inpage:pong' } as const;
+
+export function isPing(data: unknown): boolean {
+  return typeof data === 'object' && data !== null && (data as { type?: unknown }).type === PING.type;
+}
+
+export function isPong(data: unknown): boolean {
+  return typeof data === 'object' && data !== null && (data as { type?: unknown }).type === PONG.type;
+}

@@ -143,6 +143,59 @@ test('an app whose scope has a service worker of its own is told so by installIn
   }
 });
 
+test("an app with its own service worker: inpage runs in it as a guest (importScripts), the app's own routes stay its own", async ({ browser }) => {
+  server.override('/own.html', '<!doctype html><title>own worker</title>');
+  server.override(
+    '/app-sw.js',
+    [
+      "importScripts('/inpage-sw-guest.js');",
+      "self.addEventListener('install', () => self.skipWaiting());",
+      "self.addEventListener('activate', (event) => event.waitUntil(self.clients.claim()));",
+      "self.addEventListener('fetch', (event) => { if (new URL(event.request.url).pathname === '/from-app-worker') event.respondWith(new Response('the app worker answered')); });",
+    ].join('\n'),
+  );
+  server.override('/plain-sw.js', "self.addEventListener('activate', (event) => event.waitUntil(self.clients.claim())); self.addEventListener('fetch', () => {});");
+  const context = await browser.newContext();
+  try {
+    const page = await context.newPage();
+    await page.goto(`${server.origin}/own.html`);
+    const answer = await page.evaluate(async () => {
+      await navigator.serviceWorker.register('/app-sw.js', { scope: '/' });
+      const url = '/inpage.js';
+      const { installInpage } = (await import(/* @vite-ignore */ url)) as { installInpage(o: unknown): Promise<{ key(): Promise<string>; baseURL: string }> };
+      const inpage = await installInpage({ models: ['svc-model-5.2-short-fast'], serviceWorker: 'own' });
+      const res = await fetch(`${inpage.baseURL}/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${await inpage.key()}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'svc-model-5.2-short-fast', messages: [{ role: 'user', content: 'from the guest' }] }),
+      });
+      const body = (await res.json()) as { choices: { message: { content: string } }[] };
+      return {
+        content: body.choices[0]!.message.content,
+        controller: navigator.serviceWorker.controller?.scriptURL,
+        own: await (await fetch('/from-app-worker')).text(),
+      };
+    });
+    expect(answer).toEqual({ content: 'Echo: from the guest', controller: `${server.origin}/app-sw.js`, own: 'the app worker answered' });
+
+    // A worker of the app's that does not run inpage: installInpage says which one, and registers nothing.
+    const other = await browser.newContext();
+    const page2 = await other.newPage();
+    await page2.goto(`${server.origin}/own.html`);
+    const refused = await page2.evaluate(async () => {
+      await navigator.serviceWorker.register('/plain-sw.js', { scope: '/' });
+      const url = '/inpage.js';
+      const { installInpage } = (await import(/* @vite-ignore */ url)) as { installInpage(o: unknown): Promise<unknown> };
+      return installInpage({ models: ['svc-model-5.2-short-fast'], serviceWorker: 'own' }).then(() => 'installed', (err: unknown) => String(err));
+    });
+    expect(refused).toContain(`the service worker that controls this page (${server.origin}/plain-sw.js) does not run inpage`);
+    await other.close();
+  } finally {
+    await context.close();
+    for (const path of ['/own.html', '/app-sw.js', '/plain-sw.js']) server.override(path, null);
+  }
+});
+
 test('the built app: inpage-sw.js lists the app shell and inpage\'s files for offline use; `import … from "inpage"` loads /inpage.js', async () => {
   const files = await readdir(EXAMPLE, { recursive: true });
   const sw = await readFile(join(EXAMPLE, 'inpage-sw.js'), 'utf8');
@@ -180,7 +233,9 @@ test('the shipped library carries web-llm and llama.cpp, never the test engine; 
   expect(names.every((f) => f.startsWith('inpage'))).toBe(true);
   const sw = shipped.find(({ f }) => f === 'inpage-sw.js')!.text;
   expect(sw).not.toContain('self.__WB_MANIFEST');
-  for (const f of names.filter((n) => n !== 'inpage-sw.js')) expect(sw, f).toContain(`"url":"${f}"`);
+  // Everything a page and the engine worker load; the guest script is for an app's own service worker only.
+  for (const f of names.filter((n) => n !== 'inpage-sw.js' && n !== 'inpage-sw-guest.js')) expect(sw, f).toContain(`"url":"${f}"`);
+  expect(names).toContain('inpage-sw-guest.js');
   // One self-contained classic script: no imports to resolve wherever it is served from.
   expect(sw).not.toMatch(/^\s*import[\s{]/m);
 });

@@ -1,0 +1,146 @@
+/// <reference lib="webworker" />
+// inpage's service worker, started in one of two ways:
+// - on its own (worker/sw.ts: the app's sw.js, the package's inpage-sw.js): it answers /v1/ for every script of
+//   the origin, serves the app shell from Workbox's precache (so the pages and the engine worker load offline)
+//   with the isolation headers, takes over at once, and leaves all else to the network;
+// - as a guest in an app's own service worker (worker/sw-guest.ts: the package's inpage-sw-guest.js for
+//   importScripts, `inpage/sw` for a bundled module worker): /v1/, inpage's engine worker script with its policy,
+//   the deployment's settings and llama.cpp's wasm; the app's worker keeps its install, activation, precache and
+//   every other request.
+// The entry imports ./start-early before anything else (it asks for the engine's port as the worker starts).
+import { portAskedAt, requestPort } from './start-early';
+import { addPlugins, cleanupOutdatedCaches, precacheAndRoute, type PrecacheEntry } from 'workbox-precaching';
+import { registerRoute } from 'workbox-routing';
+import { CacheFirst, NetworkFirst } from 'workbox-strategies';
+import { createApp } from './app';
+import { EngineLink } from './engine-link';
+import { serveWorkerScript } from './policy';
+import { drainUsage } from './usage-book';
+import { errorResponse } from './respond';
+import { holdForLife, whenReleased } from '../../src/life-locks';
+import { ApiError } from '../../src/protocol/errors';
+import { isolated } from '../../src/isolation';
+import { setActiveCatalog } from '../../src/catalog';
+import { PONG, isClaimRequest, isPing, isPortOffer, offerCatalog, offerLock, offerLockPending } from '../../src/page/port-messages';
+
+declare const self: ServiceWorkerGlobalScope & {
+  /** The app shell, listed here at build time (src/lib/precache.ts); absent in unbundled runs. */
+  __WB_MANIFEST?: (string | PrecacheEntry)[];
+};
+
+export interface StartOptions {
+  /** In an app's own service worker: inpage's requests only; install, activation and precache are the app's. */
+  guest: boolean;
+}
+
+function isDocumentOrWorker(request: Request): boolean {
+  return request.mode === 'navigate' || ['document', 'iframe', 'worker', 'sharedworker'].includes(request.destination);
+}
+
+function servesPath(url: URL): boolean {
+  return url.origin === self.location.origin && (url.pathname === '/v1' || url.pathname.startsWith('/v1/'));
+}
+
+/** inpage's engine worker: the app's own (any worker script of the origin) or, as a guest, the package's inpage-*.js. */
+function isEngineWorkerScript(request: Request, url: URL, guest: boolean): boolean {
+  if (request.destination !== 'worker' || url.origin !== self.location.origin) return false;
+  return !guest || /\/inpage-[^/]+\.js$/.test(url.pathname);
+}
+
+/** Starts inpage in this service worker: once, as its script is evaluated (the listeners are added here). */
+export function startInpage({ guest }: StartOptions): void {
+  /** A Web Lock this instance holds for its whole life: engines watch it to learn that it was stopped. */
+  const lifeLock = (async () => {
+    const locks = self.navigator.locks;
+    if (!locks) return undefined;
+    const name = `inpage-sw:${crypto.randomUUID()}`;
+    await holdForLife(locks, name);
+    return name;
+  })();
+
+  const link = new EngineLink({
+    // After the browser restarts this worker its port is gone: the pages were asked for a new one as it started.
+    requestPort,
+    askedAt: portAskedAt,
+    // The engine worker holds its port's lock while it lives; being granted it means the engine is gone.
+    whenLockFree: (name) => whenReleased(self.navigator.locks, name),
+    lifeLock,
+  });
+  const app = createApp(link);
+  // Uses a previous life of this worker journaled but did not get to book (stopped, or the database blocked).
+  void drainUsage();
+
+  if (!guest) {
+    self.addEventListener('install', () => {
+      // A new version takes over as soon as it has precached the new shell. Chromium holds the activation
+      // until the old version's fetch events are done, and each /v1 stream keeps its event open until its
+      // [DONE] (app.ts books the key's use in waitUntil), so a stream in progress ends on the old version.
+      void self.skipWaiting();
+    });
+
+    self.addEventListener('activate', (event) => {
+      // Control the page that registered us on its first visit, no reload needed.
+      event.waitUntil(self.clients.claim());
+    });
+  }
+
+  self.addEventListener('message', (event) => {
+    // A page this worker does not control asks it to (see src/page/sw-registration.ts).
+    if (isClaimRequest(event.data)) {
+      event.waitUntil(self.clients.claim());
+      return;
+    }
+    if (isPing(event.data)) {
+      // installInpage({serviceWorker: 'own'}) asks whether the app's worker runs inpage.
+      event.ports[0]?.postMessage(PONG);
+      return;
+    }
+    const port = event.ports[0];
+    if (isPortOffer(event.data) && port) {
+      const catalog = offerCatalog(event.data);
+      if (catalog) setActiveCatalog(catalog);
+      link.adopt(port, offerLock(event.data), offerLockPending(event.data));
+    }
+  });
+
+  self.addEventListener('fetch', (event) => {
+    const url = new URL(event.request.url);
+    // Worker scripts of the origin (the engine worker) get their own Content-Security-Policy (policy.ts).
+    if (isEngineWorkerScript(event.request, url, guest)) {
+      event.respondWith(serveWorkerScript(event.request, self.location.origin));
+      return;
+    }
+    if (!servesPath(url)) return;
+    const context = {
+      waitUntil: (promise: Promise<unknown>) => event.waitUntil(promise),
+      passThroughOnException: () => undefined,
+      props: {},
+    };
+    event.respondWith(
+      Promise.resolve(app.fetch(event.request, {}, context)).catch((err: unknown) =>
+        errorResponse(new ApiError('internal_error', `The service worker failed: ${ApiError.from(err).message}`)),
+      ),
+    );
+  });
+
+  if (!guest) {
+    // Workbox's own fetch listener comes second, so /v1 above is never answered from a cache.
+    // Every query parameter is ignored when matching (`/?engine=off` is the page `/`, i.e. /index.html).
+    // The app's pages and workers it serves are cross-origin isolated (src/isolation.ts), so llama.cpp gets threads.
+    addPlugins([{ handlerWillRespond: async ({ request, response }) => (isDocumentOrWorker(request) ? isolated(response) : response) }]);
+    precacheAndRoute(self.__WB_MANIFEST ?? [], { ignoreURLParametersMatching: [/.*/] });
+    cleanupOutdatedCaches();
+  }
+  // The deployment's settings (the model source among them) are read fresh when online, and kept for offline.
+  registerRoute(
+    ({ url }) => url.origin === self.location.origin && url.pathname === '/inpage.config.json',
+    new NetworkFirst({ cacheName: 'inpage-config' }),
+  );
+  // llama.cpp's WebAssembly (8.7 MB, content-hashed name) is not in the precache, so browsers that run web-llm
+  // never download it; the first use of the llama.cpp engine keeps it, and later uses (offline too) read it here.
+  // The app has it under /assets/; the package (inpage/vite) as inpage-wllama-….wasm at the app's base path.
+  registerRoute(
+    ({ url }) => url.origin === self.location.origin && /\/(?:assets\/wllama|inpage-wllama)-[\w-]+\.wasm$/.test(url.pathname),
+    new CacheFirst({ cacheName: 'inpage-llamacpp-wasm' }),
+  );
+}
