@@ -3,12 +3,13 @@
 // (`modelBaseUrl`, `modelLibBaseUrl`, `ggufBaseUrl`), or the engines' default hosts where those are not set. Image URLs for
 // svc-vision follow the same list.
 import type { InpageConfig } from './config';
+import { upstreamOrigins } from './upstreams';
 
 /** Where web-llm fetches weights (Hugging Face and its CDNs) and model libraries by default. */
 export const WEBLLM_MODEL_HOSTS = ['https://huggingface.co', 'https://*.huggingface.co', 'https://*.hf.co'] as const;
 export const WEBLLM_LIB_HOSTS = ['https://raw.githubusercontent.com'] as const;
 
-type ModelSource = Pick<InpageConfig, 'modelBaseUrl' | 'modelLibBaseUrl'> & { ggufBaseUrl?: string };
+type ModelSource = Pick<InpageConfig, 'modelBaseUrl' | 'modelLibBaseUrl'> & { ggufBaseUrl?: string; upstreams?: unknown };
 
 function originOf(url: string, origin: string): string | null {
   try {
@@ -63,8 +64,9 @@ export function imageUrlAllowed(url: string, config: ModelSource, origin: string
  * scripts of the origin or blobs (an engine may run its own workers), and fetches to the origin and the model
  * hosts only.
  */
-export function engineWorkerCsp(config: ModelSource, origin: string): string {
-  const hosts = modelHostSources(config, origin).join(' ');
+export function engineWorkerCsp(config: ModelSource, origin: string, connections: readonly string[] = []): string {
+  // Hybrid: the configured upstreams' origins, and those of the connections people added in the workspace.
+  const hosts = [...new Set([...modelHostSources(config, origin), ...upstreamOrigins(config.upstreams, origin), ...connections])].join(' ');
   return [
     "default-src 'none'",
     "script-src 'self' 'wasm-unsafe-eval'",
