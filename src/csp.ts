@@ -3,7 +3,6 @@
 // (`modelBaseUrl`, `modelLibBaseUrl`, `ggufBaseUrl`), or the engines' default hosts where those are not set. Image URLs for
 // svc-vision follow the same list.
 import type { InpageConfig } from './config';
-import { upstreamOrigins } from './upstreams';
 
 /** Where web-llm fetches weights (Hugging Face and its CDNs) and model libraries by default. */
 export const WEBLLM_MODEL_HOSTS = ['https://huggingface.co', 'https://*.huggingface.co', 'https://*.hf.co'] as const;
@@ -32,6 +31,21 @@ export function modelHostSources(config: ModelSource, origin: string): string[] 
   add(config.modelLibBaseUrl, WEBLLM_LIB_HOSTS);
   // llama.cpp's GGUF files: Hugging Face unless the deployment names another host.
   add(config.ggufBaseUrl ?? '', WEBLLM_MODEL_HOSTS);
+  return [...out];
+}
+
+/**
+ * The origins of the configured upstreams (hybrid, docs/hybrid.md), read leniently: the setting is checked as a whole
+ * at start-up (src/upstreams.ts), where a bad one stops the start.
+ */
+export function upstreamOrigins(upstreams: unknown, origin: string): string[] {
+  if (!upstreams || typeof upstreams !== 'object' || Array.isArray(upstreams)) return [];
+  const out = new Set<string>();
+  for (const entry of Object.values(upstreams)) {
+    const url = (entry as { url?: unknown } | null)?.url;
+    const host = typeof url === 'string' ? originOf(url, origin) : null;
+    if (host && host !== origin) out.add(host);
+  }
   return [...out];
 }
 

@@ -142,12 +142,3 @@ export function buildUpstreamPlan(setting: unknown, catalog: Pick<ModelCatalog, 
   }
   return { upstreams, routes };
 }
-
-/** The origins of the configured upstreams, for the engine worker's `connect-src` (src/csp.ts). */
-export function upstreamOrigins(setting: unknown, origin: string): string[] {
-  try {
-    return [...new Set(Object.values(parseUpstreams(setting, origin)).map((u) => new URL(u.url).origin))].filter((o) => o !== origin);
-  } catch {
-    return [];
-  }
-}

@@ -60,8 +60,16 @@ function refuse(dialect: Dialect, param: string, why: string): never {
   throw new ApiError('unsupported_parameter', `Unsupported parameter: '${param}' ${why} (the upstream speaks the ${dialect} dialect).`, { param });
 }
 
-/** The chat body for the upstream: always streamed, usage asked for, the model named as the server knows it. */
-export function chatBody(request: ChatCompletionRequest, dialect: Dialect, model: string): Record<string, unknown> {
+/**
+ * What inpage refuses before sending, whatever the server: the variant's promise (`reasoning_effort` only on a variant
+ * that thinks), one choice per request, and the fields this dialect's server would drop without a word. The rest is the
+ * server's to accept or refuse (its 4xx comes back with its words).
+ */
+export function assertUpstreamSupports(request: ChatCompletionRequest, dialect: Dialect): void {
+  if (request.n !== undefined && request.n > 1) refuse(dialect, 'n', 'must be 1: one choice is answered per request');
+  if (request.reasoning_effort !== undefined && request.reasoning_effort !== 'none' && !request.variant.thinks) {
+    refuse(dialect, 'reasoning_effort', `applies only to thinking variants; '${request.variant.id}' never thinks`);
+  }
   const rules = DIALECT_RULES[dialect];
   for (const field of rules.drops) {
     const value = (request as unknown as Record<string, unknown>)[field];
@@ -69,6 +77,12 @@ export function chatBody(request: ChatCompletionRequest, dialect: Dialect, model
     if (value === undefined || (field === 'tool_choice' && value === 'auto') || (field === 'parallel_tool_calls' && value === true) || (field === 'logprobs' && value === false)) continue;
     refuse(dialect, field, 'is dropped by this server without a word, so inpage refuses it rather than answer without it');
   }
+}
+
+/** The chat body for the upstream: always streamed, usage asked for, the model named as the server knows it. */
+export function chatBody(request: ChatCompletionRequest, dialect: Dialect, model: string): Record<string, unknown> {
+  const rules = DIALECT_RULES[dialect];
+  assertUpstreamSupports(request, dialect);
   const body: Record<string, unknown> = { model, stream: true, stream_options: { include_usage: true } };
   if (request.raw_prompt !== undefined) {
     body.prompt = request.raw_prompt;
@@ -84,7 +98,6 @@ export function chatBody(request: ChatCompletionRequest, dialect: Dialect, model
   for (const field of AS_IS) if (source[field] !== undefined) body[field] = source[field];
   const limit = outputLimit(request);
   if (limit !== undefined) body.max_tokens = limit;
-  if (request.n !== undefined && request.n > 1) refuse(dialect, 'n', 'must be 1: one choice is answered per request');
   if (request.variant.thinks && !wantsThinking(request)) rules.thinkingOff(body);
   else if (request.reasoning_effort !== undefined && request.reasoning_effort !== 'none') {
     const effort = request.reasoning_effort === 'minimal' && !rules.efforts.includes('minimal') ? 'low' : request.reasoning_effort;

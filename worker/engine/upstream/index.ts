@@ -10,7 +10,7 @@ import type { EmbeddingRequest } from '../../../src/protocol/embeddings';
 import { embeddingFinish } from '../../../src/engine-protocol';
 import type { UpstreamSpec } from '../../../src/upstreams';
 import type { Engine, Generation } from '../engine';
-import { chatBody, embeddingsBody } from './dialects';
+import { assertUpstreamSupports, chatBody, embeddingsBody } from './dialects';
 import { ChunkReader, describeUpstream, httpError, sseData } from './wire';
 
 export { describeUpstream } from './wire';
@@ -100,6 +100,11 @@ export class UpstreamEngine implements Engine {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  supports(request: ChatCompletionRequest): void {
+    const target = this.targets[request.variant.id];
+    if (target) assertUpstreamSupports(request, target.spec.dialect);
   }
 
   async generate(request: ChatCompletionRequest, signal: AbortSignal): Promise<Generation> {

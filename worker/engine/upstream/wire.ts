@@ -2,7 +2,7 @@
 // server that does not stream) as engine events. Anything it sends that cannot be read is an ApiError
 // (`upstream_error`), never a crash: before the first token the composite may fall over, after it the answer carries
 // it in-band as every late failure does.
-import { ApiError } from '../../../src/protocol/errors';
+import { ApiError, type ErrorCode } from '../../../src/protocol/errors';
 import { toolCallId } from '../../../src/protocol/completion';
 import { timingsOf } from '../../../src/protocol/timings';
 import type { EngineEvent } from '../../../src/engine-protocol';
@@ -39,6 +39,28 @@ export function errorMessageOf(text: string): string {
   return trimmed || '(no message)';
 }
 
+function errorFieldsOf(text: string): { code?: string; param?: string } {
+  try {
+    const error = (JSON.parse(text) as { error?: { code?: unknown; param?: unknown } })?.error;
+    if (!error || typeof error !== 'object') return {};
+    return { ...(typeof error.code === 'string' ? { code: error.code } : {}), ...(typeof error.param === 'string' ? { param: error.param } : {}) };
+  } catch {
+    return {};
+  }
+}
+
+/** Codes of inpage's catalogue an upstream may send back as they are (the request's own faults). */
+const PASSED_CODES: Partial<Record<ErrorCode, number>> = {
+  context_length_exceeded: 400,
+  unsupported_parameter: 400,
+  invalid_value: 400,
+  invalid_type: 400,
+  missing_required_parameter: 400,
+};
+function knownCode(code: string, status: number): ErrorCode | null {
+  return PASSED_CODES[code as ErrorCode] === status ? (code as ErrorCode) : null;
+}
+
 /** An upstream's HTTP error as inpage's error (docs/hybrid.md "Errors"). */
 export async function httpError(res: Response, who: string): Promise<ApiError> {
   let text = '';
@@ -59,7 +81,14 @@ export async function httpError(res: Response, who: string): Promise<ApiError> {
     const retry = Number(res.headers.get('retry-after'));
     return new ApiError('queue_full', `The upstream ${who} is busy (HTTP 429: ${message}).`, { retryAfter: Number.isFinite(retry) && retry > 0 ? Math.ceil(retry) : 1 });
   }
-  if (status >= 400 && status < 500) return new ApiError('upstream_rejected', `The upstream ${who} refused the request (HTTP ${status}): ${message}`, { status });
+  if (status >= 400 && status < 500) {
+    // An OpenAI-shaped refusal with one of inpage's own codes at the same status keeps its code and param.
+    const { code, param } = errorFieldsOf(text);
+    const known = code ? knownCode(code, status) : null;
+    const said = `The upstream ${who} refused the request (HTTP ${status}): ${message}`;
+    if (known) return new ApiError(known, said, { param: param ?? null });
+    return new ApiError('upstream_rejected', said, { status, param: param ?? null });
+  }
   return new ApiError('upstream_error', `The upstream ${who} failed (HTTP ${status}): ${message}`);
 }
 
