@@ -12,6 +12,11 @@ import { outputLimit, wantsThinking } from '../shared/request-support';
 interface DialectRules {
   /** How thinking is switched off for a `-fast` variant or `reasoning_effort: "none"`. */
   thinkingOff(body: Record<string, unknown>): void;
+  /**
+   * Whether the switch is sent for every request that must not think, or only where the variant thinks (OpenAI
+   * refuses `reasoning_effort` on a model without reasoning; the others ignore a switch a template does not use).
+   */
+  offAlways: boolean;
   /** Request fields this server drops without a word: refused instead (OpenAI's name of the field). */
   drops: readonly string[];
   /** `reasoning_effort` values the server takes as they are (others are translated or refused). */
@@ -24,19 +29,20 @@ const chatTemplateOff = (body: Record<string, unknown>) => {
 
 export const DIALECT_RULES: Record<Dialect, DialectRules> = {
   // OpenAI itself, LM Studio, a hosted API behind the deployment's backend: `reasoning_effort` as OpenAI defines it.
-  openai: { thinkingOff: (b) => (b.reasoning_effort = 'none'), drops: [], efforts: ['none', 'minimal', 'low', 'medium', 'high'] },
+  openai: { thinkingOff: (b) => (b.reasoning_effort = 'none'), offAlways: false, drops: [], efforts: ['none', 'minimal', 'low', 'medium', 'high'] },
   // vLLM (vllm/entrypoints/openai/protocol.py): Qwen3's template switch through `chat_template_kwargs`.
-  vllm: { thinkingOff: chatTemplateOff, drops: [], efforts: ['low', 'medium', 'high'] },
+  vllm: { thinkingOff: chatTemplateOff, offAlways: true, drops: [], efforts: ['low', 'medium', 'high'] },
   // Ollama's /v1 (openai/openai.go): `reasoning_effort` high|medium|low|none, `none` → think false; its request
   // struct has no logprobs, top_logprobs, logit_bias, tool_choice, parallel_tool_calls or n (Go's JSON decoder drops
   // them), and only `max_tokens`.
   ollama: {
     thinkingOff: (b) => (b.reasoning_effort = 'none'),
+    offAlways: true,
     drops: ['logprobs', 'top_logprobs', 'logit_bias', 'tool_choice', 'parallel_tool_calls'],
     efforts: ['none', 'low', 'medium', 'high'],
   },
   // llama.cpp's llama-server (tools/server): `chat_template_kwargs` like vLLM; `reasoning_content` in answers.
-  'llama-server': { thinkingOff: chatTemplateOff, drops: [], efforts: [] },
+  'llama-server': { thinkingOff: chatTemplateOff, offAlways: true, drops: [], efforts: [] },
 };
 
 /** Fields passed on as they are (the rest are translated below, or are inpage's own). */
@@ -98,7 +104,8 @@ export function chatBody(request: ChatCompletionRequest, dialect: Dialect, model
   for (const field of AS_IS) if (source[field] !== undefined) body[field] = source[field];
   const limit = outputLimit(request);
   if (limit !== undefined) body.max_tokens = limit;
-  if (request.variant.thinks && !wantsThinking(request)) rules.thinkingOff(body);
+  // A `-fast` id on a server running a thinking model (Qwen3-8B behind both svc-model-5.2 ids) must not think.
+  if (request.raw_prompt === undefined && !wantsThinking(request) && (rules.offAlways || request.variant.thinks)) rules.thinkingOff(body);
   else if (request.reasoning_effort !== undefined && request.reasoning_effort !== 'none') {
     const effort = request.reasoning_effort === 'minimal' && !rules.efforts.includes('minimal') ? 'low' : request.reasoning_effort;
     if (rules.efforts.includes(effort)) body.reasoning_effort = effort;
