@@ -126,7 +126,13 @@ export class UpstreamEngine implements Engine {
       if (!res.body) throw new ApiError('upstream_error', `The upstream ${who} sent an empty answer.`);
       const payloads = sseData(res.body, signal);
       source = (async function* () {
-        for await (const payload of payloads) yield reader.chunk(payload);
+        try {
+          for await (const payload of payloads) yield reader.chunk(payload);
+        } catch (err) {
+          if (err instanceof ApiError || signal.aborted) throw err;
+          // The connection broke off mid-answer (the server died, the network went).
+          throw new ApiError('upstream_error', `The upstream ${who} broke off its answer (${err instanceof Error ? err.message : String(err)}).`);
+        }
       })();
     }
     // Read up to the first event of the answer before saying it began: a failure until then can still fall over.
