@@ -5,6 +5,7 @@
 import { expect, test, type BrowserContext, type Page } from '@playwright/test';
 import { auth, call, chat, deployConfig, makeKey, openApp, sseEvents, type Answer } from './helpers';
 import { UPSTREAM_PORT } from '../../playwright.config';
+import { goToArea, openWorkspace, registerThroughForm } from './workspace-steps';
 
 const UP = `http://127.0.0.1:${UPSTREAM_PORT}`;
 /** A loopback port nothing listens on (the last of the range the tests' fixed ports take). */
@@ -265,4 +266,39 @@ test('a config holding a literal API key is refused at start-up, naming the fiel
   const failure = await page.evaluate(() => window.inpageReady!.then(() => 'started', (err: Error) => err.message));
   expect(failure).toContain('upstreams.gpu.apiKey');
   expect(failure).toContain('served to every visitor');
+});
+
+test("a person's connection: added in the Models area with their own key, used after a reload, shown only in part, removed", async ({ page }) => {
+  const tag = `conn-${process.pid}-${Date.now()}`;
+  await openWorkspace(page);
+  await registerThroughForm(page);
+  await goToArea(page, 'Models');
+  const form = page.getByRole('form', { name: 'Add an upstream connection' });
+  await form.getByLabel('Name', { exact: true }).fill('mine');
+  await form.getByLabel('Base URL').fill(`${UP}/${tag}/auth/v1`);
+  await form.getByLabel('API key (optional)').fill('sk-test-connection');
+  await form.getByLabel('For the id').selectOption('svc-model-5.2-fast');
+  await form.getByLabel("The server's model name").fill('up/svc-model-5.2-fast');
+  await form.getByLabel('Mode').selectOption('upstream');
+  await form.getByRole('button', { name: 'Add connection' }).click();
+  const row = page.locator('li[data-connection="mine"]');
+  await expect(row.getByTestId('connection-key')).toHaveText('sk-t…tion');
+  await expect(row).not.toContainText('sk-test-connection');
+
+  await page.reload();
+  await page.evaluate(async () => void (await window.inpageReady));
+  const key = await makeKey(page);
+  const answer = await chat(page, key, { model: 'svc-model-5.2-fast', messages: [{ role: 'user', content: 'count 2' }] });
+  expect(servedBy(answer)).toBe(HOST);
+  expect((answer.json as Completion).choices[0]!.message.content).toBe('1 2');
+  expect(await upstreamLog(tag)).toEqual(['auth /v1/chat/completions']);
+  await goToArea(page, 'Models');
+  await expect(page.locator('article[data-model="svc-model-5.2-fast"]').getByTestId('serving')).toHaveAttribute('data-engine', 'upstream');
+
+  await page.locator('li[data-connection="mine"]').getByRole('button', { name: 'Remove connection mine' }).click();
+  await expect(page.getByTestId('no-connections')).toBeVisible();
+  await page.reload();
+  await page.evaluate(async () => void (await window.inpageReady));
+  const after = await chat(page, key, { model: 'svc-model-5.2-fast', messages: [{ role: 'user', content: 'count 2' }] });
+  expect(servedBy(after)).toBe('local');
 });
