@@ -275,11 +275,11 @@ test("a person's connection: added in the Models area with their own key, used a
   await goToArea(page, 'Models');
   const form = page.getByRole('form', { name: 'Add an upstream connection' });
   await form.getByLabel('Name', { exact: true }).fill('mine');
-  await form.getByLabel('Base URL').fill(`${UP}/${tag}/auth/v1`);
-  await form.getByLabel('API key (optional)').fill('sk-test-connection');
-  await form.getByLabel('For the id').selectOption('svc-model-5.2-fast');
-  await form.getByLabel("The server's model name").fill('up/svc-model-5.2-fast');
-  await form.getByLabel('Mode').selectOption('upstream');
+  await form.getByLabel('Base URL', { exact: true }).fill(`${UP}/${tag}/auth/v1`);
+  await form.getByLabel('API key (optional)', { exact: true }).fill('sk-test-connection');
+  await form.getByLabel('For the id', { exact: true }).selectOption('svc-model-5.2-fast');
+  await form.getByLabel("The server's model name", { exact: true }).fill('up/svc-model-5.2-fast');
+  await form.getByLabel('Mode', { exact: true }).selectOption('upstream');
   await form.getByRole('button', { name: 'Add connection' }).click();
   const row = page.locator('li[data-connection="mine"]');
   await expect(row.getByTestId('connection-key')).toHaveText('sk-t…tion');
