@@ -111,36 +111,27 @@ test('upstream down: prefer-upstream falls over to this device; upstream mode is
   expect(model.serving.why).toContain('failed in the last');
 });
 
-test('upstream mode: down is 503, a 401 is 503 naming the upstream (not the client\'s key), garbage is 502, slow is 504', async ({ page, context }) => {
-  const key = await (async () => {
-    await hybrid(context, 'vllm', 'upstream', ['svc-model-5.2-fast'], { base: DOWN });
-    return start(page);
-  })();
-  const ask = () => chat(page, key, { model: 'svc-model-5.2-fast', messages: [{ role: 'user', content: 'x' }] });
-  const cases: [string, number, string, string, number?][] = [
-    ['down', 503, 'upstream_unavailable', 'could not be reached'],
-    ['fault-401-cors', 503, 'upstream_unavailable', 'HTTP 401'],
-    ['fault-401', 503, 'upstream_unavailable', 'could not be reached'],
-    ['fault-garbage', 502, 'upstream_error', 'not JSON'],
-    ['fault-500', 502, 'upstream_error', 'CUDA out of memory'],
-    ['fault-slow', 504, 'upstream_timeout', 'sent nothing within 500 ms', 500],
-  ];
-  for (const [flavour, status, code, words, timeoutMs] of cases) {
-    if (flavour !== 'down') {
-      await hybrid(context, flavour, 'upstream', ['svc-model-5.2-fast'], timeoutMs ? { timeoutMs } : {});
-      // A new config reaches the engine with a new page (the engine reads it when it starts).
-      await page.close();
-      page = await context.newPage();
-      await openApp(page);
-    }
-    const answer = await ask();
-    expect(answer.status, flavour).toBe(status);
-    expect(errorOf(answer), flavour).toMatchObject({ code });
-    expect(errorOf(answer).message, flavour).toContain(words);
-    expect(errorOf(answer).message, flavour).toContain("'gpu' (127.0.0.1:");
-    expect(servedBy(answer), flavour).toBe('upstream');
-  }
-});
+// Upstream mode allows no fall-over: each failure is the answer, in the contract's shape, naming the upstream.
+const FAILURES: [string, number, string, string, number?][] = [
+  ['down', 503, 'upstream_unavailable', 'could not be reached'],
+  ['fault-401-cors', 503, 'upstream_unavailable', 'HTTP 401'],
+  ['fault-401', 503, 'upstream_unavailable', 'could not be reached'],
+  ['fault-garbage', 502, 'upstream_error', 'not JSON'],
+  ['fault-500', 502, 'upstream_error', 'CUDA out of memory'],
+  ['fault-slow', 504, 'upstream_timeout', 'sent nothing within 500 ms', 500],
+];
+for (const [flavour, status, code, words, timeoutMs] of FAILURES) {
+  test(`upstream mode, upstream ${flavour}: ${status} ${code}, naming the upstream (a 401 is not the client's key)`, async ({ page, context }) => {
+    await hybrid(context, flavour === 'down' ? 'vllm' : flavour, 'upstream', ['svc-model-5.2-fast'], { ...(flavour === 'down' ? { base: DOWN } : {}), ...(timeoutMs ? { timeoutMs } : {}) });
+    const key = await start(page);
+    const answer = await chat(page, key, { model: 'svc-model-5.2-fast', messages: [{ role: 'user', content: 'x' }] });
+    expect(answer.status).toBe(status);
+    expect(errorOf(answer)).toMatchObject({ code, type: 'server_error' });
+    expect(errorOf(answer).message).toContain(words);
+    expect(errorOf(answer).message).toContain("'gpu' (127.0.0.1:");
+    expect(servedBy(answer)).toBe('upstream');
+  });
+}
 
 test('a stream that breaks after its first token carries the failure in-band; abort mid-stream reaches the upstream', async ({ page, context }) => {
   const tag = await hybrid(context, 'fault-drip', 'upstream', ['svc-model-5.2-fast']);
