@@ -299,8 +299,6 @@ function checkEntry(id: string, e: ModelEntry): void {
   if (web.webllm !== undefined && web.record !== undefined) {
     throw new ModelConfigError(`${where(id)}: give either 'webllm' (a prebuilt model id) or 'record' (a model of your own), not both`);
   }
-  // An id of the deployment's own that only an upstream serves needs no local model.
-  if (!isVariantId(id) && web.webllm === undefined && web.record === undefined && web.mode === 'upstream') return;
   if (!isVariantId(id) && web.webllm === undefined && web.record === undefined) {
     throw new ModelConfigError(`${where(id)}: a model id of the deployment's own needs 'webllm' (a prebuilt model id) or 'record', or 'engine': 'llamacpp' with 'gguf'`);
   }

@@ -37,8 +37,8 @@ describe('the upstreams setting', () => {
     );
     expect(() => buildCatalog({ 'svc-model-5.2': { mode: 'upstream' } })).toThrow(/models\["svc-model-5.2"\]\.mode: 'upstream' needs 'upstream'/);
     expect(() => plan({ gpu: { url: 'https://a.example/v1', dialect: 'tgi' } }, {})).toThrow(/upstreams\["gpu"\]\.dialect: must be one of/);
-    // An id of the deployment's own that only the upstream serves.
-    expect(plan({ gpu: { url: 'https://a.example/v1' } }, { 'big-model': { mode: 'upstream', upstream: { model: 'Qwen/Qwen3-235B' } } }).routes['big-model']).toMatchObject({ mode: 'upstream' });
+    // An id of the deployment's own still names its local model (the engines build their tables from every id).
+    expect(() => buildCatalog({ 'big-model': { mode: 'upstream', upstream: { model: 'Qwen/Qwen3-235B' } } })).toThrow(/models\["big-model"\]: a model id of the deployment's own needs/);
   });
 });
 
@@ -147,5 +147,22 @@ describe('through the scheduler', () => {
     const log: string[] = [];
     await new Promise<void>((r) => scheduler.submit('a', fast(), sink(log, 'a', r)));
     expect(log).toEqual(['a:accepted', 'a:error:upstream_unavailable']);
+  });
+});
+
+describe('never a hang', () => {
+  it('headers, then silence: 504 upstream_timeout once timeoutMs passes without a first token', async () => {
+    const silent: typeof fetch = async (_input, init) =>
+      new Response(
+        new ReadableStream<Uint8Array>({
+          start(c) {
+            init?.signal?.addEventListener('abort', () => c.error(new DOMException('aborted', 'AbortError')));
+          },
+        }),
+        { headers: { 'content-type': 'text/event-stream' } },
+      );
+    const p = plan({ gpu: { url: 'https://llm.example.com/v1', timeoutMs: 100 } }, { 'svc-model-5.2-fast': { mode: 'upstream', upstream: { model: 'm' } } });
+    const engine = new HybridEngine(localWith({}), p, { fetch: silent, online: () => true, now: () => Date.now() });
+    await expect(engine.generate(fast(), new AbortController().signal, { kind: 'upstream', lane: 'gpu', limit: 4 })).rejects.toMatchObject({ code: 'upstream_timeout', status: 504 });
   });
 });

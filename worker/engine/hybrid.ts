@@ -10,7 +10,6 @@ import type { ChatCompletionRequest } from '../../src/protocol/types';
 import { isEmbeddingRequest, type EmbeddingRequest } from '../../src/protocol/embeddings';
 import { ApiError } from '../../src/protocol/errors';
 import { buildCatalog, type ModelCatalog } from '../../src/model-config';
-import { activeCatalog } from '../../src/catalog';
 import { buildUpstreamPlan, type ResolvedRoute, type UpstreamPlan, type UpstreamSpec } from '../../src/upstreams';
 import { connectionSpec, listConnections, type UpstreamConnection } from '../../src/upstream-connections';
 import type { ModelId } from '../../src/variants';
@@ -160,13 +159,7 @@ export class HybridEngine implements Engine {
 
   status(): ModelStatus[] {
     const statuses = this.local.status();
-    const out: ModelStatus[] = statuses.map((s) => ({ ...s, serving: this.serving(s.id) }));
-    // Ids only an upstream serves (the deployment's own, mode upstream): listed as the upstream has them.
-    for (const v of activeCatalog().variants) {
-      if (out.some((s) => s.id === v.id) || this.routeOf(v.id).mode !== 'upstream') continue;
-      out.push({ id: v.id, state: 'ready', context_length: v.trainedContext, serving: this.serving(v.id) });
-    }
-    return out;
+    return statuses.map((s) => ({ ...s, serving: this.serving(s.id) }));
   }
 
   private serving(id: string): Serving {

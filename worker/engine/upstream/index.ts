@@ -58,22 +58,33 @@ export class UpstreamEngine implements Engine {
   }
 
   /**
-   * POSTs `body` to `{url}{path}` and resolves once the server's answer has begun: its status read and, for a
-   * stream, its first event. No first byte within the upstream's `timeoutMs`: 504 `upstream_timeout`. Anything
-   * before that is thrown (the composite may fall over); `signal` aborts the request at any point.
+   * A watch on the upstream's first token: `signal` aborts with the caller's signal, or when `timeoutMs` passes before
+   * `done()` (then `timedOut()` is true). Nothing from the server until then is 504 `upstream_timeout`, never a hang.
    */
-  private async post(target: UpstreamTarget, path: string, body: unknown, signal: AbortSignal): Promise<Response> {
-    const { spec } = target;
-    const who = describeUpstream(spec.name, spec.url);
-    if (!this.deps.online()) throw new ApiError('upstream_unavailable', `The browser is offline: the upstream ${who} cannot be reached.`);
-    const controller = new AbortController();
-    const abort = () => controller.abort();
-    signal.addEventListener('abort', abort, { once: true });
+  private watch(spec: UpstreamSpec, signal: AbortSignal) {
+    const watchdog = new AbortController();
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
-      controller.abort();
+      watchdog.abort();
     }, spec.timeoutMs);
+    const who = describeUpstream(spec.name, spec.url);
+    return {
+      signal: AbortSignal.any([signal, watchdog.signal]),
+      timedOut: () => timedOut,
+      timeout: () => new ApiError('upstream_timeout', `The upstream ${who} sent nothing within ${spec.timeoutMs} ms.`),
+      done: () => clearTimeout(timer),
+    };
+  }
+
+  /**
+   * POSTs `body` to `{url}{path}` and resolves with the server's answer once its status is read. Anything before that
+   * is thrown as inpage's error (the composite may fall over); `watch.signal` aborts the request at any point.
+   */
+  private async post(target: UpstreamTarget, path: string, body: unknown, signal: AbortSignal, watch: ReturnType<UpstreamEngine['watch']>): Promise<Response> {
+    const { spec } = target;
+    const who = describeUpstream(spec.name, spec.url);
+    if (!this.deps.online()) throw new ApiError('upstream_unavailable', `The browser is offline: the upstream ${who} cannot be reached.`);
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'text/event-stream, application/json' };
     if (spec.key) headers.authorization = `Bearer ${spec.key}`;
     try {
@@ -82,7 +93,7 @@ export class UpstreamEngine implements Engine {
         headers,
         body: JSON.stringify(body),
         credentials: spec.credentials,
-        signal: controller.signal,
+        signal: watch.signal,
         cache: 'no-store',
         redirect: 'error',
       });
@@ -91,14 +102,12 @@ export class UpstreamEngine implements Engine {
     } catch (err) {
       if (err instanceof ApiError) throw err;
       if (signal.aborted) throw err;
-      if (timedOut) throw new ApiError('upstream_timeout', `The upstream ${who} sent nothing within ${spec.timeoutMs} ms.`);
+      if (watch.timedOut()) throw watch.timeout();
       // A browser tells a refused CORS request (vLLM's 401 carries no CORS headers) from a dead server by nothing.
       throw new ApiError(
         'upstream_unavailable',
         `The upstream ${who} could not be reached (${err instanceof Error ? err.message : String(err)}): it is down, or it refused this origin (CORS; a server that answers 401 without CORS headers looks the same).`,
       );
-    } finally {
-      clearTimeout(timer);
     }
   }
 
@@ -110,9 +119,23 @@ export class UpstreamEngine implements Engine {
   async generate(request: ChatCompletionRequest, signal: AbortSignal): Promise<Generation> {
     const target = this.target(request.variant.id);
     const { spec } = target;
-    const who = describeUpstream(spec.name, spec.url);
     const body = chatBody(request, spec.dialect, target.model);
-    const res = await this.post(target, request.raw_prompt !== undefined ? '/completions' : '/chat/completions', body, signal);
+    const watch = this.watch(spec, signal);
+    try {
+      return await this.stream(target, request, body, signal, watch);
+    } catch (err) {
+      if (!(err instanceof ApiError) && !signal.aborted && watch.timedOut()) throw watch.timeout();
+      throw err;
+    } finally {
+      watch.done();
+    }
+  }
+
+  /** The chat request's answer: resolves at its first event (text, reasoning or a call), read through `watch`. */
+  private async stream(target: UpstreamTarget, request: ChatCompletionRequest, body: Record<string, unknown>, signal: AbortSignal, watch: ReturnType<UpstreamEngine['watch']>): Promise<Generation> {
+    const { spec } = target;
+    const who = describeUpstream(spec.name, spec.url);
+    const res = await this.post(target, request.raw_prompt !== undefined ? '/completions' : '/chat/completions', body, signal, watch);
     const reader = new ChunkReader(who, estimateTokens(request));
     const type = res.headers.get('content-type') ?? '';
     let source: AsyncIterator<EngineEvent[]>;
@@ -124,12 +147,13 @@ export class UpstreamEngine implements Engine {
       })();
     } else {
       if (!res.body) throw new ApiError('upstream_error', `The upstream ${who} sent an empty answer.`);
-      const payloads = sseData(res.body, signal);
+      const payloads = sseData(res.body, watch.signal);
       source = (async function* () {
         try {
           for await (const payload of payloads) yield reader.chunk(payload);
         } catch (err) {
           if (err instanceof ApiError || signal.aborted) throw err;
+          if (watch.timedOut()) throw watch.timeout();
           // The connection broke off mid-answer (the server died, the network went).
           throw new ApiError('upstream_error', `The upstream ${who} broke off its answer (${err instanceof Error ? err.message : String(err)}).`);
         }
@@ -146,6 +170,7 @@ export class UpstreamEngine implements Engine {
       }
       early.push(...next.value);
     }
+    if (watch.timedOut()) throw watch.timeout();
     const events = (async function* (): AsyncGenerator<EngineEvent> {
       yield* early;
       if (!ended) {
@@ -167,12 +192,19 @@ export class UpstreamEngine implements Engine {
     const target = this.target(request.model);
     const { spec } = target;
     const who = describeUpstream(spec.name, spec.url);
-    const res = await this.post(target, '/embeddings', embeddingsBody(request, target.model), signal);
+    const watch = this.watch(spec, signal);
     let parsed: unknown;
     try {
-      parsed = await res.json();
-    } catch {
-      throw new ApiError('upstream_error', `The upstream ${who} sent an embeddings answer that is not JSON.`);
+      const res = await this.post(target, '/embeddings', embeddingsBody(request, target.model), signal, watch);
+      try {
+        parsed = await res.json();
+      } catch (err) {
+        if (signal.aborted) throw err;
+        if (watch.timedOut()) throw watch.timeout();
+        throw new ApiError('upstream_error', `The upstream ${who} sent an embeddings answer that is not JSON.`);
+      }
+    } finally {
+      watch.done();
     }
     const data = (parsed as { data?: unknown })?.data;
     if (!Array.isArray(data) || data.length !== request.input.length) {
