@@ -176,7 +176,7 @@ async function bothSides(page: Page, context: BrowserContext, flavour: string, r
   return [remote, local];
 }
 
-test('tools through Ollama (whole calls in one delta) and json_schema through vLLM parse as they do here', async ({ page, context }) => {
+test('tools through Ollama (whole calls in one delta) parse as they do here', async ({ page, context }) => {
   const tools = [
     { type: 'function', function: { name: 'weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } },
     { type: 'function', function: { name: 'time', parameters: { type: 'object', properties: {} } } },
