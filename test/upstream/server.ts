@@ -165,10 +165,8 @@ async function llamaChat(res: ServerResponse, body: Record<string, unknown>): Pr
   res.writeHead(200, { 'content-type': 'text/event-stream' });
   sse(res, { ...base, choices: [{ index: 0, delta: { role: 'assistant', content: null }, finish_reason: null }] });
   // llama-server's split of Qwen-style thinking: the text inside <think>…</think> is reasoning_content.
-  let text = '';
   let inThink = false;
   const out = await llama.answer(prompt, max, (piece) => {
-    text += piece;
     if (piece.includes('<think>')) return void (inThink = true);
     if (piece.includes('</think>')) return void (inThink = false);
     sse(res, { ...base, choices: [{ index: 0, delta: inThink ? { reasoning_content: piece } : { content: piece }, finish_reason: null }] });
@@ -183,7 +181,6 @@ async function llamaChat(res: ServerResponse, body: Record<string, unknown>): Pr
   }
   sse(res, '[DONE]');
   res.end();
-  void text;
 }
 
 const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
