@@ -15,6 +15,7 @@
 //                               token, headers only after 5 s, a token every 200 ms (for aborts; `_log` records the
 //                               client's abort)
 //   auth                        like openai, but only with `Authorization: Bearer sk-test-connection`
+// A tag `pace<N>-…` paces the deterministic flavours at one token every N ms.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -29,6 +30,15 @@ import type { EngineEvent } from '../../src/engine-protocol';
 import { DeterministicEngine } from '../engine/deterministic-engine';
 
 const engine = new DeterministicEngine({ ...DEFAULT_CONFIG });
+/** A tag `pace<N>-…` paces its answers at one token every N ms (the bench's paced rows). */
+const paced = new Map<number, DeterministicEngine>();
+const engineFor = (tag: string): DeterministicEngine => {
+  const m = /^pace(\d+)-/.exec(tag);
+  if (!m) return engine;
+  const delay = Number(m[1]);
+  if (!paced.has(delay)) paced.set(delay, new DeterministicEngine({ ...DEFAULT_CONFIG, tokenDelayMs: delay }));
+  return paced.get(delay)!;
+};
 const last = new Map<string, unknown>();
 const logs = new Map<string, string[]>();
 const log = (tag: string, what: string) => logs.set(tag, [...(logs.get(tag) ?? []), what]);
@@ -256,7 +266,7 @@ const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> 
         const request = toEngineRequest(body, f);
         const abort = new AbortController();
         void closed.then(() => abort.abort());
-        const generation = await engine.generate(request, abort.signal);
+        const generation = await engineFor(tag).generate(request, abort.signal);
         if (f === 'json' || body.stream !== true) {
           const events: EngineEvent[] = [];
           for await (const e of generation.events) events.push(e);
