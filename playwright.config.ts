@@ -4,6 +4,8 @@ import chromiumFlags from './test/chromium-flags.json' with { type: 'json' };
 // Two servers: the test build (deterministic engine) and the production build (real web-llm).
 const TEST_PORT = Number(process.env.INPAGE_TEST_PORT ?? 4174);
 const PROD_PORT = Number(process.env.INPAGE_PROD_PORT ?? 4175);
+// The OpenAI-compatible upstream of the hybrid tests (test/upstream/server.ts): 4650 + INPAGE_PORT_OFFSET.
+export const UPSTREAM_PORT = 4650 + Number(process.env.INPAGE_PORT_OFFSET ?? 0);
 
 // Debian's Chromium; WebGPU on the CPU through SwiftShader. Playwright downloads no browser here.
 // The flags live in test/chromium-flags.json, shared with the benchmark driver.
@@ -38,6 +40,13 @@ export default defineConfig({
     },
   ],
   webServer: [
+    {
+      // Real llama.cpp (node-llama-cpp's prebuilt CPU binary) and the deterministic rules behind OpenAI's wire.
+      command: `node --import ./test/firefox/register-ts.mjs test/upstream/server.ts ${UPSTREAM_PORT}`,
+      url: `http://127.0.0.1:${UPSTREAM_PORT}/ready/_log`,
+      reuseExistingServer: !process.env.CI,
+      timeout: 60_000,
+    },
     {
       command: `npm run serve:test -- --port ${TEST_PORT}`,
       url: `http://127.0.0.1:${TEST_PORT}/`,

@@ -5,7 +5,7 @@
 // (test/bench/multi-turn.run.ts) and writes BENCHMARKS.md. Every service figure is taken in RUNS (3) runs and
 // reported as median and range, with the machine's load (`uptime`) before and after. Not part of `npm test`.
 //
-//   node --experimental-websocket scripts/bench.mjs [--no-build] [--quick] [--out FILE] [--only llama]
+//   node --experimental-websocket scripts/bench.mjs [--no-build] [--quick] [--out FILE] [--only llama|hybrid]
 //     [--llama-size 30m|300m|1b] [--llama-type q4_k|q8_0|q4_0|f16]
 //
 // The llama.cpp rows (production engine on the CPU, a synthesized ~30M-parameter model) are scripts/bench-llama.mjs;
@@ -18,6 +18,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { chromium } from '@playwright/test';
 import { benchLlama, benchLlamaOnly, llamaReport } from './bench-llama.mjs';
+import { benchHybridOnly } from './bench-hybrid.mjs';
 
 const args = new Set(process.argv.slice(2));
 const outFile = process.argv.includes('--out') ? process.argv[process.argv.indexOf('--out') + 1] : 'BENCHMARKS.md';
@@ -55,6 +56,12 @@ const log = (...a) => console.log(`[bench ${new Date().toISOString().slice(11, 1
 if (process.argv[process.argv.indexOf('--only') + 1] === 'llama' && process.argv.includes('--only')) {
   const uptime = () => execFileSync('uptime', { encoding: 'utf8' }).trim();
   await benchLlamaOnly({ outFile, quick: QUICK, noBuild: args.has('--no-build'), env, port: PORT, log, chromiumPath: CHROMIUM_PATH, chromiumArgs: CHROMIUM_ARGS, runs: QUICK ? 1 : RUNS, uptime });
+  process.exit(0);
+}
+
+if (process.argv[process.argv.indexOf('--only') + 1] === 'hybrid' && process.argv.includes('--only')) {
+  const uptime = () => execFileSync('uptime', { encoding: 'utf8' }).trim();
+  await benchHybridOnly({ outFile, quick: QUICK, noBuild: args.has('--no-build'), env, port: PORT, log, chromiumPath: CHROMIUM_PATH, chromiumArgs: CHROMIUM_ARGS, uptime });
   process.exit(0);
 }
 

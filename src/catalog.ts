@@ -3,6 +3,7 @@
 // the engine's port offer (so `installInpage({config})` reaches it too); engines build their own from the config.
 import { DEFAULT_CATALOG, ModelConfigError, buildCatalog, type ModelCatalog } from './model-config';
 import type { Variant } from './variants';
+import { buildUpstreamPlan, type UpstreamPlan } from './upstreams';
 
 let active: ModelCatalog = DEFAULT_CATALOG;
 
@@ -36,4 +37,17 @@ export function adoptModels(models: unknown, source: string): ModelCatalog {
     throw err;
   }
   return active;
+}
+
+/**
+ * Start-up: checks the deployment's `upstreams` setting against the catalog's routes (hybrid, docs/hybrid.md).
+ * Throws a ModelConfigError saying where the setting came from and naming the bad field (a literal key first).
+ */
+export function checkUpstreams(upstreams: unknown, catalog: ModelCatalog, source: string, origin: string): UpstreamPlan {
+  try {
+    return buildUpstreamPlan(upstreams, catalog, origin);
+  } catch (err) {
+    if (err instanceof ModelConfigError) throw new ModelConfigError(`${source}: ${err.message}`);
+    throw err;
+  }
 }

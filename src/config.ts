@@ -36,6 +36,11 @@ export interface InpageConfig {
   ggufBaseUrl: string;
   /** CPU threads llama.cpp may use; 0: all logical cores (one when the page is not cross-origin isolated). */
   llamaThreads: number;
+  /**
+   * Hybrid (docs/hybrid.md): OpenAI-compatible servers by name, which `models` entries send ids to. src/upstreams.ts
+   * declares the shape; a literal API key in it is refused at start-up (this file is served to every visitor).
+   */
+  upstreams: Record<string, unknown>;
 }
 
 /** The test build's knobs with their defaults, settings beside the deployment's; none in `npm run build`. */
@@ -57,6 +62,7 @@ export const DEFAULT_CONFIG: Readonly<InpageConfig> = {
   engineChoice: 'auto',
   ggufBaseUrl: '',
   llamaThreads: 0,
+  upstreams: {},
   ...TEST_KNOB_DEFAULTS,
 };
 

@@ -8,7 +8,7 @@ import type { InpageConfig } from './config';
 export const WEBLLM_MODEL_HOSTS = ['https://huggingface.co', 'https://*.huggingface.co', 'https://*.hf.co'] as const;
 export const WEBLLM_LIB_HOSTS = ['https://raw.githubusercontent.com'] as const;
 
-type ModelSource = Pick<InpageConfig, 'modelBaseUrl' | 'modelLibBaseUrl'> & { ggufBaseUrl?: string };
+type ModelSource = Pick<InpageConfig, 'modelBaseUrl' | 'modelLibBaseUrl'> & { ggufBaseUrl?: string; upstreams?: unknown };
 
 function originOf(url: string, origin: string): string | null {
   try {
@@ -31,6 +31,21 @@ export function modelHostSources(config: ModelSource, origin: string): string[] 
   add(config.modelLibBaseUrl, WEBLLM_LIB_HOSTS);
   // llama.cpp's GGUF files: Hugging Face unless the deployment names another host.
   add(config.ggufBaseUrl ?? '', WEBLLM_MODEL_HOSTS);
+  return [...out];
+}
+
+/**
+ * The origins of the configured upstreams (hybrid, docs/hybrid.md), read leniently: the setting is checked as a whole
+ * at start-up (src/upstreams.ts), where a bad one stops the start.
+ */
+export function upstreamOrigins(upstreams: unknown, origin: string): string[] {
+  if (!upstreams || typeof upstreams !== 'object' || Array.isArray(upstreams)) return [];
+  const out = new Set<string>();
+  for (const entry of Object.values(upstreams)) {
+    const url = (entry as { url?: unknown } | null)?.url;
+    const host = typeof url === 'string' ? originOf(url, origin) : null;
+    if (host && host !== origin) out.add(host);
+  }
   return [...out];
 }
 
@@ -63,8 +78,9 @@ export function imageUrlAllowed(url: string, config: ModelSource, origin: string
  * scripts of the origin or blobs (an engine may run its own workers), and fetches to the origin and the model
  * hosts only.
  */
-export function engineWorkerCsp(config: ModelSource, origin: string): string {
-  const hosts = modelHostSources(config, origin).join(' ');
+export function engineWorkerCsp(config: ModelSource, origin: string, connections: readonly string[] = []): string {
+  // Hybrid: the configured upstreams' origins, and those of the connections people added in the workspace.
+  const hosts = [...new Set([...modelHostSources(config, origin), ...upstreamOrigins(config.upstreams, origin), ...connections])].join(' ');
   return [
     "default-src 'none'",
     "script-src 'self' 'wasm-unsafe-eval'",

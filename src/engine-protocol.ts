@@ -51,6 +51,18 @@ export interface ModelStatus {
    * llama.cpp default, a Qwen3-VL Thinking model, thinks; its web-llm model does not). /v1/models' `reasoning`.
    */
   thinks?: boolean;
+  /** Hybrid (docs/hybrid.md): the id's mode, the side that would answer a request now, and why. */
+  serving?: Serving;
+}
+
+/** Which side would answer an id now (hybrid), told per id by the composite's status. */
+export interface Serving {
+  mode: 'local' | 'prefer-local' | 'prefer-upstream' | 'upstream';
+  /** The side a request would go to now. */
+  engine: 'local' | 'upstream';
+  why: string;
+  /** The upstream this id may go to: its name, host and model name there. */
+  upstream?: { name: string; host: string; model: string };
 }
 
 /** What downloading a model will fetch, told before the download starts. */
@@ -95,7 +107,7 @@ export type FromEngine =
   /** Taken in (queued); proves the port is alive. */
   | { type: 'accepted'; id: string }
   /** Checks passed, generation begins: the service worker may now send its 200. */
-  | { type: 'start'; id: string; fingerprint: string }
+  | { type: 'start'; id: string; fingerprint: string; servedBy?: string }
   /**
    * The next events of the generation, in order: those the engine produced in one turn travel together, as
    * the JSON text of an `EngineEvent[]` (packEvents / unpackEvents).

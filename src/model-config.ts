@@ -17,6 +17,7 @@ function buildSchemas() {
   // zod's mini build (src/protocol/zod.ts, `jitless` there: the page's CSP forbids eval): `z.optional(x)`,
   // `x.check(z.minLength(1))` where the classic build chains `x.optional()`, `x.min(1)`.
   const positiveInt = z.int().check(z.minimum(1));
+  const nonEmptyName = z.string().check(z.minLength(1), z.maxLength(256));
 
   /** The shape of one layer's KV cache, from the model's config.json; lets the engine size the context. */
   const kvShape = z.strictObject({ layers: positiveInt, kvHeads: positiveInt, headDim: positiveInt });
@@ -74,6 +75,12 @@ function buildSchemas() {
     contextLength: z.optional(positiveInt),
     /** With `contextLength`, lets the engine give the model more than web-llm's default 4096 tokens. */
     kv: z.optional(kvShape),
+    /**
+     * Hybrid (docs/hybrid.md): which side answers this id. Default: `local` without `upstream`, `prefer-local` with.
+     */
+    mode: z.optional(z.enum(MODES)),
+    /** Hybrid: the upstream server (`via`, a name in the `upstreams` setting) and its name for the model. */
+    upstream: z.optional(z.strictObject({ via: z.optional(nonEmptyName), model: nonEmptyName })),
   };
 
   const nonEmpty = z.string().check(z.minLength(1));
@@ -133,6 +140,20 @@ export type WebLlmEntry = z.output<Schemas['webllmEntry']>;
 export type LlamaCppEntry = z.output<Schemas['llamacppEntry']>;
 export type ModelEntry = WebLlmEntry | LlamaCppEntry;
 export type ModelsConfig = Record<string, ModelEntry>;
+
+/**
+ * Hybrid modes (docs/hybrid.md), per id: `local` never asks an upstream; `prefer-local` answers locally when this
+ * device can run the model and its weights are ready, else upstream; `prefer-upstream` answers upstream unless it is
+ * unreachable or the browser is offline; `upstream` never runs locally.
+ */
+export const MODES = ['local', 'prefer-local', 'prefer-upstream', 'upstream'] as const;
+export type Mode = (typeof MODES)[number];
+
+/** Where one id is answered: its mode and, unless `local`, the upstream (by name) and that server's model name. */
+export interface Route {
+  mode: Mode;
+  upstream?: { via?: string; model: string };
+}
 
 /** Engines a `models` entry may name. */
 export const ENGINES = ['webllm', 'llamacpp'] as const;
@@ -214,6 +235,8 @@ export interface ModelCatalog {
   groups: Record<string, WeightGroupSpec>;
   /** web-llm model id → the hashes its files must have, from every entry's `integrity` (hidden ones too). */
   pins: Record<string, ModelIntegrity & { pinnedBy: string }>;
+  /** Hybrid: the ids an entry gives a mode or an upstream (the rest are `local`). Checked against `upstreams` by src/upstreams.ts. */
+  routes: Record<string, Route>;
 }
 
 /** Unix seconds for the deployment's own ids: after the five's, in the order they are configured. */
@@ -243,6 +266,9 @@ function ggufGroupName(url: string, taken: (name: string) => boolean): string {
 
 /** Checks what a parsed entry says as a whole (shape is zod's job). Throws a ModelConfigError naming it. */
 function checkEntry(id: string, e: ModelEntry): void {
+  if (e.mode !== undefined && e.mode !== 'local' && e.upstream === undefined) {
+    throw new ModelConfigError(`${where(id, ['mode'])}: '${e.mode}' needs 'upstream' (the server's name for the model, and 'via' the upstream it is on)`);
+  }
   if (e.kv !== undefined && e.contextLength === undefined) {
     throw new ModelConfigError(`${where(id, ['kv'])}: give 'contextLength' (the trained maximum) with 'kv'`);
   }
@@ -332,6 +358,11 @@ export function buildCatalog(models: unknown): ModelCatalog {
   const groups: Record<string, WeightGroupSpec> = {};
   const keyToGroup = new Map<string, string>();
   let own = 0;
+  const routes: Record<string, Route> = {};
+  for (const [id, e] of entries) {
+    if (e.hidden || (e.mode === undefined && e.upstream === undefined)) continue;
+    routes[id] = { mode: e.mode ?? (e.upstream ? 'prefer-local' : 'local'), ...(e.upstream ? { upstream: { ...e.upstream } } : {}) };
+  }
   const ids = [...VARIANT_IDS, ...[...entries.keys()].filter((id) => !isVariantId(id))];
   for (const id of ids) {
     const e = entries.get(id);
@@ -377,7 +408,7 @@ export function buildCatalog(models: unknown): ModelCatalog {
     });
   }
   if (variants.length === 0) throw new ModelConfigError('models: every model is hidden; the service would offer none');
-  return { variants, groups, pins };
+  return { variants, groups, pins, routes };
 }
 
 /** The five as they ship. */

@@ -10,7 +10,7 @@
 import { DEFAULT_CONFIG, fetchDeploymentConfig, mergeConfig, type InpageConfig } from '../config';
 import { createKey, listKeys, revokeKey, verifyKey, type CreatedKey } from '../keys/key-store';
 import { getWorkspace, registerWorkspace } from '../keys/workspace';
-import { adoptModels } from '../catalog';
+import { adoptModels, checkUpstreams } from '../catalog';
 import { VARIANT_IDS, type ModelId, type VariantId } from '../variants';
 import { hostEngine, type EngineHost } from '../page/engine-host';
 import { claimEngine } from '../page/engine-lock';
@@ -147,7 +147,9 @@ async function ownWorkerRunsInpage(): Promise<void> {
 export async function installInpage(options: InstallOptions = {}): Promise<InpageService> {
   const deployed = mergeConfig({ ...DEFAULT_CONFIG }, await fetchDeploymentConfig(location.origin));
   const config = mergeConfig(deployed, (options.config ?? {}) as Record<string, unknown>);
-  const offered = adoptModels(config.models, 'installInpage({config})').variants.map((v) => v.id);
+  const catalog = adoptModels(config.models, 'installInpage({config})');
+  checkUpstreams(config.upstreams, catalog, 'installInpage({config})', location.origin);
+  const offered = catalog.variants.map((v) => v.id);
   const models = [...(options.models ?? offered)];
   const unknown = models.filter((id) => !offered.includes(id));
   if (unknown.length > 0) throw new Error(`Unknown inpage model ${unknown.map((id) => `'${id}'`).join(', ')}; choose from ${offered.join(', ')}.`);

@@ -1,5 +1,5 @@
 // The page entry: register the service worker, host the engine, and offer a small API on `window.inpage`.
-import { adoptModels } from '../catalog';
+import { adoptModels, checkUpstreams } from '../catalog';
 import { loadConfig, refusedUrlSettings } from '../config';
 import { createKey, deleteKey, listKeys, revokeKey } from '../keys/key-store';
 import { getWorkspace, registerWorkspace } from '../keys/workspace';
@@ -74,7 +74,9 @@ async function boot(): Promise<{ api: InpageApi; engine: Promise<void> }> {
   const controlled = registerServiceWorker();
   // A bad `models` setting stops the start (inpageReady rejects), with the entry named on the page.
   const config = loadConfig(location).then((settings) => {
-    adoptModels(settings.models, 'inpage.config.json');
+    const catalog = adoptModels(settings.models, 'inpage.config.json');
+    // A literal API key (or a route to an upstream that is not there) stops the start, naming the field.
+    checkUpstreams(settings.upstreams, catalog, 'inpage.config.json', location.origin);
     return settings;
   });
   // `?engine=off` makes this page a plain client of another tab's engine.

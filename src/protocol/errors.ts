@@ -25,7 +25,15 @@ export type ErrorCode =
   | 'service_unavailable'
   | 'webgpu_unavailable'
   | 'model_load_failed'
-  | 'model_too_large_for_device';
+  | 'model_too_large_for_device'
+  /** Upstream (docs/hybrid.md): the server refused the request itself (a 4xx other than 401/403/429): its status. */
+  | 'upstream_rejected'
+  /** Upstream: unreachable, offline, refused inpage's credentials (401/403), or mode `upstream` with no way there. */
+  | 'upstream_unavailable'
+  /** Upstream: no first byte within the configured time. */
+  | 'upstream_timeout'
+  /** Upstream: a 5xx, or output inpage cannot read (not JSON, a broken stream). */
+  | 'upstream_error';
 
 export interface ErrorObject {
   message: string;
@@ -68,7 +76,14 @@ const STATUS_OF: Record<ErrorCode, number> = {
   webgpu_unavailable: 503,
   model_load_failed: 503,
   model_too_large_for_device: 503,
+  upstream_rejected: 400,
+  upstream_unavailable: 503,
+  upstream_timeout: 504,
+  upstream_error: 502,
 };
+
+/** Codes whose status is the one given with the error (an upstream's own 4xx), not one fixed per code. */
+const OWN_STATUS: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['upstream_rejected']);
 
 /** Codes kept here only to pick the status: OpenAI sends these errors with `code: null`, and so does inpage. */
 const SENT_AS_NULL: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['item_not_found', 'duplicate_item']);
@@ -86,12 +101,14 @@ export class ApiError extends Error {
   /** Seconds, sent as `retry-after` (only for 429). */
   readonly retryAfter: number | undefined;
 
-  constructor(code: ErrorCode, message: string, options: { param?: string | null; retryAfter?: number } = {}) {
+  constructor(code: ErrorCode, message: string, options: { param?: string | null; retryAfter?: number; status?: number } = {}) {
     super(message);
     this.name = 'ApiError';
     this.code = code;
-    this.status = STATUS_OF[code];
-    this.type = typeOf(code);
+    // Only an upstream's refusal keeps its own status (400–499); every other code has its one status.
+    const own = options.status;
+    this.status = OWN_STATUS.has(code) && own !== undefined && Number.isInteger(own) && own >= 400 && own < 500 ? own : STATUS_OF[code];
+    this.type = this.status >= 500 ? 'server_error' : typeOf(code);
     this.param = options.param ?? null;
     this.retryAfter = options.retryAfter;
   }
@@ -109,7 +126,7 @@ export class ApiError extends Error {
 
   static fromData(data: ApiErrorData): ApiError {
     const code = data.code && data.code in STATUS_OF ? data.code : 'internal_error';
-    const opts: { param: string | null; retryAfter?: number } = { param: data.param };
+    const opts: { param: string | null; retryAfter?: number; status?: number } = { param: data.param, status: data.status };
     if (data.retryAfter !== undefined) opts.retryAfter = data.retryAfter;
     return new ApiError(code, data.message, opts);
   }

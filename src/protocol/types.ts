@@ -125,6 +125,10 @@ export interface ModelObject {
   state: ModelState;
   /** Which engine serves the model here and where it runs, once the engine has chosen. */
   engine?: { name: 'webllm' | 'llamacpp'; device: 'webgpu' | 'cpu'; threads?: number };
+  /** Hybrid (docs/hybrid.md): the id's mode, when upstreams are configured. */
+  mode?: 'local' | 'prefer-local' | 'prefer-upstream' | 'upstream';
+  /** Hybrid: the side that would answer a request now, and why. */
+  serving?: { engine: 'local' | 'upstream'; why: string; upstream?: { name: string; host: string; model: string } };
 }
 
 export interface ModelList {

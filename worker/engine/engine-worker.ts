@@ -9,6 +9,15 @@ import { CONTROL_CAPABILITIES, complete, type CompleteEngine } from './engine';
 import { EventBatch, nextTurn } from './shared/event-batch';
 import { Scheduler } from './scheduler';
 
+/** Whether a person added an upstream connection in the workspace (hybrid); answered without loading the composite. */
+async function hasConnections(): Promise<boolean> {
+  try {
+    return (await import('../../src/upstream-connections')).hasConnections();
+  } catch {
+    return false;
+  }
+}
+
 let engine: CompleteEngine | null = null;
 let scheduler: Scheduler | null = null;
 const later = nextTurn();
@@ -34,7 +43,7 @@ function serve(port: MessagePort): void {
         const done = () => (batch.flush(), mine.delete(id));
         scheduler.submit(id, message.request, {
           accepted: () => post({ type: 'accepted', id }),
-          start: (fingerprint) => post({ type: 'start', id, fingerprint }),
+          start: (fingerprint, servedBy) => post({ type: 'start', id, fingerprint, ...(servedBy ? { servedBy } : {}) }),
           event: (event) => batch.push(event),
           end: () => (done(), post({ type: 'end', id })),
           error: (error, spent) => (done(), post({ type: 'error', id, error: error.toData(), ...(spent ? { spent } : {}) })),
@@ -72,8 +81,11 @@ function serve(port: MessagePort): void {
 /** Creates the engine once. Its implementation (web-llm: megabytes of script and wasm) is loaded only now. */
 let creating: Promise<void> | null = null;
 function create(config: InpageConfig): Promise<void> {
-  creating ??= import('#engine-impl').then(({ createEngine }) => {
-    engine = complete(createEngine(config));
+  creating ??= import('#engine-impl').then(async ({ createEngine }) => {
+    // Hybrid (docs/hybrid.md): with upstreams configured, the composite that routes each request around the local
+    // engine; its chunk is loaded only then.
+    const local = createEngine(config);
+    engine = complete(Object.keys(config.upstreams ?? {}).length > 0 || (await hasConnections()) ? await (await import('./hybrid')).withUpstreams(local, config, self.location.origin) : local);
     scheduler = new Scheduler(engine, config.queueDepth);
   });
   creating.catch(() => (creating = null));

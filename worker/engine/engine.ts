@@ -1,7 +1,7 @@
 // The contract every engine implementation meets: web-llm in production, the deterministic one in tests.
 import type { EngineCapabilities } from '../../src/engine-control';
 import type { InpageConfig } from '../../src/config';
-import type { EngineEvent, ModelRuntime, ModelStatus } from '../../src/engine-protocol';
+import type { EngineEvent, EngineRequest, ModelRuntime, ModelStatus } from '../../src/engine-protocol';
 import type { Usage } from '../../src/protocol/types';
 import type { PlannedRequest } from './shared/plan';
 import { ApiError } from '../../src/protocol/errors';
@@ -18,7 +18,21 @@ export interface Generation {
    * books the pieces it delivered.
    */
   spent?(): Promise<Usage | null>;
+  /**
+   * Where it runs, for the answer's `x-inpage-served-by` header: `local`, or `upstream; host=…` (hybrid,
+   * docs/hybrid.md). Absent: `local`.
+   */
+  servedBy?: string;
 }
+
+/**
+ * One side a request may be answered on (hybrid, docs/hybrid.md): the local engine, in its one-at-a-time queue, or an
+ * upstream server, in that upstream's lane (at most `limit` at once, never behind the local queue).
+ */
+export type Side = { kind: 'local' } | { kind: 'upstream'; lane: string; limit: number };
+
+/** The one side of an engine without upstreams. */
+export const LOCAL_ONLY: readonly Side[] = [{ kind: 'local' }];
 
 /** Usage of a generation that ended early: `prompt` tokens and `completion` tokens generated so far. */
 export function spentUsage(prompt: number, completion: number, cached = 0, reasoning = 0): Usage {
@@ -43,7 +57,7 @@ export interface Engine extends Partial<EngineCapabilities> {
    * Throws an ApiError before anything is generated; afterwards failures are thrown from `events`.
    * Aborting `signal` ends `events` promptly.
    */
-  generate(request: PlannedRequest, signal: AbortSignal): Promise<Generation>;
+  generate(request: PlannedRequest, signal: AbortSignal, side?: Side): Promise<Generation>;
   status(): ModelStatus[];
   /** Called on every status change, including download progress. */
   onStatus(listener: () => void): void;
@@ -63,9 +77,15 @@ export interface Engine extends Partial<EngineCapabilities> {
    * place): `embedding` events, one per input in order, then a `finish` whose usage counts the prompt tokens.
    * Throws an ApiError before anything is produced, as `generate` does. Default: refused (`Unsupported`).
    */
-  embed?(request: EmbeddingRequest, signal: AbortSignal): Promise<Generation>;
+  embed?(request: EmbeddingRequest, signal: AbortSignal, side?: Side): Promise<Generation>;
   /** Optional: where it runs its models (for statuses, /v1/models and the Models area). Default: not said. */
   runtime?(): ModelRuntime | undefined;
+  /**
+   * Optional (hybrid): the sides that may answer `request`, in the order to try them, decided before anything is
+   * sent; a failure of one before its first token moves on to the next. Throws an ApiError when none may (mode
+   * `upstream` while offline). Default: the local engine alone. `generate` and `embed` are then called with the side.
+   */
+  route?(request: EngineRequest): readonly Side[];
 }
 
 /** The capabilities the page controls (EngineControl forwards each to the engine), listed for the engine worker. */
@@ -107,6 +127,7 @@ export function complete(engine: Engine): CompleteEngine {
       throw cannotEmbed(request.model);
     },
     runtime: () => undefined,
+    route: () => LOCAL_ONLY,
     adapter: async () => ({ available: false, reason: 'This engine reports no GPU.', features: [], shaderF16: false }),
     load: async () => undefined,
     unload: async () => undefined,

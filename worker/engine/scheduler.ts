@@ -1,16 +1,32 @@
-// One generation at a time, first come first served, with a bounded wait list (429 beyond it).
+// One generation at a time, first come first served, with a bounded wait list (429 beyond it). Hybrid
+// (docs/hybrid.md): a request an upstream answers runs at once in that upstream's lane, beside the local queue, up to
+// the upstream's limit (429 beyond it); a side that fails before its first token hands the request to the next side
+// the engine's route allows.
 import { ApiError } from '../../src/protocol/errors';
 import type { EngineEvent, EngineRequest } from '../../src/engine-protocol';
 import type { Usage } from '../../src/protocol/types';
 import { isEmbeddingRequest } from '../../src/protocol/embeddings';
-import { cannotEmbed, complete, type CompleteEngine, type Engine, type Generation } from './engine';
+import { cannotEmbed, complete, type CompleteEngine, type Engine, type Generation, type Side } from './engine';
 import { withPlan, type PlannedRequest } from './shared/plan';
 import type { EmbeddingRequest } from '../../src/protocol/embeddings';
+
+/** Failures of a side that mean "this side cannot answer now" (not "this request is wrong"): the next side may try. */
+const FALLS_OVER: ReadonlySet<string> = new Set([
+  'upstream_unavailable',
+  'upstream_timeout',
+  'upstream_error',
+  'queue_full',
+  'engine_unavailable',
+  'webgpu_unavailable',
+  'model_load_failed',
+  'model_too_large_for_device',
+]);
 
 /** Where one request's replies go; nothing is sent after `end` or `error`, or once the caller aborted. */
 export interface RequestSink {
   accepted(): void;
-  start(fingerprint: string): void;
+  /** `servedBy`: where it runs, for the `x-inpage-served-by` header (absent: local). */
+  start(fingerprint: string, servedBy?: string): void;
   event(event: EngineEvent): void;
   end(): void;
   /** `spent`: what a generation that had started cost before it failed, when the engine can tell. */
@@ -24,6 +40,12 @@ interface Job {
   request: PlannedRequest | EmbeddingRequest;
   sink: RequestSink;
   abort: AbortController;
+  /** The sides the engine's route allows, in order, and the one tried now. */
+  sides: readonly Side[];
+  at: number;
+  /** The failure of an earlier side, said along with the last one's if every side fails. */
+  earlier?: ApiError;
+  isAccepted?: boolean;
 }
 
 export class Scheduler {
@@ -33,6 +55,8 @@ export class Scheduler {
   private averageMs = 1000;
 
   private readonly engine: CompleteEngine;
+  /** Upstream lanes by name: the jobs running there now. */
+  private readonly lanes = new Map<string, Set<Job>>();
 
   constructor(
     engine: Engine,
@@ -50,37 +74,81 @@ export class Scheduler {
   }
 
   submit(id: string, given: EngineRequest, sink: RequestSink): void {
-    if (this.running && this.waiting.length >= this.depth) {
-      const retryAfter = Math.max(1, Math.ceil((this.averageMs * (this.waiting.length + 1)) / 1000));
-      sink.error(
-        new ApiError('queue_full', `The generation queue is full (${this.depth} waiting); retry in ${retryAfter} s.`, { retryAfter }),
-      );
-      return;
-    }
     let request: PlannedRequest | EmbeddingRequest;
+    let sides: readonly Side[];
     try {
       // The one plan of a chat request, made before any engine sees it (shared/plan.ts).
       request = isEmbeddingRequest(given) ? given : withPlan(given);
-      // A request this engine cannot honour is refused now, not after waiting its turn.
-      if (!isEmbeddingRequest(request)) this.engine.supports(request);
-      else if (!this.engine.has.has('embed')) throw cannotEmbed(request.model);
+      sides = this.engine.route(request);
     } catch (err) {
       sink.error(ApiError.from(err));
       return;
     }
-    sink.accepted();
-    this.waiting.push({ id, request, sink, abort: new AbortController() });
+    this.dispatch({ id, request, sink, abort: new AbortController(), sides, at: 0 });
+  }
+
+  /** Sends the job to its current side, or on to the next when this one cannot take it now. */
+  private dispatch(job: Job): void {
+    const side = job.sides[job.at];
+    if (!side) return;
+    const more = job.at + 1 < job.sides.length;
+    if (side.kind === 'upstream') {
+      const lane = this.lanes.get(side.lane) ?? new Set<Job>();
+      this.lanes.set(side.lane, lane);
+      if (lane.size >= side.limit) {
+        const full = new ApiError('queue_full', `The upstream '${side.lane}' is answering ${side.limit} requests, its limit; retry in 1 s.`, { retryAfter: 1 });
+        return this.next(job, full, more);
+      }
+      this.accept(job);
+      lane.add(job);
+      void this.run(job, side).finally(() => lane.delete(job));
+      return;
+    }
+    if (this.running && this.waiting.length >= this.depth) {
+      const retryAfter = Math.max(1, Math.ceil((this.averageMs * (this.waiting.length + 1)) / 1000));
+      const full = new ApiError('queue_full', `The generation queue is full (${this.depth} waiting); retry in ${retryAfter} s.`, { retryAfter });
+      return this.next(job, full, more);
+    }
+    try {
+      // A request this engine cannot honour is refused now, not after waiting its turn.
+      if (!isEmbeddingRequest(job.request)) this.engine.supports(job.request);
+      else if (!this.engine.has.has('embed')) throw cannotEmbed(job.request.model);
+    } catch (err) {
+      return this.next(job, ApiError.from(err), more);
+    }
+    this.accept(job);
+    this.waiting.push(job);
     void this.pump();
+  }
+
+  private accept(job: Job): void {
+    if (job.isAccepted) return;
+    job.isAccepted = true;
+    job.sink.accepted();
+  }
+
+  /** A side failed before it began: the next side, if the failure allows it, or the error (with the earlier one's words). */
+  private next(job: Job, error: ApiError, more: boolean, spent?: Usage): void {
+    if (more && FALLS_OVER.has(error.code) && !job.abort.signal.aborted) {
+      job.earlier ??= error;
+      job.at++;
+      this.dispatch(job);
+      return;
+    }
+    const said = job.earlier && job.earlier.message !== error.message ? new ApiError(error.code, `${error.message} (Tried first: ${job.earlier.message})`, { param: error.param, retryAfter: error.retryAfter, status: error.status }) : error;
+    job.sink.error(said, spent);
   }
 
   /** Takes a waiting request out of the queue, or interrupts the running one. */
   abort(id: string): void {
     const index = this.waiting.findIndex((job) => job.id === id);
     if (index >= 0) {
+      this.waiting[index]!.abort.abort();
       this.waiting.splice(index, 1);
       return;
     }
     if (this.running?.id === id) this.running.abort.abort();
+    for (const lane of this.lanes.values()) for (const job of lane) if (job.id === id) job.abort.abort();
   }
 
   private async pump(): Promise<void> {
@@ -90,7 +158,7 @@ export class Scheduler {
     this.running = job;
     const began = performance.now();
     try {
-      await this.run(job);
+      await this.run(job, job.sides[job.at] ?? { kind: 'local' });
     } finally {
       this.averageMs = 0.8 * this.averageMs + 0.2 * (performance.now() - began);
       this.running = null;
@@ -98,7 +166,8 @@ export class Scheduler {
     }
   }
 
-  private async run({ request, sink, abort }: Job): Promise<void> {
+  private async run(job: Job, side: Side): Promise<void> {
+    const { request, sink, abort } = job;
     const { signal } = abort;
     let started: Generation | null = null;
     /** What the started generation cost, once it has stopped (null: the engine cannot tell). */
@@ -106,10 +175,10 @@ export class Scheduler {
     try {
       // Embeddings wait their turn in the same queue as generations: one request holds the GPU at a time.
       const generation: Generation = isEmbeddingRequest(request)
-        ? await this.engine.embed(request, signal)
-        : await this.engine.generate(request, signal);
+        ? await this.engine.embed(request, signal, side)
+        : await this.engine.generate(request, signal, side);
       if (signal.aborted) return;
-      sink.start(generation.fingerprint);
+      sink.start(generation.fingerprint, generation.servedBy);
       started = generation;
       for await (const event of generation.events) {
         if (signal.aborted) break;
@@ -118,8 +187,15 @@ export class Scheduler {
       if (!signal.aborted) sink.end();
     } catch (err) {
       if (!signal.aborted) {
-        const cost = await spent();
-        sink.error(ApiError.from(err), cost ?? undefined);
+        const error = ApiError.from(err);
+        if (!started) {
+          // Before its first token: the next side, where the route allows (after this turn: the local queue's
+          // pump must move on first).
+          queueMicrotask(() => this.next(job, error, job.at + 1 < job.sides.length));
+        } else {
+          const cost = await spent();
+          sink.error(error, cost ?? undefined);
+        }
       }
     }
     // Aborted after it began: the engine has stopped (its events ended); say what it cost. Held in the queue

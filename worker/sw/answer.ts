@@ -7,6 +7,9 @@ import type { EngineLink } from './engine-link';
 import { JSON_TYPE } from './respond';
 import type { Booking } from './usage-book';
 
+/** The header that says where an answer ran (docs/hybrid.md). */
+export const SERVED_BY = 'x-inpage-served-by';
+
 /**
  * How one API writes a started generation: chat completions, Responses and legacy completions each have one;
  * the engine call, abort handling and failure rules are shared (runAnswer).
@@ -122,6 +125,8 @@ export async function runAnswer(
       cancel.abort();
     },
   });
-  const headers = stream ? { ...SSE_HEADERS } : { 'content-type': JSON_TYPE };
+  const headers: Record<string, string> = stream ? { ...SSE_HEADERS } : { 'content-type': JSON_TYPE };
+  // Where it ran, on every answer (hybrid, docs/hybrid.md): `local`, or `upstream; host=…`.
+  headers[SERVED_BY] = run.servedBy;
   return new Response(body, { status: 200, headers });
 }

@@ -70,6 +70,8 @@ export function createApp(link: EngineLink): Hono<AuthEnv> {
         vision: v.vision,
         ...(v.embeddings ? { embeddings: true as const, dimensions: v.embeddings.dimensions } : {}),
         state: status?.state ?? 'unavailable',
+        // Hybrid (docs/hybrid.md): the mode, the side that would answer now and why.
+        ...(status?.serving ? { mode: status.serving.mode, serving: { engine: status.serving.engine, why: status.serving.why, ...(status.serving.upstream ? { upstream: status.serving.upstream } : {}) } } : {}),
         ...(status?.runtime ? { engine: { name: status.runtime.engine, device: status.runtime.device, ...(status.runtime.threads ? { threads: status.runtime.threads } : {}) } } : {}),
       };
     });

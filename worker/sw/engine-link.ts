@@ -332,6 +332,7 @@ export class EngineLink {
             case 'start':
               this.pending.get(id)!.started = true;
               run.fingerprint = m.fingerprint;
+              run.servedBy = m.servedBy ?? 'local';
               resolveStart();
               return;
             case 'events':
@@ -384,6 +385,8 @@ export class EngineLink {
  */
 export class EngineRun implements AsyncIterable<EngineEvent> {
   fingerprint = '';
+  /** Where it runs (hybrid): `local`, or `upstream; host=…`; the answer's `x-inpage-served-by` header. */
+  servedBy = 'local';
   private settle!: (spent: Usage | null) => void;
   /**
    * What the generation cost when it ended without its finish (aborted, or failed part-way), as the engine

@@ -5,6 +5,7 @@ import { matchPrecache } from 'workbox-precaching';
 import { DEFAULT_CONFIG, mergeConfig, type InpageConfig } from '../../src/config';
 import { engineWorkerCsp } from '../../src/csp';
 import { isolated } from '../../src/isolation';
+import { listConnections } from '../../src/upstream-connections';
 
 const CONFIG_CACHE = 'inpage-config';
 const CONFIG_PATH = '/inpage.config.json';
@@ -38,6 +39,10 @@ export async function serveWorkerScript(request: Request, origin: string): Promi
     deploymentConfig(origin),
   ]);
   const headers = new Headers(script.headers);
-  headers.set('content-security-policy', engineWorkerCsp(config, origin));
+  // Hybrid: the servers of the connections people added in the workspace may be reached too.
+  const connections = await listConnections()
+    .then((list) => list.map((c) => new URL(c.url).origin))
+    .catch(() => []);
+  headers.set('content-security-policy', engineWorkerCsp(config, origin, connections));
   return isolated(new Response(script.body, { status: script.status, statusText: script.statusText, headers }));
 }

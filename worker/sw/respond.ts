@@ -11,5 +11,7 @@ export function errorResponse(err: unknown): Response {
   const error = ApiError.from(err);
   const headers: Record<string, string> = {};
   if (error.retryAfter !== undefined) headers['retry-after'] = String(error.retryAfter);
+  // An upstream's failure says where it came from (hybrid, docs/hybrid.md), as its answers do.
+  if (error.code.startsWith('upstream_')) headers['x-inpage-served-by'] = 'upstream';
   return jsonResponse(error.toBody(), error.status, headers);
 }

@@ -11,6 +11,7 @@ import { formatBytes, formatDuration, formatInteger, formatRate } from './format
 import { cardOf, cardTitle } from '../../model-cards';
 import { approveDownload, sizeSource, sizeText, useDownloadSize } from './download-ask';
 import { ModelStorage } from './model-storage';
+import { UpstreamConnections } from './upstream-connections';
 import { NoWebGpu } from './no-webgpu';
 import { getState, useUi, type UiState } from './store';
 import { Notice, errorText } from './widgets';
@@ -227,6 +228,15 @@ function ModelCard(props: { id: ModelId; status: ModelStatus | undefined; rate: 
       // A model the deployment configured (no card here): its id, as the engine names it.
       !card && status?.modelId && h('dt', null, 'Model'),
       !card && status?.modelId && h('dd', { 'data-testid': 'real-model' }, status.modelId),
+      // Hybrid (docs/hybrid.md): the mode and the side that answers a request now, and why.
+      status?.serving && h('dt', null, 'Answered by'),
+      status?.serving &&
+        h(
+          'dd',
+          { 'data-testid': 'serving', 'data-engine': status.serving.engine, 'data-mode': status.serving.mode },
+          status.serving.engine === 'upstream' ? `The upstream ${status.serving.upstream?.name ?? ''} (${status.serving.upstream?.host ?? ''})` : 'This device',
+          h('span', { class: 'muted' }, ` · mode ${status.serving.mode}. ${status.serving.why}`),
+        ),
       status?.runtime && h('dt', null, 'Runs on'),
       status?.runtime && h('dd', { 'data-testid': 'runtime' }, runtimeText(status.runtime)),
       card && h('dt', null, 'Licence'),
@@ -348,6 +358,7 @@ export function ModelsArea() {
             ),
           ),
           h(ModelStorage, null),
+          h(UpstreamConnections, null),
         ],
   );
 }

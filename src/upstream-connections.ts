@@ -1,0 +1,84 @@
+// Hybrid (docs/hybrid.md): upstream connections a person adds in the workspace — a server's base URL, their own key,
+// and per id the server's model name and the mode — kept in this origin's IndexedDB (database `inpage-upstreams`,
+// never in a file any visitor downloads). Afterwards the key is shown only in display form (`sk-…abcd`). The engine
+// worker reads them when it starts (and when told they changed), and sends the key as `Authorization: Bearer …` to
+// that server only. What any script of the origin can read: docs/security.md.
+import type { DBSchema } from 'idb';
+import { connection } from './idb-connection';
+import { DIALECTS, type Dialect, type UpstreamSpec, DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_MS, upstreamUrl } from './upstreams';
+import { MODES, ModelConfigError, type Mode } from './model-config';
+
+export interface UpstreamConnection {
+  /** 1–64 letters, digits or . _ -: names it in messages, headers and /v1/models (`connection:<name>`). */
+  name: string;
+  url: string;
+  dialect: Dialect;
+  /** The person's own key for that server; empty for a server without one (a local Ollama). */
+  key: string;
+  /** Per inpage id: the server's model name and the mode (default `prefer-local`). */
+  models: Record<string, { model: string; mode?: Mode }>;
+  created: number;
+}
+
+interface Schema extends DBSchema {
+  connections: { key: string; value: UpstreamConnection };
+}
+
+const db = connection<Schema>('inpage-upstreams', 1, (database) => {
+  if (!database.objectStoreNames.contains('connections')) database.createObjectStore('connections', { keyPath: 'name' });
+});
+
+/** The key as the workspace shows it after it was saved: its first four and last four characters. */
+export function displayKey(key: string): string {
+  if (key === '') return '(none)';
+  return key.length <= 10 ? '…' : `${key.slice(0, 4)}…${key.slice(-4)}`;
+}
+
+/** Checks a connection as a person typed it; throws a ModelConfigError naming the field. */
+export function checkConnection(raw: Omit<UpstreamConnection, 'created'>, origin: string): Omit<UpstreamConnection, 'created'> {
+  if (!/^[A-Za-z0-9][\w.-]{0,63}$/.test(raw.name)) throw new ModelConfigError('name: 1–64 letters, digits or . _ - starting with a letter or digit');
+  const url = upstreamUrl(raw.url, 'url', origin);
+  if (!(DIALECTS as readonly string[]).includes(raw.dialect)) throw new ModelConfigError(`dialect: one of ${DIALECTS.join(', ')}`);
+  const models: UpstreamConnection['models'] = {};
+  for (const [id, m] of Object.entries(raw.models)) {
+    if (!m.model) throw new ModelConfigError(`models.${id}: give the server's name for the model`);
+    if (m.mode !== undefined && !(MODES as readonly string[]).includes(m.mode)) throw new ModelConfigError(`models.${id}.mode: one of ${MODES.join(', ')}`);
+    models[id] = { model: m.model, ...(m.mode ? { mode: m.mode } : {}) };
+  }
+  return { name: raw.name, url, dialect: raw.dialect, key: raw.key.trim(), models };
+}
+
+export async function listConnections(): Promise<UpstreamConnection[]> {
+  try {
+    return await (await db.get()).getAll('connections');
+  } catch {
+    return [];
+  }
+}
+
+export async function hasConnections(): Promise<boolean> {
+  return (await listConnections()).length > 0;
+}
+
+export async function saveConnection(raw: Omit<UpstreamConnection, 'created'>, origin: string): Promise<UpstreamConnection> {
+  const checked = { ...checkConnection(raw, origin), created: Date.now() };
+  await (await db.get()).put('connections', checked);
+  return checked;
+}
+
+export async function removeConnection(name: string): Promise<void> {
+  await (await db.get()).delete('connections', name);
+}
+
+/** A connection as an upstream the engine sends to: `connection:<name>`, with the person's key. */
+export function connectionSpec(c: UpstreamConnection): UpstreamSpec {
+  return {
+    name: `connection:${c.name}`,
+    url: c.url,
+    dialect: c.dialect,
+    credentials: 'omit',
+    concurrency: DEFAULT_CONCURRENCY,
+    timeoutMs: DEFAULT_TIMEOUT_MS,
+    ...(c.key ? { key: c.key } : {}),
+  };
+}

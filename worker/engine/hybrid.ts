@@ -1,0 +1,229 @@
+// Hybrid inference (docs/hybrid.md): the composite around the device's engine (worker/engine/production-engine.ts in
+// `npm run build`, the deterministic engine in the test build) and the upstream engine (worker/engine/upstream/).
+// Per id a mode decides, per request and before anything is sent, which sides may answer and in which order
+// (`route`); the scheduler runs an upstream side in that upstream's lane and hands a request whose side failed before
+// its first token to the next side. Loaded only when upstreams are configured or a person added a connection.
+import type { InpageConfig } from '../../src/config';
+import type { AdapterReport, ImportFile, ImportProgress, ImportReport } from '../../src/engine-control';
+import type { DownloadSize, EngineRequest, ModelRuntime, ModelStatus, Serving } from '../../src/engine-protocol';
+import type { PlannedRequest } from './shared/plan';
+import type { ChatCompletionRequest } from '../../src/protocol/types';
+import { isEmbeddingRequest, type EmbeddingRequest } from '../../src/protocol/embeddings';
+import { ApiError } from '../../src/protocol/errors';
+import { buildCatalog, type ModelCatalog } from '../../src/model-config';
+import { buildUpstreamPlan, type ResolvedRoute, type UpstreamPlan, type UpstreamSpec } from '../../src/upstreams';
+import { connectionSpec, listConnections, type UpstreamConnection } from '../../src/upstream-connections';
+import type { ModelId } from '../../src/variants';
+import { LOCAL_ONLY, complete, type CompleteEngine, type Engine, type Generation, type Side } from './engine';
+import { UpstreamEngine, describeUpstream, type UpstreamDeps, type UpstreamTarget } from './upstream';
+
+/** How long an upstream that failed is passed over by the `prefer-*` modes (no wasted request). */
+export const RECENT_FAILURE_MS = 30_000;
+
+/** Upstream failures that say the server is out of reach (not that the request was wrong). */
+const OUT_OF_REACH = new Set(['upstream_unavailable', 'upstream_timeout', 'upstream_error']);
+
+/** The plan with the people's connections laid over it: a connection's ids go to it, in the mode the person chose. */
+export function withConnections(plan: UpstreamPlan, connections: readonly UpstreamConnection[]): UpstreamPlan {
+  const upstreams = { ...plan.upstreams };
+  const routes = { ...plan.routes };
+  for (const c of connections) {
+    const spec = connectionSpec(c);
+    upstreams[spec.name] = spec;
+    for (const [id, m] of Object.entries(c.models)) routes[id] = { mode: m.mode ?? 'prefer-local', upstream: spec.name, model: m.model };
+  }
+  return { upstreams, routes };
+}
+
+export interface HybridDeps extends UpstreamDeps {
+  now(): number;
+}
+
+const realDeps: HybridDeps = {
+  fetch: (input, init) => fetch(input, init),
+  online: () => (typeof navigator === 'undefined' ? true : navigator.onLine !== false),
+  now: () => Date.now(),
+};
+
+export class HybridEngine implements Engine {
+  private readonly local: CompleteEngine;
+  private readonly upstream: UpstreamEngine;
+  private readonly failedAt = new Map<string, number>();
+  private readonly fetching = new Set<string>();
+  private readonly listeners: (() => void)[] = [];
+
+  constructor(
+    local: Engine,
+    private readonly plan: UpstreamPlan,
+    private readonly deps: HybridDeps = realDeps,
+  ) {
+    this.local = complete(local);
+    const targets: Record<string, UpstreamTarget> = {};
+    for (const [id, route] of Object.entries(plan.routes)) {
+      if (route.upstream && route.model) targets[id] = { spec: plan.upstreams[route.upstream]!, model: route.model };
+    }
+    this.upstream = new UpstreamEngine(targets, deps);
+  }
+
+  private routeOf(id: string): ResolvedRoute {
+    return this.plan.routes[id] ?? { mode: 'local' };
+  }
+
+  private specOf(route: ResolvedRoute): UpstreamSpec | undefined {
+    return route.upstream ? this.plan.upstreams[route.upstream] : undefined;
+  }
+
+  private recentlyFailed(name: string): boolean {
+    const at = this.failedAt.get(name);
+    return at !== undefined && this.deps.now() - at < RECENT_FAILURE_MS;
+  }
+
+  private localState(id: string): ModelStatus | undefined {
+    return this.local.status().find((s) => s.id === id);
+  }
+
+  /** The decision for one id now: the sides in order, and why (for /v1/models and the Models area). */
+  decide(id: string): { sides: Side[]; why: string; offline?: boolean } {
+    const route = this.routeOf(id);
+    const spec = this.specOf(route);
+    if (route.mode === 'local' || !spec) return { sides: [{ kind: 'local' }], why: 'Mode local: this device answers.' };
+    const up: Side = { kind: 'upstream', lane: spec.name, limit: spec.concurrency };
+    const local: Side = { kind: 'local' };
+    const online = this.deps.online();
+    const failed = this.recentlyFailed(spec.name);
+    const who = describeUpstream(spec.name, spec.url);
+    switch (route.mode) {
+      case 'upstream':
+        if (!online) return { sides: [], why: `Mode upstream and the browser is offline: ${who} cannot be reached and this device never answers.`, offline: true };
+        return { sides: [up], why: `Mode upstream: ${who} answers.` };
+      case 'prefer-upstream':
+        if (!online) return { sides: [local], why: 'Mode prefer-upstream, but the browser is offline: this device answers.' };
+        if (failed) return { sides: [local, up], why: `Mode prefer-upstream, but ${who} failed in the last ${RECENT_FAILURE_MS / 1000} s: this device answers.` };
+        return { sides: [up, local], why: `Mode prefer-upstream: ${who} answers (this device if it cannot).` };
+      case 'prefer-local': {
+        const state = this.localState(id);
+        if (!online) return { sides: [local], why: 'Mode prefer-local and the browser is offline: this device answers.' };
+        if (state?.state === 'ready' || state?.state === 'cached') return { sides: [local, up], why: `Mode prefer-local: the model is ${state.state === 'ready' ? 'loaded' : 'downloaded'} here, so this device answers.` };
+        if (failed) return { sides: [local, up], why: `Mode prefer-local: the model is not ready here, but ${who} failed in the last ${RECENT_FAILURE_MS / 1000} s: this device answers.` };
+        if (!state || state.state === 'unavailable') {
+          return { sides: [up], why: `Mode prefer-local, but this device cannot run it${state?.error ? ` (${state.error})` : ''}: ${who} answers.` };
+        }
+        return { sides: [up, local], why: `Mode prefer-local: the model is ${state.state.replace('_', ' ')} here, so ${who} answers meanwhile.` };
+      }
+    }
+  }
+
+  route(request: EngineRequest): readonly Side[] {
+    const id = isEmbeddingRequest(request) ? request.model : request.variant.id;
+    const decision = this.decide(id);
+    if (decision.sides.length === 0) throw new ApiError('upstream_unavailable', decision.why);
+    const route = this.routeOf(id);
+    // prefer-local while the weights are not here: they download in the background, so a later request runs locally.
+    if (route.mode === 'prefer-local' && decision.sides[0]?.kind === 'upstream' && this.localState(id)?.state === 'not_downloaded' && !this.fetching.has(id)) {
+      this.fetching.add(id);
+      void this.local.load(id).catch(() => undefined).finally(() => this.fetching.delete(id));
+    }
+    return decision.sides.length === 1 && decision.sides[0]!.kind === 'local' ? LOCAL_ONLY : decision.sides;
+  }
+
+  /** Runs one side; an upstream's out-of-reach failure is remembered (the `prefer-*` modes pass it over a while). */
+  private async onSide(side: Side | undefined, id: string, run: (engine: CompleteEngine | UpstreamEngine) => Promise<Generation>): Promise<Generation> {
+    if (side?.kind !== 'upstream') {
+      const generation = await run(this.local);
+      return generation.servedBy ? generation : { ...generation, servedBy: 'local' };
+    }
+    const name = this.routeOf(id).upstream!;
+    try {
+      const generation = await run(this.upstream);
+      this.failedAt.delete(name);
+      return generation;
+    } catch (err) {
+      if (err instanceof ApiError && OUT_OF_REACH.has(err.code)) {
+        this.failedAt.set(name, this.deps.now());
+        this.emit();
+      }
+      throw err;
+    }
+  }
+
+  generate(request: PlannedRequest, signal: AbortSignal, side?: Side): Promise<Generation> {
+    return this.onSide(side, request.variant.id, (engine) => engine.generate(request, signal));
+  }
+
+  embed(request: EmbeddingRequest, signal: AbortSignal, side?: Side): Promise<Generation> {
+    return this.onSide(side, request.model, (engine) => (engine === this.upstream ? this.upstream.embed(request, signal) : this.local.embed(request, signal)));
+  }
+
+  supports(request: PlannedRequest): void {
+    this.local.supports(request);
+  }
+
+  status(): ModelStatus[] {
+    const statuses = this.local.status();
+    return statuses.map((s) => ({ ...s, serving: this.serving(s.id) }));
+  }
+
+  private serving(id: string): Serving {
+    const route = this.routeOf(id);
+    const spec = this.specOf(route);
+    const decision = this.decide(id);
+    const first = decision.sides[0];
+    return {
+      mode: route.mode,
+      engine: first?.kind === 'upstream' || (decision.sides.length === 0 && spec) ? 'upstream' : 'local',
+      why: decision.why,
+      ...(spec && route.model ? { upstream: { name: spec.name, host: new URL(spec.url).host, model: route.model } } : {}),
+    };
+  }
+
+  private emit(): void {
+    for (const listener of this.listeners) listener();
+  }
+
+  onStatus(listener: () => void): void {
+    this.listeners.push(listener);
+    this.local.onStatus(listener);
+  }
+
+  ready(): Promise<void> {
+    return this.local.ready();
+  }
+  runtime(): ModelRuntime | undefined {
+    return this.local.runtime();
+  }
+  adapter(): Promise<AdapterReport> {
+    return this.local.adapter();
+  }
+  load(id: ModelId): Promise<void> {
+    return this.local.load(id);
+  }
+  unload(): Promise<void> {
+    return this.local.unload();
+  }
+  deleteFromCache(id: ModelId): Promise<void> {
+    return this.local.deleteFromCache(id);
+  }
+  downloadSize(id: ModelId): Promise<DownloadSize> {
+    return this.local.downloadSize(id);
+  }
+  rescan(): Promise<void> {
+    return this.local.rescan();
+  }
+  importFiles(files: ImportFile[], onProgress?: (progress: ImportProgress) => void): Promise<ImportReport> {
+    return this.local.importFiles(files, onProgress);
+  }
+  cachedModels(): Promise<string[]> {
+    return this.local.cachedModels();
+  }
+}
+
+/**
+ * The engine worker's engine with upstreams: the deployment's plan (a literal key, or a route to an upstream that is
+ * not there, is a ModelConfigError naming the field: the start stops, as for a bad `models` entry) and the people's
+ * connections from IndexedDB.
+ */
+export async function withUpstreams(local: Engine, config: InpageConfig, origin: string, deps?: HybridDeps): Promise<Engine> {
+  const catalog: ModelCatalog = buildCatalog(config.models);
+  const plan = withConnections(buildUpstreamPlan(config.upstreams, catalog, origin), await listConnections());
+  return new HybridEngine(local, plan, deps);
+}
