@@ -64,3 +64,62 @@ test('openai SDK in prefer-local: completion, stream with usage, a tool call and
   const { servedBy: _b, ...fromHere } = second;
   expect(fromHere).toEqual(fromUpstream);
 });
+
+test('AI SDK and LangChain in prefer-local: text, stream, a tool call and an object are the same from the upstream and from here', async ({ page, context }) => {
+  const tag = `frameworks-${process.pid}-${Date.now()}`;
+  await deployConfig(context, {
+    upstreams: { gpu: { url: `http://127.0.0.1:${UPSTREAM_PORT}/${tag}/vllm/v1`, dialect: 'vllm' } },
+    models: { 'svc-model-5.2-short-fast': { mode: 'prefer-local', upstream: { model: 'up/svc-model-5.2-short-fast' } } },
+  });
+  await openApp(page, '/test/pages/clients.html');
+  const key = await makeKey(page);
+  const run = () =>
+    page.evaluate(async (apiKey) => {
+      const { createOpenAICompatible, generateText, streamText, generateObject, tool, z, ChatOpenAI } = window.clients;
+      // Where each answer came from, read from the header every answer carries.
+      const servedBy: string[] = [];
+      const recording: typeof fetch = async (input, init) => {
+        const res = await fetch(input, init);
+        servedBy.push(res.headers.get('x-inpage-served-by') ?? 'none');
+        return res;
+      };
+      const model = 'svc-model-5.2-short-fast';
+      const provider = createOpenAICompatible({ name: 'inpage', baseURL: `${location.origin}/v1`, apiKey, includeUsage: true, supportsStructuredOutputs: true, fetch: recording });
+      const text = await generateText({ model: provider(model), prompt: 'hello ai sdk' });
+      const streamed = streamText({ model: provider(model), prompt: 'count 4' });
+      let streamedText = '';
+      for await (const part of streamed.textStream) streamedText += part;
+      const called = await generateText({
+        model: provider(model),
+        prompt: 'what is the weather',
+        tools: { weather: tool({ description: 'The weather in a city', inputSchema: z.object({ city: z.string() }) }) },
+        toolChoice: 'required',
+      });
+      const object = await generateObject({ model: provider(model), schema: z.object({ x: z.number(), label: z.string() }), prompt: 'a point' });
+      const chat = new ChatOpenAI({ model, apiKey, configuration: { baseURL: `${location.origin}/v1`, dangerouslyAllowBrowser: true, fetch: recording } });
+      const reply = await chat.invoke('hello langchain');
+      let chunks = '';
+      for await (const chunk of await chat.stream('count 3')) chunks += chunk.content as string;
+      return {
+        servedBy,
+        aiText: text.text,
+        aiTokens: text.usage.outputTokens,
+        aiStreamed: streamedText,
+        aiCall: called.toolCalls.map((c) => ({ name: c.toolName, input: c.input })),
+        aiObject: object.object,
+        lcReply: reply.content,
+        lcStreamed: chunks,
+      };
+    }, key);
+  const first = await run();
+  expect(first.servedBy[0]).toBe(`upstream; host=127.0.0.1:${UPSTREAM_PORT}`);
+  expect(first).toMatchObject({ aiText: 'Echo: hello ai sdk', aiStreamed: '1 2 3 4', lcReply: 'Echo: hello langchain', lcStreamed: '1 2 3' });
+  expect(first.aiCall).toEqual([{ name: 'weather', input: { city: expect.any(String) } }]);
+  expect(first.aiObject).toEqual({ x: expect.any(Number), label: expect.any(String) });
+  await expect.poll(async () => ((await call(page, '/v1/models/svc-model-5.2-short-fast', { headers: auth(key) })).json as { serving: { engine: string } }).serving.engine).toBe('local');
+  const second = await run();
+  expect(new Set(second.servedBy)).toEqual(new Set(['local']));
+  const { servedBy: _a, ...fromUpstream } = first;
+  const { servedBy: _b, ...fromHere } = second;
+  expect(fromHere).toEqual(fromUpstream);
+});
