@@ -3,13 +3,15 @@
 //               `inpage/vite` copies into an app's build;
 //   vite.js     `inpage/vite`, the Vite plugin (src/lib/vite.ts), an ES module for Node;
 //   sw.js       `inpage/sw`, inpage for an app's own module service worker (worker/sw-guest.ts), one ES module;
-//   types/      the declarations of both (tsc).
+//   types/      the declarations of both (tsc);
+//   config.schema.json  the settings' JSON Schema (src/config-schema.ts).
 import { execFileSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { build } from 'vite';
 import { buildLibrary } from './build-lib.ts';
+import { configJsonSchema } from '../src/config-schema.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const here = (path: string) => fileURLToPath(new URL(`../${path}`, import.meta.url));
@@ -49,6 +51,7 @@ export async function buildPackage(): Promise<void> {
     },
   });
   execFileSync('npx', ['tsc', '-p', 'tsconfig.pkg.json'], { cwd: root, stdio: 'inherit' });
+  writeFileSync(here(`${PACKAGE_DIR}/config.schema.json`), `${JSON.stringify(configJsonSchema(), null, 2)}\n`);
 }
 
 export async function main(): Promise<number> {

@@ -134,6 +134,12 @@ function buildSchemas() {
 type Schemas = ReturnType<typeof buildSchemas>;
 const schemas = lazy(buildSchemas);
 
+/** The schemas of one `models` entry (web-llm's, llama.cpp's), for the settings' JSON Schema (src/config-schema.ts). */
+export const modelEntrySchemas = () => {
+  const { webllmEntry, llamacppEntry } = schemas();
+  return { webllmEntry, llamacppEntry };
+};
+
 export type ModelIntegrity = z.output<Schemas['modelIntegrity']>;
 export type WebLlmRecordConfig = z.output<Schemas['webllmRecord']>;
 export type WebLlmEntry = z.output<Schemas['webllmEntry']>;

@@ -59,7 +59,7 @@ describe('the packed package in a fresh app', { timeout: 600_000 }, () => {
 
   test('the tarball holds the built library, the plugin and their types, and nothing of the tests', () => {
     const files = JSON.parse(readFileSync(join(work, 'files.json'), 'utf8')) as string[];
-    for (const f of ['package.json', 'dist-pkg/lib/inpage.js', 'dist-pkg/lib/inpage-sw.js', 'dist-pkg/vite.js', 'dist-pkg/types/src/lib/inpage.d.ts', 'dist-pkg/types/src/lib/vite.d.ts']) {
+    for (const f of ['package.json', 'dist-pkg/config.schema.json', 'dist-pkg/sw.js', 'dist-pkg/lib/inpage-sw-guest.js', 'dist-pkg/lib/inpage.js', 'dist-pkg/lib/inpage-sw.js', 'dist-pkg/vite.js', 'dist-pkg/types/src/lib/inpage.d.ts', 'dist-pkg/types/src/lib/vite.d.ts']) {
       assert.ok(files.includes(f), f);
     }
     assert.ok(files.some((f) => /^dist-pkg\/lib\/inpage-wllama-[\w-]+\.wasm$/.test(f)), 'llama.cpp wasm');
