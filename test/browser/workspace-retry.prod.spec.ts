@@ -10,7 +10,7 @@ import { synthesizeGguf } from '../../scripts/gguf/synthesize';
 import { GGUF_DEFAULTS } from '../../worker/engine/llamacpp/models';
 import { formatBytes } from '../../src/page/ui/format';
 import { PROD_BUILD_DIR, serveStatic } from './static-server';
-import { goToArea, openWorkspace, playgroundKey, registerThroughForm, screens } from './workspace-steps';
+import { goToArea, openChatSettings, openWorkspace, playgroundKey, registerThroughForm, screens } from './workspace-steps';
 
 const pathOf = (group: string) => `${GGUF_DEFAULTS[group]!.repo}/resolve/main/${GGUF_DEFAULTS[group]!.file}`;
 
@@ -69,6 +69,7 @@ test('a failed download offline, then Retry with the files reachable loads the m
     await goToArea(page, 'Playground');
     await playgroundKey(page);
     await page.getByLabel('Model').selectOption('svc-model-5.2-short-fast');
+    await openChatSettings(page);
     await page.getByText('Parameters').click();
     await page.getByLabel('Max tokens').fill('8');
     await page.getByLabel('Message').fill('Hello');

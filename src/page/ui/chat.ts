@@ -8,6 +8,7 @@ import type { ModelId } from '../../variants';
 import { ApiCallError, streamChat } from './api';
 import { DEFAULT_PARAMS, deleteConversation, listConversations, putConversation, type Conversation, type Turn } from './conversation-db';
 import { requestBody, toMessages } from './conversation-request';
+import { getState } from './store';
 
 export type { Conversation, Turn } from './conversation-db';
 
@@ -30,8 +31,23 @@ let controller: AbortController | null = null;
 const PAINT_MS = 40;
 /** Typing in the composer or a field is saved this long after the last keystroke. */
 const SAVE_MS = 300;
-/** The model a new chat starts with: svc-model-5.2-fast, or the deployment's first if it hides that one. */
-const defaultModel = (): ModelId => (modelIds().includes('svc-model-5.2-fast') ? 'svc-model-5.2-fast' : modelIds()[0]!);
+const defaultModel = (): ModelId => preferredModel();
+
+/**
+ * The model a chat starts with: svc-model-5.2-fast (the deployment's first chat model if it hides that one),
+ * unless this device cannot run it (the engine says `unavailable`: too large for a CPU device, say); then the
+ * first this device can run, one that answers directly (no thinking, no images) first. `allowed`: the models
+ * the key in use reaches.
+ */
+export function preferredModel(allowed: (id: ModelId) => boolean = () => true): ModelId {
+  const chatModels = modelIds().filter((id) => !variantOf(id)?.embeddings);
+  const first = chatModels.includes('svc-model-5.2-fast') ? 'svc-model-5.2-fast' : (chatModels[0] ?? modelIds()[0]!);
+  const statuses = getState().models;
+  const runs = (id: ModelId) => statuses?.find((m) => m.id === id)?.state !== 'unavailable';
+  const candidates = chatModels.filter((id) => runs(id) && allowed(id));
+  if (candidates.includes(first)) return first;
+  return candidates.find((id) => !variantOf(id)!.thinks && !variantOf(id)!.vision) ?? candidates[0] ?? first;
+}
 
 let paintTimer: ReturnType<typeof setTimeout> | null = null;
 function notify(): void {
@@ -190,7 +206,7 @@ export async function removeConversation(id: string): Promise<void> {
 }
 
 /** Model, system prompt, parameters or draft of the current conversation; saved shortly after. */
-export function updateCurrent(patch: Partial<Pick<Conversation, 'model' | 'system' | 'params' | 'draft'>>): void {
+export function updateCurrent(patch: Partial<Pick<Conversation, 'model' | 'modelChosen' | 'system' | 'params' | 'draft'>>): void {
   const conversation = current();
   if (!conversation) return;
   Object.assign(conversation, patch);

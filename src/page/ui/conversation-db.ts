@@ -54,6 +54,8 @@ export interface Conversation {
   createdAt: number;
   updatedAt: number;
   model: ModelId;
+  /** Whether the person picked the model (else the Playground may move an empty chat to one this device runs). */
+  modelChosen?: boolean;
   system: string;
   params: Params;
   turns: Turn[];

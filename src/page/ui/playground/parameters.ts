@@ -43,17 +43,24 @@ export function thinkingHere(model: ModelId, status: ModelStatus | undefined): '
   return catalog ? 'switchable' : 'never';
 }
 
+/** How many parameters of the chat differ from the defaults (thinking only where it can be switched). */
+export function changedParams(conversation: Conversation, status: ModelStatus | undefined): number {
+  const p = conversation.params;
+  const thinks = thinkingHere(conversation.model, status) === 'switchable';
+  return (Object.keys(DEFAULT_PARAMS) as (keyof Params)[]).filter((k) => JSON.stringify(p[k]) !== JSON.stringify(DEFAULT_PARAMS[k]) && (k !== 'thinking' || thinks)).length;
+}
+
 export function Parameters(props: { conversation: Conversation; status: ModelStatus | undefined }) {
   const { conversation } = props;
   const p = conversation.params;
   const set = (patch: Partial<Params>) => updateCurrent({ params: { ...p, ...patch } });
   const thinking = thinkingHere(conversation.model, props.status);
   const thinks = thinking === 'switchable';
-  const changed = (Object.keys(DEFAULT_PARAMS) as (keyof Params)[]).filter((k) => p[k] !== DEFAULT_PARAMS[k] && (k !== 'thinking' || thinks));
+  const changed = changedParams(conversation, props.status);
   return h(
     'details',
     { class: 'pg-params' },
-    h('summary', null, 'Parameters', changed.length ? h('span', { class: 'muted' }, ` (${changed.length} set)`) : null),
+    h('summary', null, 'Parameters', changed ? h('span', { class: 'muted' }, ` (${changed} set)`) : null),
     h(
       'div',
       { class: 'param-grid' },
