@@ -13,6 +13,7 @@ import { approveDownload, sizeSource, sizeText, useDownloadSize } from './downlo
 import { ModelStorage } from './model-storage';
 import { NoWebGpu } from './no-webgpu';
 import { getState, useUi, type UiState } from './store';
+import { preferredModel } from './chat';
 import { Notice, errorText } from './widgets';
 
 export const STATE_LABEL: Record<ModelState, string> = {
@@ -245,7 +246,7 @@ function ModelCard(props: { id: ModelId; status: ModelStatus | undefined; rate: 
     status && (state === 'downloading' || state === 'loading') && h(Progress, { status, rate: props.rate }),
     // A model this engine cannot serve here is not a failed load: it says why, with nothing to retry.
     status?.error && state === 'unavailable'
-      ? h('p', { class: 'hint', 'data-testid': 'unavailable' }, status.error)
+      ? h('p', { class: 'hint', 'data-testid': 'unavailable' }, status.error, alternativeTo(id))
       : // One failure, one error: on the first card of the weights it concerns; the card that shares them points there.
         status?.error && shares.length > 0 && modelIds().indexOf(shares[0]!) < modelIds().indexOf(id)
       ? h('p', { class: 'hint error-pointer' }, `Loading these weights failed: see ${shares[0]}.`)
@@ -262,6 +263,13 @@ function ModelCard(props: { id: ModelId; status: ModelStatus | undefined; rate: 
     buttons.length > 0 && h('div', { class: 'actions' }, ...buttons),
     working && state !== 'downloading' && state !== 'loading' && h('p', { class: 'hint', role: 'status' }, 'Working…'),
   );
+}
+
+/** For a chat variant that cannot run here: the one a chat takes instead, if another runs. */
+function alternativeTo(id: ModelId): string {
+  if (variantOf(id)?.embeddings) return '';
+  const other = preferredModel();
+  return other !== id && getState().models?.find((m) => m.id === other)?.state !== 'unavailable' ? ` ${other} runs on this device: the Playground uses it for new chats.` : '';
 }
 
 function AdapterCard(props: { adapter: AdapterReport }) {
@@ -323,7 +331,7 @@ export function ModelsArea() {
       { class: 'lede' },
       cpu
         ? 'The variants run on this device’s CPU with llama.cpp (GGUF models). Weights download once and stay in this browser’s cache; variants that share weights download and load together, and one set of weights is loaded at a time. A request for a model that is not ready loads it first.'
-        : 'Five variants run on this device’s GPU. Weights download once and stay in this browser’s cache; variants that share weights download and load together, and one set of weights is loaded at a time. A request for a model that is not ready loads it first. The context each variant enforces here is bounded by this GPU’s memory.',
+        : 'The variants run on this device’s GPU. Weights download once and stay in this browser’s cache; variants that share weights download and load together, and one set of weights is loaded at a time. A request for a model that is not ready loads it first. The context each variant enforces here is bounded by this GPU’s memory.',
     ),
     // A test build says so (in its own words, test/engine/knobs.ts): its engine stands in for the models the
     // cards name, and downloads nothing.
