@@ -135,12 +135,13 @@ test('an answer keeps streaming while the person looks at another area; the thin
 
 test('a failed send keeps the text in the composer and leaves no message behind; the next send carries no dangling turn', async ({ page }) => {
   await startPlayground(page);
-  await page.getByLabel('Message').fill('fail after 2');
+  // Fails before its first token.
+  await page.getByLabel('Message').fill('fail after 0');
   await page.getByRole('button', { name: 'Send' }).click();
   await expect(page.getByRole('alert')).toContainText('Not sent:');
   await expect(page.getByRole('alert')).toContainText('Your message is back in the box below.');
   await expect(page.getByRole('alert')).toHaveCount(1);
-  await expect(page.getByLabel('Message')).toHaveValue('fail after 2');
+  await expect(page.getByLabel('Message')).toHaveValue('fail after 0');
   await expect(page.locator('.turn.user, .turn.assistant')).toHaveCount(0);
   await screens(page, 'playground-failed-send');
 

@@ -6,7 +6,7 @@ import type { FinishReason } from '../../protocol/types';
 import { modelIds, variantOf } from '../../catalog';
 import type { ModelId } from '../../variants';
 import { ApiCallError, streamChat } from './api';
-import { DEFAULT_PARAMS, deleteConversation, listConversations, putConversation, type Conversation, type Turn } from './conversation-db';
+import { DEFAULT_PARAMS, deleteConversation, listConversations, putConversation, type AnswerVersion, type Conversation, type Turn } from './conversation-db';
 import { requestBody, toMessages } from './conversation-request';
 import { getState } from './store';
 
@@ -141,6 +141,8 @@ export async function loadConversations(orgId: string): Promise<void> {
   }
   for (const conversation of list) {
     if (!modelIds().includes(conversation.model) || variantOf(conversation.model)?.embeddings) conversation.model = defaultModel();
+    // Parameters added since the chat was saved start at their defaults.
+    conversation.params = { ...DEFAULT_PARAMS, ...conversation.params };
     // A tab closed in the middle of an answer: what came is kept, as stopped.
     for (const turn of conversation.turns) if (turn.status === 'streaming') turn.status = 'stopped';
   }
@@ -230,7 +232,14 @@ function describe(err: unknown): string {
  * Sends `history` plus a user turn and streams the answer into the conversation. On failure both turns are
  * taken out again and the text goes back to the composer: the history never holds a message with no answer.
  */
-async function run(conversation: Conversation, key: string, history: Turn[], user: Turn, onAnswered: (error: ApiCallError | null) => void): Promise<void> {
+async function run(
+  conversation: Conversation,
+  key: string,
+  history: Turn[],
+  user: Turn,
+  onAnswered: (error: ApiCallError | null) => void,
+  again?: { turns: Turn[]; versions: AnswerVersion[] },
+): Promise<void> {
   if (controller) return;
   const model = conversation.model;
   const { messages, imagesLeftOut } = toMessages(conversation.system, [...history, user], model);
@@ -243,6 +252,11 @@ async function run(conversation: Conversation, key: string, history: Turn[], use
     });
   }
   const answer: Turn = { id: newId('turn'), role: 'assistant', text: '', reasoning: '', model, status: 'streaming' };
+  // Asked again: the earlier versions stay with it, this one after them.
+  if (again) {
+    answer.versions = again.versions;
+    answer.version = again.versions.length;
+  }
   turns.push(user, answer);
   conversation.turns = turns;
   conversation.updatedAt = Date.now();
@@ -291,10 +305,17 @@ async function run(conversation: Conversation, key: string, history: Turn[], use
   }
   const endedAt = performance.now();
   if (thinkingFrom !== null && answer.thoughtMs === undefined) answer.thoughtMs = endedAt - thinkingFrom;
+  if (failure !== null && (answer.text || answer.reasoning)) {
+    // Broke off after it began: what came stays, with the error beside it.
+    answer.status = 'failed';
+    answer.error = describe(failure);
+    failure = null;
+  }
   if (failure !== null) {
-    // Nothing of the failed exchange stays: the text goes back to the composer, the error beside it.
-    conversation.turns = [...history];
-    conversation.draft = user.text;
+    // Nothing of the failed exchange stays: the text goes back to the composer, the error beside it. A failed
+    // regenerate leaves the answer there was.
+    conversation.turns = again ? again.turns : [...history];
+    if (!again) conversation.draft = user.text;
     state = {
       ...state,
       streamingId: null,
@@ -316,11 +337,30 @@ async function run(conversation: Conversation, key: string, history: Turn[], use
     firstTokenMs: firstAt !== null ? firstAt - started : null,
     finish,
   };
+  if (answer.versions) answer.versions = [...answer.versions, versionOf(answer)];
   conversation.updatedAt = Date.now();
   state = { ...state, streamingId: null };
   save(conversation);
   notify();
   onAnswered(null);
+}
+
+function versionOf(turn: Turn): AnswerVersion {
+  const { text, reasoning, thoughtMs, model, status, error, stats } = turn;
+  return { text, reasoning, thoughtMs, model, status, error, stats };
+}
+
+/** Shows another version of a regenerated answer (the later turns stay as they are). */
+export function showVersion(turnId: string, index: number): void {
+  const conversation = current();
+  const turn = conversation?.turns.find((t) => t.id === turnId);
+  if (!conversation || !turn?.versions || controller) return;
+  const chosen = turn.versions[index];
+  if (!chosen) return;
+  Object.assign(turn, { reasoning: undefined, thoughtMs: undefined, error: undefined, stats: undefined }, chosen, { version: index });
+  conversation.turns = [...conversation.turns];
+  save(conversation);
+  notify();
 }
 
 export interface Sender {
@@ -344,7 +384,10 @@ export function regenerate(sender: Sender): void {
   const at = conversation.turns.map((t) => t.role).lastIndexOf('user');
   if (at < 0) return;
   const user = conversation.turns[at]!;
-  void run(conversation, sender.key, conversation.turns.slice(0, at), { ...user, id: newId('turn') }, sender.onAnswered);
+  // The answer there was stays as a version (‹ 1/2 ›) of the new one.
+  const previous = conversation.turns.slice(at + 1).find((t) => t.role === 'assistant');
+  const versions = previous ? (previous.versions ?? [versionOf(previous)]) : [];
+  void run(conversation, sender.key, conversation.turns.slice(0, at), { ...user, id: newId('turn') }, sender.onAnswered, { turns: [...conversation.turns], versions });
 }
 
 /** Replaces a user message with new text and sends it again; every later turn goes. */

@@ -28,9 +28,20 @@ export interface Turn {
   /** How long the model thought, in milliseconds, once its answer began. */
   thoughtMs?: number;
   model?: string;
-  status?: 'streaming' | 'done' | 'stopped';
+  /** `failed`: the answer broke off after it began (`error` says why); what came is kept. */
+  status?: 'streaming' | 'done' | 'stopped' | 'failed';
+  error?: string;
   stats?: TurnStats;
+  /**
+   * An answer asked for again (Regenerate): every version of it, the one shown (the fields above) at `version`.
+   * Absent for an answer given once.
+   */
+  versions?: AnswerVersion[];
+  version?: number;
 }
+
+/** One version of an answer. */
+export type AnswerVersion = Pick<Turn, 'text' | 'reasoning' | 'thoughtMs' | 'model' | 'status' | 'error' | 'stats'>;
 
 /** The request parameters a person can set; null means "not sent" (the service's default). */
 export interface Params {
@@ -41,9 +52,30 @@ export interface Params {
   thinking: boolean;
   /** `response_format: {type: "json_object"}`. */
   json: boolean;
+  /**
+   * `response_format: {type: "json_schema"}` with this schema (JSON text) when not null; wins over `json`.
+   * Absent in chats saved before it existed, as are the fields after it: their defaults apply.
+   */
+  schema?: string | null;
+  seed?: number | null;
+  presence_penalty?: number | null;
+  frequency_penalty?: number | null;
+  /** Stop sequences, one per line (up to 4 are sent). */
+  stop?: string;
 }
 
-export const DEFAULT_PARAMS: Params = { temperature: null, top_p: null, max_tokens: null, thinking: true, json: false };
+export const DEFAULT_PARAMS: Required<Params> = {
+  temperature: null,
+  top_p: null,
+  max_tokens: null,
+  thinking: true,
+  json: false,
+  schema: null,
+  seed: null,
+  presence_penalty: null,
+  frequency_penalty: null,
+  stop: '',
+};
 
 export interface Conversation {
   id: string;

@@ -42,9 +42,37 @@ export function requestBody(model: ModelId, messages: ChatMessage[], params: Par
   if (params.temperature !== null) body.temperature = params.temperature;
   if (params.top_p !== null) body.top_p = params.top_p;
   if (params.max_tokens !== null) body.max_tokens = params.max_tokens;
+  if (params.seed != null) body.seed = params.seed;
+  if (params.presence_penalty != null) body.presence_penalty = params.presence_penalty;
+  if (params.frequency_penalty != null) body.frequency_penalty = params.frequency_penalty;
+  const stop = stopSequences(params);
+  if (stop.length > 0) body.stop = stop;
   if (variantOf(model)!.thinks && !params.thinking) body.reasoning_effort = 'none';
-  if (params.json) body.response_format = { type: 'json_object' };
+  const schema = params.schema != null ? parseSchema(params.schema) : null;
+  if (schema && typeof schema === 'object') body.response_format = { type: 'json_schema', json_schema: { name: 'response', schema } };
+  else if (params.json) body.response_format = { type: 'json_object' };
   return body;
+}
+
+/** The stop sequences to send: the non-empty lines, at most four (the API's limit). */
+export function stopSequences(params: Params): string[] {
+  return (params.stop ?? '').split('\n').filter((line) => line !== '').slice(0, 4);
+}
+
+function parseSchema(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
+/** Why these parameters cannot be sent (a JSON schema that is not a JSON object), or null. */
+export function paramsProblem(params: Params): string | null {
+  if (params.schema == null) return null;
+  const schema = parseSchema(params.schema);
+  if (!schema || typeof schema !== 'object' || Array.isArray(schema)) return 'The JSON schema in Settings is not a JSON object: fix it, or choose another response format.';
+  return null;
 }
 
 /** The conversation as the request that would continue it (`next`: the message about to be sent). */

@@ -10,7 +10,7 @@ import type { ModelStatus } from '../../../engine-protocol';
 import type { ApiCallError } from '../api';
 import { current, loadConversations, preferredModel, send, stop, updateCurrent, useChat, type Conversation, type Sender } from '../chat';
 import { approveDownload, sizeText, useDownloadSize, type ShownSize } from '../download-ask';
-import { exportJson, exportMarkdown, exportName } from '../conversation-request';
+import { exportJson, exportMarkdown, exportName, paramsProblem } from '../conversation-request';
 import { STATE_LABEL, progressLine, webGpuMissing } from '../models';
 import { checkSessionKey } from '../session-key';
 import { refreshKeys } from '../startup';
@@ -144,6 +144,7 @@ export function PlaygroundArea() {
       }
     : null;
   const text = conversation?.draft ?? '';
+  const problem = conversation ? paramsProblem(conversation.params) : null;
   const error = chat.error && chat.error.conversationId === conversation?.id ? chat.error : null;
 
   // The message box grows with its text, up to about a third of the screen, then scrolls.
@@ -160,7 +161,7 @@ export function PlaygroundArea() {
 
   const submit = async (e?: Event) => {
     e?.preventDefault();
-    if (!sender || busy || !text.trim() || !conversation || cannotRun) return;
+    if (!sender || busy || !text.trim() || !conversation || cannotRun || problem) return;
     // A message to a model that is not downloaded starts its download: over 100 MB, ask once first. A no
     // leaves the message in the box.
     if (!(await approveDownload(model))) return;
@@ -303,6 +304,7 @@ export function PlaygroundArea() {
                 alternative &&
                   h('button', { type: 'button', class: 'button small', onClick: () => updateCurrent({ model: alternative, modelChosen: true }) }, `Use ${alternative}`),
               ),
+            problem && h(Notice, { kind: 'error' }, problem),
             status && (status.state === 'downloading' || status.state === 'loading') && status.progress &&
               h('p', { class: 'hint', role: 'status' }, `${STATE_LABEL[status.state]} ${model}: ${progressLine(status, ui.rates[model])}`),
             image &&
@@ -337,7 +339,7 @@ export function PlaygroundArea() {
               }),
               busy
                 ? h('button', { type: 'button', class: 'button danger', onClick: stop }, 'Stop')
-                : h('button', { type: 'submit', class: 'button primary', disabled: !key || !text.trim() || cannotRun !== null }, 'Send'),
+                : h('button', { type: 'submit', class: 'button primary', disabled: !key || !text.trim() || cannotRun !== null || problem !== null }, 'Send'),
             ),
           ),
         ),

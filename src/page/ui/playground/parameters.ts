@@ -5,6 +5,10 @@ import type { ModelId } from '../../../variants';
 import type { ModelStatus } from '../../../engine-protocol';
 import { updateCurrent, type Conversation } from '../chat';
 import { DEFAULT_PARAMS, type Params } from '../conversation-db';
+import { paramsProblem } from '../conversation-request';
+
+/** What the JSON schema box starts with. */
+const EXAMPLE_SCHEMA = JSON.stringify({ type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'], additionalProperties: false }, null, 2);
 
 function numberOrNull(raw: string): number | null {
   if (raw.trim() === '') return null;
@@ -47,7 +51,7 @@ export function thinkingHere(model: ModelId, status: ModelStatus | undefined): '
 export function changedParams(conversation: Conversation, status: ModelStatus | undefined): number {
   const p = conversation.params;
   const thinks = thinkingHere(conversation.model, status) === 'switchable';
-  return (Object.keys(DEFAULT_PARAMS) as (keyof Params)[]).filter((k) => JSON.stringify(p[k]) !== JSON.stringify(DEFAULT_PARAMS[k]) && (k !== 'thinking' || thinks)).length;
+  return (Object.keys(DEFAULT_PARAMS) as (keyof Params)[]).filter((k) => JSON.stringify(p[k] ?? DEFAULT_PARAMS[k]) !== JSON.stringify(DEFAULT_PARAMS[k]) && (k !== 'thinking' || thinks)).length;
 }
 
 export function Parameters(props: { conversation: Conversation; status: ModelStatus | undefined }) {
@@ -57,6 +61,9 @@ export function Parameters(props: { conversation: Conversation; status: ModelSta
   const thinking = thinkingHere(conversation.model, props.status);
   const thinks = thinking === 'switchable';
   const changed = changedParams(conversation, props.status);
+  const format = p.schema != null ? 'json_schema' : p.json ? 'json_object' : 'text';
+  const problem = paramsProblem(p);
+  const stops = (p.stop ?? '').split('\n').filter((line) => line !== '');
   return h(
     'details',
     { class: 'pg-params' },
@@ -67,6 +74,59 @@ export function Parameters(props: { conversation: Conversation; status: ModelSta
       h(ParamField, { id: 'pg-temperature', label: 'Temperature', hint: '0–2; higher is more varied.', value: p.temperature, min: 0, max: 2, step: 0.1, onChange: (v) => set({ temperature: v }) }),
       h(ParamField, { id: 'pg-top-p', label: 'Top p', hint: '0–1; the share of likely tokens sampled from.', value: p.top_p, min: 0, max: 1, step: 0.05, onChange: (v) => set({ top_p: v }) }),
       h(ParamField, { id: 'pg-max-tokens', label: 'Max tokens', hint: 'Longest answer, thinking included.', value: p.max_tokens, min: 1, step: 1, onChange: (v) => set({ max_tokens: v === null ? null : Math.max(1, Math.round(v)) }) }),
+      h(ParamField, { id: 'pg-seed', label: 'Seed', hint: 'A whole number: the same seed, the same sampling.', value: p.seed ?? null, min: 0, step: 1, onChange: (v) => set({ seed: v === null ? null : Math.round(v) }) }),
+      h(ParamField, { id: 'pg-presence', label: 'Presence penalty', hint: '−2–2; above 0 favours new topics.', value: p.presence_penalty ?? null, min: -2, max: 2, step: 0.1, onChange: (v) => set({ presence_penalty: v }) }),
+      h(ParamField, { id: 'pg-frequency', label: 'Frequency penalty', hint: '−2–2; above 0 repeats less.', value: p.frequency_penalty ?? null, min: -2, max: 2, step: 0.1, onChange: (v) => set({ frequency_penalty: v }) }),
+      h(
+        'div',
+        { class: 'field param wide' },
+        h('label', { for: 'pg-stop' }, 'Stop sequences'),
+        h('textarea', {
+          id: 'pg-stop',
+          rows: 2,
+          placeholder: 'one per line',
+          value: p.stop ?? '',
+          onInput: (e: Event) => set({ stop: (e.currentTarget as HTMLTextAreaElement).value }),
+          'aria-describedby': 'pg-stop-hint',
+        }),
+        h('p', { class: 'hint', id: 'pg-stop-hint' }, stops.length > 4 ? `Up to four are sent: “${stops.slice(4).join('”, “')}” is left out.` : 'Up to four, one per line; the answer ends before the first one it would write.'),
+      ),
+      h(
+        'div',
+        { class: 'field param wide' },
+        h('label', { for: 'pg-format' }, 'Response format'),
+        h(
+          'select',
+          {
+            id: 'pg-format',
+            value: format,
+            onChange: (e: Event) => {
+              const v = (e.currentTarget as HTMLSelectElement).value;
+              set(v === 'json_schema' ? { json: false, schema: p.schema ?? EXAMPLE_SCHEMA } : { json: v === 'json_object', schema: null });
+            },
+          },
+          h('option', { value: 'text' }, 'Text'),
+          h('option', { value: 'json_object' }, 'JSON object (json_object)'),
+          h('option', { value: 'json_schema' }, 'JSON schema (json_schema)'),
+        ),
+        format === 'json_schema' &&
+          h(
+            'div',
+            { class: 'field' },
+            h('label', { for: 'pg-schema' }, 'JSON schema'),
+            h('textarea', {
+              id: 'pg-schema',
+              class: 'mono',
+              rows: 6,
+              spellcheck: false,
+              value: p.schema ?? '',
+              onInput: (e: Event) => set({ schema: (e.currentTarget as HTMLTextAreaElement).value }),
+              'aria-describedby': 'pg-schema-hint',
+              'aria-invalid': problem ? 'true' : 'false',
+            }),
+            h('p', { class: problem ? 'hint error-text' : 'hint', id: 'pg-schema-hint' }, problem ?? 'The answer is JSON that matches this schema.'),
+          ),
+      ),
       h(
         'div',
         { class: 'field checks' },
@@ -80,13 +140,6 @@ export function Parameters(props: { conversation: Conversation; status: ModelSta
             { class: 'muted' },
             thinking === 'switchable' ? ' (off sends reasoning_effort: "none")' : thinking === 'always' ? ' (the model serving it here always thinks)' : ' (this variant never thinks)',
           ),
-        ),
-        h(
-          'label',
-          { class: 'check' },
-          h('input', { type: 'checkbox', checked: p.json, onChange: (e: Event) => set({ json: (e.currentTarget as HTMLInputElement).checked }) }),
-          ' JSON mode',
-          h('span', { class: 'muted' }, ' (response_format: json_object)'),
         ),
       ),
     ),

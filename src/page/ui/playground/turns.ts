@@ -1,7 +1,7 @@
 // The Playground's turns: a user's (edit and resend), an assistant's (thinking, answer, stats, regenerate).
 import { h } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { current, editAndResend, regenerate, type Sender, type Turn } from '../chat';
+import { current, editAndResend, regenerate, showVersion, type Sender, type Turn } from '../chat';
 import { approveDownload } from '../download-ask';
 import { formatDecimal, formatInteger } from '../format';
 import { CopyButton, Markdown } from '../widgets';
@@ -135,11 +135,13 @@ function AssistantTurn(props: TurnProps) {
     turn.text
       ? h(Markdown, { text: turn.text, class: 'answer', final: !streaming })
       : streaming && !turn.reasoning && h('p', { class: 'muted waiting' }, 'Waiting for the first token…'),
+    turn.status === 'failed' && h('p', { class: 'notice notice-error turn-error', role: 'alert' }, h('strong', null, 'The answer broke off: '), turn.error ?? 'the request failed.', ' What came is kept; Regenerate asks again.'),
     h(Stats, { turn }),
     !streaming &&
       h(
         'div',
         { class: 'turn-actions' },
+        turn.versions && h(Versions, { turn, busy: props.busy, last: props.last }),
         turn.text && h(CopyButton, { text: turn.text, label: `Copy the answer (turn ${props.index + 1})` }),
         props.last &&
           props.sender &&
@@ -149,6 +151,22 @@ function AssistantTurn(props: TurnProps) {
             'Regenerate',
           ),
       ),
+  );
+}
+
+/** ‹ 2/3 ›: the versions of a regenerated answer; the last answer's can be switched. */
+function Versions(props: { turn: Turn; busy: boolean; last: boolean }) {
+  const { turn } = props;
+  const total = Math.max(turn.versions!.length, (turn.version ?? 0) + 1);
+  const at = turn.version ?? total - 1;
+  if (total < 2) return null;
+  const can = props.last && !props.busy;
+  return h(
+    'span',
+    { class: 'versions', role: 'group', 'aria-label': 'Versions of this answer' },
+    h('button', { type: 'button', class: 'button small', disabled: !can || at === 0, onClick: () => showVersion(turn.id, at - 1), 'aria-label': 'Previous version of the answer' }, '‹'),
+    h('span', { class: 'versions-at', 'data-testid': 'version' }, `${at + 1}/${total}`),
+    h('button', { type: 'button', class: 'button small', disabled: !can || at === total - 1, onClick: () => showVersion(turn.id, at + 1), 'aria-label': 'Next version of the answer' }, '›'),
   );
 }
 
