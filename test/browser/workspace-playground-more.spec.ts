@@ -95,3 +95,80 @@ test('an answer that breaks off keeps what came, with the error beside it; the m
   await page.getByRole('button', { name: 'Regenerate the last answer' }).click();
   await expect(answer.getByTestId('version')).toHaveText('2/2');
 });
+
+test('a new chat starts from the default settings, "Duplicate chat" copies one with its settings, and search finds chats by their words', async ({ page }) => {
+  await startPlayground(page);
+  await page.getByLabel('Model').selectOption('svc-model-5.2-short-fast');
+  await openChatSettings(page);
+  await page.getByLabel('System prompt').fill('Be brief.');
+  await page.getByText('Parameters').click();
+  await page.getByLabel('Seed').fill('3');
+  await sendAndWait(page, 'apples and pears');
+  const chats = page.getByRole('navigation', { name: 'Chats' });
+
+  // New chat: the same model, no system prompt, no parameters set.
+  await chats.getByRole('button', { name: 'New chat' }).click();
+  await expect(page.getByTestId('chat-title')).toHaveText('New chat');
+  await expect(page.getByLabel('Model')).toHaveValue('svc-model-5.2-short-fast');
+  await expect(page.getByLabel('System prompt')).toHaveValue('');
+  await expect(page.getByLabel('Seed')).toHaveValue('');
+  await sendAndWait(page, 'plums');
+
+  // Duplicate: the turns and the settings come along, under a new name.
+  await chats.getByRole('button', { name: /^apples and pears/ }).click();
+  await chatAction(page, 'Duplicate chat');
+  await expect(page.getByTestId('chat-title')).toHaveText('apples and pears (copy)');
+  await expect(page.locator('.turn.assistant .answer')).toHaveText(['Echo: apples and pears']);
+  await expect(page.getByLabel('System prompt')).toHaveValue('Be brief.');
+  await expect(page.getByLabel('Seed')).toHaveValue('3');
+  await expect(chats.locator('.chat-title')).toHaveText(['apples and pears (copy)', 'plums', 'apples and pears']);
+
+  // Search: by title or by what was said, every word.
+  const search = chats.getByLabel('Search chats');
+  await search.fill('PEARS');
+  await expect(chats.locator('.chat-title')).toHaveText(['apples and pears (copy)', 'apples and pears']);
+  await search.fill('echo plums');
+  await expect(chats.locator('.chat-title')).toHaveText(['plums']);
+  await search.fill('cherries');
+  await expect(chats.locator('.chat-title')).toHaveCount(0);
+  await expect(chats.getByRole('status')).toHaveText('No chat has those words.');
+  await search.fill('');
+  await expect(chats.locator('.chat-title')).toHaveCount(3);
+});
+
+test('functions: defined with a JSON schema, the call the model makes shows with its arguments, the typed result continues the chat', async ({ page }) => {
+  await startPlayground(page);
+  await openChatSettings(page);
+  await page.getByText('Functions', { exact: true }).click();
+  await page.getByRole('button', { name: 'Add an example' }).click();
+  await expect(page.getByLabel('Function definitions (JSON)')).toHaveValue(/"name": "get_weather"/);
+  await expect(page.locator('.pg-functions summary')).toHaveText('Functions (1)');
+  // The test engine calls a function the message names, with the smallest arguments its schema allows.
+  await page.getByLabel('Message').fill('get_weather for Paris');
+  await page.getByRole('button', { name: 'Send' }).click();
+  const call = page.getByTestId('tool-call');
+  await expect(call).toContainText('Calls get_weather');
+  await expect(call.getByLabel('Arguments of get_weather')).toHaveText('{"city":"a"}');
+  const send = page.getByRole('button', { name: 'Send the result' });
+  await expect(send).toBeDisabled();
+  await page.getByLabel('Result of get_weather').fill('{"sky": "clear"}');
+  await send.click();
+  // The result is in the chat, and the answer that continues from it.
+  await expect(page.locator('.turn.tool')).toContainText('{"sky": "clear"}');
+  const answer = page.locator('.turn.assistant').nth(1);
+  await expect(answer).toHaveAttribute('data-status', 'done');
+  await expect(answer.locator('.answer')).toHaveText('Tool said: {"sky": "clear"}');
+  await expect(page.getByLabel('Result of get_weather')).toHaveCount(0);
+  // The request as code carries the call and its result.
+  await chatAction(page, 'View as code');
+  const code = page.locator('#pg-code-text');
+  await expect(code).toContainText('"tool_calls": [');
+  await expect(code).toContainText('"role": "tool"');
+  await expect(code).toContainText('"name": "get_weather"');
+
+  // Functions that are not a JSON array stop the send and say so.
+  await page.getByLabel('Function definitions (JSON)').fill('{"name": "x"}');
+  await expect(page.locator('#pg-tools-hint')).toContainText('not a JSON array');
+  await page.getByLabel('Message').fill('hello');
+  await expect(page.getByRole('button', { name: 'Send' })).toBeDisabled();
+});

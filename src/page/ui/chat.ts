@@ -103,6 +103,7 @@ function newId(prefix: string): string {
   return `${prefix}_${crypto.randomUUID()}`;
 }
 
+/** A new chat: the model of `from` (the one on screen), the default system prompt and parameters. */
 function blank(orgId: string, from?: Conversation): Conversation {
   const now = Date.now();
   return {
@@ -113,8 +114,9 @@ function blank(orgId: string, from?: Conversation): Conversation {
     createdAt: now,
     updatedAt: now,
     model: from?.model ?? defaultModel(),
-    system: from?.system ?? '',
-    params: { ...(from?.params ?? DEFAULT_PARAMS) },
+    ...(from?.modelChosen ? { modelChosen: true } : {}),
+    system: '',
+    params: { ...DEFAULT_PARAMS },
     turns: [],
     draft: '',
     imagesNoted: false,
@@ -162,7 +164,30 @@ export async function loadConversations(orgId: string): Promise<void> {
   notify();
 }
 
-/** Starts a new conversation with the settings of the current one (an empty current one is reused). */
+/** A copy of the current conversation (turns, model, system prompt, parameters), opened. */
+export function duplicateConversation(): void {
+  const now = current();
+  if (!state.orgId || !now) return;
+  const copy: Conversation = {
+    ...structuredClone(now),
+    id: newId('conv'),
+    title: `${now.title} (copy)`.slice(0, 120),
+    named: true,
+    createdAt: Date.now(),
+    updatedAt: Date.now(),
+    draft: '',
+  };
+  for (const turn of copy.turns) {
+    turn.id = newId('turn');
+    if (turn.status === 'streaming') turn.status = 'stopped';
+  }
+  state = { ...state, list: [copy, ...state.list], currentId: copy.id, error: null };
+  save(copy);
+  remember(copy.id);
+  notify();
+}
+
+/** Starts a new conversation with the model of the current one and default settings (an empty current one is reused). */
 export function newConversation(): void {
   if (!state.orgId) return;
   const now = current();
@@ -236,13 +261,13 @@ async function run(
   conversation: Conversation,
   key: string,
   history: Turn[],
-  user: Turn,
+  user: Turn | null,
   onAnswered: (error: ApiCallError | null) => void,
   again?: { turns: Turn[]; versions: AnswerVersion[] },
 ): Promise<void> {
   if (controller) return;
   const model = conversation.model;
-  const { messages, imagesLeftOut } = toMessages(conversation.system, [...history, user], model);
+  const { messages, imagesLeftOut } = toMessages(conversation.system, user ? [...history, user] : history, model);
   const turns: Turn[] = [...history];
   if (imagesLeftOut > 0 && !conversation.imagesNoted) {
     turns.push({
@@ -257,10 +282,11 @@ async function run(
     answer.versions = again.versions;
     answer.version = again.versions.length;
   }
-  turns.push(user, answer);
+  if (user) turns.push(user);
+  turns.push(answer);
   conversation.turns = turns;
   conversation.updatedAt = Date.now();
-  if (!conversation.named && !history.some((t) => t.role === 'user')) conversation.title = user.text.replace(/\s+/g, ' ').slice(0, 60) || 'Image';
+  if (user && !conversation.named && !history.some((t) => t.role === 'user')) conversation.title = user.text.replace(/\s+/g, ' ').slice(0, 60) || 'Image';
   const abort = new AbortController();
   controller = abort;
   state = { ...state, streamingId: conversation.id, error: null, list: [conversation, ...state.list.filter((c) => c !== conversation)] };
@@ -279,7 +305,17 @@ async function run(
       if (chunk.usage) usage = chunk.usage;
       const choice = chunk.choices[0];
       if (!choice) continue;
-      const { content, reasoning_content: reasoning } = choice.delta;
+      const { content, reasoning_content: reasoning, tool_calls: calls } = choice.delta;
+      for (const call of calls ?? []) {
+        // A call's first piece names it; later pieces add to its arguments.
+        answer.toolCalls ??= [];
+        const made = (answer.toolCalls[call.index] ??= { id: call.id ?? `call_${call.index}`, name: '', arguments: '' });
+        if (call.id) made.id = call.id;
+        if (call.function.name) made.name += call.function.name;
+        made.arguments += call.function.arguments;
+        firstAt ??= performance.now();
+        notifySoon();
+      }
       if (content || reasoning) {
         const now = performance.now();
         firstAt ??= now;
@@ -305,7 +341,7 @@ async function run(
   }
   const endedAt = performance.now();
   if (thinkingFrom !== null && answer.thoughtMs === undefined) answer.thoughtMs = endedAt - thinkingFrom;
-  if (failure !== null && (answer.text || answer.reasoning)) {
+  if (failure !== null && (answer.text || answer.reasoning || answer.toolCalls)) {
     // Broke off after it began: what came stays, with the error beside it.
     answer.status = 'failed';
     answer.error = describe(failure);
@@ -315,7 +351,7 @@ async function run(
     // Nothing of the failed exchange stays: the text goes back to the composer, the error beside it. A failed
     // regenerate leaves the answer there was.
     conversation.turns = again ? again.turns : [...history];
-    if (!again) conversation.draft = user.text;
+    if (!again && user) conversation.draft = user.text;
     state = {
       ...state,
       streamingId: null,
@@ -346,8 +382,8 @@ async function run(
 }
 
 function versionOf(turn: Turn): AnswerVersion {
-  const { text, reasoning, thoughtMs, model, status, error, stats } = turn;
-  return { text, reasoning, thoughtMs, model, status, error, stats };
+  const { text, reasoning, thoughtMs, model, status, error, stats, toolCalls } = turn;
+  return { text, reasoning, thoughtMs, model, status, error, stats, toolCalls };
 }
 
 /** Shows another version of a regenerated answer (the later turns stay as they are). */
@@ -357,7 +393,7 @@ export function showVersion(turnId: string, index: number): void {
   if (!conversation || !turn?.versions || controller) return;
   const chosen = turn.versions[index];
   if (!chosen) return;
-  Object.assign(turn, { reasoning: undefined, thoughtMs: undefined, error: undefined, stats: undefined }, chosen, { version: index });
+  Object.assign(turn, { reasoning: undefined, thoughtMs: undefined, error: undefined, stats: undefined, toolCalls: undefined }, chosen, { version: index });
   conversation.turns = [...conversation.turns];
   save(conversation);
   notify();
@@ -377,10 +413,29 @@ export function send(sender: Sender, text: string, image?: string): void {
   void run(conversation, sender.key, [...conversation.turns], user, sender.onAnswered);
 }
 
+/**
+ * Sends the results the person typed for the calls of the last answer (by call id) and streams the answer that
+ * continues from them. If that fails before it begins, the chat is as it was.
+ */
+export function sendToolResults(sender: Sender, results: Record<string, string>): void {
+  const conversation = current();
+  const last = conversation?.turns[conversation.turns.length - 1];
+  if (!conversation || controller || last?.role !== 'assistant' || !last.toolCalls?.length) return;
+  const tools: Turn[] = last.toolCalls.map((call) => ({ id: newId('turn'), role: 'tool', text: results[call.id] ?? '', toolCallId: call.id, name: call.name }));
+  void run(conversation, sender.key, [...conversation.turns, ...tools], null, sender.onAnswered, { turns: [...conversation.turns], versions: [] });
+}
+
 /** Asks again for the last answer: the turns from the last user message on are replaced. */
 export function regenerate(sender: Sender): void {
   const conversation = current();
   if (!conversation || controller) return;
+  // The answer to function results: asked again from those results.
+  const lastAnswer = conversation.turns.map((t) => t.role).lastIndexOf('assistant');
+  if (lastAnswer > 0 && conversation.turns[lastAnswer - 1]!.role === 'tool') {
+    const previous = conversation.turns[lastAnswer]!;
+    void run(conversation, sender.key, conversation.turns.slice(0, lastAnswer), null, sender.onAnswered, { turns: [...conversation.turns], versions: previous.versions ?? [versionOf(previous)] });
+    return;
+  }
   const at = conversation.turns.map((t) => t.role).lastIndexOf('user');
   if (at < 0) return;
   const user = conversation.turns[at]!;

@@ -19,8 +19,8 @@ export interface TurnStats {
 
 export interface Turn {
   id: string;
-  /** `note`: something the Playground says in the chat (never sent to /v1). */
-  role: 'user' | 'assistant' | 'note';
+  /** `note`: something the Playground says in the chat (never sent to /v1); `tool`: a result the person typed. */
+  role: 'user' | 'assistant' | 'note' | 'tool';
   text: string;
   /** A data: URL the person attached (user turns, svc-vision). */
   image?: string;
@@ -28,6 +28,11 @@ export interface Turn {
   /** How long the model thought, in milliseconds, once its answer began. */
   thoughtMs?: number;
   model?: string;
+  /** The functions an assistant turn called (`arguments`: JSON text as the model wrote it). */
+  toolCalls?: { id: string; name: string; arguments: string }[];
+  /** A tool turn: the call it answers, and the function's name. */
+  toolCallId?: string;
+  name?: string;
   /** `failed`: the answer broke off after it began (`error` says why); what came is kept. */
   status?: 'streaming' | 'done' | 'stopped' | 'failed';
   error?: string;
@@ -41,7 +46,7 @@ export interface Turn {
 }
 
 /** One version of an answer. */
-export type AnswerVersion = Pick<Turn, 'text' | 'reasoning' | 'thoughtMs' | 'model' | 'status' | 'error' | 'stats'>;
+export type AnswerVersion = Pick<Turn, 'text' | 'reasoning' | 'thoughtMs' | 'model' | 'status' | 'error' | 'stats' | 'toolCalls'>;
 
 /** The request parameters a person can set; null means "not sent" (the service's default). */
 export interface Params {
@@ -62,6 +67,8 @@ export interface Params {
   frequency_penalty?: number | null;
   /** Stop sequences, one per line (up to 4 are sent). */
   stop?: string;
+  /** Functions the model may call: a JSON array of `{name, description, parameters}` (JSON schema); empty: none. */
+  tools?: string;
 }
 
 export const DEFAULT_PARAMS: Required<Params> = {
@@ -75,6 +82,7 @@ export const DEFAULT_PARAMS: Required<Params> = {
   presence_penalty: null,
   frequency_penalty: null,
   stop: '',
+  tools: '',
 };
 
 export interface Conversation {

@@ -8,7 +8,7 @@ import { modelIds, variantOf } from '../../../catalog';
 import type { ModelId } from '../../../variants';
 import type { ModelStatus } from '../../../engine-protocol';
 import type { ApiCallError } from '../api';
-import { current, loadConversations, preferredModel, send, stop, updateCurrent, useChat, type Conversation, type Sender } from '../chat';
+import { current, duplicateConversation, loadConversations, preferredModel, send, stop, updateCurrent, useChat, type Conversation, type Sender } from '../chat';
 import { approveDownload, sizeText, useDownloadSize, type ShownSize } from '../download-ask';
 import { exportJson, exportMarkdown, exportName, paramsProblem } from '../conversation-request';
 import { STATE_LABEL, progressLine, webGpuMissing } from '../models';
@@ -19,7 +19,7 @@ import { Notice, errorText } from '../widgets';
 import { KeyChooser, KeyBar } from './key-chooser';
 import { TurnView } from './turns';
 import { ConversationList } from './chat-list';
-import { changedParams, thinkingHere, Parameters } from './parameters';
+import { changedParams, Functions, thinkingHere, Parameters } from './parameters';
 import { CodeView } from './code-view';
 import { useFollow } from './follow';
 
@@ -270,6 +270,7 @@ export function PlaygroundArea() {
                 'div',
                 { class: 'pg-more-menu card' },
                 h('button', { type: 'button', class: 'button small', 'aria-expanded': showCode ? 'true' : 'false', onClick: (e: Event) => { closeMenu(e); setShowCode(!showCode); } }, showCode ? 'Hide code' : 'View as code'),
+                h('button', { type: 'button', class: 'button small', disabled: turns.length === 0 || busy, onClick: (e: Event) => { closeMenu(e); duplicateConversation(); } }, 'Duplicate chat'),
                 h('button', { type: 'button', class: 'button small', disabled: turns.length === 0, onClick: (e: Event) => { closeMenu(e); download(exportName(conversation, 'json'), 'application/json', exportJson(conversation)); } }, 'Export JSON'),
                 h('button', { type: 'button', class: 'button small', disabled: turns.length === 0, onClick: (e: Event) => { closeMenu(e); download(exportName(conversation, 'md'), 'text/markdown', exportMarkdown(conversation)); } }, 'Export Markdown'),
               ),
@@ -281,7 +282,7 @@ export function PlaygroundArea() {
             { class: 'turns', ref: log, 'aria-label': 'Conversation' },
             turns.length === 0 && h('li', { class: 'empty' }, 'Say something to start. Answers stream in as the model writes them.'),
             turns.map((turn, index) =>
-              h(TurnView, { key: turn.id, turn, index, streaming: chat.streamingId === conversation.id, busy, last: index === lastAssistant, sender }),
+              h(TurnView, { key: turn.id, turn, index, streaming: chat.streamingId === conversation.id, busy, last: index === lastAssistant, final: index === turns.length - 1, sender }),
             ),
           ),
           h(
@@ -367,6 +368,7 @@ export function PlaygroundArea() {
             }),
           ),
           h(Parameters, { conversation, status }),
+          h(Functions, { conversation }),
         ),
     ),
   );

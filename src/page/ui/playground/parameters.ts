@@ -5,7 +5,7 @@ import type { ModelId } from '../../../variants';
 import type { ModelStatus } from '../../../engine-protocol';
 import { updateCurrent, type Conversation } from '../chat';
 import { DEFAULT_PARAMS, type Params } from '../conversation-db';
-import { paramsProblem } from '../conversation-request';
+import { paramsProblem, toolDefinitions } from '../conversation-request';
 
 /** What the JSON schema box starts with. */
 const EXAMPLE_SCHEMA = JSON.stringify({ type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'], additionalProperties: false }, null, 2);
@@ -142,6 +142,57 @@ export function Parameters(props: { conversation: Conversation; status: ModelSta
           ),
         ),
       ),
+    ),
+  );
+}
+
+/** What "Add an example" puts in the functions box. */
+const EXAMPLE_FUNCTIONS = JSON.stringify(
+  [
+    {
+      name: 'get_weather',
+      description: 'The weather now in a city.',
+      parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false },
+    },
+  ],
+  null,
+  2,
+);
+
+/**
+ * The functions the model may call (sent as `tools`): a JSON array of `{name, description, parameters}`. Its
+ * calls show in the chat, each with a box for the result the person types; "Send the results" continues.
+ */
+export function Functions(props: { conversation: Conversation }) {
+  const p = props.conversation.params;
+  const set = (tools: string) => updateCurrent({ params: { ...p, tools } });
+  const defined = toolDefinitions(p);
+  const count = Array.isArray(defined) ? defined.length : 0;
+  return h(
+    'details',
+    { class: 'pg-functions' },
+    h('summary', null, 'Functions', count ? h('span', { class: 'muted' }, ` (${count})`) : null),
+    h(
+      'div',
+      { class: 'field' },
+      h('label', { for: 'pg-tools' }, 'Function definitions (JSON)'),
+      h('textarea', {
+        id: 'pg-tools',
+        class: 'mono',
+        rows: 6,
+        spellcheck: false,
+        placeholder: '[{"name": "…", "description": "…", "parameters": {JSON schema}}]',
+        value: p.tools ?? '',
+        onInput: (e: Event) => set((e.currentTarget as HTMLTextAreaElement).value),
+        'aria-describedby': 'pg-tools-hint',
+        'aria-invalid': typeof defined === 'string' ? 'true' : 'false',
+      }),
+      h(
+        'p',
+        { class: typeof defined === 'string' ? 'hint error-text' : 'hint', id: 'pg-tools-hint' },
+        typeof defined === 'string' ? defined : 'A JSON array of functions, each with a name, a description and a JSON schema of its arguments. The calls the answer makes show in the chat; type what each returned and send it to continue.',
+      ),
+      !(p.tools ?? '').trim() && h('button', { type: 'button', class: 'button small', onClick: () => set(EXAMPLE_FUNCTIONS) }, 'Add an example'),
     ),
   );
 }

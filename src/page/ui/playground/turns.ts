@@ -1,7 +1,7 @@
 // The Playground's turns: a user's (edit and resend), an assistant's (thinking, answer, stats, regenerate).
 import { h } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { current, editAndResend, regenerate, showVersion, type Sender, type Turn } from '../chat';
+import { current, editAndResend, regenerate, sendToolResults, showVersion, type Sender, type Turn } from '../chat';
 import { approveDownload } from '../download-ask';
 import { formatDecimal, formatInteger } from '../format';
 import { CopyButton, Markdown } from '../widgets';
@@ -41,6 +41,8 @@ interface TurnProps {
   streaming: boolean;
   busy: boolean;
   last: boolean;
+  /** The chat's last turn (its function calls wait for results). */
+  final: boolean;
   sender: Sender | null;
 }
 
@@ -134,7 +136,8 @@ function AssistantTurn(props: TurnProps) {
       ),
     turn.text
       ? h(Markdown, { text: turn.text, class: 'answer', final: !streaming })
-      : streaming && !turn.reasoning && h('p', { class: 'muted waiting' }, 'Waiting for the first token…'),
+      : streaming && !turn.reasoning && !turn.toolCalls && h('p', { class: 'muted waiting' }, 'Waiting for the first token…'),
+    turn.toolCalls && h(ToolCalls, { turn, open: props.final && !streaming && turn.status === 'done', busy: props.busy, sender: props.sender }),
     turn.status === 'failed' && h('p', { class: 'notice notice-error turn-error', role: 'alert' }, h('strong', null, 'The answer broke off: '), turn.error ?? 'the request failed.', ' What came is kept; Regenerate asks again.'),
     h(Stats, { turn }),
     !streaming &&
@@ -151,6 +154,54 @@ function AssistantTurn(props: TurnProps) {
             'Regenerate',
           ),
       ),
+  );
+}
+
+/** The functions an answer called, and (while they wait) a box for each result and "Send results". */
+function ToolCalls(props: { turn: Turn; open: boolean; busy: boolean; sender: Sender | null }) {
+  const calls = props.turn.toolCalls!;
+  const [results, setResults] = useState<Record<string, string>>({});
+  const waiting = props.open && props.sender !== null;
+  const submit = (e: Event) => {
+    e.preventDefault();
+    if (props.sender && !props.busy) sendToolResults(props.sender, results);
+  };
+  return h(
+    waiting ? 'form' : 'div',
+    { class: 'tool-calls', onSubmit: waiting ? submit : undefined },
+    calls.map((call) =>
+      h(
+        'div',
+        { key: call.id, class: 'tool-call', 'data-testid': 'tool-call' },
+        h('p', { class: 'tool-call-name' }, 'Calls ', h('code', null, call.name)),
+        h('pre', { class: 'tool-call-args', 'aria-label': `Arguments of ${call.name}` }, h('code', null, call.arguments)),
+        waiting && h('label', { for: `result-${call.id}` }, `Result of ${call.name}`),
+        waiting &&
+          h('textarea', {
+            id: `result-${call.id}`,
+            class: 'mono',
+            rows: 2,
+            placeholder: 'What the function returned (text or JSON)',
+            value: results[call.id] ?? '',
+            onInput: (e: Event) => setResults({ ...results, [call.id]: (e.currentTarget as HTMLTextAreaElement).value }),
+          }),
+      ),
+    ),
+    waiting &&
+      h(
+        'div',
+        { class: 'turn-actions' },
+        h('button', { type: 'submit', class: 'button small primary', disabled: props.busy || calls.some((c) => !(results[c.id] ?? '').trim()) }, calls.length === 1 ? 'Send the result' : 'Send the results'),
+      ),
+  );
+}
+
+function ToolResult(props: TurnProps) {
+  return h(
+    'li',
+    { class: 'turn tool', 'data-turn': props.index },
+    h('p', { class: 'who' }, `Result of ${props.turn.name ?? 'the function'}`),
+    h('pre', { class: 'tool-result' }, h('code', null, props.turn.text)),
   );
 }
 
@@ -172,5 +223,6 @@ function Versions(props: { turn: Turn; busy: boolean; last: boolean }) {
 
 export function TurnView(props: TurnProps) {
   if (props.turn.role === 'note') return h('li', { class: 'turn note', role: 'note' }, props.turn.text);
+  if (props.turn.role === 'tool') return h(ToolResult, props);
   return props.turn.role === 'user' ? h(UserTurn, props) : h(AssistantTurn, props);
 }
