@@ -142,6 +142,9 @@ test('a failed send keeps the text in the composer and leaves no message behind;
   await expect(page.getByRole('alert')).toContainText('Your message is back in the box below.');
   await expect(page.getByRole('alert')).toHaveCount(1);
   await expect(page.getByLabel('Message')).toHaveValue('fail after 0');
+  // The chat is not named after a message that was not sent.
+  await expect(page.getByTestId('chat-title')).toHaveText('New chat');
+  await expect(page.locator('.chat-title')).toHaveText(['New chat']);
   await expect(page.locator('.turn.user, .turn.assistant')).toHaveCount(0);
   await screens(page, 'playground-failed-send');
 

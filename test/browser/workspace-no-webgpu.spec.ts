@@ -77,6 +77,13 @@ test('on a CPU device: the Playground starts on a variant that runs here, marks 
   // Models: those cards say why and name the alternative; no download is offered for them.
   await goToArea(page, 'Models');
   await expect(page.getByTestId('cpu-engine')).toBeVisible();
+  // Plain words first; the browser's own reason folded under them.
+  await expect(page.getByTestId('cpu-engine').locator('p').first()).toHaveText(/^This browser offers no usable WebGPU, so the models run on the processor/);
+  await expect(page.getByTestId('cpu-reason')).toBeHidden();
+  await expect(page.getByTestId('cpu-reason')).toHaveText('The test build pretends a device without WebGPU.');
+  // The embedding model is not said to answer.
+  await expect(page.locator('article[data-model="svc-embed"]')).toContainText('Embeddings: 384 numbers a text');
+  await expect(page.locator('article[data-model="svc-embed"]')).not.toContainText('Answers directly');
   for (const id of ['svc-model-5.2', 'svc-model-5.2-fast']) {
     const card = page.locator(`article[data-model="${id}"]`);
     await expect(card).toHaveAttribute('data-state', 'unavailable');

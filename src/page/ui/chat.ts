@@ -276,6 +276,7 @@ async function run(
       text: `Images are left out from here on: ${model} reads text only, so the earlier image${imagesLeftOut === 1 ? ' is' : 's are'} not sent (the text of those messages is). Switch to svc-vision to send them again.`,
     });
   }
+  const title = conversation.title;
   const answer: Turn = { id: newId('turn'), role: 'assistant', text: '', reasoning: '', model, status: 'streaming' };
   // Asked again: the earlier versions stay with it, this one after them.
   if (again) {
@@ -352,6 +353,8 @@ async function run(
     // regenerate leaves the answer there was.
     conversation.turns = again ? again.turns : [...history];
     if (!again && user) conversation.draft = user.text;
+    // Named after a message that was not sent: the name it had.
+    conversation.title = title;
     state = {
       ...state,
       streamingId: null,

@@ -216,7 +216,9 @@ function ModelCard(props: { id: ModelId; status: ModelStatus | undefined; rate: 
       'ul',
       { class: 'caps', 'aria-label': `What ${id} can do` },
       // The model that serves it here may differ (svc-vision thinks on llama.cpp): its status says so.
-      h('li', { class: (status?.thinks ?? v.thinks) ? 'cap on' : 'cap' }, (status?.thinks ?? v.thinks) ? 'Thinks first' : 'Answers directly'),
+      v.embeddings
+        ? h('li', { class: 'cap on' }, `Embeddings: ${v.embeddings.dimensions} numbers a text`)
+        : h('li', { class: (status?.thinks ?? v.thinks) ? 'cap on' : 'cap' }, (status?.thinks ?? v.thinks) ? 'Thinks first' : 'Answers directly'),
       v.vision && h('li', { class: 'cap on' }, 'Vision: reads images'),
       status && h('li', { class: 'cap' }, `Context ${formatInteger(status.context_length)} tokens here`),
     ),
@@ -305,8 +307,10 @@ export function CpuNotice(props: { cpu: { threads: number; reason: string | null
     h(
       'p',
       null,
-      `This browser offers no usable WebGPU${reason ? ` (${reason.replace(/\.$/, '')})` : ''}, so the models run on the processor with llama.cpp, on ${threads} thread${threads === 1 ? '' : 's'}. They answer, but more slowly than on a graphics card, and the larger variants may not fit this device’s memory.`,
+      `This browser offers no usable WebGPU, so the models run on the processor with llama.cpp, on ${threads} thread${threads === 1 ? '' : 's'}. They answer, but more slowly than on a graphics card, and the larger variants may not fit this device’s memory.`,
     ),
+    // The browser's own words, after the plain ones.
+    reason && h('details', { class: 'detail' }, h('summary', null, 'Technical detail'), h('p', { class: 'detail-text', 'data-testid': 'cpu-reason' }, reason)),
     h(
       'p',
       { class: 'muted' },

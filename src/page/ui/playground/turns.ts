@@ -23,8 +23,9 @@ function Stats(props: { turn: Turn }) {
   if (turn.status === 'stopped') parts.push('Stopped');
   if (s) {
     const split = s.reasoningTokens ? `: ${formatInteger(s.reasoningTokens)} thinking, ${formatInteger(s.tokens - s.reasoningTokens)} answer` : '';
-    parts.push(`${s.exact ? '' : '≈'}${formatInteger(s.tokens)} tokens${split}`);
-    if (s.tokensPerSecond !== null) {
+    parts.push(`${s.exact ? '' : '≈'}${formatInteger(s.tokens)} token${s.tokens === 1 ? '' : 's'}${split}`);
+    // A rate needs at least two tokens: one token's "rate" is only the time between two chunks.
+    if (s.tokensPerSecond !== null && s.tokens > 1) {
       parts.push(`${s.tokensPerSecond >= 100 ? formatInteger(s.tokensPerSecond) : formatDecimal(s.tokensPerSecond)} tokens/s`);
     }
     if (s.firstTokenMs !== null) {
