@@ -219,7 +219,9 @@ test('without a WebGPU adapter: web-llm (when the deployment forces it) answers 
     expect((small.json as ErrorBody).error.code).toBe('model_load_failed');
     expect((small.json as ErrorBody).error.message).toContain(`${NOWHERE}/gguf/`);
     const states = (await call(auto, '/v1/models', { headers: { authorization: `Bearer ${autoKey}` } })).json as ModelList;
-    expect(states.data.filter((m) => m.id !== 'svc-embed').map((m) => m.state)).toEqual(Array(5).fill('not_downloaded'));
+    // Qwen3-8B's two variants are unavailable before anyone asks (too large here), the rest not downloaded.
+    expect(states.data.filter((m) => m.id !== 'svc-embed').map((m) => m.state)).toEqual(['unavailable', 'unavailable', 'not_downloaded', 'not_downloaded', 'not_downloaded']);
+    expect(states.data.find((m) => m.id === 'svc-model-5.2-fast')).toMatchObject({ state: 'unavailable' });
     // llama.cpp has no embedding model: svc-embed is listed as unavailable, and a request says why.
     expect(states.data.find((m) => m.id === 'svc-embed')!.state).toBe('unavailable');
     const embed = await call(auto, '/v1/embeddings', { method: 'POST', headers: { authorization: `Bearer ${autoKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'svc-embed', input: 'x' }) });

@@ -58,7 +58,8 @@ test('import of a .gguf from a folder: the card says downloaded, a chat through 
   await expect(page.getByTestId('import-report')).toContainText(`Imported ${SHORT} (svc-model-5.2-short, svc-model-5.2-short-fast)`);
   await expect(card(page, 'svc-model-5.2-short')).toHaveAttribute('data-state', 'cached');
   await expect(card(page, 'svc-model-5.2-short-fast')).toHaveAttribute('data-state', 'cached');
-  await expect(card(page, 'svc-model-5.2')).toHaveAttribute('data-state', 'not_downloaded');
+  // Not imported, and Qwen3-8B's GGUF is too large for this device anyway: unavailable, saying so.
+  await expect(card(page, 'svc-model-5.2')).toHaveAttribute('data-state', 'unavailable');
   await answersWithoutTheHost(page);
   await page.context().close();
 });

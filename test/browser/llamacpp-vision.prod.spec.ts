@@ -8,7 +8,7 @@ import { synthesizeGguf } from '../../scripts/gguf/synthesize';
 import { synthesizeMmproj } from '../../scripts/gguf/synthesize-mmproj';
 import { GGUF_DEFAULTS } from '../../worker/engine/llamacpp/models';
 import { call, chat, sseEvents } from './helpers';
-import { playgroundKey } from './workspace-steps';
+import { openChatSettings, playgroundKey } from './workspace-steps';
 import { encodePng } from './png';
 import { llamaCppDeployment, ggufPath } from './llamacpp-deployment';
 
@@ -203,6 +203,7 @@ test('llama.cpp reads images through its mmproj: data: and same-origin URLs, any
   await page.reload();
   await playgroundKey(page);
   await page.getByLabel('Model').selectOption('svc-vision');
+  await openChatSettings(page);
   await page.getByText('Parameters').click();
   const thinking = page.getByRole('checkbox', { name: /Thinking/ });
   await expect(thinking).toBeChecked();

@@ -185,7 +185,8 @@ test('llama.cpp on the CPU through /v1: chosen without WebGPU, exact usage, thin
   const models = (await call(page, '/v1/models', { headers: { authorization: `Bearer ${key}` } })).json as { data: { id: string; state: string; context_length: number }[] };
   const shortModel = models.data.find((m) => m.id === 'svc-model-5.2-short')!;
   expect(shortModel).toMatchObject({ state: 'ready', context_length: 4096, engine: { name: 'llamacpp', device: 'cpu', threads: 1 } });
-  expect(models.data.find((m) => m.id === 'svc-model-5.2')).toMatchObject({ state: 'not_downloaded', engine: { name: 'llamacpp', device: 'cpu' } });
+  // Qwen3-8B's GGUF does not fit this device's memory budget: unavailable before anyone asks for it.
+  expect(models.data.find((m) => m.id === 'svc-model-5.2')).toMatchObject({ state: 'unavailable', engine: { name: 'llamacpp', device: 'cpu' } });
   await page.context().close();
 });
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, expect, test, type Download, type Page } from '@playwright/test';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../playwright.config';
-import { goToArea, openWorkspace, playgroundKey, registerThroughForm, screens, sendAndWait, tabTo } from './workspace-steps';
+import { chatAction, goToArea, openChatSettings, openWorkspace, playgroundKey, registerThroughForm, screens, sendAndWait, tabTo } from './workspace-steps';
 
 /** A 1×1 PNG. */
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
@@ -38,7 +38,7 @@ function stored(page: Page): Promise<{ title: string; draft: string; model: stri
 }
 
 async function downloaded(page: Page, button: string): Promise<string> {
-  const [file] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: button }).click()]);
+  const [file] = await Promise.all([page.waitForEvent('download'), chatAction(page, button)]);
   return readFile((await (file as Download).path())!, 'utf8');
 }
 
@@ -52,6 +52,7 @@ test('chats: start, switch, rename and delete; each keeps its model and system p
   await expect(page.locator('.turn')).toHaveCount(0);
   await expect(page.getByTestId('chat-title')).toHaveText('New chat');
   await page.getByLabel('Model').selectOption('svc-model-5.2-short-fast');
+  await openChatSettings(page);
   await page.getByLabel('System prompt').fill('Be brief.');
   const counted = await sendAndWait(page, 'count 3');
   await expect(counted.locator('.answer')).toHaveText('1 2 3');
@@ -134,12 +135,16 @@ test('an answer keeps streaming while the person looks at another area; the thin
 
 test('a failed send keeps the text in the composer and leaves no message behind; the next send carries no dangling turn', async ({ page }) => {
   await startPlayground(page);
-  await page.getByLabel('Message').fill('fail after 2');
+  // Fails before its first token.
+  await page.getByLabel('Message').fill('fail after 0');
   await page.getByRole('button', { name: 'Send' }).click();
   await expect(page.getByRole('alert')).toContainText('Not sent:');
   await expect(page.getByRole('alert')).toContainText('Your message is back in the box below.');
   await expect(page.getByRole('alert')).toHaveCount(1);
-  await expect(page.getByLabel('Message')).toHaveValue('fail after 2');
+  await expect(page.getByLabel('Message')).toHaveValue('fail after 0');
+  // The chat is not named after a message that was not sent.
+  await expect(page.getByTestId('chat-title')).toHaveText('New chat');
+  await expect(page.locator('.chat-title')).toHaveText(['New chat']);
   await expect(page.locator('.turn.user, .turn.assistant')).toHaveCount(0);
   await screens(page, 'playground-failed-send');
 
@@ -191,7 +196,10 @@ test('parameters, thinking off, the request as code; copy, regenerate, edit and 
   await startPlayground(page);
   await page.getByLabel('Model').selectOption('svc-model-5.2');
 
-  // Parameters from the keyboard.
+  // Parameters from the keyboard: Settings opens beside the chat with the focus in it.
+  await tabTo(page, 'button[aria-controls="pg-settings"]');
+  await page.keyboard.press('Enter');
+  await expect(page.getByLabel('System prompt')).toBeFocused();
   await tabTo(page, '.pg-params summary');
   await page.keyboard.press('Enter');
   await page.getByLabel('Max tokens').fill('2');
@@ -204,7 +212,7 @@ test('parameters, thinking off, the request as code; copy, regenerate, edit and 
 
   // The request as code, with the parameters and the composer's text.
   await page.getByLabel('Message').fill('count 4');
-  await page.getByRole('button', { name: 'View as code' }).click();
+  await chatAction(page, 'View as code');
   const code = page.locator('#pg-code-text');
   await expect(code).toContainText('"max_tokens": 2');
   await expect(code).toContainText('"reasoning_effort": "none"');
@@ -222,7 +230,7 @@ test('parameters, thinking off, the request as code; copy, regenerate, edit and 
   await page.getByRole('button', { name: 'openai SDK' }).click();
   await expect(code).toContainText('await client.chat.completions.create(');
   await expect(code).toContainText('console.log(text);');
-  await page.getByRole('button', { name: 'Hide code' }).click();
+  await chatAction(page, 'Hide code');
   await page.getByLabel('Message').fill('');
 
   // Back to defaults: regenerate answers the same message again, in place.

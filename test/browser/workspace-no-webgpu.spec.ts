@@ -2,7 +2,7 @@
 import { expect, test } from '@playwright/test';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../playwright.config';
 import { auth, call } from './helpers';
-import { goToArea, openWorkspace, registerThroughForm, screens } from './workspace-steps';
+import { goToArea, openWorkspace, playgroundKey, registerThroughForm, screens, sendAndWait } from './workspace-steps';
 
 const WEBGPU_FLAGS = ['--enable-unsafe-webgpu', '--enable-unsafe-swiftshader'];
 test.use({ launchOptions: { executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS.filter((arg) => !WEBGPU_FLAGS.includes(arg)) } });
@@ -46,4 +46,63 @@ test('without WebGPU: a clear page on what to do, while keys and Connect still w
   await goToArea(page, 'Connect');
   await expect(page.getByTestId('base-url')).toHaveText(`${new URL(page.url()).origin}/v1`);
   await screens(page, 'no-webgpu-connect');
+});
+
+// A device without WebGPU where llama.cpp runs the models on the CPU, with 4 GiB for a model (the test build's
+// knob): Qwen3-8B's variants do not fit it.
+test('on a CPU device: the Playground starts on a variant that runs here, marks the others with the reason and the alternative, and never offers to download them; the same after a reload', async ({ page }) => {
+  await openWorkspace(page, '/?cpuMemoryMiB=4096');
+  await registerThroughForm(page);
+  await goToArea(page, 'Playground');
+  await playgroundKey(page);
+  const picker = page.getByLabel('Model');
+  await expect(picker).toHaveValue('svc-model-5.2-short-fast');
+  await expect(picker.locator('option[value="svc-model-5.2-fast"]')).toHaveText('svc-model-5.2-fast · cannot run here');
+  await expect(picker.locator('option[value="svc-model-5.2"]')).toHaveText('svc-model-5.2 · cannot run here');
+  // The default answers.
+  const answer = await sendAndWait(page, 'hello');
+  await expect(answer.locator('.answer')).toHaveText('Echo: hello');
+
+  // Picked anyway: the composer says why and offers the one that runs; nothing is sent.
+  await picker.selectOption('svc-model-5.2-fast');
+  const notice = page.getByTestId('cannot-run');
+  await expect(notice).toContainText('svc-model-5.2-fast cannot run on this device.');
+  await expect(notice).toContainText('do not fit the memory this device can give a model');
+  await page.getByLabel('Message').fill('hello again');
+  await expect(page.getByRole('button', { name: 'Send' })).toBeDisabled();
+  await notice.getByRole('button', { name: 'Use svc-model-5.2-short-fast' }).click();
+  await expect(picker).toHaveValue('svc-model-5.2-short-fast');
+  await expect(notice).toHaveCount(0);
+
+  // Models: those cards say why and name the alternative; no download is offered for them.
+  await goToArea(page, 'Models');
+  await expect(page.getByTestId('cpu-engine')).toBeVisible();
+  // Plain words first; the browser's own reason folded under them.
+  await expect(page.getByTestId('cpu-engine').locator('p').first()).toHaveText(/^This browser offers no usable WebGPU, so the models run on the processor/);
+  await expect(page.getByTestId('cpu-reason')).toBeHidden();
+  await expect(page.getByTestId('cpu-reason')).toHaveText('The test build pretends a device without WebGPU.');
+  // The embedding model is not said to answer.
+  await expect(page.locator('article[data-model="svc-embed"]')).toContainText('Embeddings: 384 numbers a text');
+  await expect(page.locator('article[data-model="svc-embed"]')).not.toContainText('Answers directly');
+  for (const id of ['svc-model-5.2', 'svc-model-5.2-fast']) {
+    const card = page.locator(`article[data-model="${id}"]`);
+    await expect(card).toHaveAttribute('data-state', 'unavailable');
+    await expect(card.getByTestId('unavailable')).toContainText('do not fit the memory this device can give a model');
+    await expect(card.getByTestId('unavailable')).toContainText('svc-model-5.2-short-fast runs on this device');
+  }
+  await expect(page.getByRole('button', { name: 'Download and load svc-model-5.2-fast' })).toHaveCount(0);
+  await expect(page.getByRole('button', { name: 'Download and load svc-vision' })).toBeVisible();
+  await screens(page, 'cpu-device-models');
+
+  // After a reload, a new chat starts on the variant that runs, and the others are still marked.
+  await page.reload();
+  await page.evaluate(async () => {
+    await window.inpageReady;
+  });
+  await goToArea(page, 'Playground');
+  await page.getByRole('navigation', { name: 'Chats' }).getByRole('button', { name: 'New chat' }).click();
+  await expect(page.getByTestId('chat-title')).toHaveText('New chat');
+  await expect(picker).toHaveValue('svc-model-5.2-short-fast');
+  await expect(picker.locator('option[value="svc-model-5.2-fast"]')).toHaveText('svc-model-5.2-fast · cannot run here');
+  await screens(page, 'cpu-device-playground');
 });

@@ -10,7 +10,7 @@ import { synthesizeGguf } from '../../scripts/gguf/synthesize';
 import { GGUF_DEFAULTS } from '../../worker/engine/llamacpp/models';
 import { formatBytes } from '../../src/page/ui/format';
 import { PROD_BUILD_DIR, serveStatic } from './static-server';
-import { goToArea, openWorkspace, playgroundKey, registerThroughForm, screens } from './workspace-steps';
+import { goToArea, openChatSettings, openWorkspace, playgroundKey, registerThroughForm, screens } from './workspace-steps';
 
 const pathOf = (group: string) => `${GGUF_DEFAULTS[group]!.repo}/resolve/main/${GGUF_DEFAULTS[group]!.file}`;
 
@@ -37,9 +37,15 @@ test('a failed download offline, then Retry with the files reachable loads the m
     // Its card names the model and its GGUF file; a model whose file this host lacks shows the published size.
     await expect(card.getByTestId('model-name')).toHaveText('Qwen3 1.7B · 4-bit');
     await expect(card.getByText(`(${GGUF_DEFAULTS['qwen3-1.7b']!.file})`)).toBeVisible();
-    await expect(page.locator('article[data-model="svc-model-5.2"]').getByTestId('download-size')).toHaveText(
-      `about ${formatBytes(GGUF_DEFAULTS['qwen3-8b']!.bytes)} (model file from ${host}; the published size)`,
+    await expect(page.locator('article[data-model="svc-vision"]').getByTestId('download-size')).toHaveText(
+      `about ${formatBytes(GGUF_DEFAULTS['phi-3.5-vision']!.bytes)} (model and vision projector files from ${host}; the published size)`,
     );
+    // Qwen3-8B's GGUF does not fit this device's memory: its card says so and offers no download.
+    const big = page.locator('article[data-model="svc-model-5.2"]');
+    await expect(big).toHaveAttribute('data-state', 'unavailable');
+    await expect(big.getByTestId('unavailable')).toContainText('do not fit the memory this device can give a model');
+    await expect(big.getByTestId('download-size')).toHaveCount(0);
+    await expect(page.getByRole('button', { name: 'Download and load svc-model-5.2', exact: true })).toHaveCount(0);
 
     // Offline: one error in plain words, the detail folded, Retry and Import beside it.
     await context.setOffline(true);
@@ -69,6 +75,7 @@ test('a failed download offline, then Retry with the files reachable loads the m
     await goToArea(page, 'Playground');
     await playgroundKey(page);
     await page.getByLabel('Model').selectOption('svc-model-5.2-short-fast');
+    await openChatSettings(page);
     await page.getByText('Parameters').click();
     await page.getByLabel('Max tokens').fill('8');
     await page.getByLabel('Message').fill('Hello');

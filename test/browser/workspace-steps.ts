@@ -55,6 +55,20 @@ export async function sendAndWait(page: Page, text: string) {
   return answer;
 }
 
+/** Opens the chat's settings (system prompt, parameters): a column beside the chat, a sheet on a phone. */
+export async function openChatSettings(page: Page): Promise<void> {
+  const button = page.getByRole('button', { name: /^Settings/ });
+  if ((await button.getAttribute('aria-expanded')) !== 'true') await button.click();
+  await expect(page.getByRole('complementary', { name: 'Chat settings' })).toBeVisible();
+}
+
+/** Presses one of the chat's actions in its "⋯" menu (View as code, Export JSON, Export Markdown). */
+export async function chatAction(page: Page, name: string): Promise<void> {
+  const menu = page.locator('details.pg-more');
+  if ((await menu.getAttribute('open')) === null) await page.getByLabel('More chat actions').click();
+  await menu.getByRole('button', { name, exact: true }).click();
+}
+
 /** Presses Tab (or Shift+Tab) until the focused element matches `selector`; fails after 60 presses. */
 export async function tabTo(page: Page, selector: string, backward = false): Promise<void> {
   for (let i = 0; i < 60; i++) {

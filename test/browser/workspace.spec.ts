@@ -1,7 +1,7 @@
 // The workspace page (index.html) on the test build: sign-up, API keys, models, playground, connect.
 import { expect, test } from '@playwright/test';
 import { auth, call } from './helpers';
-import { goToArea, openWorkspace, playgroundKey, registerThroughForm, screens, sendAndWait } from './workspace-steps';
+import { goToArea, openChatSettings, openWorkspace, playgroundKey, registerThroughForm, screens, sendAndWait } from './workspace-steps';
 
 const KEY_PATTERN = /^sk-svc-[A-Za-z0-9_-]{43}$/;
 
@@ -159,6 +159,7 @@ test('playground: a session key, streamed answers, thinking in a collapsible blo
   await playgroundKey(page);
 
   await page.getByLabel('Model').selectOption('svc-model-5.2-fast');
+  await openChatSettings(page);
   await page.getByLabel('System prompt').fill('Answer briefly.');
   const first = await sendAndWait(page, 'hello there');
   await expect(first.locator('.answer')).toHaveText('Echo: hello there');

@@ -29,6 +29,8 @@
 // A token is a run of non-space characters with the spaces before it. Loading is simulated: a variant's
 // first use "downloads" 4 MiB of pretend weights (the test knob `pretendWeightsBytes`) in progress steps, then
 // "loads"; asked its download size beforehand, it names exactly that many bytes, from host `inpage-test`.
+// The knob `cpuMemoryMiB` pretends a device without WebGPU (llama.cpp on the CPU): variants whose GGUF weights
+// exceed it are unavailable and refused with model_too_large_for_device, as the llama.cpp engine does.
 import { ApiError, clientAborted, contextExceeded } from '../../src/protocol/errors';
 import type { AdapterReport, ImportFile, ImportProgress, ImportReport } from '../../src/engine-control';
 import type { InpageConfig } from '../../src/config';
@@ -39,6 +41,7 @@ import { activeCatalog, adoptModels, variantOf } from '../../src/catalog';
 import { modelNotFound } from '../../src/protocol/errors';
 import type { ModelId } from '../../src/variants';
 import { webllmModels } from '../../worker/engine/webllm/models';
+import { GGUF_DEFAULTS } from '../../worker/engine/llamacpp/models';
 import { spentUsage, type Engine, type EngineFactory, type Generation } from '../../worker/engine/engine';
 import { nextTurn } from '../../worker/engine/shared/event-batch';
 import { assertSupported } from '../../worker/engine/shared/request-support';
@@ -145,9 +148,12 @@ export class DeterministicEngine implements Engine {
 
   /** Bytes of pretend weights each model "downloads". */
   private readonly pretendBytes: number;
+  /** Bytes a model may take on a pretend CPU device (the knob `cpuMemoryMiB`); 0: a device with WebGPU. */
+  private readonly cpuBudget: number;
 
   constructor(private readonly config: InpageConfig & Partial<TestKnobs>) {
     this.pretendBytes = config.pretendWeightsBytes || TEST_KNOB_DEFAULTS.pretendWeightsBytes;
+    this.cpuBudget = (config.cpuMemoryMiB ?? 0) * 2 ** 20;
     // The deployment's models, checked as the web-llm engine checks them (a bad entry fails start-up alike).
     adoptModels(config.models, "the deployment's models setting");
     webllmModels();
@@ -157,6 +163,14 @@ export class DeterministicEngine implements Engine {
     const variant = variantOf(id);
     if (!variant) throw modelNotFound(id);
     return variant.weightGroup;
+  }
+
+  /** On a pretend CPU device, the refusal of a variant whose GGUF weights exceed its memory (as llama.cpp's). */
+  private tooLarge(id: ModelId): ApiError | null {
+    const bytes = GGUF_DEFAULTS[this.groupOf(id)]?.bytes ?? 0;
+    if (this.cpuBudget <= 0 || bytes <= this.cpuBudget) return null;
+    const gb = (n: number) => `${(n / 1e9).toFixed(2)} GB`;
+    return new ApiError('model_too_large_for_device', `${id} runs here on llama.cpp on the CPU, and its GGUF weights (${gb(bytes)}) do not fit the memory this device can give a model (${gb(this.cpuBudget)}). Use a smaller variant, or a device with WebGPU.`);
   }
 
   private group(id: ModelId): GroupState {
@@ -189,6 +203,8 @@ export class DeterministicEngine implements Engine {
         };
       }
       if (g.state === 'cached' || g.state === 'loading' || g.state === 'ready') status.sizeOnDisk = this.pretendBytes;
+      const tooLarge = this.tooLarge(id);
+      if (tooLarge) return { ...status, state: 'unavailable', error: tooLarge.message };
       return status;
     });
   }
@@ -198,10 +214,13 @@ export class DeterministicEngine implements Engine {
   }
 
   async adapter(): Promise<AdapterReport> {
+    if (this.cpuBudget > 0) return { available: false, reason: 'The test build pretends a device without WebGPU.', features: [], shaderF16: false, cpu: { threads: 1 } };
     return { available: true, vendor: 'inpage-test', architecture: 'deterministic', description: 'Deterministic test engine', features: [], shaderF16: false };
   }
 
   async load(id: ModelId): Promise<void> {
+    const refusal = this.tooLarge(id);
+    if (refusal) throw refusal;
     const name = this.groupOf(id);
     const g = this.group(id);
     if (variantOf(id)?.embeddings) {

@@ -8,6 +8,12 @@ export const TEST_KNOB_DEFAULTS = {
   tokenDelayMs: 0,
   /** Bytes of the deterministic engine's pretend weights per model. */
   pretendWeightsBytes: 4 * 1024 * 1024,
+  /**
+   * 0: a device with WebGPU. Above 0: a device without it, where llama.cpp would run the models on the CPU with
+   * this many MiB for a model: the engine says so, and a variant whose GGUF weights (llama.cpp's published
+   * sizes) exceed it is unavailable and refused with model_too_large_for_device, as the llama.cpp engine does.
+   */
+  cpuMemoryMiB: 0,
 };
 
 export type TestKnobs = typeof TEST_KNOB_DEFAULTS;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_PARAMS, type Conversation, type Turn } from '../../src/page/ui/conversation-db';
-import { exportName, requestBody, requestCode, toMessages } from '../../src/page/ui/conversation-request';
+import { exportName, paramsProblem, requestBody, requestCode, toMessages } from '../../src/page/ui/conversation-request';
 
 const turns: Turn[] = [
   { id: '1', role: 'user', text: 'look', image: 'data:image/png;base64,AAAA' },
@@ -42,6 +42,27 @@ describe('what a Playground conversation sends', () => {
       response_format: { type: 'json_object' },
     });
     expect(requestBody('svc-model-5.2-fast', messages, params)).not.toHaveProperty('reasoning_effort');
+  });
+
+  it('sends seed, penalties, up to four stop sequences, and a JSON schema as json_schema (over JSON mode)', () => {
+    const messages = [{ role: 'user' as const, content: 'hi' }];
+    const schema = { type: 'object', properties: { a: { type: 'string' } } };
+    const params = { ...DEFAULT_PARAMS, seed: 7, presence_penalty: 0.5, frequency_penalty: -1, stop: 'END\n\n###\na\nb\nc', json: true, schema: JSON.stringify(schema) };
+    expect(requestBody('svc-model-5.2-fast', messages, params)).toEqual({
+      model: 'svc-model-5.2-fast',
+      messages,
+      seed: 7,
+      presence_penalty: 0.5,
+      frequency_penalty: -1,
+      stop: ['END', '###', 'a', 'b'],
+      response_format: { type: 'json_schema', json_schema: { name: 'response', schema } },
+    });
+    expect(paramsProblem(params)).toBeNull();
+    expect(paramsProblem({ ...params, schema: '{"type": ' })).toMatch(/not a JSON object/);
+    expect(paramsProblem({ ...params, schema: '[1]' })).toMatch(/not a JSON object/);
+    // A chat saved before these fields existed sends none of them.
+    const old = { temperature: null, top_p: null, max_tokens: null, thinking: true, json: false };
+    expect(requestBody('svc-model-5.2-fast', messages, old)).toEqual({ model: 'svc-model-5.2-fast', messages });
   });
 
   it('writes code whose body is the request, streaming', () => {

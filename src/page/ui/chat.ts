@@ -6,8 +6,9 @@ import type { FinishReason } from '../../protocol/types';
 import { modelIds, variantOf } from '../../catalog';
 import type { ModelId } from '../../variants';
 import { ApiCallError, streamChat } from './api';
-import { DEFAULT_PARAMS, deleteConversation, listConversations, putConversation, type Conversation, type Turn } from './conversation-db';
+import { DEFAULT_PARAMS, deleteConversation, listConversations, putConversation, type AnswerVersion, type Conversation, type Turn } from './conversation-db';
 import { requestBody, toMessages } from './conversation-request';
+import { getState } from './store';
 
 export type { Conversation, Turn } from './conversation-db';
 
@@ -30,8 +31,23 @@ let controller: AbortController | null = null;
 const PAINT_MS = 40;
 /** Typing in the composer or a field is saved this long after the last keystroke. */
 const SAVE_MS = 300;
-/** The model a new chat starts with: svc-model-5.2-fast, or the deployment's first if it hides that one. */
-const defaultModel = (): ModelId => (modelIds().includes('svc-model-5.2-fast') ? 'svc-model-5.2-fast' : modelIds()[0]!);
+const defaultModel = (): ModelId => preferredModel();
+
+/**
+ * The model a chat starts with: svc-model-5.2-fast (the deployment's first chat model if it hides that one),
+ * unless this device cannot run it (the engine says `unavailable`: too large for a CPU device, say); then the
+ * first this device can run, one that answers directly (no thinking, no images) first. `allowed`: the models
+ * the key in use reaches.
+ */
+export function preferredModel(allowed: (id: ModelId) => boolean = () => true): ModelId {
+  const chatModels = modelIds().filter((id) => !variantOf(id)?.embeddings);
+  const first = chatModels.includes('svc-model-5.2-fast') ? 'svc-model-5.2-fast' : (chatModels[0] ?? modelIds()[0]!);
+  const statuses = getState().models;
+  const runs = (id: ModelId) => statuses?.find((m) => m.id === id)?.state !== 'unavailable';
+  const candidates = chatModels.filter((id) => runs(id) && allowed(id));
+  if (candidates.includes(first)) return first;
+  return candidates.find((id) => !variantOf(id)!.thinks && !variantOf(id)!.vision) ?? candidates[0] ?? first;
+}
 
 let paintTimer: ReturnType<typeof setTimeout> | null = null;
 function notify(): void {
@@ -87,6 +103,7 @@ function newId(prefix: string): string {
   return `${prefix}_${crypto.randomUUID()}`;
 }
 
+/** A new chat: the model of `from` (the one on screen), the default system prompt and parameters. */
 function blank(orgId: string, from?: Conversation): Conversation {
   const now = Date.now();
   return {
@@ -97,8 +114,9 @@ function blank(orgId: string, from?: Conversation): Conversation {
     createdAt: now,
     updatedAt: now,
     model: from?.model ?? defaultModel(),
-    system: from?.system ?? '',
-    params: { ...(from?.params ?? DEFAULT_PARAMS) },
+    ...(from?.modelChosen ? { modelChosen: true } : {}),
+    system: '',
+    params: { ...DEFAULT_PARAMS },
     turns: [],
     draft: '',
     imagesNoted: false,
@@ -125,6 +143,8 @@ export async function loadConversations(orgId: string): Promise<void> {
   }
   for (const conversation of list) {
     if (!modelIds().includes(conversation.model) || variantOf(conversation.model)?.embeddings) conversation.model = defaultModel();
+    // Parameters added since the chat was saved start at their defaults.
+    conversation.params = { ...DEFAULT_PARAMS, ...conversation.params };
     // A tab closed in the middle of an answer: what came is kept, as stopped.
     for (const turn of conversation.turns) if (turn.status === 'streaming') turn.status = 'stopped';
   }
@@ -144,7 +164,30 @@ export async function loadConversations(orgId: string): Promise<void> {
   notify();
 }
 
-/** Starts a new conversation with the settings of the current one (an empty current one is reused). */
+/** A copy of the current conversation (turns, model, system prompt, parameters), opened. */
+export function duplicateConversation(): void {
+  const now = current();
+  if (!state.orgId || !now) return;
+  const copy: Conversation = {
+    ...structuredClone(now),
+    id: newId('conv'),
+    title: `${now.title} (copy)`.slice(0, 120),
+    named: true,
+    createdAt: Date.now(),
+    updatedAt: Date.now(),
+    draft: '',
+  };
+  for (const turn of copy.turns) {
+    turn.id = newId('turn');
+    if (turn.status === 'streaming') turn.status = 'stopped';
+  }
+  state = { ...state, list: [copy, ...state.list], currentId: copy.id, error: null };
+  save(copy);
+  remember(copy.id);
+  notify();
+}
+
+/** Starts a new conversation with the model of the current one and default settings (an empty current one is reused). */
 export function newConversation(): void {
   if (!state.orgId) return;
   const now = current();
@@ -190,7 +233,7 @@ export async function removeConversation(id: string): Promise<void> {
 }
 
 /** Model, system prompt, parameters or draft of the current conversation; saved shortly after. */
-export function updateCurrent(patch: Partial<Pick<Conversation, 'model' | 'system' | 'params' | 'draft'>>): void {
+export function updateCurrent(patch: Partial<Pick<Conversation, 'model' | 'modelChosen' | 'system' | 'params' | 'draft'>>): void {
   const conversation = current();
   if (!conversation) return;
   Object.assign(conversation, patch);
@@ -214,10 +257,17 @@ function describe(err: unknown): string {
  * Sends `history` plus a user turn and streams the answer into the conversation. On failure both turns are
  * taken out again and the text goes back to the composer: the history never holds a message with no answer.
  */
-async function run(conversation: Conversation, key: string, history: Turn[], user: Turn, onAnswered: (error: ApiCallError | null) => void): Promise<void> {
+async function run(
+  conversation: Conversation,
+  key: string,
+  history: Turn[],
+  user: Turn | null,
+  onAnswered: (error: ApiCallError | null) => void,
+  again?: { turns: Turn[]; versions: AnswerVersion[] },
+): Promise<void> {
   if (controller) return;
   const model = conversation.model;
-  const { messages, imagesLeftOut } = toMessages(conversation.system, [...history, user], model);
+  const { messages, imagesLeftOut } = toMessages(conversation.system, user ? [...history, user] : history, model);
   const turns: Turn[] = [...history];
   if (imagesLeftOut > 0 && !conversation.imagesNoted) {
     turns.push({
@@ -226,11 +276,18 @@ async function run(conversation: Conversation, key: string, history: Turn[], use
       text: `Images are left out from here on: ${model} reads text only, so the earlier image${imagesLeftOut === 1 ? ' is' : 's are'} not sent (the text of those messages is). Switch to svc-vision to send them again.`,
     });
   }
+  const title = conversation.title;
   const answer: Turn = { id: newId('turn'), role: 'assistant', text: '', reasoning: '', model, status: 'streaming' };
-  turns.push(user, answer);
+  // Asked again: the earlier versions stay with it, this one after them.
+  if (again) {
+    answer.versions = again.versions;
+    answer.version = again.versions.length;
+  }
+  if (user) turns.push(user);
+  turns.push(answer);
   conversation.turns = turns;
   conversation.updatedAt = Date.now();
-  if (!conversation.named && !history.some((t) => t.role === 'user')) conversation.title = user.text.replace(/\s+/g, ' ').slice(0, 60) || 'Image';
+  if (user && !conversation.named && !history.some((t) => t.role === 'user')) conversation.title = user.text.replace(/\s+/g, ' ').slice(0, 60) || 'Image';
   const abort = new AbortController();
   controller = abort;
   state = { ...state, streamingId: conversation.id, error: null, list: [conversation, ...state.list.filter((c) => c !== conversation)] };
@@ -249,7 +306,17 @@ async function run(conversation: Conversation, key: string, history: Turn[], use
       if (chunk.usage) usage = chunk.usage;
       const choice = chunk.choices[0];
       if (!choice) continue;
-      const { content, reasoning_content: reasoning } = choice.delta;
+      const { content, reasoning_content: reasoning, tool_calls: calls } = choice.delta;
+      for (const call of calls ?? []) {
+        // A call's first piece names it; later pieces add to its arguments.
+        answer.toolCalls ??= [];
+        const made = (answer.toolCalls[call.index] ??= { id: call.id ?? `call_${call.index}`, name: '', arguments: '' });
+        if (call.id) made.id = call.id;
+        if (call.function.name) made.name += call.function.name;
+        made.arguments += call.function.arguments;
+        firstAt ??= performance.now();
+        notifySoon();
+      }
       if (content || reasoning) {
         const now = performance.now();
         firstAt ??= now;
@@ -275,10 +342,19 @@ async function run(conversation: Conversation, key: string, history: Turn[], use
   }
   const endedAt = performance.now();
   if (thinkingFrom !== null && answer.thoughtMs === undefined) answer.thoughtMs = endedAt - thinkingFrom;
+  if (failure !== null && (answer.text || answer.reasoning || answer.toolCalls)) {
+    // Broke off after it began: what came stays, with the error beside it.
+    answer.status = 'failed';
+    answer.error = describe(failure);
+    failure = null;
+  }
   if (failure !== null) {
-    // Nothing of the failed exchange stays: the text goes back to the composer, the error beside it.
-    conversation.turns = [...history];
-    conversation.draft = user.text;
+    // Nothing of the failed exchange stays: the text goes back to the composer, the error beside it. A failed
+    // regenerate leaves the answer there was.
+    conversation.turns = again ? again.turns : [...history];
+    if (!again && user) conversation.draft = user.text;
+    // Named after a message that was not sent: the name it had.
+    conversation.title = title;
     state = {
       ...state,
       streamingId: null,
@@ -300,11 +376,30 @@ async function run(conversation: Conversation, key: string, history: Turn[], use
     firstTokenMs: firstAt !== null ? firstAt - started : null,
     finish,
   };
+  if (answer.versions) answer.versions = [...answer.versions, versionOf(answer)];
   conversation.updatedAt = Date.now();
   state = { ...state, streamingId: null };
   save(conversation);
   notify();
   onAnswered(null);
+}
+
+function versionOf(turn: Turn): AnswerVersion {
+  const { text, reasoning, thoughtMs, model, status, error, stats, toolCalls } = turn;
+  return { text, reasoning, thoughtMs, model, status, error, stats, toolCalls };
+}
+
+/** Shows another version of a regenerated answer (the later turns stay as they are). */
+export function showVersion(turnId: string, index: number): void {
+  const conversation = current();
+  const turn = conversation?.turns.find((t) => t.id === turnId);
+  if (!conversation || !turn?.versions || controller) return;
+  const chosen = turn.versions[index];
+  if (!chosen) return;
+  Object.assign(turn, { reasoning: undefined, thoughtMs: undefined, error: undefined, stats: undefined, toolCalls: undefined }, chosen, { version: index });
+  conversation.turns = [...conversation.turns];
+  save(conversation);
+  notify();
 }
 
 export interface Sender {
@@ -321,14 +416,36 @@ export function send(sender: Sender, text: string, image?: string): void {
   void run(conversation, sender.key, [...conversation.turns], user, sender.onAnswered);
 }
 
+/**
+ * Sends the results the person typed for the calls of the last answer (by call id) and streams the answer that
+ * continues from them. If that fails before it begins, the chat is as it was.
+ */
+export function sendToolResults(sender: Sender, results: Record<string, string>): void {
+  const conversation = current();
+  const last = conversation?.turns[conversation.turns.length - 1];
+  if (!conversation || controller || last?.role !== 'assistant' || !last.toolCalls?.length) return;
+  const tools: Turn[] = last.toolCalls.map((call) => ({ id: newId('turn'), role: 'tool', text: results[call.id] ?? '', toolCallId: call.id, name: call.name }));
+  void run(conversation, sender.key, [...conversation.turns, ...tools], null, sender.onAnswered, { turns: [...conversation.turns], versions: [] });
+}
+
 /** Asks again for the last answer: the turns from the last user message on are replaced. */
 export function regenerate(sender: Sender): void {
   const conversation = current();
   if (!conversation || controller) return;
+  // The answer to function results: asked again from those results.
+  const lastAnswer = conversation.turns.map((t) => t.role).lastIndexOf('assistant');
+  if (lastAnswer > 0 && conversation.turns[lastAnswer - 1]!.role === 'tool') {
+    const previous = conversation.turns[lastAnswer]!;
+    void run(conversation, sender.key, conversation.turns.slice(0, lastAnswer), null, sender.onAnswered, { turns: [...conversation.turns], versions: previous.versions ?? [versionOf(previous)] });
+    return;
+  }
   const at = conversation.turns.map((t) => t.role).lastIndexOf('user');
   if (at < 0) return;
   const user = conversation.turns[at]!;
-  void run(conversation, sender.key, conversation.turns.slice(0, at), { ...user, id: newId('turn') }, sender.onAnswered);
+  // The answer there was stays as a version (‹ 1/2 ›) of the new one.
+  const previous = conversation.turns.slice(at + 1).find((t) => t.role === 'assistant');
+  const versions = previous ? (previous.versions ?? [versionOf(previous)]) : [];
+  void run(conversation, sender.key, conversation.turns.slice(0, at), { ...user, id: newId('turn') }, sender.onAnswered, { turns: [...conversation.turns], versions });
 }
 
 /** Replaces a user message with new text and sends it again; every later turn goes. */

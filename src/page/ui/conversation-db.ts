@@ -19,8 +19,8 @@ export interface TurnStats {
 
 export interface Turn {
   id: string;
-  /** `note`: something the Playground says in the chat (never sent to /v1). */
-  role: 'user' | 'assistant' | 'note';
+  /** `note`: something the Playground says in the chat (never sent to /v1); `tool`: a result the person typed. */
+  role: 'user' | 'assistant' | 'note' | 'tool';
   text: string;
   /** A data: URL the person attached (user turns, svc-vision). */
   image?: string;
@@ -28,9 +28,25 @@ export interface Turn {
   /** How long the model thought, in milliseconds, once its answer began. */
   thoughtMs?: number;
   model?: string;
-  status?: 'streaming' | 'done' | 'stopped';
+  /** The functions an assistant turn called (`arguments`: JSON text as the model wrote it). */
+  toolCalls?: { id: string; name: string; arguments: string }[];
+  /** A tool turn: the call it answers, and the function's name. */
+  toolCallId?: string;
+  name?: string;
+  /** `failed`: the answer broke off after it began (`error` says why); what came is kept. */
+  status?: 'streaming' | 'done' | 'stopped' | 'failed';
+  error?: string;
   stats?: TurnStats;
+  /**
+   * An answer asked for again (Regenerate): every version of it, the one shown (the fields above) at `version`.
+   * Absent for an answer given once.
+   */
+  versions?: AnswerVersion[];
+  version?: number;
 }
+
+/** One version of an answer. */
+export type AnswerVersion = Pick<Turn, 'text' | 'reasoning' | 'thoughtMs' | 'model' | 'status' | 'error' | 'stats' | 'toolCalls'>;
 
 /** The request parameters a person can set; null means "not sent" (the service's default). */
 export interface Params {
@@ -41,9 +57,33 @@ export interface Params {
   thinking: boolean;
   /** `response_format: {type: "json_object"}`. */
   json: boolean;
+  /**
+   * `response_format: {type: "json_schema"}` with this schema (JSON text) when not null; wins over `json`.
+   * Absent in chats saved before it existed, as are the fields after it: their defaults apply.
+   */
+  schema?: string | null;
+  seed?: number | null;
+  presence_penalty?: number | null;
+  frequency_penalty?: number | null;
+  /** Stop sequences, one per line (up to 4 are sent). */
+  stop?: string;
+  /** Functions the model may call: a JSON array of `{name, description, parameters}` (JSON schema); empty: none. */
+  tools?: string;
 }
 
-export const DEFAULT_PARAMS: Params = { temperature: null, top_p: null, max_tokens: null, thinking: true, json: false };
+export const DEFAULT_PARAMS: Required<Params> = {
+  temperature: null,
+  top_p: null,
+  max_tokens: null,
+  thinking: true,
+  json: false,
+  schema: null,
+  seed: null,
+  presence_penalty: null,
+  frequency_penalty: null,
+  stop: '',
+  tools: '',
+};
 
 export interface Conversation {
   id: string;
@@ -54,6 +94,8 @@ export interface Conversation {
   createdAt: number;
   updatedAt: number;
   model: ModelId;
+  /** Whether the person picked the model (else the Playground may move an empty chat to one this device runs). */
+  modelChosen?: boolean;
   system: string;
   params: Params;
   turns: Turn[];

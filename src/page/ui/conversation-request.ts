@@ -29,8 +29,16 @@ export function toMessages(system: string, turns: readonly Turn[], model: ModelI
         if (turn.image) imagesLeftOut++;
         messages.push({ role: 'user', content: turn.text });
       }
+    } else if (turn.role === 'assistant' && turn.toolCalls?.length) {
+      messages.push({
+        role: 'assistant',
+        content: turn.text,
+        tool_calls: turn.toolCalls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.arguments } })),
+      });
     } else if (turn.role === 'assistant' && turn.text) {
       messages.push({ role: 'assistant', content: turn.text });
+    } else if (turn.role === 'tool' && turn.toolCallId) {
+      messages.push({ role: 'tool', content: turn.text, tool_call_id: turn.toolCallId });
     }
   }
   return { messages, imagesLeftOut };
@@ -42,9 +50,61 @@ export function requestBody(model: ModelId, messages: ChatMessage[], params: Par
   if (params.temperature !== null) body.temperature = params.temperature;
   if (params.top_p !== null) body.top_p = params.top_p;
   if (params.max_tokens !== null) body.max_tokens = params.max_tokens;
+  if (params.seed != null) body.seed = params.seed;
+  if (params.presence_penalty != null) body.presence_penalty = params.presence_penalty;
+  if (params.frequency_penalty != null) body.frequency_penalty = params.frequency_penalty;
+  const stop = stopSequences(params);
+  if (stop.length > 0) body.stop = stop;
+  const tools = toolDefinitions(params);
+  if (Array.isArray(tools) && tools.length > 0) body.tools = tools.map((f) => ({ type: 'function', function: f }));
   if (variantOf(model)!.thinks && !params.thinking) body.reasoning_effort = 'none';
-  if (params.json) body.response_format = { type: 'json_object' };
+  const schema = params.schema != null ? parseSchema(params.schema) : null;
+  if (schema && typeof schema === 'object') body.response_format = { type: 'json_schema', json_schema: { name: 'response', schema } };
+  else if (params.json) body.response_format = { type: 'json_object' };
   return body;
+}
+
+/** The stop sequences to send: the non-empty lines, at most four (the API's limit). */
+export function stopSequences(params: Params): string[] {
+  return (params.stop ?? '').split('\n').filter((line) => line !== '').slice(0, 4);
+}
+
+function parseSchema(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The functions of the chat's settings (a JSON array of `{name, description, parameters}`; whole tool objects,
+ * `{type: "function", function: {…}}`, are taken too); a string says what is wrong with them.
+ */
+export function toolDefinitions(params: Params): Record<string, unknown>[] | string {
+  const text = (params.tools ?? '').trim();
+  if (!text) return [];
+  const list = parseSchema(text);
+  if (!Array.isArray(list)) return 'The functions in Settings are not a JSON array: fix them, or empty the box.';
+  const out: Record<string, unknown>[] = [];
+  for (const item of list as unknown[]) {
+    const f = item && typeof item === 'object' && (item as { type?: unknown }).type === 'function' ? (item as { function?: unknown }).function : item;
+    if (!f || typeof f !== 'object' || typeof (f as { name?: unknown }).name !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test((f as { name: string }).name)) {
+      return 'Each function in Settings needs a "name" (letters, digits, _ and -, up to 64): fix them, or empty the box.';
+    }
+    out.push(f as Record<string, unknown>);
+  }
+  return out;
+}
+
+/** Why these parameters cannot be sent (a JSON schema that is not a JSON object, functions that are not right), or null. */
+export function paramsProblem(params: Params): string | null {
+  const tools = toolDefinitions(params);
+  if (typeof tools === 'string') return tools;
+  if (params.schema == null) return null;
+  const schema = parseSchema(params.schema);
+  if (!schema || typeof schema !== 'object' || Array.isArray(schema)) return 'The JSON schema in Settings is not a JSON object: fix it, or choose another response format.';
+  return null;
 }
 
 /** The conversation as the request that would continue it (`next`: the message about to be sent). */
@@ -65,6 +125,8 @@ export function exportMarkdown(conversation: Conversation): string {
   for (const turn of conversation.turns) {
     if (turn.role === 'note') {
       out.push(`> ${turn.text}`, '');
+    } else if (turn.role === 'tool') {
+      out.push(`## Result of ${turn.name ?? 'the function'}`, '', '```', turn.text, '```', '');
     } else if (turn.role === 'user') {
       out.push('## You', '');
       if (turn.image) out.push('*(an image was attached)*', '');
@@ -72,7 +134,8 @@ export function exportMarkdown(conversation: Conversation): string {
     } else {
       out.push(`## ${turn.model ?? 'Assistant'}`, '');
       if (turn.reasoning) out.push(turn.reasoning.split('\n').map((line) => `> ${line}`).join('\n'), '');
-      out.push(turn.text, '');
+      if (turn.text) out.push(turn.text, '');
+      for (const call of turn.toolCalls ?? []) out.push(`Calls \`${call.name}(${call.arguments})\``, '');
     }
   }
   return out.join('\n');

@@ -184,18 +184,20 @@ export function DownloadDialog() {
     return () => void listeners.delete(listener);
   }, []);
   const q = question;
+  const opener = useRef<Element | null>(null);
   useEffect(() => {
     const el = dialog.current;
     if (!el) return;
     if (q && !el.open) {
+      // The element that asked, taken before the dialog moves focus to its own button (taken after, it was
+      // that button, and focus came back only where the browser restores it by itself).
+      opener.current = document.activeElement;
       el.showModal();
       confirm.current?.focus();
-    } else if (!q && el.open) el.close();
-  }, [q]);
-  const opener = useRef<Element | null>(null);
-  useEffect(() => {
-    if (q) opener.current = document.activeElement;
-    else if (opener.current instanceof HTMLElement && opener.current.isConnected) opener.current.focus();
+    } else if (!q && el.open) {
+      el.close();
+      if (opener.current instanceof HTMLElement && opener.current.isConnected && !el.contains(opener.current)) opener.current.focus();
+    }
   }, [q]);
   const size = q?.size;
   return h(

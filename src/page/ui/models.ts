@@ -14,6 +14,7 @@ import { ModelStorage } from './model-storage';
 import { UpstreamConnections } from './upstream-connections';
 import { NoWebGpu } from './no-webgpu';
 import { getState, useUi, type UiState } from './store';
+import { preferredModel } from './chat';
 import { Notice, errorText } from './widgets';
 
 export const STATE_LABEL: Record<ModelState, string> = {
@@ -216,7 +217,9 @@ function ModelCard(props: { id: ModelId; status: ModelStatus | undefined; rate: 
       'ul',
       { class: 'caps', 'aria-label': `What ${id} can do` },
       // The model that serves it here may differ (svc-vision thinks on llama.cpp): its status says so.
-      h('li', { class: (status?.thinks ?? v.thinks) ? 'cap on' : 'cap' }, (status?.thinks ?? v.thinks) ? 'Thinks first' : 'Answers directly'),
+      v.embeddings
+        ? h('li', { class: 'cap on' }, `Embeddings: ${v.embeddings.dimensions} numbers a text`)
+        : h('li', { class: (status?.thinks ?? v.thinks) ? 'cap on' : 'cap' }, (status?.thinks ?? v.thinks) ? 'Thinks first' : 'Answers directly'),
       v.vision && h('li', { class: 'cap on' }, 'Vision: reads images'),
       status && h('li', { class: 'cap' }, `Context ${formatInteger(status.context_length)} tokens here`),
     ),
@@ -255,7 +258,7 @@ function ModelCard(props: { id: ModelId; status: ModelStatus | undefined; rate: 
     status && (state === 'downloading' || state === 'loading') && h(Progress, { status, rate: props.rate }),
     // A model this engine cannot serve here is not a failed load: it says why, with nothing to retry.
     status?.error && state === 'unavailable'
-      ? h('p', { class: 'hint', 'data-testid': 'unavailable' }, status.error)
+      ? h('p', { class: 'hint', 'data-testid': 'unavailable' }, status.error, alternativeTo(id))
       : // One failure, one error: on the first card of the weights it concerns; the card that shares them points there.
         status?.error && shares.length > 0 && modelIds().indexOf(shares[0]!) < modelIds().indexOf(id)
       ? h('p', { class: 'hint error-pointer' }, `Loading these weights failed: see ${shares[0]}.`)
@@ -272,6 +275,13 @@ function ModelCard(props: { id: ModelId; status: ModelStatus | undefined; rate: 
     buttons.length > 0 && h('div', { class: 'actions' }, ...buttons),
     working && state !== 'downloading' && state !== 'loading' && h('p', { class: 'hint', role: 'status' }, 'Working…'),
   );
+}
+
+/** For a chat variant that cannot run here: the one a chat takes instead, if another runs. */
+function alternativeTo(id: ModelId): string {
+  if (variantOf(id)?.embeddings) return '';
+  const other = preferredModel();
+  return other !== id && getState().models?.find((m) => m.id === other)?.state !== 'unavailable' ? ` ${other} runs on this device: the Playground uses it for new chats.` : '';
 }
 
 function AdapterCard(props: { adapter: AdapterReport }) {
@@ -307,8 +317,10 @@ export function CpuNotice(props: { cpu: { threads: number; reason: string | null
     h(
       'p',
       null,
-      `This browser offers no usable WebGPU${reason ? ` (${reason.replace(/\.$/, '')})` : ''}, so the models run on the processor with llama.cpp, on ${threads} thread${threads === 1 ? '' : 's'}. They answer, but more slowly than on a graphics card, and the larger variants may not fit this device’s memory.`,
+      `This browser offers no usable WebGPU, so the models run on the processor with llama.cpp, on ${threads} thread${threads === 1 ? '' : 's'}. They answer, but more slowly than on a graphics card, and the larger variants may not fit this device’s memory.`,
     ),
+    // The browser's own words, after the plain ones.
+    reason && h('details', { class: 'detail' }, h('summary', null, 'Technical detail'), h('p', { class: 'detail-text', 'data-testid': 'cpu-reason' }, reason)),
     h(
       'p',
       { class: 'muted' },
@@ -333,7 +345,7 @@ export function ModelsArea() {
       { class: 'lede' },
       cpu
         ? 'The variants run on this device’s CPU with llama.cpp (GGUF models). Weights download once and stay in this browser’s cache; variants that share weights download and load together, and one set of weights is loaded at a time. A request for a model that is not ready loads it first.'
-        : 'Five variants run on this device’s GPU. Weights download once and stay in this browser’s cache; variants that share weights download and load together, and one set of weights is loaded at a time. A request for a model that is not ready loads it first. The context each variant enforces here is bounded by this GPU’s memory.',
+        : 'The variants run on this device’s GPU. Weights download once and stay in this browser’s cache; variants that share weights download and load together, and one set of weights is loaded at a time. A request for a model that is not ready loads it first. The context each variant enforces here is bounded by this GPU’s memory.',
     ),
     // A test build says so (in its own words, test/engine/knobs.ts): its engine stands in for the models the
     // cards name, and downloads nothing.

@@ -158,6 +158,9 @@ export class LlamaCppEngine implements Engine {
       if (!variant) return s;
       // A variant tied to web-llm that shares its weights with one llama.cpp serves.
       if (!servedByLlama(variant)) return { id: s.id, state: 'unavailable', context_length: s.context_length, error: webllmOnly(variant) };
+      // Too large for this device: unavailable, saying why, before anyone asks to download it.
+      const tooLarge = this.tooLarge(variant);
+      if (tooLarge) return { ...s, state: 'unavailable', error: tooLarge.message, ...(this.effective(variant).thinks !== variant.thinks ? { thinks: true } : {}) };
       // What the model serving it here does, where that differs from the catalog's promise.
       return this.effective(variant).thinks !== variant.thinks ? { ...s, thinks: true } : s;
     });
@@ -259,22 +262,29 @@ export class LlamaCppEngine implements Engine {
     return source.bytes > 0 ? { bytes: source.bytes, basis: 'table', host, covers } : { bytes: null, basis: 'unknown', host };
   }
 
-  /** Refuses a model whose files alone exceed what this device can give it. */
-  private checkFits(variant: Variant, source: GgufSource): void {
+  /** The refusal of a model whose files alone exceed what this device can give it; null when it fits. */
+  private tooLarge(variant: Variant): ApiError | null {
+    const source = this.source(variant);
     const budget = this.deps.memoryBudgetBytes;
-    if (budget <= 0 || source.bytes <= budget) return;
+    if (budget <= 0 || source.bytes <= budget) return null;
     const gb = (n: number) => `${(n / 1e9).toFixed(2)} GB`;
-    throw new ApiError(
+    return new ApiError(
       'model_too_large_for_device',
       `${variant.id} runs here on llama.cpp on ${this.device() === 'webgpu' ? 'WebGPU' : 'the CPU'}, and its GGUF weights (${source.quantization ? `${source.quantization}, ` : ''}${gb(source.bytes)}) do not fit the memory this device can give a model (${gb(budget)}). Use a smaller variant, or a device with WebGPU.`,
     );
+  }
+
+  /** Refuses a model whose files alone exceed what this device can give it. */
+  private checkFits(variant: Variant): void {
+    const refusal = this.tooLarge(variant);
+    if (refusal) throw refusal;
   }
 
   /** Loads the variant's weights unless they are the ones loaded. Call with the mutex held. */
   private async ensureLoaded(variant: Variant): Promise<Loaded> {
     const source = this.source(variant);
     if (this.loaded?.url === source.url) return this.loaded;
-    this.checkFits(variant, source);
+    this.checkFits(variant);
     const group = variant.weightGroup;
     const what = this.describe(variant);
     const previous = this.loaded;

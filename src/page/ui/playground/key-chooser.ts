@@ -79,7 +79,9 @@ export function KeyBar(props: { sessionKey: SessionKey }) {
     h('code', null, '/v1'),
     ' with key ',
     h('code', { 'data-testid': 'pg-key' }, props.sessionKey.display),
-    props.sessionKey.id === keptPlaygroundKey()?.id ? ' (the workspace’s Playground key, reused by every tab). ' : ` (${props.sessionKey.name}), kept for this tab only. `,
+    // On a phone the note folds away, so the conversation starts higher.
+    h('span', { class: 'key-note' }, props.sessionKey.id === keptPlaygroundKey()?.id ? ' (the workspace’s Playground key, reused by every tab)' : ` (${props.sessionKey.name}), kept for this tab only`),
+    '. ',
     h('button', { type: 'button', class: 'button small', onClick: forgetSessionKey }, 'Forget key'),
   );
 }

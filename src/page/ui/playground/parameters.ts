@@ -5,6 +5,10 @@ import type { ModelId } from '../../../variants';
 import type { ModelStatus } from '../../../engine-protocol';
 import { updateCurrent, type Conversation } from '../chat';
 import { DEFAULT_PARAMS, type Params } from '../conversation-db';
+import { paramsProblem, toolDefinitions } from '../conversation-request';
+
+/** What the JSON schema box starts with. */
+const EXAMPLE_SCHEMA = JSON.stringify({ type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'], additionalProperties: false }, null, 2);
 
 function numberOrNull(raw: string): number | null {
   if (raw.trim() === '') return null;
@@ -43,23 +47,86 @@ export function thinkingHere(model: ModelId, status: ModelStatus | undefined): '
   return catalog ? 'switchable' : 'never';
 }
 
+/** How many parameters of the chat differ from the defaults (thinking only where it can be switched). */
+export function changedParams(conversation: Conversation, status: ModelStatus | undefined): number {
+  const p = conversation.params;
+  const thinks = thinkingHere(conversation.model, status) === 'switchable';
+  return (Object.keys(DEFAULT_PARAMS) as (keyof Params)[]).filter((k) => JSON.stringify(p[k] ?? DEFAULT_PARAMS[k]) !== JSON.stringify(DEFAULT_PARAMS[k]) && (k !== 'thinking' || thinks)).length;
+}
+
 export function Parameters(props: { conversation: Conversation; status: ModelStatus | undefined }) {
   const { conversation } = props;
   const p = conversation.params;
   const set = (patch: Partial<Params>) => updateCurrent({ params: { ...p, ...patch } });
   const thinking = thinkingHere(conversation.model, props.status);
   const thinks = thinking === 'switchable';
-  const changed = (Object.keys(DEFAULT_PARAMS) as (keyof Params)[]).filter((k) => p[k] !== DEFAULT_PARAMS[k] && (k !== 'thinking' || thinks));
+  const changed = changedParams(conversation, props.status);
+  const format = p.schema != null ? 'json_schema' : p.json ? 'json_object' : 'text';
+  const problem = paramsProblem(p);
+  const stops = (p.stop ?? '').split('\n').filter((line) => line !== '');
   return h(
     'details',
     { class: 'pg-params' },
-    h('summary', null, 'Parameters', changed.length ? h('span', { class: 'muted' }, ` (${changed.length} set)`) : null),
+    h('summary', null, 'Parameters', changed ? h('span', { class: 'muted' }, ` (${changed} set)`) : null),
     h(
       'div',
       { class: 'param-grid' },
       h(ParamField, { id: 'pg-temperature', label: 'Temperature', hint: '0–2; higher is more varied.', value: p.temperature, min: 0, max: 2, step: 0.1, onChange: (v) => set({ temperature: v }) }),
       h(ParamField, { id: 'pg-top-p', label: 'Top p', hint: '0–1; the share of likely tokens sampled from.', value: p.top_p, min: 0, max: 1, step: 0.05, onChange: (v) => set({ top_p: v }) }),
       h(ParamField, { id: 'pg-max-tokens', label: 'Max tokens', hint: 'Longest answer, thinking included.', value: p.max_tokens, min: 1, step: 1, onChange: (v) => set({ max_tokens: v === null ? null : Math.max(1, Math.round(v)) }) }),
+      h(ParamField, { id: 'pg-seed', label: 'Seed', hint: 'A whole number: the same seed, the same sampling.', value: p.seed ?? null, min: 0, step: 1, onChange: (v) => set({ seed: v === null ? null : Math.round(v) }) }),
+      h(ParamField, { id: 'pg-presence', label: 'Presence penalty', hint: '−2–2; above 0 favours new topics.', value: p.presence_penalty ?? null, min: -2, max: 2, step: 0.1, onChange: (v) => set({ presence_penalty: v }) }),
+      h(ParamField, { id: 'pg-frequency', label: 'Frequency penalty', hint: '−2–2; above 0 repeats less.', value: p.frequency_penalty ?? null, min: -2, max: 2, step: 0.1, onChange: (v) => set({ frequency_penalty: v }) }),
+      h(
+        'div',
+        { class: 'field param wide' },
+        h('label', { for: 'pg-stop' }, 'Stop sequences'),
+        h('textarea', {
+          id: 'pg-stop',
+          rows: 2,
+          placeholder: 'one per line',
+          value: p.stop ?? '',
+          onInput: (e: Event) => set({ stop: (e.currentTarget as HTMLTextAreaElement).value }),
+          'aria-describedby': 'pg-stop-hint',
+        }),
+        h('p', { class: 'hint', id: 'pg-stop-hint' }, stops.length > 4 ? `Up to four are sent: “${stops.slice(4).join('”, “')}” is left out.` : 'Up to four, one per line; the answer ends before the first one it would write.'),
+      ),
+      h(
+        'div',
+        { class: 'field param wide' },
+        h('label', { for: 'pg-format' }, 'Response format'),
+        h(
+          'select',
+          {
+            id: 'pg-format',
+            value: format,
+            onChange: (e: Event) => {
+              const v = (e.currentTarget as HTMLSelectElement).value;
+              set(v === 'json_schema' ? { json: false, schema: p.schema ?? EXAMPLE_SCHEMA } : { json: v === 'json_object', schema: null });
+            },
+          },
+          h('option', { value: 'text' }, 'Text'),
+          h('option', { value: 'json_object' }, 'JSON object (json_object)'),
+          h('option', { value: 'json_schema' }, 'JSON schema (json_schema)'),
+        ),
+        format === 'json_schema' &&
+          h(
+            'div',
+            { class: 'field' },
+            h('label', { for: 'pg-schema' }, 'JSON schema'),
+            h('textarea', {
+              id: 'pg-schema',
+              class: 'mono',
+              rows: 6,
+              spellcheck: false,
+              value: p.schema ?? '',
+              onInput: (e: Event) => set({ schema: (e.currentTarget as HTMLTextAreaElement).value }),
+              'aria-describedby': 'pg-schema-hint',
+              'aria-invalid': problem ? 'true' : 'false',
+            }),
+            h('p', { class: problem ? 'hint error-text' : 'hint', id: 'pg-schema-hint' }, problem ?? 'The answer is JSON that matches this schema.'),
+          ),
+      ),
       h(
         'div',
         { class: 'field checks' },
@@ -74,14 +141,58 @@ export function Parameters(props: { conversation: Conversation; status: ModelSta
             thinking === 'switchable' ? ' (off sends reasoning_effort: "none")' : thinking === 'always' ? ' (the model serving it here always thinks)' : ' (this variant never thinks)',
           ),
         ),
-        h(
-          'label',
-          { class: 'check' },
-          h('input', { type: 'checkbox', checked: p.json, onChange: (e: Event) => set({ json: (e.currentTarget as HTMLInputElement).checked }) }),
-          ' JSON mode',
-          h('span', { class: 'muted' }, ' (response_format: json_object)'),
-        ),
       ),
+    ),
+  );
+}
+
+/** What "Add an example" puts in the functions box. */
+const EXAMPLE_FUNCTIONS = JSON.stringify(
+  [
+    {
+      name: 'get_weather',
+      description: 'The weather now in a city.',
+      parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false },
+    },
+  ],
+  null,
+  2,
+);
+
+/**
+ * The functions the model may call (sent as `tools`): a JSON array of `{name, description, parameters}`. Its
+ * calls show in the chat, each with a box for the result the person types; "Send the results" continues.
+ */
+export function Functions(props: { conversation: Conversation }) {
+  const p = props.conversation.params;
+  const set = (tools: string) => updateCurrent({ params: { ...p, tools } });
+  const defined = toolDefinitions(p);
+  const count = Array.isArray(defined) ? defined.length : 0;
+  return h(
+    'details',
+    { class: 'pg-functions' },
+    h('summary', null, 'Functions', count ? h('span', { class: 'muted' }, ` (${count})`) : null),
+    h(
+      'div',
+      { class: 'field' },
+      h('label', { for: 'pg-tools' }, 'Function definitions (JSON)'),
+      h('textarea', {
+        id: 'pg-tools',
+        class: 'mono',
+        rows: 6,
+        spellcheck: false,
+        placeholder: '[{"name": "…", "description": "…", "parameters": {JSON schema}}]',
+        value: p.tools ?? '',
+        onInput: (e: Event) => set((e.currentTarget as HTMLTextAreaElement).value),
+        'aria-describedby': 'pg-tools-hint',
+        'aria-invalid': typeof defined === 'string' ? 'true' : 'false',
+      }),
+      h(
+        'p',
+        { class: typeof defined === 'string' ? 'hint error-text' : 'hint', id: 'pg-tools-hint' },
+        typeof defined === 'string' ? defined : 'A JSON array of functions, each with a name, a description and a JSON schema of its arguments. The calls the answer makes show in the chat; type what each returned and send it to continue.',
+      ),
+      !(p.tools ?? '').trim() && h('button', { type: 'button', class: 'button small', onClick: () => set(EXAMPLE_FUNCTIONS) }, 'Add an example'),
     ),
   );
 }

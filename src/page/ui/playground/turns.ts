@@ -1,7 +1,7 @@
 // The Playground's turns: a user's (edit and resend), an assistant's (thinking, answer, stats, regenerate).
 import { h } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { current, editAndResend, regenerate, type Sender, type Turn } from '../chat';
+import { current, editAndResend, regenerate, sendToolResults, showVersion, type Sender, type Turn } from '../chat';
 import { approveDownload } from '../download-ask';
 import { formatDecimal, formatInteger } from '../format';
 import { CopyButton, Markdown } from '../widgets';
@@ -23,8 +23,9 @@ function Stats(props: { turn: Turn }) {
   if (turn.status === 'stopped') parts.push('Stopped');
   if (s) {
     const split = s.reasoningTokens ? `: ${formatInteger(s.reasoningTokens)} thinking, ${formatInteger(s.tokens - s.reasoningTokens)} answer` : '';
-    parts.push(`${s.exact ? '' : '≈'}${formatInteger(s.tokens)} tokens${split}`);
-    if (s.tokensPerSecond !== null) {
+    parts.push(`${s.exact ? '' : '≈'}${formatInteger(s.tokens)} token${s.tokens === 1 ? '' : 's'}${split}`);
+    // A rate needs at least two tokens: one token's "rate" is only the time between two chunks.
+    if (s.tokensPerSecond !== null && s.tokens > 1) {
       parts.push(`${s.tokensPerSecond >= 100 ? formatInteger(s.tokensPerSecond) : formatDecimal(s.tokensPerSecond)} tokens/s`);
     }
     if (s.firstTokenMs !== null) {
@@ -41,6 +42,8 @@ interface TurnProps {
   streaming: boolean;
   busy: boolean;
   last: boolean;
+  /** The chat's last turn (its function calls wait for results). */
+  final: boolean;
   sender: Sender | null;
 }
 
@@ -134,12 +137,15 @@ function AssistantTurn(props: TurnProps) {
       ),
     turn.text
       ? h(Markdown, { text: turn.text, class: 'answer', final: !streaming })
-      : streaming && !turn.reasoning && h('p', { class: 'muted waiting' }, 'Waiting for the first token…'),
+      : streaming && !turn.reasoning && !turn.toolCalls && h('p', { class: 'muted waiting' }, 'Waiting for the first token…'),
+    turn.toolCalls && h(ToolCalls, { turn, open: props.final && !streaming && turn.status === 'done', busy: props.busy, sender: props.sender }),
+    turn.status === 'failed' && h('p', { class: 'notice notice-error turn-error', role: 'alert' }, h('strong', null, 'The answer broke off: '), turn.error ?? 'the request failed.', ' What came is kept; Regenerate asks again.'),
     h(Stats, { turn }),
     !streaming &&
       h(
         'div',
         { class: 'turn-actions' },
+        turn.versions && h(Versions, { turn, busy: props.busy, last: props.last }),
         turn.text && h(CopyButton, { text: turn.text, label: `Copy the answer (turn ${props.index + 1})` }),
         props.last &&
           props.sender &&
@@ -152,7 +158,72 @@ function AssistantTurn(props: TurnProps) {
   );
 }
 
+/** The functions an answer called, and (while they wait) a box for each result and "Send results". */
+function ToolCalls(props: { turn: Turn; open: boolean; busy: boolean; sender: Sender | null }) {
+  const calls = props.turn.toolCalls!;
+  const [results, setResults] = useState<Record<string, string>>({});
+  const waiting = props.open && props.sender !== null;
+  const submit = (e: Event) => {
+    e.preventDefault();
+    if (props.sender && !props.busy) sendToolResults(props.sender, results);
+  };
+  return h(
+    waiting ? 'form' : 'div',
+    { class: 'tool-calls', onSubmit: waiting ? submit : undefined },
+    calls.map((call) =>
+      h(
+        'div',
+        { key: call.id, class: 'tool-call', 'data-testid': 'tool-call' },
+        h('p', { class: 'tool-call-name' }, 'Calls ', h('code', null, call.name)),
+        h('pre', { class: 'tool-call-args', 'aria-label': `Arguments of ${call.name}` }, h('code', null, call.arguments)),
+        waiting && h('label', { for: `result-${call.id}` }, `Result of ${call.name}`),
+        waiting &&
+          h('textarea', {
+            id: `result-${call.id}`,
+            class: 'mono',
+            rows: 2,
+            placeholder: 'What the function returned (text or JSON)',
+            value: results[call.id] ?? '',
+            onInput: (e: Event) => setResults({ ...results, [call.id]: (e.currentTarget as HTMLTextAreaElement).value }),
+          }),
+      ),
+    ),
+    waiting &&
+      h(
+        'div',
+        { class: 'turn-actions' },
+        h('button', { type: 'submit', class: 'button small primary', disabled: props.busy || calls.some((c) => !(results[c.id] ?? '').trim()) }, calls.length === 1 ? 'Send the result' : 'Send the results'),
+      ),
+  );
+}
+
+function ToolResult(props: TurnProps) {
+  return h(
+    'li',
+    { class: 'turn tool', 'data-turn': props.index },
+    h('p', { class: 'who' }, `Result of ${props.turn.name ?? 'the function'}`),
+    h('pre', { class: 'tool-result' }, h('code', null, props.turn.text)),
+  );
+}
+
+/** ‹ 2/3 ›: the versions of a regenerated answer; the last answer's can be switched. */
+function Versions(props: { turn: Turn; busy: boolean; last: boolean }) {
+  const { turn } = props;
+  const total = Math.max(turn.versions!.length, (turn.version ?? 0) + 1);
+  const at = turn.version ?? total - 1;
+  if (total < 2) return null;
+  const can = props.last && !props.busy;
+  return h(
+    'span',
+    { class: 'versions', role: 'group', 'aria-label': 'Versions of this answer' },
+    h('button', { type: 'button', class: 'button small', disabled: !can || at === 0, onClick: () => showVersion(turn.id, at - 1), 'aria-label': 'Previous version of the answer' }, '‹'),
+    h('span', { class: 'versions-at', 'data-testid': 'version' }, `${at + 1}/${total}`),
+    h('button', { type: 'button', class: 'button small', disabled: !can || at === total - 1, onClick: () => showVersion(turn.id, at + 1), 'aria-label': 'Next version of the answer' }, '›'),
+  );
+}
+
 export function TurnView(props: TurnProps) {
   if (props.turn.role === 'note') return h('li', { class: 'turn note', role: 'note' }, props.turn.text);
+  if (props.turn.role === 'tool') return h(ToolResult, props);
   return props.turn.role === 'user' ? h(UserTurn, props) : h(AssistantTurn, props);
 }
