@@ -5,7 +5,7 @@
 import { expect, test, type BrowserContext, type Page } from '@playwright/test';
 import { auth, call, chat, deployConfig, makeKey, openApp, sseEvents, type Answer } from './helpers';
 import { UPSTREAM_PORT } from '../../playwright.config';
-import { goToArea, openWorkspace, registerThroughForm } from './workspace-steps';
+import { goToArea, openWorkspace, playgroundKey, registerThroughForm, sendAndWait } from './workspace-steps';
 
 const UP = `http://127.0.0.1:${UPSTREAM_PORT}`;
 /** A loopback port nothing listens on (the last of the range the tests' fixed ports take). */
@@ -292,4 +292,20 @@ test("a person's connection: added in the Models area with their own key, used a
   await page.evaluate(async () => void (await window.inpageReady));
   const after = await chat(page, key, { model: 'svc-model-5.2-fast', messages: [{ role: 'user', content: 'count 2' }] });
   expect(servedBy(after)).toBe('local');
+});
+
+test('the Playground says per answer where it ran: the upstream (with its host) for an id in upstream mode, this device for the others', async ({ page, context }) => {
+  await hybrid(context, 'vllm', 'upstream', ['svc-model-5.2-short-fast']);
+  await openWorkspace(page);
+  await registerThroughForm(page);
+  await goToArea(page, 'Playground');
+  await playgroundKey(page);
+  await page.getByLabel('Model').selectOption('svc-model-5.2-short-fast');
+  const remote = await sendAndWait(page, 'hello upstream');
+  await expect(remote.locator('.answer')).toHaveText('Echo: hello upstream');
+  await expect(remote.getByTestId('stats')).toContainText(`answered by the upstream 127.0.0.1:${UPSTREAM_PORT}`);
+  await page.getByLabel('Model').selectOption('svc-model-5.2-fast');
+  const here = await sendAndWait(page, 'hello device');
+  await expect(here.getByTestId('stats')).toContainText('answered on this device');
+  await expect(here.getByTestId('stats')).not.toContainText('upstream');
 });

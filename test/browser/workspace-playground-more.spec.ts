@@ -17,7 +17,7 @@ test('parameters: stop sequences, seed and penalties are sent; a JSON schema ans
   // One token: no rate is made up from it.
   await page.getByLabel('Max tokens').fill('1');
   const one = await sendAndWait(page, 'hello');
-  await expect(one.getByTestId('stats')).toHaveText(/^1 token · first token after [\d.,]+ m?s · cut at the length limit$/);
+  await expect(one.getByTestId('stats')).toHaveText(/^1 token · first token after [\d.,]+ m?s · cut at the length limit · answered on this device$/);
   await page.getByLabel('Max tokens').fill('');
   await page.getByLabel('Stop sequences').fill('5\nnever');
   await page.getByLabel('Seed').fill('42');

@@ -164,7 +164,7 @@ test('playground: a session key, streamed answers, thinking in a collapsible blo
   const first = await sendAndWait(page, 'hello there');
   await expect(first.locator('.answer')).toHaveText('Echo: hello there');
   await expect(first.locator('details.thinking')).toHaveCount(0);
-  await expect(first.getByTestId('stats')).toHaveText(/^3 tokens · [\d.,]+ tokens\/s · first token after [\d.,]+ m?s$/);
+  await expect(first.getByTestId('stats')).toHaveText(/^3 tokens · [\d.,]+ tokens\/s · first token after [\d.,]+ m?s · answered on this device$/);
 
   // A thinking variant: the thinking streams first and sits in a closed block that opens on demand.
   await page.getByLabel('Model').selectOption('svc-model-5.2');

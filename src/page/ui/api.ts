@@ -77,8 +77,16 @@ export async function* sseData(body: ReadableStream<Uint8Array>): AsyncGenerator
   }
 }
 
-/** POST /v1/chat/completions with `stream: true`; yields each chunk. Aborting `signal` stops the generation. */
-export async function* streamChat(key: string, request: StreamRequest | Record<string, unknown>, signal: AbortSignal): AsyncGenerator<ChatCompletionChunk> {
+/**
+ * POST /v1/chat/completions with `stream: true`; yields each chunk. Aborting `signal` stops the generation.
+ * `servedBy` hears where the answer runs (the `x-inpage-served-by` header: `local`, or `upstream; host=…`).
+ */
+export async function* streamChat(
+  key: string,
+  request: StreamRequest | Record<string, unknown>,
+  signal: AbortSignal,
+  servedBy?: (value: string | null) => void,
+): AsyncGenerator<ChatCompletionChunk> {
   const res = await fetch(`${BASE_URL}/chat/completions`, {
     method: 'POST',
     headers: headers(key),
@@ -86,6 +94,7 @@ export async function* streamChat(key: string, request: StreamRequest | Record<s
     signal,
   });
   if (!res.ok) throw await failure(res);
+  servedBy?.(res.headers.get('x-inpage-served-by'));
   if (!res.body) throw new ApiCallError(res.status, { message: 'The service sent an empty stream.' });
   for await (const data of sseData(res.body)) {
     const parsed = JSON.parse(data) as ChatCompletionChunk | { error: Partial<ErrorObject> };

@@ -300,9 +300,10 @@ async function run(
   let usage: { completion_tokens: number; completion_tokens_details?: { reasoning_tokens?: number } } | null = null;
   let finish: FinishReason | null = null;
   let failure: unknown = null;
+  let servedBy: string | null = null;
   try {
     const body = requestBody(model, messages, conversation.params);
-    for await (const chunk of streamChat(key, body, abort.signal)) {
+    for await (const chunk of streamChat(key, body, abort.signal, (by) => (servedBy = by))) {
       if (chunk.usage) usage = chunk.usage;
       const choice = chunk.choices[0];
       if (!choice) continue;
@@ -375,6 +376,7 @@ async function run(
     tokensPerSecond: tokens > 0 && span > 0 ? tokens / span : null,
     firstTokenMs: firstAt !== null ? firstAt - started : null,
     finish,
+    servedBy,
   };
   if (answer.versions) answer.versions = [...answer.versions, versionOf(answer)];
   conversation.updatedAt = Date.now();

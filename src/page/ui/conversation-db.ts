@@ -15,6 +15,8 @@ export interface TurnStats {
   /** Milliseconds from sending to the first token. */
   firstTokenMs: number | null;
   finish: FinishReason | null;
+  /** Where it ran: `x-inpage-served-by` (`local`, or `upstream; host=…`); absent in chats kept before hybrid. */
+  servedBy?: string | null;
 }
 
 export interface Turn {

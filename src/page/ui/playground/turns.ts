@@ -32,6 +32,10 @@ function Stats(props: { turn: Turn }) {
       parts.push(`first token after ${s.firstTokenMs < 1000 ? `${formatInteger(s.firstTokenMs)} ms` : `${formatDecimal(s.firstTokenMs / 1000)} s`}`);
     }
     if (s.finish === 'length') parts.push('cut at the length limit');
+    // Hybrid: where the answer ran (docs/hybrid.md).
+    const host = /^upstream(?:; host=(.+))?$/.exec(s.servedBy ?? '');
+    if (host) parts.push(`answered by the upstream${host[1] ? ` ${host[1]}` : ''}`);
+    else if (s.servedBy === 'local') parts.push('answered on this device');
   }
   return parts.length ? h('p', { class: 'turn-stats', 'data-testid': 'stats' }, parts.join(' · ')) : null;
 }
