@@ -309,3 +309,20 @@ test('the Playground says per answer where it ran: the upstream (with its host) 
   await expect(here.getByTestId('stats')).toContainText('answered on this device');
   await expect(here.getByTestId('stats')).not.toContainText('upstream');
 });
+
+test('a variant too large for this CPU device that an upstream serves (prefer-local) is no "cannot run here": the Playground sends it, the upstream answers', async ({ page, context }) => {
+  await hybrid(context, 'vllm', 'prefer-local', ['svc-model-5.2-fast']);
+  // The test build's knob: a device without WebGPU with 4 GiB for a model, which Qwen3-8B does not fit.
+  await openWorkspace(page, '/?cpuMemoryMiB=4096');
+  await registerThroughForm(page);
+  await goToArea(page, 'Playground');
+  await playgroundKey(page);
+  const picker = page.getByLabel('Model');
+  await expect(picker.locator('option[value="svc-model-5.2-fast"]')).toHaveText('svc-model-5.2-fast · answered upstream');
+  await expect(picker.locator('option[value="svc-model-5.2"]')).toHaveText('svc-model-5.2 · cannot run here');
+  await picker.selectOption('svc-model-5.2-fast');
+  await expect(page.getByTestId('cannot-run')).toHaveCount(0);
+  const answer = await sendAndWait(page, 'hello from a small device');
+  await expect(answer.locator('.answer')).toHaveText('Echo: hello from a small device');
+  await expect(answer.getByTestId('stats')).toContainText(`answered by the upstream 127.0.0.1:${UPSTREAM_PORT}`);
+});

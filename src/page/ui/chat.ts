@@ -9,6 +9,7 @@ import { ApiCallError, streamChat } from './api';
 import { DEFAULT_PARAMS, deleteConversation, listConversations, putConversation, type AnswerVersion, type Conversation, type Turn } from './conversation-db';
 import { requestBody, toMessages } from './conversation-request';
 import { getState } from './store';
+import type { ModelStatus } from '../../engine-protocol';
 
 export type { Conversation, Turn } from './conversation-db';
 
@@ -39,11 +40,19 @@ const defaultModel = (): ModelId => preferredModel();
  * first this device can run, one that answers directly (no thinking, no images) first. `allowed`: the models
  * the key in use reaches.
  */
+/**
+ * Whether a chat on this variant gets answers: it runs on this device, or (hybrid) an upstream answers it now. A
+ * variant too large for the device whose id an upstream serves is not "cannot run here".
+ */
+export function answerable(status: ModelStatus | undefined): boolean {
+  return status?.state !== 'unavailable' || status.serving?.engine === 'upstream';
+}
+
 export function preferredModel(allowed: (id: ModelId) => boolean = () => true): ModelId {
   const chatModels = modelIds().filter((id) => !variantOf(id)?.embeddings);
   const first = chatModels.includes('svc-model-5.2-fast') ? 'svc-model-5.2-fast' : (chatModels[0] ?? modelIds()[0]!);
   const statuses = getState().models;
-  const runs = (id: ModelId) => statuses?.find((m) => m.id === id)?.state !== 'unavailable';
+  const runs = (id: ModelId) => answerable(statuses?.find((m) => m.id === id));
   const candidates = chatModels.filter((id) => runs(id) && allowed(id));
   if (candidates.includes(first)) return first;
   return candidates.find((id) => !variantOf(id)!.thinks && !variantOf(id)!.vision) ?? candidates[0] ?? first;

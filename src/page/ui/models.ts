@@ -14,7 +14,7 @@ import { ModelStorage } from './model-storage';
 import { UpstreamConnections } from './upstream-connections';
 import { NoWebGpu } from './no-webgpu';
 import { getState, useUi, type UiState } from './store';
-import { preferredModel } from './chat';
+import { answerable, preferredModel } from './chat';
 import { Notice, errorText } from './widgets';
 
 export const STATE_LABEL: Record<ModelState, string> = {
@@ -281,7 +281,7 @@ function ModelCard(props: { id: ModelId; status: ModelStatus | undefined; rate: 
 function alternativeTo(id: ModelId): string {
   if (variantOf(id)?.embeddings) return '';
   const other = preferredModel();
-  return other !== id && getState().models?.find((m) => m.id === other)?.state !== 'unavailable' ? ` ${other} runs on this device: the Playground uses it for new chats.` : '';
+  return other !== id && answerable(getState().models?.find((m) => m.id === other)) ? ` ${other} runs on this device: the Playground uses it for new chats.` : '';
 }
 
 function AdapterCard(props: { adapter: AdapterReport }) {

@@ -8,7 +8,7 @@ import { modelIds, variantOf } from '../../../catalog';
 import type { ModelId } from '../../../variants';
 import type { ModelStatus } from '../../../engine-protocol';
 import type { ApiCallError } from '../api';
-import { current, duplicateConversation, loadConversations, preferredModel, send, stop, updateCurrent, useChat, type Conversation, type Sender } from '../chat';
+import { answerable, current, duplicateConversation, loadConversations, preferredModel, send, stop, updateCurrent, useChat, type Conversation, type Sender } from '../chat';
 import { approveDownload, sizeText, useDownloadSize, type ShownSize } from '../download-ask';
 import { exportJson, exportMarkdown, exportName, paramsProblem } from '../conversation-request';
 import { STATE_LABEL, progressLine, webGpuMissing } from '../models';
@@ -127,7 +127,7 @@ export function PlaygroundArea() {
   const variant = variantOf(model)!;
   const busy = chat.streamingId !== null;
   // A variant this device cannot run (too large for it, say): the message is not sent, and a runnable one is offered.
-  const cannotRun = status?.state === 'unavailable' ? status : null;
+  const cannotRun = status && !answerable(status) ? status : null;
   const alternative = cannotRun ? preferredModel(reachable) : null;
   // A chat nobody has written in or picked a model for moves to a model this device runs, once the engine says
   // the one it has cannot run here (on every visit: the engine says so again after a reload).
@@ -248,9 +248,10 @@ export function PlaygroundArea() {
                 },
                 // The chat models: svc-embed answers POST /v1/embeddings only.
                 modelIds().filter((id) => !variantOf(id)?.embeddings).map((id) => {
-                  const state = ui.models?.find((m) => m.id === id)?.state;
+                  const found = ui.models?.find((m) => m.id === id);
+                  const state = found?.state;
                   const can = reachable(id);
-                  const label = state === 'unavailable' ? 'cannot run here' : state ? STATE_LABEL[state].toLowerCase() : '';
+                  const label = found?.serving?.engine === 'upstream' ? 'answered upstream' : state === 'unavailable' ? 'cannot run here' : state ? STATE_LABEL[state].toLowerCase() : '';
                   return h('option', { key: id, value: id, disabled: !can }, `${id}${label ? ` · ${label}` : ''}${can ? '' : ' · key cannot reach it'}`);
                 }),
               ),
