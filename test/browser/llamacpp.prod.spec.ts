@@ -212,12 +212,12 @@ test('llama.cpp: a second load reads the cached GGUF (no model bytes fetched); t
   expect((again.json as Completion).choices[0]!.message.reasoning_content).toBe('Let me think');
   expect(deployment.server.gets.slice(before).filter((p) => p.startsWith('/gguf/'))).toEqual([]);
 
-  // Qwen3-8B's 5 GB of Q4_K_M weights do not fit a CPU device's budget: 503 with the figures.
+  // Qwen3-8B's 4.68 GiB (5.03 GB) of Q4_K_M weights do not fit a CPU device's budget: 503 with the figures.
   const big = await chat(page, key, ask('Hi', { model: 'svc-model-5.2' }));
   expect(big.status).toBe(503);
   const bigError = (big.json as ErrorBody).error;
   expect(bigError).toMatchObject({ type: 'server_error', code: 'model_too_large_for_device', param: null });
-  expect(bigError.message).toMatch(/5\.03 GB/);
+  expect(bigError.message).toMatch(/4\.68 GiB/);
 
   // A GGUF cut short: llama.cpp cannot load it (wllama resolves anyway); a clear 503 naming the file.
   const broken = await chat(page, key, ask('Hi', { model: 'svc-vision' }));

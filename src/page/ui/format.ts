@@ -1,18 +1,8 @@
 // Number, size, time and duration formats shared by the workspace areas.
 
-const BYTE_UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB'] as const;
+import { formatBytes } from '../../bytes';
 
-export function formatBytes(bytes: number): string {
-  if (!Number.isFinite(bytes) || bytes < 0) return '—';
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1024 && unit < BYTE_UNITS.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  const digits = unit === 0 ? 0 : value < 10 ? 2 : value < 100 ? 1 : 0;
-  return `${value.toFixed(digits)} ${BYTE_UNITS[unit]}`;
-}
+export { formatBytes };
 
 export function formatRate(bytesPerSecond: number): string {
   return `${formatBytes(bytesPerSecond)}/s`;

@@ -22,6 +22,7 @@ import { importGguf, type GgufCacheWriter } from './import-files';
 import { fileName, ggufSource, servedByLlama, splitParts, weightGroups, type GgufSource } from './models';
 import { LlamaRun, type LlamaChunk } from './run';
 import { forcesCall, translateRequest, type LlamaParams } from './translate';
+import { formatBytes } from '../../../src/bytes';
 
 /** The part of wllama's `Wllama` this engine uses (a fake stands in for it in unit tests). */
 export interface WllamaLike {
@@ -267,10 +268,9 @@ export class LlamaCppEngine implements Engine {
     const source = this.source(variant);
     const budget = this.deps.memoryBudgetBytes;
     if (budget <= 0 || source.bytes <= budget) return null;
-    const gb = (n: number) => `${(n / 1e9).toFixed(2)} GB`;
     return new ApiError(
       'model_too_large_for_device',
-      `${variant.id} runs here on llama.cpp on ${this.device() === 'webgpu' ? 'WebGPU' : 'the CPU'}, and its GGUF weights (${source.quantization ? `${source.quantization}, ` : ''}${gb(source.bytes)}) do not fit the memory this device can give a model (${gb(budget)}). Use a smaller variant, or a device with WebGPU.`,
+      `${variant.id} runs here on llama.cpp on ${this.device() === 'webgpu' ? 'WebGPU' : 'the CPU'}, and its GGUF weights (${source.quantization ? `${source.quantization}, ` : ''}${formatBytes(source.bytes)}) do not fit the memory this device can give a model (${formatBytes(budget)}). Use a smaller variant, or a device with WebGPU.`,
     );
   }
 
