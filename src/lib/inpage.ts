@@ -6,7 +6,7 @@
 //
 // The npm package's `inpage/vite` plugin (src/lib/vite.ts) puts this module, inpage-sw.js (the service worker),
 // the engine worker, its chunks and llama.cpp's wasm, all named inpage*, at the app's base path; without Vite,
-// copy the package's dist-pkg/lib/ there (docs/library.md).
+// copy the package's dist-pkg/lib/ there (docs/embedding.md).
 import { DEFAULT_CONFIG, fetchDeploymentConfig, mergeConfig, type InpageConfig } from '../config';
 import { createKey, listKeys, revokeKey, verifyKey, type CreatedKey } from '../keys/key-store';
 import { getWorkspace, registerWorkspace } from '../keys/workspace';
@@ -109,7 +109,7 @@ async function refuseAnotherWorker(worker: ServiceWorkerSpec): Promise<void> {
   const script = (registration.active ?? registration.waiting ?? registration.installing)?.scriptURL;
   if (!script || new URL(script).pathname === new URL(worker.url, location.href).pathname) return;
   throw new Error(
-    `inpage: this app already has a service worker at scope ${registration.scope} (${script}); registering inpage's (${new URL(worker.url, location.href).pathname}) there would replace it. Serve the app under another scope or give inpage its own (the \`scope\` and \`serviceWorkerUrl\` options), or unregister the other worker. A module for apps that keep their own service worker is not there yet (docs/library.md).`,
+    `inpage: this app already has a service worker at scope ${registration.scope} (${script}); registering inpage's (${new URL(worker.url, location.href).pathname}) there would replace it. Serve the app under another scope or give inpage its own (the \`scope\` and \`serviceWorkerUrl\` options), or unregister the other worker. A module for apps that keep their own service worker is not there yet (docs/embedding.md).`,
   );
 }
 
@@ -138,7 +138,7 @@ async function ownWorkerRunsInpage(): Promise<void> {
   channel.port1.close();
   if (!runsInpage) {
     throw new Error(
-      `inpage: the service worker that controls this page (${controller.scriptURL}) does not run inpage: add importScripts('inpage-sw-guest.js') at the top of it, or import 'inpage/sw' first in a module worker (docs/library.md).`,
+      `inpage: the service worker that controls this page (${controller.scriptURL}) does not run inpage: add importScripts('inpage-sw-guest.js') at the top of it, or import 'inpage/sw' first in a module worker (docs/embedding.md).`,
     );
   }
 }
