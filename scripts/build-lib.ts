@@ -7,7 +7,7 @@
 //      written in) is kept in sw-template/, for `inpage/vite` to list the app's own files beside inpage's;
 //   3. inpage-sw-guest.js: inpage for an app's own service worker (`importScripts`), worker/sw-guest.ts.
 // `test: true` swaps the deterministic test engine in (for the example's browser test); never shipped.
-import { copyFileSync, mkdirSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type InlineConfig } from 'vite';
@@ -22,10 +22,12 @@ export interface LibraryBuild {
   outDir: string;
   /** The deterministic test engine instead of web-llm: for tests only. */
   test?: boolean;
+  /** Source maps beside the files (default true; the npm package ships none: they would end up in every app's build). */
+  sourcemap?: boolean;
   logLevel?: InlineConfig['logLevel'];
 }
 
-export async function buildLibrary({ outDir, test = false, logLevel = 'warn' }: LibraryBuild): Promise<void> {
+export async function buildLibrary({ outDir, test = false, sourcemap = true, logLevel = 'warn' }: LibraryBuild): Promise<void> {
   const shared: InlineConfig = {
     configFile: false,
     root,
@@ -53,7 +55,7 @@ export async function buildLibrary({ outDir, test = false, logLevel = 'warn' }: 
       outDir,
       emptyOutDir: true,
       target: 'es2022',
-      sourcemap: true,
+      sourcemap,
       assetsDir: '',
       chunkSizeWarningLimit: 8000,
       rollupOptions: {
@@ -75,7 +77,7 @@ export async function buildLibrary({ outDir, test = false, logLevel = 'warn' }: 
       outDir,
       emptyOutDir: false,
       target: 'es2022',
-      sourcemap: true,
+      sourcemap,
       rollupOptions: {
         input: { 'inpage-sw': here('worker/sw.ts') },
         output: { format: 'iife', entryFileNames: 'inpage-sw.js' },
@@ -89,7 +91,7 @@ export async function buildLibrary({ outDir, test = false, logLevel = 'warn' }: 
       outDir,
       emptyOutDir: false,
       target: 'es2022',
-      sourcemap: true,
+      sourcemap,
       rollupOptions: {
         input: { 'inpage-sw-guest': here('worker/sw-guest.ts') },
         output: { format: 'iife', entryFileNames: 'inpage-sw-guest.js' },
@@ -98,7 +100,7 @@ export async function buildLibrary({ outDir, test = false, logLevel = 'warn' }: 
   });
   const out = resolve(root, outDir);
   mkdirSync(join(out, 'sw-template'), { recursive: true });
-  for (const file of ['inpage-sw.js', 'inpage-sw.js.map']) copyFileSync(join(out, file), join(out, 'sw-template', file));
+  for (const file of ['inpage-sw.js', 'inpage-sw.js.map']) if (existsSync(join(out, file))) copyFileSync(join(out, file), join(out, 'sw-template', file));
   await injectShell(out, { swFile: 'inpage-sw.js', globPatterns: ['inpage*.{js,css}'], globIgnores: ['inpage-sw-guest.js', '**/*.map'] }, console);
 }
 

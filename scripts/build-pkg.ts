@@ -19,7 +19,7 @@ export const PACKAGE_DIR = 'dist-pkg';
 
 export async function buildPackage(): Promise<void> {
   rmSync(here(PACKAGE_DIR), { recursive: true, force: true });
-  await buildLibrary({ outDir: `${PACKAGE_DIR}/lib` });
+  await buildLibrary({ outDir: `${PACKAGE_DIR}/lib`, sourcemap: false });
   await build({
     configFile: false,
     root,
