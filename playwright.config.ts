@@ -4,8 +4,8 @@ import chromiumFlags from './test/chromium-flags.json' with { type: 'json' };
 // Two servers: the test build (deterministic engine) and the production build (real web-llm).
 const TEST_PORT = Number(process.env.INPAGE_TEST_PORT ?? 4174);
 const PROD_PORT = Number(process.env.INPAGE_PROD_PORT ?? 4175);
-// The OpenAI-compatible upstream of the hybrid tests (test/upstream/server.ts): 4650 + INPAGE_PORT_OFFSET.
-export const UPSTREAM_PORT = 4650 + Number(process.env.INPAGE_PORT_OFFSET ?? 0);
+// The OpenAI-compatible upstream of the hybrid tests (test/upstream/server.ts): 4655 + INPAGE_PORT_OFFSET.
+export const UPSTREAM_PORT = 4655 + Number(process.env.INPAGE_PORT_OFFSET ?? 0);
 
 // Debian's Chromium; WebGPU on the CPU through SwiftShader. Playwright downloads no browser here.
 // The flags live in test/chromium-flags.json, shared with the benchmark driver.

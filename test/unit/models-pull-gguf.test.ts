@@ -27,7 +27,7 @@ beforeAll(async () => {
   await put(at('qwen3-1.7b'), small);
   await put(at('phi-3.5-vision'), vision);
   await put(at('phi-3.5-vision', GGUF_DEFAULTS['phi-3.5-vision']!.mmproj), projector);
-  host = await serveStatic(4631, { '/': join(dir, 'host') });
+  host = await serveStatic(4632, { '/': join(dir, 'host') });
 });
 afterAll(async () => {
   await host?.close();

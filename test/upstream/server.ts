@@ -1,7 +1,7 @@
 // An OpenAI-compatible server on loopback, the upstream of the hybrid browser tests (docs/hybrid.md). Started by
 // Playwright (playwright.config.ts `webServer`) with
 //   node --import ./test/firefox/register-ts.mjs test/upstream/server.ts [port]
-// on 4650 + INPAGE_PORT_OFFSET by default. Paths are `/<tag>/<flavour>/v1/...`; the tag keeps parallel tests apart
+// on 4655 + INPAGE_PORT_OFFSET by default. Paths are `/<tag>/<flavour>/v1/...`; the tag keeps parallel tests apart
 // (`GET /<tag>/_last` gives the last body a chat path of that tag received, `GET /<tag>/_log` what happened).
 // Flavours:
 //   llama                       real llama.cpp (node-llama-cpp's prebuilt CPU binary) on a synthesized GGUF, greedy,
@@ -311,8 +311,8 @@ export function startUpstreamServer(port: number): Promise<{ url: string; close(
   });
 }
 
-/** The fixed port of the browser tests: 4650 + INPAGE_PORT_OFFSET. */
-export const UPSTREAM_PORT = 4650 + Number(process.env.INPAGE_PORT_OFFSET ?? 0);
+/** The fixed port of the browser tests: 4655 + INPAGE_PORT_OFFSET. */
+export const UPSTREAM_PORT = 4655 + Number(process.env.INPAGE_PORT_OFFSET ?? 0);
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const port = Number(process.argv[2] ?? UPSTREAM_PORT);
