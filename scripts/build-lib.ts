@@ -71,33 +71,20 @@ export async function buildLibrary({ outDir, test = false, sourcemap = true, log
       },
     },
   });
-  await build({
-    ...shared,
-    build: {
-      outDir,
-      emptyOutDir: false,
-      target: 'es2022',
-      sourcemap,
-      rollupOptions: {
-        input: { 'inpage-sw': here('worker/sw.ts') },
-        output: { format: 'iife', entryFileNames: 'inpage-sw.js' },
+  // The service worker on its own (inpage-sw.js) and inpage as a guest in an app's own one (inpage-sw-guest.js, for
+  // importScripts): each one classic script.
+  for (const [name, entry] of [['inpage-sw', 'worker/sw.ts'], ['inpage-sw-guest', 'worker/sw-guest.ts']] as const) {
+    await build({
+      ...shared,
+      build: {
+        outDir,
+        emptyOutDir: false,
+        target: 'es2022',
+        sourcemap,
+        rollupOptions: { input: { [name]: here(entry) }, output: { format: 'iife', entryFileNames: `${name}.js` } },
       },
-    },
-  });
-  // inpage as a guest in an app's own service worker: one classic script for importScripts.
-  await build({
-    ...shared,
-    build: {
-      outDir,
-      emptyOutDir: false,
-      target: 'es2022',
-      sourcemap,
-      rollupOptions: {
-        input: { 'inpage-sw-guest': here('worker/sw-guest.ts') },
-        output: { format: 'iife', entryFileNames: 'inpage-sw-guest.js' },
-      },
-    },
-  });
+    });
+  }
   const out = resolve(root, outDir);
   mkdirSync(join(out, 'sw-template'), { recursive: true });
   for (const file of ['inpage-sw.js', 'inpage-sw.js.map']) if (existsSync(join(out, file))) copyFileSync(join(out, file), join(out, 'sw-template', file));

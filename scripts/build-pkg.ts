@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { build } from 'vite';
+import { build as buildWith, type BuildOptions } from 'vite';
 import { buildLibrary } from './build-lib.ts';
 import { configJsonSchema } from '../src/config-schema.ts';
 
@@ -20,36 +20,17 @@ export const PACKAGE_DIR = 'dist-pkg';
 export async function buildPackage(): Promise<void> {
   rmSync(here(PACKAGE_DIR), { recursive: true, force: true });
   await buildLibrary({ outDir: `${PACKAGE_DIR}/lib`, sourcemap: false });
-  await build({
-    configFile: false,
-    root,
-    logLevel: 'warn',
-    publicDir: false,
-    build: {
-      outDir: PACKAGE_DIR,
-      emptyOutDir: false,
-      ssr: here('src/lib/vite.ts'),
-      target: 'node20',
-      minify: false,
-      rollupOptions: {
-        external: [...builtinModules, ...builtinModules.map((m) => `node:${m}`), 'vite', 'workbox-build'],
-        output: { format: 'es', entryFileNames: 'vite.js' },
-      },
+  // One module each, beside lib/: the plugin for Node (vite.js) and the guest service worker for bundlers (sw.js).
+  const module = (build: BuildOptions) => buildWith({ configFile: false, root, logLevel: 'warn', publicDir: false, build: { outDir: PACKAGE_DIR, emptyOutDir: false, minify: false, ...build } });
+  await module({
+    ssr: here('src/lib/vite.ts'),
+    target: 'node20',
+    rollupOptions: {
+      external: [...builtinModules, ...builtinModules.map((m) => `node:${m}`), 'vite', 'workbox-build'],
+      output: { format: 'es', entryFileNames: 'vite.js' },
     },
   });
-  await build({
-    configFile: false,
-    root,
-    logLevel: 'warn',
-    publicDir: false,
-    build: {
-      outDir: PACKAGE_DIR,
-      emptyOutDir: false,
-      target: 'es2022',
-      minify: false,
-      lib: { entry: here('worker/sw-guest.ts'), formats: ['es'], fileName: () => 'sw.js' },
-    },
-  });
+  await module({ target: 'es2022', lib: { entry: here('worker/sw-guest.ts'), formats: ['es'], fileName: () => 'sw.js' } });
   execFileSync('npx', ['tsc', '-p', 'tsconfig.pkg.json'], { cwd: root, stdio: 'inherit' });
   writeFileSync(here(`${PACKAGE_DIR}/config.schema.json`), `${JSON.stringify(configJsonSchema(), null, 2)}\n`);
 }
