@@ -549,7 +549,7 @@ p();
 p('test/bench/request-path.run.ts: one request (a tool offered, the model calls it) through the scheduler and each');
 p('production engine over its fake, after a warm-up request, with V8\'s precise coverage: the product files (src/,');
 p('worker/) with a function called, and how many functions. The request arrives checked, with its variant, as the');
-p('service worker hands it over; the scheduler makes its plan (worker/engine/shared/plan.ts). Deterministic: one run.');
+p('service worker hands it over; the scheduler makes its plan (worker/engine/common/plan.ts). Deterministic: one run.');
 p();
 p('| engine | files | functions called | files, by calls |');
 p('|---|---|---|---|');

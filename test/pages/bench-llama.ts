@@ -15,7 +15,7 @@ import { ggufSource } from '../../worker/engine/llamacpp/models';
 import type { LlamaChunk } from '../../worker/engine/llamacpp/run';
 import { translateRequest } from '../../worker/engine/llamacpp/translate';
 import { WEBLLM_DEFAULT_CONTEXT } from '../../worker/engine/webllm/models';
-import { withPlan } from '../../worker/engine/shared/plan';
+import { withPlan } from '../../worker/engine/common/plan';
 
 /** One generation, timed from the moment it was asked for. */
 export interface LlamaSample {

@@ -1,6 +1,6 @@
 // The download size told before a download: web-llm's manifest summed with the library's length, never guessed.
 import { describe, expect, it } from 'vitest';
-import { contentLength, type Fetch } from '../../worker/engine/shared/download-size';
+import { contentLength, type Fetch } from '../../worker/engine/common/download-size';
 import { manifestBytes, webllmDownloadSize, webllmFilesUrl } from '../../worker/engine/webllm/download-size';
 
 const record = { model: 'https://huggingface.co/mlc-ai/Qwen3-1.7B-q4f16_1-MLC', model_lib: 'https://libs.example/Qwen3-1.7B-q4f16_1_cs1k-webgpu.wasm' };

@@ -13,7 +13,7 @@ import { validateChatRequest } from '../../src/protocol/validate';
 import { VARIANT_IDS } from '../../src/variants';
 import { complete, type Engine } from '../../worker/engine/engine';
 import { Scheduler, type RequestSink } from '../../worker/engine/scheduler';
-import { withPlan, type PlannedRequest } from '../../worker/engine/shared/plan';
+import { withPlan, type PlannedRequest } from '../../worker/engine/common/plan';
 
 type Delta = Extract<EngineEvent, { type: 'delta' }>;
 type Finish = Extract<EngineEvent, { type: 'finish' }>;

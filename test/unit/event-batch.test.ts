@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { carriesText, packEvents, TextDelta, unpackEvents, type EngineEvent } from '../../src/engine-protocol';
 import type { TokenLogprob } from '../../src/protocol/types';
-import { EventBatch, nextTurn } from '../../worker/engine/shared/event-batch';
+import { EventBatch, nextTurn } from '../../worker/engine/common/event-batch';
 
 const delta = (content: string): EngineEvent => ({ type: 'delta', content });
 const finish: EngineEvent = {

@@ -12,7 +12,7 @@ import { DeterministicEngine } from '../engine/deterministic-engine';
 import { HybridEngine, RECENT_FAILURE_MS } from '../../worker/engine/hybrid';
 import type { Engine } from '../../worker/engine/engine';
 import { Scheduler, type RequestSink } from '../../worker/engine/scheduler';
-import { withPlan } from '../../worker/engine/shared/plan';
+import { withPlan } from '../../worker/engine/common/plan';
 
 const ORIGIN = 'https://app.example.com';
 const plan = (upstreams: unknown, models: unknown) => buildUpstreamPlan(upstreams, buildCatalog(models), ORIGIN);

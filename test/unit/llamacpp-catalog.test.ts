@@ -10,7 +10,7 @@ import { validateChatRequest } from '../../src/protocol/validate';
 import { LlamaCppEngine, type WllamaLike } from '../../worker/engine/llamacpp/engine';
 import { llamaOnWebGpu } from '../../worker/engine/production-engine';
 import type { LlamaChunk } from '../../worker/engine/llamacpp/run';
-import { withPlan } from '../../worker/engine/shared/plan';
+import { withPlan } from '../../worker/engine/common/plan';
 
 afterEach(() => setActiveCatalog(DEFAULT_CATALOG));
 

@@ -10,7 +10,7 @@ import { LlamaCppEngine, type WllamaLike } from '../../worker/engine/llamacpp/en
 import { imageBytes, type LlamaImageReader } from '../../worker/engine/llamacpp/images';
 import type { LlamaChunk } from '../../worker/engine/llamacpp/run';
 import { translateRequest, type LlamaContentPart } from '../../worker/engine/llamacpp/translate';
-import { withPlan, type PlannedRequest } from '../../worker/engine/shared/plan';
+import { withPlan, type PlannedRequest } from '../../worker/engine/common/plan';
 
 const ORIGIN = 'https://app.example';
 const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 1, 2, 3]);

@@ -8,7 +8,7 @@ import { VARIANTS } from '../../src/variants';
 import { LlamaRun, type LlamaChunk } from '../../worker/engine/llamacpp/run';
 import { translateRequest } from '../../worker/engine/llamacpp/translate';
 import { chooseEngine, importRoutes } from '../../worker/engine/production-engine';
-import { withPlan } from '../../worker/engine/shared/plan';
+import { withPlan } from '../../worker/engine/common/plan';
 
 const gpu = { report: { available: true, features: [], shaderF16: false } };
 const noGpu = { report: { available: false, reason: 'no adapter', features: [], shaderF16: false } };

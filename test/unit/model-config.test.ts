@@ -11,7 +11,7 @@ import { VARIANTS, VARIANT_IDS } from '../../src/variants';
 import { WebLlmEngine } from '../../worker/engine/webllm/adapter';
 import { appConfigFor, webllmModels } from '../../worker/engine/webllm/models';
 import { rig } from './webllm-fake';
-import { withPlan } from '../../worker/engine/shared/plan';
+import { withPlan } from '../../worker/engine/common/plan';
 
 const planned = (body: Record<string, unknown>) => withPlan(validateChatRequest(body));
 

@@ -1,7 +1,7 @@
 // The engine-neutral plan: what each engine translates instead of re-reading the client's request.
 import { describe, expect, it } from 'vitest';
 import { resolved } from './requests';
-import { withPlan } from '../../worker/engine/shared/plan';
+import { withPlan } from '../../worker/engine/common/plan';
 
 const tools = [{ type: 'function' as const, function: { name: 'f', parameters: { type: 'object' } } }, { type: 'function' as const, function: { name: 'g' } }];
 const user = [{ role: 'user' as const, content: 'hi' }];

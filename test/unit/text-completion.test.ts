@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/protocol/errors';
 import { TextCompletionWriter, parseTextCompletionRequest, toChatRequest } from '../../src/protocol/text-completion';
-import { withPlan } from '../../worker/engine/shared/plan';
+import { withPlan } from '../../worker/engine/common/plan';
 import { validateChatRequest } from '../../src/protocol/validate';
 
 const thinks = (request: Parameters<typeof withPlan>[0]) => withPlan(request).plan.thinking;

@@ -11,7 +11,7 @@ import type { ChatCompletionChunk, ChatCompletionRequest } from '../../src/proto
 import { DEFAULT_CONFIG } from '../../src/config';
 import { DeterministicEngine, argumentFragments } from '../engine/deterministic-engine';
 import { smallestInstance } from '../engine/smallest-instance';
-import { withPlan } from '../../worker/engine/shared/plan';
+import { withPlan } from '../../worker/engine/common/plan';
 
 const ajv = new Ajv({ strict: false });
 ajv.addSchema(schemas);

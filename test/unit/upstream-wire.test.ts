@@ -9,7 +9,7 @@ import { ApiError } from '../../src/protocol/errors';
 import { validateChatRequest } from '../../src/protocol/validate';
 import { ChunkReader, httpError, sseData } from '../../worker/engine/upstream/wire';
 import { chatBody } from '../../worker/engine/upstream/dialects';
-import { withPlan } from '../../worker/engine/shared/plan';
+import { withPlan } from '../../worker/engine/common/plan';
 
 const WHO = "'gpu' (llm.example.com)";
 

@@ -14,7 +14,7 @@ import { kvShape, prebuiltRecord } from '../../worker/engine/webllm/models';
 import { VARIANTS } from '../../src/variants';
 import { parseEmbeddingRequest, type EmbeddingRequest } from '../../src/protocol/embeddings';
 import { NamedError, fakeTokens, rig, swiftShaderProbe, type Rig } from './webllm-fake';
-import type { PlannedRequest } from '../../worker/engine/shared/plan';
+import type { PlannedRequest } from '../../worker/engine/common/plan';
 
 type Delta = Extract<EngineEvent, { type: 'delta' }>;
 type Finish = Extract<EngineEvent, { type: 'finish' }>;

@@ -36,8 +36,8 @@ import type {
   ResumeResult,
 } from '@mlc-ai/web-llm';
 import type { CacheFunctions } from '../../worker/engine/webllm/cache';
-import type { GpuProbe } from '../../worker/engine/shared/gpu';
-import type { ImageReader } from '../../worker/engine/shared/images';
+import type { GpuProbe } from '../../worker/engine/common/gpu';
+import type { ImageReader } from '../../worker/engine/common/images';
 import type { ConvTemplate, LoadedModelView } from '../../worker/engine/webllm/prompt-tokens';
 import type { WebLlmDeps } from '../../worker/engine/webllm/adapter';
 

@@ -6,7 +6,7 @@ import { ApiError } from '../../src/protocol/errors';
 import { parseTextCompletionRequest, toChatRequest } from '../../src/protocol/text-completion';
 import { WebLlmEngine } from '../../worker/engine/webllm/adapter';
 import { fakeTokens, rig } from './webllm-fake';
-import { withPlan } from '../../worker/engine/shared/plan';
+import { withPlan } from '../../worker/engine/common/plan';
 
 function setup() {
   const r = rig();

@@ -9,7 +9,7 @@ import { WebLlmEngine } from '../../worker/engine/webllm/adapter';
 import { renderCall } from '../../worker/engine/webllm/qwen3-tools';
 import { resolved, type RequestBody } from './requests';
 import { rig, type Rig } from './webllm-fake';
-import type { PlannedRequest } from '../../worker/engine/shared/plan';
+import type { PlannedRequest } from '../../worker/engine/common/plan';
 
 function setup(): Rig & { adapter: WebLlmEngine } {
   const r = rig();

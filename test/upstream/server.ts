@@ -28,7 +28,7 @@ import { validateChatRequest } from '../../src/protocol/validate';
 import { parseEmbeddingRequest } from '../../src/protocol/embeddings';
 import type { EngineEvent } from '../../src/engine-protocol';
 import { DeterministicEngine } from '../engine/deterministic-engine';
-import { withPlan } from '../../worker/engine/shared/plan';
+import { withPlan } from '../../worker/engine/common/plan';
 
 const engine = new DeterministicEngine({ ...DEFAULT_CONFIG });
 /** A tag `pace<N>-…` paces its answers at one token every N ms (the bench's paced rows). */

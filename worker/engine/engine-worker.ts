@@ -6,7 +6,7 @@ import type { EngineCapabilities, EngineControl } from '../../src/engine-control
 import { packEvents, type FromEngine, type ToEngine } from '../../src/engine-protocol';
 import { holdForLife, whenReleased } from '../../src/life-locks';
 import { CONTROL_CAPABILITIES, complete, type CompleteEngine } from './engine';
-import { EventBatch, nextTurn } from './shared/event-batch';
+import { EventBatch, nextTurn } from './common/event-batch';
 import { Scheduler } from './scheduler';
 
 /** Whether a person added an upstream connection in the workspace (hybrid); answered without loading the composite. */

@@ -3,7 +3,7 @@ import type { EngineCapabilities } from '../../src/engine-control';
 import type { InpageConfig } from '../../src/config';
 import type { EngineEvent, EngineRequest, ModelRuntime, ModelStatus } from '../../src/engine-protocol';
 import type { Usage } from '../../src/protocol/types';
-import type { PlannedRequest } from './shared/plan';
+import type { PlannedRequest } from './common/plan';
 import { ApiError } from '../../src/protocol/errors';
 import type { EmbeddingRequest } from '../../src/protocol/embeddings';
 
@@ -53,7 +53,7 @@ export function spentUsage(prompt: number, completion: number, cached = 0, reaso
 export interface Engine extends Partial<EngineCapabilities> {
   /**
    * Loads the variant if needed and checks the request against it (context length, supported fields). The
-   * request comes with its plan (shared/plan.ts), computed once before any engine: engines translate the plan.
+   * request comes with its plan (common/plan.ts), computed once before any engine: engines translate the plan.
    * Throws an ApiError before anything is generated; afterwards failures are thrown from `events`.
    * Aborting `signal` ends `events` promptly.
    */

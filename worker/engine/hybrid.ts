@@ -6,7 +6,7 @@
 import type { InpageConfig } from '../../src/config';
 import type { AdapterReport, ImportFile, ImportProgress, ImportReport } from '../../src/engine-control';
 import type { DownloadSize, EngineRequest, ModelRuntime, ModelStatus, Serving } from '../../src/engine-protocol';
-import type { PlannedRequest } from './shared/plan';
+import type { PlannedRequest } from './common/plan';
 import type { ChatCompletionRequest } from '../../src/protocol/types';
 import { isEmbeddingRequest, type EmbeddingRequest } from '../../src/protocol/embeddings';
 import { ApiError } from '../../src/protocol/errors';

@@ -7,13 +7,13 @@
 import type { InpageConfig } from '../../src/config';
 import type { AdapterReport, ImportFile, ImportProgress, ImportReport } from '../../src/engine-control';
 import type { DownloadSize, ModelRuntime, ModelStatus } from '../../src/engine-protocol';
-import type { PlannedRequest } from './shared/plan';
+import type { PlannedRequest } from './common/plan';
 import type { EmbeddingRequest } from '../../src/protocol/embeddings';
 import { ApiError } from '../../src/protocol/errors';
 import type { ModelId } from '../../src/variants';
 import { activeCatalog, adoptModels, variantOf } from '../../src/catalog';
 import { complete, type CompleteEngine, type Engine, type EngineFactory, type Generation } from './engine';
-import { probeGpu, type GpuProbe } from './shared/gpu';
+import { probeGpu, type GpuProbe } from './common/gpu';
 
 export type EngineKind = 'webllm' | 'llamacpp';
 

@@ -7,7 +7,7 @@ import type { EngineEvent, EngineRequest } from '../../src/engine-protocol';
 import type { Usage } from '../../src/protocol/types';
 import { isEmbeddingRequest } from '../../src/protocol/embeddings';
 import { cannotEmbed, complete, type CompleteEngine, type Engine, type Generation, type Side } from './engine';
-import { withPlan, type PlannedRequest } from './shared/plan';
+import { withPlan, type PlannedRequest } from './common/plan';
 import type { EmbeddingRequest } from '../../src/protocol/embeddings';
 
 /** Failures of a side that mean "this side cannot answer now" (not "this request is wrong"): the next side may try. */
@@ -77,7 +77,7 @@ export class Scheduler {
     let request: PlannedRequest | EmbeddingRequest;
     let sides: readonly Side[];
     try {
-      // The one plan of a chat request, made before any engine sees it (shared/plan.ts).
+      // The one plan of a chat request, made before any engine sees it (common/plan.ts).
       request = isEmbeddingRequest(given) ? given : withPlan(given);
       sides = this.engine.route(request);
     } catch (err) {

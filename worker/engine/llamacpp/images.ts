@@ -1,8 +1,8 @@
 // Image parts for a llama.cpp vision model (a GGUF with its mmproj). The images are read once, as on web-llm
-// (../shared/images.ts: the host allowlist, a clear 400 naming the part, the remote status never passed on);
+// (../common/images.ts: the host allowlist, a clear 400 naming the part, the remote status never passed on);
 // llama.cpp then gets each image's bytes. Its decoder (stb_image in mtmd) reads PNG, JPEG, GIF and BMP; any other
 // format the browser decodes (WebP, AVIF, …) is re-encoded as PNG here, so every image the browser can read works.
-import type { ImageReader, ResolvedImage } from '../shared/images';
+import type { ImageReader, ResolvedImage } from '../common/images';
 
 /** How images are read and, where needed, re-encoded as PNG; tests substitute their own. */
 export interface LlamaImageReader extends ImageReader {

@@ -6,7 +6,7 @@ import type { InpageConfig } from '../../../src/config';
 import { LlamaCppEngine, type LlamaCppDeps, type WllamaLike } from './engine';
 import { browserLlamaImageReader } from './images';
 import { ResumableCache } from './resumable-cache';
-import { browserImageReader } from '../shared/images';
+import { browserImageReader } from '../common/images';
 
 const quiet: WllamaLogger = { debug: () => undefined, log: () => undefined, warn: console.warn, error: console.error };
 

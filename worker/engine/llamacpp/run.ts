@@ -7,7 +7,7 @@ import { ApiError } from '../../../src/protocol/errors';
 import { toolCallId } from '../../../src/protocol/completion';
 import type { EngineFinishReason, TokenLogprob, Usage } from '../../../src/protocol/types';
 import { timingsOf } from '../../../src/protocol/timings';
-import { StopMatcher } from '../shared/stop-matcher';
+import { StopMatcher } from '../common/stop-matcher';
 import { generationError } from './errors';
 import { spentUsage } from '../engine';
 

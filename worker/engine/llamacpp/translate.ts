@@ -3,7 +3,7 @@
 // not given to llama.cpp, which would match them against the thinking as well. Image parts of a user turn
 // become wllama's image parts (the image's bytes, read beforehand: images.ts), in their place among the text.
 import type { ChatCompletionRequest, ChatMessage } from '../../../src/protocol/types';
-import type { PlannedRequest, ToolPlan } from '../shared/plan';
+import type { PlannedRequest, ToolPlan } from '../common/plan';
 
 /** wllama's content parts: text, or an image's bytes (it puts llama.cpp's media marker in the image's place). */
 export type LlamaContentPart = { type: 'text'; text: string } | { type: 'image'; data: ArrayBuffer };

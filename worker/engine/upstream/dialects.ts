@@ -6,7 +6,7 @@ import { ApiError } from '../../../src/protocol/errors';
 import type { ChatCompletionRequest } from '../../../src/protocol/types';
 import type { EmbeddingRequest } from '../../../src/protocol/embeddings';
 import type { Dialect } from '../../../src/upstreams';
-import type { PlannedRequest } from '../shared/plan';
+import type { PlannedRequest } from '../common/plan';
 
 /** A dialect's switches, read from the servers' own sources (see docs/hybrid.md, "Dialects"). */
 interface DialectRules {
@@ -88,7 +88,7 @@ export function assertUpstreamSupports(request: ChatCompletionRequest, dialect: 
 /**
  * The chat body for the upstream: always streamed, usage asked for, the model named as the server knows it. The
  * server speaks OpenAI's API, so the client's OpenAI fields go on as written (AS_IS); the output limit, thinking and
- * a legacy completion's prompt come from the request's plan (shared/plan.ts), as on the local engines.
+ * a legacy completion's prompt come from the request's plan (common/plan.ts), as on the local engines.
  */
 export function chatBody(request: PlannedRequest, dialect: Dialect, model: string): Record<string, unknown> {
   const { plan } = request;

@@ -5,7 +5,7 @@
 // run at once per upstream.
 import { ApiError } from '../../../src/protocol/errors';
 import type { EngineEvent, ModelStatus } from '../../../src/engine-protocol';
-import type { PlannedRequest } from '../shared/plan';
+import type { PlannedRequest } from '../common/plan';
 import type { ChatCompletionRequest } from '../../../src/protocol/types';
 import type { EmbeddingRequest } from '../../../src/protocol/embeddings';
 import { embeddingFinish } from '../../../src/engine-protocol';

@@ -2,7 +2,7 @@
 // far as GPU memory and buffer limits allow, up to the model's trained maximum.
 import type { KvShape, Precision } from './models';
 import { WEBLLM_DEFAULT_CONTEXT } from './models';
-import type { GpuProbe } from '../shared/gpu';
+import type { GpuProbe } from '../common/gpu';
 
 const MiB = 1024 * 1024;
 /** Contexts are multiples of this (web-llm's KV pages are 16 tokens; round figures read better). */

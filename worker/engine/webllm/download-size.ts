@@ -2,7 +2,7 @@
 // (tensor-cache.json, which lists every shard's `nbytes`) and its library's length (HEAD).
 // Never a made-up figure: what cannot be found out is `bytes: null`.
 import type { DownloadSize } from '../../../src/engine-protocol';
-import { contentLength, type Fetch } from '../shared/download-size';
+import { contentLength, type Fetch } from '../common/download-size';
 
 /** web-llm's folder URL of a model's files: `…/MODEL` becomes `…/MODEL/resolve/main/` (its cleanModelUrl). */
 export function webllmFilesUrl(model: string): string {

@@ -6,7 +6,7 @@ import type { EmbeddingRequest } from '../../../src/protocol/embeddings';
 import { ApiError, clientAborted } from '../../../src/protocol/errors';
 import type { Variant } from '../../../src/variants';
 import type { Generation } from '../engine';
-import type { Mutex } from '../shared/mutex';
+import type { Mutex } from '../common/mutex';
 import { generationError } from './errors';
 import { loadFailed, startLoad, type Loading } from './loading';
 

@@ -9,8 +9,8 @@ import {
 } from '@mlc-ai/web-llm';
 import type { EngineFactory } from '../engine';
 import { WebLlmEngine } from './adapter';
-import { probeGpu, watchDeviceLoss } from '../shared/gpu';
-import { browserImageReader } from '../shared/images';
+import { probeGpu, watchDeviceLoss } from '../common/gpu';
+import { browserImageReader } from '../common/images';
 import { inspectMLCEngine } from './introspect';
 
 export const createEngine: EngineFactory = (config) =>

@@ -4,7 +4,7 @@
 import type { AppConfig, MLCEngineInterface } from '@mlc-ai/web-llm';
 import type { ApiError } from '../../../src/protocol/errors';
 import type { Variant } from '../../../src/variants';
-import type { ModelStates } from '../shared/model-states';
+import type { ModelStates } from '../common/model-states';
 import type { ModelCache } from './cache';
 import { loadError } from './errors';
 import { ProgressTracker } from './progress';

@@ -3,7 +3,7 @@
 // encoded by the loaded model's own tokenizer, plus each image's embedding tokens. This is what lets
 // `context_length_exceeded` be answered before generation starts.
 import type { ChatCompletionMessageParam, ChatOptions } from '@mlc-ai/web-llm';
-import type { ImageSize } from '../shared/images';
+import type { ImageSize } from '../common/images';
 
 export type ConvTemplate = NonNullable<ChatOptions['conv_template']>;
 

@@ -5,7 +5,7 @@
 // constrains the answer with xgrammar structural tags (web-llm's `response_format: structural_tag`).
 import type { ResponseFormat as WebLlmResponseFormat } from '@mlc-ai/web-llm';
 import type { FunctionTool, ToolCall } from '../../../src/protocol/types';
-import type { ToolPlan } from '../shared/plan';
+import type { ToolPlan } from '../common/plan';
 
 export const TOOL_CALL_OPEN = '<tool_call>';
 export const TOOL_CALL_CLOSE = '</tool_call>';

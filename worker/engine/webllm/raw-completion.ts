@@ -1,7 +1,7 @@
 // Legacy completions on web-llm: its own completions API (a raw prompt, no chat template), with the chunks
 // recast as chat chunks so one reader (stream.ts) turns both into engine events.
 import type { ChatCompletionChunk, Completion, CompletionCreateParamsStreaming } from '@mlc-ai/web-llm';
-import type { RequestPlan } from '../shared/plan';
+import type { RequestPlan } from '../common/plan';
 import { SMALLEST_TOP_P } from './translate';
 
 export function translateCompletion(plan: RequestPlan, modelId: string, prompt: string): CompletionCreateParamsStreaming {

@@ -4,7 +4,7 @@
 // client never gets output that merely looks constrained. Measured against xgrammar (test/unit/qwen3-tools.test.ts
 // compiles what this accepts and shows the refused keywords unenforced).
 import { ApiError } from '../../../src/protocol/errors';
-import type { PlannedRequest } from '../shared/plan';
+import type { PlannedRequest } from '../common/plan';
 import { hasThinkingSwitch } from './models';
 
 /** Keywords xgrammar accepts but does not enforce, or that abort its compiler. */

@@ -8,7 +8,7 @@ import { ApiError, clientAborted } from '../../../src/protocol/errors';
 import type { EngineFinishReason, TokenLogprob, Usage } from '../../../src/protocol/types';
 import { generationError } from './errors';
 import { assistantText } from './qwen3-tools';
-import { StopMatcher } from '../shared/stop-matcher';
+import { StopMatcher } from '../common/stop-matcher';
 import { ThinkSplitter } from './thinking';
 import { ToolCallParser, type ParsedPiece } from './tool-call-parser';
 import { toolCallId } from '../../../src/protocol/completion';

@@ -9,9 +9,9 @@ import type {
 } from '@mlc-ai/web-llm';
 import type { ChatMessage } from '../../../src/protocol/types';
 import { ApiError } from '../../../src/protocol/errors';
-import type { PlannedRequest, RequestPlan, ToolPlan } from '../shared/plan';
+import type { PlannedRequest, RequestPlan, ToolPlan } from '../common/plan';
 import { assistantText, jsonFormat, systemWithTools, toolCallFormat, toolResponses } from './qwen3-tools';
-import type { ResolvedImage } from '../shared/images';
+import type { ResolvedImage } from '../common/images';
 import { nativeStops } from './kv-reuse';
 import { hasThinkingSwitch } from './models';
 
