@@ -1,18 +1,23 @@
 // Hybrid (docs/hybrid.md): the official openai SDK, unchanged, pointed at origin + "/v1" with an id in prefer-local
 // mode gets the same parsed results whichever side answered: the upstream (the test server, streaming as vLLM does)
 // on the first visit, this device once the weights downloaded in the background.
-import { expect, test } from '@playwright/test';
+import { expect, test, type BrowserContext, type Page } from '@playwright/test';
 import { auth, call, deployConfig, makeKey, openApp } from './helpers';
 import { UPSTREAM_PORT } from '../../playwright.config';
 
-test('openai SDK in prefer-local: completion, stream with usage, a tool call and a json_schema object are the same from the upstream and from here', async ({ page, context }) => {
-  const tag = `sdk-${process.pid}-${Date.now()}`;
+/** svc-model-5.2-short-fast in prefer-local through the test server (as vLLM), on the clients page; returns a key. */
+async function preferLocalClients(page: Page, context: BrowserContext, prefix: string): Promise<string> {
+  const tag = `${prefix}-${process.pid}-${Date.now()}`;
   await deployConfig(context, {
     upstreams: { gpu: { url: `http://127.0.0.1:${UPSTREAM_PORT}/${tag}/vllm/v1`, dialect: 'vllm' } },
     models: { 'svc-model-5.2-short-fast': { mode: 'prefer-local', upstream: { model: 'up/svc-model-5.2-short-fast' } } },
   });
   await openApp(page, '/test/pages/clients.html');
-  const key = await makeKey(page);
+  return makeKey(page);
+}
+
+test('openai SDK in prefer-local: completion, stream with usage, a tool call and a json_schema object are the same from the upstream and from here', async ({ page, context }) => {
+  const key = await preferLocalClients(page, context, 'sdk');
   const run = () =>
     page.evaluate(async (apiKey) => {
       const { OpenAI, zodResponseFormat, z } = window.clients;
@@ -66,13 +71,7 @@ test('openai SDK in prefer-local: completion, stream with usage, a tool call and
 });
 
 test('AI SDK and LangChain in prefer-local: text, stream, a tool call and an object are the same from the upstream and from here', async ({ page, context }) => {
-  const tag = `frameworks-${process.pid}-${Date.now()}`;
-  await deployConfig(context, {
-    upstreams: { gpu: { url: `http://127.0.0.1:${UPSTREAM_PORT}/${tag}/vllm/v1`, dialect: 'vllm' } },
-    models: { 'svc-model-5.2-short-fast': { mode: 'prefer-local', upstream: { model: 'up/svc-model-5.2-short-fast' } } },
-  });
-  await openApp(page, '/test/pages/clients.html');
-  const key = await makeKey(page);
+  const key = await preferLocalClients(page, context, 'frameworks');
   const run = () =>
     page.evaluate(async (apiKey) => {
       const { createOpenAICompatible, generateText, streamText, generateObject, tool, z, ChatOpenAI } = window.clients;
