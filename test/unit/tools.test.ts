@@ -7,7 +7,7 @@ import { ApiError } from '../../src/protocol/errors';
 import { ChunkWriter, CompletionCollector, toolCallId } from '../../src/protocol/completion';
 import { validateChatRequest } from '../../src/protocol/validate';
 import type { EngineEvent } from '../../src/engine-protocol';
-import type { ChatCompletionChunk, ChatCompletionRequest } from '../../src/protocol/types';
+import type { ChatCompletionChunk } from '../../src/protocol/types';
 import { DEFAULT_CONFIG } from '../../src/config';
 import { DeterministicEngine, argumentFragments } from '../engine/deterministic-engine';
 import { smallestInstance } from '../engine/smallest-instance';

@@ -7,7 +7,6 @@ import type { InpageConfig } from '../../src/config';
 import type { AdapterReport, ImportFile, ImportProgress, ImportReport } from '../../src/engine-control';
 import type { DownloadSize, EngineRequest, ModelRuntime, ModelStatus, Serving } from '../../src/engine-protocol';
 import type { PlannedRequest } from './common/plan';
-import type { ChatCompletionRequest } from '../../src/protocol/types';
 import { isEmbeddingRequest, type EmbeddingRequest } from '../../src/protocol/embeddings';
 import { ApiError } from '../../src/protocol/errors';
 import { buildCatalog, type ModelCatalog } from '../../src/model-config';
