@@ -225,8 +225,11 @@ function describeIssue(id: string, issue: z.core.$ZodIssue): string {
 
 /** The configured entry behind a weight group (none: a built-in group the engine knows by itself). */
 export interface WeightGroupSpec {
-  /** The engine the configured entry is for (a built-in group: `webllm`, though either engine can serve it). */
-  engine: 'webllm' | 'llamacpp';
+  /**
+   * The engine the configured entry is for (a built-in group: `webllm`, though either engine can serve it);
+   * `upstream`: an id only an upstream server answers (no local model).
+   */
+  engine: 'webllm' | 'llamacpp' | 'upstream';
   /** The first id that named this model in the config, for messages. */
   configuredBy?: string;
   entry?: ModelEntry;
@@ -270,6 +273,15 @@ function ggufGroupName(url: string, taken: (name: string) => boolean): string {
   return name;
 }
 
+/**
+ * An id of the deployment's own that an upstream server alone answers: mode `upstream` and no local model (no
+ * `webllm`, `record`, `engine` or `gguf`). Its variant has engine `upstream` and a weight group no local engine serves.
+ */
+function upstreamOnly(id: string, e: ModelEntry): boolean {
+  const web = e as WebLlmEntry;
+  return !isVariantId(id) && e.mode === 'upstream' && e.upstream !== undefined && e.engine === undefined && web.webllm === undefined && web.record === undefined;
+}
+
 /** Checks what a parsed entry says as a whole (shape is zod's job). Throws a ModelConfigError naming it. */
 function checkEntry(id: string, e: ModelEntry): void {
   if (e.mode !== undefined && e.mode !== 'local' && e.upstream === undefined) {
@@ -302,11 +314,19 @@ function checkEntry(id: string, e: ModelEntry): void {
     return;
   }
   const web = e as WebLlmEntry;
+  if (upstreamOnly(id, e)) {
+    for (const field of ['integrity', 'thinking', 'kv'] as const) {
+      if (web[field] !== undefined) throw new ModelConfigError(`${where(id, [field])}: '${id}' has no local model (mode 'upstream' without 'webllm', 'record' or 'gguf'), so '${field}' describes nothing here`);
+    }
+    return;
+  }
   if (web.webllm !== undefined && web.record !== undefined) {
     throw new ModelConfigError(`${where(id)}: give either 'webllm' (a prebuilt model id) or 'record' (a model of your own), not both`);
   }
   if (!isVariantId(id) && web.webllm === undefined && web.record === undefined) {
-    throw new ModelConfigError(`${where(id)}: a model id of the deployment's own needs 'webllm' (a prebuilt model id) or 'record', or 'engine': 'llamacpp' with 'gguf'`);
+    throw new ModelConfigError(
+      `${where(id)}: a model id of the deployment's own needs 'webllm' (a prebuilt model id) or 'record', or 'engine': 'llamacpp' with 'gguf'; or, answered by an upstream server only, 'mode': 'upstream' with 'upstream'`,
+    );
   }
   if (web.webllm === undefined && web.record === undefined && (e.thinking !== undefined || e.kv !== undefined)) {
     throw new ModelConfigError(`${where(id)}: 'thinking' and 'kv' describe a model: give them with 'webllm' or 'record'`);
@@ -374,6 +394,22 @@ export function buildCatalog(models: unknown): ModelCatalog {
     const e = entries.get(id);
     const base: Variant | undefined = isVariantId(id) ? VARIANTS[id] : undefined;
     if (e?.hidden) continue;
+    if (e && upstreamOnly(id, e)) {
+      const weightGroup = `upstream:${id}`;
+      groups[weightGroup] = { engine: 'upstream', configuredBy: id, entry: e };
+      variants.push({
+        id: id as Variant['id'],
+        thinks: e.thinks ?? false,
+        vision: e.vision ?? false,
+        hostedContext: null,
+        weightGroup,
+        // The server's own context decides; this is what /v1/models reports (contextLength, else 4,096).
+        trainedContext: e.contextLength ?? 4096,
+        created: FIRST_OWN_CREATED + own++,
+        engine: 'upstream',
+      });
+      continue;
+    }
     const key = e ? groupKey(e) : null;
     const llama = e?.engine === 'llamacpp' ? (e as LlamaCppEntry) : undefined;
     let weightGroup = base?.weightGroup ?? '';

@@ -34,9 +34,10 @@ export interface Variant {
   embeddings?: EmbeddingSpec;
   /**
    * The engine the deployment's `models` setting ties this variant to (its model exists for that engine only, or
-   * the entry says `engine`); absent: the engine the device's policy picks (`engineChoice`).
+   * the entry says `engine`); `upstream`: an id of the deployment's own that only an upstream server answers (hybrid
+   * mode `upstream`, no local model; docs/hybrid.md); absent: the engine the device's policy picks (`engineChoice`).
    */
-  engine?: 'webllm' | 'llamacpp';
+  engine?: 'webllm' | 'llamacpp' | 'upstream';
 }
 
 export interface EmbeddingSpec {

@@ -326,3 +326,47 @@ test('a variant too large for this CPU device that an upstream serves (prefer-lo
   await expect(answer.locator('.answer')).toHaveText('Echo: hello from a small device');
   await expect(answer.getByTestId('stats')).toContainText(`answered by the upstream 127.0.0.1:${UPSTREAM_PORT}`);
 });
+
+/** One id of the deployment's own, `acme-large`, that only the upstream answers (no local model). */
+async function upstreamOnlyId(context: BrowserContext): Promise<string> {
+  const tag = `t${process.pid}-${Date.now()}-${tags++}`;
+  await deployConfig(context, {
+    upstreams: { gpu: { url: `${UP}/${tag}/vllm/v1`, dialect: 'vllm' } },
+    models: { 'acme-large': { mode: 'upstream', upstream: { model: 'up/acme-large' }, contextLength: 32768 } },
+  });
+  return tag;
+}
+
+test("an id of the deployment's own that only an upstream answers: listed with its route, answered upstream, 503 offline", async ({ page, context }) => {
+  const tag = await upstreamOnlyId(context);
+  const key = await start(page);
+  const listed = (await call(page, '/v1/models', { headers: auth(key) })).json as { data: { id: string; mode?: string; serving?: { engine: string; why: string; upstream: { model: string } } }[] };
+  const own = listed.data.find((m) => m.id === 'acme-large');
+  expect(own).toMatchObject({ mode: 'upstream', serving: { engine: 'upstream', upstream: { model: 'up/acme-large' } } });
+  // The five are still this device's.
+  expect(listed.data.find((m) => m.id === 'svc-model-5.2-fast')).toMatchObject({ mode: 'local', serving: { engine: 'local' } });
+  const answer = await chat(page, key, { model: 'acme-large', messages: [{ role: 'user', content: 'count 3' }] });
+  expect(servedBy(answer)).toBe(HOST);
+  expect((answer.json as Completion).choices[0]!.message.content).toBe('1 2 3');
+  expect(await upstreamLast(tag)).toMatchObject({ model: 'up/acme-large', stream: true });
+  await context.setOffline(true);
+  const offline = await chat(page, key, { model: 'acme-large', messages: [{ role: 'user', content: 'count 3' }] });
+  expect(offline.status).toBe(503);
+  expect(errorOf(offline).code).toBe('upstream_unavailable');
+  expect(errorOf(offline).message).toContain('offline');
+});
+
+test("an id of the deployment's own that only an upstream answers is sendable in the Playground, which says where it ran", async ({ page, context }) => {
+  await upstreamOnlyId(context);
+  await openWorkspace(page);
+  await registerThroughForm(page);
+  await goToArea(page, 'Playground');
+  await playgroundKey(page);
+  const picker = page.getByLabel('Model');
+  await expect(picker.locator('option[value="acme-large"]')).toHaveText('acme-large · answered upstream');
+  await picker.selectOption('acme-large');
+  await expect(page.getByTestId('cannot-run')).toHaveCount(0);
+  const sent = await sendAndWait(page, 'hello own id');
+  await expect(sent.locator('.answer')).toHaveText('Echo: hello own id');
+  await expect(sent.getByTestId('stats')).toContainText(`answered by the upstream 127.0.0.1:${UPSTREAM_PORT}`);
+});

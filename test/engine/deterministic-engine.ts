@@ -185,7 +185,8 @@ export class DeterministicEngine implements Engine {
   }
 
   status(): ModelStatus[] {
-    return activeCatalog().variants.map(({ id, weightGroup }) => {
+    // An id only an upstream answers is not this device's (the hybrid composite reports it).
+    return activeCatalog().variants.filter((v) => v.engine !== 'upstream').map(({ id, weightGroup }) => {
       const g = this.group(id);
       // What production would load here (an adapter without shader-f16): names the real model as web-llm does.
       const model = webllmModels().get(weightGroup)?.f32;

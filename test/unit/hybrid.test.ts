@@ -2,9 +2,10 @@
 // of each mode, the upstream lane beside the local queue and its limit, and fall-over before the first token. The
 // upstream here is a fetch that answers as a test says; the wire itself is upstream-wire.test.ts's, a real server
 // upstream-contract.test.ts's.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { DEFAULT_CONFIG } from '../../src/config';
-import { buildCatalog } from '../../src/model-config';
+import { buildCatalog, DEFAULT_CATALOG } from '../../src/model-config';
+import { adoptModels, setActiveCatalog } from '../../src/catalog';
 import { buildUpstreamPlan, type UpstreamPlan } from '../../src/upstreams';
 import { validateChatRequest } from '../../src/protocol/validate';
 import type { ModelStatus } from '../../src/engine-protocol';
@@ -38,8 +39,34 @@ describe('the upstreams setting', () => {
     );
     expect(() => buildCatalog({ 'svc-model-5.2': { mode: 'upstream' } })).toThrow(/models\["svc-model-5.2"\]\.mode: 'upstream' needs 'upstream'/);
     expect(() => plan({ gpu: { url: 'https://a.example/v1', dialect: 'tgi' } }, {})).toThrow(/upstreams\["gpu"\]\.dialect: must be one of/);
-    // An id of the deployment's own still names its local model (the engines build their tables from every id).
-    expect(() => buildCatalog({ 'big-model': { mode: 'upstream', upstream: { model: 'Qwen/Qwen3-235B' } } })).toThrow(/models\["big-model"\]: a model id of the deployment's own needs/);
+  });
+  it("an id of the deployment's own that only an upstream answers: mode upstream without a local model; any other mode needs one", () => {
+    const catalog = buildCatalog({ 'big-model': { mode: 'upstream', upstream: { model: 'Qwen/Qwen3-235B' }, thinks: true, contextLength: 131072 } });
+    const big = catalog.variants.find((v) => v.id === 'big-model');
+    expect(big).toMatchObject({ engine: 'upstream', weightGroup: 'upstream:big-model', thinks: true, vision: false, trainedContext: 131072 });
+    expect(catalog.groups['upstream:big-model']).toMatchObject({ engine: 'upstream', configuredBy: 'big-model' });
+    expect(catalog.routes['big-model']).toEqual({ mode: 'upstream', upstream: { model: 'Qwen/Qwen3-235B' } });
+    // The five stay this device's.
+    expect(catalog.variants.filter((v) => v.engine === 'upstream').map((v) => v.id)).toEqual(['big-model']);
+    for (const mode of ['prefer-local', 'prefer-upstream', 'local']) {
+      expect(() => buildCatalog({ 'big-model': { mode, upstream: { model: 'Qwen/Qwen3-235B' } } }), mode).toThrow(/models\["big-model"\]: a model id of the deployment's own needs .*'mode': 'upstream' with 'upstream'/);
+    }
+    expect(() => buildCatalog({ 'big-model': { mode: 'upstream', upstream: { model: 'x' }, integrity: {} } })).toThrow(/models\["big-model"\]\.integrity: 'big-model' has no local model/);
+  });
+  it("the composite reports an id only an upstream answers: unavailable here, served upstream; offline, nobody", () => {
+    const models = { 'big-model': { mode: 'upstream', upstream: { model: 'Qwen/Qwen3-235B' } } };
+    const p = plan(GPU, models);
+    const local = localWith({});
+    // The catalog the service runs with is the deployment's (the status and the request's check read it); the
+    // deterministic engine adopts its own config's (the five) when it is made, so this comes after.
+    adoptModels(models, 'this test');
+    onTestFinished(() => setActiveCatalog(DEFAULT_CATALOG));
+    let online = true;
+    const engine = new HybridEngine(local, p, { fetch: async () => new Response(''), online: () => online, now: () => 0 });
+    const status = () => engine.status().find((s) => s.id === 'big-model');
+    expect(status()).toMatchObject({ state: 'unavailable', serving: { mode: 'upstream', engine: 'upstream', upstream: { name: 'gpu', model: 'Qwen/Qwen3-235B' } } });
+    online = false;
+    expect(() => engine.route(withPlan(validateChatRequest({ model: 'big-model', messages: [{ role: 'user', content: 'hi' }] })))).toThrow(/offline/);
   });
 });
 

@@ -8,7 +8,8 @@
 //                               streamed as llama-server streams (reasoning_content, timings)
 //   openai, vllm, ollama,       the deterministic test engine's rules (test/engine/), each streamed as that server
 //   llama-server                streams (wire.ts in the upstream engine reads all of them); the model name is
-//                               `up/<inpage id>`, and thinking is switched off only by that server's own switch
+//                               `up/<inpage id>` (an id of the deployment's own: a model that does not think), and
+//                               thinking is switched off only by that server's own switch
 //   json                        ignores `stream: true` and answers one JSON body
 //   fault-401, fault-500, fault-garbage, fault-broken, fault-slow, fault-drip
 //                               401 (vLLM's bare string), 500, a 200 that is not JSON, a stream that breaks after a
@@ -25,6 +26,7 @@ import type { AddressInfo } from 'node:net';
 import { DEFAULT_CONFIG } from '../../src/config';
 import { ApiError } from '../../src/protocol/errors';
 import { validateChatRequest } from '../../src/protocol/validate';
+import { isVariantId } from '../../src/variants';
 import { parseEmbeddingRequest } from '../../src/protocol/embeddings';
 import type { EngineEvent } from '../../src/engine-protocol';
 import { DeterministicEngine } from '../engine/deterministic-engine';
@@ -77,9 +79,11 @@ function toEngineRequest(body: Record<string, unknown>, flavour: Flavour) {
   const kwargs = body.chat_template_kwargs as { enable_thinking?: boolean } | undefined;
   const off = flavour === 'vllm' || flavour === 'llama-server' ? kwargs?.enable_thinking === false : body.reasoning_effort === 'none';
   const { chat_template_kwargs: _k, reasoning_effort: _r, prompt, ...rest } = body;
+  // `up/<an id of the deployment's own>` (one only the upstream answers): the rules of a model that does not think.
+  const id = model.slice(3);
   const request = validateChatRequest({
     ...rest,
-    model: model.slice(3),
+    model: isVariantId(id) ? id : 'svc-model-5.2-short-fast',
     ...(prompt !== undefined ? { messages: [{ role: 'user', content: String(prompt) }] } : {}),
     ...(off ? { reasoning_effort: 'none' } : {}),
   });

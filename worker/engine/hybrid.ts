@@ -10,6 +10,7 @@ import type { PlannedRequest } from './common/plan';
 import { isEmbeddingRequest, type EmbeddingRequest } from '../../src/protocol/embeddings';
 import { ApiError } from '../../src/protocol/errors';
 import { buildCatalog, type ModelCatalog } from '../../src/model-config';
+import { activeCatalog } from '../../src/catalog';
 import { buildUpstreamPlan, type ResolvedRoute, type UpstreamPlan, type UpstreamSpec } from '../../src/upstreams';
 import { connectionSpec, listConnections, type UpstreamConnection } from '../../src/upstream-connections';
 import type { ModelId } from '../../src/variants';
@@ -158,8 +159,19 @@ export class HybridEngine implements Engine {
   }
 
   status(): ModelStatus[] {
-    const statuses = this.local.status();
-    return statuses.map((s) => ({ ...s, serving: this.serving(s.id) }));
+    const statuses = this.local.status().map((s) => ({ ...s, serving: this.serving(s.id) }));
+    // Ids only an upstream answers have no local status: this device has no model for them.
+    const upstreamOnly = activeCatalog().variants.filter((v) => v.engine === 'upstream');
+    return [
+      ...statuses,
+      ...upstreamOnly.map((v): ModelStatus => ({
+        id: v.id,
+        state: 'unavailable',
+        context_length: v.trainedContext,
+        error: 'Answered by an upstream server only: this device has no model for it.',
+        serving: this.serving(v.id),
+      })),
+    ];
   }
 
   private serving(id: string): Serving {

@@ -104,7 +104,7 @@ export class ChosenEngine implements Engine {
       this.probe = probe;
       const { kind, reason } = chooseEngine(this.config.engineChoice, probe);
       this.kind = kind;
-      const needed = new Set<EngineKind>([kind, ...activeCatalog().variants.flatMap((v) => (v.engine ? [v.engine] : []))]);
+      const needed = new Set<EngineKind>([kind, ...activeCatalog().variants.flatMap((v) => (v.engine && v.engine !== 'upstream' ? [v.engine] : []))]);
       for (const each of [kind, ...[...needed].filter((k) => k !== kind)]) {
         const why = each === kind ? reason : "The deployment's models setting ties some models to llama.cpp; they run on the CPU.";
         const engine = complete(await this.parts.create(each, this.config, why, probe));
@@ -116,7 +116,10 @@ export class ChosenEngine implements Engine {
   }
 
   private kindOf(id: string): EngineKind {
-    return variantOf(id)?.engine ?? this.kind!;
+    const engine = variantOf(id)?.engine;
+    // An id only an upstream answers never reaches this device's engines (the hybrid composite routes it).
+    if (engine === 'upstream') throw new ApiError('upstream_unavailable', `'${id}' is answered by an upstream server only; this device has no model for it.`);
+    return engine ?? this.kind!;
   }
 
   private async engineOf(id: string): Promise<CompleteEngine> {
@@ -158,6 +161,7 @@ export class ChosenEngine implements Engine {
     if (!this.kind) return [];
     const byKind = Object.entries(this.engines).map(([kind, engine]) => [kind as EngineKind, engine.status(), runtimeOf(kind as EngineKind, engine)] as const);
     return activeCatalog().variants.flatMap((v) => {
+      if (v.engine === 'upstream') return [];
       const kind = v.engine ?? this.kind!;
       const [, statuses, runtime] = byKind.find(([k]) => k === kind) ?? [];
       const status = statuses?.find((s) => s.id === v.id);

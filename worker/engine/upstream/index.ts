@@ -112,7 +112,7 @@ export class UpstreamEngine implements Engine {
     }
   }
 
-  supports(request: ChatCompletionRequest): void {
+  supports(request: PlannedRequest): void {
     const target = this.targets[request.variant.id];
     if (target) assertUpstreamSupports(request, target.spec.dialect);
   }
