@@ -178,7 +178,8 @@ export async function benchLlama({ browser, runs, quick, noBuild, env, port, log
   // Single requests on one path vary by ±15 % on this 2-core machine (the same request, back to back), more than
   // the paths differ: twelve pairs per run, and the ratio taken within each pair (paired design, see llamaReport).
   // With eight, the per-run ratios of one row spread over 0.87-1.03, wider than the 3 % the target allows.
-  const PAIRS = quick ? 2 : 12;
+  // `--llama-pairs N`: fewer pairs for the larger models (a 1B request takes about a minute on one thread here).
+  const PAIRS = Number(flag('--llama-pairs', quick ? 2 : 12));
   const MAX_TOKENS = quick ? 48 : 64;
   // About 250 prompt tokens; a fresh nonce first, so llama.cpp's KV cache holds nothing of it (full prefill).
   const sentence = 'The quick brown fox jumps over the lazy dog while the cat sleeps in the warm sun. ';

@@ -6,7 +6,7 @@
 // reported as median and range, with the machine's load (`uptime`) before and after. Not part of `npm test`.
 //
 //   node --experimental-websocket scripts/bench.mjs [--no-build] [--quick] [--out FILE] [--only llama|hybrid]
-//     [--llama-size 30m|300m|1b] [--llama-type q4_k|q8_0|q4_0|f16]
+//     [--llama-size 30m|300m|1b] [--llama-type q4_k|q8_0|q4_0|f16] [--llama-pairs N]
 //
 // The llama.cpp rows (production engine on the CPU, a synthesized ~30M-parameter model) are scripts/bench-llama.mjs;
 // `--only llama` runs them alone and splices them into FILE.
