@@ -20,13 +20,43 @@ export interface UpstreamConnection {
   created: number;
 }
 
-interface Schema extends DBSchema {
-  connections: { key: string; value: UpstreamConnection };
+/** A person's choice of mode for an id the deployment's config routes to an upstream (the Models area's switch). */
+export interface ModeChoice {
+  id: string;
+  mode: Mode;
 }
 
-const db = connection<Schema>('inpage-upstreams', 1, (database) => {
+interface Schema extends DBSchema {
+  connections: { key: string; value: UpstreamConnection };
+  modes: { key: string; value: ModeChoice };
+}
+
+const db = connection<Schema>('inpage-upstreams', 2, (database) => {
   if (!database.objectStoreNames.contains('connections')) database.createObjectStore('connections', { keyPath: 'name' });
+  if (!database.objectStoreNames.contains('modes')) database.createObjectStore('modes', { keyPath: 'id' });
 });
+
+/** The channel on which the page tells the engine worker that the person's mode choices changed (it applies them at once). */
+export const MODE_CHOICES_CHANNEL = 'inpage-upstream-modes';
+
+export async function listModeChoices(): Promise<ModeChoice[]> {
+  try {
+    return await (await db.get()).getAll('modes');
+  } catch {
+    return [];
+  }
+}
+
+/** Keeps the person's mode for `id` (null: back to the deployment's), and tells the engine worker. */
+export async function chooseMode(id: string, mode: Mode | null): Promise<void> {
+  if (mode !== null && !(MODES as readonly string[]).includes(mode)) throw new ModelConfigError(`mode: one of ${MODES.join(', ')}`);
+  const database = await db.get();
+  if (mode === null) await database.delete('modes', id);
+  else await database.put('modes', { id, mode });
+  const channel = new BroadcastChannel(MODE_CHOICES_CHANNEL);
+  channel.postMessage('changed');
+  channel.close();
+}
 
 /** The key as the workspace shows it after it was saved: its first four and last four characters. */
 export function displayKey(key: string): string {

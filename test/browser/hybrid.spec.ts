@@ -370,3 +370,34 @@ test("an id of the deployment's own that only an upstream answers is sendable in
   await expect(sent.locator('.answer')).toHaveText('Echo: hello own id');
   await expect(sent.getByTestId('stats')).toContainText(`answered by the upstream 127.0.0.1:${UPSTREAM_PORT}`);
 });
+
+test('the Models area switches the mode of an id the config routes: the next request follows it at once, and a reload keeps it', async ({ page, context }) => {
+  const tag = await hybrid(context, 'vllm', 'prefer-local', ['svc-model-5.2-fast']);
+  await openWorkspace(page);
+  await registerThroughForm(page);
+  const key = await makeKey(page);
+  await goToArea(page, 'Models');
+  const serving = page.locator('article[data-model="svc-model-5.2-fast"]').getByTestId('serving');
+  await expect(serving).toHaveAttribute('data-mode', 'prefer-local');
+  await expect(serving).toHaveAttribute('data-engine', 'upstream');
+  // An id the config leaves local has no switch.
+  await expect(page.getByLabel('Mode for svc-model-5.2-short')).toHaveCount(0);
+
+  await page.getByLabel('Mode for svc-model-5.2-fast').selectOption('local');
+  await expect(serving).toHaveAttribute('data-mode', 'local');
+  await expect(serving).toHaveAttribute('data-engine', 'local');
+  const body = { model: 'svc-model-5.2-fast', messages: [{ role: 'user', content: 'count 2' }] };
+  const here = await chat(page, key, body);
+  expect(servedBy(here)).toBe('local');
+  expect(await upstreamLog(tag)).toEqual([]);
+
+  await page.reload();
+  await page.evaluate(async () => void (await window.inpageReady));
+  await expect(serving).toHaveAttribute('data-mode', 'local');
+  await page.getByLabel('Mode for svc-model-5.2-fast').selectOption('upstream');
+  await expect(serving).toHaveAttribute('data-mode', 'upstream');
+  const there = await chat(page, key, body);
+  expect(servedBy(there)).toBe(HOST);
+  expect((there.json as Completion).choices[0]!.message.content).toBe('1 2');
+  expect(((await call(page, '/v1/models/svc-model-5.2-fast', { headers: auth(key) })).json as { mode: string }).mode).toBe('upstream');
+});

@@ -10,9 +10,9 @@ import type { PlannedRequest } from './common/plan';
 import { isEmbeddingRequest, type EmbeddingRequest } from '../../src/protocol/embeddings';
 import { ApiError } from '../../src/protocol/errors';
 import { buildCatalog, type ModelCatalog } from '../../src/model-config';
-import { activeCatalog } from '../../src/catalog';
+import { activeCatalog, variantOf } from '../../src/catalog';
 import { buildUpstreamPlan, type ResolvedRoute, type UpstreamPlan, type UpstreamSpec } from '../../src/upstreams';
-import { connectionSpec, listConnections, type UpstreamConnection } from '../../src/upstream-connections';
+import { MODE_CHOICES_CHANNEL, connectionSpec, listConnections, listModeChoices, type ModeChoice, type UpstreamConnection } from '../../src/upstream-connections';
 import type { ModelId } from '../../src/variants';
 import { LOCAL_ONLY, complete, type CompleteEngine, type Engine, type Generation, type Side } from './engine';
 import { UpstreamEngine, describeUpstream, type UpstreamDeps, type UpstreamTarget } from './upstream';
@@ -23,14 +23,22 @@ export const RECENT_FAILURE_MS = 30_000;
 /** Upstream failures that say the server is out of reach (not that the request was wrong). */
 const OUT_OF_REACH = new Set(['upstream_unavailable', 'upstream_timeout', 'upstream_error']);
 
-/** The plan with the people's connections laid over it: a connection's ids go to it, in the mode the person chose. */
-export function withConnections(plan: UpstreamPlan, connections: readonly UpstreamConnection[]): UpstreamPlan {
+/**
+ * The plan with the people's connections laid over it (a connection's ids go to it, in the mode the person chose),
+ * then the person's mode choices for ids the config routes to an upstream (an id without an upstream stays local;
+ * an id only an upstream answers stays `upstream`: this device has no model for it).
+ */
+export function withConnections(plan: UpstreamPlan, connections: readonly UpstreamConnection[], modes: readonly ModeChoice[] = []): UpstreamPlan {
   const upstreams = { ...plan.upstreams };
   const routes = { ...plan.routes };
   for (const c of connections) {
     const spec = connectionSpec(c);
     upstreams[spec.name] = spec;
     for (const [id, m] of Object.entries(c.models)) routes[id] = { mode: m.mode ?? 'prefer-local', upstream: spec.name, model: m.model };
+  }
+  for (const { id, mode } of modes) {
+    const route = routes[id];
+    if (route?.upstream && variantOf(id)?.engine !== 'upstream') routes[id] = { ...route, mode };
   }
   return { upstreams, routes };
 }
@@ -54,7 +62,7 @@ export class HybridEngine implements Engine {
 
   constructor(
     local: Engine,
-    private readonly plan: UpstreamPlan,
+    private plan: UpstreamPlan,
     private readonly deps: HybridDeps = realDeps,
   ) {
     this.local = complete(local);
@@ -63,6 +71,12 @@ export class HybridEngine implements Engine {
       if (route.upstream && route.model) targets[id] = { spec: plan.upstreams[route.upstream]!, model: route.model };
     }
     this.upstream = new UpstreamEngine(targets, deps);
+  }
+
+  /** New routes (the person switched a mode): the upstreams stay; every status listener hears of it. */
+  setRoutes(routes: UpstreamPlan['routes']): void {
+    this.plan = { ...this.plan, routes };
+    this.emit();
   }
 
   private routeOf(id: string): ResolvedRoute {
@@ -235,6 +249,12 @@ export class HybridEngine implements Engine {
  */
 export async function withUpstreams(local: Engine, config: InpageConfig, origin: string, deps?: HybridDeps): Promise<Engine> {
   const catalog: ModelCatalog = buildCatalog(config.models);
-  const plan = withConnections(buildUpstreamPlan(config.upstreams, catalog, origin), await listConnections());
-  return new HybridEngine(local, plan, deps);
+  const base = buildUpstreamPlan(config.upstreams, catalog, origin);
+  const connections = await listConnections();
+  const engine = new HybridEngine(local, withConnections(base, connections, await listModeChoices()), deps);
+  // The person switches a mode in the Models area: it applies to the next request, without a reload.
+  if (typeof BroadcastChannel !== 'undefined') {
+    new BroadcastChannel(MODE_CHOICES_CHANNEL).onmessage = () => void listModeChoices().then((modes) => engine.setRoutes(withConnections(base, connections, modes).routes));
+  }
+  return engine;
 }

@@ -11,7 +11,7 @@ import { formatBytes, formatDuration, formatInteger, formatRate } from './format
 import { cardOf, cardTitle } from '../../model-cards';
 import { approveDownload, sizeSource, sizeText, useDownloadSize } from './download-ask';
 import { ModelStorage } from './model-storage';
-import { UpstreamConnections } from './upstream-connections';
+import { ModeSwitch, UpstreamConnections } from './upstream-connections';
 import { NoWebGpu } from './no-webgpu';
 import { getState, useUi, type UiState } from './store';
 import { answerable, preferredModel } from './chat';
@@ -239,6 +239,8 @@ function ModelCard(props: { id: ModelId; status: ModelStatus | undefined; rate: 
           { 'data-testid': 'serving', 'data-engine': status.serving.engine, 'data-mode': status.serving.mode },
           status.serving.engine === 'upstream' ? `The upstream ${status.serving.upstream?.name ?? ''} (${status.serving.upstream?.host ?? ''})` : 'This device',
           h('span', { class: 'muted' }, ` · mode ${status.serving.mode}. ${status.serving.why}`),
+          ' ',
+          h(ModeSwitch, { id: props.id, serving: status.serving, upstreamOnly: variantOf(props.id)?.engine === 'upstream' }),
         ),
       status?.runtime && h('dt', null, 'Runs on'),
       status?.runtime && h('dd', { 'data-testid': 'runtime' }, runtimeText(status.runtime)),

@@ -7,7 +7,8 @@ import { useEffect, useState } from 'preact/hooks';
 import { modelIds } from '../../catalog';
 import { MODES, type Mode } from '../../model-config';
 import { DIALECTS, type Dialect } from '../../upstreams';
-import { displayKey, listConnections, removeConnection, saveConnection, type UpstreamConnection } from '../../upstream-connections';
+import { chooseMode, displayKey, listConnections, removeConnection, saveConnection, type UpstreamConnection } from '../../upstream-connections';
+import type { Serving } from '../../engine-protocol';
 import { Notice, errorText } from './widgets';
 
 function Field(props: { id: string; label: string; children?: ComponentChildren }) {
@@ -89,5 +90,28 @@ export function UpstreamConnections() {
       error && h(Notice, { kind: 'error' }, error),
       h('button', { type: 'submit', class: 'button primary' }, 'Add connection'),
     ),
+  );
+}
+
+/**
+ * A model card's mode switch, for an id routed to an upstream (by the config or a connection): the person's choice is
+ * kept in this browser and applies to the next request, without a reload. An id only an upstream answers has none.
+ */
+export function ModeSwitch(props: { id: string; serving: Serving; upstreamOnly: boolean }) {
+  const [error, setError] = useState<string | null>(null);
+  if (!props.serving.upstream || props.upstreamOnly) return null;
+  const change = (e: Event) => {
+    setError(null);
+    chooseMode(props.id, (e.currentTarget as HTMLSelectElement).value as Mode).catch((err: unknown) => setError(errorText(err)));
+  };
+  return h(
+    'span',
+    { class: 'mode-switch' },
+    h(
+      'select',
+      { 'aria-label': `Mode for ${props.id}`, value: props.serving.mode, onChange: change },
+      MODES.map((m) => h('option', { key: m, value: m }, m)),
+    ),
+    error && h(Notice, { kind: 'error' }, error),
   );
 }
