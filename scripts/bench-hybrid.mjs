@@ -1,42 +1,41 @@
-// `npm run bench -- --only hybrid`: the hybrid rows (docs/hybrid.md), against the OpenAI-compatible test server
-// (test/upstream/server.ts, its deterministic OpenAI flavour) on loopback, from the test build's benchmark page:
+// The hybrid rows of `npm run bench` (docs/hybrid.md; scripts/bench.mjs calls these, `--only hybrid` runs them alone),
+// against the OpenAI-compatible test server (test/upstream/server.ts, its deterministic OpenAI flavour) on loopback,
+// from the test build's benchmark page:
 //   - added time to the first token through inpage to the upstream, against a direct fetch to the same upstream
-//     from the same page (target ≤ 2 ms, p50);
-//   - streaming rate through inpage ÷ direct (target ≥ 0.98);
+//     from the same page (target ≤ 2 ms): pairs of requests, the two paths back to back, which goes first
+//     alternating; the difference within each pair, its median per run;
+//   - streaming rate through inpage ÷ direct at 200 tokens/s (target ≥ 0.98), and the unpaced ceiling;
 //   - first visit: time to the first token for a variant not yet downloaded, prefer-local against local (a fresh
 //     browser context each; the test engine's weights are pretend, 4 MiB, so the local figure is a floor).
-// Spliced into FILE as "## Hybrid (upstream)". Not part of `npm test`; the full bench does not run these rows yet.
+// Every row is taken in `runs` runs: median (range) over the runs.
+//
+// Ports: base + 5 for the upstream server; the test build is served on base (INPAGE_BENCH_PORT, 4676) as in bench.mjs.
 import { spawn, execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { chromium } from '@playwright/test';
+import { spliceSection } from './bench-splice.mjs';
 
-const pct = (xs, p) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
+const sorted = (xs) => [...xs].sort((a, b) => a - b);
+const median = (xs) => {
+  const s = sorted(xs);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(0.5 * s.length) - 1))];
 };
+const spread = (xs, fmt) => `${fmt(median(xs))} (${fmt(Math.min(...xs))}–${fmt(Math.max(...xs))})`;
+const msf = (x) => `${x.toFixed(2)} ms`;
+const rate = (x) => `${x.toFixed(1)} tokens/s`;
 
-export async function benchHybridOnly({ outFile, quick, noBuild, env, port, log, chromiumPath, chromiumArgs, uptime }) {
-  const before = uptime();
-  const started = Date.now();
-  const upstreamPort = 4668 + Number(process.env.INPAGE_PORT_OFFSET ?? 0);
-  const origin = `http://127.0.0.1:${port}`;
-  if (!noBuild) {
-    log('building the test build into dist-test-bench/');
-    execFileSync('npx', ['vite', 'build', '--mode', 'test', '--logLevel', 'warn'], { env, stdio: 'inherit' });
-  }
-  const children = [
-    spawn('npx', ['vite', 'preview', '--mode', 'test', '--port', String(port), '--strictPort'], { env, stdio: ['ignore', 'ignore', 'inherit'], detached: true }),
-    spawn('node', ['--import', './test/firefox/register-ts.mjs', 'test/upstream/server.ts', String(upstreamPort)], { env, stdio: ['ignore', 'ignore', 'inherit'], detached: true }),
-  ];
-  const stop = () => children.forEach((c) => {
-    try {
-      process.kill(-c.pid, 'SIGTERM');
-    } catch {
-      // gone
-    }
-  });
+/** Starts the test build's preview (unless the caller serves it) and the upstream server; resolves with a stop(). */
+async function serve({ env, port, upstreamPort, preview }) {
+  const children = [spawn('node', ['--import', './test/firefox/register-ts.mjs', 'test/upstream/server.ts', String(upstreamPort)], { env, stdio: ['ignore', 'ignore', 'inherit'], detached: true })];
+  if (preview) children.push(spawn('npx', ['vite', 'preview', '--mode', 'test', '--port', String(port), '--strictPort'], { env, stdio: ['ignore', 'ignore', 'inherit'], detached: true }));
+  const stop = () =>
+    children.forEach((c) => {
+      try {
+        process.kill(-c.pid, 'SIGTERM');
+      } catch {
+        // gone
+      }
+    });
   process.on('exit', stop);
-  for (const url of [`${origin}/test/pages/bench.html`, `http://127.0.0.1:${upstreamPort}/ready/_log`]) {
+  for (const url of [`http://127.0.0.1:${port}/test/pages/bench.html`, `http://127.0.0.1:${upstreamPort}/ready/_log`]) {
     for (let i = 0; ; i++) {
       try {
         if ((await fetch(url)).ok) break;
@@ -47,10 +46,20 @@ export async function benchHybridOnly({ outFile, quick, noBuild, env, port, log,
       await new Promise((r) => setTimeout(r, 100));
     }
   }
-  // Paced at 200 tokens/s (one token every 5 ms), as the local streaming row is; `up` answers unpaced.
+  return stop;
+}
+
+/**
+ * The hybrid measurements, `runs` times. `servePreview`: start the test build's preview here (the full bench serves
+ * it already).
+ */
+export async function benchHybrid({ browser, runs, quick, env, port, log, servePreview = false }) {
+  const upstreamPort = port + 5;
+  const stop = await serve({ env, port, upstreamPort, preview: servePreview });
+  const origin = `http://127.0.0.1:${port}`;
+  // `up` answers unpaced; `upPaced` at 200 tokens/s (one token every 5 ms), as the local streaming row is.
   const up = `http://127.0.0.1:${upstreamPort}/bench/openai/v1`;
   const upPaced = `http://127.0.0.1:${upstreamPort}/pace5-bench/openai/v1`;
-  const browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs });
   /** A fresh context with `config` deployed, its bench page open and a key made. */
   async function fresh(config) {
     const context = await browser.newContext();
@@ -62,80 +71,57 @@ export async function benchHybridOnly({ outFile, quick, noBuild, env, port, log,
     return { context, page, key };
   }
   const route = (mode, id, url = up) => ({ upstreams: { gpu: { url, dialect: 'openai', concurrency: 8 } }, models: { [id]: { mode, upstream: { model: `up/${id}` } } } });
-
-  // One page, both paths in turn: time to the first content token and, for long answers, the streaming rate.
-  const { context, page, key } = await fresh(route('upstream', 'svc-model-5.2-fast'));
-  const n = quick ? 10 : 40;
-  const samples = await page.evaluate(
-    async ({ key, up, n }) => {
-      const body = (model, content, max) => JSON.stringify({ model, messages: [{ role: 'user', content }], stream: true, max_tokens: max });
-      async function run(url, headers, payload) {
-        const t0 = performance.now();
-        const res = await fetch(url, { method: 'POST', headers, body: payload });
-        const reader = res.body.getReader();
-        const decoder = new TextDecoder();
-        let text = '';
-        let first = NaN;
-        for (;;) {
-          const { done, value } = await reader.read();
-          if (done) break;
-          text += decoder.decode(value, { stream: true });
-          if (Number.isNaN(first) && /"content":"[^"]/.test(text)) first = performance.now() - t0;
-        }
-        return { first, total: performance.now() - t0, tokens: (text.match(/"content":"[^"]/g) ?? []).length };
-      }
-      const inpage = (content, max) => run('/v1/chat/completions', { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body('svc-model-5.2-fast', content, max));
-      const direct = (content, max) => run(`${up}/chat/completions`, { 'content-type': 'application/json' }, body('up/svc-model-5.2-fast', content, max));
-      for (let i = 0; i < 5; i++) await inpage('warm', 8), await direct('warm', 8);
-      const out = { inpage: [], direct: [], rateIn: [], rateDirect: [] };
-      for (let i = 0; i < n; i++) {
-        out.inpage.push((await inpage('hi', 8)).first);
-        out.direct.push((await direct('hi', 8)).first);
-      }
-      for (let i = 0; i < 3; i++) {
-        const a = await inpage('count 2000', 2100);
-        const b = await direct('count 2000', 2100);
-        out.rateIn.push((a.tokens / (a.total - a.first)) * 1000);
-        out.rateDirect.push((b.tokens / (b.total - b.first)) * 1000);
-      }
-      return out;
-    },
-    { key, up, n },
-  );
-  await context.close();
-
-  // The streaming rate at 200 tokens/s, the pace of the local streaming row.
-  const pacedPage = await fresh(route('upstream', 'svc-model-5.2-fast', upPaced));
-  const pacedRates = await pacedPage.page.evaluate(
-    async ({ key, up }) => {
-      async function rate(url, headers, model) {
-        const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify({ model, messages: [{ role: 'user', content: 'count 200' }], stream: true, max_tokens: 210 }) });
-        const reader = res.body.getReader();
-        const decoder = new TextDecoder();
-        let text = '';
-        let first = NaN;
-        for (;;) {
-          const { done, value } = await reader.read();
-          if (done) break;
-          text += decoder.decode(value, { stream: true });
-          if (Number.isNaN(first) && /"content":"[^"]/.test(text)) first = performance.now();
-        }
-        return ((text.match(/"content":"[^"]/g) ?? []).length - 1) / ((performance.now() - first) / 1000);
-      }
-      const out = { inpage: [], direct: [] };
-      for (let i = 0; i < 3; i++) {
-        out.inpage.push(await rate('/v1/chat/completions', { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, 'svc-model-5.2-fast'));
-        out.direct.push(await rate(`${up}/chat/completions`, { 'content-type': 'application/json' }, 'up/svc-model-5.2-fast'));
-      }
-      return out;
-    },
-    { key: pacedPage.key, up: upPaced },
-  );
-  await pacedPage.context.close();
-
-  // First visit: a fresh context (nothing downloaded), one request; prefer-local answers from the upstream.
-  const firstVisit = { 'prefer-local': [], local: [] };
-  for (let i = 0; i < (quick ? 1 : 3); i++) {
+  const pairs = quick ? 10 : 40;
+  const out = [];
+  for (let r = 0; r < runs; r++) {
+    log(`  hybrid run ${r + 1}/${runs}: ${pairs} time-to-first-token pairs, streaming at 200 tokens/s and unpaced, first visits`);
+    const run = { pairs: [], paced: [], ceiling: [], firstVisit: { 'prefer-local': [], local: [] } };
+    for (const [url, into, count, max] of [
+      [up, 'ttft', pairs, 8],
+      [upPaced, 'paced', 3, 210],
+      [up, 'ceiling', 3, 2100],
+    ]) {
+      const { context, page, key } = await fresh(route('upstream', 'svc-model-5.2-fast', url));
+      const samples = await page.evaluate(
+        async ({ key, url, count, max, into }) => {
+          /** One streamed request: ms to the first content token, to the end, and content tokens. */
+          async function stream(path, headers, model, content) {
+            const t0 = performance.now();
+            const res = await fetch(path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ model, messages: [{ role: 'user', content }], stream: true, max_tokens: max }) });
+            const reader = res.body.getReader();
+            const decoder = new TextDecoder();
+            let text = '';
+            let first = NaN;
+            for (;;) {
+              const { done, value } = await reader.read();
+              if (done) break;
+              text += decoder.decode(value, { stream: true });
+              if (Number.isNaN(first) && /"content":"[^"]/.test(text)) first = performance.now() - t0;
+            }
+            return { first, total: performance.now() - t0, tokens: (text.match(/"content":"[^"]/g) ?? []).length };
+          }
+          const paths = {
+            inpage: (content) => stream('/v1/chat/completions', { authorization: `Bearer ${key}` }, 'svc-model-5.2-fast', content),
+            direct: (content) => stream(`${url}/chat/completions`, {}, 'up/svc-model-5.2-fast', content),
+          };
+          const content = into === 'ttft' ? 'hi' : into === 'paced' ? 'count 200' : 'count 2000';
+          for (let i = 0; i < 3; i++) await paths.inpage('warm'), await paths.direct('warm');
+          const pairs = [];
+          for (let i = 0; i < count; i++) {
+            const order = i % 2 === 0 ? ['inpage', 'direct'] : ['direct', 'inpage'];
+            const pair = {};
+            for (const path of order) pair[path] = await paths[path](content);
+            pairs.push(pair);
+          }
+          return pairs;
+        },
+        { key, url, count, max, into },
+      );
+      await context.close();
+      if (into === 'ttft') run.pairs = samples.map((s) => ({ inpage: s.inpage.first, direct: s.direct.first }));
+      else run[into] = samples.map((s) => ({ inpage: ((s.inpage.tokens - 1) / (s.inpage.total - s.inpage.first)) * 1000, direct: ((s.direct.tokens - 1) / (s.direct.total - s.direct.first)) * 1000 }));
+    }
+    // First visit: a fresh context (nothing downloaded), one request; prefer-local answers from the upstream.
     for (const mode of ['prefer-local', 'local']) {
       const f = await fresh(mode === 'local' ? {} : route(mode, 'svc-model-5.2-short-fast'));
       const ms = await f.page.evaluate(async (key) => {
@@ -147,38 +133,65 @@ export async function benchHybridOnly({ outFile, quick, noBuild, env, port, log,
         await reader.cancel();
         return performance.now() - t0;
       }, f.key);
-      firstVisit[mode].push(ms);
+      run.firstVisit[mode].push(ms);
       await f.context.close();
     }
+    out.push(run);
   }
-  await browser.close();
   stop();
+  return { runs: out, pairs };
+}
 
-  const ms = (x) => `${x.toFixed(2)} ms`;
-  const added = pct(samples.inpage, 50) - pct(samples.direct, 50);
-  const ratio = pct(samples.rateIn, 50) / pct(samples.rateDirect, 50);
-  const pacedRatio = pct(pacedRates.inpage, 50) / pct(pacedRates.direct, 50);
-  const rows = [
-    '## Hybrid (upstream)',
-    '',
-    `From \`npm run bench -- --only hybrid\` (${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, ${((Date.now() - started) / 1000).toFixed(0)} s${quick ? ', --quick' : ''}): load before \`${before}\`, after \`${uptime()}\`. The upstream is test/upstream/server.ts (the deterministic rules, OpenAI's stream) on loopback.`,
-    '',
-    '| row | through inpage | direct fetch | result | target |',
-    '|---|---|---|---|---|',
-    `| time to the first token, p50 of ${n} | ${ms(pct(samples.inpage, 50))} | ${ms(pct(samples.direct, 50))} | ${ms(added)} added | ≤ 2 ms: ${added <= 2 ? 'met' : 'not met'} |`,
-    `| streaming rate at 200 tokens/s, "count 200", median of 3 | ${pct(pacedRates.inpage, 50).toFixed(1)} tokens/s | ${pct(pacedRates.direct, 50).toFixed(1)} tokens/s | ${pacedRatio.toFixed(3)}× | ≥ 0.98: ${pacedRatio >= 0.98 ? 'met' : 'not met'} |`,
-    `| streaming ceiling (unpaced), "count 2000", median of 3 | ${pct(samples.rateIn, 50).toFixed(0)} tokens/s | ${pct(samples.rateDirect, 50).toFixed(0)} tokens/s | ${ratio.toFixed(3)}× | (no target: the server's unpaced ceiling) |`,
-    `| first visit, time to the first token (not downloaded), median of ${firstVisit.local.length} | prefer-local ${ms(pct(firstVisit['prefer-local'], 50))} | local ${ms(pct(firstVisit.local, 50))} | | the test engine's weights are pretend (4 MiB): real weights make local far slower |`,
-    '',
+/** Writes the hybrid section with `p`; returns its target rows ([target, measured, met]). */
+export function hybridReport(p, data) {
+  const perRun = (f) => data.runs.map(f);
+  const inpage = perRun((r) => median(r.pairs.map((s) => s.inpage)));
+  const direct = perRun((r) => median(r.pairs.map((s) => s.direct)));
+  const added = perRun((r) => median(r.pairs.map((s) => s.inpage - s.direct)));
+  const ratioOf = (rows) => median(rows.map((s) => s.inpage / s.direct));
+  const paced = perRun((r) => ratioOf(r.paced));
+  const ceiling = perRun((r) => ratioOf(r.ceiling));
+  p('## Hybrid (upstream)');
+  p();
+  p('The upstream is test/upstream/server.ts (the deterministic rules, streamed as OpenAI streams) on loopback; the id is');
+  p('routed to it in mode `upstream`. *through inpage*: `fetch("/v1/chat/completions")` from the bench page (service');
+  p('worker → engine worker → the upstream); *direct*: the same page fetching the upstream itself. Time to the first');
+  p(`content token; ${data.pairs} pairs per run, the two paths back to back, which goes first alternating; the median per run of`);
+  p(`the difference within each pair. Rates: 3 pairs per run, the ratio within each pair. ${data.runs.length} runs: median (range) over the runs.`);
+  p();
+  p('| row | through inpage | direct fetch | inpage − direct, or ÷ |');
+  p('|---|---|---|---|');
+  p(`| time to the first token | ${spread(inpage, msf)} | ${spread(direct, msf)} | ${spread(added, msf)} added |`);
+  p(`| streaming rate at 200 tokens/s ("count 200") | ${spread(perRun((r) => median(r.paced.map((s) => s.inpage))), rate)} | ${spread(perRun((r) => median(r.paced.map((s) => s.direct))), rate)} | ${spread(paced, (x) => `${x.toFixed(3)}×`)} |`);
+  p(`| streaming ceiling, unpaced ("count 2000") | ${spread(perRun((r) => median(r.ceiling.map((s) => s.inpage))), rate)} | ${spread(perRun((r) => median(r.ceiling.map((s) => s.direct))), rate)} | ${spread(ceiling, (x) => `${x.toFixed(3)}×`)} |`);
+  p();
+  p('First visit, time to the first token for a variant not yet downloaded (a fresh browser context each): prefer-local');
+  p(`${spread(perRun((r) => r.firstVisit['prefer-local'][0]), msf)}, local ${spread(perRun((r) => r.firstVisit.local[0]), msf)}. The test engine's weights are pretend`);
+  p('(4 MiB, loaded at once), so the local figure is a floor: real weights take minutes to download, while prefer-local');
+  p('answers from the upstream in the time above.');
+  p();
+  return [
+    ['hybrid: added time to the first token through inpage to an upstream ≤ 2 ms', `${msf(median(added))} (median of runs)`, median(added) <= 2],
+    ['hybrid: streaming through inpage ≥ 0.98× direct at 200 tokens/s', `${median(paced).toFixed(3)}×`, median(paced) >= 0.98],
   ];
-  console.log(rows.join('\n'));
-  let text = existsSync(outFile) ? readFileSync(outFile, 'utf8') : '# Benchmarks\n';
-  const at = text.indexOf('## Hybrid (upstream)');
-  if (at >= 0) {
-    const end = text.indexOf('\n## ', at + 1);
-    text = text.slice(0, at) + (end >= 0 ? text.slice(end + 1) : '');
+}
+
+/** `--only hybrid`: the hybrid rows alone, spliced into FILE (their section and their target rows). */
+export async function benchHybridOnly({ outFile, quick, noBuild, env, port, log, chromiumPath, chromiumArgs, runs, uptime }) {
+  const before = uptime();
+  const started = Date.now();
+  if (!noBuild) {
+    log('building the test build into dist-test-bench/');
+    execFileSync('npx', ['vite', 'build', '--mode', 'test', '--logLevel', 'warn'], { env, stdio: 'inherit' });
   }
-  text = `${text.trimEnd()}\n\n${rows.join('\n')}`;
-  writeFileSync(outFile, text);
+  const { chromium } = await import('@playwright/test');
+  const browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs });
+  const data = await benchHybrid({ browser, runs, quick, env, port, log, servePreview: true });
+  await browser.close();
+  const lines = [];
+  const targets = hybridReport((s = '') => lines.push(s), data);
+  lines.splice(2, 0, `From \`npm run bench -- --only hybrid\` (${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, ${((Date.now() - started) / 1000).toFixed(0)} s${quick ? ', --quick' : ''}), not the full run above: load before \`${before}\`, after \`${uptime()}\`.`, '');
+  spliceSection(outFile, '## Hybrid (upstream)', lines.join('\n') + '\n', 'hybrid: ', targets);
   log(`wrote the hybrid rows into ${outFile}`);
+  for (const [t, m, ok] of targets) log(`${ok ? 'met   ' : 'MISSED'} ${t}: ${m}`);
 }

@@ -16,6 +16,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
+import { spliceSection } from './bench-splice.mjs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -436,23 +437,7 @@ export async function benchLlamaOnly({ outFile, quick, noBuild, env, port, log, 
   const p = (s = '') => lines.push(s);
   const targets = llamaReport(p, data);
   lines.splice(2, 0, `From \`npm run bench -- --only llama\` (${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, ${((Date.now() - started) / 1000).toFixed(0)} s${quick ? ', --quick' : ''}), not the full run above: load before \`${before}\`, after \`${uptime()}\`.`, '');
-  let text = existsSync(outFile) ? readFileSync(outFile, 'utf8') : '# Benchmarks\n\n## Targets\n\n| target | measured | met |\n|---|---|---|\n';
-  const section = lines.join('\n') + '\n';
-  const start = text.indexOf('## llama.cpp on the CPU');
-  if (start >= 0) {
-    const end = text.indexOf('\n## ', start + 1);
-    text = text.slice(0, start) + section + text.slice(end + 1);
-  } else {
-    const at = text.indexOf('## Targets');
-    text = at >= 0 ? text.slice(0, at) + section + '\n' + text.slice(at) : text + '\n' + section;
-  }
-  const rows = targets.map(([t, m, ok]) => `| ${t} | ${m} | ${ok ? 'yes' : '**no**'} |`);
-  const kept = text.split('\n').filter((l) => !l.startsWith('| llama.cpp '));
-  const header = kept.findIndex((l, i) => l === '|---|---|---|' && kept[i - 1] === '| target | measured | met |');
-  let last = header;
-  while (kept[last + 1]?.startsWith('| ')) last++;
-  kept.splice(last + 1, 0, ...rows);
-  writeFileSync(outFile, kept.join('\n'));
+  spliceSection(outFile, '## llama.cpp on the CPU', lines.join('\n') + '\n', 'llama.cpp ', targets);
   log(`wrote the llama.cpp rows into ${outFile}`);
   for (const [t, m, ok] of targets) log(`${ok ? 'met   ' : 'MISSED'} ${t}: ${m}`);
 }

@@ -8,8 +8,9 @@
 //   node --experimental-websocket scripts/bench.mjs [--no-build] [--quick] [--out FILE] [--only llama|hybrid]
 //     [--llama-size 30m|300m|1b] [--llama-type q4_k|q8_0|q4_0|f16] [--llama-pairs N]
 //
-// The llama.cpp rows (production engine on the CPU, a synthesized ~30M-parameter model) are scripts/bench-llama.mjs;
-// `--only llama` runs them alone and splices them into FILE.
+// The llama.cpp rows (production engine on the CPU, a synthesized ~30M-parameter model) are scripts/bench-llama.mjs,
+// the hybrid rows (an upstream server) scripts/bench-hybrid.mjs; `--only llama` or `--only hybrid` runs them alone
+// and splices them into FILE.
 //
 // Ports and folders of its own: INPAGE_BENCH_PORT (4676) for the test build, +1 for DevTools, +2 for the
 // production build; dist-test-bench/ and dist-bench/.
@@ -18,7 +19,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { chromium } from '@playwright/test';
 import { benchLlama, benchLlamaOnly, llamaReport } from './bench-llama.mjs';
-import { benchHybridOnly } from './bench-hybrid.mjs';
+import { benchHybrid, benchHybridOnly, hybridReport } from './bench-hybrid.mjs';
 
 const args = new Set(process.argv.slice(2));
 const outFile = process.argv.includes('--out') ? process.argv[process.argv.indexOf('--out') + 1] : 'BENCHMARKS.md';
@@ -61,7 +62,7 @@ if (process.argv[process.argv.indexOf('--only') + 1] === 'llama' && process.argv
 
 if (process.argv[process.argv.indexOf('--only') + 1] === 'hybrid' && process.argv.includes('--only')) {
   const uptime = () => execFileSync('uptime', { encoding: 'utf8' }).trim();
-  await benchHybridOnly({ outFile, quick: QUICK, noBuild: args.has('--no-build'), env, port: PORT, log, chromiumPath: CHROMIUM_PATH, chromiumArgs: CHROMIUM_ARGS, uptime });
+  await benchHybridOnly({ outFile, quick: QUICK, noBuild: args.has('--no-build'), env, port: PORT, log, chromiumPath: CHROMIUM_PATH, chromiumArgs: CHROMIUM_ARGS, runs: QUICK ? 1 : RUNS, uptime });
   process.exit(0);
 }
 
@@ -388,6 +389,8 @@ for (let runIndex = 0; runIndex < RUNS; runIndex++) {
 await context.close();
 log('llama.cpp on the CPU: /v1 against wllama directly, 1 and 2 threads, load from the network and the cache');
 const llama = await benchLlama({ browser, runs: RUNS, quick: QUICK, noBuild: args.has('--no-build'), env, port: PORT, log });
+log('hybrid: through inpage to an upstream against a direct fetch to it');
+const hybrid = await benchHybrid({ browser, runs: RUNS, quick: QUICK, env, port: PORT, log });
 
 const chromiumVersion = browser.version();
 await browser.close();
@@ -591,6 +594,7 @@ p(`| engine worker | ${mib(heap10.engine)} | ${mib(heapAfter.engine)} | ${((heap
 p();
 
 const llamaTargets = llamaReport(p, llama);
+const hybridTargets = hybridReport(p, hybrid);
 
 const maxAdded = Math.max(...RATES.map((o) => o.added));
 const o200 = RATES.find((o) => o.delay === 5);
@@ -606,7 +610,7 @@ targets.push(['a 20-turn chat prefills ≤ 1.2× its new tokens', `${worstMulti.
 targets.push(['streaming ≥ 98 % of direct at 200 tokens/s', `${(o200.share * 100).toFixed(1)} %`, o200.share >= 0.98]);
 targets.push(['0 hung or lost requests', `${hung} hung, ${lost} errors`, hung === 0 && lost === 0]);
 targets.push(['no heap growth from 10 to 1,000+ requests', `${(growth / 1024).toFixed(0)} KiB at most`, growth < 1024 * 1024]);
-targets.push(...llamaTargets);
+targets.push(...llamaTargets, ...hybridTargets);
 p('## Targets');
 p();
 p('| target | measured | met |');
