@@ -41,8 +41,9 @@ export const LLAMA_MODEL = { ...LLAMA_MODELS[SIZE], type: flag('--llama-type', '
 /** The engine's context for the variant (WEBLLM_DEFAULT_CONTEXT, within the trained 4096): the native runs use it too. */
 const CONTEXT = 4096;
 /** The variant asked (a non-thinking one; its weight group's default GGUF path is where the file is served). */
-const MODEL = 'svc-model-5.2-short-fast';
-const THREADS = [1, 2];
+export const MODEL = 'svc-model-5.2-short-fast';
+/** `--llama-threads 1` (or `2`): one thread count only, for the larger models on a busy machine. */
+const THREADS = process.argv.includes('--llama-threads') ? [Number(flag('--llama-threads', '1'))] : [1, 2];
 
 const sorted = (xs) => [...xs].sort((a, b) => a - b);
 const median = (xs) => {
@@ -134,10 +135,10 @@ async function nativeLlama(file) {
 }
 
 /**
- * Builds the bench-llama build (unless noBuild), serves it and the model, and measures. `browser` is a launched
- * Chromium (bench.mjs's own). Returns the figures for `llamaReport`.
+ * Builds the bench-llama build (unless noBuild) and serves it (port + 3) and the synthesized model (port + 4):
+ * { origin, host (the model host, with its GETs), model (the file and its facts), stop }.
  */
-export async function benchLlama({ browser, runs, quick, noBuild, env, port, log }) {
+export async function serveLlamaBench({ noBuild, env, port, log }) {
   const helpers = await nodeHelpers();
   const model = modelFile(helpers, log);
   if (!noBuild) {
@@ -153,7 +154,6 @@ export async function benchLlama({ browser, runs, quick, noBuild, env, port, log
   mkdirSync(dirname(join(hostDir, modelPath)), { recursive: true });
   execFileSync('ln', ['-s', model.file, join(hostDir, modelPath)]);
   const host = await helpers.serveStatic(port + 4 - offset, { '/': hostDir }, { cors: true });
-  const modelGets = () => host.gets.filter((p) => p.endsWith('.gguf')).length;
 
   log(`  serving the bench-llama build on 127.0.0.1:${appPort}, the model on ${host.origin}`);
   const server = spawn('npx', ['vite', 'preview', '--mode', 'bench-llama', '--port', String(appPort), '--strictPort'], { env, stdio: ['ignore', 'pipe', 'inherit'], detached: true, cwd: ROOT });
@@ -175,6 +175,16 @@ export async function benchLlama({ browser, runs, quick, noBuild, env, port, log
     if (i > 600) throw new Error('the bench-llama preview server did not start');
     await new Promise((r) => setTimeout(r, 100));
   }
+  return { origin, host, model, stop };
+}
+
+/**
+ * Serves the bench-llama build and the model (serveLlamaBench) and measures. `browser` is a launched Chromium
+ * (bench.mjs's own). Returns the figures for `llamaReport`.
+ */
+export async function benchLlama({ browser, runs, quick, noBuild, env, port, log }) {
+  const { origin, host, model, stop } = await serveLlamaBench({ noBuild, env, port, log });
+  const modelGets = () => host.gets.filter((p) => p.endsWith('.gguf')).length;
 
   // Single requests on one path vary by ±15 % on this 2-core machine (the same request, back to back), more than
   // the paths differ: twelve pairs per run, and the ratio taken within each pair (paired design, see llamaReport).

@@ -6,7 +6,7 @@
 // reported as median and range, with the machine's load (`uptime`) before and after. Not part of `npm test`.
 //
 //   node --experimental-websocket scripts/bench.mjs [--no-build] [--quick] [--out FILE] [--only llama|hybrid]
-//     [--llama-size 30m|300m|1b] [--llama-type q4_k|q8_0|q4_0|f16] [--llama-pairs N]
+//     [--llama-size 30m|300m|1b] [--llama-type q4_k|q8_0|q4_0|f16] [--llama-pairs N] [--llama-threads 1|2]
 //
 // The llama.cpp rows (production engine on the CPU, a synthesized ~30M-parameter model) are scripts/bench-llama.mjs,
 // the hybrid rows (an upstream server) scripts/bench-hybrid.mjs; `--only llama` or `--only hybrid` runs them alone
@@ -20,6 +20,7 @@ import os from 'node:os';
 import { chromium } from '@playwright/test';
 import { benchLlama, benchLlamaOnly, llamaReport } from './bench-llama.mjs';
 import { benchHybrid, benchHybridOnly, hybridReport } from './bench-hybrid.mjs';
+import { Cdp } from './cdp.mjs';
 
 const args = new Set(process.argv.slice(2));
 const outFile = process.argv.includes('--out') ? process.argv[process.argv.indexOf('--out') + 1] : 'BENCHMARKS.md';
@@ -106,43 +107,6 @@ await serve('test', PORT, '/test/pages/bench.html');
 await serve('production', PROD_PORT, '/');
 
 // ---- A raw DevTools-protocol client (flat sessions), for heap sizes of the service worker and workers ----
-
-class Cdp {
-  static async connect(port) {
-    const version = await (await fetch(`http://127.0.0.1:${port}/json/version`)).json();
-    const cdp = new Cdp(new WebSocket(version.webSocketDebuggerUrl));
-    await new Promise((resolve, reject) => {
-      cdp.ws.addEventListener('open', resolve, { once: true });
-      cdp.ws.addEventListener('error', reject, { once: true });
-    });
-    return cdp;
-  }
-  constructor(ws) {
-    this.ws = ws;
-    this.id = 0;
-    this.calls = new Map();
-    this.listeners = [];
-    ws.addEventListener('message', (e) => {
-      const msg = JSON.parse(String(e.data));
-      if (msg.id !== undefined) {
-        const call = this.calls.get(msg.id);
-        this.calls.delete(msg.id);
-        if (msg.error) call?.reject(new Error(`${call.method}: ${msg.error.message}`));
-        else call?.resolve(msg.result);
-      } else {
-        for (const l of this.listeners) l(msg);
-      }
-    });
-  }
-  send(method, params = {}, sessionId) {
-    const id = ++this.id;
-    this.ws.send(JSON.stringify({ id, method, params, ...(sessionId ? { sessionId } : {}) }));
-    return new Promise((resolve, reject) => this.calls.set(id, { resolve, reject, method }));
-  }
-  close() {
-    this.ws.close();
-  }
-}
 
 /** Heap in use (bytes, after a forced GC) of the service worker and of the page's hosted engine worker. */
 async function heaps(cdp) {

@@ -119,7 +119,7 @@ async function viaV1(key: string, body: Record<string, unknown>): Promise<LlamaS
 let direct: { wllama: WllamaLike; threads: number } | null = null;
 
 /** Loads the variant's GGUF into a Wllama of this page's own, as the engine does (same file, context, threads). */
-async function directLoad(model: ModelId): Promise<{ ms: number; threads: number; url: string }> {
+async function directLoad(model: ModelId, overrides: Record<string, unknown> = {}): Promise<{ ms: number; threads: number; url: string }> {
   await directExit();
   const config = await loadConfig(location);
   const variant = variantOf(model)!;
@@ -129,7 +129,8 @@ async function directLoad(model: ModelId): Promise<{ ms: number; threads: number
   const t0 = performance.now();
   await wllama.loadModelFromUrl(
     { url: source.url },
-    { n_ctx: Math.min(WEBLLM_DEFAULT_CONTEXT, variant.trainedContext), n_threads: deps.threads, n_gpu_layers: 0, useCache: true },
+    // `overrides`: load parameters to compare (scripts/profile-llama.mjs --load '{"flash_attn":false}').
+    { n_ctx: Math.min(WEBLLM_DEFAULT_CONTEXT, variant.trainedContext), n_threads: deps.threads, n_gpu_layers: 0, useCache: true, ...overrides },
   );
   const ms = performance.now() - t0;
   const info = wllama.getLoadedContextInfo();
