@@ -119,6 +119,105 @@ test('a model downloaded through site A is used by site B with 0 model bytes fet
   assert.equal(modelBytes.provider, size, 'B was served from the cache A filled: 0 model bytes fetched');
   assert.equal(modelRequests.provider, requestsAfterA, 'not even a request for the model');
   assert.equal(modelRequests.consumerB, 0, "B's own copy was never fetched");
-  await a.page.close();
-  await b.page.close();
+  pages = { a: a.page, b: b.page, keyA, keyB };
+});
+
+let pages: { a: Page; b: Page; keyA: string; keyB: string };
+
+test('a consumer reaches models only: other message kinds on the provider\'s port are refused', async () => {
+  const replies = await pages.b.evaluate(async (provider) => {
+    // What any script of site B can do: frame the provider itself and talk to the port it offers.
+    const frame = document.createElement('iframe');
+    frame.src = `${provider}/provider.html`;
+    frame.allow = 'cross-origin-isolated';
+    document.body.append(frame);
+    const ports = await new Promise<readonly MessagePort[]>((ok) => {
+      addEventListener('message', (e) => e.source === frame.contentWindow && e.data?.type === 'inpage:provider-offer' && ok(e.ports));
+      frame.addEventListener('load', () => frame.contentWindow!.postMessage({ type: 'inpage:provider-hello' }, provider));
+    });
+    const engine = ports[0]!;
+    const got: unknown[] = [];
+    engine.onmessage = (e) => got.push(e.data);
+    for (const message of [{ type: 'keys', id: 'k' }, { type: 'GET', id: 'c', path: ['listKeys'] }, { type: 'responses', id: 'r' }, { type: 'conversations', id: 'v' }]) engine.postMessage(message);
+    while (got.length < 4) await new Promise((ok) => setTimeout(ok, 50));
+    frame.remove();
+    return got;
+  }, sites.origins.provider);
+  assert.deepEqual(
+    (replies as { type: string; id: string; error: { code: string } }[]).map((r) => [r.type, r.id, r.error.code]),
+    [['error', 'k', 'invalid_value'], ['error', 'c', 'invalid_value'], ['error', 'r', 'invalid_value'], ['error', 'v', 'invalid_value']],
+  );
+});
+
+test('revoked on the provider\'s page: the next request is refused, then the consumer falls back and says why', async () => {
+  const { origins, modelBytes } = sites;
+  const size = synthesizeGguf({ seed: 7 }).bytes.byteLength;
+  const provider = await browser.browser.newPage();
+  await provider.goto(`${origins.provider}/provider.html`);
+  const row = `tr[data-origin="${origins.consumerA}"] button.revoke`;
+  await provider.waitForSelector(row);
+  await provider.click(row);
+  await provider.waitForFunction((o) => document.querySelector(`tr[data-origin="${o}"]`)?.textContent?.includes('revoked'), {}, origins.consumerA);
+  await provider.close();
+  const refused = await chat(pages.a, pages.keyA);
+  assert.equal(refused.status, 503);
+  assert.equal(refused.body.error.code, 'engine_unavailable');
+  assert.match(refused.body.error.message, /revoked/);
+  const entry = await until('the fallback', async () => {
+    const e = await modelEntry(pages.a, pages.keyA);
+    return e.provider?.serving === false ? e : null;
+  });
+  assert.match(entry.provider.why, /revoked this site's use of the provider's models/);
+  const local = await chat(pages.a, pages.keyA);
+  assert.equal(local.status, 200, JSON.stringify(local.body));
+  assert.equal(modelBytes.consumerA, size, "A's own engine downloaded its own copy");
+});
+
+test('the provider frame closed mid-stream: the stream ends with a contract-shaped error', async () => {
+  const status = await pages.b.evaluate(async (key, model) => {
+    const res = await fetch('/v1/chat/completions', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model, messages: [{ role: 'user', content: 'Tell a long story' }], max_tokens: 3500, temperature: 0, stream: true }),
+    });
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = decoder.decode((await reader.read()).value);
+    (window as unknown as { rest: Promise<string> }).rest = (async () => {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return text;
+        text += decoder.decode(value);
+      }
+    })();
+    document.getElementById('inpage-provider-frame')!.remove();
+    return res.status;
+  }, pages.keyB, MODEL);
+  assert.equal(status, 200);
+  const text: string = await pages.b.evaluate(() => (window as unknown as { rest: Promise<string> }).rest);
+  const events = text.split('\n').filter((l) => l.startsWith('data: ') && l !== 'data: [DONE]').map((l) => JSON.parse(l.slice(6)));
+  const last = events.at(-1);
+  assert.equal(last.error?.code, 'engine_unavailable', text.slice(-400));
+  assert.ok(!events.some((e) => e.choices?.[0]?.finish_reason), 'it did not finish: the frame went away first');
+});
+
+test('a site never asked and a site the browser refused get nothing; each falls back and says why', async () => {
+  const { origins } = sites;
+  const c = await openConsumer(origins.consumerC);
+  const keyC = await ready(c.page);
+  const entryC = await modelEntry(c.page, keyC);
+  assert.equal(entryC.provider.serving, false);
+  assert.match(entryC.provider.why, /did not offer its models within 8 s/);
+  const d = await openConsumer(origins.consumerD);
+  await clickInFrame(d.page, d.frame, '#allow');
+  const keyD = await ready(d.page);
+  const entryD = await modelEntry(d.page, keyD);
+  assert.equal(entryD.provider.serving, false);
+  assert.match(entryD.provider.why, /refused: the browser refused storage access \(NotAllowedError/);
+  // The provider's list records neither site as allowed.
+  const provider = await browser.browser.newPage();
+  await provider.goto(`${origins.provider}/provider.html`);
+  await provider.waitForSelector('#sites, #no-sites');
+  const listed = await provider.evaluate(() => [...document.querySelectorAll('tr')].map((r) => [r.dataset.origin, r.cells[1]!.textContent]));
+  assert.deepEqual(listed.filter(([o]) => o === origins.consumerC || o === origins.consumerD), []);
 });
