@@ -61,6 +61,8 @@ export default defineConfig(({ mode }) => {
       rollupOptions: {
         input: {
           main: here('./index.html'),
+          // A model provider's page (docs/shared-models.md): framed by consumer sites, and its consent list at top level.
+          provider: here('./provider.html'),
           // Test build only: a page that also carries real client libraries (the openai SDK).
           ...(testBuild
             ? {

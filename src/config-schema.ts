@@ -18,6 +18,8 @@ const NOTES: Record<keyof InpageConfig, string> = {
   engineChoice: 'Which engine serves the models on this device: auto (web-llm where its WebGPU needs are met, else llama.cpp), webllm or llamacpp.',
   ggufBaseUrl: "Where llama.cpp's GGUF files are fetched from: {ggufBaseUrl}/{repo}/resolve/main/{file}. Empty: Hugging Face.",
   llamaThreads: 'CPU threads llama.cpp may use; 0: all logical cores (one when the page is not cross-origin isolated).',
+  modelProvider: "Consumer mode (docs/shared-models.md): the model provider whose models this site runs (its origin, or its provider.html URL); where it cannot serve, this site's own engine does and /v1/models says why. Empty: off.",
+  modelProviderWaitMs: "How long (ms) the page waits for the model provider's frame, a person's click included, before this site's own engine serves.",
   upstreams: 'Hybrid: OpenAI-compatible servers by name, which models entries send ids to (docs/hybrid.md). A literal API key here is refused at start-up: this file is served to every visitor.',
 };
 

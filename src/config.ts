@@ -41,6 +41,13 @@ export interface InpageConfig {
    * declares the shape; a literal API key in it is refused at start-up (this file is served to every visitor).
    */
   upstreams: Record<string, unknown>;
+  /**
+   * Consumer mode (docs/shared-models.md): the model provider whose models this site runs, its origin or the URL of
+   * its provider.html. Empty: this site's own engine only.
+   */
+  modelProvider: string;
+  /** How long the page waits for the provider's frame (a person's click included) before its own engine serves. */
+  modelProviderWaitMs: number;
 }
 
 /** The test build's knobs with their defaults, settings beside the deployment's; none in `npm run build`. */
@@ -63,6 +70,8 @@ export const DEFAULT_CONFIG: Readonly<InpageConfig> = {
   ggufBaseUrl: '',
   llamaThreads: 0,
   upstreams: {},
+  modelProvider: '',
+  modelProviderWaitMs: 15_000,
   ...TEST_KNOB_DEFAULTS,
 };
 

@@ -75,7 +75,12 @@ export interface EngineCapabilities {
 
 /** The page → engine worker surface (Comlink): the worker's lifecycle, then every engine capability. */
 export interface EngineControl extends EngineCapabilities {
-  /** Must be called once, first. */
+  /**
+   * Before init, where the worker is a model provider's (docs/shared-models.md): keep model files in `root`, the
+   * OPFS folder of the provider's StorageAccessHandle, rather than the worker's own (partitioned) folder.
+   */
+  useStorage(root: FileSystemDirectoryHandle): Promise<void>;
+  /** Must be called once, first (after useStorage, where that is called). */
   init(config: InpageConfig): Promise<void>;
   /** Answers at once while the worker is alive: the page's heartbeat. */
   ping(): Promise<true>;

@@ -53,6 +53,15 @@ export interface ModelStatus {
   thinks?: boolean;
   /** Hybrid (docs/hybrid.md): the id's mode, the side that would answer a request now, and why. */
   serving?: Serving;
+  /** Consumer mode (docs/shared-models.md): whether the model provider serves it, and why (not). */
+  provider?: ProviderNote;
+}
+
+/** Consumer mode: the model provider this site is set to use, whether it serves now, and why (not). */
+export interface ProviderNote {
+  origin: string;
+  serving: boolean;
+  why: string;
 }
 
 /** Which side would answer an id now (hybrid), told per id by the composite's status. */

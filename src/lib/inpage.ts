@@ -12,7 +12,8 @@ import { createKey, listKeys, revokeKey, verifyKey, type CreatedKey } from '../k
 import { getWorkspace, registerWorkspace } from '../keys/workspace';
 import { adoptModels, checkUpstreams } from '../catalog';
 import { VARIANT_IDS, type ModelId, type VariantId } from '../variants';
-import { hostEngine, type EngineHost } from '../page/engine-host';
+import type { EngineHost } from '../page/engine-host';
+import { hostEngineFor } from '../page/provider-link';
 import { claimEngine } from '../page/engine-lock';
 import { modelTools, type ModelTools } from '../page/model-import';
 import { requestPersistence, storageReport } from '../page/storage';
@@ -190,7 +191,7 @@ export async function installInpage(options: InstallOptions = {}): Promise<Inpag
           },
           worker,
         );
-  const leadership = options.hostEngine === false ? null : await claimEngine(() => hostEngine(config));
+  const leadership = options.hostEngine === false ? null : await claimEngine(() => hostEngineFor(config));
 
   const ensureWorkspace = async () => {
     if (!(await getWorkspace())) await registerWorkspace(options.workspaceName ?? (document.title || location.host));

@@ -5,15 +5,15 @@ import * as Comlink from 'comlink';
 import { activeCatalog } from '../catalog';
 import type { InpageConfig } from '../config';
 import type { EngineControl } from '../engine-control';
-import type { ModelStatus } from '../engine-protocol';
+import type { ModelStatus, ProviderNote } from '../engine-protocol';
 import { whenReleased } from '../life-locks';
 import { isPortRequest, PORT_CHANNEL, portOffer, portRequestId } from './port-messages';
 
 export interface EngineHost {
   /** The engine's controls. Stable across worker restarts: calls go to the worker running now. */
   readonly control: Comlink.Remote<EngineControl>;
-  /** The engine worker running now. */
-  readonly worker: Worker;
+  /** The engine worker running now (null while a model provider serves: docs/shared-models.md). */
+  readonly worker: Worker | null;
   /** How many times the worker has been replaced. */
   readonly restarts: number;
   /** Called after each restart, once the new worker is initialised and offered to the service worker. */
@@ -42,7 +42,11 @@ class HostedEngine implements EngineHost {
   private restartCount = 0;
   readonly control: Comlink.Remote<EngineControl>;
 
-  constructor(private readonly config: InpageConfig) {
+  constructor(
+    private readonly config: InpageConfig,
+    /** Consumer mode: why this site's own engine serves instead of the model provider (told with each offer). */
+    readonly providerNote?: ProviderNote,
+  ) {
     this.current = startWorker();
     // Every control method goes to the worker running now: a facade derived from EngineControl, not a copy of
     // its list. Only `subscribe` is kept as well, so a restarted worker gets the page's listeners again.
@@ -189,7 +193,7 @@ async function offerPort(host: HostedEngine, target: ServiceWorker): Promise<voi
   // started is waiting for it with a request. Its messages wait in the port until the engine takes its end; it
   // watches the lock once the engine holds it (`holding`). Should the engine fail to take the port, the
   // service worker's requests go unacknowledged and it drops the port (EngineLink's ack timeout).
-  target.postMessage(portOffer(lock, activeCatalog()), [channel.port2]);
+  target.postMessage(portOffer(lock, activeCatalog(), host.providerNote), [channel.port2]);
   try {
     await connected;
   } catch (err) {
@@ -199,8 +203,8 @@ async function offerPort(host: HostedEngine, target: ServiceWorker): Promise<voi
   host.watchLifeLock(lock);
 }
 
-export async function hostEngine(config: InpageConfig): Promise<EngineHost> {
-  const host = new HostedEngine(config);
+export async function hostEngine(config: InpageConfig, providerNote?: ProviderNote): Promise<EngineHost> {
+  const host = new HostedEngine(config, providerNote);
   await host.start();
   host.watch();
 

@@ -3,7 +3,8 @@ import { adoptModels, checkUpstreams } from '../catalog';
 import { loadConfig, refusedUrlSettings } from '../config';
 import { createKey, deleteKey, listKeys, revokeKey } from '../keys/key-store';
 import { getWorkspace, registerWorkspace } from '../keys/workspace';
-import { hostEngine, type EngineHost } from './engine-host';
+import type { EngineHost } from './engine-host';
+import { hostEngineFor } from './provider-link';
 import { claimEngine, type EngineLeadership } from './engine-lock';
 import { modelTools, type ModelTools } from './model-import';
 import { requestPersistence, storageReport } from './storage';
@@ -87,7 +88,7 @@ async function boot(): Promise<{ api: InpageApi; engine: Promise<void> }> {
   const claimed: Promise<EngineLeadership | null> = hosting
     ? Promise.all([controlled, afterFirstPaint()]).then(async () => {
         const settings = await config;
-        return claimEngine(() => hostEngine(settings));
+        return claimEngine(() => hostEngineFor(settings));
       })
     : Promise.resolve(null);
   claimed.catch(() => undefined);

@@ -1,5 +1,6 @@
 // The two messages that hand the engine's MessagePort from a page to the service worker.
 import type { ModelCatalog } from '../model-config';
+import type { ProviderNote } from '../engine-protocol';
 
 /** Service worker → pages: "I have no engine port; whoever hosts the engine, send one." */
 export const PORT_REQUEST = { type: 'inpage:engine-port-request' } as const;
@@ -54,10 +55,18 @@ export interface PortOffer {
    * comes after the engine holds the lock.)
    */
   lockPending?: true;
+  /** Consumer mode (docs/shared-models.md): whose engine this port reaches, and why. */
+  provider?: ProviderNote;
 }
 
-export function portOffer(lock: string, catalog?: ModelCatalog): PortOffer {
-  return { ...PORT_OFFER, lock, lockPending: true, ...(catalog ? { catalog } : {}) };
+export function portOffer(lock: string, catalog?: ModelCatalog, provider?: ProviderNote, lockPending = true): PortOffer {
+  return { ...PORT_OFFER, lock, ...(lockPending ? { lockPending: true as const } : {}), ...(catalog ? { catalog } : {}), ...(provider ? { provider } : {}) };
+}
+
+/** The provider note an offer carries, if it is one. */
+export function offerProvider(data: unknown): ProviderNote | undefined {
+  const note = (data as { provider?: Partial<ProviderNote> } | null)?.provider;
+  return note && typeof note.origin === 'string' && typeof note.serving === 'boolean' && typeof note.why === 'string' ? { origin: note.origin, serving: note.serving, why: note.why } : undefined;
 }
 
 /** Whether the offer's lock is to be watched only after the engine says `holding` (see PortOffer). */

@@ -129,6 +129,8 @@ export interface ModelObject {
   mode?: 'local' | 'prefer-local' | 'prefer-upstream' | 'upstream';
   /** Hybrid: the side that would answer a request now, and why. */
   serving?: { engine: 'local' | 'upstream'; why: string; upstream?: { name: string; host: string; model: string } };
+  /** Consumer mode (docs/shared-models.md): the model provider this site uses, whether it serves now, and why (not). */
+  provider?: { origin: string; serving: boolean; why: string };
 }
 
 export interface ModelList {

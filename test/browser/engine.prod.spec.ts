@@ -173,7 +173,7 @@ test('an engine worker that dies is restarted and serves the service worker agai
   await openApp(page, APP);
   const key = await makeKey(page);
   const before = await page.evaluate(() => window.inpage!.engine!.restarts);
-  await page.evaluate(() => window.inpage!.engine!.worker.terminate());
+  await page.evaluate(() => window.inpage!.engine!.worker!.terminate());
   await expect.poll(() => page.evaluate(() => window.inpage!.engine!.restarts), { timeout: 20_000 }).toBe(before + 1);
   // The new worker answers through the service worker: real states (not "unavailable"), real load errors.
   await expect

@@ -144,7 +144,7 @@ test('the engine worker killed mid-generation: the stream ends with an in-band e
   const key = await makeKey(page);
   const before = await readState(page);
   await startStream(page, key, 5);
-  await page.evaluate(() => window.inpage!.engine!.worker.terminate());
+  await page.evaluate(() => window.inpage!.engine!.worker!.terminate());
 
   const end = await finishStream(page);
   expect(end.ended, end.error).toBe('done');

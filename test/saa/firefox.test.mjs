@@ -1,6 +1,6 @@
 // Issue 29, step 1, Firefox: what a storage-access grant gives the provider frame in Debian's Firefox ESR
 // (WebDriver BiDi through puppeteer-core, as test/firefox/ does). The prompt is answered "allow" by Firefox's
-// own testing preferences (dom.storage_access.prompt.testing{,.allow}). Findings in docs/shared-cache.md.
+// own testing preferences (dom.storage_access.prompt.testing{,.allow}). Findings in docs/shared-models.md.
 // `npm run test:saa:firefox` (not part of `npm test`).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';

@@ -1,7 +1,7 @@
 // Issue 29, step 1: can a provider origin embedded in other sites share one model store through the Storage
 // Access API's non-cookie extension (document.requestStorageAccess(types) → StorageAccessHandle)? Each test
 // asserts one measured fact of the Chromium under test (Debian's /usr/bin/chromium, headless); the findings and
-// what they imply are in docs/shared-cache.md. `npm run test:saa` (not part of `npm test`).
+// what they imply are in docs/shared-models.md. `npm run test:saa` (not part of `npm test`).
 //
 // Sites (server.mjs): consumers A (127.0.0.1), B (127.0.0.2), C (127.0.0.3) and D (127.0.0.4), the provider
 // (localhost). Permission: Chromium's own storage-access setting as the person's answer to a prompt stores it

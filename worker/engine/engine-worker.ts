@@ -8,6 +8,7 @@ import { holdForLife, whenReleased } from '../../src/life-locks';
 import { CONTROL_CAPABILITIES, complete, type CompleteEngine } from './engine';
 import { EventBatch, nextTurn } from './common/event-batch';
 import { Scheduler } from './scheduler';
+import { setStorageRoot } from './common/storage-root';
 
 /** Whether a person added an upstream connection in the workspace (hybrid); answered without loading the composite. */
 async function hasConnections(): Promise<boolean> {
@@ -93,6 +94,10 @@ function create(config: InpageConfig): Promise<void> {
 }
 
 const control: EngineControl = {
+  async useStorage(root) {
+    if (creating) throw new Error('useStorage() must come before init().');
+    setStorageRoot(root);
+  },
   async init(config) {
     await create(config);
     // A probe that fails (no WebGPU) is reported through status() and adapter(), not by init().

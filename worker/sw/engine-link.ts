@@ -3,6 +3,7 @@ import { ApiError, clientAborted } from '../../src/protocol/errors';
 import { isEmbeddingRequest } from '../../src/protocol/embeddings';
 import { unpackEvents, type EngineEvent, type EngineRequest as RunRequest, type FromEngine, type ModelStatus, type ToEngine } from '../../src/engine-protocol';
 import type { Usage } from '../../src/protocol/types';
+import type { ProviderNote } from '../../src/engine-protocol';
 
 /** Asks the pages of the origin for a port; a page hosting the engine answers with `engine-port`. */
 export type PortRequester = () => Promise<void>;
@@ -69,6 +70,8 @@ const ASK_AGAIN_MS = 250;
 const SPENT_WAIT_MS = 2000;
 
 export class EngineLink {
+  /** Consumer mode (docs/shared-models.md): what the latest port's offer said of the model provider. */
+  provider: ProviderNote | null = null;
   private port: MessagePort | null = null;
   private readonly waiters = new Set<(port: MessagePort) => void>();
   private readonly pending = new Map<string, Pending>();

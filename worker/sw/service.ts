@@ -21,7 +21,7 @@ import { holdForLife, whenReleased } from '../../src/life-locks';
 import { ApiError } from '../../src/protocol/errors';
 import { isolated } from '../../src/isolation';
 import { setActiveCatalog } from '../../src/catalog';
-import { PONG, isClaimRequest, isPing, isPortOffer, offerCatalog, offerLock, offerLockPending } from '../../src/page/port-messages';
+import { PONG, isClaimRequest, isPing, isPortOffer, offerCatalog, offerLock, offerLockPending, offerProvider } from '../../src/page/port-messages';
 
 declare const self: ServiceWorkerGlobalScope & {
   /** The app shell, listed here at build time (src/lib/precache.ts); absent in unbundled runs. */
@@ -99,6 +99,7 @@ export function startInpage({ guest }: StartOptions): void {
     if (isPortOffer(event.data) && port) {
       const catalog = offerCatalog(event.data);
       if (catalog) setActiveCatalog(catalog);
+      link.provider = offerProvider(event.data) ?? null;
       link.adopt(port, offerLock(event.data), offerLockPending(event.data));
     }
   });

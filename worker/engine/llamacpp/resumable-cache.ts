@@ -6,6 +6,8 @@
 // is resumed the next time the model is loaded. A server that answers a range with the whole file (200), or whose
 // ETag changed, starts the file over.
 import { CacheManager, type DownloadOptions } from '@wllama/wllama';
+import { givenStorageRoot, storageRoot } from '../common/storage-root';
+import { DirectoryBackend } from './directory-backend';
 
 /** Attempts in a row that may fail without a single new byte before the download gives up. */
 const STALLED_ATTEMPTS = 3;
@@ -20,7 +22,7 @@ interface FileSink {
 }
 
 async function openSink(name: string): Promise<FileSink> {
-  const dir = await (await navigator.storage.getDirectory()).getDirectoryHandle('cache', { create: true });
+  const dir = await (await storageRoot()).getDirectoryHandle('cache', { create: true });
   const handle = await dir.getFileHandle(name, { create: true });
   // A dedicated worker (the engine worker) writes synchronously; elsewhere a writable stream keeps existing data.
   const sync = (handle as { createSyncAccessHandle?: () => Promise<FileSystemSyncAccessHandle> }).createSyncAccessHandle;
@@ -55,6 +57,11 @@ async function openSink(name: string): Promise<FileSink> {
 const cleanEtag = (value: string | null) => (value ?? '').replace(/[^A-Za-z0-9]/g, '');
 
 export class ResumableCache extends CacheManager {
+  /** wllama's own backend, or, where the engine was given a folder (storage-root.ts), one over that folder. */
+  constructor() {
+    super(givenStorageRoot() ? [new DirectoryBackend(storageRoot)] : undefined);
+  }
+
   override async download(url: string, options: DownloadOptions = {}): Promise<void> {
     const name = await this.getNameFromURL(url);
     const known = await this.getMetadata(name);

@@ -1,0 +1,71 @@
+// The model provider's frame relays each consumer service worker's engine port (docs/shared-models.md). Only
+// engine requests cross it (generate, embed, abort, status), each checked against the provider's consent list
+// first, in the order they came; anything else is refused. The provider's keys, stored responses and
+// conversations are in stores no engine message reads, so the port cannot reach them.
+import type { FromEngine, ToEngine } from '../engine-protocol';
+import { ApiError } from '../protocol/errors';
+
+/** Why the site may not run `model` (any model when omitted), or null when it may. */
+export type ConsentCheck = (model?: string) => Promise<string | null>;
+
+const ENGINE_KINDS = new Set(['generate', 'embed', 'abort', 'status']);
+
+function idOf(data: unknown): string | undefined {
+  const id = (data as { id?: unknown } | null)?.id;
+  return typeof id === 'string' || typeof id === 'number' ? String(id) : undefined;
+}
+
+export function refusedError(provider: string, why: string): ApiError {
+  return new ApiError('engine_unavailable', `The model provider ${provider} refused: ${why}. This site's own engine serves it instead.`);
+}
+
+/**
+ * Serves `consumer` (the end a consumer's service worker holds) with `engine` (an end the engine worker serves).
+ * `onRefused` hears each consent refusal (the page behind `consumer` falls back to its own engine).
+ */
+export function relay(consumer: MessagePort, engine: MessagePort, provider: string, check: ConsentCheck, onRefused: (why: string) => void): void {
+  let queue = Promise.resolve();
+  const reply = (message: FromEngine) => consumer.postMessage(message);
+  const handle = async (data: unknown): Promise<void> => {
+    const type = (data as { type?: unknown } | null)?.type;
+    const id = idOf(data);
+    if (typeof type !== 'string' || !ENGINE_KINDS.has(type)) {
+      // `watch` names a lock of the consumer's partition (meaningless here); the rest is not an engine request.
+      if (type === 'watch') return;
+      if (id !== undefined) {
+        reply({ type: 'error', id, error: new ApiError('invalid_value', `The model provider's port carries engine requests only (generate, embed, abort, status), not '${String(type)}'.`).toData() });
+      }
+      return;
+    }
+    const message = data as Extract<ToEngine, { id: string }>;
+    if (message.type === 'abort') {
+      engine.postMessage(message);
+      return;
+    }
+    const model = message.type === 'generate' || message.type === 'embed' ? String((message.request as { model?: unknown }).model ?? '') : undefined;
+    let why: string | null;
+    try {
+      why = await check(model);
+    } catch (err) {
+      why = `its consent list could not be read (${err instanceof Error ? err.message : String(err)})`;
+    }
+    if (why !== null) {
+      reply({ type: 'error', id: message.id, error: refusedError(provider, why).toData() });
+      onRefused(why);
+      return;
+    }
+    engine.postMessage(message);
+  };
+  consumer.onmessage = (event) => {
+    queue = queue.then(() => handle(event.data)).catch(() => undefined);
+  };
+  engine.onmessage = (event) => {
+    const message = event.data as FromEngine;
+    // The engine holds no lock for this port (none is asked), so `holding` never comes; statuses pass whole: the
+    // check before a status request is the consent for any model.
+    if (message.type === 'holding') return;
+    consumer.postMessage(message);
+  };
+  consumer.start();
+  engine.start();
+}

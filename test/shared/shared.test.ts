@@ -1,0 +1,223 @@
+// One download per browser (docs/shared-models.md): inpage's consumer mode against a provider deployment, in
+// Debian's Chromium (puppeteer-core, test/saa/harness.mjs: storage-access grants written into the profile's
+// Preferences, as an answered prompt stores them). The production build on five sites (server.ts); a GGUF model
+// synthesized here (scripts/gguf/synthesize.ts) is served by each site and counted. `npm run test:shared`.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { join } from 'node:path';
+import type { Frame, Page } from 'puppeteer-core';
+import { synthesizeGguf } from '../../scripts/gguf/synthesize';
+import { ggufPath } from '../browser/llamacpp-host';
+import { PROD_BUILD_DIR } from '../browser/static-server';
+import { launch, storageAccessGrants, evaluateWithoutGesture } from '../saa/harness.mjs';
+import { serveSharedSites, type SharedSites } from './server';
+
+const MODEL = 'svc-model-5.2-short';
+const WAIT_MS = 60_000;
+let sites: SharedSites;
+let browser: Awaited<ReturnType<typeof launch>>;
+
+before(async () => {
+  const model = synthesizeGguf({ seed: 7 });
+  sites = await serveSharedSites(PROD_BUILD_DIR, ggufPath('qwen3-1.7b'), model.bytes);
+  const { origins } = sites;
+  sites.configure('provider', { engineChoice: 'llamacpp', ggufBaseUrl: `${origins.provider}/gguf`, engineHeartbeatMs: 0 });
+  for (const role of ['consumerA', 'consumerB', 'consumerC', 'consumerD'] as const) {
+    sites.configure(role, { engineChoice: 'llamacpp', ggufBaseUrl: '/gguf', engineHeartbeatMs: 0, modelProvider: origins.provider, modelProviderWaitMs: 8000 });
+  }
+  // The person allowed the provider under A, B and C (an answered prompt); refused it under D.
+  browser = await launch(storageAccessGrants(origins.provider, [origins.consumerA, origins.consumerB, origins.consumerC], [origins.consumerD]));
+});
+
+after(async () => {
+  await browser?.close();
+  await sites?.close();
+});
+
+async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>): Promise<T> {
+  const started = Date.now();
+  for (;;) {
+    const value = await probe().catch(() => null);
+    if (value) return value;
+    if (Date.now() - started > WAIT_MS) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((ok) => setTimeout(ok, 100));
+  }
+}
+
+/** Opens a consumer's workspace page; its provider frame once it shows. */
+async function openConsumer(origin: string): Promise<{ page: Page; frame: () => Frame | undefined }> {
+  const page = await browser.browser.newPage();
+  page.setDefaultTimeout(WAIT_MS);
+  if (process.env.SHARED_DEBUG === '1') {
+    page.on('console', (m) => console.log(`[${origin}] ${m.type()}: ${m.text()}`));
+    page.on('pageerror', (e) => console.log(`[${origin}] pageerror: ${e}`));
+  }
+  await page.goto(`${origin}/`);
+  return { page, frame: () => page.frames().find((f) => f.url().startsWith(sites.origins.provider)) };
+}
+
+/** A real click (a user gesture) on a button of the provider's frame. */
+async function clickInFrame(page: Page, frame: () => Frame | undefined, selector: string): Promise<void> {
+  const f = await until(`the provider frame's ${selector}`, async () => {
+    const found = frame();
+    return found && (await evaluateWithoutGesture(found, `!!document.querySelector(${JSON.stringify(selector)})`)) ? found : null;
+  });
+  await page.bringToFront();
+  await f.click(selector);
+  if (process.env.SHARED_DEBUG === '1') {
+    for (let i = 0; i < 6; i++) {
+      await new Promise((ok) => setTimeout(ok, 1000));
+      console.log('[frame]', await evaluateWithoutGesture(f, 'document.body.innerText + " | isolated=" + crossOriginIsolated').catch((e: unknown) => String(e)));
+    }
+  }
+}
+
+async function ready(page: Page): Promise<string> {
+  return page.evaluate(async () => {
+    const api = await window.inpageReady!;
+    await api.workspace.register('Test workspace');
+    return (await api.keys.create({ name: 'test' })).key;
+  });
+}
+
+async function chat(page: Page, key: string, content = 'Hello'): Promise<{ status: number; body: any; servedBy: string | null }> {
+  return page.evaluate(async (key, model, content) => {
+    const res = await fetch('/v1/chat/completions', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model, messages: [{ role: 'user', content }], max_tokens: 12, temperature: 0 }),
+    });
+    return { status: res.status, body: await res.json(), servedBy: res.headers.get('x-inpage-served-by') };
+  }, key, MODEL, content);
+}
+
+async function modelEntry(page: Page, key: string): Promise<any> {
+  return page.evaluate(async (key, model) => (await (await fetch(`/v1/models/${model}`, { headers: { authorization: `Bearer ${key}` } })).json()), key, MODEL);
+}
+
+test('a model downloaded through site A is used by site B with 0 model bytes fetched', async () => {
+  const { origins, modelRequests, modelBytes } = sites;
+  const size = synthesizeGguf({ seed: 7 }).bytes.byteLength;
+  const a = await openConsumer(origins.consumerA);
+  await clickInFrame(a.page, a.frame, '#allow');
+  const keyA = await ready(a.page);
+  const first = await chat(a.page, keyA);
+  assert.equal(first.status, 200, JSON.stringify(first.body));
+  assert.equal(first.body.choices[0].message.reasoning_content, 'Let me think.');
+  const entryA = await modelEntry(a.page, keyA);
+  assert.deepEqual(entryA.provider, { origin: origins.provider, serving: true, why: `the model provider ${origins.provider} serves this site from the files this browser keeps for it` });
+  assert.equal(modelBytes.provider, size, 'the provider downloaded the model once, whole');
+  assert.equal(modelRequests.consumerA, 0, "A's own copy was never fetched");
+  const requestsAfterA = modelRequests.provider;
+
+  const b = await openConsumer(origins.consumerB);
+  await clickInFrame(b.page, b.frame, '#allow');
+  const keyB = await ready(b.page);
+  const second = await chat(b.page, keyB);
+  assert.equal(second.status, 200, JSON.stringify(second.body));
+  assert.deepEqual(second.body.choices[0].message, first.body.choices[0].message, 'the same model answered the same way');
+  assert.equal(modelBytes.provider, size, 'B was served from the cache A filled: 0 model bytes fetched');
+  assert.equal(modelRequests.provider, requestsAfterA, 'not even a request for the model');
+  assert.equal(modelRequests.consumerB, 0, "B's own copy was never fetched");
+  pages = { a: a.page, b: b.page, keyA, keyB };
+});
+
+let pages: { a: Page; b: Page; keyA: string; keyB: string };
+
+test('a consumer reaches models only: other message kinds on the provider\'s port are refused', async () => {
+  const replies = await pages.b.evaluate(async (provider) => {
+    // What any script of site B can do: frame the provider itself and talk to the port it offers.
+    const frame = document.createElement('iframe');
+    frame.src = `${provider}/provider.html`;
+    frame.allow = 'cross-origin-isolated';
+    document.body.append(frame);
+    const ports = await new Promise<readonly MessagePort[]>((ok) => {
+      addEventListener('message', (e) => e.source === frame.contentWindow && e.data?.type === 'inpage:provider-offer' && ok(e.ports));
+      frame.addEventListener('load', () => frame.contentWindow!.postMessage({ type: 'inpage:provider-hello' }, provider));
+    });
+    const engine = ports[0]!;
+    const got: unknown[] = [];
+    engine.onmessage = (e) => got.push(e.data);
+    for (const message of [{ type: 'keys', id: 'k' }, { type: 'GET', id: 'c', path: ['listKeys'] }, { type: 'responses', id: 'r' }, { type: 'conversations', id: 'v' }]) engine.postMessage(message);
+    while (got.length < 4) await new Promise((ok) => setTimeout(ok, 50));
+    frame.remove();
+    return got;
+  }, sites.origins.provider);
+  assert.deepEqual(
+    (replies as { type: string; id: string; error: { code: string } }[]).map((r) => [r.type, r.id, r.error.code]),
+    [['error', 'k', 'invalid_value'], ['error', 'c', 'invalid_value'], ['error', 'r', 'invalid_value'], ['error', 'v', 'invalid_value']],
+  );
+});
+
+test('revoked on the provider\'s page: the next request is refused, then the consumer falls back and says why', async () => {
+  const { origins, modelBytes } = sites;
+  const size = synthesizeGguf({ seed: 7 }).bytes.byteLength;
+  const provider = await browser.browser.newPage();
+  await provider.goto(`${origins.provider}/provider.html`);
+  const row = `tr[data-origin="${origins.consumerA}"] button.revoke`;
+  await provider.waitForSelector(row);
+  await provider.click(row);
+  await provider.waitForFunction((o) => document.querySelector(`tr[data-origin="${o}"]`)?.textContent?.includes('revoked'), {}, origins.consumerA);
+  await provider.close();
+  const refused = await chat(pages.a, pages.keyA);
+  assert.equal(refused.status, 503);
+  assert.equal(refused.body.error.code, 'engine_unavailable');
+  assert.match(refused.body.error.message, /revoked/);
+  const entry = await until('the fallback', async () => {
+    const e = await modelEntry(pages.a, pages.keyA);
+    return e.provider?.serving === false ? e : null;
+  });
+  assert.match(entry.provider.why, /revoked this site's use of the provider's models/);
+  const local = await chat(pages.a, pages.keyA);
+  assert.equal(local.status, 200, JSON.stringify(local.body));
+  assert.equal(modelBytes.consumerA, size, "A's own engine downloaded its own copy");
+});
+
+test('the provider frame closed mid-stream: the stream ends with a contract-shaped error', async () => {
+  const status = await pages.b.evaluate(async (key, model) => {
+    const res = await fetch('/v1/chat/completions', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model, messages: [{ role: 'user', content: 'Tell a long story' }], max_tokens: 3500, temperature: 0, stream: true }),
+    });
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = decoder.decode((await reader.read()).value);
+    (window as unknown as { rest: Promise<string> }).rest = (async () => {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return text;
+        text += decoder.decode(value);
+      }
+    })();
+    document.getElementById('inpage-provider-frame')!.remove();
+    return res.status;
+  }, pages.keyB, MODEL);
+  assert.equal(status, 200);
+  const text: string = await pages.b.evaluate(() => (window as unknown as { rest: Promise<string> }).rest);
+  const events = text.split('\n').filter((l) => l.startsWith('data: ') && l !== 'data: [DONE]').map((l) => JSON.parse(l.slice(6)));
+  const last = events.at(-1);
+  assert.equal(last.error?.code, 'engine_unavailable', text.slice(-400));
+  assert.ok(!events.some((e) => e.choices?.[0]?.finish_reason), 'it did not finish: the frame went away first');
+});
+
+test('a site never asked and a site the browser refused get nothing; each falls back and says why', async () => {
+  const { origins } = sites;
+  const c = await openConsumer(origins.consumerC);
+  const keyC = await ready(c.page);
+  const entryC = await modelEntry(c.page, keyC);
+  assert.equal(entryC.provider.serving, false);
+  assert.match(entryC.provider.why, /did not offer its models within 8 s/);
+  const d = await openConsumer(origins.consumerD);
+  await clickInFrame(d.page, d.frame, '#allow');
+  const keyD = await ready(d.page);
+  const entryD = await modelEntry(d.page, keyD);
+  assert.equal(entryD.provider.serving, false);
+  assert.match(entryD.provider.why, /refused: the browser refused storage access \(NotAllowedError/);
+  // The provider's list records neither site as allowed.
+  const provider = await browser.browser.newPage();
+  await provider.goto(`${origins.provider}/provider.html`);
+  await provider.waitForSelector('#sites, #no-sites');
+  const listed = await provider.evaluate(() => [...document.querySelectorAll('tr')].map((r) => [r.dataset.origin, r.cells[1]!.textContent]));
+  assert.deepEqual(listed.filter(([o]) => o === origins.consumerC || o === origins.consumerD), []);
+});
