@@ -17,15 +17,18 @@ it('gives each fixed test port to one file', () => {
   const sources = [...files(join(root, 'test')), ...files(join(root, 'scripts')), join(root, 'playwright.config.ts')];
   for (const file of sources) {
     const text = readFileSync(file, 'utf8');
-    for (const m of text.matchAll(/(?:port: |serveStatic\(|listen\(|PORT = |_PORT \?\? |\$\{)(4[5-9]\d\d)\b/g)) {
+    for (const m of text.matchAll(/(?:\b[A-Za-z]*[pP]ort[A-Za-z]*: |\bconsumer[A-D]: |\bprovider: |serveStatic\(|listen\(|PORT = |_PORT \?\? |\$\{)(4[5-9]\d\d)\b/g)) {
       const port = Number(m[1]);
       if (!owners.has(port)) owners.set(port, new Set());
       owners.get(port)!.add(relative(root, file));
     }
   }
   expect(owners.size).toBeGreaterThan(10);
+  // Ports named by role (consumerA and the others in test/shared/server.ts) are found too.
+  expect([...(owners.get(4900) ?? [])]).toEqual(['test/shared/server.ts']);
   // Modules that only name another file's port (a client of that server) are its users, not its owners.
-  const users = new Set(['test/upstream/server.ts', 'test/browser/hybrid.spec.ts', 'test/browser/hybrid-clients.spec.ts']);
+  // The llama.cpp profile (not a test) takes the bench's ports, as bench.mjs's own rows do, and runs apart from it.
+  const users = new Set(['test/upstream/server.ts', 'test/browser/hybrid.spec.ts', 'test/browser/hybrid-clients.spec.ts', 'scripts/profile-llama.mjs']);
   const shared = [...owners].filter(([, by]) => [...by].filter((f) => !users.has(f)).length > 1).map(([port, by]) => `${port}: ${[...by].join(', ')}`);
   expect(shared).toEqual([]);
 });
