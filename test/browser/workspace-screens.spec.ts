@@ -1,10 +1,10 @@
 // Every area of the workspace at a desktop and a phone size, light and dark: full-page screenshots in
 // test-results/screens/ (to look at), and no page may be wider than its viewport.
 import { expect, test, type Page } from '@playwright/test';
-import { goToArea, openWorkspace, playgroundKey, registerThroughForm, screens, sendAndWait } from './workspace-steps';
+import { goToArea, openChatSettings, openWorkspace, playgroundKey, registerThroughForm, screens, sendAndWait } from './workspace-steps';
 
 const SIZES = [
-  { name: 'desktop', width: 1280, height: 800 },
+  { name: 'desktop', width: 1366, height: 900 },
   { name: 'phone', width: 390, height: 844 },
 ] as const;
 
@@ -70,6 +70,23 @@ for (const size of SIZES) {
     await expect(answer.locator('.answer pre')).toContainText('aVeryLongLine');
     await noWiderThanViewport(page);
     await screens(page, `${size.name}-playground`);
+
+    // The chats: a drawer over the page on a phone, a column on a wide screen.
+    if (size.name === 'phone') {
+      await page.getByRole('button', { name: 'Chats', exact: true }).click();
+      await expect(page.getByRole('navigation', { name: 'Chats' })).toBeVisible();
+      await noWiderThanViewport(page);
+      await screens(page, `${size.name}-chats-drawer`, { screen: true });
+      await page.getByRole('button', { name: 'Close the chats' }).click();
+      await expect(page.getByRole('navigation', { name: 'Chats' })).toBeHidden();
+    }
+    // The system prompt and parameters: a sheet from the bottom on a phone, a column on a wide screen.
+    await openChatSettings(page);
+    await page.getByLabel('System prompt').fill('Answer in one short sentence.');
+    await noWiderThanViewport(page);
+    await screens(page, `${size.name}-settings`, { screen: size.name === 'phone' });
+    await page.getByRole('complementary', { name: 'Chat settings' }).getByRole('button', { name: 'Done' }).click();
+    await expect(page.getByRole('complementary', { name: 'Chat settings' })).toBeHidden();
 
     await goToArea(page, 'Connect');
     await noWiderThanViewport(page);

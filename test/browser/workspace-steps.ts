@@ -28,13 +28,17 @@ export async function goToArea(page: Page, label: 'API Keys' | 'Models' | 'Playg
 /** Where screenshots go; INPAGE_SCREENS_DIR moves them out of reach of other runs' clean-up of test-results/. */
 const SCREENS_DIR = process.env.INPAGE_SCREENS_DIR ?? 'test-results/screens';
 
-/** Full-page screenshots in the light and the dark scheme: test-results/screens/<name>-{light,dark}.png. */
-export async function screens(page: Page, name: string): Promise<void> {
+/**
+ * Full-page screenshots in the light and the dark scheme: test-results/screens/<name>-{light,dark}.png.
+ * `screen: true` takes the screen as the person sees it instead, for what opens over the page (a drawer, a
+ * sheet): a full-page capture lays fixed and pinned parts out against the whole page, not the screen.
+ */
+export async function screens(page: Page, name: string, options: { screen?: boolean } = {}): Promise<void> {
   // At the end of the page the Playground's pinned composer sits where it belongs, over nothing.
-  await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+  if (!options.screen) await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
   for (const colorScheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme });
-    await page.screenshot({ path: `${SCREENS_DIR}/${name}-${colorScheme}.png`, fullPage: true, animations: 'disabled' });
+    await page.screenshot({ path: `${SCREENS_DIR}/${name}-${colorScheme}.png`, fullPage: !options.screen, animations: 'disabled' });
   }
   await page.emulateMedia({ colorScheme: 'light' });
 }

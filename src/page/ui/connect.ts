@@ -8,6 +8,7 @@ import { snippetModels, snippets, type SnippetModels } from './snippets';
 import { setState, useUi } from './store';
 import { formatInteger } from './format';
 import { CodeBlock, CopyButton, Notice, errorText } from './widgets';
+import { ErrorText } from './plain-error';
 
 function KeyFill(props: { snippetKey: string | null; sessionKey: string | null }) {
   const [pasted, setPasted] = useState('');
@@ -68,13 +69,13 @@ async function oneToken(key: string, model: string): Promise<{ ms: number; text:
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
     body: JSON.stringify({ model, messages: [{ role: 'user', content: 'Say hi.' }], max_tokens: 1 }),
   });
-  const body = (await res.json()) as { choices?: { message: { content: string | null } }[]; error?: { message: string } };
-  if (!res.ok) throw new Error(`POST /v1/chat/completions answered ${res.status}: ${body.error?.message ?? 'no message'}`);
+  const body = (await res.json()) as { choices?: { message: { content: string | null } }[]; error?: { message: string; code?: string | null } };
+  if (!res.ok) throw Object.assign(new Error(`POST /v1/chat/completions answered ${res.status}: ${body.error?.message ?? 'no message'}`), { code: body.error?.code ?? null });
   return { ms: performance.now() - started, text: body.choices?.[0]?.message.content ?? '' };
 }
 
 function TryIt(props: { keyValue: string | null }) {
-  const [result, setResult] = useState<{ ok: boolean; lines: string[] } | null>(null);
+  const [result, setResult] = useState<{ ok: boolean; lines: string[]; failure?: { message: string; code: string | null } } | null>(null);
   const [busy, setBusy] = useState(false);
   if (!props.keyValue) return null;
   const key = props.keyValue;
@@ -94,7 +95,7 @@ function TryIt(props: { keyValue: string | null }) {
         const answer = await oneToken(key, model);
         lines.push(`${model} is ready and answered a one-token completion (${JSON.stringify(answer.text)}) in ${formatInteger(answer.ms)} ms.`);
       } else if (unavailable.length === models.length && models.length > 0) {
-        throw new Error(`${lines[0]} No model can run here: this browser offers no usable WebGPU (see Models).`);
+        throw new Error('No model can run here: this browser offers no usable WebGPU (see Models).');
       } else if (cached.length > 0) {
         lines.push(`No model is loaded yet; downloaded and ready to load: ${cached.map((m) => m.id).join(', ')}. The first completion loads one (or use Load in Models); no completion was tried.`);
       } else {
@@ -102,7 +103,8 @@ function TryIt(props: { keyValue: string | null }) {
       }
       setResult({ ok: true, lines });
     } catch (err) {
-      setResult({ ok: false, lines: [...lines, errorText(err)] });
+      const code = (err as { code?: unknown } | null)?.code;
+      setResult({ ok: false, lines, failure: { message: errorText(err), code: typeof code === 'string' ? code : null } });
     } finally {
       setBusy(false);
     }
@@ -116,6 +118,8 @@ function TryIt(props: { keyValue: string | null }) {
         Notice,
         { kind: result.ok ? 'ok' : 'error', role: 'status' },
         result.lines.map((line, i) => h('p', { key: i, class: 'try-line' }, line)),
+        // The error in plain words first, as everywhere on the page.
+        result.failure && h(ErrorText, { message: result.failure.message, code: result.failure.code }),
       ),
   );
 }

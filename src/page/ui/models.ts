@@ -1,4 +1,4 @@
-// Models: the five variants, what each can do, its state and download progress, and the engine's controls.
+// Models: the variants, what each can do, its state and download progress, and the engine's controls.
 import { h } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { AdapterReport } from '../../engine-control';
@@ -16,6 +16,7 @@ import { NoWebGpu } from './no-webgpu';
 import { getState, useUi, type UiState } from './store';
 import { answerable, preferredModel } from './chat';
 import { Notice, errorText } from './widgets';
+import { ErrorText, plainLoadError } from './plain-error';
 
 export const STATE_LABEL: Record<ModelState, string> = {
   not_downloaded: 'Not downloaded',
@@ -58,6 +59,19 @@ function partners(id: ModelId): ModelId[] {
   return modelIds().filter((other) => other !== id && variantOf(other)!.weightGroup === variantOf(id)!.weightGroup);
 }
 
+/**
+ * The card that shows a failed load of weights that `id` shares: the variant the failure names (the one whose
+ * load failed: the card pressed, or the model a request asked for), else the first of the weights' variants.
+ */
+export function errorHome(id: ModelId, error: string): ModelId {
+  const group = modelIds().filter((other) => other === id || partners(id).includes(other));
+  const named = group
+    .map((other) => ({ other, at: error.search(new RegExp(`(?<![\\w.-])${other.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w-]|\\.\\w)`)) }))
+    .filter((m) => m.at >= 0)
+    .sort((x, y) => x.at - y.at)[0];
+  return named?.other ?? group[0]!;
+}
+
 /** What a load is doing after the download, in the engine's phase names. */
 const PHASE_LABEL: Record<string, string> = {
   prepare: 'Preparing',
@@ -95,36 +109,6 @@ function Progress(props: { status: ModelStatus; rate: RateEstimate | undefined }
   );
 }
 
-/** The host named first in a message (where the files were fetched from), for plain words. */
-function hostIn(message: string): string | null {
-  const url = /https?:\/\/[^\s\],;'"]+/.exec(message)?.[0];
-  if (!url) return null;
-  try {
-    return new URL(url).host;
-  } catch {
-    return null;
-  }
-}
-
-/** A failed load in plain words first: what went wrong and what to do; the engine's text stays as detail. */
-export function plainLoadError(message: string, online = navigator.onLine): string {
-  const host = hostIn(message) ?? 'the model host';
-  // The URLs tried (in brackets at the end) name files such as "…-webgpu.wasm": classify the cause only.
-  message = message.replace(/\s*\[[^\]]*\]\s*$/, '');
-  if (/failed to fetch|networkerror|network error|err_internet|err_connection|err_name|load failed|fetch failed/i.test(message)) {
-    return online
-      ? `Could not reach ${host}: the connection failed (the host is down, blocked, or this device is offline).`
-      : `Could not reach ${host}: this device seems to be offline.`;
-  }
-  if (/HTML page/.test(message)) return `${host} answered with a web page instead of the model files: check the model URLs.`;
-  if (/\b404\b|not found/i.test(message)) return `${host} does not have the model files (not found).`;
-  if (/out of memory|\bOOM\b|allocation failed|failed to allocate/i.test(message)) return 'Not enough GPU memory for this model on this device.';
-  if (/WebGPU is not available|WebGPUNotAvailable|WebGPUNotFound|compatible GPU/i.test(message)) return 'WebGPU is not available to run this model here.';
-  if (/WebAssembly|instantiate/i.test(message)) return `The model library from ${host} could not be started: the file is damaged or not built for this version of web-llm.`;
-  if (/quota|QuotaExceeded/i.test(message)) return 'This browser has no room left to store the model files.';
-  return 'The model could not be downloaded or loaded.';
-}
-
 function focusImport(): void {
   const section = document.getElementById('import-title');
   section?.scrollIntoView({ block: 'start' });
@@ -135,8 +119,7 @@ function LoadError(props: { id: ModelId; message: string; onRetry: (() => void) 
   return h(
     'div',
     { class: 'notice notice-error load-error', role: 'alert', 'data-testid': 'load-error' },
-    h('p', { class: 'plain' }, h('strong', null, plainLoadError(props.message))),
-    h('details', { class: 'detail' }, h('summary', null, 'Technical detail'), h('p', { class: 'detail-text' }, props.message)),
+    h(ErrorText, { message: props.message, plain: plainLoadError(props.message) }),
     (props.onRetry || props.canImport) &&
       h(
         'div',
@@ -261,9 +244,9 @@ function ModelCard(props: { id: ModelId; status: ModelStatus | undefined; rate: 
     // A model this engine cannot serve here is not a failed load: it says why, with nothing to retry.
     status?.error && state === 'unavailable'
       ? h('p', { class: 'hint', 'data-testid': 'unavailable' }, status.error, alternativeTo(id))
-      : // One failure, one error: on the first card of the weights it concerns; the card that shares them points there.
-        status?.error && shares.length > 0 && modelIds().indexOf(shares[0]!) < modelIds().indexOf(id)
-      ? h('p', { class: 'hint error-pointer' }, `Loading these weights failed: see ${shares[0]}.`)
+      : // One failure, one error: on the card of the variant whose load failed; the cards sharing its weights point there.
+        status?.error && errorHome(id, status.error) !== id
+      ? h('p', { class: 'hint error-pointer' }, `Loading these weights failed: see ${errorHome(id, status.error)}.`)
       : status?.error && h(LoadError, { id, message: status.error, onRetry: props.controllable && !working ? () => void run('load') : null, canImport: props.controllable }),
     error && !status?.error && h(Notice, { kind: 'error' }, error),
     confirmDelete &&

@@ -16,6 +16,7 @@ import { checkSessionKey } from '../session-key';
 import { refreshKeys } from '../startup';
 import { useUi } from '../store';
 import { Notice, errorText } from '../widgets';
+import { ErrorText } from '../plain-error';
 import { KeyChooser, KeyBar } from './key-chooser';
 import { TurnView } from './turns';
 import { ConversationList } from './chat-list';
@@ -294,9 +295,7 @@ export function PlaygroundArea() {
               h(
                 Notice,
                 { kind: 'error' },
-                h('strong', null, 'Not sent: '),
-                error.text,
-                ' Your message is back in the box below.',
+                h(ErrorText, { message: error.text, code: error.code, before: 'Not sent: ', after: ' Your message is back in the box below.' }),
               ),
             cannotRun &&
               h(

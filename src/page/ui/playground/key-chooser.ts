@@ -75,13 +75,18 @@ export function KeyBar(props: { sessionKey: SessionKey }) {
   return h(
     'p',
     { class: 'key-bar' },
-    'Calling ',
-    h('code', null, '/v1'),
-    ' with key ',
-    h('code', { 'data-testid': 'pg-key' }, props.sessionKey.display),
-    // On a phone the note folds away, so the conversation starts higher.
-    h('span', { class: 'key-note' }, props.sessionKey.id === keptPlaygroundKey()?.id ? ' (the workspace’s Playground key, reused by every tab)' : ` (${props.sessionKey.name}), kept for this tab only`),
-    '. ',
+    // One sentence (the bar is a flex row: loose text would be items of their own, spaced apart).
+    h(
+      'span',
+      null,
+      'Calling ',
+      h('code', null, '/v1'),
+      ' with key ',
+      h('code', { 'data-testid': 'pg-key' }, props.sessionKey.display),
+      // On a phone the note folds away, so the conversation starts higher.
+      h('span', { class: 'key-note' }, props.sessionKey.id === keptPlaygroundKey()?.id ? ' (the workspace’s Playground key, reused by every tab)' : ` (${props.sessionKey.name}), kept for this tab only`),
+      '.',
+    ),
     h('button', { type: 'button', class: 'button small', onClick: forgetSessionKey }, 'Forget key'),
   );
 }

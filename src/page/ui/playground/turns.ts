@@ -5,6 +5,7 @@ import { current, editAndResend, regenerate, sendToolResults, showVersion, type 
 import { approveDownload } from '../download-ask';
 import { formatDecimal, formatInteger } from '../format';
 import { CopyButton, Markdown } from '../widgets';
+import { ErrorText } from '../plain-error';
 
 /** The current chat's model may download now (asked once over 100 MB; see download-ask.ts). */
 function askForCurrentModel(): Promise<boolean> {
@@ -143,7 +144,12 @@ function AssistantTurn(props: TurnProps) {
       ? h(Markdown, { text: turn.text, class: 'answer', final: !streaming })
       : streaming && !turn.reasoning && !turn.toolCalls && h('p', { class: 'muted waiting' }, 'Waiting for the first token…'),
     turn.toolCalls && h(ToolCalls, { turn, open: props.final && !streaming && turn.status === 'done', busy: props.busy, sender: props.sender }),
-    turn.status === 'failed' && h('p', { class: 'notice notice-error turn-error', role: 'alert' }, h('strong', null, 'The answer broke off: '), turn.error ?? 'the request failed.', ' What came is kept; Regenerate asks again.'),
+    turn.status === 'failed' &&
+      h(
+        'div',
+        { class: 'notice notice-error turn-error', role: 'alert' },
+        h(ErrorText, { message: turn.error ?? 'the request failed.', before: 'The answer broke off: ', after: ' What came is kept; Regenerate asks again.' }),
+      ),
     h(Stats, { turn }),
     !streaming &&
       h(
