@@ -10,11 +10,10 @@ import { DEFAULT_CONFIG } from '../../src/config';
 import type { EngineEvent } from '../../src/engine-protocol';
 import { validateChatRequest } from '../../src/protocol/validate';
 import type { Engine } from '../../worker/engine/engine';
-import { LlamaCppEngine, type WllamaLike } from '../../worker/engine/llamacpp/engine';
-import type { LlamaChunk } from '../../worker/engine/llamacpp/run';
 import { Scheduler } from '../../worker/engine/scheduler';
 import { WebLlmEngine } from '../../worker/engine/webllm/adapter';
 import { rig } from '../unit/webllm-fake';
+import { fakeWllama, llamaEngineWith } from '../unit/wllama-fake';
 
 const BODY = {
   model: 'svc-model-5.2-short-fast',
@@ -42,30 +41,16 @@ function webllm(): Engine {
 }
 
 function llamacpp(): Engine {
-  const wllama: WllamaLike = {
-    async loadModelFromUrl() {},
-    getLoadedContextInfo: () => ({ n_ctx: 4096, n_ctx_train: 4096, success: true }),
-    getNumThreads: () => 1,
-    async createChatCompletion() {
-      const chunks: LlamaChunk[] = [
+  return llamaEngineWith(
+    {},
+    fakeWllama({
+      chunks: [
         { choices: [{ delta: { tool_calls: [{ index: 0, id: 'c1', function: { name: 'get_weather', arguments: '' } }] }, finish_reason: null }] },
         { choices: [{ delta: { tool_calls: [{ index: 0, function: { arguments: '{"city":"Oslo"}' } }] }, finish_reason: null }] },
         { choices: [{ delta: {}, finish_reason: 'tool_calls' }], usage: { prompt_tokens: 30, completion_tokens: 12 } },
-      ];
-      return (async function* () {
-        yield* chunks;
-      })();
-    },
-    exit: async () => undefined,
-  } as WllamaLike;
-  return new LlamaCppEngine(DEFAULT_CONFIG, {
-    create: () => wllama,
-    cache: { list: async () => [], remove: async () => undefined },
-    threads: 1,
-    memoryBudgetBytes: 0,
-    origin: 'https://app.example',
-    reason: 'test',
-  } as unknown as ConstructorParameters<typeof LlamaCppEngine>[1]);
+      ],
+    }),
+  );
 }
 
 /** One request through the scheduler, as the engine worker submits it; resolves with its events. */

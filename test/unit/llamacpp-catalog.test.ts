@@ -9,39 +9,13 @@ import { ApiError } from '../../src/protocol/errors';
 import { validateChatRequest } from '../../src/protocol/validate';
 import { LlamaCppEngine, type WllamaLike } from '../../worker/engine/llamacpp/engine';
 import { llamaOnWebGpu } from '../../worker/engine/production-engine';
-import type { LlamaChunk } from '../../worker/engine/llamacpp/run';
+import { fakeWllama, llamaEngineWith } from './wllama-fake';
 import { withPlan } from '../../worker/engine/common/plan';
 
 afterEach(() => setActiveCatalog(DEFAULT_CATALOG));
 
 function engineWith(models: InpageConfig['models'], loads: { url: string; mmprojUrl?: string; n_ctx: number }[], calls: Record<string, unknown>[] = []) {
-  const wllama: WllamaLike = {
-    async loadModelFromUrl(source, params) {
-      loads.push({ ...source, n_ctx: params.n_ctx });
-    },
-    getLoadedContextInfo: () => ({ n_ctx: loads.at(-1)!.n_ctx, n_ctx_train: 4096, success: true, has_image_input: true }),
-    getNumThreads: () => 1,
-    async createChatCompletion(options) {
-      calls.push(options as Record<string, unknown>);
-      const chunks: LlamaChunk[] = [
-        { choices: [{ delta: { content: 'ok' }, finish_reason: null }] },
-        { choices: [{ delta: {}, finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 1 } },
-      ];
-      return (async function* () {
-        yield* chunks;
-      })();
-    },
-    exit: async () => undefined,
-  };
-  const engine = new LlamaCppEngine({ ...DEFAULT_CONFIG, models }, {
-    create: () => wllama,
-    cache: { list: async () => [], remove: async () => undefined },
-    threads: 1,
-    memoryBudgetBytes: 0,
-    origin: 'https://app.example',
-    reason: 'test',
-  } as unknown as ConstructorParameters<typeof LlamaCppEngine>[1]);
-  return engine;
+  return llamaEngineWith(models, fakeWllama({ loads, calls }));
 }
 
 const ask = (model: string, extra: Record<string, unknown> = {}) => withPlan(validateChatRequest({ model, messages: [{ role: 'user', content: 'hi' }], ...extra }));
