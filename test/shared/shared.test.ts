@@ -168,6 +168,19 @@ test('revoked on the provider\'s page: the next request is refused, then the con
     return e.provider?.serving === false ? e : null;
   });
   assert.match(entry.provider.why, /revoked this site's use of the provider's models/);
+  // The Models area says it on the model's card too. The workspace was made through the API, so the page is reloaded
+  // to open its areas; it asks the provider again, is refused (revoked), and falls back again.
+  await pages.a.reload();
+  await pages.a.evaluate(() => {
+    location.hash = '#models';
+  });
+  const card = await until("the Models area's provider note", () =>
+    pages.a.evaluate((m) => document.querySelector(`article[data-model="${m}"] [data-testid="provider"]`)?.textContent ?? null, MODEL),
+  ).catch(async (err: unknown) => {
+    const seen = await pages.a.evaluate(() => ({ hash: location.hash, cards: document.querySelectorAll('article[data-model]').length, text: document.body.innerText.slice(0, 1500) }));
+    throw new Error(`${String(err)}: ${JSON.stringify(seen)}`);
+  });
+  assert.match(card, /^Not used: .*revoked this site's use of the provider's models.*This site's own engine runs it\.$/);
   const local = await chat(pages.a, pages.keyA);
   assert.equal(local.status, 200, JSON.stringify(local.body));
   assert.equal(modelBytes.consumerA, size, "A's own engine downloaded its own copy");

@@ -225,6 +225,14 @@ function ModelCard(props: { id: ModelId; status: ModelStatus | undefined; rate: 
           ' ',
           h(ModeSwitch, { id: props.id, serving: status.serving, upstreamOnly: variantOf(props.id)?.engine === 'upstream' }),
         ),
+      // Consumer mode (docs/shared-models.md): the model provider, whether it serves this site now, and why (not).
+      status?.provider && h('dt', null, 'Model provider'),
+      status?.provider &&
+        h(
+          'dd',
+          { 'data-testid': 'provider', 'data-serving': String(status.provider.serving) },
+          status.provider.serving ? `In use: ${status.provider.why}.` : `Not used: ${status.provider.why}. This site's own engine runs it.`,
+        ),
       status?.runtime && h('dt', null, 'Runs on'),
       status?.runtime && h('dd', { 'data-testid': 'runtime' }, runtimeText(status.runtime)),
       card && h('dt', null, 'Licence'),
