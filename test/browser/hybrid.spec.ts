@@ -365,6 +365,12 @@ test("an id of the deployment's own that only an upstream answers is sendable in
   const picker = page.getByLabel('Model');
   await expect(picker.locator('option[value="acme-large"]')).toHaveText('acme-large · answered upstream');
   await picker.selectOption('acme-large');
+  await goToArea(page, 'Models');
+  // Not "Unavailable": this device has no model for it, and the upstream answers it.
+  await expect(page.locator('article[data-model="acme-large"]').getByTestId('state')).toHaveText('Answered upstream');
+  await expect(page.locator('article[data-model="acme-large"]').getByTestId('unavailable')).toHaveText('Answered by an upstream server only: this device has no model for it.');
+  await page.locator('article[data-model="acme-large"]').screenshot({ path: `${process.env.INPAGE_SCREENS_DIR ?? 'test-results/screens'}/models-upstream-only-card.png` });
+  await goToArea(page, 'Playground');
   await expect(page.getByTestId('cannot-run')).toHaveCount(0);
   const sent = await sendAndWait(page, 'hello own id');
   await expect(sent.locator('.answer')).toHaveText('Echo: hello own id');
@@ -383,6 +389,8 @@ test('the Models area switches the mode of an id the config routes: the next req
   // An id the config leaves local has no switch.
   await expect(page.getByLabel('Mode for svc-model-5.2-short')).toHaveCount(0);
 
+  // The card as a person sees it (test-results/screens, as the workspace specs keep theirs).
+  await page.locator('article[data-model="svc-model-5.2-fast"]').screenshot({ path: `${process.env.INPAGE_SCREENS_DIR ?? 'test-results/screens'}/models-mode-switch-card.png` });
   await page.getByLabel('Mode for svc-model-5.2-fast').selectOption('local');
   await expect(serving).toHaveAttribute('data-mode', 'local');
   await expect(serving).toHaveAttribute('data-engine', 'local');

@@ -136,7 +136,9 @@ function ModelCard(props: { id: ModelId; status: ModelStatus | undefined; rate: 
   const { id, status } = props;
   const v = variantOf(id)!;
   const state: ModelState = status?.state ?? 'unavailable';
-  const badge = status ? STATE_LABEL[state] : props.controllable ? 'Checking…' : 'In another tab';
+  // This device cannot run it, but an upstream answers it (hybrid): that is not "Unavailable" to the person.
+  const upstreamServes = state === 'unavailable' && status?.serving?.engine === 'upstream';
+  const badge = upstreamServes ? 'Answered upstream' : status ? STATE_LABEL[state] : props.controllable ? 'Checking…' : 'In another tab';
   const [busy, setBusy] = useState<Action | null>(null);
   const [confirmDelete, setConfirmDelete] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -204,7 +206,7 @@ function ModelCard(props: { id: ModelId; status: ModelStatus | undefined; rate: 
         ? h('li', { class: 'cap on' }, `Embeddings: ${v.embeddings.dimensions} numbers a text`)
         : h('li', { class: (status?.thinks ?? v.thinks) ? 'cap on' : 'cap' }, (status?.thinks ?? v.thinks) ? 'Thinks first' : 'Answers directly'),
       v.vision && h('li', { class: 'cap on' }, 'Vision: reads images'),
-      status && h('li', { class: 'cap' }, `Context ${formatInteger(status.context_length)} tokens here`),
+      status && h('li', { class: 'cap' }, `Context ${formatInteger(status.context_length)} tokens ${v.engine === 'upstream' ? 'on the server' : 'here'}`),
     ),
     h(
       'dl',
@@ -251,7 +253,7 @@ function ModelCard(props: { id: ModelId; status: ModelStatus | undefined; rate: 
     status && (state === 'downloading' || state === 'loading') && h(Progress, { status, rate: props.rate }),
     // A model this engine cannot serve here is not a failed load: it says why, with nothing to retry.
     status?.error && state === 'unavailable'
-      ? h('p', { class: 'hint', 'data-testid': 'unavailable' }, status.error, alternativeTo(id))
+      ? h('p', { class: 'hint', 'data-testid': 'unavailable' }, status.error, upstreamServes ? '' : alternativeTo(id))
       : // One failure, one error: on the card of the variant whose load failed; the cards sharing its weights point there.
         status?.error && errorHome(id, status.error) !== id
       ? h('p', { class: 'hint error-pointer' }, `Loading these weights failed: see ${errorHome(id, status.error)}.`)
