@@ -109,7 +109,7 @@ async function refuseAnotherWorker(worker: ServiceWorkerSpec): Promise<void> {
   const script = (registration.active ?? registration.waiting ?? registration.installing)?.scriptURL;
   if (!script || new URL(script).pathname === new URL(worker.url, location.href).pathname) return;
   throw new Error(
-    `inpage: this app already has a service worker at scope ${registration.scope} (${script}); registering inpage's (${new URL(worker.url, location.href).pathname}) there would replace it. Serve the app under another scope or give inpage its own (the \`scope\` and \`serviceWorkerUrl\` options), or unregister the other worker. A module for apps that keep their own service worker is not there yet (docs/embedding.md).`,
+    `inpage: this app already has a service worker at scope ${registration.scope} (${script}); registering inpage's (${new URL(worker.url, location.href).pathname}) there would replace it. Serve the app under another scope or give inpage its own (the \`scope\` and \`serviceWorkerUrl\` options), or unregister the other worker. An app that keeps its own worker runs inpage inside it: importScripts('inpage-sw-guest.js') or import 'inpage/sw' there, and installInpage({serviceWorker: 'own'}) (docs/embedding.md).`,
   );
 }
 
