@@ -5,11 +5,12 @@
 // (test/bench/multi-turn.run.ts) and writes BENCHMARKS.md. Every service figure is taken in RUNS (3) runs and
 // reported as median and range, with the machine's load (`uptime`) before and after. Not part of `npm test`.
 //
-//   node --experimental-websocket scripts/bench.mjs [--no-build] [--quick] [--out FILE] [--only llama|hybrid]
+//   node --experimental-websocket scripts/bench.mjs [--no-build] [--quick] [--out FILE] [--only llama|hybrid|weight]
 //     [--llama-size 30m|300m|1b] [--llama-type q4_k|q8_0|q4_0|f16]
 //
 // The llama.cpp rows (production engine on the CPU, a synthesized ~30M-parameter model) are scripts/bench-llama.mjs;
-// `--only llama` runs them alone and splices them into FILE.
+// `--only llama` runs them alone and splices them into FILE. The package's weight (its tarball, and what an app's
+// page loads before it can call /v1) is scripts/bench-weight.mjs, `--only weight`, on port base + 5.
 //
 // Ports and folders of its own: INPAGE_BENCH_PORT (4676) for the test build, +1 for DevTools, +2 for the
 // production build; dist-test-bench/ and dist-bench/.
@@ -19,6 +20,7 @@ import os from 'node:os';
 import { chromium } from '@playwright/test';
 import { benchLlama, benchLlamaOnly, llamaReport } from './bench-llama.mjs';
 import { benchHybridOnly } from './bench-hybrid.mjs';
+import { benchWeight, benchWeightOnly, weightRows } from './bench-weight.mjs';
 
 const args = new Set(process.argv.slice(2));
 const outFile = process.argv.includes('--out') ? process.argv[process.argv.indexOf('--out') + 1] : 'BENCHMARKS.md';
@@ -62,6 +64,11 @@ if (process.argv[process.argv.indexOf('--only') + 1] === 'llama' && process.argv
 if (process.argv[process.argv.indexOf('--only') + 1] === 'hybrid' && process.argv.includes('--only')) {
   const uptime = () => execFileSync('uptime', { encoding: 'utf8' }).trim();
   await benchHybridOnly({ outFile, quick: QUICK, noBuild: args.has('--no-build'), env, port: PORT, log, chromiumPath: CHROMIUM_PATH, chromiumArgs: CHROMIUM_ARGS, uptime });
+  process.exit(0);
+}
+
+if (process.argv[process.argv.indexOf('--only') + 1] === 'weight' && process.argv.includes('--only')) {
+  await benchWeightOnly({ outFile, noBuild: args.has('--no-build'), port: PORT + 5, log, chromiumPath: CHROMIUM_PATH, chromiumArgs: CHROMIUM_ARGS });
   process.exit(0);
 }
 
@@ -388,6 +395,8 @@ for (let runIndex = 0; runIndex < RUNS; runIndex++) {
 await context.close();
 log('llama.cpp on the CPU: /v1 against wllama directly, 1 and 2 threads, load from the network and the cache');
 const llama = await benchLlama({ browser, runs: RUNS, quick: QUICK, noBuild: args.has('--no-build'), env, port: PORT, log });
+log('the package: npm pack, and what an app page loads before it can call /v1');
+const weight = await benchWeight({ noBuild: args.has('--no-build'), port: PORT + 5, log, chromiumPath: CHROMIUM_PATH, chromiumArgs: CHROMIUM_ARGS });
 
 const chromiumVersion = browser.version();
 await browser.close();
@@ -591,6 +600,7 @@ p(`| engine worker | ${mib(heap10.engine)} | ${mib(heapAfter.engine)} | ${((heap
 p();
 
 const llamaTargets = llamaReport(p, llama);
+for (const line of weightRows(weight)) p(line);
 
 const maxAdded = Math.max(...RATES.map((o) => o.added));
 const o200 = RATES.find((o) => o.delay === 5);
