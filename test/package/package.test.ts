@@ -6,7 +6,7 @@
 //   pwa-app     vite-plugin-pwa in injectManifest mode: the app's own worker imports inpage/sw;
 //   plain-app   no Vite: plain ES modules, a hand-written Workbox worker bundled by esbuild (build.mjs, serve.mjs).
 // Each: a JSON answer, a stream, a tool call, and a reload offline (the page from its service worker, /v1 still
-// answering). Run by `npm test` (test:package).
+// answering); openai-app in `vite dev` too. Run by `npm test` (test:package).
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -306,6 +306,30 @@ describe('the packed package in fresh apps', { timeout: 900_000 }, () => {
       await context.close();
     });
   }
+
+  test('openai-app in `vite dev`: the plugin serves inpage there too, and llama.cpp answers', async () => {
+    const port = 4652 + OFFSET;
+    // The deployment's model and settings, as vite dev serves them: from the app's public folder.
+    const app = dirs['openai-app']!;
+    cpSync(join(app, 'dist/gguf'), join(app, 'public/gguf'), { recursive: true });
+    cpSync(join(app, 'dist/inpage.config.json'), join(app, 'public/inpage.config.json'));
+    const dev = spawn('npx', ['vite', '--port', String(port), '--strictPort'], { cwd: app, stdio: 'ignore', detached: true });
+    servers.push(dev);
+    const origin = `http://127.0.0.1:${port}`;
+    for (let i = 0; i < 100; i++) {
+      if (await fetch(`${origin}/`).then((r) => r.ok, () => false)) break;
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    }
+    const context = await browser!.newContext();
+    const page = await context.newPage();
+    const heard: string[] = [];
+    page.on('console', (m) => heard.push(`${m.type()}: ${m.text()}`));
+    await openApp(page, origin, heard);
+    assert.equal(await page.evaluate(() => navigator.serviceWorker.controller?.scriptURL), `${origin}/inpage-sw.js`);
+    assert.equal(await page.evaluate(() => crossOriginIsolated), true);
+    await expectJsonAnswer(page, 'vite dev JSON');
+    await context.close();
+  });
 
   test('pwa-app: inpage never registers a second worker over the app’s own; it refuses with an error naming both', async () => {
     const origin = `http://127.0.0.1:${4649 + OFFSET}`;
