@@ -9,7 +9,7 @@
 //     browser context each; the test engine's weights are pretend, 4 MiB, so the local figure is a floor).
 // Every row is taken in `runs` runs: median (range) over the runs.
 //
-// Ports: base + 5 for the upstream server; the test build is served on base (INPAGE_BENCH_PORT, 4676) as in bench.mjs.
+// Ports: base + 7 for the upstream server; the test build is served on base (INPAGE_BENCH_PORT, 4676) as in bench.mjs.
 import { spawn, execFileSync } from 'node:child_process';
 import { spliceSection } from './bench-splice.mjs';
 
@@ -54,7 +54,7 @@ async function serve({ env, port, upstreamPort, preview }) {
  * it already).
  */
 export async function benchHybrid({ browser, runs, quick, env, port, log, servePreview = false }) {
-  const upstreamPort = port + 5;
+  const upstreamPort = port + 7;
   const stop = await serve({ env, port, upstreamPort, preview: servePreview });
   const origin = `http://127.0.0.1:${port}`;
   // `up` answers unpaced; `upPaced` at 200 tokens/s (one token every 5 ms), as the local streaming row is.

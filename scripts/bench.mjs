@@ -5,12 +5,13 @@
 // (test/bench/multi-turn.run.ts) and writes BENCHMARKS.md. Every service figure is taken in RUNS (3) runs and
 // reported as median and range, with the machine's load (`uptime`) before and after. Not part of `npm test`.
 //
-//   node --experimental-websocket scripts/bench.mjs [--no-build] [--quick] [--out FILE] [--only llama|hybrid]
+//   node --experimental-websocket scripts/bench.mjs [--no-build] [--quick] [--out FILE] [--only llama|hybrid|weight]
 //     [--llama-size 30m|300m|1b] [--llama-type q4_k|q8_0|q4_0|f16] [--llama-pairs N] [--llama-threads 1|2]
 //
 // The llama.cpp rows (production engine on the CPU, a synthesized ~30M-parameter model) are scripts/bench-llama.mjs,
-// the hybrid rows (an upstream server) scripts/bench-hybrid.mjs; `--only llama` or `--only hybrid` runs them alone
-// and splices them into FILE.
+// the hybrid rows (an upstream server, on port base + 7) scripts/bench-hybrid.mjs; `--only llama` or `--only hybrid`
+// runs them alone and splices them into FILE. The package's weight (its tarball, and what an app's page loads before
+// it can call /v1) is scripts/bench-weight.mjs, `--only weight`, on port base + 5.
 //
 // Ports and folders of its own: INPAGE_BENCH_PORT (4676) for the test build, +1 for DevTools, +2 for the
 // production build; dist-test-bench/ and dist-bench/.
@@ -20,6 +21,7 @@ import os from 'node:os';
 import { chromium } from '@playwright/test';
 import { benchLlama, benchLlamaOnly, llamaReport } from './bench-llama.mjs';
 import { benchHybrid, benchHybridOnly, hybridReport } from './bench-hybrid.mjs';
+import { benchWeight, benchWeightOnly, weightRows } from './bench-weight.mjs';
 import { Cdp } from './cdp.mjs';
 
 const args = new Set(process.argv.slice(2));
@@ -64,6 +66,11 @@ if (process.argv[process.argv.indexOf('--only') + 1] === 'llama' && process.argv
 if (process.argv[process.argv.indexOf('--only') + 1] === 'hybrid' && process.argv.includes('--only')) {
   const uptime = () => execFileSync('uptime', { encoding: 'utf8' }).trim();
   await benchHybridOnly({ outFile, quick: QUICK, noBuild: args.has('--no-build'), env, port: PORT, log, chromiumPath: CHROMIUM_PATH, chromiumArgs: CHROMIUM_ARGS, runs: QUICK ? 1 : RUNS, uptime });
+  process.exit(0);
+}
+
+if (process.argv[process.argv.indexOf('--only') + 1] === 'weight' && process.argv.includes('--only')) {
+  await benchWeightOnly({ outFile, noBuild: args.has('--no-build'), port: PORT + 5, log, chromiumPath: CHROMIUM_PATH, chromiumArgs: CHROMIUM_ARGS });
   process.exit(0);
 }
 
@@ -355,6 +362,8 @@ log('llama.cpp on the CPU: /v1 against wllama directly, 1 and 2 threads, load fr
 const llama = await benchLlama({ browser, runs: RUNS, quick: QUICK, noBuild: args.has('--no-build'), env, port: PORT, log });
 log('hybrid: through inpage to an upstream against a direct fetch to it');
 const hybrid = await benchHybrid({ browser, runs: RUNS, quick: QUICK, env, port: PORT, log });
+log('the package: npm pack, and what an app page loads before it can call /v1');
+const weight = await benchWeight({ noBuild: args.has('--no-build'), port: PORT + 5, log, chromiumPath: CHROMIUM_PATH, chromiumArgs: CHROMIUM_ARGS });
 
 const chromiumVersion = browser.version();
 await browser.close();
@@ -559,6 +568,7 @@ p();
 
 const llamaTargets = llamaReport(p, llama);
 const hybridTargets = hybridReport(p, hybrid);
+for (const line of weightRows(weight)) p(line);
 
 const maxAdded = Math.max(...RATES.map((o) => o.added));
 const o200 = RATES.find((o) => o.delay === 5);

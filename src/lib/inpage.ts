@@ -6,7 +6,8 @@
 //
 // The npm package's `inpage/vite` plugin (src/lib/vite.ts) puts this module, inpage-sw.js (the service worker),
 // the engine worker, its chunks and llama.cpp's wasm, all named inpage*, at the app's base path; without Vite,
-// copy the package's dist-pkg/lib/ there (docs/embedding.md).
+// copy the package's dist-pkg/lib/ there (docs/embedding.md). The workspace page (src/page/main.ts) starts on the
+// same core, `startServiceCore`, with its own service worker and settings.
 import { DEFAULT_CONFIG, fetchDeploymentConfig, mergeConfig, type InpageConfig } from '../config';
 import { createKey, listKeys, revokeKey, verifyKey, type CreatedKey } from '../keys/key-store';
 import { getWorkspace, registerWorkspace } from '../keys/workspace';
@@ -14,7 +15,7 @@ import { adoptModels, checkUpstreams } from '../catalog';
 import { VARIANT_IDS, type ModelId, type VariantId } from '../variants';
 import type { EngineHost } from '../page/engine-host';
 import { hostEngineFor } from '../page/provider-link';
-import { claimEngine } from '../page/engine-lock';
+import { claimEngine, type EngineLeadership } from '../page/engine-lock';
 import { modelTools, type ModelTools } from '../page/model-import';
 import { requestPersistence, storageReport } from '../page/storage';
 import { registerServiceWorker, watchServiceWorker, type ServiceWorkerSpec } from '../page/sw-registration';
@@ -110,7 +111,7 @@ async function refuseAnotherWorker(worker: ServiceWorkerSpec): Promise<void> {
   const script = (registration.active ?? registration.waiting ?? registration.installing)?.scriptURL;
   if (!script || new URL(script).pathname === new URL(worker.url, location.href).pathname) return;
   throw new Error(
-    `inpage: this app already has a service worker at scope ${registration.scope} (${script}); registering inpage's (${new URL(worker.url, location.href).pathname}) there would replace it. Serve the app under another scope or give inpage its own (the \`scope\` and \`serviceWorkerUrl\` options), or unregister the other worker. A module for apps that keep their own service worker is not there yet (docs/embedding.md).`,
+    `inpage: this app already has a service worker at scope ${registration.scope} (${script}); registering inpage's (${new URL(worker.url, location.href).pathname}) there would replace it. Serve the app under another scope or give inpage its own (the \`scope\` and \`serviceWorkerUrl\` options), or unregister the other worker. An app that keeps its own worker runs inpage inside it: importScripts('inpage-sw-guest.js') or import 'inpage/sw' there, and installInpage({serviceWorker: 'own'}) (docs/embedding.md).`,
   );
 }
 
@@ -144,38 +145,43 @@ async function ownWorkerRunsInpage(): Promise<void> {
   }
 }
 
-/** Registers inpage's service worker, hosts the engine (unless another tab does) and returns the service. */
-export async function installInpage(options: InstallOptions = {}): Promise<InpageService> {
-  const deployed = mergeConfig({ ...DEFAULT_CONFIG }, await fetchDeploymentConfig(location.origin));
-  const config = mergeConfig(deployed, (options.config ?? {}) as Record<string, unknown>);
-  const catalog = adoptModels(config.models, 'installInpage({config})');
-  checkUpstreams(config.upstreams, catalog, 'installInpage({config})', location.origin);
-  const offered = catalog.variants.map((v) => v.id);
-  const models = [...(options.models ?? offered)];
-  const unknown = models.filter((id) => !offered.includes(id));
-  if (unknown.length > 0) throw new Error(`Unknown inpage model ${unknown.map((id) => `'${id}'`).join(', ')}; choose from ${offered.join(', ')}.`);
-  // The service worker first: it serves the engine worker's script with the engine's Content-Security-Policy.
-  // A classic script: inpage-sw.js is one self-contained file.
-  const url = new URL(options.serviceWorkerUrl ?? new URL(/* @vite-ignore */ './inpage-sw.js', import.meta.url), location.href);
-  const worker: ServiceWorkerSpec = {
-    url,
-    // A service worker may control only its own folder and below (without Service-Worker-Allowed); it still
-    // answers /v1 for the pages it controls, wherever the app's base path is.
-    scope: options.scope ?? new URL('./', url).pathname,
-    type: 'classic',
-  };
-  const own = options.serviceWorker === 'own';
-  if (own) await ownWorkerRunsInpage();
-  else {
-    await refuseAnotherWorker(worker);
-    await registerServiceWorker(worker);
-  }
+/** The settings in force, their model catalog adopted and their upstreams checked (`source` names them in errors). */
+export async function settleConfig(load: Promise<InpageConfig>, source: string): Promise<{ config: InpageConfig; offered: ModelId[] }> {
+  const config = await load;
+  const catalog = adoptModels(config.models, source);
+  checkUpstreams(config.upstreams, catalog, source, location.origin);
+  return { config, offered: catalog.variants.map((v) => v.id) };
+}
+
+export interface ServiceCoreOptions {
+  /** inpage's service worker to register, or `'own'`: the app's worker runs inpage (installInpage's `serviceWorker`). */
+  worker: ServiceWorkerSpec | 'own';
+  /** The settings the engine starts with. */
+  config: Promise<InpageConfig>;
+  /** Whether this page may host the engine. */
+  host: boolean;
+  /** What else hosting waits for, beside the service worker's control (the workspace page: its first paint). */
+  hostAfter?: Promise<unknown>;
+  /** Watch the service worker (see `watchService`), telling these listeners besides `onServiceLost`'s. */
+  watch: boolean;
+}
+
+/**
+ * The start-up both pages share, installInpage's and the workspace's (src/page/main.ts): registers the service
+ * worker (or checks the app's own), watches it, hosts the engine once the worker controls the page (unless
+ * another tab does), and offers what both hand out. `controlled` settles when the service is there;
+ * `leadership` when the engine is claimed.
+ */
+export function startServiceCore(options: ServiceCoreOptions) {
+  const own = options.worker === 'own';
+  const spec = options.worker === 'own' ? null : options.worker;
+  const controlled = spec ? refuseAnotherWorker(spec).then(() => registerServiceWorker(spec)) : ownWorkerRunsInpage();
   // As the app's page does: a service worker lost under this page is registered again, or the loss is reported.
   let state: ServiceState = { running: true };
   const lostListeners = new Set<(reason: string) => void>();
   const restoredListeners = new Set<() => void>();
-  const watch =
-    options.watchService === false || own
+  const watch = controlled.then(() =>
+    !options.watch || own || !spec
       ? null
       : watchServiceWorker(
           {
@@ -189,15 +195,74 @@ export async function installInpage(options: InstallOptions = {}): Promise<Inpag
               for (const listener of restoredListeners) listener();
             },
           },
-          worker,
-        );
-  const leadership = options.hostEngine === false ? null : await claimEngine(() => hostEngineFor(config));
+          spec,
+        ),
+  );
+  watch.catch(() => undefined);
+  // One engine per origin: the engine starts once the service worker controls the page (it serves the engine
+  // worker's script with the engine's own Content-Security-Policy: a dedicated worker does not take the page's).
+  const leadership: Promise<EngineLeadership | null> = options.host
+    ? Promise.all([controlled, options.hostAfter]).then(async () => {
+        const config = await options.config;
+        // A deployment with `modelProvider` uses that provider's engine when it can (docs/shared-models.md).
+        return claimEngine(() => hostEngineFor(config));
+      })
+    : Promise.resolve(null);
+  leadership.catch(() => undefined);
+  let claimed: EngineLeadership | null = null;
+  void leadership.then((l) => (claimed = l), () => undefined);
+  return {
+    controlled,
+    leadership,
+    baseURL: `${location.origin}/v1`,
+    get host(): EngineHost | null {
+      return claimed?.host ?? null;
+    },
+    onEngine: (listener: (host: EngineHost) => void) => void leadership.then((l) => l?.onHost(listener), () => undefined),
+    storage: { report: storageReport, persist: requestPersistence },
+    modelFiles: modelTools(() => claimed?.host ?? null),
+    get service() {
+      return state;
+    },
+    onServiceLost: (listener: (reason: string) => void) => void lostListeners.add(listener),
+    onServiceRestored: (listener: () => void) => void restoredListeners.add(listener),
+    stopWatching: () => void watch.then((w) => w?.stop(), () => undefined),
+  };
+}
+
+/** Registers inpage's service worker, hosts the engine (unless another tab does) and returns the service. */
+export async function installInpage(options: InstallOptions = {}): Promise<InpageService> {
+  const loaded = fetchDeploymentConfig(location.origin).then((deployed) =>
+    mergeConfig(mergeConfig({ ...DEFAULT_CONFIG }, deployed), (options.config ?? {}) as Record<string, unknown>),
+  );
+  const { config, offered } = await settleConfig(loaded, 'installInpage({config})');
+  const models = [...(options.models ?? offered)];
+  const unknown = models.filter((id) => !offered.includes(id));
+  if (unknown.length > 0) throw new Error(`Unknown inpage model ${unknown.map((id) => `'${id}'`).join(', ')}; choose from ${offered.join(', ')}.`);
+  // The service worker first: it serves the engine worker's script with the engine's Content-Security-Policy.
+  // A classic script: inpage-sw.js is one self-contained file.
+  const url = new URL(options.serviceWorkerUrl ?? new URL(/* @vite-ignore */ './inpage-sw.js', import.meta.url), location.href);
+  const worker: ServiceWorkerSpec = {
+    url,
+    // A service worker may control only its own folder and below (without Service-Worker-Allowed); it still
+    // answers /v1 for the pages it controls, wherever the app's base path is.
+    scope: options.scope ?? new URL('./', url).pathname,
+    type: 'classic',
+  };
+  const core = startServiceCore({
+    worker: options.serviceWorker === 'own' ? 'own' : worker,
+    config: Promise.resolve(config),
+    host: options.hostEngine !== false,
+    watch: options.watchService !== false,
+  });
+  await core.controlled;
+  await core.leadership;
 
   const ensureWorkspace = async () => {
     if (!(await getWorkspace())) await registerWorkspace(options.workspaceName ?? (document.title || location.host));
   };
   const service: InpageService = {
-    baseURL: `${location.origin}/v1`,
+    baseURL: core.baseURL,
     models,
     async key(name = 'app') {
       const slot = `inpage:key:${name}`;
@@ -216,22 +281,22 @@ export async function installInpage(options: InstallOptions = {}): Promise<Inpag
     },
     keys: { list: listKeys, revoke: revokeKey },
     get engine() {
-      return leadership?.host ?? null;
+      return core.host;
     },
-    onEngine: (listener) => leadership?.onHost(listener),
+    onEngine: core.onEngine,
     async preload(model = models[0]!) {
-      const host = leadership?.host;
+      const host = core.host;
       if (!host) throw new Error('Another tab hosts the engine: it loads the model on the first request.');
       await host.control.load(model);
     },
-    storage: { report: storageReport, persist: requestPersistence },
-    modelFiles: modelTools(() => leadership?.host ?? null),
+    storage: core.storage,
+    modelFiles: core.modelFiles,
     get service() {
-      return state;
+      return core.service;
     },
-    onServiceLost: (listener) => void lostListeners.add(listener),
-    onServiceRestored: (listener) => void restoredListeners.add(listener),
-    stopWatching: () => watch?.stop(),
+    onServiceLost: core.onServiceLost,
+    onServiceRestored: core.onServiceRestored,
+    stopWatching: core.stopWatching,
   };
   return service;
 }

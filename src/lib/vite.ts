@@ -57,21 +57,27 @@ export function inpage(options: InpagePluginOptions = {}): Plugin {
   let base = '/';
   let config: ResolvedConfig;
 
-  /** Serves inpage's files at the base path (dev and preview), and the headers every response needs. */
-  const middleware: Connect.NextHandleFunction = (req, res, next) => {
-    if (isolation) for (const [name, value] of Object.entries(ISOLATION_HEADERS)) res.setHeader(name, value);
-    const path = (req.url ?? '').split('?')[0]!;
-    if (!path.startsWith(base)) return next();
-    const name = path.slice(base.length);
-    if (!files.has(name)) return next();
-    if (name === 'inpage-sw.js') {
-      res.setHeader('Content-Security-Policy', SERVICE_WORKER_CSP);
-      // The service worker is checked for updates on each registration, never served stale from a cache.
-      res.setHeader('Cache-Control', 'no-cache');
-    }
-    res.setHeader('Content-Type', TYPES[extname(name)] ?? 'application/octet-stream');
-    res.end(readFileSync(join(libDir, name)));
-  };
+  /**
+   * The headers every response needs, and inpage's files at the base path: served from the package in `vite dev`;
+   * in `vite preview` the build's own copies are (its inpage-sw.js lists the app's shell, the package's does not).
+   */
+  const middleware =
+    (serve: boolean): Connect.NextHandleFunction =>
+    (req, res, next) => {
+      if (isolation) for (const [name, value] of Object.entries(ISOLATION_HEADERS)) res.setHeader(name, value);
+      const path = (req.url ?? '').split('?')[0]!;
+      if (!path.startsWith(base)) return next();
+      const name = path.slice(base.length);
+      if (!files.has(name)) return next();
+      if (name === 'inpage-sw.js') {
+        res.setHeader('Content-Security-Policy', SERVICE_WORKER_CSP);
+        // The service worker is checked for updates on each registration, never served stale from a cache.
+        res.setHeader('Cache-Control', 'no-cache');
+      }
+      if (!serve) return next();
+      res.setHeader('Content-Type', TYPES[extname(name)] ?? 'application/octet-stream');
+      res.end(readFileSync(join(libDir, name)));
+    };
 
   return {
     name: 'inpage',
@@ -90,10 +96,10 @@ export function inpage(options: InpagePluginOptions = {}): Plugin {
       return null;
     },
     configureServer(server) {
-      server.middlewares.use(middleware);
+      server.middlewares.use(middleware(true));
     },
     configurePreviewServer(server) {
-      server.middlewares.use(middleware);
+      server.middlewares.use(middleware(false));
     },
     generateBundle() {
       for (const name of files) this.emitFile({ type: 'asset', fileName: name, source: readFileSync(join(libDir, name)) });

@@ -19,7 +19,7 @@ export interface InpageApi {
   /** The origin's storage: quota and use (`report`), and asking the browser not to evict it (`persist`). */
   storage: { report: typeof storageReport; persist: typeof requestPersistence };
   /** Importing models from a folder into the cache, and which models the cache holds (web-llm model ids). */
-  models: ModelTools;
+  modelFiles: ModelTools;
 }
 
 declare global {

@@ -1,14 +1,10 @@
-// The page entry: register the service worker, host the engine, and offer a small API on `window.inpage`.
-import { adoptModels, checkUpstreams } from '../catalog';
+// The page entry: start inpage as installInpage does (src/lib/inpage.ts, `startServiceCore`: the service worker,
+// its watch, the engine, the models' files and storage), and offer a small API on `window.inpage`.
 import { loadConfig, refusedUrlSettings } from '../config';
 import { createKey, deleteKey, listKeys, revokeKey } from '../keys/key-store';
 import { getWorkspace, registerWorkspace } from '../keys/workspace';
-import type { EngineHost } from './engine-host';
-import { hostEngineFor } from './provider-link';
-import { claimEngine, type EngineLeadership } from './engine-lock';
-import { modelTools, type ModelTools } from './model-import';
-import { requestPersistence, storageReport } from './storage';
-import { registerServiceWorker, watchServiceWorker } from './sw-registration';
+import { settleConfig, startServiceCore } from '../lib/inpage';
+import { APP_SERVICE_WORKER } from './sw-registration';
 import type { InpageApi } from './inpage-api';
 import { mountWorkspace } from './ui/mount';
 
@@ -33,28 +29,24 @@ function noticeRefusedUrlSettings(): void {
  * The service worker can go away under an open page (another tab unregisters it, the site's data is cleared):
  * it is registered again; when that fails, the page says that the service stopped and offers a restart.
  */
-function keepServiceWorker(): void {
+function showServiceLoss(core: { onServiceLost(listener: (reason: string) => void): void; onServiceRestored(listener: () => void): void }): void {
   const id = 'inpage-service-lost';
-  watchServiceWorker({
-    onLost(reason) {
-      document.getElementById(id)?.remove();
-      const notice = document.createElement('div');
-      notice.id = id;
-      notice.className = 'notice notice-error';
-      notice.setAttribute('role', 'alert');
-      const text = document.createElement('p');
-      text.textContent = `The local service stopped: its service worker is gone (unregistered, or this site's data was cleared) and could not be started again. ${reason}`;
-      const restart = document.createElement('button');
-      restart.type = 'button';
-      restart.textContent = 'Restart the service';
-      restart.addEventListener('click', () => location.reload());
-      notice.append(text, restart);
-      document.body.prepend(notice);
-    },
-    onRestored() {
-      document.getElementById(id)?.remove();
-    },
+  core.onServiceLost((reason) => {
+    document.getElementById(id)?.remove();
+    const notice = document.createElement('div');
+    notice.id = id;
+    notice.className = 'notice notice-error';
+    notice.setAttribute('role', 'alert');
+    const text = document.createElement('p');
+    text.textContent = `The local service stopped: its service worker is gone (unregistered, or this site's data was cleared) and could not be started again. ${reason}`;
+    const restart = document.createElement('button');
+    restart.type = 'button';
+    restart.textContent = 'Restart the service';
+    restart.addEventListener('click', () => location.reload());
+    notice.append(text, restart);
+    document.body.prepend(notice);
   });
+  core.onServiceRestored(() => document.getElementById(id)?.remove());
 }
 
 /** Resolves after the page's first frame is painted (or soon, in a hidden tab that paints none). */
@@ -72,42 +64,31 @@ function afterFirstPaint(): Promise<void> {
  */
 async function boot(): Promise<{ api: InpageApi; engine: Promise<void> }> {
   noticeRefusedUrlSettings();
-  const controlled = registerServiceWorker();
-  // A bad `models` setting stops the start (inpageReady rejects), with the entry named on the page.
-  const config = loadConfig(location).then((settings) => {
-    const catalog = adoptModels(settings.models, 'inpage.config.json');
-    // A literal API key (or a route to an upstream that is not there) stops the start, naming the field.
-    checkUpstreams(settings.upstreams, catalog, 'inpage.config.json', location.origin);
-    return settings;
+  // A bad `models` setting stops the start (inpageReady rejects), with the entry named on the page; so does a
+  // literal API key (or a route to an upstream that is not there), naming the field.
+  const config = settleConfig(loadConfig(location), 'inpage.config.json').then(({ config }) => config);
+  const core = startServiceCore({
+    worker: APP_SERVICE_WORKER,
+    config,
+    // `?engine=off` makes this page a plain client of another tab's engine.
+    host: new URLSearchParams(location.search).get('engine') !== 'off',
+    hostAfter: afterFirstPaint(),
+    watch: true,
   });
-  // `?engine=off` makes this page a plain client of another tab's engine.
-  const hosting = new URLSearchParams(location.search).get('engine') !== 'off';
-  // One engine per origin: this tab hosts it unless another one does, and takes over when that one closes.
-  // The engine starts once the service worker controls the page (it serves the engine worker's script with the
-  // engine's own Content-Security-Policy: a dedicated worker does not take the page's) and after the first paint.
-  const claimed: Promise<EngineLeadership | null> = hosting
-    ? Promise.all([controlled, afterFirstPaint()]).then(async () => {
-        const settings = await config;
-        return claimEngine(() => hostEngineFor(settings));
-      })
-    : Promise.resolve(null);
-  claimed.catch(() => undefined);
+  showServiceLoss(core);
   // The catalog is in force before anything lists models.
-  await Promise.all([controlled, config]);
-  let leadership: EngineLeadership | null = null;
+  await Promise.all([core.controlled, config]);
   const api: InpageApi = {
-    baseURL: `${location.origin}/v1`,
+    baseURL: core.baseURL,
     workspace: { get: getWorkspace, register: registerWorkspace },
     keys: { create: createKey, list: listKeys, revoke: revokeKey, delete: deleteKey },
     engine: null,
-    onEngine: (listener) => void claimed.then((l) => l?.onHost(listener), () => undefined),
-    storage: { report: storageReport, persist: requestPersistence },
-    models: modelTools(() => leadership?.host ?? null),
+    onEngine: core.onEngine,
+    storage: core.storage,
+    modelFiles: core.modelFiles,
   };
   window.inpage = api;
-  keepServiceWorker();
-  const engine = claimed.then((l) => {
-    leadership = l;
+  const engine = core.leadership.then((l) => {
     l?.onHost((host) => {
       api.engine = host;
       window.dispatchEvent(new CustomEvent('inpage:engine'));

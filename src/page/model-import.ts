@@ -31,7 +31,7 @@ export async function filesOfDirectory(dir: FileSystemDirectoryHandle, prefix = 
 const notHosting = () =>
   new Error('Another tab of this site hosts the engine: import the model there (or close that tab, and this one takes over).');
 
-/** What `window.inpage.models` offers. */
+/** What `window.inpage.modelFiles` and installInpage's `modelFiles` offer. */
 export interface ModelTools {
   /**
    * Imports every complete model among `files` (a model's folder: mlc-chat-config.json, tokenizer, weight

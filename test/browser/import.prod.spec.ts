@@ -42,7 +42,7 @@ test('import from a folder: the engine sees the model cached; after an eviction 
     await expect(card(page, 'svc-model-5.2-short')).toHaveAttribute('data-state', 'cached');
     await expect(card(page, 'svc-model-5.2-short-fast')).toHaveAttribute('data-state', 'cached');
     await expect(card(page, 'svc-model-5.2')).toHaveAttribute('data-state', 'not_downloaded');
-    expect(await page.evaluate(() => window.inpage!.models.cached())).toEqual([modelId]);
+    expect(await page.evaluate(() => window.inpage!.modelFiles.cached())).toEqual([modelId]);
 
     // The browser evicts the origin's IndexedDB (as under storage pressure); the tab is shown again.
     const cdp = await page.context().newCDPSession(page);
@@ -52,7 +52,7 @@ test('import from a folder: the engine sees the model cached; after an eviction 
     const status = await engineStatus(page, 'svc-model-5.2-short');
     expect(status.state).toBe('not_downloaded');
     expect(status.error).toBeUndefined();
-    expect(await page.evaluate(() => window.inpage!.models.cached())).toEqual([]);
+    expect(await page.evaluate(() => window.inpage!.modelFiles.cached())).toEqual([]);
 
     // The next use downloads again: from the configured source, unreachable here, so the load says so.
     const key = await makeKey(page);

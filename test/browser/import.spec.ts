@@ -19,7 +19,7 @@ test('import from a folder: the Models area reports what it took, web-llm finds 
     await registerThroughForm(page);
     await goToArea(page, 'Models');
     const before = await page.evaluate(async () => (await window.inpage!.storage.report()).usage ?? 0);
-    expect(await page.evaluate(() => window.inpage!.models.cached())).toEqual([]);
+    expect(await page.evaluate(() => window.inpage!.modelFiles.cached())).toEqual([]);
 
     await page.getByLabel('Import a model from a folder').setInputFiles(join(dir, 'disk'));
     const report = page.getByTestId('import-report');
@@ -27,7 +27,7 @@ test('import from a folder: the Models area reports what it took, web-llm finds 
     await expect(report).toContainText(`Not imported: disk/${broken.modelId}: the weights are incomplete: params_shard_2.bin is missing.`);
 
     // web-llm's own hasModelInCache, for this deployment's model source.
-    expect(await page.evaluate(() => window.inpage!.models.cached())).toEqual([model.modelId]);
+    expect(await page.evaluate(() => window.inpage!.modelFiles.cached())).toEqual([model.modelId]);
     const stored = await page.evaluate(async (modelId) => {
       const db = await new Promise<IDBDatabase>((resolve, reject) => {
         const req = indexedDB.open('webllm/model');

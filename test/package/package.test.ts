@@ -1,8 +1,12 @@
-// The npm package as another app gets it: `npm pack` (which builds dist-pkg/ through `prepack`), the tarball
-// installed into a temporary copy of examples/openai-app with that app's own package.json (registry packages
-// only, no path back into this repository), `vite build` and `vite preview` there, and the app in Chromium
-// without WebGPU: inpage's service worker controls it, the page is cross-origin isolated (the plugin's headers),
-// and the openai SDK gets a real llama.cpp answer from a GGUF synthesized here. Run by `npm test` (test:package).
+// The npm package as other apps get it: `npm pack` once (the build `prepack` runs), the tarball installed into
+// temporary copies of the three examples with each app's own package.json (registry packages only, no path back
+// into this repository), each built its own way, served, and opened in one Chromium without WebGPU, so llama.cpp
+// answers from a GGUF synthesized here:
+//   openai-app  inpage/vite and the openai SDK, inpage's own service worker (vite build, vite preview);
+//   pwa-app     vite-plugin-pwa in injectManifest mode: the app's own worker imports inpage/sw;
+//   plain-app   no Vite: plain ES modules, a hand-written Workbox worker bundled by esbuild (build.mjs, serve.mjs).
+// Each: a JSON answer, a stream, a tool call, and a reload offline (the page from its service worker, /v1 still
+// answering); openai-app in `vite dev` too. Run by `npm test` (test:package).
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -10,65 +14,241 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
-import { chromium, type Browser } from '@playwright/test';
+import { chromium, type Browser, type BrowserContext, type Page } from '@playwright/test';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../playwright.config';
 import { synthesizeGguf } from '../../scripts/gguf/synthesize';
 import { ggufPath } from '../browser/llamacpp-host';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const PORT = 4648 + Number(process.env.INPAGE_PORT_OFFSET ?? 0);
-const run = (cmd: string, args: string[], cwd: string) => execFileSync(cmd, args, { cwd, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
+const OFFSET = Number(process.env.INPAGE_PORT_OFFSET ?? 0);
+const PORT = 4648 + OFFSET;
+const MODEL = 'svc-model-5.2-short-fast';
+const run = (cmd: string, args: string[], cwd: string, env: Record<string, string> = {}) =>
+  execFileSync(cmd, args, { cwd, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8', env: { ...process.env, ...env } });
 
-describe('the packed package in a fresh app', { timeout: 600_000 }, () => {
+/** As `run`, without holding the event loop: several can wait on npm at once. */
+function runAsync(cmd: string, args: string[], cwd: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { cwd, stdio: ['ignore', 'ignore', 'inherit'] });
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${cmd} ${args.join(' ')} in ${cwd}: exit ${code}`))));
+  });
+}
+
+interface Example {
+  name: string;
+  port: number;
+  /** The app's build, in its folder. */
+  build: (dir: string) => void;
+  /** The app's server, serving its dist/ on `port`. */
+  serve: (dir: string, port: number) => ChildProcess;
+  /** The script of the service worker that must control the app's pages. */
+  worker: string;
+}
+
+const vitePreview = (dir: string, port: number) => spawn('npx', ['vite', 'preview', '--port', String(port), '--strictPort'], { cwd: dir, stdio: 'ignore', detached: true });
+const EXAMPLES: Example[] = [
+  { name: 'openai-app', port: PORT, build: (dir) => run('npx', ['vite', 'build', '--logLevel', 'warn'], dir), serve: vitePreview, worker: '/inpage-sw.js' },
+  { name: 'pwa-app', port: 4649 + OFFSET, build: (dir) => run('npx', ['vite', 'build', '--logLevel', 'warn'], dir), serve: vitePreview, worker: '/sw.js' },
+  {
+    name: 'plain-app',
+    port: 4651 + OFFSET,
+    build: (dir) => run('node', ['build.mjs'], dir),
+    serve: (dir, port) => spawn('node', ['serve.mjs'], { cwd: dir, stdio: 'ignore', detached: true, env: { ...process.env, PORT: String(port) } }),
+    worker: '/sw.js',
+  },
+];
+
+const weather = {
+  type: 'function',
+  function: {
+    name: 'get_weather',
+    parameters: {
+      type: 'object',
+      properties: { city: { type: 'string', enum: ['Paris', 'Tokyo', 'Oslo'] }, unit: { type: 'string', enum: ['c', 'f'] } },
+      required: ['city', 'unit'],
+      additionalProperties: false,
+    },
+  },
+};
+
+const count = {
+  type: 'function',
+  function: {
+    name: 'count_items',
+    parameters: { type: 'object', properties: { colour: { type: 'string', enum: ['red', 'green'] }, many: { type: 'boolean' } }, required: ['colour', 'many'], additionalProperties: false },
+  },
+};
+
+interface Answer {
+  status: number;
+  text: string;
+}
+
+/** A /v1 request from the app's page, with the key the app's inpage makes (window.inpage, as each example exposes it). */
+async function v1(page: Page, path: string, body?: Record<string, unknown>): Promise<Answer> {
+  return page.evaluate(
+    async ({ path, body }) => {
+      const inpage = (window as unknown as { inpage: { baseURL: string; key(name: string): Promise<string> } }).inpage;
+      const res = await fetch(`${inpage.baseURL}${path}`, {
+        method: body ? 'POST' : 'GET',
+        headers: { authorization: `Bearer ${await inpage.key('package-test')}`, 'content-type': 'application/json' },
+        body: body && JSON.stringify(body),
+      });
+      return { status: res.status, text: await res.text() };
+    },
+    { path, body },
+  );
+}
+
+/** The JSON of an answer that must be a 200 (the error body in the failure message otherwise). */
+function json<T>(answer: Answer, what: string): T {
+  assert.equal(answer.status, 200, `${what}: ${answer.text}`);
+  return JSON.parse(answer.text) as T;
+}
+
+interface Completion {
+  object: string;
+  model: string;
+  choices: { message: { role: string; content: string | null; tool_calls?: { type: string; function: { name: string; arguments: string } }[] }; finish_reason: string }[];
+  usage: { prompt_tokens: number; completion_tokens: number };
+}
+
+/** A plain answer: the synthesized model's free text, from the engine (not an error), with its usage. */
+async function expectJsonAnswer(page: Page, what: string): Promise<void> {
+  const completion = json<Completion>(await v1(page, '/chat/completions', { model: MODEL, messages: [{ role: 'user', content: 'Hello' }], max_tokens: 8, seed: 1 }), what);
+  assert.equal(completion.object, 'chat.completion', what);
+  assert.equal(completion.model, MODEL, what);
+  const choice = completion.choices[0]!;
+  assert.equal(choice.message.role, 'assistant', what);
+  assert.match(choice.message.content ?? '', /^[\x20-\x7e]+$/, `${what}: ${JSON.stringify(choice.message)}`);
+  assert.ok(['stop', 'length'].includes(choice.finish_reason), `${what}: ${choice.finish_reason}`);
+  assert.ok(completion.usage.prompt_tokens > 0 && completion.usage.completion_tokens > 0 && completion.usage.completion_tokens <= 8, `${what}: ${JSON.stringify(completion.usage)}`);
+}
+
+async function expectStream(page: Page, what: string): Promise<void> {
+  const answer = await v1(page, '/chat/completions', { model: MODEL, messages: [{ role: 'user', content: 'Hello' }], max_tokens: 8, seed: 2, stream: true });
+  assert.equal(answer.status, 200, `${what}: ${answer.text}`);
+  const events = answer.text
+    .split('\n\n')
+    .filter((block) => block.length > 0)
+    .map((block) => {
+      assert.ok(block.startsWith('data: '), `${what}: not an SSE event: ${block}`);
+      return block.slice('data: '.length);
+    });
+  assert.equal(events.at(-1), '[DONE]', what);
+  const chunks = events.slice(0, -1).map((e) => JSON.parse(e) as { object: string; choices: { delta: { content?: string | null }; finish_reason: string | null }[] });
+  assert.ok(chunks.every((c) => c.object === 'chat.completion.chunk'), what);
+  const text = chunks.map((c) => c.choices[0]?.delta.content ?? '').join('');
+  assert.match(text, /^[\x20-\x7e]+$/, `${what}: ${text}`);
+  assert.ok(['stop', 'length'].includes(chunks.find((c) => c.choices[0]?.finish_reason)?.choices[0]?.finish_reason ?? ''), what);
+}
+
+/** A call forced by naming the function: held to the tool's schema by llama.cpp's grammar. */
+async function expectToolCall(page: Page, what: string): Promise<void> {
+  // As test/browser/llamacpp-tools.prod.spec.ts asks it (the synthesized model's sampling, seeded), with room
+  // for the grammar's whitespace.
+  const body = { model: MODEL, messages: [{ role: 'user', content: 'Weather in Paris?' }], tools: [weather, count], tool_choice: { type: 'function', function: { name: 'get_weather' } }, parallel_tool_calls: false, temperature: 1, seed: 11, max_tokens: 160 };
+  const choice = json<Completion>(await v1(page, '/chat/completions', body), what).choices[0]!;
+  assert.equal(choice.finish_reason, 'tool_calls', `${what}: ${JSON.stringify(choice.message)}`);
+  assert.equal(choice.message.content, null, what);
+  assert.equal(choice.message.tool_calls?.length, 1, what);
+  const call = choice.message.tool_calls![0]!;
+  assert.equal(call.type, 'function', what);
+  assert.equal(call.function.name, 'get_weather', what);
+  const args = JSON.parse(call.function.arguments) as { city: string; unit: string };
+  assert.deepEqual(Object.keys(args).sort(), ['city', 'unit'], `${what}: ${call.function.arguments}`);
+  assert.ok(['Paris', 'Tokyo', 'Oslo'].includes(args.city) && ['c', 'f'].includes(args.unit), `${what}: ${call.function.arguments}`);
+}
+
+/** openai-app's own form: the openai SDK's answer, and llama.cpp's wasm kept for offline use by inpage's worker. */
+async function openaiSdkAnswers(page: Page): Promise<void> {
+  assert.equal(await page.locator('#models').textContent(), `${MODEL} (not_downloaded)`);
+  await page.fill('#question', 'Hello');
+  await page.click('#ask button');
+  await page.waitForFunction(() => /^(Done\.|Failed)/.test(document.querySelector('#status')?.textContent ?? ''), null, { timeout: 120_000 });
+  assert.equal(await page.locator('#status').textContent(), 'Done.');
+  assert.match((await page.locator('#answer').textContent()) ?? '', /^[\x20-\x7e]+$/);
+  const kept = await page.evaluate(async () => (await (await caches.open('inpage-llamacpp-wasm')).keys()).map((r) => new URL(r.url).pathname));
+  assert.equal(kept.length, 1);
+  assert.match(kept[0]!, /^\/inpage-wllama-[\w-]+\.wasm$/);
+}
+
+/** Opens the app and waits until it says Ready. (its inpage installed, /v1/models read). */
+async function openApp(page: Page, origin: string, heard: string[]): Promise<void> {
+  await page.goto(`${origin}/`);
+  await page
+    .waitForFunction(() => document.querySelector('#status')?.textContent === 'Ready.', null, { timeout: 60_000 })
+    .catch(async (err: unknown) => {
+      throw new Error(`the app did not start: ${await page.locator('#status').textContent()}\n${heard.join('\n')}\n${String(err)}`);
+    });
+}
+
+describe('the packed package in fresh apps', { timeout: 900_000 }, () => {
   const work = mkdtempSync(join(tmpdir(), 'inpage-package-'));
-  const app = join(work, 'app');
-  let tarball = '';
-  let preview: ChildProcess | undefined;
+  const dirs = Object.fromEntries(EXAMPLES.map((e) => [e.name, join(work, e.name)]));
+  let files: string[] = [];
+  const servers: ChildProcess[] = [];
   let browser: Browser | undefined;
 
   before(async () => {
     // What `prepack` runs, with its log apart from npm's JSON.
     execFileSync('node', ['scripts/build-pkg.mjs'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+    // `npm pack --dry-run --json` lists what `npm pack` puts in the tarball; the same listing comes with the pack.
     const packed = JSON.parse(run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], ROOT)) as { filename: string; files: { path: string }[] }[];
-    tarball = join(work, packed[0]!.filename);
-    const files = packed[0]!.files.map((f) => f.path);
-    writeFileSync(join(work, 'files.json'), JSON.stringify(files));
-    cpSync(join(ROOT, 'examples/openai-app'), app, { recursive: true });
-    // The app's own dependencies from the registry (npm's cache), inpage from the tarball.
-    run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball], app);
-    run('npx', ['vite', 'build', '--logLevel', 'warn'], app);
-    // The deployment's model: a GGUF synthesized here, served by the app's own server at /gguf.
+    const tarball = join(work, packed[0]!.filename);
+    files = packed[0]!.files.map((f) => f.path);
+    // The deployment's model: a GGUF synthesized here, served by each app's own server at /gguf.
     const model = synthesizeGguf({ seed: 7 });
-    const gguf = join(app, 'dist/gguf', ggufPath('qwen3-1.7b'));
-    mkdirSync(dirname(gguf), { recursive: true });
-    writeFileSync(gguf, model.bytes);
-    writeFileSync(join(app, 'dist/inpage.config.json'), JSON.stringify({ ggufBaseUrl: '/gguf' }));
-    preview = spawn('npx', ['vite', 'preview', '--port', String(PORT), '--strictPort'], { cwd: app, stdio: 'ignore', detached: true });
-    for (let i = 0; i < 100; i++) {
-      if (await fetch(`http://127.0.0.1:${PORT}/`).then((r) => r.ok, () => false)) break;
-      await new Promise((resolve) => setTimeout(resolve, 300));
+    // The three apps' installs side by side (mostly waiting on npm's cache), then each build.
+    await Promise.all(
+      EXAMPLES.map(async (example) => {
+        const app = dirs[example.name]!;
+        cpSync(join(ROOT, 'examples', example.name), app, { recursive: true, filter: (src) => !src.includes('node_modules') && !/[/\\]dist$/.test(src) });
+        // The app's own dependencies from the registry (npm's cache), inpage from the tarball.
+        await runAsync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball], app);
+      }),
+    );
+    for (const example of EXAMPLES) {
+      const app = dirs[example.name]!;
+      example.build(app);
+      const gguf = join(app, 'dist/gguf', ggufPath('qwen3-1.7b'));
+      mkdirSync(dirname(gguf), { recursive: true });
+      writeFileSync(gguf, model.bytes);
+      writeFileSync(join(app, 'dist/inpage.config.json'), JSON.stringify({ ggufBaseUrl: '/gguf' }));
+      servers.push(example.serve(app, example.port));
+    }
+    for (const example of EXAMPLES) {
+      for (let i = 0; i < 100; i++) {
+        if (await fetch(`http://127.0.0.1:${example.port}/`).then((r) => r.ok, () => false)) break;
+        await new Promise((resolve) => setTimeout(resolve, 300));
+      }
     }
     browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS.filter((a) => !/webgpu|swiftshader/i.test(a)) });
-  }, { timeout: 540_000 });
+  }, { timeout: 600_000 });
 
   after(async () => {
     await browser?.close();
-    if (preview?.pid) process.kill(-preview.pid);
+    for (const server of servers) if (server.pid) process.kill(-server.pid);
     rmSync(work, { recursive: true, force: true });
   });
 
-  test('the tarball holds the built library, the plugin and their types, and nothing of the tests', () => {
-    const files = JSON.parse(readFileSync(join(work, 'files.json'), 'utf8')) as string[];
+  test('the tarball (npm pack’s listing) holds the built library, the plugin and their types, and nothing of the tests', () => {
     for (const f of ['package.json', 'dist-pkg/config.schema.json', 'dist-pkg/sw.js', 'dist-pkg/lib/inpage-sw-guest.js', 'dist-pkg/lib/inpage.js', 'dist-pkg/lib/inpage-sw.js', 'dist-pkg/vite.js', 'dist-pkg/types/src/lib/inpage.d.ts', 'dist-pkg/types/src/lib/vite.d.ts']) {
       assert.ok(files.includes(f), f);
     }
     assert.ok(files.some((f) => /^dist-pkg\/lib\/inpage-wllama-[\w-]+\.wasm$/.test(f)), 'llama.cpp wasm');
-    assert.deepEqual(files.filter((f) => /^(test|src|worker|scripts)\//.test(f) || /deterministic|fixture|\.map$/.test(f)), []);
-    const installed = JSON.parse(readFileSync(join(app, 'node_modules/inpage/package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    assert.deepEqual(files.filter((f) => /^(test|src|worker|scripts|examples)\//.test(f) || /deterministic|fixture|\.map$/i.test(f)), []);
+    // No file carries the deterministic test engine (its answers start "Echo: "), whatever its name.
+    const scripts = files.filter((f) => f.startsWith('dist-pkg/') && f.endsWith('.js'));
+    assert.ok(scripts.length > 10);
+    assert.deepEqual(scripts.filter((f) => readFileSync(join(ROOT, f), 'utf8').includes('Echo: ')), []);
+    const installed = JSON.parse(readFileSync(join(dirs['openai-app']!, 'node_modules/inpage/package.json'), 'utf8')) as { dependencies: Record<string, string> };
     assert.deepEqual(Object.keys(installed.dependencies), ['workbox-build']);
   });
 
-  test('the built app carries inpage at its root, its service worker listing the app for offline use', () => {
+  test('the plugin’s build carries inpage at the app’s root, its service worker listing the app for offline use', () => {
+    const app = dirs['openai-app']!;
     const dist = readdirSync(join(app, 'dist'));
     for (const f of ['index.html', 'inpage.js', 'inpage-sw.js']) assert.ok(dist.includes(f), f);
     const sw = readFileSync(join(app, 'dist/inpage-sw.js'), 'utf8');
@@ -82,30 +262,91 @@ describe('the packed package in a fresh app', { timeout: 600_000 }, () => {
     assert.ok(bundles.every((text) => !text.includes('function installInpage') && !text.includes('inpage-sw.js')));
   });
 
-  test('the openai SDK gets a real llama.cpp answer in the app, under its service worker, cross-origin isolated', async () => {
-    const page = await browser!.newPage();
+  test('the apps with their own worker precache their pages and inpage’s scripts in it, with inpage inside', () => {
+    for (const name of ['pwa-app', 'plain-app']) {
+      const sw = readFileSync(join(dirs[name]!, 'dist/sw.js'), 'utf8');
+      assert.match(sw, /"url":"index\.html"/, name);
+      assert.match(sw, /"url":"inpage\.js"/, name);
+      assert.match(sw, /"url":"inpage-engine-worker-[\w-]+\.js"/, name);
+      // inpage/sw is bundled in (its ping answer), and Workbox's placeholder was replaced once.
+      assert.match(sw, /inpage:pong/, name);
+      assert.doesNotMatch(sw, /self\.__WB_MANIFEST/, name);
+    }
+  });
+
+  for (const example of EXAMPLES) {
+    test(`${example.name}: JSON, a stream and a tool call from llama.cpp (openai-app: through the SDK too), then a reload offline still answers`, async () => {
+      const origin = `http://127.0.0.1:${example.port}`;
+      const context: BrowserContext = await browser!.newContext();
+      const page = await context.newPage();
+      const heard: string[] = [];
+      page.on('console', (m) => heard.push(`${m.type()}: ${m.text()}`));
+      page.on('pageerror', (e) => heard.push(`pageerror: ${e.message}`));
+      await openApp(page, origin, heard);
+      // One worker, the app's (or inpage's own in openai-app), controls the page, cross-origin isolated.
+      const workers = await page.evaluate(async () => ({
+        controller: navigator.serviceWorker.controller?.scriptURL,
+        registered: (await navigator.serviceWorker.getRegistrations()).map((r) => r.active?.scriptURL),
+        isolated: crossOriginIsolated,
+      }));
+      assert.deepEqual(workers, { controller: `${origin}${example.worker}`, registered: [`${origin}${example.worker}`], isolated: true });
+      const models = json<{ data: { id: string }[] }>(await v1(page, '/models'), 'models');
+      assert.deepEqual(models.data.map((m) => m.id), [MODEL]);
+      await expectJsonAnswer(page, `${example.name} JSON`);
+      await expectStream(page, `${example.name} stream`);
+      await expectToolCall(page, `${example.name} tool call`);
+      if (example.name === 'openai-app') await openaiSdkAnswers(page);
+
+      // Offline: the page comes from its service worker's precache, and /v1 still answers from the model kept.
+      await context.setOffline(true);
+      await page.reload();
+      await openApp(page, origin, heard);
+      assert.equal(await page.evaluate(() => navigator.serviceWorker.controller?.scriptURL), `${origin}${example.worker}`);
+      await expectJsonAnswer(page, `${example.name} JSON offline`);
+      await context.close();
+    });
+  }
+
+  test('openai-app in `vite dev`: the plugin serves inpage there too, and llama.cpp answers', async () => {
+    const port = 4652 + OFFSET;
+    // The deployment's model and settings, as vite dev serves them: from the app's public folder.
+    const app = dirs['openai-app']!;
+    cpSync(join(app, 'dist/gguf'), join(app, 'public/gguf'), { recursive: true });
+    cpSync(join(app, 'dist/inpage.config.json'), join(app, 'public/inpage.config.json'));
+    const dev = spawn('npx', ['vite', '--port', String(port), '--strictPort'], { cwd: app, stdio: 'ignore', detached: true });
+    servers.push(dev);
+    const origin = `http://127.0.0.1:${port}`;
+    for (let i = 0; i < 100; i++) {
+      if (await fetch(`${origin}/`).then((r) => r.ok, () => false)) break;
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    }
+    const context = await browser!.newContext();
+    const page = await context.newPage();
     const heard: string[] = [];
     page.on('console', (m) => heard.push(`${m.type()}: ${m.text()}`));
-    page.on('pageerror', (e) => heard.push(`pageerror: ${e.message}`));
-    await page.goto(`http://127.0.0.1:${PORT}/`);
-    await page
-      .waitForFunction(() => document.querySelector('#status')?.textContent === 'Ready.', null, { timeout: 60_000 })
-      .catch(async (err: unknown) => {
-        throw new Error(`the app did not start: ${await page.locator('#status').textContent()}\n${heard.join('\n')}\n${String(err)}`);
-      });
-    assert.equal(await page.evaluate(() => navigator.serviceWorker.controller?.scriptURL), `http://127.0.0.1:${PORT}/inpage-sw.js`);
+    await openApp(page, origin, heard);
+    assert.equal(await page.evaluate(() => navigator.serviceWorker.controller?.scriptURL), `${origin}/inpage-sw.js`);
     assert.equal(await page.evaluate(() => crossOriginIsolated), true);
-    assert.equal(await page.locator('#models').textContent(), 'svc-model-5.2-short-fast (not_downloaded)');
-    await page.fill('#question', 'Hello');
-    await page.click('#ask button');
-    await page.waitForFunction(() => /^(Done\.|Failed)/.test(document.querySelector('#status')?.textContent ?? ''), null, { timeout: 120_000 });
-    assert.equal(await page.locator('#status').textContent(), 'Done.');
-    const answer = (await page.locator('#answer').textContent()) ?? '';
-    // The synthesized model's free text: printable ASCII, from the engine, not an error.
-    assert.match(answer, /^[\x20-\x7e]+$/);
-    // llama.cpp's wasm is kept for offline use by the service worker (its name as the package ships it).
-    const kept = await page.evaluate(async () => (await (await caches.open('inpage-llamacpp-wasm')).keys()).map((r) => new URL(r.url).pathname));
-    assert.equal(kept.length, 1);
-    assert.match(kept[0]!, /^\/inpage-wllama-[\w-]+\.wasm$/);
+    await expectJsonAnswer(page, 'vite dev JSON');
+    await context.close();
+  });
+
+  test('pwa-app: inpage never registers a second worker over the app’s own; it refuses with an error naming both', async () => {
+    const origin = `http://127.0.0.1:${4649 + OFFSET}`;
+    const context = await browser!.newContext();
+    const page = await context.newPage();
+    await openApp(page, origin, []);
+    const refused = await page.evaluate(async () => {
+      const setup = '/inpage.js';
+      const { installInpage } = (await import(setup)) as { installInpage(o: object): Promise<unknown> };
+      return installInpage({ models: ['svc-model-5.2-short-fast'], hostEngine: false }).then(
+        () => 'installed',
+        (err: Error) => err.message,
+      );
+    });
+    assert.match(refused, new RegExp(`already has a service worker at scope ${origin}/ \\(${origin}/sw\\.js\\); registering inpage's \\(/inpage-sw\\.js\\) there would replace it`));
+    const registered = await page.evaluate(async () => (await navigator.serviceWorker.getRegistrations()).map((r) => [r.active?.scriptURL, r.installing, r.waiting]));
+    assert.deepEqual(registered, [[`${origin}/sw.js`, null, null]]);
+    await context.close();
   });
 });

@@ -30,12 +30,23 @@ export async function deploymentConfig(origin: string): Promise<InpageConfig> {
 }
 
 /**
+ * The script as the precache holds it. inpage's own precache knows it by URL; as a guest (inpage/sw bundled
+ * into an app's worker) that precache is the app's, kept by the app's copy of Workbox, which this module's copy
+ * does not see: the script is then looked up in every cache, ignoring Workbox's `__WB_REVISION__` parameter, so
+ * the engine worker still starts offline.
+ */
+async function precached(request: Request): Promise<Response | undefined> {
+  const path = new URL(request.url).pathname;
+  return (await matchPrecache(path)) ?? (await caches.match(new URL(path, request.url).href, { ignoreSearch: true }));
+}
+
+/**
  * A worker script of the origin (the engine worker), from the precache or the network, with the engine's policy
  * and the isolation headers (an isolated page's worker must send COEP itself, src/isolation.ts).
  */
 export async function serveWorkerScript(request: Request, origin: string): Promise<Response> {
   const [script, config] = await Promise.all([
-    matchPrecache(new URL(request.url).pathname).then((cached) => cached ?? fetch(request)),
+    precached(request).then((cached) => cached ?? fetch(request)),
     deploymentConfig(origin),
   ]);
   const headers = new Headers(script.headers);

@@ -23,15 +23,15 @@ import { isolated } from '../../src/isolation';
 import { setActiveCatalog } from '../../src/catalog';
 import { PONG, isClaimRequest, isPing, isPortOffer, offerCatalog, offerLock, offerLockPending, offerProvider } from '../../src/page/port-messages';
 
-declare const self: ServiceWorkerGlobalScope & {
-  /** The app shell, listed here at build time (src/lib/precache.ts); absent in unbundled runs. */
-  __WB_MANIFEST?: (string | PrecacheEntry)[];
-};
+declare const self: ServiceWorkerGlobalScope;
 
-export interface StartOptions {
-  /** In an app's own service worker: inpage's requests only; install, activation and precache are the app's. */
-  guest: boolean;
-}
+/**
+ * On its own, with the app shell to precache (the list Workbox writes where worker/sw.ts says
+ * `self.__WB_MANIFEST`; only that entry names it, so an app's worker that bundles inpage/sw has its own one
+ * placeholder); or as a guest in an app's own service worker: inpage's requests only, while install, activation
+ * and precache are the app's.
+ */
+export type StartOptions = { guest: false; precache: (string | PrecacheEntry)[] } | { guest: true };
 
 function isDocumentOrWorker(request: Request): boolean {
   return request.mode === 'navigate' || ['document', 'iframe', 'worker', 'sharedworker'].includes(request.destination);
@@ -48,7 +48,8 @@ function isEngineWorkerScript(request: Request, url: URL, guest: boolean): boole
 }
 
 /** Starts inpage in this service worker: once, as its script is evaluated (the listeners are added here). */
-export function startInpage({ guest }: StartOptions): void {
+export function startInpage(options: StartOptions): void {
+  const { guest } = options;
   /** A Web Lock this instance holds for its whole life: engines watch it to learn that it was stopped. */
   const lifeLock = (async () => {
     const locks = self.navigator.locks;
@@ -124,12 +125,12 @@ export function startInpage({ guest }: StartOptions): void {
     );
   });
 
-  if (!guest) {
+  if (!options.guest) {
     // Workbox's own fetch listener comes second, so /v1 above is never answered from a cache.
     // Every query parameter is ignored when matching (`/?engine=off` is the page `/`, i.e. /index.html).
     // The app's pages and workers it serves are cross-origin isolated (src/isolation.ts), so llama.cpp gets threads.
     addPlugins([{ handlerWillRespond: async ({ request, response }) => (isDocumentOrWorker(request) ? isolated(response) : response) }]);
-    precacheAndRoute(self.__WB_MANIFEST ?? [], { ignoreURLParametersMatching: [/.*/] });
+    precacheAndRoute(options.precache, { ignoreURLParametersMatching: [/.*/] });
     cleanupOutdatedCaches();
   }
   // The deployment's settings (the model source among them) are read fresh when online, and kept for offline.

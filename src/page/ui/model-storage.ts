@@ -103,7 +103,7 @@ function ImportPanel() {
     setReport(null);
     setError(null);
     try {
-      setReport(await api.models.importFiles(Array.from(files), setProgress));
+      setReport(await api.modelFiles.importFiles(Array.from(files), setProgress));
     } catch (err) {
       setError(errorText(err));
     } finally {

@@ -1,0 +1,37 @@
+// The app's build without Vite, the manual steps of inpage's docs/embedding.md:
+// 1. the app's own files (public/: plain ES modules, no bundler) into dist/;
+// 2. inpage's built files (node_modules/inpage/dist-pkg/lib/inpage*) beside them: the page imports /inpage.js;
+// 3. the app's hand-written Workbox service worker (sw.js, which imports inpage/sw first) bundled by esbuild
+//    into one classic script, dist/sw.js;
+// 4. Workbox's injectManifest lists the app and inpage's scripts in it, for offline use.
+import { cpSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { build } from 'esbuild';
+import { injectManifest } from 'workbox-build';
+
+const out = process.env.INPAGE_EXAMPLE_OUT ?? 'dist';
+rmSync(out, { recursive: true, force: true });
+mkdirSync(out, { recursive: true });
+cpSync('public', out, { recursive: true });
+
+const lib = join(dirname(createRequire(import.meta.url).resolve('inpage/package.json')), 'dist-pkg/lib');
+for (const name of readdirSync(lib)) {
+  if (name.startsWith('inpage') && statSync(join(lib, name)).isFile()) cpSync(join(lib, name), join(out, name));
+}
+
+await build({ entryPoints: ['sw.js'], bundle: true, format: 'iife', target: 'es2022', outfile: join(out, 'sw.js'), logLevel: 'warning' });
+
+const { count, size, warnings } = await injectManifest({
+  swSrc: join(out, 'sw.js'),
+  swDest: join(out, 'sw.js'),
+  globDirectory: out,
+  // The app's pages and scripts and inpage's; not llama.cpp's wasm (inpage keeps it on first use) nor inpage's
+  // own stand-alone worker (this app has its own).
+  globPatterns: ['**/*.{html,js,css,svg,png,ico}'],
+  globIgnores: ['sw.js', 'inpage-sw.js'],
+  // The engine worker carries web-llm (several MiB).
+  maximumFileSizeToCacheInBytes: 64 * 1024 * 1024,
+});
+for (const warning of warnings) console.warn(warning);
+console.log(`${out}/sw.js precaches ${count} files (${(size / 1024).toFixed(0)} KiB)`);
