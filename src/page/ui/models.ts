@@ -195,7 +195,8 @@ function ModelCard(props: { id: ModelId; status: ModelStatus | undefined; rate: 
       'header',
       null,
       h('h2', { id: `model-${id}` }, id),
-      h('span', { class: status ? `badge badge-${state}` : 'badge', 'data-testid': 'state' }, badge),
+      // Answered upstream is the accent's badge (as "cached"), not the danger colour of "Unavailable".
+      h('span', { class: upstreamServes ? 'badge badge-cached' : status ? `badge badge-${state}` : 'badge', 'data-testid': 'state' }, badge),
     ),
     card && h('p', { class: 'model-name', 'data-testid': 'model-name' }, cardTitle(card)),
     h(
