@@ -55,7 +55,12 @@ function embed(config: InpageConfig): Promise<Embedded> {
       if (event.source !== frame.contentWindow || event.origin !== url.origin) return;
       const type = messageType(event.data);
       if (type === OFFER && event.ports.length === 2) done({ ok: true, frame, engine: event.ports[0]!, control: event.ports[1]! });
-      else if (type === WAITING) frame.style.visibility = 'visible';
+      else if (type === WAITING) {
+        // As tall as the frame's question says it is (its list of models), within the window.
+        const height = Number((event.data as { height?: unknown }).height);
+        if (Number.isFinite(height) && height > 0) frame.style.height = `${Math.min(Math.ceil(height) + 2, innerHeight - 32)}px`;
+        frame.style.visibility = 'visible';
+      }
       else if (type === REFUSED) done({ ok: false, why: `the model provider ${url.origin} refused: ${String((event.data as { why?: unknown }).why)}` });
     };
     window.addEventListener('message', onMessage);

@@ -1,8 +1,10 @@
 // The provider's own page (provider.html at top level): the sites the person let use this browser's models, and
-// a way to revoke each. Revoking takes effect on the site's next request (the frame checks every one).
+// a way to revoke each or change the models it may run. A change takes effect on the site's next request (the
+// frame checks every one).
 import type { ConsentStore } from './consent';
 
-export async function showConsents(main: HTMLElement, store: ConsentStore): Promise<void> {
+/** `ids`: the models this provider keeps (the choices per site). */
+export async function showConsents(main: HTMLElement, store: ConsentStore, ids: string[]): Promise<void> {
   const consents = (await store.list()).sort((a, b) => a.origin.localeCompare(b.origin));
   const title = document.createElement('h1');
   title.textContent = 'Sites that use this browser\'s models';
@@ -22,7 +24,28 @@ export async function showConsents(main: HTMLElement, store: ConsentStore): Prom
     row.dataset.origin = consent.origin;
     row.insertCell().textContent = consent.origin;
     row.insertCell().textContent = consent.state;
-    row.insertCell().textContent = consent.models ? consent.models.join(', ') : 'all models';
+    const models = row.insertCell();
+    models.className = 'models';
+    if (consent.state !== 'granted') models.textContent = consent.models ? consent.models.join(', ') : 'all models';
+    else {
+      // One checkbox per model; every one ticked is stored as "all models" (later ones too).
+      const boxes = ids.map((id) => {
+        const label = document.createElement('label');
+        const box = document.createElement('input');
+        box.type = 'checkbox';
+        box.value = id;
+        box.checked = consent.models === null || consent.models.includes(id);
+        label.append(box, ` ${id}`);
+        models.append(label, ' ');
+        return box;
+      });
+      models.addEventListener('change', async () => {
+        const ticked = boxes.filter((b) => b.checked).map((b) => b.value);
+        if (ticked.length === 0) await store.set(consent.origin, 'revoked', consent.models);
+        else await store.set(consent.origin, 'granted', ticked.length === ids.length ? null : ticked);
+        await showConsents(main, store, ids);
+      });
+    }
     const action = row.insertCell();
     if (consent.state === 'granted') {
       const revoke = document.createElement('button');
@@ -31,7 +54,7 @@ export async function showConsents(main: HTMLElement, store: ConsentStore): Prom
       revoke.textContent = 'Revoke';
       revoke.addEventListener('click', async () => {
         await store.set(consent.origin, 'revoked', consent.models);
-        await showConsents(main, store);
+        await showConsents(main, store, ids);
       });
       action.append(revoke);
     }

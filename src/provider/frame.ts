@@ -5,7 +5,8 @@
 //   a hosting tab's. Every request that crosses it is checked against the consent list (relay.ts).
 // - At top level: the provider's own page, where the person sees the sites and revokes them.
 import * as Comlink from 'comlink';
-import { DEFAULT_CONFIG, fetchDeploymentConfig, mergeConfig } from '../config';
+import { DEFAULT_CONFIG, fetchDeploymentConfig, mergeConfig, type InpageConfig } from '../config';
+import { buildCatalog } from '../model-config';
 import type { EngineControl } from '../engine-control';
 import { ConsentStore, refusal, type Consent } from './consent';
 import { HELLO, OFFER, REFUSED, WAITING, messageType, type ControlMessage, type ControlReply, type FrameMessage } from './messages';
@@ -23,10 +24,38 @@ interface StorageAccessHandle {
 
 const main = document.getElementById('provider')!;
 
-function say(text: string, ...buttons: HTMLButtonElement[]): void {
+function say(text: string, ...rest: HTMLElement[]): void {
   const p = document.createElement('p');
   p.textContent = text;
-  main.replaceChildren(p, ...buttons);
+  main.replaceChildren(p, ...rest);
+}
+
+/** The provider's deployment: its config, and the ids whose models it keeps (an upstream-only id has none). */
+async function deployment(origin: string): Promise<{ config: InpageConfig; ids: string[] }> {
+  const config = mergeConfig({ ...DEFAULT_CONFIG }, await fetchDeploymentConfig(origin));
+  return { config, ids: buildCatalog(config.models).variants.filter((v) => v.engine !== 'upstream').map((v) => v.id) };
+}
+
+/** One checkbox per model id, all ticked; `onChange` hears the ticked ids. */
+function modelChoices(ids: string[], onChange: (ticked: string[]) => void): { element: HTMLFieldSetElement; ticked: () => string[] } {
+  const fieldset = document.createElement('fieldset');
+  fieldset.id = 'models';
+  const legend = document.createElement('legend');
+  legend.textContent = 'Models it may run';
+  fieldset.append(legend);
+  const boxes = ids.map((id) => {
+    const label = document.createElement('label');
+    const box = document.createElement('input');
+    box.type = 'checkbox';
+    box.value = id;
+    box.checked = true;
+    label.append(box, ` ${id}`);
+    fieldset.append(label);
+    return box;
+  });
+  const ticked = () => boxes.filter((b) => b.checked).map((b) => b.value);
+  fieldset.addEventListener('change', () => onChange(ticked()));
+  return { element: fieldset, ticked };
 }
 
 function button(id: string, text: string, onClick: () => void): HTMLButtonElement {
@@ -64,6 +93,7 @@ class Frame {
   private handle: StorageAccessHandle | null = null;
   private engine: Comlink.Remote<EngineControl> | null = null;
   private readonly provider = location.origin;
+  private deployment: { config: InpageConfig; ids: string[] } | null = null;
 
   constructor(private readonly consumer: string) {}
 
@@ -81,6 +111,7 @@ class Frame {
   }
 
   async start(): Promise<void> {
+    this.deployment = await deployment(this.provider);
     if (await permissionGranted()) {
       const got = await askBrowser();
       if ('handle' in got) this.handle = got.handle;
@@ -95,21 +126,29 @@ class Frame {
 
   /** The person's click is both the gesture the browser needs and the consent the provider records. */
   private ask(): void {
+    const ids = this.deployment!.ids;
+    const allow = button('allow', 'Use the models this browser already has', () => {
+      const ticked = choices.ticked();
+      // Every model ticked: every model the provider offers, later ones too.
+      void this.allow(ticked.length === ids.length ? null : ticked);
+    });
+    const choices = modelChoices(ids, (ticked) => (allow.disabled = ticked.length === 0));
     say(
       `Let ${this.consumer} use the AI models this browser already has (kept by ${this.provider})? It can run them, nothing else.`,
-      button('allow', 'Use the models this browser already has', () => void this.allow()),
+      choices.element,
+      allow,
       button('refuse', 'Not for this site', () => void this.refuseSite()),
     );
-    this.post({ type: WAITING, why: `the model provider ${this.provider} waits for a click in its frame to let this site use its models` });
+    this.post({ type: WAITING, why: `the model provider ${this.provider} waits for a click in its frame to let this site use its models`, height: document.documentElement.scrollHeight });
   }
 
-  private async allow(): Promise<void> {
+  private async allow(models: string[] | null): Promise<void> {
     if (!this.handle) {
       const got = await askBrowser();
       if ('why' in got) return this.refuse(got.why);
       this.handle = got.handle;
     }
-    await this.consents.set(this.consumer, 'granted');
+    await this.consents.set(this.consumer, 'granted', models);
     await this.connect();
   }
 
@@ -118,9 +157,10 @@ class Frame {
     this.refuse('the person said no in the provider\'s frame');
   }
 
-  private async check(model?: string): Promise<string | null> {
-    return refusal(await this.consents.get(this.consumer), model);
-  }
+  private readonly check = {
+    refusal: async (model?: string) => refusal(await this.consents.get(this.consumer), model),
+    models: async () => (await this.consents.get(this.consumer))?.models ?? null,
+  };
 
   private async connect(): Promise<void> {
     say(`${this.consumer} uses the models this browser has.`);
@@ -135,7 +175,7 @@ class Frame {
     await Promise.race([
       (async () => {
         await engine.useStorage(await handle.getDirectory());
-        await engine.init(mergeConfig({ ...DEFAULT_CONFIG }, await fetchDeploymentConfig(this.provider)));
+        await engine.init(this.deployment!.config);
       })(),
       failed,
     ]);
@@ -154,7 +194,7 @@ class Frame {
   private serve(consumer: MessagePort, control: MessagePort): void {
     const toEngine = new MessageChannel();
     void this.engine!.connect(Comlink.transfer(toEngine.port1, [toEngine.port1]));
-    relay(consumer, toEngine.port2, this.provider, (model) => this.check(model), (why) => {
+    relay(consumer, toEngine.port2, this.provider, this.check, (why) => {
       say(`${this.consumer} no longer uses this browser's models: ${why}.`);
       control.postMessage({ type: REFUSED, why } satisfies ControlReply);
     });
@@ -162,7 +202,7 @@ class Frame {
 }
 
 if (window.top === window) {
-  void showConsents(main, new ConsentStore(indexedDB));
+  void deployment(location.origin).then(({ ids }) => showConsents(main, new ConsentStore(indexedDB), ids));
 } else {
   say('Waiting for the page that embeds this frame…');
   let frame: Frame | null = null;

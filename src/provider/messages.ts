@@ -5,12 +5,15 @@
 export const HELLO = 'inpage:provider-hello';
 /** Frame → consumer page: the engine port and the control port, in that order, in `ports`. */
 export const OFFER = 'inpage:provider-offer';
-/** Frame → consumer page: the frame needs the person's click (shown by the consumer until decided). */
+/**
+ * Frame → consumer page: the frame needs the person's click (shown by the consumer until decided); `height`: the
+ * CSS pixels its question takes.
+ */
 export const WAITING = 'inpage:provider-waiting';
 /** Frame → consumer page (and on the control port): no models for this site, and why. */
 export const REFUSED = 'inpage:provider-refused';
 
-export type FrameMessage = { type: typeof OFFER } | { type: typeof WAITING; why: string } | { type: typeof REFUSED; why: string };
+export type FrameMessage = { type: typeof OFFER } | { type: typeof WAITING; why: string; height?: number } | { type: typeof REFUSED; why: string };
 
 /**
  * The control port, consumer page → frame: `ping` (answered `pong`: the frame and its engine are alive), `port`

@@ -5,8 +5,13 @@
 import type { FromEngine, ToEngine } from '../engine-protocol';
 import { ApiError } from '../protocol/errors';
 
-/** Why the site may not run `model` (any model when omitted), or null when it may. */
-export type ConsentCheck = (model?: string) => Promise<string | null>;
+/** The site's consent as the relay needs it, read afresh on every request. */
+export interface ConsentCheck {
+  /** Why the site may not run `model` (any model when omitted), or null when it may. */
+  refusal(model?: string): Promise<string | null>;
+  /** The model ids the site may run; null: every model the provider offers. */
+  models(): Promise<string[] | null>;
+}
 
 const ENGINE_KINDS = new Set(['generate', 'embed', 'abort', 'status']);
 
@@ -25,6 +30,8 @@ export function refusedError(provider: string, why: string): ApiError {
  */
 export function relay(consumer: MessagePort, engine: MessagePort, provider: string, check: ConsentCheck, onRefused: (why: string) => void): void {
   let queue = Promise.resolve();
+  /** Status requests on their way, by id: the models the site may see in the answer (null: all). */
+  const statusFor = new Map<string, string[] | null>();
   const reply = (message: FromEngine) => consumer.postMessage(message);
   const handle = async (data: unknown): Promise<void> => {
     const type = (data as { type?: unknown } | null)?.type;
@@ -45,7 +52,9 @@ export function relay(consumer: MessagePort, engine: MessagePort, provider: stri
     const model = message.type === 'generate' || message.type === 'embed' ? String((message.request as { model?: unknown }).model ?? '') : undefined;
     let why: string | null;
     try {
-      why = await check(model);
+      why = await check.refusal(model);
+      // A status answer lists only the models the site may run: it learns nothing of the others.
+      if (why === null && message.type === 'status') statusFor.set(message.id, await check.models());
     } catch (err) {
       why = `its consent list could not be read (${err instanceof Error ? err.message : String(err)})`;
     }
@@ -61,9 +70,17 @@ export function relay(consumer: MessagePort, engine: MessagePort, provider: stri
   };
   engine.onmessage = (event) => {
     const message = event.data as FromEngine;
-    // The engine holds no lock for this port (none is asked), so `holding` never comes; statuses pass whole: the
-    // check before a status request is the consent for any model.
+    // The engine holds no lock for this port (none is asked), so `holding` never comes.
     if (message.type === 'holding') return;
+    if (message.type === 'error') statusFor.delete(message.id);
+    if (message.type === 'status') {
+      const allowed = statusFor.get(message.id);
+      statusFor.delete(message.id);
+      if (allowed) {
+        consumer.postMessage({ ...message, models: message.models.filter((m) => allowed.includes(m.id)) });
+        return;
+      }
+    }
     consumer.postMessage(message);
   };
   consumer.start();

@@ -4,6 +4,7 @@
 // synthesized here (scripts/gguf/synthesize.ts) is served by each site and counted. `npm run test:shared`.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Frame, Page } from 'puppeteer-core';
 import { synthesizeGguf } from '../../scripts/gguf/synthesize';
@@ -14,6 +15,8 @@ import { serveSharedSites, type SharedSites } from './server';
 
 const MODEL = 'svc-model-5.2-short';
 const WAIT_MS = 60_000;
+/** Screenshots of what the person sees (the frame's question, the provider's page), to look at. */
+const SCREENS = 'test-results/shared';
 let sites: SharedSites;
 let browser: Awaited<ReturnType<typeof launch>>;
 
@@ -233,4 +236,71 @@ test('a site never asked and a site the browser refused get nothing; each falls 
   await provider.waitForSelector('#sites, #no-sites');
   const listed = await provider.evaluate(() => [...document.querySelectorAll('tr')].map((r) => [r.dataset.origin, r.cells[1]!.textContent]));
   assert.deepEqual(listed.filter(([o]) => o === origins.consumerC || o === origins.consumerD), []);
+});
+
+test("consent per model: a site allowed one model sees and runs only that one; the provider's page widens it", async () => {
+  const { origins, modelRequests } = sites;
+  const allowed = 'svc-model-5.2-short-fast';
+  // C was never asked (the test above): the frame asks, with a box per model the provider keeps, all ticked. The
+  // tab of the test above, which fell back and hosts C's own engine, goes first: one tab of a site hosts its engine.
+  for (const open of await browser.browser.pages()) if (open.url().startsWith(origins.consumerC)) await open.close();
+  const c = await openConsumer(origins.consumerC);
+  const f = await until('the question with its models', async () => {
+    const found = c.frame();
+    return found && (await evaluateWithoutGesture(found, `document.querySelectorAll('#models input').length > 0`)) ? found : null;
+  });
+  const boxes = (await evaluateWithoutGesture(f, `[...document.querySelectorAll('#models input')].map((b) => b.value + (b.checked ? ' on' : ' off')).join(',')`)) as string;
+  assert.deepEqual(boxes.split(','), ['svc-model-5.2', 'svc-model-5.2-fast', 'svc-model-5.2-short', 'svc-model-5.2-short-fast', 'svc-vision', 'svc-embed'].map((id) => `${id} on`));
+  // The person leaves one model ticked (no gesture needed to untick), looks, and allows.
+  await evaluateWithoutGesture(f, `for (const b of document.querySelectorAll('#models input')) { b.checked = b.value === ${JSON.stringify(allowed)}; b.dispatchEvent(new Event('change', { bubbles: true })); }`);
+  // The frame is as tall as its question: the boxes and both buttons show.
+  const needed = Number(await evaluateWithoutGesture(f, 'document.documentElement.scrollHeight'));
+  const shown = await c.page.evaluate(() => document.getElementById('inpage-provider-frame')!.getBoundingClientRect().height);
+  assert.ok(shown >= needed, `the frame is ${shown} px tall, its question ${needed} px`);
+  await mkdir(SCREENS, { recursive: true });
+  await c.page.screenshot({ path: join(SCREENS, 'consent-question-one-model.png') });
+  await clickInFrame(c.page, c.frame, '#allow');
+  const keyC = await ready(c.page);
+  const served = await until('the provider serving C', async () => {
+    const e = await c.page.evaluate(async (key, model) => (await (await fetch(`/v1/models/${model}`, { headers: { authorization: `Bearer ${key}` } })).json()), keyC, allowed);
+    return e.provider?.serving === true ? e : null;
+  });
+  assert.notEqual(served.state, 'unavailable');
+  // The model it was not allowed is not even listed as the provider's: its status never crosses the port.
+  assert.equal((await modelEntry(c.page, keyC)).state, 'unavailable');
+  const answer = await c.page.evaluate(async (key, model) => {
+    const res = await fetch('/v1/chat/completions', { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model, messages: [{ role: 'user', content: 'Hello' }], max_tokens: 8, temperature: 0 }) });
+    return { status: res.status, body: await res.json() };
+  }, keyC, allowed);
+  assert.equal(answer.status, 200, JSON.stringify(answer.body));
+  assert.equal(typeof answer.body.choices[0].message.content, 'string');
+  assert.equal(modelRequests.consumerC, 0, 'the provider served it from the files it keeps');
+  // The model C may not run: refused, naming it, before it reaches the provider's engine.
+  const refused = await chat(c.page, keyC);
+  assert.equal(refused.status, 503);
+  assert.equal(refused.body.error.code, 'engine_unavailable');
+  assert.match(refused.body.error.message, /this site may not use the model 'svc-model-5\.2-short' of the provider/);
+
+  // On the provider's page the person ticks the other model too.
+  const provider = await browser.browser.newPage();
+  await provider.goto(`${origins.provider}/provider.html`);
+  const row = `tr[data-origin="${origins.consumerC}"]`;
+  await provider.waitForSelector(`${row} input[value="${MODEL}"]`);
+  const ticked = () => provider.evaluate((r) => [...document.querySelectorAll<HTMLInputElement>(`${r} input:checked`)].map((b) => b.value), row);
+  assert.deepEqual(await ticked(), [allowed]);
+  await provider.click(`${row} input[value="${MODEL}"]`);
+  await provider.waitForFunction((r, m) => document.querySelector<HTMLInputElement>(`${r} input[value="${m}"]`)?.checked === true, {}, row, MODEL);
+  assert.deepEqual(await ticked(), [MODEL, allowed]);
+  await provider.screenshot({ path: join(SCREENS, 'provider-page-models.png') });
+  await provider.close();
+  // C's page had fallen back (the refusal); a reload asks the provider again, which now runs that model for C too.
+  await c.page.reload();
+  const again = await until('the provider serving C again', async () => {
+    const e = await modelEntry(c.page, keyC);
+    return e.provider?.serving === true && e.state !== 'unavailable' ? e : null;
+  });
+  assert.equal(again.provider.origin, origins.provider);
+  const now = await chat(c.page, keyC);
+  assert.equal(now.status, 200, JSON.stringify(now.body));
+  assert.equal(modelRequests.consumerC, 0, "C's own copy was never fetched");
 });
