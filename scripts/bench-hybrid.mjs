@@ -5,12 +5,16 @@
 //     from the same page (target ≤ 2 ms): pairs of requests, the two paths back to back, which goes first
 //     alternating; the difference within each pair, its median per run;
 //   - streaming rate through inpage ÷ direct at 200 tokens/s (target ≥ 0.98), and the unpaced ceiling;
+//   - the floor of any service-worker design: the same pairs against a page (on base + 8) whose service worker only
+//     forwards each request to the upstream (reads the body, `fetch`es, returns the response); inpage's added time
+//     minus this floor is what inpage's own path costs;
 //   - first visit: time to the first token for a variant not yet downloaded, prefer-local against local (a fresh
 //     browser context each; the test engine's weights are pretend, 4 MiB, so the local figure is a floor).
 // Every row is taken in `runs` runs: median (range) over the runs.
 //
-// Ports: base + 7 for the upstream server; the test build is served on base (INPAGE_BENCH_PORT, 4676) as in bench.mjs.
+// Ports: base + 7 for the upstream server, base + 8 for the forwarding page; the test build is served on base (INPAGE_BENCH_PORT, 4676) as in bench.mjs.
 import { spawn, execFileSync } from 'node:child_process';
+import { createServer } from 'node:http';
 import { spliceSection } from './bench-splice.mjs';
 
 const sorted = (xs) => [...xs].sort((a, b) => a - b);
@@ -50,12 +54,84 @@ async function serve({ env, port, upstreamPort, preview }) {
 }
 
 /**
+ * A page and a service worker that only forwards `/fwd/...` to `upstream` + `...`: the least any service worker that
+ * answers a request by fetching the upstream can cost. Resolves with the server's close().
+ */
+async function serveForwarder(port, upstream) {
+  const sw = `self.addEventListener('install', () => self.skipWaiting());
+self.addEventListener('activate', (e) => e.waitUntil(self.clients.claim()));
+self.addEventListener('fetch', (e) => {
+  const url = new URL(e.request.url);
+  // /fwd/: the upstream's response as it is; /fwd-js/: its body passed through JavaScript, chunk by chunk, as any
+  // service worker that converts the answer must.
+  const js = url.pathname.startsWith('/fwd-js/');
+  if (!js && !url.pathname.startsWith('/fwd/')) return;
+  e.respondWith((async () => {
+    const body = e.request.method === 'POST' ? await e.request.text() : undefined;
+    const res = await fetch(${JSON.stringify(upstream)} + url.pathname.slice(js ? 7 : 4), { method: e.request.method, headers: e.request.headers, body });
+    if (!js) return res;
+    const copy = new TransformStream({ transform: (chunk, controller) => controller.enqueue(chunk) });
+    return new Response(res.body.pipeThrough(copy), { status: res.status, headers: res.headers });
+  })());
+});`;
+  const server = createServer((req, res) => {
+    if (req.url === '/sw.js') res.writeHead(200, { 'content-type': 'text/javascript' }).end(sw);
+    else if (req.url === '/') res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>forwarder</title>');
+    else res.writeHead(404).end();
+  });
+  await new Promise((resolve) => server.listen(port, '127.0.0.1', resolve));
+  return () => server.close();
+}
+
+/** `count` pairs of a direct fetch and one through the forwarding service worker, as the inpage pairs are taken. */
+async function forwarderPairs(browser, port, count) {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.goto(`http://127.0.0.1:${port}/`);
+  await page.evaluate(async () => {
+    await navigator.serviceWorker.register('/sw.js');
+    await navigator.serviceWorker.ready;
+    if (!navigator.serviceWorker.controller) await new Promise((r) => navigator.serviceWorker.addEventListener('controllerchange', r, { once: true }));
+  });
+  const pairs = await page.evaluate(async ({ count, port }) => {
+    async function first(url) {
+      const t0 = performance.now();
+      const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'up/svc-model-5.2-fast', messages: [{ role: 'user', content: 'hi' }], stream: true, max_tokens: 8 }) });
+      const reader = res.body.getReader();
+      const decoder = new TextDecoder();
+      let text = '';
+      let at = NaN;
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        text += decoder.decode(value, { stream: true });
+        if (Number.isNaN(at) && /"content":"[^"]/.test(text)) at = performance.now() - t0;
+      }
+      return at;
+    }
+    const paths = { forwarded: () => first('/fwd/chat/completions'), throughJs: () => first('/fwd-js/chat/completions'), direct: () => first(`http://127.0.0.1:${port - 1}/bench/openai/v1/chat/completions`) };
+    for (let i = 0; i < 3; i++) await paths.forwarded(), await paths.throughJs(), await paths.direct();
+    const out = [];
+    const orders = [['forwarded', 'throughJs', 'direct'], ['direct', 'forwarded', 'throughJs'], ['throughJs', 'direct', 'forwarded']];
+    for (let i = 0; i < count; i++) {
+      const pair = {};
+      for (const path of orders[i % 3]) pair[path] = await paths[path]();
+      out.push(pair);
+    }
+    return out;
+  }, { count, port });
+  await context.close();
+  return pairs;
+}
+
+/**
  * The hybrid measurements, `runs` times. `servePreview`: start the test build's preview here (the full bench serves
  * it already).
  */
 export async function benchHybrid({ browser, runs, quick, env, port, log, servePreview = false }) {
   const upstreamPort = port + 7;
   const stop = await serve({ env, port, upstreamPort, preview: servePreview });
+  const stopForwarder = await serveForwarder(port + 8, `http://127.0.0.1:${upstreamPort}/bench/openai/v1`);
   const origin = `http://127.0.0.1:${port}`;
   // `up` answers unpaced; `upPaced` at 200 tokens/s (one token every 5 ms), as the local streaming row is.
   const up = `http://127.0.0.1:${upstreamPort}/bench/openai/v1`;
@@ -75,7 +151,7 @@ export async function benchHybrid({ browser, runs, quick, env, port, log, serveP
   const out = [];
   for (let r = 0; r < runs; r++) {
     log(`  hybrid run ${r + 1}/${runs}: ${pairs} time-to-first-token pairs, streaming at 200 tokens/s and unpaced, first visits`);
-    const run = { pairs: [], paced: [], ceiling: [], firstVisit: { 'prefer-local': [], local: [] } };
+    const run = { pairs: [], forwarder: [], paced: [], ceiling: [], firstVisit: { 'prefer-local': [], local: [] } };
     for (const [url, into, count, max] of [
       [up, 'ttft', pairs, 8],
       [upPaced, 'paced', 3, 210],
@@ -121,6 +197,7 @@ export async function benchHybrid({ browser, runs, quick, env, port, log, serveP
       if (into === 'ttft') run.pairs = samples.map((s) => ({ inpage: s.inpage.first, direct: s.direct.first }));
       else run[into] = samples.map((s) => ({ inpage: ((s.inpage.tokens - 1) / (s.inpage.total - s.inpage.first)) * 1000, direct: ((s.direct.tokens - 1) / (s.direct.total - s.direct.first)) * 1000 }));
     }
+    run.forwarder = await forwarderPairs(browser, port + 8, pairs);
     // First visit: a fresh context (nothing downloaded), one request; prefer-local answers from the upstream.
     for (const mode of ['prefer-local', 'local']) {
       const f = await fresh(mode === 'local' ? {} : route(mode, 'svc-model-5.2-short-fast'));
@@ -139,6 +216,7 @@ export async function benchHybrid({ browser, runs, quick, env, port, log, serveP
     out.push(run);
   }
   stop();
+  stopForwarder();
   return { runs: out, pairs };
 }
 
@@ -148,6 +226,11 @@ export function hybridReport(p, data) {
   const inpage = perRun((r) => median(r.pairs.map((s) => s.inpage)));
   const direct = perRun((r) => median(r.pairs.map((s) => s.direct)));
   const added = perRun((r) => median(r.pairs.map((s) => s.inpage - s.direct)));
+  const forwarded = perRun((r) => median(r.forwarder.map((s) => s.forwarded)));
+  const forwardDirect = perRun((r) => median(r.forwarder.map((s) => s.direct)));
+  const floor = perRun((r) => median(r.forwarder.map((s) => s.forwarded - s.direct)));
+  const throughJs = perRun((r) => median(r.forwarder.map((s) => s.throughJs)));
+  const floorJs = perRun((r) => median(r.forwarder.map((s) => s.throughJs - s.direct)));
   const ratioOf = (rows) => median(rows.map((s) => s.inpage / s.direct));
   const paced = perRun((r) => ratioOf(r.paced));
   const ceiling = perRun((r) => ratioOf(r.ceiling));
@@ -157,11 +240,16 @@ export function hybridReport(p, data) {
   p('routed to it in mode `upstream`. *through inpage*: `fetch("/v1/chat/completions")` from the bench page (service');
   p('worker → engine worker → the upstream); *direct*: the same page fetching the upstream itself. Time to the first');
   p(`content token; ${data.pairs} pairs per run, the two paths back to back, which goes first alternating; the median per run of`);
-  p(`the difference within each pair. Rates: 3 pairs per run, the ratio within each pair. ${data.runs.length} runs: median (range) over the runs.`);
+  p('the difference within each pair. *The floor*: the same pairs from a page on another port whose service worker only');
+  p('forwards the request to the upstream (reads the body, `fetch`es, returns the response): what any service-worker');
+  p('design costs at the least; *the floor of a converter*: the same worker passing the body through a JavaScript');
+  p(`TransformStream (inpage rewrites every answer, so it pays this at least). Rates: 3 pairs per run, the ratio within each pair. ${data.runs.length} runs: median (range) over the runs.`);
   p();
-  p('| row | through inpage | direct fetch | inpage − direct, or ÷ |');
+  p('| row | through the service worker | direct fetch | through − direct, or ÷ |');
   p('|---|---|---|---|');
   p(`| time to the first token | ${spread(inpage, msf)} | ${spread(direct, msf)} | ${spread(added, msf)} added |`);
+  p(`| time to the first token, the floor: a service worker that only forwards | ${spread(forwarded, msf)} | ${spread(forwardDirect, msf)} | ${spread(floor, msf)} added |`);
+  p(`| time to the first token, the floor of a converter: the same, the body passed through JavaScript | ${spread(throughJs, msf)} | ${spread(forwardDirect, msf)} | ${spread(floorJs, msf)} added |`);
   p(`| streaming rate at 200 tokens/s ("count 200") | ${spread(perRun((r) => median(r.paced.map((s) => s.inpage))), rate)} | ${spread(perRun((r) => median(r.paced.map((s) => s.direct))), rate)} | ${spread(paced, (x) => `${x.toFixed(3)}×`)} |`);
   p(`| streaming ceiling, unpaced ("count 2000") | ${spread(perRun((r) => median(r.ceiling.map((s) => s.inpage))), rate)} | ${spread(perRun((r) => median(r.ceiling.map((s) => s.direct))), rate)} | ${spread(ceiling, (x) => `${x.toFixed(3)}×`)} |`);
   p();
@@ -171,7 +259,7 @@ export function hybridReport(p, data) {
   p('answers from the upstream in the time above.');
   p();
   return [
-    ['hybrid: added time to the first token through inpage to an upstream ≤ 2 ms', `${msf(median(added))} (median of runs)`, median(added) <= 2],
+    ['hybrid: added time to the first token through inpage to an upstream ≤ 2 ms', `${msf(median(added))} (median of runs; a forwarding service worker alone adds ${msf(median(floor))}, one passing the body through JavaScript ${msf(median(floorJs))})`, median(added) <= 2],
     ['hybrid: streaming through inpage ≥ 0.98× direct at 200 tokens/s', `${median(paced).toFixed(3)}×`, median(paced) >= 0.98],
   ];
 }

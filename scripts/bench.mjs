@@ -9,7 +9,7 @@
 //     [--llama-size 30m|300m|1b] [--llama-type q4_k|q8_0|q4_0|f16] [--llama-pairs N] [--llama-threads 1|2]
 //
 // The llama.cpp rows (production engine on the CPU, a synthesized ~30M-parameter model) are scripts/bench-llama.mjs,
-// the hybrid rows (an upstream server, on port base + 7) scripts/bench-hybrid.mjs; `--only llama` or `--only hybrid`
+// the hybrid rows (an upstream server on port base + 7, a forwarding page on base + 8) scripts/bench-hybrid.mjs; `--only llama` or `--only hybrid`
 // runs them alone and splices them into FILE. The package's weight (its tarball, and what an app's page loads before
 // it can call /v1) is scripts/bench-weight.mjs, `--only weight`, on port base + 5.
 //
