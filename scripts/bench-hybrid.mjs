@@ -54,6 +54,28 @@ async function serve({ env, port, upstreamPort, preview }) {
 }
 
 /**
+ * Defines `window.benchStream(path, headers, model, content, max)` in a page: one streamed chat request; ms to the
+ * first content token, to the end, and the content tokens. Both kinds of pages measure with it.
+ */
+function defineStream() {
+  window.benchStream = async (path, headers, model, content, max) => {
+    const t0 = performance.now();
+    const res = await fetch(path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ model, messages: [{ role: 'user', content }], stream: true, max_tokens: max }) });
+    const reader = res.body.getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    let first = NaN;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+      if (Number.isNaN(first) && /"content":"[^"]/.test(text)) first = performance.now() - t0;
+    }
+    return { first, total: performance.now() - t0, tokens: (text.match(/"content":"[^"]/g) ?? []).length };
+  };
+}
+
+/**
  * A page and a service worker that only forwards `/fwd/...` to `upstream` + `...`: the least any service worker that
  * answers a request by fetching the upstream can cost. Resolves with the server's close().
  */
@@ -93,22 +115,9 @@ async function forwarderPairs(browser, port, count) {
     await navigator.serviceWorker.ready;
     if (!navigator.serviceWorker.controller) await new Promise((r) => navigator.serviceWorker.addEventListener('controllerchange', r, { once: true }));
   });
+  await page.evaluate(defineStream);
   const pairs = await page.evaluate(async ({ count, port }) => {
-    async function first(url) {
-      const t0 = performance.now();
-      const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'up/svc-model-5.2-fast', messages: [{ role: 'user', content: 'hi' }], stream: true, max_tokens: 8 }) });
-      const reader = res.body.getReader();
-      const decoder = new TextDecoder();
-      let text = '';
-      let at = NaN;
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        text += decoder.decode(value, { stream: true });
-        if (Number.isNaN(at) && /"content":"[^"]/.test(text)) at = performance.now() - t0;
-      }
-      return at;
-    }
+    const first = async (url) => (await window.benchStream(url, {}, 'up/svc-model-5.2-fast', 'hi', 8)).first;
     const paths = { forwarded: () => first('/fwd/chat/completions'), throughJs: () => first('/fwd-js/chat/completions'), direct: () => first(`http://127.0.0.1:${port - 1}/bench/openai/v1/chat/completions`) };
     for (let i = 0; i < 3; i++) await paths.forwarded(), await paths.throughJs(), await paths.direct();
     const out = [];
@@ -158,24 +167,10 @@ export async function benchHybrid({ browser, runs, quick, env, port, log, serveP
       [up, 'ceiling', 3, 2100],
     ]) {
       const { context, page, key } = await fresh(route('upstream', 'svc-model-5.2-fast', url));
+      await page.evaluate(defineStream);
       const samples = await page.evaluate(
         async ({ key, url, count, max, into }) => {
-          /** One streamed request: ms to the first content token, to the end, and content tokens. */
-          async function stream(path, headers, model, content) {
-            const t0 = performance.now();
-            const res = await fetch(path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ model, messages: [{ role: 'user', content }], stream: true, max_tokens: max }) });
-            const reader = res.body.getReader();
-            const decoder = new TextDecoder();
-            let text = '';
-            let first = NaN;
-            for (;;) {
-              const { done, value } = await reader.read();
-              if (done) break;
-              text += decoder.decode(value, { stream: true });
-              if (Number.isNaN(first) && /"content":"[^"]/.test(text)) first = performance.now() - t0;
-            }
-            return { first, total: performance.now() - t0, tokens: (text.match(/"content":"[^"]/g) ?? []).length };
-          }
+          const stream = (path, headers, model, content) => window.benchStream(path, headers, model, content, max);
           const paths = {
             inpage: (content) => stream('/v1/chat/completions', { authorization: `Bearer ${key}` }, 'svc-model-5.2-fast', content),
             direct: (content) => stream(`${url}/chat/completions`, {}, 'up/svc-model-5.2-fast', content),
