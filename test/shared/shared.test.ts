@@ -4,6 +4,7 @@
 // synthesized here (scripts/gguf/synthesize.ts) is served by each site and counted. `npm run test:shared`.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Frame, Page } from 'puppeteer-core';
@@ -17,8 +18,11 @@ const MODEL = 'svc-model-5.2-short';
 const WAIT_MS = 60_000;
 /** Screenshots of what the person sees (the frame's question, the provider's page), to look at. */
 const SCREENS = 'test-results/shared';
+/** The OpenAI-compatible upstream (test/upstream/server.ts) site D falls back to: 4905 + INPAGE_PORT_OFFSET. */
+const UPSTREAM_PORT = 4905 + Number(process.env.INPAGE_PORT_OFFSET ?? 0);
 let sites: SharedSites;
 let browser: Awaited<ReturnType<typeof launch>>;
+let upstream: ChildProcess | undefined;
 
 before(async () => {
   const model = synthesizeGguf({ seed: 7 });
@@ -28,6 +32,19 @@ before(async () => {
   for (const role of ['consumerA', 'consumerB', 'consumerC', 'consumerD'] as const) {
     sites.configure(role, { engineChoice: 'llamacpp', ggufBaseUrl: '/gguf', engineHeartbeatMs: 0, modelProvider: origins.provider, modelProviderWaitMs: 8000 });
   }
+  // D also has an upstream for MODEL (hybrid, prefer-local): where the provider cannot serve, the upstream answers
+  // while D's own copy is not there.
+  sites.configure('consumerD', {
+    engineChoice: 'llamacpp',
+    ggufBaseUrl: '/gguf',
+    engineHeartbeatMs: 0,
+    modelProvider: origins.provider,
+    modelProviderWaitMs: 8000,
+    upstreams: { gpu: { url: `http://127.0.0.1:${UPSTREAM_PORT}/shared-d/openai/v1`, dialect: 'openai' } },
+    models: { [MODEL]: { mode: 'prefer-local', upstream: { model: `up/${MODEL}` } } },
+  });
+  upstream = spawn(process.execPath, ['--import', './test/firefox/register-ts.mjs', 'test/upstream/server.ts', String(UPSTREAM_PORT)], { stdio: ['ignore', 'ignore', 'inherit'] });
+  await until('the upstream server', async () => (await fetch(`http://127.0.0.1:${UPSTREAM_PORT}/ready/_log`)).ok);
   // The person allowed the provider under A, B and C (an answered prompt); refused it under D.
   browser = await launch(storageAccessGrants(origins.provider, [origins.consumerA, origins.consumerB, origins.consumerC], [origins.consumerD]));
 });
@@ -35,6 +52,7 @@ before(async () => {
 after(async () => {
   await browser?.close();
   await sites?.close();
+  upstream?.kill();
 });
 
 async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>): Promise<T> {
@@ -217,7 +235,7 @@ test('the provider frame closed mid-stream: the stream ends with a contract-shap
   assert.ok(!events.some((e) => e.choices?.[0]?.finish_reason), 'it did not finish: the frame went away first');
 });
 
-test('a site never asked and a site the browser refused get nothing; each falls back and says why', async () => {
+test('a site never asked and a site the browser refused get nothing; each falls back and says why; the upstream of the refused one answers', async () => {
   const { origins } = sites;
   const c = await openConsumer(origins.consumerC);
   const keyC = await ready(c.page);
@@ -230,6 +248,12 @@ test('a site never asked and a site the browser refused get nothing; each falls 
   const entryD = await modelEntry(d.page, keyD);
   assert.equal(entryD.provider.serving, false);
   assert.match(entryD.provider.why, /refused: the browser refused storage access \(NotAllowedError/);
+  // D's fallback is its own engine with its upstream: the model is not on D, so the upstream answers (prefer-local).
+  assert.equal(entryD.serving?.engine, 'upstream', JSON.stringify(entryD));
+  const answerD = await chat(d.page, keyD);
+  assert.equal(answerD.status, 200, JSON.stringify(answerD.body));
+  assert.equal(answerD.servedBy, `upstream; host=127.0.0.1:${UPSTREAM_PORT}`);
+  assert.ok(answerD.body.choices[0].message.content.length > 0, JSON.stringify(answerD.body));
   // The provider's list records neither site as allowed.
   const provider = await browser.browser.newPage();
   await provider.goto(`${origins.provider}/provider.html`);
