@@ -17,7 +17,8 @@ cpSync('public', out, { recursive: true });
 
 const lib = join(dirname(createRequire(import.meta.url).resolve('inpage/package.json')), 'dist-pkg/lib');
 for (const name of readdirSync(lib)) {
-  if (name.startsWith('inpage') && statSync(join(lib, name)).isFile()) cpSync(join(lib, name), join(out, name));
+  // Not inpage's own stand-alone worker (inpage-sw.js): this app has its own.
+  if (name.startsWith('inpage') && !name.startsWith('inpage-sw.js') && statSync(join(lib, name)).isFile()) cpSync(join(lib, name), join(out, name));
 }
 
 await build({ entryPoints: ['sw.js'], bundle: true, format: 'iife', target: 'es2022', outfile: join(out, 'sw.js'), logLevel: 'warning' });
@@ -26,10 +27,9 @@ const { count, size, warnings } = await injectManifest({
   swSrc: join(out, 'sw.js'),
   swDest: join(out, 'sw.js'),
   globDirectory: out,
-  // The app's pages and scripts and inpage's; not llama.cpp's wasm (inpage keeps it on first use) nor inpage's
-  // own stand-alone worker (this app has its own).
+  // The app's pages and scripts and inpage's; not llama.cpp's wasm (inpage keeps it on first use).
   globPatterns: ['**/*.{html,js,css,svg,png,ico}'],
-  globIgnores: ['sw.js', 'inpage-sw.js'],
+  globIgnores: ['sw.js'],
   // The engine worker carries web-llm (several MiB).
   maximumFileSizeToCacheInBytes: 64 * 1024 * 1024,
 });

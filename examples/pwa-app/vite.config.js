@@ -1,15 +1,15 @@
 // An app with its own service worker (vite-plugin-pwa, `injectManifest`): the app's worker (sw.js) precaches
 // the app's pages with Workbox and adds inpage's /v1 by importing `inpage/sw`. inpage's Vite plugin still puts
 // inpage's files (the setup module, the engine worker, llama.cpp's wasm) into the build and makes
-// `import … from 'inpage'` load them; the app registers its worker itself and calls
-// installInpage({serviceWorker: 'own'}), so no second worker ever claims the scope.
+// `import … from 'inpage'` load them, without inpage's own worker (`serviceWorker: 'own'`); the app registers its
+// worker itself and calls installInpage({serviceWorker: 'own'}), so no second worker ever claims the scope.
 import { defineConfig } from 'vite';
 import { VitePWA } from 'vite-plugin-pwa';
 import { inpage } from 'inpage/vite';
 
 export default defineConfig({
   plugins: [
-    inpage(),
+    inpage({ serviceWorker: 'own' }),
     VitePWA({
       strategies: 'injectManifest',
       srcDir: '.',
@@ -21,9 +21,9 @@ export default defineConfig({
         // A classic worker (every browser runs those): inpage/sw is bundled into it.
         rollupFormat: 'iife',
         // The app's shell and inpage's scripts; the engine worker carries web-llm (several MiB). Not llama.cpp's
-        // wasm (inpage keeps it on first use), not inpage's own stand-alone worker, not source maps.
+        // wasm (inpage keeps it on first use), not source maps.
         globPatterns: ['**/*.{html,js,css,svg,png,ico}'],
-        globIgnores: ['inpage-sw.js', '**/*.map', 'sw.js'],
+        globIgnores: ['**/*.map', 'sw.js'],
         maximumFileSizeToCacheInBytes: 64 * 1024 * 1024,
       },
     }),

@@ -30,6 +30,12 @@ export interface InpagePluginOptions {
    * embeds cross-origin frames without CORP headers may need it off; llama.cpp then runs on one thread.
    */
   isolation?: boolean;
+  /**
+   * `'inpage'` (default): the build gets inpage's own service worker, inpage-sw.js, listing the app's shell.
+   * `'own'`: the app's own service worker runs inpage (`import 'inpage/sw'`, or `importScripts('inpage-sw-guest.js')`),
+   * and the app calls `installInpage({serviceWorker: 'own'})`: inpage-sw.js is then neither served nor emitted.
+   */
+  serviceWorker?: 'inpage' | 'own';
 }
 
 /** The import specifier the plugin answers: the package's main entry. */
@@ -52,7 +58,8 @@ function libraryFiles(dir: string): string[] {
 
 export function inpage(options: InpagePluginOptions = {}): Plugin {
   const libDir = options.libDir ?? join(dirname(fileURLToPath(import.meta.url)), 'lib');
-  const files = new Set(libraryFiles(libDir));
+  const ownWorker = options.serviceWorker === 'own';
+  const files = new Set(libraryFiles(libDir).filter((name) => !(ownWorker && name.startsWith('inpage-sw.js'))));
   const isolation = options.isolation !== false;
   let base = '/';
   let config: ResolvedConfig;
@@ -106,7 +113,7 @@ export function inpage(options: InpagePluginOptions = {}): Plugin {
     },
     // The written build: inpage-sw.js again from its template, listing the app's shell and inpage's files.
     async closeBundle() {
-      if (config.command !== 'build' || config.build.ssr) return;
+      if (config.command !== 'build' || config.build.ssr || ownWorker) return;
       const outDir = resolve(config.root, config.build.outDir);
       for (const file of ['inpage-sw.js', 'inpage-sw.js.map']) {
         const template = join(libDir, 'sw-template', file);

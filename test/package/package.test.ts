@@ -9,7 +9,7 @@
 // answering); openai-app in `vite dev` too. Run by `npm test` (test:package).
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -271,6 +271,9 @@ describe('the packed package in fresh apps', { timeout: 900_000 }, () => {
       // inpage/sw is bundled in (its ping answer), and Workbox's placeholder was replaced once.
       assert.match(sw, /inpage:pong/, name);
       assert.doesNotMatch(sw, /self\.__WB_MANIFEST/, name);
+      // inpage's own stand-alone worker is not in a build whose app has its own.
+      assert.ok(!existsSync(join(dirs[name]!, 'dist/inpage-sw.js')), `${name}: no inpage-sw.js`);
+      assert.doesNotMatch(sw, /"url":"inpage-sw\.js"/, name);
     }
   });
 
