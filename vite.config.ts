@@ -32,11 +32,23 @@ const serviceWorkerPolicy = (): Plugin => ({
   },
 });
 
+/** `base` + INPAGE_BUILD_SUFFIX, refused where it would write into another build's folder (`dist` + `-pkg`). */
+function outDirFor(base: string): string {
+  const dir = base + (process.env.INPAGE_BUILD_SUFFIX ?? '');
+  if (RESERVED_OUT_DIRS.has(dir)) {
+    throw new Error(`INPAGE_BUILD_SUFFIX=${process.env.INPAGE_BUILD_SUFFIX} would build into ${dir}/, the folder of another build (the npm package's or the library's): choose another suffix.`);
+  }
+  return dir;
+}
+
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
 // `vite build --mode test` swaps the deterministic test engine in for web-llm and writes dist-test/;
 // `vite build --mode bench-llama` is the production build plus the llama.cpp benchmark page (npm run bench),
 // in dist-bench-llama/; a plain `vite build` (npm run build) never sees test/.
+/** The folders other builds own (the npm package's, scripts/build-pkg.ts; the library's, scripts/build-lib.ts): a suffix must not land a build in them. */
+const RESERVED_OUT_DIRS = new Set(['dist-pkg', 'dist-lib', 'dist-lib-test']);
+
 export default defineConfig(({ mode }) => {
   const testBuild = mode === 'test';
   const benchLlamaBuild = mode === 'bench-llama';
@@ -55,7 +67,7 @@ export default defineConfig(({ mode }) => {
     resolve: { alias },
     build: {
       // INPAGE_BUILD_SUFFIX lets parallel work trees on one machine build side by side.
-      outDir: (testBuild ? 'dist-test' : benchLlamaBuild ? 'dist-bench-llama' : 'dist') + (process.env.INPAGE_BUILD_SUFFIX ?? ''),
+      outDir: outDirFor(testBuild ? 'dist-test' : benchLlamaBuild ? 'dist-bench-llama' : 'dist'),
       target: 'es2022',
       sourcemap: true,
       rollupOptions: {
