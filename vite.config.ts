@@ -32,6 +32,12 @@ const serviceWorkerPolicy = (): Plugin => ({
   },
 });
 
+/**
+ * The folders other builds own (the npm package's, scripts/build-pkg.ts; the library's, scripts/build-lib.ts):
+ * a suffix must not land a build in them.
+ */
+const RESERVED_OUT_DIRS = new Set(['dist-pkg', 'dist-lib', 'dist-lib-test']);
+
 /** `base` + INPAGE_BUILD_SUFFIX, refused where it would write into another build's folder (`dist` + `-pkg`). */
 function outDirFor(base: string): string {
   const dir = base + (process.env.INPAGE_BUILD_SUFFIX ?? '');
@@ -46,8 +52,6 @@ const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 // `vite build --mode test` swaps the deterministic test engine in for web-llm and writes dist-test/;
 // `vite build --mode bench-llama` is the production build plus the llama.cpp benchmark page (npm run bench),
 // in dist-bench-llama/; a plain `vite build` (npm run build) never sees test/.
-/** The folders other builds own (the npm package's, scripts/build-pkg.ts; the library's, scripts/build-lib.ts): a suffix must not land a build in them. */
-const RESERVED_OUT_DIRS = new Set(['dist-pkg', 'dist-lib', 'dist-lib-test']);
 
 export default defineConfig(({ mode }) => {
   const testBuild = mode === 'test';
