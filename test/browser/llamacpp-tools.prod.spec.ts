@@ -9,6 +9,7 @@ import Ajv from 'ajv';
 import { synthesizeGguf } from '../../scripts/gguf/synthesize';
 import { chat, sseEvents } from './helpers';
 import { llamaCppDeployment, ggufPath } from './llamacpp-deployment';
+import { count, weather } from '../fixtures/tools';
 
 interface ToolCall {
   id: string;
@@ -32,26 +33,6 @@ const deployment = llamaCppDeployment({
   files: (put) => put(ggufPath('qwen3-1.7b'), synthesizeGguf({ seed: 7 }).bytes),
 });
 
-const weather = {
-  type: 'function',
-  function: {
-    name: 'get_weather',
-    description: 'The weather in a city.',
-    parameters: {
-      type: 'object',
-      properties: { city: { type: 'string', enum: ['Paris', 'Tokyo', 'Oslo'] }, unit: { type: 'string', enum: ['c', 'f'] } },
-      required: ['city', 'unit'],
-      additionalProperties: false,
-    },
-  },
-};
-const count = {
-  type: 'function',
-  function: {
-    name: 'count_items',
-    parameters: { type: 'object', properties: { colour: { type: 'string', enum: ['red', 'green'] }, many: { type: 'boolean' } }, required: ['colour', 'many'], additionalProperties: false },
-  },
-};
 const tools = [weather, count];
 const ajv = new Ajv({ strict: true });
 const validators = Object.fromEntries(tools.map((t) => [t.function.name, ajv.compile(t.function.parameters)]));

@@ -18,6 +18,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from '@playwri
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../playwright.config';
 import { synthesizeGguf } from '../../scripts/gguf/synthesize';
 import { ggufPath } from '../browser/llamacpp-host';
+import { count, weather } from '../fixtures/tools';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const OFFSET = Number(process.env.INPAGE_PORT_OFFSET ?? 0);
@@ -58,27 +59,6 @@ const EXAMPLES: Example[] = [
     worker: '/sw.js',
   },
 ];
-
-const weather = {
-  type: 'function',
-  function: {
-    name: 'get_weather',
-    parameters: {
-      type: 'object',
-      properties: { city: { type: 'string', enum: ['Paris', 'Tokyo', 'Oslo'] }, unit: { type: 'string', enum: ['c', 'f'] } },
-      required: ['city', 'unit'],
-      additionalProperties: false,
-    },
-  },
-};
-
-const count = {
-  type: 'function',
-  function: {
-    name: 'count_items',
-    parameters: { type: 'object', properties: { colour: { type: 'string', enum: ['red', 'green'] }, many: { type: 'boolean' } }, required: ['colour', 'many'], additionalProperties: false },
-  },
-};
 
 interface Answer {
   status: number;
