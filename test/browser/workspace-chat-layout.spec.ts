@@ -18,12 +18,26 @@ async function startPlayground(page: Page, path = '/'): Promise<void> {
 /** Pixels between the bottom of the screen and the end of the page. */
 const toEnd = (page: Page) => page.evaluate(() => document.documentElement.scrollHeight - (scrollY + innerHeight));
 
-/** The last turn ends above the composer's top (the composer never covers it) and on screen. */
+/**
+ * The same, as the reader sees it: after the next frame has rendered. The page follows a growing answer in the
+ * frame's ResizeObserver step, before paint; read between a change of the text and that step, the end has moved
+ * and the scroll not yet (under load frames come late, so that gap grows past the 48 px of "at the end").
+ */
+const toEndAsShown = (page: Page) =>
+  page.evaluate(() => new Promise<number>((resolve) => requestAnimationFrame(() => setTimeout(() => resolve(document.documentElement.scrollHeight - (scrollY + innerHeight)), 0))));
+
+/**
+ * The last turn ends above the composer's top (the composer never covers it) and on screen, once the page has
+ * rendered what changed last (a finished answer's last lines and footer are followed in the next frame).
+ */
 async function lastTurnUncovered(page: Page, viewportHeight: number): Promise<void> {
-  const [turn, composer] = await Promise.all([page.locator('.turn').last().boundingBox(), page.locator('form.composer').boundingBox()]);
-  expect(turn!.y + turn!.height).toBeLessThanOrEqual(composer!.y + 0.5);
-  expect(turn!.y + turn!.height).toBeGreaterThan(0);
-  expect(composer!.y + composer!.height).toBeLessThanOrEqual(viewportHeight + 0.5);
+  await expect(async () => {
+    await toEndAsShown(page);
+    const [turn, composer] = await Promise.all([page.locator('.turn').last().boundingBox(), page.locator('form.composer').boundingBox()]);
+    expect(turn!.y + turn!.height).toBeLessThanOrEqual(composer!.y + 0.5);
+    expect(turn!.y + turn!.height).toBeGreaterThan(0);
+    expect(composer!.y + composer!.height).toBeLessThanOrEqual(viewportHeight + 0.5);
+  }).toPass({ timeout: 5000 });
 }
 
 test('desktop: the page follows the streaming answer, stops when the reader scrolls up, and "Jump to latest" brings it back; the composer stays small and off the last message, also after a reload', async ({ page }) => {
@@ -39,10 +53,10 @@ test('desktop: the page follows the streaming answer, stops when the reader scro
   await expect(answer).toHaveAttribute('data-status', 'streaming');
   // Once the answer is taller than the screen, the page keeps to its end as it grows.
   await expect.poll(() => page.evaluate(() => document.documentElement.scrollHeight - innerHeight)).toBeGreaterThan(600);
-  expect(await toEnd(page)).toBeLessThanOrEqual(48);
+  expect(await toEndAsShown(page)).toBeLessThanOrEqual(48);
   const grown = await page.evaluate(() => document.documentElement.scrollHeight);
   await expect.poll(() => page.evaluate(() => document.documentElement.scrollHeight)).toBeGreaterThan(grown + 200);
-  expect(await toEnd(page)).toBeLessThanOrEqual(48);
+  expect(await toEndAsShown(page)).toBeLessThanOrEqual(48);
   await expect(page.getByRole('button', { name: 'Jump to latest' })).toHaveCount(0);
 
   // The reader scrolls up: the page stays where they are while the answer grows, and offers the way back.
@@ -58,12 +72,17 @@ test('desktop: the page follows the streaming answer, stops when the reader scro
   // Jump to latest: back at the end, following again.
   await page.getByRole('button', { name: 'Jump to latest' }).click();
   await expect(page.getByRole('button', { name: 'Jump to latest' })).toHaveCount(0);
-  expect(await toEnd(page)).toBeLessThanOrEqual(48);
+  expect(await toEndAsShown(page)).toBeLessThanOrEqual(48);
   const again = await page.evaluate(() => document.documentElement.scrollHeight);
   await expect.poll(() => page.evaluate(() => document.documentElement.scrollHeight)).toBeGreaterThan(again + 200);
-  expect(await toEnd(page)).toBeLessThanOrEqual(48);
+  expect(await toEndAsShown(page)).toBeLessThanOrEqual(48);
 
-  await page.getByRole('button', { name: 'Stop' }).click();
+  // `force`: while the page grows and follows, Playwright may find the button not yet stable and retry, scrolling
+  // it into view with another alignment each time. Its first retry, `scrollIntoView({block: 'end'})`, scrolls the
+  // page up by the composer's bottom padding (17 px, measured); when the answer has grown past the 48 px of "at the
+  // end" before that scroll is seen, it is a reader scrolling up, and the page rightly stops following (the last
+  // turn then ended under the composer: failed once in CI under load). A person's click scrolls nothing.
+  await page.getByRole('button', { name: 'Stop' }).click({ force: true });
   await expect(answer).toHaveAttribute('data-status', 'stopped');
   await lastTurnUncovered(page, DESKTOP.height);
 
@@ -100,7 +119,7 @@ test('phone: the conversation comes first; chats in a drawer, system prompt and 
   await page.getByLabel('Message').press('Enter');
   const answer = page.locator('.turn.assistant').first();
   await expect(answer).toHaveAttribute('data-status', 'done');
-  expect(await toEnd(page)).toBeLessThanOrEqual(48);
+  expect(await toEndAsShown(page)).toBeLessThanOrEqual(48);
   await lastTurnUncovered(page, PHONE.height);
 
   // The chats: a drawer over the page; opening a chat closes it.
