@@ -52,7 +52,6 @@ const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 // `vite build --mode test` swaps the deterministic test engine in for web-llm and writes dist-test/;
 // `vite build --mode bench-llama` is the production build plus the llama.cpp benchmark page (npm run bench),
 // in dist-bench-llama/; a plain `vite build` (npm run build) never sees test/.
-
 export default defineConfig(({ mode }) => {
   const testBuild = mode === 'test';
   const benchLlamaBuild = mode === 'bench-llama';

@@ -3,6 +3,20 @@
 // frame checks every one).
 import type { ConsentStore } from './consent';
 
+/** A labelled checkbox per model id, appended to `into`, ticked where `ticked(id)`; the boxes, in the order of `ids`. */
+export function modelBoxes(into: HTMLElement, ids: string[], ticked: (id: string) => boolean): HTMLInputElement[] {
+  return ids.map((id) => {
+    const label = document.createElement('label');
+    const box = document.createElement('input');
+    box.type = 'checkbox';
+    box.value = id;
+    box.checked = ticked(id);
+    label.append(box, ` ${id}`);
+    into.append(label, ' ');
+    return box;
+  });
+}
+
 /** `ids`: the models this provider keeps (the choices per site). */
 export async function showConsents(main: HTMLElement, store: ConsentStore, ids: string[]): Promise<void> {
   const consents = (await store.list()).sort((a, b) => a.origin.localeCompare(b.origin));
@@ -29,16 +43,7 @@ export async function showConsents(main: HTMLElement, store: ConsentStore, ids: 
     if (consent.state !== 'granted') models.textContent = consent.models ? consent.models.join(', ') : 'all models';
     else {
       // One checkbox per model; every one ticked is stored as "all models" (later ones too).
-      const boxes = ids.map((id) => {
-        const label = document.createElement('label');
-        const box = document.createElement('input');
-        box.type = 'checkbox';
-        box.value = id;
-        box.checked = consent.models === null || consent.models.includes(id);
-        label.append(box, ` ${id}`);
-        models.append(label, ' ');
-        return box;
-      });
+      const boxes = modelBoxes(models, ids, (id) => consent.models === null || consent.models.includes(id));
       models.addEventListener('change', async () => {
         const ticked = boxes.filter((b) => b.checked).map((b) => b.value);
         if (ticked.length === 0) await store.set(consent.origin, 'revoked', consent.models);

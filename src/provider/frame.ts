@@ -11,7 +11,7 @@ import type { EngineControl } from '../engine-control';
 import { ConsentStore, refusal, type Consent } from './consent';
 import { HELLO, OFFER, REFUSED, WAITING, messageType, type ControlMessage, type ControlReply, type FrameMessage } from './messages';
 import { relay } from './relay';
-import { showConsents } from './consent-page';
+import { modelBoxes, showConsents } from './consent-page';
 
 /** What the frame asks the browser for: the stores the engine and the consent list use; never cookies. */
 const TYPES = { indexedDB: true, caches: true, getDirectory: true, locks: true, SharedWorker: true } as const;
@@ -43,16 +43,7 @@ function modelChoices(ids: string[], onChange: (ticked: string[]) => void): { el
   const legend = document.createElement('legend');
   legend.textContent = 'Models it may run';
   fieldset.append(legend);
-  const boxes = ids.map((id) => {
-    const label = document.createElement('label');
-    const box = document.createElement('input');
-    box.type = 'checkbox';
-    box.value = id;
-    box.checked = true;
-    label.append(box, ` ${id}`);
-    fieldset.append(label);
-    return box;
-  });
+  const boxes = modelBoxes(fieldset, ids, () => true);
   const ticked = () => boxes.filter((b) => b.checked).map((b) => b.value);
   fieldset.addEventListener('change', () => onChange(ticked()));
   return { element: fieldset, ticked };
@@ -157,10 +148,6 @@ class Frame {
     this.refuse('the person said no in the provider\'s frame');
   }
 
-  private readonly check = {
-    refusal: async (model?: string) => refusal(await this.consents.get(this.consumer), model),
-    models: async () => (await this.consents.get(this.consumer))?.models ?? null,
-  };
 
   private async connect(): Promise<void> {
     say(`${this.consumer} uses the models this browser has.`);
@@ -194,7 +181,7 @@ class Frame {
   private serve(consumer: MessagePort, control: MessagePort): void {
     const toEngine = new MessageChannel();
     void this.engine!.connect(Comlink.transfer(toEngine.port1, [toEngine.port1]));
-    relay(consumer, toEngine.port2, this.provider, this.check, (why) => {
+    relay(consumer, toEngine.port2, this.provider, () => this.consents.get(this.consumer), (why) => {
       say(`${this.consumer} no longer uses this browser's models: ${why}.`);
       control.postMessage({ type: REFUSED, why } satisfies ControlReply);
     });

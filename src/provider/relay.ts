@@ -4,14 +4,10 @@
 // conversations are in stores no engine message reads, so the port cannot reach them.
 import type { FromEngine, ToEngine } from '../engine-protocol';
 import { ApiError } from '../protocol/errors';
+import { refusal, type Consent } from './consent';
 
-/** The site's consent as the relay needs it, read afresh on every request. */
-export interface ConsentCheck {
-  /** Why the site may not run `model` (any model when omitted), or null when it may. */
-  refusal(model?: string): Promise<string | null>;
-  /** The model ids the site may run; null: every model the provider offers. */
-  models(): Promise<string[] | null>;
-}
+/** The site's consent record (null: never asked), read afresh for every request. */
+export type ConsentCheck = () => Promise<Consent | null>;
 
 const ENGINE_KINDS = new Set(['generate', 'embed', 'abort', 'status']);
 
@@ -52,9 +48,10 @@ export function relay(consumer: MessagePort, engine: MessagePort, provider: stri
     const model = message.type === 'generate' || message.type === 'embed' ? String((message.request as { model?: unknown }).model ?? '') : undefined;
     let why: string | null;
     try {
-      why = await check.refusal(model);
+      const consent = await check();
+      why = refusal(consent, model);
       // A status answer lists only the models the site may run: it learns nothing of the others.
-      if (why === null && message.type === 'status') statusFor.set(message.id, await check.models());
+      if (why === null && message.type === 'status') statusFor.set(message.id, consent?.models ?? null);
     } catch (err) {
       why = `its consent list could not be read (${err instanceof Error ? err.message : String(err)})`;
     }

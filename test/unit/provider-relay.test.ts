@@ -2,7 +2,7 @@
 // checked against the site's consent, per model; a status answer lists only the models the site may run.
 import { afterEach, describe, expect, it } from 'vitest';
 import { relay, type ConsentCheck } from '../../src/provider/relay';
-import { refusal, type Consent } from '../../src/provider/consent';
+import type { Consent } from '../../src/provider/consent';
 import type { FromEngine, ModelStatus, ToEngine } from '../../src/engine-protocol';
 
 const PROVIDER = 'https://models.example';
@@ -21,7 +21,7 @@ function setup(consent: Consent | null) {
       engine.port1.postMessage({ type: 'status', id: message.id, models: ['svc-model-5.2-short', 'svc-model-5.2-short-fast', 'svc-embed'].map(status), fingerprint: 'fp' } satisfies FromEngine);
     }
   };
-  const check: ConsentCheck = { refusal: async (model) => refusal(consent, model), models: async () => consent?.models ?? null };
+  const check: ConsentCheck = async () => consent;
   relay(consumer.port2, engine.port2, PROVIDER, check, (why) => refused.push(why));
   const replies: FromEngine[] = [];
   consumer.port1.onmessage = (event) => replies.push(event.data as FromEngine);
