@@ -24,6 +24,8 @@ const BEAT_MS = 1000;
 const MISSED_BEATS = 3;
 /** How long a status asked of the provider may take. */
 const STATUS_MS = 3000;
+/** How long a refusal's answer is given to reach the service worker before the provider's ports are released. */
+const REFUSAL_SETTLE_MS = 250;
 
 type Embedded = { ok: true; frame: HTMLIFrameElement; engine: MessagePort; control: MessagePort } | { ok: false; why: string };
 
@@ -83,6 +85,7 @@ class ProviderHost implements EngineHost {
   private nextId = 0;
   private beat: ReturnType<typeof setInterval> | undefined;
   private note: ProviderNote;
+  private fallen: Promise<void> | null = null;
   readonly control: Comlink.Remote<EngineControl>;
 
   constructor(
@@ -145,7 +148,10 @@ class ProviderHost implements EngineHost {
     control.onmessage = (event) => {
       const reply = event.data as ControlReply;
       if (reply?.type === 'pong' && outstanding?.id === reply.id) outstanding = null;
-      else if (reply?.type === REFUSED) void this.fallBack(`the model provider ${this.origin} refused: ${reply.why}`);
+      // The refused request's own answer (the provider's reason) is on its way to the service worker on the engine
+      // port, a channel of its own: the ports are declared dead (their locks released) a moment later, or that
+      // request could end first with "the engine went away" (seen once in test:shared under load).
+      else if (reply?.type === REFUSED) setTimeout(() => void this.fallBack(`the model provider ${this.origin} refused: ${reply.why}`), REFUSAL_SETTLE_MS);
     };
     this.beat = setInterval(() => {
       if (outstanding) {
@@ -236,9 +242,15 @@ class ProviderHost implements EngineHost {
     });
   }
 
-  /** Gives the provider up for this page's life: its ports are released, and this site's own engine serves. */
-  async fallBack(why: string): Promise<void> {
-    if (this.local) return;
+  /**
+   * Gives the provider up for this page's life: its ports are released, and this site's own engine serves. Once:
+   * a second reason (another refusal, a missed heartbeat) while the first is under way starts no second engine.
+   */
+  fallBack(why: string): Promise<void> {
+    return (this.fallen ??= this.giveUp(why));
+  }
+
+  private async giveUp(why: string): Promise<void> {
     clearInterval(this.beat);
     this.note = { origin: this.origin, serving: false, why };
     console.warn(`inpage: this site's own engine serves: ${why}.`);
