@@ -28,6 +28,8 @@ function useArea(): AreaId {
   useEffect(() => {
     const onHash = () => setArea(areaFromHash());
     window.addEventListener('hashchange', onHash);
+    // A change between the first render and this effect (which runs after paint) fired no listener: read it now.
+    onHash();
     return () => window.removeEventListener('hashchange', onHash);
   }, []);
   return area;
