@@ -18,6 +18,11 @@ export interface EngineHost {
   readonly restarts: number;
   /** Called after each restart, once the new worker is initialised and offered to the service worker. */
   onRestart(listener: () => void): void;
+  /**
+   * Ends the engine for good: its worker stops (requests running on it end with `engine_unavailable` in the service
+   * worker) and it answers the service worker's asks no more. A consumer page going back to its model provider.
+   */
+  dispose(): void;
 }
 
 /** A restart that follows another this quickly backs off (doubling, up to MAX_BACKOFF_MS). */
@@ -40,6 +45,9 @@ class HostedEngine implements EngineHost {
   private unanswered: number | null = null;
   private backoffMs = 0;
   private restartCount = 0;
+  private beat: ReturnType<typeof setInterval> | undefined;
+  /** Aborted by dispose(): the page's listeners for the service worker's asks go with it. */
+  readonly stopped = new AbortController();
   readonly control: Comlink.Remote<EngineControl>;
 
   constructor(
@@ -125,8 +133,8 @@ class HostedEngine implements EngineHost {
   watch(): void {
     const period = this.config.engineHeartbeatMs;
     if (!(period > 0)) return;
-    setInterval(() => {
-      if (this.restarting) return;
+    this.beat = setInterval(() => {
+      if (this.restarting || this.disposed) return;
       if (this.unanswered !== null) {
         if (performance.now() - this.unanswered > MISSED_BEATS * period) void this.restart('it stopped answering');
         return;
@@ -152,12 +160,26 @@ class HostedEngine implements EngineHost {
     const mine = this.current;
     if (!navigator.locks) return;
     void whenReleased(navigator.locks, lock).then(() => {
-      if (this.current === mine && !this.restarting) void this.restart('it ended');
+      if (this.current === mine && !this.restarting && !this.disposed) void this.restart('it ended');
     });
+  }
+
+  get disposed(): boolean {
+    return this.stopped.signal.aborted;
+  }
+
+  dispose(): void {
+    if (this.disposed) return;
+    this.stopped.abort();
+    clearInterval(this.beat);
+    this.current.remote[Comlink.releaseProxy]();
+    // Its life lock is released: the service worker drops its port.
+    this.current.worker.terminate();
   }
 
   /** Replaces the worker; requests that were running on the old one fail in the service worker. */
   restart(why: string): Promise<void> {
+    if (this.disposed) return Promise.resolve();
     this.restarting ??= (async () => {
       console.warn(`inpage: restarting the engine worker: ${why}.`);
       if (this.backoffMs > 0) await new Promise((resolve) => setTimeout(resolve, this.backoffMs));
@@ -185,6 +207,7 @@ class HostedEngine implements EngineHost {
 }
 
 async function offerPort(host: HostedEngine, target: ServiceWorker): Promise<void> {
+  if (host.disposed) return;
   const channel = new MessageChannel();
   // The engine worker holds this lock while it lives (see port-messages.ts).
   const lock = `inpage-engine-port:${crypto.randomUUID()}`;
@@ -220,17 +243,28 @@ export async function hostEngine(config: InpageConfig, providerNote?: ProviderNo
     }
     void offerPort(host, to);
   };
-  sw.addEventListener('message', (event) => {
-    if (isPortRequest(event.data) && event.source instanceof ServiceWorker) answer(event.data, event.source);
-  });
+  const { signal } = host.stopped;
+  sw.addEventListener(
+    'message',
+    (event) => {
+      if (isPortRequest(event.data) && event.source instanceof ServiceWorker) answer(event.data, event.source);
+    },
+    { signal },
+  );
   if (typeof BroadcastChannel !== 'undefined') {
-    new BroadcastChannel(PORT_CHANNEL).addEventListener('message', (event) => {
+    const channel = new BroadcastChannel(PORT_CHANNEL);
+    channel.addEventListener('message', (event) => {
       if (isPortRequest(event.data) && sw.controller) answer(event.data, sw.controller);
     });
+    signal.addEventListener('abort', () => channel.close());
   }
-  sw.addEventListener('controllerchange', () => {
-    if (sw.controller) void offerPort(host, sw.controller);
-  });
+  sw.addEventListener(
+    'controllerchange',
+    () => {
+      if (sw.controller) void offerPort(host, sw.controller);
+    },
+    { signal },
+  );
   sw.startMessages();
   if (sw.controller) await offerPort(host, sw.controller);
   return host;

@@ -26,11 +26,16 @@ const MISSED_BEATS = 3;
 const STATUS_MS = 3000;
 /** How long a refusal's answer is given to reach the service worker before the provider's ports are released. */
 const REFUSAL_SETTLE_MS = 250;
+/** After a fallback, the provider is asked again each time the page is shown, at most this often. */
+const ASK_AGAIN_GAP_MS = 5000;
 
 type Embedded = { ok: true; frame: HTMLIFrameElement; engine: MessagePort; control: MessagePort } | { ok: false; why: string };
 
-/** Embeds the provider's frame and waits for its offer, its refusal, or the wait to end. */
-function embed(config: InpageConfig): Promise<Embedded> {
+/**
+ * Embeds the provider's frame and waits for its offer, its refusal, or the wait to end. `quiet`: asking again after a
+ * fallback; a frame that would need the person's click is not shown (they answered already), and counts as a no.
+ */
+function embed(config: InpageConfig, quiet = false): Promise<Embedded> {
   const url = providerFrameUrl(config.modelProvider, location.href);
   const frame = document.createElement('iframe');
   frame.id = 'inpage-provider-frame';
@@ -57,6 +62,7 @@ function embed(config: InpageConfig): Promise<Embedded> {
       if (event.source !== frame.contentWindow || event.origin !== url.origin) return;
       const type = messageType(event.data);
       if (type === OFFER && event.ports.length === 2) done({ ok: true, frame, engine: event.ports[0]!, control: event.ports[1]! });
+      else if (type === WAITING && quiet) done({ ok: false, why: `the model provider ${url.origin} would ask for a click again` });
       else if (type === WAITING) {
         // As tall as the frame's question says it is (its list of models), within the window.
         const height = Number((event.data as { height?: unknown }).height);
@@ -86,6 +92,10 @@ class ProviderHost implements EngineHost {
   private beat: ReturnType<typeof setInterval> | undefined;
   private note: ProviderNote;
   private fallen: Promise<void> | null = null;
+  private listening = false;
+  private poll: ReturnType<typeof setInterval> | undefined;
+  private asking = false;
+  private askedAt = -Infinity;
   readonly control: Comlink.Remote<EngineControl>;
 
   constructor(
@@ -139,8 +149,11 @@ class ProviderHost implements EngineHost {
     if (this.local) await this.local.control.subscribe(Comlink.proxy((models: ModelStatus[]) => listener(this.noted(models))));
   }
 
-  /** Serves through the provider: its ports, its heartbeat, its answers to the service worker's asks. */
-  serve(connection: Extract<Embedded, { ok: true }>): void {
+  /**
+   * Serves through the provider: its ports, its heartbeat, its answers to the service worker's asks. Settles once
+   * the first port is with the service worker.
+   */
+  serve(connection: Extract<Embedded, { ok: true }>): Promise<void> {
     this.connection = connection;
     this.note = { origin: this.origin, serving: true, why: `the model provider ${this.origin} serves this site from the files this browser keeps for it` };
     const { control } = connection;
@@ -164,10 +177,28 @@ class ProviderHost implements EngineHost {
     // Status polls of this page (the Models area) go on a port of their own, through the same consent check.
     this.statusPort = this.newPort();
     this.statusPort.start();
+    this.listen();
+    const sw = navigator.serviceWorker;
+    const offered = sw.controller ? this.offer(sw.controller, connection.engine) : Promise.resolve();
+    // Status polls for the subscribers (the provider pushes none).
+    this.poll = setInterval(() => {
+      if (this.local) return clearInterval(this.poll);
+      if (this.subscribers.length === 0) return;
+      this.providerStatus().then((models) => {
+        for (const listener of this.subscribers) listener(models);
+      }, () => undefined);
+    }, 2000);
+    return offered;
+  }
+
+  /** Answers the service worker's asks for a port with a new one from the provider, while it serves (once per page). */
+  private listen(): void {
+    if (this.listening) return;
+    this.listening = true;
     const sw = navigator.serviceWorker;
     const answered: string[] = [];
     const answer = (data: unknown, to: ServiceWorker) => {
-      if (this.local) return;
+      if (this.local || !this.connection) return;
       const ask = portRequestId(data);
       if (ask !== undefined) {
         if (answered.includes(ask)) return;
@@ -184,17 +215,8 @@ class ProviderHost implements EngineHost {
       });
     }
     sw.addEventListener('controllerchange', () => {
-      if (sw.controller && !this.local) void this.offer(sw.controller, this.newPort());
+      if (sw.controller && !this.local && this.connection) void this.offer(sw.controller, this.newPort());
     });
-    if (sw.controller) void this.offer(sw.controller, connection.engine);
-    // Status polls for the subscribers (the provider pushes none).
-    const poll = setInterval(() => {
-      if (this.local) return clearInterval(poll);
-      if (this.subscribers.length === 0) return;
-      this.providerStatus().then((models) => {
-        for (const listener of this.subscribers) listener(models);
-      }, () => undefined);
-    }, 2000);
   }
 
   /** A new engine port from the provider (through its frame's consent check). */
@@ -243,8 +265,9 @@ class ProviderHost implements EngineHost {
   }
 
   /**
-   * Gives the provider up for this page's life: its ports are released, and this site's own engine serves. Once:
-   * a second reason (another refusal, a missed heartbeat) while the first is under way starts no second engine.
+   * Gives the provider up: its ports are released, and this site's own engine serves. Once: a second reason (another
+   * refusal, a missed heartbeat) while the first is under way starts no second engine. Each time the page is shown
+   * again the provider is asked again, quietly (askAgain): the person may have allowed the site on its page meanwhile.
    */
   fallBack(why: string): Promise<void> {
     return (this.fallen ??= this.giveUp(why));
@@ -252,19 +275,66 @@ class ProviderHost implements EngineHost {
 
   private async giveUp(why: string): Promise<void> {
     clearInterval(this.beat);
+    clearInterval(this.poll);
     this.note = { origin: this.origin, serving: false, why };
     console.warn(`inpage: this site's own engine serves: ${why}.`);
     const placeholder = hostEngine(this.config, this.note);
     // Released locks tell the service worker that the provider's ports are dead; running requests end with an error.
     for (const release of this.releases.splice(0)) release();
     this.connection?.frame.remove();
+    this.connection = null;
     this.statusPort?.close();
+    this.statusPort = null;
     this.local = await placeholder;
+    document.addEventListener('visibilitychange', this.onShown);
     for (const listener of this.subscribers) void this.local.control.subscribe(Comlink.proxy((models: ModelStatus[]) => listener(this.noted(models))));
     for (const listener of this.restartListeners) {
       this.local.onRestart(listener);
       listener();
     }
+  }
+
+  private readonly onShown = () => {
+    if (document.visibilityState === 'visible') void this.askAgain();
+  };
+
+  /** After a fallback: embeds the provider's frame again, without showing it; if it offers now, it serves again. */
+  private async askAgain(): Promise<void> {
+    if (!this.local || this.asking || performance.now() - this.askedAt < ASK_AGAIN_GAP_MS) return;
+    this.asking = true;
+    this.askedAt = performance.now();
+    try {
+      const embedded = await embed(this.config, true);
+      if (embedded.ok && this.local) await this.comeBack(embedded);
+      else if (embedded.ok) embedded.frame.remove();
+    } finally {
+      this.asking = false;
+    }
+  }
+
+  /**
+   * The provider serves again: its port goes to the service worker, then this site's own engine ends (a request
+   * running there ends with `engine_unavailable`).
+   */
+  private async comeBack(connection: Extract<Embedded, { ok: true }>): Promise<void> {
+    const local = this.local!;
+    document.removeEventListener('visibilitychange', this.onShown);
+    this.local = null;
+    this.fallen = null;
+    console.info(`inpage: the model provider ${this.origin} serves this site again.`);
+    await this.serve(connection);
+    local.dispose();
+    for (const listener of this.restartListeners) listener();
+  }
+
+  dispose(): void {
+    clearInterval(this.beat);
+    clearInterval(this.poll);
+    document.removeEventListener('visibilitychange', this.onShown);
+    for (const release of this.releases.splice(0)) release();
+    this.connection?.frame.remove();
+    this.connection = null;
+    this.local?.dispose();
   }
 }
 
@@ -274,7 +344,7 @@ export async function hostEngineFor(config: InpageConfig): Promise<EngineHost> {
   const origin = providerFrameUrl(config.modelProvider, location.href).origin;
   const host = new ProviderHost(config, origin);
   const embedded = await embed(config);
-  if (embedded.ok) host.serve(embedded);
+  if (embedded.ok) void host.serve(embedded);
   else await host.fallBack(embedded.why);
   return host;
 }

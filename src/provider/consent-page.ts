@@ -1,5 +1,5 @@
 // The provider's own page (provider.html at top level): the sites the person let use this browser's models, and
-// a way to revoke each or change the models it may run. A change takes effect on the site's next request (the
+// a way to revoke each, allow it again, or change the models it may run. A change takes effect on the site's next request (the
 // frame checks every one).
 import type { ConsentStore } from './consent';
 
@@ -62,6 +62,18 @@ export async function showConsents(main: HTMLElement, store: ConsentStore, ids: 
         await showConsents(main, store, ids);
       });
       action.append(revoke);
+    } else {
+      // Refused in the frame, or revoked here: the person may change their mind. The site's page, when shown again,
+      // asks again and is served (docs/shared-models.md).
+      const allow = document.createElement('button');
+      allow.type = 'button';
+      allow.className = 'allow';
+      allow.textContent = 'Allow again';
+      allow.addEventListener('click', async () => {
+        await store.set(consent.origin, 'granted', consent.models);
+        await showConsents(main, store, ids);
+      });
+      action.append(allow);
     }
   }
   main.replaceChildren(title, intro, table);

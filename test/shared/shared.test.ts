@@ -262,7 +262,7 @@ test('a site never asked and a site the browser refused get nothing; each falls 
   assert.deepEqual(listed.filter(([o]) => o === origins.consumerC || o === origins.consumerD), []);
 });
 
-test("consent per model: a site allowed one model sees and runs only that one; the provider's page widens it", async () => {
+test("consent per model: a site allowed one model sees and runs only that one; the provider's page widens it, and allows a revoked site again; each site's page, shown again, is served again without a reload", async () => {
   const { origins, modelRequests } = sites;
   const allowed = 'svc-model-5.2-short-fast';
   // C was never asked (the test above): the frame asks, with a box per model the provider keeps, all ticked. The
@@ -315,10 +315,18 @@ test("consent per model: a site allowed one model sees and runs only that one; t
   await provider.click(`${row} input[value="${MODEL}"]`);
   await provider.waitForFunction((r, m) => document.querySelector<HTMLInputElement>(`${r} input[value="${m}"]`)?.checked === true, {}, row, MODEL);
   assert.deepEqual(await ticked(), [MODEL, allowed]);
+  // A was revoked (the test above): its row offers to allow it again.
+  const rowA = `tr[data-origin="${origins.consumerA}"]`;
+  assert.equal(await provider.$eval(`${rowA} button.allow`, (b) => b.textContent), 'Allow again');
   await provider.screenshot({ path: join(SCREENS, 'provider-page-models.png') });
+  await provider.click(`${rowA} button.allow`);
+  await provider.waitForSelector(`${rowA} button.revoke`);
+  assert.match(await provider.$eval(rowA, (r) => r.textContent ?? ''), /granted/);
   await provider.close();
-  // C's page had fallen back (the refusal); a reload asks the provider again, which now runs that model for C too.
-  await c.page.reload();
+  // C's page had fallen back (the refusal). The person goes back to its tab: shown again, it asks the provider again
+  // (its frame not shown), which now runs that model for C too. No reload: the page's own marker survives.
+  await c.page.evaluate(() => ((window as unknown as { sameDocument: boolean }).sameDocument = true));
+  await c.page.bringToFront();
   const again = await until('the provider serving C again', async () => {
     const e = await modelEntry(c.page, keyC);
     return e.provider?.serving === true && e.state !== 'unavailable' ? e : null;
@@ -327,4 +335,20 @@ test("consent per model: a site allowed one model sees and runs only that one; t
   const now = await chat(c.page, keyC);
   assert.equal(now.status, 200, JSON.stringify(now.body));
   assert.equal(modelRequests.consumerC, 0, "C's own copy was never fetched");
+  assert.equal(await c.page.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument), true, 'the page was not reloaded');
+
+  // A, allowed again: its page, shown again, is served by the provider once more, and its own engine has ended.
+  const ownEngine = () => pages.a.workers().filter((w) => w.url().startsWith(origins.consumerA)).length;
+  assert.ok(ownEngine() > 0, "A's page runs its own engine since the revocation");
+  await pages.a.evaluate(() => ((window as unknown as { sameDocument: boolean }).sameDocument = true));
+  await pages.a.bringToFront();
+  const backA = await until('the provider serving A again', async () => {
+    const e = await modelEntry(pages.a, pages.keyA);
+    return e.provider?.serving === true ? e : null;
+  });
+  assert.match(backA.provider.why, /serves this site from the files this browser keeps for it/);
+  const answerA = await chat(pages.a, pages.keyA);
+  assert.equal(answerA.status, 200, JSON.stringify(answerA.body));
+  assert.equal(await pages.a.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument), true, 'the page was not reloaded');
+  await until("A's own engine worker ending", async () => ownEngine() === 0);
 });
