@@ -51,30 +51,18 @@ export async function showConsents(main: HTMLElement, store: ConsentStore, ids: 
         await showConsents(main, store, ids);
       });
     }
-    const action = row.insertCell();
-    if (consent.state === 'granted') {
-      const revoke = document.createElement('button');
-      revoke.type = 'button';
-      revoke.className = 'revoke';
-      revoke.textContent = 'Revoke';
-      revoke.addEventListener('click', async () => {
-        await store.set(consent.origin, 'revoked', consent.models);
-        await showConsents(main, store, ids);
-      });
-      action.append(revoke);
-    } else {
-      // Refused in the frame, or revoked here: the person may change their mind. The site's page, when shown again,
-      // asks again and is served (docs/shared-models.md).
-      const allow = document.createElement('button');
-      allow.type = 'button';
-      allow.className = 'allow';
-      allow.textContent = 'Allow again';
-      allow.addEventListener('click', async () => {
-        await store.set(consent.origin, 'granted', consent.models);
-        await showConsents(main, store, ids);
-      });
-      action.append(allow);
-    }
+    // Allowed: revoke it. Refused in the frame, or revoked here: the person may change their mind; the site's page,
+    // when shown again, asks again and is served (docs/shared-models.md). The models the site had are kept.
+    const granted = consent.state === 'granted';
+    const action = document.createElement('button');
+    action.type = 'button';
+    action.className = granted ? 'revoke' : 'allow';
+    action.textContent = granted ? 'Revoke' : 'Allow again';
+    action.addEventListener('click', async () => {
+      await store.set(consent.origin, granted ? 'revoked' : 'granted', consent.models);
+      await showConsents(main, store, ids);
+    });
+    row.insertCell().append(action);
   }
   main.replaceChildren(title, intro, table);
 }
