@@ -80,7 +80,13 @@ export interface EngineControl extends EngineCapabilities {
    * OPFS folder of the provider's StorageAccessHandle, rather than the worker's own (partitioned) folder.
    */
   useStorage(root: FileSystemDirectoryHandle): Promise<void>;
-  /** Must be called once, first (after useStorage, where that is called). */
+  /**
+   * Before init, on a consumer site whose model provider refused it a model (docs/shared-models.md): `port` (transferred)
+   * reaches the provider's engine through its frame; the provider keeps serving the models it allows, this engine the
+   * others.
+   */
+  useProvider(port: MessagePort, origin: string): Promise<void>;
+  /** Must be called once, first (after useStorage and useProvider, where those are called). */
   init(config: InpageConfig): Promise<void>;
   /** Answers at once while the worker is alive: the page's heartbeat. */
   ping(): Promise<true>;

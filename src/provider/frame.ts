@@ -181,9 +181,9 @@ class Frame {
   private serve(consumer: MessagePort, control: MessagePort): void {
     const toEngine = new MessageChannel();
     void this.engine!.connect(Comlink.transfer(toEngine.port1, [toEngine.port1]));
-    relay(consumer, toEngine.port2, this.provider, () => this.consents.get(this.consumer), (why) => {
-      say(`${this.consumer} no longer uses this browser's models: ${why}.`);
-      control.postMessage({ type: REFUSED, why } satisfies ControlReply);
+    relay(consumer, toEngine.port2, this.provider, () => this.consents.get(this.consumer), (why, model) => {
+      if (model === undefined) say(`${this.consumer} no longer uses this browser's models: ${why}.`);
+      control.postMessage({ type: REFUSED, why, ...(model !== undefined ? { model } : {}) } satisfies ControlReply);
     });
   }
 }

@@ -18,10 +18,11 @@ export type FrameMessage = { type: typeof OFFER } | { type: typeof WAITING; why:
 /**
  * The control port, consumer page → frame: `ping` (answered `pong`: the frame and its engine are alive), `port`
  * (with a MessagePort in `ports`: serve a new service-worker port, as after a service-worker restart). Frame →
- * page: `pong`, and REFUSED when the consent check fails for a request (the page falls back to its own engine).
+ * page: `pong`, and REFUSED when the consent check fails for a request (the page falls back to its own engine), with
+ * `model` when only that model is refused (the page runs it on its own engine, the provider the others).
  */
 export type ControlMessage = { type: 'ping'; id: number } | { type: 'port' };
-export type ControlReply = { type: 'pong'; id: number } | { type: typeof REFUSED; why: string };
+export type ControlReply = { type: 'pong'; id: number } | { type: typeof REFUSED; why: string; model?: string };
 
 export function messageType(data: unknown): string | undefined {
   const type = (data as { type?: unknown } | null)?.type;

@@ -22,9 +22,10 @@ export function refusedError(provider: string, why: string): ApiError {
 
 /**
  * Serves `consumer` (the end a consumer's service worker holds) with `engine` (an end the engine worker serves).
- * `onRefused` hears each consent refusal (the page behind `consumer` falls back to its own engine).
+ * `onRefused` hears each consent refusal, with the model when the site may use others (the page behind `consumer`
+ * then runs that model on its own engine and keeps the provider for the rest; otherwise it falls back whole).
  */
-export function relay(consumer: MessagePort, engine: MessagePort, provider: string, check: ConsentCheck, onRefused: (why: string) => void): void {
+export function relay(consumer: MessagePort, engine: MessagePort, provider: string, check: ConsentCheck, onRefused: (why: string, model?: string) => void): void {
   let queue = Promise.resolve();
   /** Status requests on their way, by id: the models the site may see in the answer (null: all). */
   const statusFor = new Map<string, string[] | null>();
@@ -47,9 +48,11 @@ export function relay(consumer: MessagePort, engine: MessagePort, provider: stri
     }
     const model = message.type === 'generate' || message.type === 'embed' ? String((message.request as { model?: unknown }).model ?? '') : undefined;
     let why: string | null;
+    let onlyThisModel = false;
     try {
       const consent = await check();
       why = refusal(consent, model);
+      onlyThisModel = why !== null && model !== undefined && refusal(consent) === null;
       // A status answer lists only the models the site may run: it learns nothing of the others.
       if (why === null && message.type === 'status') statusFor.set(message.id, consent?.models ?? null);
     } catch (err) {
@@ -57,7 +60,7 @@ export function relay(consumer: MessagePort, engine: MessagePort, provider: stri
     }
     if (why !== null) {
       reply({ type: 'error', id: message.id, error: refusedError(provider, why).toData() });
-      onRefused(why);
+      onRefused(why, onlyThisModel ? model : undefined);
       return;
     }
     engine.postMessage(message);

@@ -13,7 +13,7 @@ function setup(consent: Consent | null) {
   const consumer = new MessageChannel();
   const engine = new MessageChannel();
   const seenByEngine: ToEngine[] = [];
-  const refused: string[] = [];
+  const refused: { why: string; model?: string }[] = [];
   engine.port1.onmessage = (event) => {
     const message = event.data as Extract<ToEngine, { id: string }>;
     seenByEngine.push(message);
@@ -22,7 +22,7 @@ function setup(consent: Consent | null) {
     }
   };
   const check: ConsentCheck = async () => consent;
-  relay(consumer.port2, engine.port2, PROVIDER, check, (why) => refused.push(why));
+  relay(consumer.port2, engine.port2, PROVIDER, check, (why, model) => refused.push(model === undefined ? { why } : { why, model }));
   const replies: FromEngine[] = [];
   consumer.port1.onmessage = (event) => replies.push(event.data as FromEngine);
   const next = async (): Promise<FromEngine> => {
@@ -67,7 +67,16 @@ describe('the provider relay', () => {
     expect(reply).toMatchObject({ type: 'error', id: 'g1', error: { code: 'engine_unavailable' } });
     expect((reply as Extract<FromEngine, { type: 'error' }>).error.message).toContain("this site may not use the model 'svc-model-5.2-short' of the provider");
     expect(r.seenByEngine).toEqual([]);
-    expect(r.refused).toEqual(["this site may not use the model 'svc-model-5.2-short' of the provider"]);
+    // Only that model: the page runs it on its own engine and keeps the provider for the others.
+    expect(r.refused).toEqual([{ why: "this site may not use the model 'svc-model-5.2-short' of the provider", model: 'svc-model-5.2-short' }]);
+  });
+
+  it('a request from a site revoked whole is refused without a model: the page falls back whole', async () => {
+    const r = setup({ origin: 'https://a.example', state: 'revoked', models: ['svc-model-5.2-short'], at: 0 });
+    close = r.close;
+    r.send(generate('g1', 'svc-model-5.2-short'));
+    expect(await r.next()).toMatchObject({ type: 'error', id: 'g1', error: { code: 'engine_unavailable' } });
+    expect(r.refused).toEqual([{ why: "the person revoked this site's use of the provider's models on the provider's page" }]);
   });
 
   it('a site with no consent gets no status, not even the list of models', async () => {

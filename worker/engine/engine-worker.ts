@@ -20,6 +20,8 @@ async function hasConnections(): Promise<boolean> {
 }
 
 let engine: CompleteEngine | null = null;
+/** Consumer mode, split: the port to the model provider's engine, and its origin (useProvider). */
+let provider: { port: MessagePort; origin: string } | null = null;
 let scheduler: Scheduler | null = null;
 const later = nextTurn();
 
@@ -86,7 +88,9 @@ function create(config: InpageConfig): Promise<void> {
     // Hybrid (docs/hybrid.md): with upstreams configured, the composite that routes each request around the local
     // engine; its chunk is loaded only then.
     const local = createEngine(config);
-    engine = complete(Object.keys(config.upstreams ?? {}).length > 0 || (await hasConnections()) ? await (await import('./hybrid')).withUpstreams(local, config, self.location.origin) : local);
+    const own = Object.keys(config.upstreams ?? {}).length > 0 || (await hasConnections()) ? await (await import('./hybrid')).withUpstreams(local, config, self.location.origin) : local;
+    // Consumer mode, split (docs/shared-models.md): the provider's engine beside this site's; its chunk only then.
+    engine = complete(provider ? await (await import('./consumer')).withProvider(own, provider.port, provider.origin) : own);
     scheduler = new Scheduler(engine, config.queueDepth);
   });
   creating.catch(() => (creating = null));
@@ -97,6 +101,10 @@ const control: EngineControl = {
   async useStorage(root) {
     if (creating) throw new Error('useStorage() must come before init().');
     setStorageRoot(root);
+  },
+  async useProvider(port, origin) {
+    if (creating) throw new Error('useProvider() must come before init().');
+    provider = { port, origin };
   },
   async init(config) {
     await create(config);

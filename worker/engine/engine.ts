@@ -26,10 +26,12 @@ export interface Generation {
 }
 
 /**
- * One side a request may be answered on (hybrid, docs/hybrid.md): the local engine, in its one-at-a-time queue, or an
- * upstream server, in that upstream's lane (at most `limit` at once, never behind the local queue).
+ * One side a request may be answered on: the local engine, in its one-at-a-time queue; an upstream server (hybrid,
+ * docs/hybrid.md) or the model provider's engine (consumer mode, docs/shared-models.md), each in a lane of its own (at
+ * most `limit` at once, never behind the local queue). `fallsOver`: the failure codes before the first token that
+ * hand the request to the next side (default: the scheduler's list of "this side cannot answer now").
  */
-export type Side = { kind: 'local' } | { kind: 'upstream'; lane: string; limit: number };
+export type Side = { kind: 'local' } | { kind: 'upstream' | 'provider'; lane: string; limit: number; fallsOver?: ReadonlySet<string> };
 
 /** The one side of an engine without upstreams. */
 export const LOCAL_ONLY: readonly Side[] = [{ kind: 'local' }];

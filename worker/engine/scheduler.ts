@@ -92,11 +92,11 @@ export class Scheduler {
     const side = job.sides[job.at];
     if (!side) return;
     const more = job.at + 1 < job.sides.length;
-    if (side.kind === 'upstream') {
+    if (side.kind !== 'local') {
       const lane = this.lanes.get(side.lane) ?? new Set<Job>();
       this.lanes.set(side.lane, lane);
       if (lane.size >= side.limit) {
-        const full = new ApiError('queue_full', `The upstream '${side.lane}' is answering ${side.limit} requests, its limit; retry in 1 s.`, { retryAfter: 1 });
+        const full = new ApiError('queue_full', `The ${side.kind === 'upstream' ? 'upstream' : 'model provider'} '${side.lane}' is answering ${side.limit} requests, its limit; retry in 1 s.`, { retryAfter: 1 });
         return this.next(job, full, more);
       }
       this.accept(job);
@@ -129,7 +129,9 @@ export class Scheduler {
 
   /** A side failed before it began: the next side, if the failure allows it, or the error (with the earlier one's words). */
   private next(job: Job, error: ApiError, more: boolean, spent?: Usage): void {
-    if (more && FALLS_OVER.has(error.code) && !job.abort.signal.aborted) {
+    const side = job.sides[job.at];
+    const fallsOver = (side?.kind !== 'local' && side?.fallsOver) || FALLS_OVER;
+    if (more && fallsOver.has(error.code) && !job.abort.signal.aborted) {
       job.earlier ??= error;
       job.at++;
       this.dispatch(job);
