@@ -54,6 +54,8 @@ class HostedEngine implements EngineHost {
     private readonly config: InpageConfig,
     /** Consumer mode: why this site's own engine serves instead of the model provider (told with each offer). */
     readonly providerNote?: ProviderNote,
+    /** Consumer mode, split: each worker (a restarted one too) gets a new port to the provider's engine. */
+    private readonly provider?: ProviderBeside,
   ) {
     this.current = startWorker();
     // Every control method goes to the worker running now: a facade derived from EngineControl, not a copy of
@@ -97,6 +99,10 @@ class HostedEngine implements EngineHost {
       worker.addEventListener('error', onError);
     });
     try {
+      if (this.provider) {
+        const port = this.provider.port();
+        await Promise.race([remote.useProvider(Comlink.transfer(port, [port]), this.provider.origin), failed]);
+      }
       await Promise.race([remote.init(this.config), failed]);
     } finally {
       worker.removeEventListener('error', onError);
@@ -226,8 +232,15 @@ async function offerPort(host: HostedEngine, target: ServiceWorker): Promise<voi
   host.watchLifeLock(lock);
 }
 
-export async function hostEngine(config: InpageConfig, providerNote?: ProviderNote): Promise<EngineHost> {
-  const host = new HostedEngine(config, providerNote);
+/** Consumer mode, split (docs/shared-models.md): the model provider whose engine runs beside this site's. */
+export interface ProviderBeside {
+  origin: string;
+  /** A new port to the provider's engine (through its frame's consent check). */
+  port(): MessagePort;
+}
+
+export async function hostEngine(config: InpageConfig, providerNote?: ProviderNote, provider?: ProviderBeside): Promise<EngineHost> {
+  const host = new HostedEngine(config, providerNote, provider);
   await host.start();
   host.watch();
 

@@ -92,6 +92,8 @@ class ProviderHost implements EngineHost {
   private beat: ReturnType<typeof setInterval> | undefined;
   private note: ProviderNote;
   private fallen: Promise<void> | null = null;
+  /** Split: this site's own engine runs beside the provider's (some models refused to this site). */
+  private splitting: Promise<void> | null = null;
   private listening = false;
   private poll: ReturnType<typeof setInterval> | undefined;
   private asking = false;
@@ -140,8 +142,9 @@ class ProviderHost implements EngineHost {
     this.local?.onRestart(listener);
   }
 
+  /** Each status with the provider note: its own (split: per model), else the page's. */
   private noted(models: ModelStatus[]): ModelStatus[] {
-    return models.map((m) => ({ ...m, provider: this.note }));
+    return models.map((m) => ({ ...m, provider: m.provider ?? this.note }));
   }
 
   private async subscribe(listener: (models: ModelStatus[]) => void): Promise<void> {
@@ -164,6 +167,7 @@ class ProviderHost implements EngineHost {
       // The refused request's own answer (the provider's reason) is on its way to the service worker on the engine
       // port, a channel of its own: the ports are declared dead (their locks released) a moment later, or that
       // request could end first with "the engine went away" (seen once in test:shared under load).
+      else if (reply?.type === REFUSED && reply.model !== undefined) setTimeout(() => void this.split(`the model provider ${this.origin} refused: ${reply.why}`), REFUSAL_SETTLE_MS);
       else if (reply?.type === REFUSED) setTimeout(() => void this.fallBack(`the model provider ${this.origin} refused: ${reply.why}`), REFUSAL_SETTLE_MS);
     };
     this.beat = setInterval(() => {
@@ -180,6 +184,8 @@ class ProviderHost implements EngineHost {
     this.listen();
     const sw = navigator.serviceWorker;
     const offered = sw.controller ? this.offer(sw.controller, connection.engine) : Promise.resolve();
+    // Models of this site the provider does not let it use (or does not have): this site's engine runs those.
+    void offered.then(() => this.splitIfNeeded());
     // Status polls for the subscribers (the provider pushes none).
     this.poll = setInterval(() => {
       if (this.local) return clearInterval(this.poll);
@@ -198,7 +204,7 @@ class ProviderHost implements EngineHost {
     const sw = navigator.serviceWorker;
     const answered: string[] = [];
     const answer = (data: unknown, to: ServiceWorker) => {
-      if (this.local || !this.connection) return;
+      if (this.local || this.splitting || !this.connection) return;
       const ask = portRequestId(data);
       if (ask !== undefined) {
         if (answered.includes(ask)) return;
@@ -215,7 +221,7 @@ class ProviderHost implements EngineHost {
       });
     }
     sw.addEventListener('controllerchange', () => {
-      if (sw.controller && !this.local && this.connection) void this.offer(sw.controller, this.newPort());
+      if (sw.controller && !this.local && !this.splitting && this.connection) void this.offer(sw.controller, this.newPort());
     });
   }
 
@@ -238,7 +244,7 @@ class ProviderHost implements EngineHost {
         void navigator.locks.request(lock, () => new Promise<void>((release) => (held(), this.releases.push(release))));
       });
     }
-    if (this.local) {
+    if (this.local || this.splitting) {
       port.close();
       return;
     }
@@ -264,6 +270,48 @@ class ProviderHost implements EngineHost {
     });
   }
 
+  /** Splits when the provider's statuses (the models it lets this site run) miss a model of this site's catalog. */
+  private async splitIfNeeded(): Promise<void> {
+    let theirs: ModelStatus[];
+    try {
+      theirs = await this.providerStatus();
+    } catch {
+      return;
+    }
+    const served = new Set(theirs.map((m) => m.id));
+    const missing = activeCatalog().variants.filter((v) => !served.has(v.id)).map((v) => v.id);
+    if (missing.length > 0) await this.split(`the model provider ${this.origin} does not serve this site ${missing.join(', ')}`);
+  }
+
+  /**
+   * Split (docs/shared-models.md): this site's own engine starts, with a port to the provider's engine beside it
+   * (worker/engine/consumer.ts), and the service worker uses it from now on: the provider still runs the models it
+   * allows, from its files; this site's engine the others. Once; not after a fallback.
+   */
+  private split(why: string): Promise<void> {
+    if (this.fallen) return this.fallen;
+    return (this.splitting ??= (async () => {
+      console.info(`inpage: ${why}; this site's own engine runs those, the model provider the others.`);
+      this.note = { origin: this.origin, serving: true, why: `the model provider ${this.origin} serves the models it lets this site use; this site's own engine runs the others` };
+      const local = await hostEngine(this.config, this.note, { origin: this.origin, port: () => this.newPort() });
+      if (this.fallen) return local.dispose();
+      // The new engine's port is with the service worker: the provider's own ports go (requests not yet begun move).
+      for (const release of this.releases.splice(0)) release();
+      clearInterval(this.poll);
+      this.adopt(local);
+    })());
+  }
+
+  /** `local` serves from now on: the page's status listeners and restart listeners move to it. */
+  private adopt(local: EngineHost): void {
+    this.local = local;
+    for (const listener of this.subscribers) void local.control.subscribe(Comlink.proxy((models: ModelStatus[]) => listener(this.noted(models))));
+    for (const listener of this.restartListeners) {
+      local.onRestart(listener);
+      listener();
+    }
+  }
+
   /**
    * Gives the provider up: its ports are released, and this site's own engine serves. Once: a second reason (another
    * refusal, a missed heartbeat) while the first is under way starts no second engine. Each time the page is shown
@@ -276,6 +324,8 @@ class ProviderHost implements EngineHost {
   private async giveUp(why: string): Promise<void> {
     clearInterval(this.beat);
     clearInterval(this.poll);
+    // A split engine (the provider beside it) is replaced by a plain one.
+    const split = await this.splitting?.then(() => this.local, () => null);
     this.note = { origin: this.origin, serving: false, why };
     console.warn(`inpage: this site's own engine serves: ${why}.`);
     const placeholder = hostEngine(this.config, this.note);
@@ -285,13 +335,11 @@ class ProviderHost implements EngineHost {
     this.connection = null;
     this.statusPort?.close();
     this.statusPort = null;
-    this.local = await placeholder;
+    const local = await placeholder;
+    split?.dispose();
+    this.splitting = null;
+    this.adopt(local);
     document.addEventListener('visibilitychange', this.onShown);
-    for (const listener of this.subscribers) void this.local.control.subscribe(Comlink.proxy((models: ModelStatus[]) => listener(this.noted(models))));
-    for (const listener of this.restartListeners) {
-      this.local.onRestart(listener);
-      listener();
-    }
   }
 
   private readonly onShown = () => {

@@ -101,7 +101,7 @@ async function ready(page: Page): Promise<string> {
   });
 }
 
-async function chat(page: Page, key: string, content = 'Hello'): Promise<{ status: number; body: any; servedBy: string | null }> {
+async function chat(page: Page, key: string, content = 'Hello', model = MODEL): Promise<{ status: number; body: any; servedBy: string | null }> {
   return page.evaluate(async (key, model, content) => {
     const res = await fetch('/v1/chat/completions', {
       method: 'POST',
@@ -109,11 +109,30 @@ async function chat(page: Page, key: string, content = 'Hello'): Promise<{ statu
       body: JSON.stringify({ model, messages: [{ role: 'user', content }], max_tokens: 12, temperature: 0 }),
     });
     return { status: res.status, body: await res.json(), servedBy: res.headers.get('x-inpage-served-by') };
-  }, key, MODEL, content);
+  }, key, model, content);
 }
 
-async function modelEntry(page: Page, key: string): Promise<any> {
-  return page.evaluate(async (key, model) => (await (await fetch(`/v1/models/${model}`, { headers: { authorization: `Bearer ${key}` } })).json()), key, MODEL);
+/**
+ * Clicks a site's box for `model` on the provider's page and waits until the change is stored: the page shows the
+ * list again from the store after each change (a box's own tick comes at the click, before the store has it).
+ */
+async function toggleModel(provider: Page, row: string, model: string, on: boolean): Promise<void> {
+  await provider.evaluate(() => (document.getElementById('sites')!.dataset.shown = 'before'));
+  await provider.click(`${row} input[value="${model}"]`);
+  await provider.waitForFunction(
+    (r, m, on) => {
+      const table = document.getElementById('sites');
+      return !!table && table.dataset.shown !== 'before' && document.querySelector<HTMLInputElement>(`${r} input[value="${m}"]`)?.checked === on;
+    },
+    {},
+    row,
+    model,
+    on,
+  );
+}
+
+async function modelEntry(page: Page, key: string, model = MODEL): Promise<any> {
+  return page.evaluate(async (key, model) => (await (await fetch(`/v1/models/${model}`, { headers: { authorization: `Bearer ${key}` } })).json()), key, model);
 }
 
 test('a model downloaded through site A is used by site B with 0 model bytes fetched', async () => {
@@ -262,8 +281,9 @@ test('a site never asked and a site the browser refused get nothing; each falls 
   assert.deepEqual(listed.filter(([o]) => o === origins.consumerC || o === origins.consumerD), []);
 });
 
-test("consent per model: a site allowed one model sees and runs only that one; the provider's page widens it, and allows a revoked site again; each site's page, shown again, is served again without a reload", async () => {
-  const { origins, modelRequests } = sites;
+test("consent per model: a site allowed one model runs it from the provider's files and the others on its own engine; the provider's page widens it, and allows a revoked site again, whose page, shown again, is served again; no reloads", async () => {
+  const { origins, modelRequests, modelBytes } = sites;
+  const size = synthesizeGguf({ seed: 7 }).bytes.byteLength;
   const allowed = 'svc-model-5.2-short-fast';
   // C was never asked (the test above): the frame asks, with a box per model the provider keeps, all ticked. The
   // tab of the test above, which fell back and hosts C's own engine, goes first: one tab of a site hosts its engine.
@@ -286,24 +306,30 @@ test("consent per model: a site allowed one model sees and runs only that one; t
   await clickInFrame(c.page, c.frame, '#allow');
   const keyC = await ready(c.page);
   const served = await until('the provider serving C', async () => {
-    const e = await c.page.evaluate(async (key, model) => (await (await fetch(`/v1/models/${model}`, { headers: { authorization: `Bearer ${key}` } })).json()), keyC, allowed);
+    const e = await modelEntry(c.page, keyC, allowed);
     return e.provider?.serving === true ? e : null;
   });
   assert.notEqual(served.state, 'unavailable');
-  // The model it was not allowed is not even listed as the provider's: its status never crosses the port.
-  assert.equal((await modelEntry(c.page, keyC)).state, 'unavailable');
-  const answer = await c.page.evaluate(async (key, model) => {
-    const res = await fetch('/v1/chat/completions', { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model, messages: [{ role: 'user', content: 'Hello' }], max_tokens: 8, temperature: 0 }) });
-    return { status: res.status, body: await res.json() };
-  }, keyC, allowed);
+  // The model it was not allowed: C's own engine runs it, beside the provider's (split), and says so per model.
+  const mine = await until("C's own engine for the model it was not allowed", async () => {
+    const e = await modelEntry(c.page, keyC);
+    return e.provider?.serving === false ? e : null;
+  });
+  assert.equal(mine.provider.origin, origins.provider);
+  assert.match(mine.provider.why, /does not let this site use this model: this site's own engine runs it/);
+  assert.equal(mine.state, 'not_downloaded');
+  assert.equal((await modelEntry(c.page, keyC, allowed)).provider.serving, true);
+  const answer = await chat(c.page, keyC, 'Hello', allowed);
   assert.equal(answer.status, 200, JSON.stringify(answer.body));
   assert.equal(typeof answer.body.choices[0].message.content, 'string');
   assert.equal(modelRequests.consumerC, 0, 'the provider served it from the files it keeps');
-  // The model C may not run: refused, naming it, before it reaches the provider's engine.
-  const refused = await chat(c.page, keyC);
-  assert.equal(refused.status, 503);
-  assert.equal(refused.body.error.code, 'engine_unavailable');
-  assert.match(refused.body.error.message, /this site may not use the model 'svc-model-5\.2-short' of the provider/);
+  // The model C may not run on the provider's: its own engine downloads its own copy and answers.
+  const own = await chat(c.page, keyC);
+  assert.equal(own.status, 200, JSON.stringify(own.body));
+  assert.equal(modelBytes.consumerC, size, "C's own copy, for the model it was not allowed");
+  const stillShared = await chat(c.page, keyC, 'Hello again', allowed);
+  assert.equal(stillShared.status, 200, JSON.stringify(stillShared.body));
+  assert.equal((await modelEntry(c.page, keyC, allowed)).provider.serving, true, 'the allowed model stays with the provider');
 
   // On the provider's page the person ticks the other model too.
   const provider = await browser.browser.newPage();
@@ -312,8 +338,7 @@ test("consent per model: a site allowed one model sees and runs only that one; t
   await provider.waitForSelector(`${row} input[value="${MODEL}"]`);
   const ticked = () => provider.evaluate((r) => [...document.querySelectorAll<HTMLInputElement>(`${r} input:checked`)].map((b) => b.value), row);
   assert.deepEqual(await ticked(), [allowed]);
-  await provider.click(`${row} input[value="${MODEL}"]`);
-  await provider.waitForFunction((r, m) => document.querySelector<HTMLInputElement>(`${r} input[value="${m}"]`)?.checked === true, {}, row, MODEL);
+  await toggleModel(provider, row, MODEL, true);
   assert.deepEqual(await ticked(), [MODEL, allowed]);
   // A was revoked (the test above): its row offers to allow it again.
   const rowA = `tr[data-origin="${origins.consumerA}"]`;
@@ -323,18 +348,16 @@ test("consent per model: a site allowed one model sees and runs only that one; t
   await provider.waitForSelector(`${rowA} button.revoke`);
   assert.match(await provider.$eval(rowA, (r) => r.textContent ?? ''), /granted/);
   await provider.close();
-  // C's page had fallen back (the refusal). The person goes back to its tab: shown again, it asks the provider again
-  // (its frame not shown), which now runs that model for C too. No reload: the page's own marker survives.
+  // C's engine reads what the provider serves it every 2 s: the widened consent reaches it without a reload.
   await c.page.evaluate(() => ((window as unknown as { sameDocument: boolean }).sameDocument = true));
-  await c.page.bringToFront();
-  const again = await until('the provider serving C again', async () => {
+  const again = await until('the provider serving C that model too', async () => {
     const e = await modelEntry(c.page, keyC);
     return e.provider?.serving === true && e.state !== 'unavailable' ? e : null;
   });
   assert.equal(again.provider.origin, origins.provider);
   const now = await chat(c.page, keyC);
   assert.equal(now.status, 200, JSON.stringify(now.body));
-  assert.equal(modelRequests.consumerC, 0, "C's own copy was never fetched");
+  assert.equal(modelBytes.consumerC, size, 'nothing more fetched by C');
   assert.equal(await c.page.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument), true, 'the page was not reloaded');
 
   // A, allowed again: its page, shown again, is served by the provider once more, and its own engine has ended.
@@ -351,4 +374,26 @@ test("consent per model: a site allowed one model sees and runs only that one; t
   assert.equal(answerA.status, 200, JSON.stringify(answerA.body));
   assert.equal(await pages.a.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument), true, 'the page was not reloaded');
   await until("A's own engine worker ending", async () => ownEngine() === 0);
+
+  // The person now unticks that model for A on the provider's page. A's next request for it meets the refusal (503,
+  // naming the model); A's page then runs that model on its own engine, the provider the others.
+  const again2 = await browser.browser.newPage();
+  await again2.goto(`${origins.provider}/provider.html`);
+  await again2.waitForSelector(`${rowA} input[value="${MODEL}"]`);
+  await toggleModel(again2, rowA, MODEL, false);
+  await again2.close();
+  await pages.a.bringToFront();
+  const narrowed = await chat(pages.a, pages.keyA);
+  assert.equal(narrowed.status, 503, JSON.stringify(narrowed.body));
+  assert.match(narrowed.body.error.message, /this site may not use the model 'svc-model-5\.2-short' of the provider/);
+  const split = await until("A's own engine for that model", async () => {
+    const e = await modelEntry(pages.a, pages.keyA);
+    return e.provider?.serving === false ? e : null;
+  });
+  assert.match(split.provider.why, /does not let this site use this model/);
+  const bytesBefore = sites.modelBytes.consumerA;
+  const mineA = await chat(pages.a, pages.keyA);
+  assert.equal(mineA.status, 200, JSON.stringify(mineA.body));
+  assert.equal(sites.modelBytes.consumerA, bytesBefore, 'A ran its own copy, kept since the revocation');
+  assert.equal((await modelEntry(pages.a, pages.keyA, allowed)).provider.serving, true, 'the provider still serves A the others');
 });

@@ -72,8 +72,9 @@ export function createApp(link: EngineLink): Hono<AuthEnv> {
         state: status?.state ?? 'unavailable',
         // Hybrid (docs/hybrid.md): the mode, the side that would answer now and why.
         ...(status?.serving ? { mode: status.serving.mode, serving: { engine: status.serving.engine, why: status.serving.why, ...(status.serving.upstream ? { upstream: status.serving.upstream } : {}) } } : {}),
-        // Consumer mode (docs/shared-models.md): whether the model provider serves this site, and why (not).
-        ...(link.provider ? { provider: link.provider } : {}),
+        // Consumer mode (docs/shared-models.md): whether the model provider serves this site, and why (not); per
+        // model when this site's engine runs beside the provider's (split).
+        ...(status?.provider || link.provider ? { provider: status?.provider ?? link.provider! } : {}),
         ...(status?.runtime ? { engine: { name: status.runtime.engine, device: status.runtime.device, ...(status.runtime.threads ? { threads: status.runtime.threads } : {}) } } : {}),
       };
     });
