@@ -3,12 +3,10 @@
 // allow, or any model once the provider is gone, runs on this site's own engine (with its upstreams, if any). A
 // refusal or the provider's loss before the first token hands the request to this site's engine (the scheduler's
 // fall-over); the provider's other failures (its queue full, a bad request) are the answer.
-import type { AdapterReport, ImportFile, ImportProgress, ImportReport } from '../../src/engine-control';
-import type { DownloadSize, EngineRequest, ModelRuntime, ModelStatus, ProviderNote } from '../../src/engine-protocol';
-import type { ModelId } from '../../src/variants';
+import type { EngineRequest, ModelStatus, ProviderNote } from '../../src/engine-protocol';
 import { isEmbeddingRequest, type EmbeddingRequest } from '../../src/protocol/embeddings';
 import type { PlannedRequest } from './common/plan';
-import { complete, type CompleteEngine, type Engine, type Generation, type Side } from './engine';
+import { AroundLocal, type Engine, type Generation, type Side } from './engine';
 import { ProviderEngine } from './provider';
 
 /** The provider's side: its own scheduler queues, so the lane only bounds what is in flight to it. */
@@ -16,40 +14,39 @@ const PROVIDER_LIMIT = 16;
 /** Failures of the provider's side that let this site's engine answer: a refusal, or the provider gone. */
 const PROVIDER_FALLS_OVER: ReadonlySet<string> = new Set(['engine_unavailable']);
 
-export class ConsumerEngine implements Engine {
-  private readonly inner: CompleteEngine;
+export class ConsumerEngine extends AroundLocal {
   private readonly side: Side;
 
   constructor(
     inner: Engine,
     private readonly provider: ProviderEngine,
   ) {
-    this.inner = complete(inner);
+    super(inner);
     this.side = { kind: 'provider', lane: provider.origin, limit: PROVIDER_LIMIT, fallsOver: PROVIDER_FALLS_OVER };
   }
 
   route(request: EngineRequest): readonly Side[] {
     const id = isEmbeddingRequest(request) ? request.model : request.variant.id;
-    const own = this.inner.route(request);
+    const own = this.local.route(request);
     return this.provider.serves(id) ? [this.side, ...own] : own;
   }
 
   generate(request: PlannedRequest, signal: AbortSignal, side?: Side): Promise<Generation> {
-    return side?.kind === 'provider' ? this.provider.generate(request, signal) : this.inner.generate(request, signal, side);
+    return side?.kind === 'provider' ? this.provider.generate(request, signal) : this.local.generate(request, signal, side);
   }
 
   embed(request: EmbeddingRequest, signal: AbortSignal, side?: Side): Promise<Generation> {
-    return side?.kind === 'provider' ? this.provider.embed(request, signal) : this.inner.embed(request, signal, side);
+    return side?.kind === 'provider' ? this.provider.embed(request, signal) : this.local.embed(request, signal, side);
   }
 
   supports(request: PlannedRequest): void {
-    this.inner.supports(request);
+    this.local.supports(request);
   }
 
   /** Per model: the provider's status where it serves it, else this site's; each says which serves, and why. */
   status(): ModelStatus[] {
     const theirs = this.provider.status();
-    return this.inner.status().map((own) => {
+    return this.local.status().map((own) => {
       const served = this.provider.connected ? theirs.find((s) => s.id === own.id) : undefined;
       const note: ProviderNote = served
         ? { origin: this.provider.origin, serving: true, why: `the model provider ${this.provider.origin} serves this site from the files this browser keeps for it` }
@@ -65,40 +62,8 @@ export class ConsumerEngine implements Engine {
   }
 
   onStatus(listener: () => void): void {
-    this.inner.onStatus(listener);
+    this.local.onStatus(listener);
     this.provider.onStatus(listener);
-  }
-
-  // Everything else is this site's engine's: its device, its downloads, its cache.
-  ready(): Promise<void> {
-    return this.inner.ready();
-  }
-  runtime(): ModelRuntime | undefined {
-    return this.inner.runtime();
-  }
-  adapter(): Promise<AdapterReport> {
-    return this.inner.adapter();
-  }
-  load(id: ModelId): Promise<void> {
-    return this.inner.load(id);
-  }
-  unload(): Promise<void> {
-    return this.inner.unload();
-  }
-  deleteFromCache(id: ModelId): Promise<void> {
-    return this.inner.deleteFromCache(id);
-  }
-  downloadSize(id: ModelId): Promise<DownloadSize> {
-    return this.inner.downloadSize(id);
-  }
-  rescan(): Promise<void> {
-    return this.inner.rescan();
-  }
-  importFiles(files: ImportFile[], onProgress?: (progress: ImportProgress) => void): Promise<ImportReport> {
-    return this.inner.importFiles(files, onProgress);
-  }
-  cachedModels(): Promise<string[]> {
-    return this.inner.cachedModels();
   }
 }
 

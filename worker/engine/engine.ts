@@ -1,7 +1,8 @@
 // The contract every engine implementation meets: web-llm in production, the deterministic one in tests.
-import type { EngineCapabilities } from '../../src/engine-control';
+import type { AdapterReport, EngineCapabilities, ImportFile, ImportProgress, ImportReport } from '../../src/engine-control';
 import type { InpageConfig } from '../../src/config';
-import type { EngineEvent, EngineRequest, ModelRuntime, ModelStatus } from '../../src/engine-protocol';
+import type { DownloadSize, EngineEvent, EngineRequest, ModelRuntime, ModelStatus } from '../../src/engine-protocol';
+import type { ModelId } from '../../src/variants';
 import type { Usage } from '../../src/protocol/types';
 import type { PlannedRequest } from './common/plan';
 import { ApiError } from '../../src/protocol/errors';
@@ -153,3 +154,50 @@ export function complete(engine: Engine): CompleteEngine {
 }
 
 export type EngineFactory = (config: InpageConfig) => Engine;
+
+/**
+ * A composite around this device's engine (hybrid.ts, consumer.ts): it decides where each request runs; everything
+ * else (the device, downloads, the cache, imports) is the device's engine's, delegated here once.
+ */
+export abstract class AroundLocal implements Engine {
+  protected readonly local: CompleteEngine;
+
+  constructor(local: Engine) {
+    this.local = complete(local);
+  }
+
+  abstract generate(request: PlannedRequest, signal: AbortSignal, side?: Side): Promise<Generation>;
+  abstract status(): ModelStatus[];
+  abstract onStatus(listener: () => void): void;
+
+  ready(): Promise<void> {
+    return this.local.ready();
+  }
+  runtime(): ModelRuntime | undefined {
+    return this.local.runtime();
+  }
+  adapter(): Promise<AdapterReport> {
+    return this.local.adapter();
+  }
+  load(id: ModelId): Promise<void> {
+    return this.local.load(id);
+  }
+  unload(): Promise<void> {
+    return this.local.unload();
+  }
+  deleteFromCache(id: ModelId): Promise<void> {
+    return this.local.deleteFromCache(id);
+  }
+  downloadSize(id: ModelId): Promise<DownloadSize> {
+    return this.local.downloadSize(id);
+  }
+  rescan(): Promise<void> {
+    return this.local.rescan();
+  }
+  importFiles(files: ImportFile[], onProgress?: (progress: ImportProgress) => void): Promise<ImportReport> {
+    return this.local.importFiles(files, onProgress);
+  }
+  cachedModels(): Promise<string[]> {
+    return this.local.cachedModels();
+  }
+}

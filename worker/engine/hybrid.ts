@@ -4,8 +4,7 @@
 // (`route`); the scheduler runs an upstream side in that upstream's lane and hands a request whose side failed before
 // its first token to the next side. Loaded only when upstreams are configured or a person added a connection.
 import type { InpageConfig } from '../../src/config';
-import type { AdapterReport, ImportFile, ImportProgress, ImportReport } from '../../src/engine-control';
-import type { DownloadSize, EngineRequest, ModelRuntime, ModelStatus, Serving } from '../../src/engine-protocol';
+import type { EngineRequest, ModelStatus, Serving } from '../../src/engine-protocol';
 import type { PlannedRequest } from './common/plan';
 import { isEmbeddingRequest, type EmbeddingRequest } from '../../src/protocol/embeddings';
 import { ApiError } from '../../src/protocol/errors';
@@ -13,8 +12,7 @@ import { buildCatalog, type ModelCatalog } from '../../src/model-config';
 import { activeCatalog, variantOf } from '../../src/catalog';
 import { buildUpstreamPlan, type ResolvedRoute, type UpstreamPlan, type UpstreamSpec } from '../../src/upstreams';
 import { MODE_CHOICES_CHANNEL, connectionSpec, listConnections, listModeChoices, type ModeChoice, type UpstreamConnection } from '../../src/upstream-connections';
-import type { ModelId } from '../../src/variants';
-import { LOCAL_ONLY, complete, type CompleteEngine, type Engine, type Generation, type Side } from './engine';
+import { AroundLocal, LOCAL_ONLY, type CompleteEngine, type Engine, type Generation, type Side } from './engine';
 import { UpstreamEngine, describeUpstream, type UpstreamDeps, type UpstreamTarget } from './upstream';
 
 /** How long an upstream that failed is passed over by the `prefer-*` modes (no wasted request). */
@@ -53,8 +51,7 @@ const realDeps: HybridDeps = {
   now: () => Date.now(),
 };
 
-export class HybridEngine implements Engine {
-  private readonly local: CompleteEngine;
+export class HybridEngine extends AroundLocal {
   private readonly upstream: UpstreamEngine;
   private readonly failedAt = new Map<string, number>();
   private readonly fetching = new Set<string>();
@@ -65,7 +62,7 @@ export class HybridEngine implements Engine {
     private plan: UpstreamPlan,
     private readonly deps: HybridDeps = realDeps,
   ) {
-    this.local = complete(local);
+    super(local);
     const targets: Record<string, UpstreamTarget> = {};
     for (const [id, route] of Object.entries(plan.routes)) {
       if (route.upstream && route.model) targets[id] = { spec: plan.upstreams[route.upstream]!, model: route.model };
@@ -208,37 +205,6 @@ export class HybridEngine implements Engine {
   onStatus(listener: () => void): void {
     this.listeners.push(listener);
     this.local.onStatus(listener);
-  }
-
-  ready(): Promise<void> {
-    return this.local.ready();
-  }
-  runtime(): ModelRuntime | undefined {
-    return this.local.runtime();
-  }
-  adapter(): Promise<AdapterReport> {
-    return this.local.adapter();
-  }
-  load(id: ModelId): Promise<void> {
-    return this.local.load(id);
-  }
-  unload(): Promise<void> {
-    return this.local.unload();
-  }
-  deleteFromCache(id: ModelId): Promise<void> {
-    return this.local.deleteFromCache(id);
-  }
-  downloadSize(id: ModelId): Promise<DownloadSize> {
-    return this.local.downloadSize(id);
-  }
-  rescan(): Promise<void> {
-    return this.local.rescan();
-  }
-  importFiles(files: ImportFile[], onProgress?: (progress: ImportProgress) => void): Promise<ImportReport> {
-    return this.local.importFiles(files, onProgress);
-  }
-  cachedModels(): Promise<string[]> {
-    return this.local.cachedModels();
   }
 }
 
