@@ -25,7 +25,9 @@ export class ProviderEngine implements Engine {
     readonly origin: string,
   ) {
     // Its one port comes now; without it (the frame went away) a request fails at once, so the next side answers.
-    this.link = new EngineLink({ requestPort: async () => undefined, connectTimeoutMs: 0 });
+    // An answer may take longer than from an engine of this site (two pages' main threads relay it), and a port that
+    // stays silent that long is given up for good: so 10 s, not the service worker's 3 s.
+    this.link = new EngineLink({ requestPort: async () => undefined, connectTimeoutMs: 0, ackTimeoutMs: 10_000 });
     this.link.adopt(port);
   }
 
