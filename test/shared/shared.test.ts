@@ -281,7 +281,7 @@ test('a site never asked and a site the browser refused get nothing; each falls 
   assert.deepEqual(listed.filter(([o]) => o === origins.consumerC || o === origins.consumerD), []);
 });
 
-test("consent per model: a site allowed one model runs it from the provider's files and the others on its own engine; the provider's page widens it, and allows a revoked site again, whose page, shown again, is served again; no reloads", async () => {
+test("consent per model: a site allowed one model runs it from the provider's files and the others on its own engine; the provider's page widens it (no reload), and allows a revoked site again, whose page, shown again, is served again (no reload)", async () => {
   const { origins, modelRequests, modelBytes } = sites;
   const size = synthesizeGguf({ seed: 7 }).bytes.byteLength;
   const allowed = 'svc-model-5.2-short-fast';
@@ -316,7 +316,7 @@ test("consent per model: a site allowed one model runs it from the provider's fi
     return e.provider?.serving === false ? e : null;
   });
   assert.equal(mine.provider.origin, origins.provider);
-  assert.match(mine.provider.why, /does not let this site use this model: this site's own engine runs it/);
+  assert.equal(mine.provider.why, `the model provider ${origins.provider} does not let this site use this model`);
   assert.equal(mine.state, 'not_downloaded');
   assert.equal((await modelEntry(c.page, keyC, allowed)).provider.serving, true);
   const answer = await chat(c.page, keyC, 'Hello', allowed);
@@ -330,6 +330,23 @@ test("consent per model: a site allowed one model runs it from the provider's fi
   const stillShared = await chat(c.page, keyC, 'Hello again', allowed);
   assert.equal(stillShared.status, 200, JSON.stringify(stillShared.body));
   assert.equal((await modelEntry(c.page, keyC, allowed)).provider.serving, true, 'the allowed model stays with the provider');
+  // The Models area says it on each card. The workspace was made through the API, so the page is reloaded to open
+  // its areas (it asks the provider again, and splits again; its Models area asks C's server the size of C's files,
+  // a request without a byte of the model).
+  await c.page.reload();
+  await c.page.evaluate(() => {
+    location.hash = '#models';
+  });
+  const card = (model: string) => c.page.evaluate((m) => document.querySelector(`article[data-model="${m}"] [data-testid="provider"]`)?.textContent ?? null, model);
+  const cardSays = async (model: string, text: string) => {
+    await until(`the Models area's provider note for ${model}`, async () => (await card(model)) === text).catch(async (err: unknown) => {
+      throw new Error(`${String(err)}; it says ${JSON.stringify(await card(model))}`);
+    });
+  };
+  await cardSays(MODEL, `Not used: the model provider ${origins.provider} does not let this site use this model. This site's own engine runs it.`);
+  await cardSays(allowed, `In use: the model provider ${origins.provider} serves this site from the files this browser keeps for it.`);
+  await c.page.evaluate((m) => document.querySelector(`article[data-model="${m}"]`)!.scrollIntoView(), MODEL);
+  await c.page.screenshot({ path: join(SCREENS, 'consumer-models-split.png') });
 
   // On the provider's page the person ticks the other model too.
   const provider = await browser.browser.newPage();

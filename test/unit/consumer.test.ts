@@ -89,7 +89,7 @@ describe("this site's engine with the model provider's beside it", () => {
     expect(c.generated).toEqual([ALLOWED]);
     const notes = Object.fromEntries(c.engine.status().map((s) => [s.id, s.provider]));
     expect(notes[ALLOWED]).toMatchObject({ origin: PROVIDER, serving: true });
-    expect(notes[OTHER]).toMatchObject({ origin: PROVIDER, serving: false, why: expect.stringContaining("does not let this site use this model: this site's own engine runs it") });
+    expect(notes[OTHER]).toMatchObject({ origin: PROVIDER, serving: false, why: `the model provider ${PROVIDER} does not let this site use this model` });
   });
 
   it('consent narrowed after the statuses were read: the refusal hands the request to this site, and the statuses follow', async () => {

@@ -53,9 +53,7 @@ export class ConsumerEngine extends AroundLocal {
         : {
             origin: this.provider.origin,
             serving: false,
-            why: this.provider.connected
-              ? `the model provider ${this.provider.origin} does not let this site use this model: this site's own engine runs it`
-              : `the model provider ${this.provider.origin} is gone: this site's own engine runs it`,
+            why: this.provider.connected ? `the model provider ${this.provider.origin} does not let this site use this model` : `the model provider ${this.provider.origin} is gone`,
           };
       return { ...(served ? { ...own, ...served, serving: own.serving } : own), provider: note };
     });
