@@ -376,6 +376,17 @@ test("consent per model: a site allowed one model runs it from the provider's fi
   assert.equal(now.status, 200, JSON.stringify(now.body));
   assert.equal(modelBytes.consumerC, size, 'nothing more fetched by C');
   assert.equal(await c.page.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument), true, 'the page was not reloaded');
+  // The provider's frame goes away: the heartbeat notices, C's page gives the provider up whole, and an engine of its
+  // own, without the provider's beside it, replaces the split one. Its copy serves both ids (they share the weights).
+  await c.page.evaluate(() => document.getElementById('inpage-provider-frame')!.remove());
+  const gone = await until('C giving the provider up', async () => {
+    const e = await modelEntry(c.page, keyC, allowed);
+    return e.provider?.serving === false ? e : null;
+  });
+  assert.match(gone.provider.why, /stopped answering \(its frame or engine is gone\)/);
+  const alone = await chat(c.page, keyC, 'Hello', allowed);
+  assert.equal(alone.status, 200, JSON.stringify(alone.body));
+  assert.equal(modelBytes.consumerC, size, "C's own copy answered: nothing more fetched");
 
   // A, allowed again: its page, shown again, is served by the provider once more, and its own engine has ended.
   const ownEngine = () => pages.a.workers().filter((w) => w.url().startsWith(origins.consumerA)).length;
