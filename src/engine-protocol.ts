@@ -64,6 +64,11 @@ export interface ProviderNote {
   why: string;
 }
 
+/** The note of a model provider that serves this site (every model, or per model once split). */
+export function providerServes(origin: string): ProviderNote {
+  return { origin, serving: true, why: `the model provider ${origin} serves this site from the files this browser keeps for it` };
+}
+
 /** Which side would answer an id now (hybrid), told per id by the composite's status. */
 export interface Serving {
   mode: 'local' | 'prefer-local' | 'prefer-upstream' | 'upstream';

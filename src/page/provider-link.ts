@@ -8,7 +8,7 @@ import * as Comlink from 'comlink';
 import { activeCatalog } from '../catalog';
 import type { InpageConfig } from '../config';
 import type { AdapterReport, EngineControl } from '../engine-control';
-import type { FromEngine, ModelStatus, ProviderNote } from '../engine-protocol';
+import { providerServes, type FromEngine, type ModelStatus, type ProviderNote } from '../engine-protocol';
 import { HELLO, OFFER, REFUSED, WAITING, messageType, type ControlReply } from '../provider/messages';
 import { hostEngine, type EngineHost } from './engine-host';
 import { isPortRequest, PORT_CHANNEL, portOffer, portRequestId } from './port-messages';
@@ -158,7 +158,7 @@ class ProviderHost implements EngineHost {
    */
   serve(connection: Extract<Embedded, { ok: true }>): Promise<void> {
     this.connection = connection;
-    this.note = { origin: this.origin, serving: true, why: `the model provider ${this.origin} serves this site from the files this browser keeps for it` };
+    this.note = providerServes(this.origin);
     const { control } = connection;
     let outstanding: { id: number; at: number } | null = null;
     control.onmessage = (event) => {

@@ -3,7 +3,7 @@
 // allow, or any model once the provider is gone, runs on this site's own engine (with its upstreams, if any). A
 // refusal or the provider's loss before the first token hands the request to this site's engine (the scheduler's
 // fall-over); the provider's other failures (its queue full, a bad request) are the answer.
-import type { EngineRequest, ModelStatus, ProviderNote } from '../../src/engine-protocol';
+import { providerServes, type EngineRequest, type ModelStatus, type ProviderNote } from '../../src/engine-protocol';
 import { isEmbeddingRequest, type EmbeddingRequest } from '../../src/protocol/embeddings';
 import type { PlannedRequest } from './common/plan';
 import { AroundLocal, type Engine, type Generation, type Side } from './engine';
@@ -49,7 +49,7 @@ export class ConsumerEngine extends AroundLocal {
     return this.local.status().map((own) => {
       const served = this.provider.connected ? theirs.find((s) => s.id === own.id) : undefined;
       const note: ProviderNote = served
-        ? { origin: this.provider.origin, serving: true, why: `the model provider ${this.provider.origin} serves this site from the files this browser keeps for it` }
+        ? providerServes(this.provider.origin)
         : {
             origin: this.provider.origin,
             serving: false,
