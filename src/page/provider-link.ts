@@ -186,9 +186,9 @@ class ProviderHost implements EngineHost {
     const offered = sw.controller ? this.offer(sw.controller, connection.engine) : Promise.resolve();
     // Models of this site the provider does not let it use (or does not have): this site's engine runs those.
     void offered.then(() => this.splitIfNeeded());
-    // Status polls for the subscribers (the provider pushes none).
+    // Status polls for the subscribers (the provider pushes none), until a split or a fallback hands them to this
+    // site's engine (both clear it).
     this.poll = setInterval(() => {
-      if (this.local) return clearInterval(this.poll);
       if (this.subscribers.length === 0) return;
       this.providerStatus().then((models) => {
         for (const listener of this.subscribers) listener(models);

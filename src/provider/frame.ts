@@ -148,7 +148,6 @@ class Frame {
     this.refuse('the person said no in the provider\'s frame');
   }
 
-
   private async connect(): Promise<void> {
     say(`${this.consumer} uses the models this browser has.`);
     const handle = this.handle!;

@@ -39,10 +39,6 @@ export class ConsumerEngine extends AroundLocal {
     return side?.kind === 'provider' ? this.provider.embed(request, signal) : this.local.embed(request, signal, side);
   }
 
-  supports(request: PlannedRequest): void {
-    this.local.supports(request);
-  }
-
   /** Per model: the provider's status where it serves it, else this site's; each says which serves, and why. */
   status(): ModelStatus[] {
     const theirs = this.provider.status();

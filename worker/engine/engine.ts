@@ -170,6 +170,9 @@ export abstract class AroundLocal implements Engine {
   abstract status(): ModelStatus[];
   abstract onStatus(listener: () => void): void;
 
+  supports(request: PlannedRequest): void {
+    this.local.supports(request);
+  }
   ready(): Promise<void> {
     return this.local.ready();
   }

@@ -165,10 +165,6 @@ export class HybridEngine extends AroundLocal {
     return this.onSide(side, request.model, (engine) => (engine === this.upstream ? this.upstream.embed(request, signal) : this.local.embed(request, signal)));
   }
 
-  supports(request: PlannedRequest): void {
-    this.local.supports(request);
-  }
-
   status(): ModelStatus[] {
     const statuses = this.local.status().map((s) => ({ ...s, serving: this.serving(s.id) }));
     // Ids only an upstream answers have no local status: this device has no model for them.

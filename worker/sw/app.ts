@@ -59,6 +59,8 @@ export function createApp(link: EngineLink): Hono<AuthEnv> {
     return activeCatalog().variants.filter((v) => reachable.includes(v.id)).map((v) => {
       const id = v.id;
       const status = statuses?.find((s) => s.id === id);
+      // Consumer mode: per model when this site's engine runs beside the provider's (split), else the port's.
+      const provider = status?.provider ?? link.provider;
       const known = lastStatus?.find((s) => s.id === id);
       return {
         id,
@@ -72,9 +74,8 @@ export function createApp(link: EngineLink): Hono<AuthEnv> {
         state: status?.state ?? 'unavailable',
         // Hybrid (docs/hybrid.md): the mode, the side that would answer now and why.
         ...(status?.serving ? { mode: status.serving.mode, serving: { engine: status.serving.engine, why: status.serving.why, ...(status.serving.upstream ? { upstream: status.serving.upstream } : {}) } } : {}),
-        // Consumer mode (docs/shared-models.md): whether the model provider serves this site, and why (not); per
-        // model when this site's engine runs beside the provider's (split).
-        ...(status?.provider || link.provider ? { provider: status?.provider ?? link.provider! } : {}),
+        // Consumer mode (docs/shared-models.md): whether the model provider serves this site, and why (not).
+        ...(provider ? { provider } : {}),
         ...(status?.runtime ? { engine: { name: status.runtime.engine, device: status.runtime.device, ...(status.runtime.threads ? { threads: status.runtime.threads } : {}) } } : {}),
       };
     });
