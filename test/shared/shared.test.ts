@@ -131,6 +131,11 @@ async function toggleModel(provider: Page, row: string, model: string, on: boole
   );
 }
 
+/** The provider note on a model's card in the page's Models area (null while the card or the note is not shown). */
+function providerCard(page: Page, model: string): Promise<string | null> {
+  return page.evaluate((m) => document.querySelector(`article[data-model="${m}"] [data-testid="provider"]`)?.textContent ?? null, model);
+}
+
 async function modelEntry(page: Page, key: string, model = MODEL): Promise<any> {
   return page.evaluate(async (key, model) => (await (await fetch(`/v1/models/${model}`, { headers: { authorization: `Bearer ${key}` } })).json()), key, model);
 }
@@ -214,9 +219,7 @@ test('revoked on the provider\'s page: the next request is refused, then the con
   await pages.a.evaluate(() => {
     location.hash = '#models';
   });
-  const card = await until("the Models area's provider note", () =>
-    pages.a.evaluate((m) => document.querySelector(`article[data-model="${m}"] [data-testid="provider"]`)?.textContent ?? null, MODEL),
-  ).catch(async (err: unknown) => {
+  const card = await until("the Models area's provider note", () => providerCard(pages.a, MODEL)).catch(async (err: unknown) => {
     const seen = await pages.a.evaluate(() => ({ hash: location.hash, cards: document.querySelectorAll('article[data-model]').length, text: document.body.innerText.slice(0, 1500) }));
     throw new Error(`${String(err)}: ${JSON.stringify(seen)}`);
   });
@@ -337,10 +340,9 @@ test("consent per model: a site allowed one model runs it from the provider's fi
   await c.page.evaluate(() => {
     location.hash = '#models';
   });
-  const card = (model: string) => c.page.evaluate((m) => document.querySelector(`article[data-model="${m}"] [data-testid="provider"]`)?.textContent ?? null, model);
   const cardSays = async (model: string, text: string) => {
-    await until(`the Models area's provider note for ${model}`, async () => (await card(model)) === text).catch(async (err: unknown) => {
-      throw new Error(`${String(err)}; it says ${JSON.stringify(await card(model))}`);
+    await until(`the Models area's provider note for ${model}`, async () => (await providerCard(c.page, model)) === text).catch(async (err: unknown) => {
+      throw new Error(`${String(err)}; it says ${JSON.stringify(await providerCard(c.page, model))}`);
     });
   };
   await cardSays(MODEL, `Not used: the model provider ${origins.provider} does not let this site use this model. This site's own engine runs it.`);
