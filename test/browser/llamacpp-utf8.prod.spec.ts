@@ -81,7 +81,7 @@ test('llama.cpp: an answer of invalid UTF-8 bytes comes back with replacement ch
   expect(stopped.choices[0]!.message.content).toBe(`${REPLACEMENT}${REPLACEMENT}`);
   expect(stopped.choices[0]!.finish_reason).toBe('stop');
 
-  // Logprobs of such a token: wllama 3.8.1 cannot write them out (its JSON refuses the byte). A stream says so
+  // Logprobs of such a token: wllama (3.8.1, still 3.13.0) cannot write them out (its JSON refuses the byte). A stream says so
   // in-band; a JSON answer, whose 200 went out before the first token, breaks off as a dropped connection does
   // (the service's rule for late failures); never a hang, and the next request is answered.
   const jsonLogprobs = await page.evaluate(async (key) => {

@@ -35,7 +35,7 @@ export interface WllamaLike {
   createChatCompletion(options: LlamaParams & { stream: true; abortSignal: AbortSignal; [key: string]: unknown }): Promise<AsyncIterable<LlamaChunk>>;
   exit(): Promise<void>;
   /**
-   * The last native exception llama.cpp logged since the previous call, and forgets it (wllama 3.8.1 turns such an
+   * The last native exception llama.cpp logged since the previous call, and forgets it (wllama, since 3.8.1, turns such an
    * exception into "Invalid typed array length"; its text comes only through the native log).
    */
   takeNativeError?(): string | null;
@@ -323,7 +323,7 @@ export class LlamaCppEngine implements Engine {
           });
         },
       });
-      // wllama 3.8.1 resolves even when llama.cpp could not load the file: its context info says so.
+      // wllama (since 3.8.1) resolves even when llama.cpp could not load the file: its context info says so.
       const info = wllama.getLoadedContextInfo();
       if (info.success === false || !(info.n_ctx > 0)) {
         throw new Error(

@@ -11,14 +11,14 @@ function messageOf(err: unknown): string {
 export function loadError(err: unknown, what: string): ApiError {
   if (err instanceof ApiError) return err;
   const message = messageOf(err);
-  // wllama 3.8.1 surfaces a C++ exception (e.g. out of memory) this way.
+  // wllama (3.8.1, still 3.13.0) surfaces a C++ exception (e.g. out of memory) this way.
   const native = /Invalid typed array length/.test(message) ? ' (llama.cpp aborted: usually out of memory for this model on this device)' : '';
   return new ApiError('model_load_failed', `Loading ${what} failed: ${message}${native}`);
 }
 
 /**
  * What is known of a failure besides the error: whether the request asked for logprobs, the text of the native
- * exception llama.cpp logged (wllama 3.8.1 itself surfaces only "Invalid typed array length"), and whether it
+ * exception llama.cpp logged (wllama (3.8.1, still 3.13.0) itself surfaces only "Invalid typed array length"), and whether it
  * came before llama.cpp's first chunk (the prompt's progress, sent before any token is decoded).
  */
 export interface FailureContext {
@@ -52,7 +52,7 @@ export function generationError(err: unknown, context: FailureContext = {}): Api
         param: 'messages',
       });
     }
-    // wllama 3.8.1 writes llama.cpp's logprobs as JSON without replacing invalid UTF-8: a token that is one byte
+    // wllama (3.8.1, still 3.13.0) writes llama.cpp's logprobs as JSON without replacing invalid UTF-8: a token that is one byte
     // of a multi-byte character (e.g. a lone continuation byte) makes that throw. The answer's text is safe
     // (llama.cpp gives replacement characters there); the engine stays usable.
     const cause = native ? `; llama.cpp said: ${native}` : '';

@@ -66,7 +66,7 @@ function wellFormed(text: string): string {
 
 /**
  * `value` with every string (keys too) well-formed. llama.cpp reads the request as JSON and refuses a lone
- * surrogate's escape (\ud800) with a C++ exception that wllama 3.8.1 surfaces only as "Invalid typed array
+ * surrogate's escape (\ud800) with a C++ exception that wllama (3.8.1, still 3.13.0) surfaces only as "Invalid typed array
  * length"; text can hold no lone surrogate in UTF-8 anyway, so this is what any UTF-8 client would send.
  */
 function wellFormedDeep<T>(value: T): T {
@@ -80,7 +80,7 @@ function wellFormedDeep<T>(value: T): T {
 
 /**
  * A past call's arguments for llama.cpp, which parses them as JSON for the chat template (a C++ exception when
- * they are not, surfaced by wllama 3.8.1 as "Invalid typed array length"). A history may hold any text there,
+ * they are not, surfaced by wllama (3.8.1, still 3.13.0) as "Invalid typed array length"). A history may hold any text there,
  * e.g. a call cut by max_tokens ('{"city": "Os'): what is not JSON goes as a JSON string of the text, which
  * llama.cpp parses back into that text, so a template that writes string arguments as they are renders it
  * exactly as written. That string is made of the well-formed text: JSON.stringify writes a lone surrogate as its
