@@ -5,7 +5,7 @@
 import { DEFAULT_CONFIG, TEST_KNOBS, type InpageConfig } from './config';
 import { modelEntrySchemas } from './model-config';
 import { z } from './protocol/zod';
-import { CREDENTIALS, DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_MS, DIALECTS } from './upstreams';
+import { CREDENTIALS, DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_MS, DIALECTS, UPSTREAM_BOUNDS } from './upstreams';
 
 /** What each setting does: a key of InpageConfig missing here, or one more, does not compile. */
 const NOTES: Record<keyof InpageConfig, string> = {
@@ -36,6 +36,7 @@ function upstreamSchema(): Record<string, unknown> {
       credentials: { enum: [...CREDENTIALS], default: 'omit', description: 'include: send the site\'s cookies (a backend of your own on the same site, which holds the key).' },
       concurrency: { type: 'integer', minimum: 1, default: DEFAULT_CONCURRENCY, description: 'Requests that may run at once on this server; one more is 429 queue_full.' },
       timeoutMs: { type: 'integer', minimum: 1, default: DEFAULT_TIMEOUT_MS, description: 'No first token within this time: fall over, or 504 upstream_timeout.' },
+      ...Object.fromEntries(Object.entries(UPSTREAM_BOUNDS).map(([field, b]) => [field, { type: 'integer', minimum: b.min, maximum: b.max, default: b.default, description: b.note }])),
     },
   };
 }

@@ -5,7 +5,7 @@
 // that server only. What any script of the origin can read: docs/security.md.
 import type { DBSchema } from 'idb';
 import { connection } from './idb-connection';
-import { DIALECTS, type Dialect, type UpstreamSpec, DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_MS, upstreamUrl } from './upstreams';
+import { DIALECTS, type Dialect, type UpstreamSpec, DEFAULT_BOUNDS, DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_MS, upstreamUrl } from './upstreams';
 import { MODES, ModelConfigError, type Mode } from './model-config';
 
 export interface UpstreamConnection {
@@ -109,6 +109,7 @@ export function connectionSpec(c: UpstreamConnection): UpstreamSpec {
     credentials: 'omit',
     concurrency: DEFAULT_CONCURRENCY,
     timeoutMs: DEFAULT_TIMEOUT_MS,
+    ...DEFAULT_BOUNDS,
     ...(c.key ? { key: c.key } : {}),
   };
 }

@@ -4,6 +4,7 @@
 // the browser's cookies (`credentials: "include"`), which holds the real secret and forwards, or lets a person add a
 // connection of their own in the workspace (src/upstream-connections.ts).
 import { ModelConfigError, type Mode, type ModelCatalog } from './model-config';
+import { looksLikeKey, secretRefusal, urlSecret } from './secrets';
 
 /** How a server speaks OpenAI's wire (what each one does differently: worker/engine/upstream/dialects.ts). */
 export const DIALECTS = ['openai', 'vllm', 'ollama', 'llama-server'] as const;
@@ -12,7 +13,22 @@ export type Dialect = (typeof DIALECTS)[number];
 /** The `credentials` mode of the upstream's fetches: `include` sends the site's cookies (a same-site backend). */
 export const CREDENTIALS = ['omit', 'same-origin', 'include'] as const;
 
-export interface UpstreamSpec {
+/**
+ * Bounds on what an upstream may send back (docs/hybrid.md "Bounds", docs/security.md): per upstream, each a field of
+ * its entry with this default and range. A connection a person adds takes the defaults.
+ */
+export const UPSTREAM_BOUNDS = {
+  idleMs: { default: 60_000, min: 100, max: 600_000, note: 'After the first token, no chunk within this time (ms): the answer ends with an in-band upstream_timeout error.' },
+  maxEventBytes: { default: 1_048_576, min: 1024, max: 67_108_864, note: 'The largest stream event (or line without a newline) read, in bytes; more is an upstream_error.' },
+  maxAnswerBytes: { default: 67_108_864, min: 1024, max: 1_073_741_824, note: 'The most of one answer read, in bytes: a whole stream, or a JSON or embeddings body; more is an upstream_error.' },
+  maxErrorBytes: { default: 16_384, min: 256, max: 1_048_576, note: "The most of an upstream's error body read, in bytes (the rest is not read)." },
+  maxToolCalls: { default: 128, min: 1, max: 4096, note: 'The most tool calls one answer may carry; more is an upstream_error.' },
+  maxToolArgumentBytes: { default: 1_048_576, min: 256, max: 67_108_864, note: "The largest one tool call's arguments, in bytes; more is an upstream_error." },
+} as const;
+export type UpstreamBounds = Record<keyof typeof UPSTREAM_BOUNDS, number>;
+export const DEFAULT_BOUNDS = Object.fromEntries(Object.entries(UPSTREAM_BOUNDS).map(([k, v]) => [k, v.default])) as UpstreamBounds;
+
+export interface UpstreamSpec extends UpstreamBounds {
   /** The name in the `upstreams` setting, or `connection:<name>` for a person's connection. */
   name: string;
   /** The base URL the OpenAI paths go under (`{url}/chat/completions`), absolute, without a trailing slash. */
@@ -42,24 +58,15 @@ export interface UpstreamPlan {
 export const DEFAULT_CONCURRENCY = 4;
 export const DEFAULT_TIMEOUT_MS = 15_000;
 
-const FIELDS = ['url', 'dialect', 'credentials', 'concurrency', 'timeoutMs'] as const;
+const FIELDS = ['url', 'dialect', 'credentials', 'concurrency', 'timeoutMs', ...(Object.keys(UPSTREAM_BOUNDS) as (keyof UpstreamBounds)[])] as const;
 /** Field names that can only mean a secret: refused with the reason rather than as merely unknown. */
 const SECRET_FIELD = /(key|token|secret|password|passwd|authorization|auth|bearer|cookie|headers?)$/i;
-/** Values that look like API keys (OpenAI's `sk-…`, Hugging Face's `hf_…`, a Bearer header). */
-const SECRET_VALUE = /^(sk-|hf_|bearer\s)/i;
 
 const at = (name: string, field?: string) => `upstreams[${JSON.stringify(name)}]${field ? `.${field}` : ''}`;
 
-const secretRefusal = (where: string) =>
-  new ModelConfigError(
-    `${where}: a literal credential in inpage.config.json is refused: that file is served to every visitor, so any of them could read it. ` +
-      'Point the upstream at a backend of your own on the same site (credentials: "include"), which holds the key and forwards, ' +
-      'or let each person add a connection with their own key in the workspace (docs/hybrid.md).',
-  );
-
-/** Refuses anything in `value` that looks like a secret, naming where it is. */
+/** Refuses anything in `value` that looks like a secret (src/secrets.ts), naming where it is. */
 function refuseSecrets(value: unknown, where: string): void {
-  if (typeof value === 'string' && SECRET_VALUE.test(value.trim())) throw secretRefusal(where);
+  if (typeof value === 'string' && looksLikeKey(value)) throw secretRefusal(where);
   if (Array.isArray(value)) value.forEach((v, i) => refuseSecrets(v, `${where}[${i}]`));
   else if (value && typeof value === 'object') {
     for (const [k, v] of Object.entries(value)) {
@@ -69,7 +76,7 @@ function refuseSecrets(value: unknown, where: string): void {
   }
 }
 
-/** An upstream base URL, checked: http(s), no user or password in it, no key in its query. Relative: on `origin`. */
+/** An upstream base URL, checked: http(s), no user or password, no key in its query (names or values) or path. Relative: on `origin`. */
 export function upstreamUrl(raw: unknown, where: string, origin: string): string {
   if (typeof raw !== 'string' || raw.trim() === '') throw new ModelConfigError(`${where}: must be the server's base URL (e.g. "https://llm.example.com/v1")`);
   let url: URL;
@@ -79,8 +86,7 @@ export function upstreamUrl(raw: unknown, where: string, origin: string): string
     throw new ModelConfigError(`${where}: '${raw}' is not a URL`);
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new ModelConfigError(`${where}: must be an http(s) URL, not ${url.protocol}`);
-  if (url.username || url.password) throw secretRefusal(where);
-  for (const name of url.searchParams.keys()) if (SECRET_FIELD.test(name) || /^(api_?key|key|token)$/i.test(name)) throw secretRefusal(where);
+  if (urlSecret(url)) throw secretRefusal(where);
   if (url.hash) throw new ModelConfigError(`${where}: a base URL has no #fragment`);
   return url.href.replace(/\/+$/, '');
 }
@@ -95,6 +101,14 @@ function intIn(raw: unknown, min: number, max: number, fallback: number, where: 
   if (raw === undefined) return fallback;
   if (typeof raw === 'number' && Number.isInteger(raw) && raw >= min && raw <= max) return raw;
   throw new ModelConfigError(`${where}: must be a whole number from ${min} to ${max}`);
+}
+
+function boundsOf(entry: Record<string, unknown>, name: string): UpstreamBounds {
+  const out = { ...DEFAULT_BOUNDS };
+  for (const [field, b] of Object.entries(UPSTREAM_BOUNDS) as [keyof UpstreamBounds, (typeof UPSTREAM_BOUNDS)[keyof UpstreamBounds]][]) {
+    out[field] = intIn(entry[field], b.min, b.max, b.default, at(name, field));
+  }
+  return out;
 }
 
 /** The `upstreams` setting, checked. Throws a ModelConfigError naming the first bad field (secrets first). */
@@ -116,6 +130,7 @@ export function parseUpstreams(setting: unknown, origin: string): Record<string,
       credentials: oneOf(entry.credentials, CREDENTIALS, 'same-origin', at(name, 'credentials')),
       concurrency: intIn(entry.concurrency, 1, 64, DEFAULT_CONCURRENCY, at(name, 'concurrency')),
       timeoutMs: intIn(entry.timeoutMs, 100, 600_000, DEFAULT_TIMEOUT_MS, at(name, 'timeoutMs')),
+      ...boundsOf(entry, name),
     };
   }
   return out;

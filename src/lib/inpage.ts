@@ -12,6 +12,7 @@ import { DEFAULT_CONFIG, fetchDeploymentConfig, mergeConfig, type InpageConfig }
 import { createKey, listKeys, revokeKey, verifyKey, type CreatedKey } from '../keys/key-store';
 import { getWorkspace, registerWorkspace } from '../keys/workspace';
 import { adoptModels, checkUpstreams } from '../catalog';
+import { checkSourceUrls } from '../secrets';
 import { VARIANT_IDS, type ModelId, type VariantId } from '../variants';
 import type { EngineHost } from '../page/engine-host';
 import { hostEngineFor } from '../page/provider-link';
@@ -150,6 +151,7 @@ export async function settleConfig(load: Promise<InpageConfig>, source: string):
   const config = await load;
   const catalog = adoptModels(config.models, source);
   checkUpstreams(config.upstreams, catalog, source, location.origin);
+  checkSourceUrls(config, location.origin, source);
   return { config, offered: catalog.variants.map((v) => v.id) };
 }
 

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll } from 'vitest';
 import { DEFAULT_CONFIG } from '../../src/config';
 import { VARIANT_IDS } from '../../src/variants';
-import type { Dialect, UpstreamSpec } from '../../src/upstreams';
+import { DEFAULT_BOUNDS, type Dialect, type UpstreamSpec } from '../../src/upstreams';
 import { DeterministicEngine } from '../engine/deterministic-engine';
 import { UpstreamEngine, type UpstreamTarget } from '../../worker/engine/upstream';
 import { HybridEngine } from '../../worker/engine/hybrid';
@@ -27,6 +27,7 @@ const spec = (dialect: Dialect, tag: string): UpstreamSpec => ({
   credentials: 'omit',
   concurrency: 4,
   timeoutMs: 10_000,
+  ...DEFAULT_BOUNDS,
 });
 const targets = (dialect: Dialect, tag: string): Record<string, UpstreamTarget> =>
   Object.fromEntries(VARIANT_IDS.filter((id) => id !== 'svc-vision').map((id) => [id, { spec: spec(dialect, tag), model: `up/${id}` }]));

@@ -7,7 +7,9 @@ import { describe, expect, it } from 'vitest';
 import type { EngineEvent } from '../../src/engine-protocol';
 import { ApiError } from '../../src/protocol/errors';
 import { validateChatRequest } from '../../src/protocol/validate';
-import { ChunkReader, httpError, sseData } from '../../worker/engine/upstream/wire';
+import { ChunkReader, httpError } from '../../worker/engine/upstream/wire';
+import { sseData } from '../../worker/engine/upstream/sse';
+import { DEFAULT_BOUNDS } from '../../src/upstreams';
 import { chatBody } from '../../worker/engine/upstream/dialects';
 import { withPlan } from '../../worker/engine/common/plan';
 
@@ -23,9 +25,9 @@ async function replay(text: string, promptEstimate = 3): Promise<EngineEvent[]> 
       c.close();
     },
   });
-  const reader = new ChunkReader(WHO, promptEstimate);
+  const reader = new ChunkReader(WHO, promptEstimate, { ...DEFAULT_BOUNDS, expectDone: true });
   const events: EngineEvent[] = [];
-  for await (const payload of sseData(body, new AbortController().signal)) events.push(...reader.chunk(payload));
+  for await (const payload of sseData(body, new AbortController().signal, DEFAULT_BOUNDS, WHO)) events.push(...reader.chunk(payload));
   events.push(reader.finish());
   return events;
 }
@@ -159,7 +161,7 @@ describe('replayed streams', () => {
   });
 
   it('SSE as servers write it: CRLF line ends, comments, several data lines, no blank line before the end', async () => {
-    const events = await replay(`: keep-alive\r\n\r\ndata: {"choices":[{"index":0,"delta":\r\ndata: {"content":"A"}}]}\r\n\r\ndata: {"choices":[{"index":0,"delta":{"content":"B"},"finish_reason":"stop"}]}`);
+    const events = await replay(`: keep-alive\r\n\r\ndata: {"choices":[{"index":0,"delta":\r\ndata: {"content":"A"}}]}\r\n\r\ndata: {"choices":[{"index":0,"delta":{"content":"B"},"finish_reason":"stop"}]}\r\n\r\ndata: [DONE]`);
     expect(text(events, 'content')).toBe('AB');
   });
 });
@@ -171,7 +173,7 @@ describe('upstream HTTP errors', () => {
       [401, '{"error":"Unauthorized"}'],
       [403, ''],
     ] as const) {
-      const err = await httpError(res(status, body), WHO);
+      const err = await httpError(res(status, body), WHO, DEFAULT_BOUNDS);
       expect(err.toBody().error).toMatchObject({ code: 'upstream_unavailable', type: 'server_error' });
       expect(err.status).toBe(503);
       expect(err.message).toContain(WHO);
@@ -180,22 +182,22 @@ describe('upstream HTTP errors', () => {
     }
   });
   it("a 4xx about the request keeps its status and words, prefixed with where it came from; inpage's own codes pass", async () => {
-    const vllm = await httpError(res(400, JSON.stringify({ object: 'error', message: "This model's maximum context length is 4096 tokens.", type: 'BadRequestError', param: null, code: 400 })), WHO);
+    const vllm = await httpError(res(400, JSON.stringify({ object: 'error', message: "This model's maximum context length is 4096 tokens.", type: 'BadRequestError', param: null, code: 400 })), WHO, DEFAULT_BOUNDS);
     expect(vllm).toMatchObject({ status: 400, code: 'upstream_rejected' });
     expect(vllm.message).toBe(`The upstream ${WHO} refused the request (HTTP 400): This model's maximum context length is 4096 tokens.`);
-    const known = await httpError(res(400, JSON.stringify({ error: { message: 'too long', type: 'invalid_request_error', param: 'messages', code: 'context_length_exceeded' } })), WHO);
+    const known = await httpError(res(400, JSON.stringify({ error: { message: 'too long', type: 'invalid_request_error', param: 'messages', code: 'context_length_exceeded' } })), WHO, DEFAULT_BOUNDS);
     expect(known).toMatchObject({ status: 400, code: 'context_length_exceeded', param: 'messages' });
-    const missing = await httpError(res(404, JSON.stringify({ error: { message: "model 'qwen3:99b' not found", type: 'not_found_error' } })), WHO);
+    const missing = await httpError(res(404, JSON.stringify({ error: { message: "model 'qwen3:99b' not found", type: 'not_found_error' } })), WHO, DEFAULT_BOUNDS);
     expect(missing).toMatchObject({ status: 404, code: 'upstream_rejected' });
     expect(missing.message).toContain("model 'qwen3:99b' not found");
-    const fastapi = await httpError(res(422, JSON.stringify({ detail: [{ loc: ['body', 'messages'], msg: 'field required' }] })), WHO);
+    const fastapi = await httpError(res(422, JSON.stringify({ detail: [{ loc: ['body', 'messages'], msg: 'field required' }] })), WHO, DEFAULT_BOUNDS);
     expect(fastapi.status).toBe(422);
     expect(fastapi.message).toContain('field required');
   });
   it('429 is queue_full with the upstream\'s retry-after; 5xx is 502 upstream_error', async () => {
-    const busy = await httpError(res(429, '{"error":{"message":"slow down"}}', { 'retry-after': '7' }), WHO);
+    const busy = await httpError(res(429, '{"error":{"message":"slow down"}}', { 'retry-after': '7' }), WHO, DEFAULT_BOUNDS);
     expect(busy).toMatchObject({ status: 429, code: 'queue_full', retryAfter: 7 });
-    const down = await httpError(res(500, 'CUDA out of memory'), WHO);
+    const down = await httpError(res(500, 'CUDA out of memory'), WHO, DEFAULT_BOUNDS);
     expect(down).toMatchObject({ status: 502, code: 'upstream_error' });
     expect(down.message).toBe(`The upstream ${WHO} failed (HTTP 500): CUDA out of memory`);
   });

@@ -13,7 +13,8 @@ import { activeCatalog, variantOf } from '../../src/catalog';
 import { buildUpstreamPlan, type ResolvedRoute, type UpstreamPlan, type UpstreamSpec } from '../../src/upstreams';
 import { MODE_CHOICES_CHANNEL, connectionSpec, listConnections, listModeChoices, type ModeChoice, type UpstreamConnection } from '../../src/upstream-connections';
 import { AroundLocal, LOCAL_ONLY, type CompleteEngine, type Engine, type Generation, type Side } from './engine';
-import { UpstreamEngine, describeUpstream, type UpstreamDeps, type UpstreamTarget } from './upstream';
+import { DATA_URLS_ONLY, UpstreamEngine, describeUpstream, type ImageRule, type UpstreamDeps, type UpstreamTarget } from './upstream';
+import { imageUrlAllowed } from '../../src/csp';
 
 /** How long an upstream that failed is passed over by the `prefer-*` modes (no wasted request). */
 export const RECENT_FAILURE_MS = 30_000;
@@ -61,13 +62,14 @@ export class HybridEngine extends AroundLocal {
     local: Engine,
     private plan: UpstreamPlan,
     private readonly deps: HybridDeps = realDeps,
+    images: ImageRule = DATA_URLS_ONLY,
   ) {
     super(local);
     const targets: Record<string, UpstreamTarget> = {};
     for (const [id, route] of Object.entries(plan.routes)) {
       if (route.upstream && route.model) targets[id] = { spec: plan.upstreams[route.upstream]!, model: route.model };
     }
-    this.upstream = new UpstreamEngine(targets, deps);
+    this.upstream = new UpstreamEngine(targets, deps, images);
   }
 
   /** New routes (the person switched a mode): the upstreams stay; every status listener hears of it. */
@@ -213,7 +215,9 @@ export async function withUpstreams(local: Engine, config: InpageConfig, origin:
   const catalog: ModelCatalog = buildCatalog(config.models);
   const base = buildUpstreamPlan(config.upstreams, catalog, origin);
   const connections = await listConnections();
-  const engine = new HybridEngine(local, withConnections(base, connections, await listModeChoices()), deps);
+  // Image URLs: the rule local vision applies (src/csp.ts), before anything is sent upstream.
+  const images: ImageRule = (url) => imageUrlAllowed(url, config, origin);
+  const engine = new HybridEngine(local, withConnections(base, connections, await listModeChoices()), deps, images);
   // The person switches a mode in the Models area: it applies to the next request, without a reload.
   if (typeof BroadcastChannel !== 'undefined') {
     new BroadcastChannel(MODE_CHOICES_CHANNEL).onmessage = () => void listModeChoices().then((modes) => engine.setRoutes(withConnections(base, connections, modes).routes));

@@ -42,6 +42,28 @@ async function toDataUrl(blob: Blob, type: string): Promise<string> {
   return `data:${type};base64,${btoa(binary)}`;
 }
 
+const imageRefused = (shown: string, param: string) =>
+  new ApiError(
+    'invalid_value',
+    `The image at ${shown} ('${param}') is not on a host this service may reach: use a data: URL, a blob: or http(s) URL of this origin, or a model host of the deployment.`,
+    { param },
+  );
+
+/**
+ * Refuses the first image part whose URL `allowed` refuses, as `resolveImages` does: the upstream engine applies the
+ * same rule before anything is sent, so a server is never made to fetch an address the local engines may not.
+ */
+export function assertImagesAllowed(messages: readonly ChatMessage[], allowed: (url: string) => boolean): void {
+  for (const [i, message] of messages.entries()) {
+    if (!Array.isArray(message.content)) continue;
+    for (const [j, part] of message.content.entries()) {
+      if (part.type !== 'image_url' || allowed(part.image_url.url)) continue;
+      const url = part.image_url.url;
+      throw imageRefused(url.startsWith('data:') ? 'the data: URL' : url, `messages[${i}].content[${j}].image_url.url`);
+    }
+  }
+}
+
 /**
  * Reads every image part of `messages`; the map is keyed by the original URL. `allowed` says which URLs may be
  * fetched at all (src/csp.ts: data:, the origin's blob: and http(s) URLs, the model hosts); others are refused
@@ -61,13 +83,7 @@ export async function resolveImages(
       const param = `messages[${i}].content[${j}].image_url.url`;
       const url = part.image_url.url;
       const shown = url.startsWith('data:') ? 'the data: URL' : url;
-      if (!allowed(url)) {
-        throw new ApiError(
-          'invalid_value',
-          `The image at ${shown} ('${param}') is not on a host this service may reach: use a data: URL, a blob: or http(s) URL of this origin, or a model host of the deployment.`,
-          { param },
-        );
-      }
+      if (!allowed(url)) throw imageRefused(shown, param);
       let blob: Blob;
       let size: ImageSize;
       try {

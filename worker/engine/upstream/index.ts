@@ -9,10 +9,13 @@ import type { PlannedRequest } from '../common/plan';
 import type { ChatCompletionRequest } from '../../../src/protocol/types';
 import type { EmbeddingRequest } from '../../../src/protocol/embeddings';
 import { embeddingFinish } from '../../../src/engine-protocol';
+import { usageCount } from './wire';
 import type { UpstreamSpec } from '../../../src/upstreams';
 import type { Engine, Generation } from '../engine';
 import { assertUpstreamSupports, chatBody, embeddingsBody } from './dialects';
-import { ChunkReader, describeUpstream, httpError, sseData } from './wire';
+import { ChunkReader, callerMessage, describeUpstream, httpError } from './wire';
+import { readCapped, sseData } from './sse';
+import { assertImagesAllowed } from '../common/images';
 
 export { describeUpstream } from './wire';
 
@@ -40,6 +43,11 @@ const realDeps: UpstreamDeps = {
   online: () => (typeof navigator === 'undefined' ? true : navigator.onLine !== false),
 };
 
+/** Which image URLs a request may send upstream: the local engines' rule (src/csp.ts `imageUrlAllowed`). */
+export type ImageRule = (url: string) => boolean;
+/** Without the deployment's rule (unit tests): data: URLs only. */
+export const DATA_URLS_ONLY: ImageRule = (url) => /^data:/i.test(url);
+
 /**
  * One engine for every upstream: `targets` says, per id, which server answers and its model name. Statuses say
  * `ready` for every routed id (the server is asked only when a request comes).
@@ -50,6 +58,7 @@ export class UpstreamEngine implements Engine {
   constructor(
     private readonly targets: Record<string, UpstreamTarget>,
     private readonly deps: UpstreamDeps = realDeps,
+    private readonly images: ImageRule = DATA_URLS_ONLY,
   ) {}
 
   target(id: string): UpstreamTarget {
@@ -75,6 +84,8 @@ export class UpstreamEngine implements Engine {
       timedOut: () => timedOut,
       timeout: () => new ApiError('upstream_timeout', `The upstream ${who} sent nothing within ${spec.timeoutMs} ms.`),
       done: () => clearTimeout(timer),
+      /** Stops the request (the connection closes): a bound was passed, or the server went silent. */
+      abort: () => watchdog.abort(),
     };
   }
 
@@ -98,7 +109,7 @@ export class UpstreamEngine implements Engine {
         cache: 'no-store',
         redirect: 'error',
       });
-      if (!res.ok) throw await httpError(res, who);
+      if (!res.ok) throw await httpError(res, who, spec);
       return res;
     } catch (err) {
       if (err instanceof ApiError) throw err;
@@ -107,7 +118,7 @@ export class UpstreamEngine implements Engine {
       // A browser tells a refused CORS request (vLLM's 401 carries no CORS headers) from a dead server by nothing.
       throw new ApiError(
         'upstream_unavailable',
-        `The upstream ${who} could not be reached (${err instanceof Error ? err.message : String(err)}): it is down, or it refused this origin (CORS; a server that answers 401 without CORS headers looks the same).`,
+        `The upstream ${who} could not be reached (${callerMessage(err instanceof Error ? err.message : String(err), spec.key)}): it is down, or it refused this origin (CORS; a server that answers 401 without CORS headers looks the same).`,
       );
     }
   }
@@ -115,11 +126,14 @@ export class UpstreamEngine implements Engine {
   supports(request: PlannedRequest): void {
     const target = this.targets[request.variant.id];
     if (target) assertUpstreamSupports(request, target.spec.dialect);
+    if (target) assertImagesAllowed(request.messages, this.images);
   }
 
   async generate(request: PlannedRequest, signal: AbortSignal): Promise<Generation> {
     const target = this.target(request.variant.id);
     const { spec } = target;
+    // An image URL the local engines may not fetch is refused before anything is sent: the server would fetch it.
+    assertImagesAllowed(request.messages, this.images);
     const body = chatBody(request, spec.dialect, target.model);
     const watch = this.watch(spec, signal);
     try {
@@ -137,18 +151,19 @@ export class UpstreamEngine implements Engine {
     const { spec } = target;
     const who = describeUpstream(spec.name, spec.url);
     const res = await this.post(target, request.raw_prompt !== undefined ? '/completions' : '/chat/completions', body, signal, watch);
-    const reader = new ChunkReader(who, estimateTokens(request));
     const type = res.headers.get('content-type') ?? '';
+    const json = /json/i.test(type) && !/event-stream/i.test(type);
+    const reader = new ChunkReader(who, estimateTokens(request), { ...spec, expectDone: !json });
     let source: AsyncIterator<EngineEvent[]>;
-    if (/json/i.test(type) && !/event-stream/i.test(type)) {
-      // A server that answered one JSON body despite `stream: true`.
-      const text = await res.text();
+    if (json) {
+      // A server that answered one JSON body despite `stream: true`: read up to the answer's bound.
+      const text = await readCapped(res, spec.maxAnswerBytes, 'refuse', who, 'maxAnswerBytes');
       source = (async function* () {
         yield reader.chunk(text);
       })();
     } else {
       if (!res.body) throw new ApiError('upstream_error', `The upstream ${who} sent an empty answer.`);
-      const payloads = sseData(res.body, watch.signal);
+      const payloads = sseData(res.body, watch.signal, spec, who);
       source = (async function* () {
         try {
           for await (const payload of payloads) yield reader.chunk(payload);
@@ -156,7 +171,7 @@ export class UpstreamEngine implements Engine {
           if (err instanceof ApiError || signal.aborted) throw err;
           if (watch.timedOut()) throw watch.timeout();
           // The connection broke off mid-answer (the server died, the network went).
-          throw new ApiError('upstream_error', `The upstream ${who} broke off its answer (${err instanceof Error ? err.message : String(err)}).`);
+          throw new ApiError('upstream_error', `The upstream ${who} broke off its answer (${callerMessage(err instanceof Error ? err.message : String(err), spec.key)}).`);
         }
       })();
     }
@@ -173,17 +188,23 @@ export class UpstreamEngine implements Engine {
     }
     if (watch.timedOut()) throw watch.timeout();
     const events = (async function* (): AsyncGenerator<EngineEvent> {
-      yield* early;
-      if (!ended) {
-        for (;;) {
-          if (signal.aborted) return;
-          const next = await source.next();
-          if (next.done) break;
-          yield* next.value;
+      try {
+        yield* early;
+        if (!ended) {
+          for (;;) {
+            if (signal.aborted) return;
+            const next = await idle(source.next(), spec.idleMs, who);
+            if (next.done) break;
+            yield* next.value;
+          }
         }
+        if (signal.aborted) return;
+        yield reader.finish();
+      } finally {
+        // However the answer ended (a bound, silence, the client gone, its finish), the request is over.
+        watch.abort();
+        void source.return?.(undefined)?.catch(() => undefined);
       }
-      if (signal.aborted) return;
-      yield reader.finish();
     })();
     if (ended && early.length === 0) reader.finish(); // throws: the stream ended before any answer
     return { fingerprint: fingerprintOf(spec.name, target.model), events, servedBy: servedByUpstream(spec) };
@@ -198,9 +219,9 @@ export class UpstreamEngine implements Engine {
     try {
       const res = await this.post(target, '/embeddings', embeddingsBody(request, target.model), signal, watch);
       try {
-        parsed = await res.json();
+        parsed = JSON.parse(await readCapped(res, spec.maxAnswerBytes, 'refuse', who, 'maxAnswerBytes'));
       } catch (err) {
-        if (signal.aborted) throw err;
+        if (err instanceof ApiError || signal.aborted) throw err;
         if (watch.timedOut()) throw watch.timeout();
         throw new ApiError('upstream_error', `The upstream ${who} sent an embeddings answer that is not JSON.`);
       }
@@ -221,7 +242,7 @@ export class UpstreamEngine implements Engine {
       vectors[at] = v.embedding as number[];
     });
     const usage = (parsed as { usage?: { prompt_tokens?: unknown } }).usage;
-    const prompt = typeof usage?.prompt_tokens === 'number' && usage.prompt_tokens >= 0 ? usage.prompt_tokens : request.input.reduce((n, x) => n + (typeof x === 'string' ? Math.ceil(x.length / 4) : x.length), 0);
+    const prompt = usageCount(usage?.prompt_tokens) ?? request.input.reduce((n, x) => n + (typeof x === 'string' ? Math.ceil(x.length / 4) : x.length), 0);
     const events: EngineEvent[] = [...vectors.map((embedding, index) => ({ type: 'embedding' as const, index, embedding })), embeddingFinish(prompt)];
     return {
       fingerprint: fingerprintOf(spec.name, target.model),
@@ -238,6 +259,22 @@ export class UpstreamEngine implements Engine {
 
   onStatus(listener: () => void): void {
     this.listeners.push(listener);
+  }
+}
+
+/**
+ * The next piece of an answer that has begun, or an in-band 504 `upstream_timeout` when the server sends nothing for
+ * `ms` (its `idleMs` bound): a server that sends one token and then nothing does not hold a lane until the client goes.
+ */
+async function idle<T>(next: Promise<T>, ms: number, who: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const silent = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new ApiError('upstream_timeout', `The upstream ${who} sent nothing for ${ms} ms in the middle of its answer (its 'idleMs' bound): the answer stops here.`)), ms);
+  });
+  try {
+    return await Promise.race([next, silent]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

@@ -7,6 +7,9 @@ import { toolCallId } from '../../../src/protocol/completion';
 import { timingsOf } from '../../../src/protocol/timings';
 import type { EngineEvent } from '../../../src/engine-protocol';
 import type { ChoiceLogprobs, EngineFinishReason, Timings, Usage } from '../../../src/protocol/types';
+import type { UpstreamBounds } from '../../../src/upstreams';
+import { redactSecrets } from '../../../src/secrets';
+import { readCapped, SSE_DONE } from './sse';
 
 /** The upstream as messages name it: `'gpu-box' (llm.example.com)`. */
 export function describeUpstream(name: string, url: string): string {
@@ -19,12 +22,9 @@ export function describeUpstream(name: string, url: string): string {
   return `'${name}' (${host})`;
 }
 
-/** The most of an error body read (an upstream could send anything). */
-const ERROR_BODY_LIMIT = 16_384;
-
 /** An error body's message, from the shapes servers send: OpenAI's `{error:{message}}`, `{error:"…"}`, FastAPI's `{detail}`, or text. */
 export function errorMessageOf(text: string): string {
-  const trimmed = text.trim().slice(0, 2000);
+  const trimmed = text.trim();
   try {
     const body = JSON.parse(trimmed) as Record<string, unknown>;
     const error = body?.error;
@@ -61,15 +61,26 @@ function knownCode(code: string, status: number): ErrorCode | null {
   return PASSED_CODES[code as ErrorCode] === status ? (code as ErrorCode) : null;
 }
 
-/** An upstream's HTTP error as inpage's error (docs/hybrid.md "Errors"). */
-export async function httpError(res: Response, who: string): Promise<ApiError> {
+/** The most of an upstream's message passed on to the caller, in characters. */
+const MESSAGE_CHARS = 2000;
+
+/**
+ * The upstream's message as the caller may read it: at most MESSAGE_CHARS, with the connection's key and anything
+ * shaped like a key or an Authorization value redacted (src/secrets.ts): a gateway may echo the key it was sent.
+ */
+export function callerMessage(message: string, key?: string): string {
+  return redactSecrets(message, key).slice(0, MESSAGE_CHARS);
+}
+
+/** An upstream's HTTP error as inpage's error (docs/hybrid.md "Errors"); at most `maxErrorBytes` of its body is read. */
+export async function httpError(res: Response, who: string, bounds: Pick<UpstreamBounds, 'maxErrorBytes'> & { key?: string }): Promise<ApiError> {
   let text = '';
   try {
-    text = (await res.text()).slice(0, ERROR_BODY_LIMIT);
+    text = await readCapped(res, bounds.maxErrorBytes, 'cut', who, 'maxErrorBytes');
   } catch {
     // the body broke off: the status says enough
   }
-  const message = errorMessageOf(text);
+  const message = callerMessage(errorMessageOf(text), bounds.key);
   const status = res.status;
   if (status === 401 || status === 403) {
     return new ApiError(
@@ -92,52 +103,25 @@ export async function httpError(res: Response, who: string): Promise<ApiError> {
   return new ApiError('upstream_error', `The upstream ${who} failed (HTTP ${status}): ${message}`);
 }
 
-/** `data:` payloads of an SSE body, in order; ends at `[DONE]` or the end of the body. */
-export async function* sseData(body: ReadableStream<Uint8Array>, signal: AbortSignal): AsyncGenerator<string> {
-  const reader = body.getReader();
-  const decoder = new TextDecoder();
-  let buffer = '';
-  let data: string[] = [];
-  const onAbort = () => void reader.cancel().catch(() => undefined);
-  signal.addEventListener('abort', onAbort, { once: true });
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      buffer += done ? decoder.decode() : decoder.decode(value, { stream: true });
-      let newline: number;
-      while ((newline = buffer.search(/\r\n|\r|\n/)) >= 0) {
-        const line = buffer.slice(0, newline);
-        buffer = buffer.slice(newline + (buffer.startsWith('\r\n', newline) ? 2 : 1));
-        if (line === '') {
-          if (data.length > 0) {
-            const payload = data.join('\n');
-            data = [];
-            if (payload.trim() === '[DONE]') return;
-            yield payload;
-          }
-          continue;
-        }
-        if (line.startsWith(':')) continue; // a comment (keep-alive)
-        const colon = line.indexOf(':');
-        const field = colon < 0 ? line : line.slice(0, colon);
-        const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
-        if (field === 'data') data.push(value);
-      }
-      if (done) {
-        if (buffer.trim() !== '' && buffer.startsWith('data:')) data.push(buffer.slice(5).replace(/^ /, ''));
-        if (data.length > 0 && data.join('\n').trim() !== '[DONE]') yield data.join('\n');
-        return;
-      }
-    }
-  } finally {
-    signal.removeEventListener('abort', onAbort);
-    reader.releaseLock();
-  }
-}
-
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
-const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined);
+/**
+ * The largest token count read from an upstream's usage: no model's context is near it, and the usage book's sums
+ * stay exact (below 2^53) for over four million such answers. A count that is not a whole number from 0 to this
+ * (1e308, -1, 2.5, "7") is disregarded: inpage counts that figure itself, as for a server that reports no usage.
+ */
+export const MAX_USAGE_COUNT = 2 ** 31 - 1;
+export const usageCount = (v: unknown): number | undefined => (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 && v <= MAX_USAGE_COUNT ? v : undefined);
+
+/** What a ChunkReader holds an answer to (src/upstreams.ts `UPSTREAM_BOUNDS`). */
+export interface ReaderOptions extends Pick<UpstreamBounds, 'maxToolCalls' | 'maxToolArgumentBytes'> {
+  /** The connection's key: redacted from anything of the upstream's passed on. */
+  key?: string;
+  /** Whether the answer ends with `data: [DONE]` (a stream, every dialect sends it); a JSON body does not. */
+  expectDone: boolean;
+}
+
+const utf8 = new TextEncoder();
 
 /**
  * Turns the upstream's chunks (or one chat.completion) into engine events: reasoning from `reasoning` (current vLLM,
@@ -154,6 +138,9 @@ export class ChunkReader {
   private contentPieces = 0;
   private reasoningPieces = 0;
   private sawToolCall = false;
+  private sawDone = false;
+  /** Bytes of each call's arguments so far, by index. */
+  private readonly argumentBytes = new Map<number, number>();
   /** Whether anything of the answer (text, reasoning, a call) has been read. */
   began = false;
 
@@ -161,22 +148,27 @@ export class ChunkReader {
     private readonly who: string,
     /** An estimate of the prompt's tokens for a server that reports no usage. */
     private readonly promptEstimate: number,
+    private readonly options: ReaderOptions,
   ) {}
 
   private bad(what: string): ApiError {
     return new ApiError('upstream_error', `The upstream ${this.who} sent ${what}.`);
   }
 
-  /** One SSE payload. */
+  /** One SSE payload (`SSE_DONE` for `data: [DONE]`), or a whole JSON body. */
   chunk(payload: string): EngineEvent[] {
+    if (payload === SSE_DONE) {
+      this.sawDone = true;
+      return [];
+    }
     let parsed: unknown;
     try {
       parsed = JSON.parse(payload);
     } catch {
-      throw this.bad(`a stream event that is not JSON (${JSON.stringify(payload.slice(0, 80))})`);
+      throw this.bad(`a stream event that is not JSON (${JSON.stringify(callerMessage(payload.slice(0, 80), this.options.key))})`);
     }
     if (!isObject(parsed)) throw this.bad('a stream event that is not an object');
-    if (parsed.error !== undefined) throw new ApiError('upstream_error', `The upstream ${this.who} failed mid-answer: ${errorMessageOf(JSON.stringify(parsed))}`);
+    if (parsed.error !== undefined) throw new ApiError('upstream_error', `The upstream ${this.who} failed mid-answer: ${callerMessage(errorMessageOf(JSON.stringify(parsed)), this.options.key)}`);
     if (isObject(parsed.usage)) this.usage = parsed.usage;
     this.timings = timingsOf(parsed.timings) ?? this.timings;
     const choices = parsed.choices;
@@ -233,6 +225,7 @@ export class ChunkReader {
     let index = this.calls.get(key);
     if (index === undefined) {
       if (typeof fn.name !== 'string' || fn.name === '') throw this.bad('tool-call arguments before the call named its function');
+      if (this.nextCall >= this.options.maxToolCalls) throw this.bad(`more than ${this.options.maxToolCalls} tool calls in one answer (its 'maxToolCalls' bound)`);
       index = this.nextCall++;
       this.calls.set(key, index);
       if (key !== `i${upstreamIndex}`) this.calls.set(`i${upstreamIndex}`, index);
@@ -245,30 +238,38 @@ export class ChunkReader {
     if (fn.arguments !== undefined && fn.arguments !== null) {
       // Ollama's native API gives an object; its /v1 a string. Either way the fragments concatenate to JSON.
       const args = typeof fn.arguments === 'string' ? fn.arguments : JSON.stringify(fn.arguments);
+      const bytes = (this.argumentBytes.get(index) ?? 0) + utf8.encode(args).byteLength;
+      if (bytes > this.options.maxToolArgumentBytes) throw this.bad(`a tool call whose arguments pass ${this.options.maxToolArgumentBytes} bytes (its 'maxToolArgumentBytes' bound)`);
+      this.argumentBytes.set(index, bytes);
       if (args !== '') out.push({ type: 'tool_arguments', index, arguments: args });
     }
     return out;
   }
   private readonly ids = new Map<number, string>();
 
-  /** The finish, once the stream has ended: the upstream's usage, or counted here when it sent none. */
+  /**
+   * The finish, once the stream has ended: the upstream's usage, or counted here when it sent none. A stream that
+   * ended without its finish (a `finish_reason`, and `data: [DONE]`) was cut off: an `upstream_error`, never a `stop`.
+   */
   finish(): EngineEvent {
     if (this.finishReason === null && !this.began) throw this.bad('a stream that ended before any answer');
+    const missing = this.finishReason === null ? 'a finish_reason' : this.options.expectDone && !this.sawDone ? 'its closing data: [DONE]' : null;
+    if (missing) throw new ApiError('upstream_error', `The upstream ${this.who} broke off its answer: it ended without ${missing}, so what came is incomplete.`);
     const reason: EngineFinishReason = this.sawToolCall && this.finishReason === 'stop' ? 'tool_calls' : (this.finishReason ?? 'stop');
     const u = this.usage;
-    const completion = num(u?.completion_tokens) ?? this.contentPieces + this.reasoningPieces;
-    const prompt = num(u?.prompt_tokens) ?? this.promptEstimate;
+    const completion = usageCount(u?.completion_tokens) ?? this.contentPieces + this.reasoningPieces;
+    const prompt = usageCount(u?.prompt_tokens) ?? this.promptEstimate;
     const details = isObject(u?.completion_tokens_details) ? u.completion_tokens_details : {};
     const promptDetails = isObject(u?.prompt_tokens_details) ? u.prompt_tokens_details : {};
     const usage: Usage = {
       prompt_tokens: prompt,
       completion_tokens: completion,
       total_tokens: prompt + completion,
-      prompt_tokens_details: { cached_tokens: Math.min(num(promptDetails.cached_tokens) ?? 0, prompt) },
-      completion_tokens_details: { reasoning_tokens: Math.min(num(details.reasoning_tokens) ?? (u ? 0 : this.reasoningPieces), completion) },
+      prompt_tokens_details: { cached_tokens: Math.min(usageCount(promptDetails.cached_tokens) ?? 0, prompt) },
+      completion_tokens_details: { reasoning_tokens: Math.min(usageCount(details.reasoning_tokens) ?? (u ? 0 : this.reasoningPieces), completion) },
     };
     // A server that reports usage but no reasoning split (vLLM, Ollama): the reasoning pieces, one token each.
-    if (u && num(details.reasoning_tokens) === undefined) usage.completion_tokens_details.reasoning_tokens = Math.min(this.reasoningPieces, completion);
+    if (u && usageCount(details.reasoning_tokens) === undefined) usage.completion_tokens_details.reasoning_tokens = Math.min(this.reasoningPieces, completion);
     return { type: 'finish', finish_reason: reason, usage, ...(this.timings ? { timings: this.timings } : {}) };
   }
 }
