@@ -16,6 +16,10 @@
 //                               token, headers only after 5 s, a token every 200 ms (for aborts; `_log` records the
 //                               client's abort)
 //   auth                        like openai, but only with `Authorization: Bearer sk-test-connection`
+//   flood-line, flood-silence, flood-endless, flood-tools, flood-usage, flood-truncated, flood-echo-key
+//                               hostile servers (floods.ts): after one token, 64 MiB without a newline; silence;
+//                               deltas without end; 10,000 tool calls; usage of 1e308; a clean end without finish or
+//                               [DONE]; and a 401 that echoes the Authorization header
 // A tag `pace<N>-…` paces the deterministic flavours at one token every N ms.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { mkdtemp, writeFile } from 'node:fs/promises';
@@ -31,6 +35,7 @@ import { parseEmbeddingRequest } from '../../src/protocol/embeddings';
 import type { EngineEvent } from '../../src/engine-protocol';
 import { DeterministicEngine } from '../engine/deterministic-engine';
 import { withPlan } from '../../worker/engine/common/plan';
+import { FLOODS, flood, type Flood } from './floods';
 
 const engine = new DeterministicEngine({ ...DEFAULT_CONFIG });
 /** A tag `pace<N>-…` paces its answers at one token every N ms (the bench's paced rows). */
@@ -219,6 +224,7 @@ const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> 
   const closed = new Promise<void>((resolve) => res.on('close', () => resolve()));
   void closed.then(() => !res.writableFinished && log(tag, 'client aborted'));
   try {
+    if (flavour.startsWith('flood-') && (FLOODS as readonly string[]).includes(flavour.slice(6))) return await flood(flavour.slice(6) as Flood, req, res, path, closed);
     switch (flavour) {
       case 'fault-401':
         // vLLM's API-key middleware: a bare JSON string, and no CORS headers (so a browser sees a network error).
