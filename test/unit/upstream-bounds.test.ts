@@ -61,7 +61,7 @@ describe('the SSE parser', () => {
   it('finds lines wherever the network splits them: CR at the end of one piece and LF at the start of the next, a character split in two', async () => {
     const e = enc.encode('data: "é"\n\n');
     const at = 8; // inside é's two bytes
-    expect(await payloads(body([...text('data: a\r'), ...text('\ndata: b\r\n\r'), ...text('\n'), e.slice(0, at), e.slice(at), ...text('data: [DONE]\n\n')]).stream)).toEqual(['a\nb', '"é"', SSE_DONE]);
+    expect(await payloads(body([...text('data: a\r'), new Uint8Array(0), ...text('\ndata: b\r\n\r'), ...text('\n'), e.slice(0, at), e.slice(at), ...text('data: [DONE]\n\n')]).stream)).toEqual(['a\nb', '"é"', SSE_DONE]);
   });
 
   it('64 MiB without a newline: refused once it passes maxEventBytes, the body read no further and cancelled', async () => {

@@ -77,6 +77,7 @@ export async function* sseData(body: ReadableStream<Uint8Array>, signal: AbortSi
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
+      if (value.byteLength === 0) continue;
       total += value.byteLength;
       if (total > bounds.maxAnswerBytes) throw tooLong(who, 'an answer', bounds.maxAnswerBytes, 'maxAnswerBytes');
       let start = 0;
