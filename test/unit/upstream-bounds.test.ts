@@ -174,15 +174,15 @@ describe("the key in an upstream's error text", () => {
 });
 
 /** An upstream engine over a fake fetch; `answer` is the server's body. */
-function engineWith(answer: () => ReadableStream<Uint8Array>, bounds: Partial<UpstreamSpec> = {}) {
+function engineWith(answer: () => ReadableStream<Uint8Array>, bounds: Partial<UpstreamSpec> = {}, type = 'text/event-stream') {
   const sent: string[] = [];
   const spec: UpstreamSpec = { name: 'gpu', url: 'https://llm.example.com/v1', dialect: 'openai', credentials: 'omit', concurrency: 2, timeoutMs: 5000, ...DEFAULT_BOUNDS, ...bounds };
   const engine = new UpstreamEngine(
-    { 'svc-vision': { spec, model: 'v' }, 'svc-model-5.2-fast': { spec, model: 'm' } },
+    { 'svc-vision': { spec, model: 'v' }, 'svc-model-5.2-fast': { spec, model: 'm' }, 'svc-embed': { spec, model: 'e' } },
     {
       fetch: async (url) => {
         sent.push(String(url));
-        return new Response(answer(), { headers: { 'content-type': 'text/event-stream' } });
+        return new Response(answer(), { headers: { 'content-type': type } });
       },
       online: () => true,
     },
@@ -217,6 +217,23 @@ describe('the upstream engine', () => {
     expect(err).toMatchObject({ code: 'upstream_timeout', status: 504 });
     expect(err.message).toContain("sent nothing for 150 ms in the middle of its answer (its 'idleMs' bound)");
     await expect.poll(() => cancelled).toBe(true);
+  });
+
+  it('a JSON chat body and an embeddings body are read up to maxAnswerBytes, not whole', async () => {
+    const big = () => body(repeat(enc.encode(`{"data":[${'0.5,'.repeat(16_000)}`), 64));
+    for (const run of [
+      (engine: UpstreamEngine) => engine.generate(withPlan(validateChatRequest({ model: 'svc-model-5.2-fast', messages: [{ role: 'user', content: 'x' }] })), new AbortController().signal),
+      (engine: UpstreamEngine) => engine.embed({ model: 'svc-embed', input: ['a'] } as Parameters<UpstreamEngine['embed']>[0], new AbortController().signal),
+    ]) {
+      const answer = big();
+      const { engine } = engineWith(() => answer.stream, { maxAnswerBytes: 100_000 }, 'application/json');
+      const err = await failure(run(engine));
+      expect(err).toMatchObject({ code: 'upstream_error', status: 502 });
+      expect(err.message).toContain("(its 'maxAnswerBytes' bound)");
+      // 100 kB in 64 KiB pieces: the second passes the bound (the stream may pull one ahead).
+      expect(answer.seen.pulled).toBeLessThanOrEqual(3);
+      expect(answer.seen.cancelled).toBe(true);
+    }
   });
 
   it('a link-local or internal image URL is a 400 naming the part, and nothing is sent', async () => {
