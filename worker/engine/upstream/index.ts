@@ -9,11 +9,10 @@ import type { PlannedRequest } from '../common/plan';
 import type { ChatCompletionRequest } from '../../../src/protocol/types';
 import type { EmbeddingRequest } from '../../../src/protocol/embeddings';
 import { embeddingFinish } from '../../../src/engine-protocol';
-import { usageCount } from './wire';
 import type { UpstreamSpec } from '../../../src/upstreams';
 import type { Engine, Generation } from '../engine';
 import { assertUpstreamSupports, chatBody, embeddingsBody } from './dialects';
-import { ChunkReader, callerMessage, describeUpstream, httpError } from './wire';
+import { ChunkReader, callerMessage, describeUpstream, httpError, usageCount } from './wire';
 import { readCapped, sseData } from './sse';
 import { assertImagesAllowed } from '../common/images';
 
