@@ -77,7 +77,9 @@ export interface EngineCapabilities {
 export interface EngineControl extends EngineCapabilities {
   /**
    * Before init, where the worker is a model provider's (docs/shared-models.md): keep model files in `root`, the
-   * OPFS folder of the provider's StorageAccessHandle, rather than the worker's own (partitioned) folder.
+   * OPFS folder of the provider's StorageAccessHandle, rather than the worker's own (partitioned) folder. It also
+   * makes the worker a provider's engine: it runs the provider's local models only, never an upstream (the config's
+   * `upstreams` and any saved connections are ignored), so no consumer site can send a prompt off the device.
    */
   useStorage(root: FileSystemDirectoryHandle): Promise<void>;
   /**

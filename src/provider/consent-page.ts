@@ -40,14 +40,14 @@ export async function showConsents(main: HTMLElement, store: ConsentStore, ids: 
     row.insertCell().textContent = consent.state;
     const models = row.insertCell();
     models.className = 'models';
-    if (consent.state !== 'granted') models.textContent = consent.models ? consent.models.join(', ') : 'all models';
+    if (consent.state !== 'granted') models.textContent = consent.models.join(', ') || 'none';
     else {
-      // One checkbox per model; every one ticked is stored as "all models" (later ones too).
-      const boxes = modelBoxes(models, ids, (id) => consent.models === null || consent.models.includes(id));
+      // One checkbox per model; the ticked ones are stored by name (a model added to the provider later is not in it).
+      const boxes = modelBoxes(models, ids, (id) => consent.models.includes(id));
       models.addEventListener('change', async () => {
         const ticked = boxes.filter((b) => b.checked).map((b) => b.value);
         if (ticked.length === 0) await store.set(consent.origin, 'revoked', consent.models);
-        else await store.set(consent.origin, 'granted', ticked.length === ids.length ? null : ticked);
+        else await store.set(consent.origin, 'granted', ticked);
         await showConsents(main, store, ids);
       });
     }

@@ -4,16 +4,31 @@
 // silently (third-party cookies allowed) and outlives the provider's revocation in an open frame, so every
 // request that crosses a consumer's port is checked against this list.
 
+import type { ModelCatalog } from '../model-config';
+
 export type ConsentState = 'granted' | 'refused' | 'revoked';
 
 export interface Consent {
   /** The consumer's origin, as the frame saw it in `event.origin` (e.g. `https://app.example`). */
   origin: string;
   state: ConsentState;
-  /** The model ids the site may run; null: every model the provider offers. */
+  /**
+   * The model ids the site may run, named one by one (the provider's local ids the person ticked; "all" is the ids
+   * there were at that moment). `null` is the shape an earlier release stored for "every model": ConsentStore reads
+   * it as the provider's local ids at the time of reading and stores that list (migrate), so it never stands for
+   * an upstream-only id, nor for an id added later.
+   */
   models: string[] | null;
   /** When the person decided (ms since the epoch). */
   at: number;
+}
+
+/**
+ * The ids a provider runs for other sites: those with a model of their own on this device. Never an upstream-only
+ * id, nor one the deployment sends upstream always (mode `upstream`): the frame's engine has no upstreams.
+ */
+export function localIds(catalog: ModelCatalog): string[] {
+  return catalog.variants.filter((v) => v.engine !== 'upstream' && catalog.routes[v.id]?.mode !== 'upstream').map((v) => v.id);
 }
 
 const DB = 'inpage-provider';
@@ -43,19 +58,36 @@ async function run<T>(factory: IDBFactory, mode: IDBTransactionMode, body: (stor
   }
 }
 
+/** `consent` with its models named: a stored `null` ("every model", an earlier release's) becomes `localIds`. */
+export function explicitModels(consent: Consent, localIds: readonly string[]): Consent & { models: string[] } {
+  return { ...consent, models: consent.models ?? [...localIds] };
+}
+
 export class ConsentStore {
-  constructor(private readonly factory: IDBFactory) {}
+  /** `localIds`: the provider's local ids now, which a stored "every model" (`null`) is migrated to. */
+  constructor(
+    private readonly factory: IDBFactory,
+    private readonly localIds: readonly string[],
+  ) {}
 
-  async get(origin: string): Promise<Consent | null> {
-    return ((await run(this.factory, 'readonly', (s) => s.get(origin))) as Consent | undefined) ?? null;
+  /** A record read: an earlier release's `null` is written back as the explicit list it stands for now. */
+  private async migrate(consent: Consent): Promise<Consent & { models: string[] }> {
+    const explicit = explicitModels(consent, this.localIds);
+    if (consent.models === null) await run(this.factory, 'readwrite', (s) => s.put(explicit));
+    return explicit;
   }
 
-  async list(): Promise<Consent[]> {
-    return (await run(this.factory, 'readonly', (s) => s.getAll())) as Consent[];
+  async get(origin: string): Promise<(Consent & { models: string[] }) | null> {
+    const stored = ((await run(this.factory, 'readonly', (s) => s.get(origin))) as Consent | undefined) ?? null;
+    return stored && this.migrate(stored);
   }
 
-  async set(origin: string, state: ConsentState, models: string[] | null = null): Promise<Consent> {
-    const consent: Consent = { origin, state, models, at: Date.now() };
+  async list(): Promise<(Consent & { models: string[] })[]> {
+    return Promise.all(((await run(this.factory, 'readonly', (s) => s.getAll())) as Consent[]).map((c) => this.migrate(c)));
+  }
+
+  async set(origin: string, state: ConsentState, models: readonly string[] = []): Promise<Consent> {
+    const consent: Consent = { origin, state, models: [...models], at: Date.now() };
     await run(this.factory, 'readwrite', (s) => s.put(consent));
     return consent;
   }
@@ -66,6 +98,7 @@ export function refusal(consent: Consent | null, model?: string): string | null 
   if (!consent) return 'this site was never allowed to use the provider\'s models';
   if (consent.state === 'refused') return 'the person refused this site the provider\'s models';
   if (consent.state === 'revoked') return 'the person revoked this site\'s use of the provider\'s models on the provider\'s page';
-  if (model !== undefined && consent.models && !consent.models.includes(model)) return `this site may not use the model '${model}' of the provider`;
+  // Only the ids the record names (an unmigrated `null` names none here: ConsentStore migrates before this is asked).
+  if (model !== undefined && !consent.models?.includes(model)) return `this site may not use the model '${model}' of the provider`;
   return null;
 }

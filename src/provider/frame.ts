@@ -6,12 +6,20 @@
 // - At top level: the provider's own page, where the person sees the sites and revokes them.
 import * as Comlink from 'comlink';
 import { DEFAULT_CONFIG, fetchDeploymentConfig, mergeConfig, type InpageConfig } from '../config';
-import { buildCatalog } from '../model-config';
+import { buildCatalog, type ModelCatalog } from '../model-config';
 import type { EngineControl } from '../engine-control';
-import { ConsentStore, refusal, type Consent } from './consent';
+import { ConsentStore, localIds, refusal, type Consent } from './consent';
 import { HELLO, OFFER, REFUSED, WAITING, messageType, type ControlMessage, type ControlReply, type FrameMessage } from './messages';
 import { relay } from './relay';
-import { modelBoxes, showConsents } from './consent-page';
+import { showConsents } from './consent-page';
+import { question, secureConsumer, tracksVisibility, watchVisibility } from './question';
+
+interface Deployment {
+  config: InpageConfig;
+  catalog: ModelCatalog;
+  ids: string[];
+}
+
 
 /** What the frame asks the browser for: the stores the engine and the consent list use; never cookies. */
 const TYPES = { indexedDB: true, caches: true, getDirectory: true, locks: true, SharedWorker: true } as const;
@@ -30,32 +38,11 @@ function say(text: string, ...rest: HTMLElement[]): void {
   main.replaceChildren(p, ...rest);
 }
 
-/** The provider's deployment: its config, and the ids whose models it keeps (an upstream-only id has none). */
-async function deployment(origin: string): Promise<{ config: InpageConfig; ids: string[] }> {
+/** The provider's deployment: its config, its catalog, and the ids it runs locally (the only ones a consumer may). */
+async function deployment(origin: string): Promise<Deployment> {
   const config = mergeConfig({ ...DEFAULT_CONFIG }, await fetchDeploymentConfig(origin));
-  return { config, ids: buildCatalog(config.models).variants.filter((v) => v.engine !== 'upstream').map((v) => v.id) };
-}
-
-/** One checkbox per model id, all ticked; `onChange` hears the ticked ids. */
-function modelChoices(ids: string[], onChange: (ticked: string[]) => void): { element: HTMLFieldSetElement; ticked: () => string[] } {
-  const fieldset = document.createElement('fieldset');
-  fieldset.id = 'models';
-  const legend = document.createElement('legend');
-  legend.textContent = 'Models it may run';
-  fieldset.append(legend);
-  const boxes = modelBoxes(fieldset, ids, () => true);
-  const ticked = () => boxes.filter((b) => b.checked).map((b) => b.value);
-  fieldset.addEventListener('change', () => onChange(ticked()));
-  return { element: fieldset, ticked };
-}
-
-function button(id: string, text: string, onClick: () => void): HTMLButtonElement {
-  const b = document.createElement('button');
-  b.type = 'button';
-  b.id = id;
-  b.textContent = text;
-  b.addEventListener('click', onClick, { once: true });
-  return b;
+  const catalog = buildCatalog(config.models);
+  return { config, catalog, ids: localIds(catalog) };
 }
 
 /** requestStorageAccess(TYPES); the handle, or why there is none. */
@@ -84,7 +71,7 @@ class Frame {
   private handle: StorageAccessHandle | null = null;
   private engine: Comlink.Remote<EngineControl> | null = null;
   private readonly provider = location.origin;
-  private deployment: { config: InpageConfig; ids: string[] } | null = null;
+  private deployment: Deployment | null = null;
 
   constructor(private readonly consumer: string) {}
 
@@ -93,7 +80,7 @@ class Frame {
   }
 
   private get consents(): ConsentStore {
-    return new ConsentStore(this.handle!.indexedDB);
+    return new ConsentStore(this.handle!.indexedDB, this.deployment!.ids);
   }
 
   private refuse(why: string): void {
@@ -107,33 +94,67 @@ class Frame {
       const got = await askBrowser();
       if ('handle' in got) this.handle = got.handle;
     }
-    if (this.handle) {
-      const consent = await this.consents.get(this.consumer);
-      if (consent?.state === 'granted') return this.connect();
-      if (consent) return this.refuse(refusal(consent)!);
-    }
-    this.ask();
+    if (this.handle && (await this.decided())) return;
+    if (tracksVisibility()) this.ask();
+    else this.askAtTopLevel();
   }
 
-  /** The person's click is both the gesture the browser needs and the consent the provider records. */
-  private ask(): void {
-    const ids = this.deployment!.ids;
-    const allow = button('allow', 'Use the models this browser already has', () => {
-      const ticked = choices.ticked();
-      // Every model ticked: every model the provider offers, later ones too.
-      void this.allow(ticked.length === ids.length ? null : ticked);
-    });
-    const choices = modelChoices(ids, (ticked) => (allow.disabled = ticked.length === 0));
-    say(
-      `Let ${this.consumer} use the AI models this browser already has (kept by ${this.provider})? It can run them, nothing else.`,
-      choices.element,
-      allow,
-      button('refuse', 'Not for this site', () => void this.refuseSite()),
-    );
+  /** Acts on the site's record, if the person decided already: serves it, or refuses. False: no record. */
+  private async decided(): Promise<boolean> {
+    const consent = await this.consents.get(this.consumer);
+    if (consent?.state === 'granted') await this.connect();
+    else if (consent) this.refuse(refusal(consent)!);
+    return consent !== null;
+  }
+
+  private waiting(): void {
     this.post({ type: WAITING, why: `the model provider ${this.provider} waits for a click in its frame to let this site use its models`, height: document.documentElement.scrollHeight });
   }
 
-  private async allow(models: string[] | null): Promise<void> {
+  /**
+   * The question in the frame. The click on its answer is both the gesture the browser needs and the consent the
+   * provider records, so it counts only while the browser verifies the question is visible (IntersectionObserver
+   * v2): not through a frame made see-through, covered, or shown under the pointer a moment before.
+   */
+  private ask(): void {
+    const visibility = watchVisibility(main);
+    main.replaceChildren(
+      ...question(this.consumer, this.provider, this.deployment!.ids, { allow: (ids) => void this.allow(ids), refuse: () => void this.refuseSite() }, () => visibility.seen()),
+    );
+    this.waiting();
+  }
+
+  /**
+   * A browser that cannot tell whether the frame is visible: the question is asked on the provider's own page at top
+   * level, which no site can cover. The frame's button only asks the browser for storage access and reads what the
+   * person decided there; it records nothing.
+   */
+  private askAtTopLevel(): void {
+    const link = document.createElement('a');
+    link.id = 'decide';
+    link.href = `/provider.html?site=${encodeURIComponent(this.consumer)}`;
+    link.target = '_blank';
+    link.rel = 'noopener';
+    link.textContent = `Decide on ${this.provider}'s page`;
+    const use = document.createElement('button');
+    use.type = 'button';
+    use.id = 'use';
+    use.textContent = 'Use the models I allowed there';
+    use.addEventListener('click', () => void this.useDecided());
+    say(`${this.consumer} asks to use the AI models this browser already has (kept by ${this.provider}). This browser cannot show that this question is not covered, so it is asked on the provider's own page.`, link, use);
+    this.waiting();
+  }
+
+  private async useDecided(): Promise<void> {
+    if (!this.handle) {
+      const got = await askBrowser();
+      if ('why' in got) return this.refuse(got.why);
+      this.handle = got.handle;
+    }
+    if (!(await this.decided())) say(`Nothing is decided for ${this.consumer} yet: decide on ${this.provider}'s page first.`, ...main.querySelectorAll<HTMLElement>('#decide, #use'));
+  }
+
+  private async allow(models: string[]): Promise<void> {
     if (!this.handle) {
       const got = await askBrowser();
       if ('why' in got) return this.refuse(got.why);
@@ -160,8 +181,9 @@ class Frame {
     );
     await Promise.race([
       (async () => {
+        // useStorage makes it a provider's engine: local models only, never an upstream (nor the config's).
         await engine.useStorage(await handle.getDirectory());
-        await engine.init(this.deployment!.config);
+        await engine.init({ ...this.deployment!.config, upstreams: {} });
       })(),
       failed,
     ]);
@@ -180,21 +202,54 @@ class Frame {
   private serve(consumer: MessagePort, control: MessagePort): void {
     const toEngine = new MessageChannel();
     void this.engine!.connect(Comlink.transfer(toEngine.port1, [toEngine.port1]));
-    relay(consumer, toEngine.port2, this.provider, () => this.consents.get(this.consumer), (why, model) => {
-      if (model === undefined) say(`${this.consumer} no longer uses this browser's models: ${why}.`);
-      control.postMessage({ type: REFUSED, why, ...(model !== undefined ? { model } : {}) } satisfies ControlReply);
+    const { catalog, ids } = this.deployment!;
+    relay({
+      consumer,
+      engine: toEngine.port2,
+      provider: this.provider,
+      catalog,
+      localIds: ids,
+      check: () => this.consents.get(this.consumer),
+      onRefused: (why, model) => {
+        if (model === undefined) say(`${this.consumer} no longer uses this browser's models: ${why}.`);
+        control.postMessage({ type: REFUSED, why, ...(model !== undefined ? { model } : {}) } satisfies ControlReply);
+      },
     });
   }
 }
 
+/** At top level with `?site=<origin>`: the question for that site, asked here (a browser without IntersectionObserver v2). */
+async function askHere(site: string): Promise<void> {
+  const { ids } = await deployment(location.origin);
+  const store = new ConsentStore(indexedDB, ids);
+  const done = (text: string) => say(`${text} You can close this page and go back to ${site}.`);
+  main.replaceChildren(
+    ...question(site, location.origin, ids, {
+      allow: (chosen) => void store.set(site, 'granted', chosen).then(() => done(`${site} may use the models you ticked.`)),
+      refuse: () => void store.set(site, 'refused').then(() => done(`${site} does not use this browser's models.`)),
+    }),
+  );
+}
+
 if (window.top === window) {
-  void deployment(location.origin).then(({ ids }) => showConsents(main, new ConsentStore(indexedDB), ids));
+  const site = new URLSearchParams(location.search).get('site');
+  if (site !== null && secureConsumer(site)) void askHere(site);
+  else if (site !== null) say(`${site} cannot be asked about: a site that uses this browser's models must be https (or plain http on this machine, in development).`);
+  else void deployment(location.origin).then(({ ids }) => showConsents(main, new ConsentStore(indexedDB, ids), ids));
 } else {
   say('Waiting for the page that embeds this frame…');
   let frame: Frame | null = null;
   window.addEventListener('message', (event) => {
     // One consumer per frame: the first hello from the parent names it.
     if (frame || event.source !== parent || messageType(event.data) !== HELLO) return;
+    // An opaque origin ('null': a sandboxed frame, a data: page) cannot be answered or recorded; plain http off this
+    // machine could be anyone on the network path. Neither is asked.
+    if (!secureConsumer(event.origin)) {
+      const why = `a site that uses this browser's models must be https (or plain http on this machine, in development), not ${event.origin}`;
+      say(`Not offered: ${why}.`);
+      if (event.origin !== 'null') parent.postMessage({ type: REFUSED, why } satisfies FrameMessage, event.origin);
+      return;
+    }
     frame = new Frame(event.origin);
     void frame.start().catch((err: unknown) => {
       const why = `the provider's frame failed (${err instanceof Error ? err.message : String(err)})`;
@@ -203,5 +258,3 @@ if (window.top === window) {
     });
   });
 }
-
-export type { Consent };

@@ -7,7 +7,8 @@ import { DEFAULT_CONFIG } from '../../src/config';
 import { packEvents, type FromEngine, type ToEngine } from '../../src/engine-protocol';
 import { ApiError } from '../../src/protocol/errors';
 import { relay } from '../../src/provider/relay';
-import type { Consent } from '../../src/provider/consent';
+import { localIds, type Consent } from '../../src/provider/consent';
+import { DEFAULT_CATALOG } from '../../src/model-config';
 import { validateChatRequest } from '../../src/protocol/validate';
 import { DeterministicEngine } from '../engine/deterministic-engine';
 import { ConsumerEngine } from '../../worker/engine/consumer';
@@ -50,12 +51,14 @@ function provider(consent: Consent, fail?: () => ApiError | null) {
     };
     scheduler.submit(m.id, m.request, sink);
   };
-  relay(consumer.port2, engineEnd.port2, PROVIDER, async () => consent, (_why, model) => refused.push(model));
+  relay({ consumer: consumer.port2, engine: engineEnd.port2, provider: PROVIDER, catalog: DEFAULT_CATALOG, localIds: localIds(DEFAULT_CATALOG), check: async () => consent, onRefused: (_why, model) => refused.push(model) });
   onTestFinished(() => [consumer.port1, consumer.port2, engineEnd.port1, engineEnd.port2].forEach((p) => p.close()));
   return { port: consumer.port1, generated, refused, close: () => consumer.port1.close() };
 }
 
-const granted = (models: string[] | null): Consent => ({ origin: 'https://site.example', state: 'granted', models, at: 0 });
+/** Every model the provider keeps, named one by one (as consent is stored). */
+const EVERY = localIds(DEFAULT_CATALOG);
+const granted = (models: string[]): Consent => ({ origin: 'https://site.example', state: 'granted', models, at: 0 });
 
 async function composite(consent: Consent, fail?: () => ApiError | null) {
   const p = provider(consent, fail);
@@ -101,13 +104,13 @@ describe("this site's engine with the model provider's beside it", () => {
     expect(c.refused).toEqual([OTHER]);
     await expect.poll(() => c.remote.serves(OTHER)).toBe(false);
     // Widened again: read within a status period, the provider serves it again.
-    consent.models = null;
+    consent.models = EVERY;
     await c.remote.refresh();
     expect(await ask(c.scheduler, OTHER)).toBe('the-provider: Echo: hi');
   });
 
   it("the provider gone (its port closed): this site's engine answers, and the statuses say so", async () => {
-    const c = await composite(granted(null));
+    const c = await composite(granted(EVERY));
     expect(await ask(c.scheduler, ALLOWED)).toBe('the-provider: Echo: hi');
     c.close();
     await expect.poll(() => c.remote.connected, { timeout: 2000 }).toBe(false);
@@ -116,7 +119,7 @@ describe("this site's engine with the model provider's beside it", () => {
   });
 
   it("a field the provider's engine cannot honour: its 400 unsupported_parameter is the answer, naming the field", async () => {
-    const c = await composite(granted(null));
+    const c = await composite(granted(EVERY));
     const refusal = await new Promise<ApiError>((resolve, reject) =>
       c.scheduler.submit('n2', validateChatRequest({ model: ALLOWED, messages: [{ role: 'user', content: 'hi' }], n: 2 }), {
         accepted: () => undefined,
@@ -131,7 +134,7 @@ describe("this site's engine with the model provider's beside it", () => {
   });
 
   it("the provider's own failures are the answer: its queue full is 429 here, not a download on this site", async () => {
-    const c = await composite(granted(null), () => new ApiError('queue_full', 'The generation queue is full (4 waiting); retry in 3 s.', { retryAfter: 3 }));
+    const c = await composite(granted(EVERY), () => new ApiError('queue_full', 'The generation queue is full (4 waiting); retry in 3 s.', { retryAfter: 3 }));
     expect(await ask(c.scheduler, ALLOWED)).toBe('error: queue_full');
   });
 });
@@ -140,7 +143,7 @@ describe("this site's engine with the model provider's beside it", () => {
 // Skips: what the provider's own engine does on its side of the port (its page manages its models; its scheduler
 // refuses an unsupported field before queueing, there).
 const ON_ITS_SIDE = "checked by the provider's engine when the request arrives there (its scheduler refuses before queueing): this side cannot ask it synchronously; the refusal comes back from generate";
-engineContract("the model provider's engine over its port (the deterministic engine behind the relay)", () => new ProviderEngine(provider(granted(null)).port, PROVIDER), {
+engineContract("the model provider's engine over its port (the deterministic engine behind the relay)", () => new ProviderEngine(provider(granted(EVERY)).port, PROVIDER), {
   rules: true,
   skip: {
     'refuses what it cannot honour with 400 unsupported_parameter naming the field, before it generates': ON_ITS_SIDE,

@@ -23,6 +23,8 @@ let engine: CompleteEngine | null = null;
 /** Consumer mode, split: the port to the model provider's engine, and its origin (useProvider). */
 let provider: { port: MessagePort; origin: string } | null = null;
 let scheduler: Scheduler | null = null;
+/** A model provider's engine (useStorage): the provider's local models only, never an upstream (docs/shared-models.md). */
+let localOnly = false;
 const later = nextTurn();
 
 function need(): { engine: CompleteEngine; scheduler: Scheduler } {
@@ -88,7 +90,8 @@ function create(config: InpageConfig): Promise<void> {
     // Hybrid (docs/hybrid.md): with upstreams configured, the composite that routes each request around the local
     // engine; its chunk is loaded only then.
     const local = createEngine(config);
-    const own = Object.keys(config.upstreams ?? {}).length > 0 || (await hasConnections()) ? await (await import('./hybrid')).withUpstreams(local, config, self.location.origin) : local;
+    const hybrid = !localOnly && (Object.keys(config.upstreams ?? {}).length > 0 || (await hasConnections()));
+    const own = hybrid ? await (await import('./hybrid')).withUpstreams(local, config, self.location.origin) : local;
     // Consumer mode, split (docs/shared-models.md): the provider's engine beside this site's; its chunk only then.
     engine = complete(provider ? await (await import('./consumer')).withProvider(own, provider.port, provider.origin) : own);
     scheduler = new Scheduler(engine, config.queueDepth);
@@ -101,6 +104,7 @@ const control: EngineControl = {
   async useStorage(root) {
     if (creating) throw new Error('useStorage() must come before init().');
     setStorageRoot(root);
+    localOnly = true;
   },
   async useProvider(port, origin) {
     if (creating) throw new Error('useProvider() must come before init().');
