@@ -4,6 +4,9 @@ import type { Plugin } from 'vite';
 import { serviceWorkerBundle } from './scripts/sw-bundle-plugin.ts';
 import { SERVICE_WORKER_CSP } from './src/csp.ts';
 import { ISOLATION_HEADERS } from './src/isolation.ts';
+import { providerHeaders } from './src/provider/headers.ts';
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { serviceWorkerMissing } from './src/protocol/errors.ts';
 import { testBuildDefine } from './test/engine/knobs.ts';
 
@@ -17,6 +20,16 @@ const serviceWorkerPolicy = (): Plugin => ({
     server.middlewares.use((req, res, next) => {
       const path = req.url?.split('?')[0];
       if (path === '/sw.js') res.setHeader('Content-Security-Policy', SERVICE_WORKER_CSP);
+      // The model provider's page and its engine worker (no service worker controls them): their own isolation
+      // (require-corp, not the app's credentialless) and the engine worker's policy, kept over preview's headers.
+      const origin = `http://${req.headers.host ?? 'localhost'}`;
+      const provider = providerHeaders({ path: path ?? '', dest: req.headers['sec-fetch-dest'] as string | undefined, referrer: req.headers.referer }, deployedConfig(server.config), origin);
+      if (Object.keys(provider).length > 0) {
+        const set = res.setHeader.bind(res);
+        for (const [name, value] of Object.entries(provider)) set(name, value);
+        const kept = new Set(Object.keys(provider).map((n) => n.toLowerCase()));
+        res.setHeader = ((name: string, value: string | number | readonly string[]) => (kept.has(name.toLowerCase()) ? res : set(name, value))) as typeof res.setHeader;
+      }
       // A /v1 request reaches the server only while no service worker controls it (lost, site data cleared):
       // the contract's 503, not the server's 404 page.
       if (path === '/v1' || path?.startsWith('/v1/')) {
@@ -31,6 +44,16 @@ const serviceWorkerPolicy = (): Plugin => ({
     });
   },
 });
+
+/** The built deployment's /inpage.config.json (the provider's model hosts), as parsed; {} when there is none. */
+function deployedConfig(config: { root: string; build: { outDir: string } }): Record<string, unknown> {
+  try {
+    const parsed: unknown = JSON.parse(readFileSync(join(resolve(config.root, config.build.outDir), 'inpage.config.json'), 'utf8'));
+    return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
 
 /**
  * The folders other builds own (the npm package's, scripts/build-pkg.ts; the library's, scripts/build-lib.ts):

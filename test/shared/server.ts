@@ -5,6 +5,7 @@
 import { createServer, type Server } from 'node:http';
 import { readFile } from 'node:fs/promises';
 import { extname, join, normalize } from 'node:path';
+import { providerHeaders } from '../../src/provider/headers';
 
 export const BASE_PORTS = { consumerA: 4900, consumerB: 4901, provider: 4902, consumerC: 4903, consumerD: 4904 } as const;
 export type Role = keyof typeof BASE_PORTS;
@@ -26,6 +27,10 @@ export interface SharedSites {
   modelRequests: Record<Role, number>;
   /** Bytes of the model file each origin sent (GET bodies). */
   modelBytes: Record<Role, number>;
+  /** Requests, on any origin, for a model file other than the one served (a model nobody was allowed to fetch). */
+  otherModelRequests: string[];
+  /** The provider origin's worker-script requests: the path, and the policy it was sent with. */
+  workerRequests: { path: string; csp: string | null }[];
   /** Sets an origin's /inpage.config.json. */
   configure(role: Role, config: Record<string, unknown>): void;
   close(): Promise<void>;
@@ -37,6 +42,8 @@ export async function serveSharedSites(build: string, modelPath: string, model: 
   const modelBytes = { consumerA: 0, consumerB: 0, provider: 0, consumerC: 0, consumerD: 0 } as Record<Role, number>;
   const configs = {} as Record<Role, string>;
   const servers: Server[] = [];
+  const workerRequests: SharedSites['workerRequests'] = [];
+  const otherModelRequests: string[] = [];
   for (const role of Object.keys(BASE_PORTS) as Role[]) {
     const port = BASE_PORTS[role] + offset;
     origins[role] = `http://${HOSTS[role]}:${port}`;
@@ -51,15 +58,20 @@ export async function serveSharedSites(build: string, modelPath: string, model: 
         if (req.method === 'GET') modelBytes[role] += model.byteLength;
         return void res.writeHead(200, { ...headers, 'content-type': 'application/octet-stream', 'content-length': String(model.byteLength) }).end(model);
       }
+      if (path.startsWith('/gguf/')) {
+        otherModelRequests.push(`${origins[role]}${path}`);
+        return void res.writeHead(404, headers).end('Not found');
+      }
       const file = path === '/' ? '/index.html' : path;
       const type = TYPES[extname(file)];
-      // The provider's engine worker runs under its isolated frame: its script must be isolated too.
-      if (role === 'provider' && type?.startsWith('text/javascript')) headers['cross-origin-embedder-policy'] = 'require-corp';
-      if (type?.startsWith('text/html')) {
-        headers['cross-origin-opener-policy'] = 'same-origin';
-        // The provider's page is framed by isolated consumers: it must be isolated itself (require-corp).
-        headers['cross-origin-embedder-policy'] = file === '/provider.html' ? 'require-corp' : 'credentialless';
+      if (type?.startsWith('text/html')) Object.assign(headers, { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'credentialless' });
+      // The provider's page and its engine worker, as a deployment sends them (docs/shared-models.md): isolated with
+      // require-corp (framed by isolated consumers), the worker under the engine worker's policy.
+      const dest = req.headers['sec-fetch-dest'];
+      for (const [name, value] of Object.entries(providerHeaders({ path: file, dest: typeof dest === 'string' ? dest : undefined, referrer: req.headers.referer }, JSON.parse(configs[role]), origins[role]))) {
+        headers[name.toLowerCase()] = value;
       }
+      if (role === 'provider' && req.headers['sec-fetch-dest'] === 'worker') workerRequests.push({ path: file, csp: headers['content-security-policy'] ?? null });
       readFile(join(build, normalize(file).replace(/^(\.\.[/\\])+/, ''))).then(
         (body) => res.writeHead(200, { ...headers, 'content-type': type ?? 'application/octet-stream' }).end(body),
         () => res.writeHead(404, headers).end('Not found'),
@@ -75,6 +87,8 @@ export async function serveSharedSites(build: string, modelPath: string, model: 
     origins,
     modelRequests,
     modelBytes,
+    workerRequests,
+    otherModelRequests,
     configure: (role, config) => void (configs[role] = JSON.stringify(config)),
     close: () => Promise.all(servers.map((s) => (s.closeAllConnections(), new Promise<void>((ok) => s.close(() => ok()))))).then(() => undefined),
   };

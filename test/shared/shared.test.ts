@@ -13,6 +13,10 @@ import { ggufPath } from '../browser/llamacpp-host';
 import { PROD_BUILD_DIR } from '../browser/static-server';
 import { launch, storageAccessGrants, evaluateWithoutGesture } from '../saa/harness.mjs';
 import { serveSharedSites, type SharedSites } from './server';
+import { buildCatalog } from '../../src/model-config';
+import { validateChatRequest } from '../../src/protocol/validate';
+import { localIds } from '../../src/provider/consent';
+import { engineWorkerCsp } from '../../src/csp';
 
 const MODEL = 'svc-model-5.2-short';
 const WAIT_MS = 60_000;
@@ -23,12 +27,32 @@ const UPSTREAM_PORT = 4905 + Number(process.env.INPAGE_PORT_OFFSET ?? 0);
 let sites: SharedSites;
 let browser: Awaited<ReturnType<typeof launch>>;
 let upstream: ChildProcess | undefined;
+/**
+ * The provider's own `models`: an id only its upstream answers, and one of the five it prefers to send upstream. A
+ * consumer must reach neither upstream (the provider's frame runs its local models only), which the upstream's log
+ * for the tag `shared-p` shows.
+ */
+const UP_ONLY = 'shared-up-only';
+const PREFERS_UPSTREAM = 'svc-model-5.2-short-fast';
+const PROVIDER_MODELS = {
+  [PREFERS_UPSTREAM]: { mode: 'prefer-upstream', upstream: { model: `up/${PREFERS_UPSTREAM}` } },
+  [UP_ONLY]: { mode: 'upstream', upstream: { model: 'up/svc-model-5.2-short' } },
+};
+const PROVIDER_CATALOG = buildCatalog(PROVIDER_MODELS);
+/** The ids the provider's question offers: its local ones. */
+const LOCAL_IDS = localIds(PROVIDER_CATALOG);
 
 before(async () => {
   const model = synthesizeGguf({ seed: 7 });
   sites = await serveSharedSites(PROD_BUILD_DIR, ggufPath('qwen3-1.7b'), model.bytes);
   const { origins } = sites;
-  sites.configure('provider', { engineChoice: 'llamacpp', ggufBaseUrl: `${origins.provider}/gguf`, engineHeartbeatMs: 0 });
+  sites.configure('provider', {
+    engineChoice: 'llamacpp',
+    ggufBaseUrl: `${origins.provider}/gguf`,
+    engineHeartbeatMs: 0,
+    upstreams: { gpu: { url: `http://127.0.0.1:${UPSTREAM_PORT}/shared-p/openai/v1`, dialect: 'openai' } },
+    models: PROVIDER_MODELS,
+  });
   for (const role of ['consumerA', 'consumerB', 'consumerC', 'consumerD'] as const) {
     sites.configure(role, { engineChoice: 'llamacpp', ggufBaseUrl: '/gguf', engineHeartbeatMs: 0, modelProvider: origins.provider, modelProviderWaitMs: 8000 });
   }
@@ -93,6 +117,71 @@ async function clickInFrame(page: Page, frame: () => Frame | undefined, selector
   }
 }
 
+/**
+ * The person's consent in the provider's frame: ticks `models` (none is ticked in advance), waits until the frame
+ * verifies that its question is visible (IntersectionObserver v2: `main[data-seen="true"]`), and clicks *Use the
+ * models this browser already has*.
+ */
+async function allowInFrame(page: Page, frame: () => Frame | undefined, models: readonly string[] = LOCAL_IDS): Promise<void> {
+  await page.bringToFront();
+  const f = await until('the question with its models', async () => {
+    const found = frame();
+    return found && (await evaluateWithoutGesture(found, `document.querySelectorAll('#models input').length > 0`)) ? found : null;
+  });
+  await evaluateWithoutGesture(f, `for (const b of document.querySelectorAll('#models input')) { b.checked = ${JSON.stringify(models)}.includes(b.value); b.dispatchEvent(new Event('change', { bubbles: true })); }`);
+  await until('the question verifiably visible', async () => (await evaluateWithoutGesture(f, `document.getElementById('provider').dataset.seen === 'true'`)) === true);
+  await clickInFrame(page, frame, '#allow');
+}
+
+/**
+ * What any script of a consumer site can do: frame the provider itself and talk to the port it offers. Sends
+ * `messages` in order; resolves with every reply once each id of `ids` (an id as often as it is expected) has its
+ * last answer (`end`, `error`, `aborted` or `status`).
+ */
+async function throughOwnFrame(page: Page, messages: unknown[], ids: string[]): Promise<any[]> {
+  return page.evaluate(
+    async (provider, messages, ids, waitMs) => {
+      const frame = document.createElement('iframe');
+      frame.src = `${provider}/provider.html`;
+      frame.allow = 'cross-origin-isolated';
+      document.body.append(frame);
+      const ports = await new Promise<readonly MessagePort[]>((ok) => {
+        addEventListener('message', (e) => e.source === frame.contentWindow && e.data?.type === 'inpage:provider-offer' && ok(e.ports));
+        frame.addEventListener('load', () => frame.contentWindow!.postMessage({ type: 'inpage:provider-hello' }, provider));
+      });
+      const engine = ports[0]!;
+      const got: { type: string; id: string }[] = [];
+      engine.onmessage = (e) => got.push(e.data);
+      for (const message of messages) engine.postMessage(message);
+      const last = new Set(['end', 'error', 'aborted', 'status']);
+      const done = () => ids.every((id) => got.filter((r) => r.id === id && last.has(r.type)).length >= ids.filter((i) => i === id).length);
+      const started = Date.now();
+      while (!done() && Date.now() - started < waitMs) await new Promise((ok) => setTimeout(ok, 50));
+      frame.remove();
+      return got;
+    },
+    sites.origins.provider,
+    messages,
+    ids,
+    WAIT_MS,
+  );
+}
+
+/** What the upstream server heard for the provider's tag (it must hear nothing: no consumer reaches it). */
+async function providerUpstreamLog(): Promise<string[]> {
+  return (await fetch(`http://127.0.0.1:${UPSTREAM_PORT}/shared-p/_log`)).json() as Promise<string[]>;
+}
+
+/** The sites on the provider's page, with their state. */
+async function listedSites(): Promise<string[][]> {
+  const provider = await browser.browser.newPage();
+  await provider.goto(`${sites.origins.provider}/provider.html`);
+  await provider.waitForSelector('#sites, #no-sites');
+  const listed = await provider.evaluate(() => [...document.querySelectorAll('tr')].map((r) => [r.dataset.origin!, r.cells[1]!.textContent!]));
+  await provider.close();
+  return listed;
+}
+
 async function ready(page: Page): Promise<string> {
   return page.evaluate(async () => {
     const api = await window.inpageReady!;
@@ -140,11 +229,48 @@ async function modelEntry(page: Page, key: string, model = MODEL): Promise<any> 
   return page.evaluate(async (key, model) => (await (await fetch(`/v1/models/${model}`, { headers: { authorization: `Bearer ${key}` } })).json()), key, model);
 }
 
+test('clickjacking: a click through a see-through provider frame over a button records no consent', async () => {
+  const { origins } = sites;
+  // A page of site B (the browser allows the provider there, so the click's storage-access call would resolve): its
+  // script lays the provider's frame, fully transparent, over a button of its own.
+  const page = await browser.browser.newPage();
+  page.setDefaultTimeout(WAIT_MS);
+  await page.goto(`${origins.consumerB}/a-game`);
+  await page.evaluate((provider) => {
+    document.body.innerHTML = '<button id="bait" style="position:fixed;left:40px;top:60px;width:300px;height:60px">Play</button>';
+    const frame = document.createElement('iframe');
+    frame.src = `${provider}/provider.html`;
+    Object.assign(frame.style, { position: 'fixed', left: '0', top: '0', width: '480px', height: '320px', border: '0', opacity: '0', zIndex: '10' });
+    document.body.append(frame);
+    frame.addEventListener('load', () => frame.contentWindow!.postMessage({ type: 'inpage:provider-hello' }, provider));
+  }, origins.provider);
+  const frame = () => page.frames().find((f) => f.url().startsWith(origins.provider));
+  const f = await until('the question in the hidden frame', async () => {
+    const found = frame();
+    return found && (await evaluateWithoutGesture(found, `!!document.querySelector('#allow')`)) ? found : null;
+  });
+  // Every box ticked (as earlier clicks through the frame could do), then the person clicks "Play": where the frame's
+  // answer lies under it.
+  await evaluateWithoutGesture(f, `for (const b of document.querySelectorAll('#models input')) { b.checked = true; b.dispatchEvent(new Event('change', { bubbles: true })); }`);
+  await page.bringToFront();
+  const at = JSON.parse((await evaluateWithoutGesture(f, `JSON.stringify(document.getElementById('allow').getBoundingClientRect())`)) as string) as DOMRect;
+  await new Promise((ok) => setTimeout(ok, 1000)); // longer than the question must be visible: it never is
+  await page.mouse.click(at.x + at.width / 2, at.y + at.height / 2);
+  // The frame turns the click down and says so (it was not visible); nothing is stored.
+  const outcome = await until('the frame to answer the click', async () =>
+    evaluateWithoutGesture(f, `!document.getElementById('unseen')?.hidden ? 'unseen' : document.body.innerText.includes('uses the models') ? 'allowed' : ''`),
+  );
+  assert.equal(outcome, 'unseen');
+  assert.equal(await evaluateWithoutGesture(f, `document.getElementById('provider').dataset.seen`), 'false');
+  await page.close();
+  assert.deepEqual((await listedSites()).filter(([o]) => o === origins.consumerB), [], 'no consent recorded for B');
+});
+
 test('a model downloaded through site A is used by site B with 0 model bytes fetched', async () => {
   const { origins, modelRequests, modelBytes } = sites;
   const size = synthesizeGguf({ seed: 7 }).bytes.byteLength;
   const a = await openConsumer(origins.consumerA);
-  await clickInFrame(a.page, a.frame, '#allow');
+  await allowInFrame(a.page, a.frame);
   const keyA = await ready(a.page);
   const first = await chat(a.page, keyA);
   assert.equal(first.status, 200, JSON.stringify(first.body));
@@ -156,7 +282,7 @@ test('a model downloaded through site A is used by site B with 0 model bytes fet
   const requestsAfterA = modelRequests.provider;
 
   const b = await openConsumer(origins.consumerB);
-  await clickInFrame(b.page, b.frame, '#allow');
+  await allowInFrame(b.page, b.frame);
   const keyB = await ready(b.page);
   const second = await chat(b.page, keyB);
   assert.equal(second.status, 200, JSON.stringify(second.body));
@@ -165,33 +291,42 @@ test('a model downloaded through site A is used by site B with 0 model bytes fet
   assert.equal(modelRequests.provider, requestsAfterA, 'not even a request for the model');
   assert.equal(modelRequests.consumerB, 0, "B's own copy was never fetched");
   pages = { a: a.page, b: b.page, keyA, keyB };
+  // The provider's engine worker came from the server (no service worker controls the frame), with the engine
+  // worker's policy: the origin and the model hosts only, no upstream.
+  const scripts = sites.workerRequests.filter((w) => w.path.includes('engine-worker'));
+  assert.ok(scripts.length > 0, JSON.stringify(sites.workerRequests));
+  const policy = engineWorkerCsp({ modelBaseUrl: '', modelLibBaseUrl: '', ggufBaseUrl: `${origins.provider}/gguf` }, origins.provider);
+  assert.doesNotMatch(policy, new RegExp(String(UPSTREAM_PORT)));
+  for (const w of scripts) assert.equal(w.csp, policy);
 });
 
 let pages: { a: Page; b: Page; keyA: string; keyB: string };
 
-test('a consumer reaches models only: other message kinds on the provider\'s port are refused', async () => {
-  const replies = await pages.b.evaluate(async (provider) => {
-    // What any script of site B can do: frame the provider itself and talk to the port it offers.
-    const frame = document.createElement('iframe');
-    frame.src = `${provider}/provider.html`;
-    frame.allow = 'cross-origin-isolated';
-    document.body.append(frame);
-    const ports = await new Promise<readonly MessagePort[]>((ok) => {
-      addEventListener('message', (e) => e.source === frame.contentWindow && e.data?.type === 'inpage:provider-offer' && ok(e.ports));
-      frame.addEventListener('load', () => frame.contentWindow!.postMessage({ type: 'inpage:provider-hello' }, provider));
-    });
-    const engine = ports[0]!;
-    const got: unknown[] = [];
-    engine.onmessage = (e) => got.push(e.data);
-    for (const message of [{ type: 'keys', id: 'k' }, { type: 'GET', id: 'c', path: ['listKeys'] }, { type: 'responses', id: 'r' }, { type: 'conversations', id: 'v' }]) engine.postMessage(message);
-    while (got.length < 4) await new Promise((ok) => setTimeout(ok, 50));
-    frame.remove();
-    return got;
-  }, sites.origins.provider);
-  assert.deepEqual(
-    (replies as { type: string; id: string; error: { code: string } }[]).map((r) => [r.type, r.id, r.error.code]),
-    [['error', 'k', 'invalid_value'], ['error', 'c', 'invalid_value'], ['error', 'r', 'invalid_value'], ['error', 'v', 'invalid_value']],
+test("a consumer reaches the provider's local models only: other message kinds are refused, and the provider's upstream is never reached", async () => {
+  const upOnly = { ...validateChatRequest({ model: UP_ONLY, messages: [{ role: 'user', content: 'Hello' }], max_tokens: 4 }, PROVIDER_CATALOG) };
+  const prefersUpstream = validateChatRequest({ model: PREFERS_UPSTREAM, messages: [{ role: 'user', content: 'Hello' }], max_tokens: 4 }, PROVIDER_CATALOG);
+  const replies = await throughOwnFrame(
+    pages.b,
+    [
+      ...[{ type: 'keys', id: 'k' }, { type: 'GET', id: 'c', path: ['listKeys'] }, { type: 'responses', id: 'r' }, { type: 'conversations', id: 'v' }],
+      { type: 'generate', id: 'up', request: upOnly },
+      { type: 'generate', id: 'pu', request: prefersUpstream },
+    ],
+    ['k', 'c', 'r', 'v', 'up', 'pu'],
   );
+  const last = (id: string) => replies.filter((r) => r.id === id).at(-1);
+  assert.deepEqual(
+    ['k', 'c', 'r', 'v'].map((id) => [last(id).type, last(id).error.code]),
+    Array(4).fill(['error', 'invalid_value']),
+  );
+  // The provider's upstream-only id: refused (never an id the person could allow here).
+  assert.equal(last('up').error?.code, 'engine_unavailable', JSON.stringify(last('up')));
+  assert.match(last('up').error.message, new RegExp(`'${UP_ONLY}'`));
+  // The id the provider's own page would send upstream first: the frame's engine runs it locally.
+  assert.equal(last('pu').type, 'end', JSON.stringify(replies.filter((r) => r.id === 'pu')));
+  const start = replies.find((r) => r.id === 'pu' && r.type === 'start');
+  assert.ok(!String(start?.servedBy ?? '').startsWith('upstream'), JSON.stringify(start));
+  assert.deepEqual(await providerUpstreamLog(), [], 'the upstream server heard nothing from a consumer');
 });
 
 test('revoked on the provider\'s page: the next request is refused, then the consumer falls back and says why', async () => {
@@ -265,7 +400,7 @@ test('a site never asked and a site the browser refused get nothing; each falls 
   assert.equal(entryC.provider.serving, false);
   assert.match(entryC.provider.why, /did not offer its models within 8 s/);
   const d = await openConsumer(origins.consumerD);
-  await clickInFrame(d.page, d.frame, '#allow');
+  await allowInFrame(d.page, d.frame);
   const keyD = await ready(d.page);
   const entryD = await modelEntry(d.page, keyD);
   assert.equal(entryD.provider.serving, false);
@@ -288,7 +423,7 @@ test("consent per model: a site allowed one model runs it from the provider's fi
   const { origins, modelRequests, modelBytes } = sites;
   const size = synthesizeGguf({ seed: 7 }).bytes.byteLength;
   const allowed = 'svc-model-5.2-short-fast';
-  // C was never asked (the test above): the frame asks, with a box per model the provider keeps, all ticked. The
+  // C was never asked (the test above): the frame asks, with a box per model the provider keeps, none ticked. The
   // tab of the test above, which fell back and hosts C's own engine, goes first: one tab of a site hosts its engine.
   for (const open of await browser.browser.pages()) if (open.url().startsWith(origins.consumerC)) await open.close();
   const c = await openConsumer(origins.consumerC);
@@ -297,8 +432,10 @@ test("consent per model: a site allowed one model runs it from the provider's fi
     return found && (await evaluateWithoutGesture(found, `document.querySelectorAll('#models input').length > 0`)) ? found : null;
   });
   const boxes = (await evaluateWithoutGesture(f, `[...document.querySelectorAll('#models input')].map((b) => b.value + (b.checked ? ' on' : ' off')).join(',')`)) as string;
-  assert.deepEqual(boxes.split(','), ['svc-model-5.2', 'svc-model-5.2-fast', 'svc-model-5.2-short', 'svc-model-5.2-short-fast', 'svc-vision', 'svc-embed'].map((id) => `${id} on`));
-  // The person leaves one model ticked (no gesture needed to untick), looks, and allows.
+  // The provider's local ids: not its upstream-only one.
+  assert.deepEqual(boxes.split(','), ['svc-model-5.2', 'svc-model-5.2-fast', 'svc-model-5.2-short', 'svc-model-5.2-short-fast', 'svc-vision', 'svc-embed'].map((id) => `${id} off`));
+  assert.equal(await evaluateWithoutGesture(f, `document.getElementById('allow').disabled`), true, 'nothing to allow before a box is ticked');
+  // The person ticks one model, looks, and allows.
   await evaluateWithoutGesture(f, `for (const b of document.querySelectorAll('#models input')) { b.checked = b.value === ${JSON.stringify(allowed)}; b.dispatchEvent(new Event('change', { bubbles: true })); }`);
   // The frame is as tall as its question: the boxes and both buttons show.
   const needed = Number(await evaluateWithoutGesture(f, 'document.documentElement.scrollHeight'));
@@ -306,7 +443,7 @@ test("consent per model: a site allowed one model runs it from the provider's fi
   assert.ok(shown >= needed, `the frame is ${shown} px tall, its question ${needed} px`);
   await mkdir(SCREENS, { recursive: true });
   await c.page.screenshot({ path: join(SCREENS, 'consent-question-one-model.png') });
-  await clickInFrame(c.page, c.frame, '#allow');
+  await allowInFrame(c.page, c.frame, [allowed]);
   const keyC = await ready(c.page);
   const served = await until('the provider serving C', async () => {
     const e = await modelEntry(c.page, keyC, allowed);
@@ -326,6 +463,23 @@ test("consent per model: a site allowed one model runs it from the provider's fi
   assert.equal(answer.status, 200, JSON.stringify(answer.body));
   assert.equal(typeof answer.body.choices[0].message.content, 'string');
   assert.equal(modelRequests.consumerC, 0, 'the provider served it from the files it keeps');
+
+  // What a script of C can try on a port of its own: the model it was allowed with the variant of another (the
+  // engines run what `variant` names: here svc-model-5.2, another model's weights), and status asked under one id
+  // again and again. The variant is refused; the provider fetches no other model's files; every status answer lists
+  // only the model C may run.
+  const asAllowed = validateChatRequest({ model: allowed, messages: [{ role: 'user', content: 'Hello' }], max_tokens: 4 });
+  const other = validateChatRequest({ model: 'svc-model-5.2', messages: [{ role: 'user', content: 'Hello' }], max_tokens: 4 });
+  const tried = await throughOwnFrame(
+    c.page,
+    [{ type: 'generate', id: 'swap', request: { ...asAllowed, variant: other.variant } }, ...Array(3).fill({ type: 'status', id: 'dup' }), { type: 'generate', id: 'ok', request: asAllowed }],
+    ['swap', 'dup', 'dup', 'dup', 'ok'],
+  );
+  const swap = tried.filter((r) => r.id === 'swap');
+  assert.deepEqual(swap.map((r) => [r.type, r.error?.code, r.error?.param]), [['error', 'invalid_value', 'variant']], JSON.stringify(swap));
+  assert.deepEqual(tried.filter((r) => r.id === 'dup').map((r) => [r.type, r.models.map((m: { id: string }) => m.id)]), Array(3).fill(['status', [allowed]]));
+  assert.equal(tried.filter((r) => r.id === 'ok').at(-1)?.type, 'end', 'the model C was allowed still runs');
+  assert.deepEqual(sites.otherModelRequests.filter((url) => url.startsWith(origins.provider)), [], 'the provider fetched no other model');
   // The model C may not run on the provider's: its own engine downloads its own copy and answers.
   const own = await chat(c.page, keyC);
   assert.equal(own.status, 200, JSON.stringify(own.body));
