@@ -40,26 +40,32 @@ export async function showConsents(main: HTMLElement, store: ConsentStore, ids: 
     row.insertCell().textContent = consent.state;
     const models = row.insertCell();
     models.className = 'models';
-    if (consent.state !== 'granted') models.textContent = consent.models.join(', ') || 'none';
-    else {
-      // One checkbox per model; the ticked ones are stored by name (a model added to the provider later is not in it).
-      const boxes = modelBoxes(models, ids, (id) => consent.models.includes(id));
+    const granted = consent.state === 'granted';
+    // One checkbox per model, ticked where the record names it; stored by name (a model added to the provider later is
+    // not in it). Allowed: a change is stored at once (none left: revoked). Refused or revoked: the boxes say what
+    // "Allow again" allows (the models the site had; a site refused in the frame had none, so the person ticks them).
+    const boxes = modelBoxes(models, ids, (id) => consent.models.includes(id));
+    const ticked = () => boxes.filter((b) => b.checked).map((b) => b.value);
+    if (granted) {
       models.addEventListener('change', async () => {
-        const ticked = boxes.filter((b) => b.checked).map((b) => b.value);
-        if (ticked.length === 0) await store.set(consent.origin, 'revoked', consent.models);
-        else await store.set(consent.origin, 'granted', ticked);
+        const now = ticked();
+        if (now.length === 0) await store.set(consent.origin, 'revoked', consent.models);
+        else await store.set(consent.origin, 'granted', now);
         await showConsents(main, store, ids);
       });
     }
     // Allowed: revoke it. Refused in the frame, or revoked here: the person may change their mind; the site's page,
-    // when shown again, asks again and is served (docs/shared-models.md). The models the site had are kept.
-    const granted = consent.state === 'granted';
+    // when shown again, asks again and is served (docs/shared-models.md).
     const action = document.createElement('button');
     action.type = 'button';
     action.className = granted ? 'revoke' : 'allow';
     action.textContent = granted ? 'Revoke' : 'Allow again';
+    if (!granted) {
+      action.disabled = ticked().length === 0;
+      models.addEventListener('change', () => (action.disabled = ticked().length === 0));
+    }
     action.addEventListener('click', async () => {
-      await store.set(consent.origin, granted ? 'revoked' : 'granted', consent.models);
+      await store.set(consent.origin, granted ? 'revoked' : 'granted', granted ? consent.models : ticked());
       await showConsents(main, store, ids);
     });
     row.insertCell().append(action);
