@@ -258,7 +258,7 @@ test('clickjacking: a click through a see-through provider frame over a button r
   await page.mouse.click(at.x + at.width / 2, at.y + at.height / 2);
   // The frame turns the click down and says so (it was not visible); nothing is stored.
   const outcome = await until('the frame to answer the click', async () =>
-    evaluateWithoutGesture(f, `!document.getElementById('unseen')?.hidden ? 'unseen' : document.body.innerText.includes('uses the models') ? 'allowed' : ''`),
+    evaluateWithoutGesture(f, `document.getElementById('unseen')?.hidden === false ? 'unseen' : document.body.innerText.includes('uses the models') ? 'allowed' : ''`),
   );
   assert.equal(outcome, 'unseen');
   assert.equal(await evaluateWithoutGesture(f, `document.getElementById('provider').dataset.seen`), 'false');
@@ -580,4 +580,28 @@ test("consent per model: a site allowed one model runs it from the provider's fi
   assert.equal(mineA.status, 200, JSON.stringify(mineA.body));
   assert.equal(sites.modelBytes.consumerA, bytesBefore, 'A ran its own copy, kept since the revocation');
   assert.equal((await modelEntry(pages.a, pages.keyA, allowed)).provider.serving, true, 'the provider still serves A the others');
+});
+
+test("the question at top level (where a browser cannot verify a frame is visible): the provider's own page asks about a site, no box ticked; an insecure site is not asked about", async () => {
+  const { origins } = sites;
+  const site = 'https://app.example';
+  const page = await browser.browser.newPage();
+  page.setDefaultTimeout(WAIT_MS);
+  await page.goto(`${origins.provider}/provider.html?site=${encodeURIComponent(site)}`);
+  await page.waitForSelector('#models input');
+  assert.deepEqual(await page.$$eval('#models input', (boxes) => boxes.map((b) => `${(b as HTMLInputElement).value} ${(b as HTMLInputElement).checked ? 'on' : 'off'}`)), LOCAL_IDS.map((id) => `${id} off`));
+  await page.click(`#models input[value="${MODEL}"]`);
+  await page.click('#allow');
+  await page.waitForFunction((s) => document.body.innerText.includes(`${s} may use the models you ticked`), {}, site);
+  await page.goto(`${origins.provider}/provider.html?site=${encodeURIComponent('http://app.example')}`);
+  await page.waitForFunction(() => document.body.innerText.includes('cannot be asked about'));
+  await page.close();
+  const provider = await browser.browser.newPage();
+  await provider.goto(`${origins.provider}/provider.html`);
+  const row = `tr[data-origin="${site}"]`;
+  await provider.waitForSelector(row);
+  const ticked = await provider.$$eval(`${row} input:checked`, (boxes) => boxes.map((b) => (b as HTMLInputElement).value));
+  assert.deepEqual([await provider.$eval(row, (r) => (r as HTMLTableRowElement).cells[1]!.textContent), ticked], ['granted', [MODEL]]);
+  assert.equal(await provider.$(`tr[data-origin="http://app.example"]`), null);
+  await provider.close();
 });
