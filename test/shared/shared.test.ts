@@ -434,3 +434,24 @@ test("the question at top level (where a browser cannot verify a frame is visibl
   assert.equal(await provider.$(`tr[data-origin="http://app.example"]`), null);
   await provider.close();
 });
+
+test('an opaque consumer (a sandboxed frame embeds the provider) is neither asked nor served', async () => {
+  const { origins } = sites;
+  const page = await browser.browser.newPage();
+  page.setDefaultTimeout(WAIT_MS);
+  await page.goto(`${origins.consumerB}/sandboxed`);
+  // A frame sandboxed without allow-same-origin has an opaque origin ('null'); it embeds the provider and says hello.
+  await page.evaluate((provider) => {
+    const sandboxed = document.createElement('iframe');
+    sandboxed.sandbox.add('allow-scripts');
+    sandboxed.srcdoc = `<iframe src="${provider}/provider.html" onload="this.contentWindow.postMessage({ type: 'inpage:provider-hello' }, '*')"></iframe>`;
+    document.body.append(sandboxed);
+  }, origins.provider);
+  const said = await until("the provider frame's answer", async () => {
+    const frame = page.frames().find((f) => f.url().startsWith(origins.provider));
+    const text = frame ? String(await evaluateWithoutGesture(frame, 'document.body.innerText')) : '';
+    return /Waiting|Starting/.test(text) ? null : text;
+  });
+  await page.close();
+  assert.match(said, /^Not offered: a site that uses this browser's models must be https \(or plain http on this machine, in development\), not null\.$/);
+});
