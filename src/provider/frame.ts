@@ -20,7 +20,6 @@ interface Deployment {
   ids: string[];
 }
 
-
 /** What the frame asks the browser for: the stores the engine and the consent list use; never cookies. */
 const TYPES = { indexedDB: true, caches: true, getDirectory: true, locks: true, SharedWorker: true } as const;
 
