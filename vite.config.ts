@@ -1,6 +1,7 @@
 import { defineConfig } from 'vite';
 import { fileURLToPath } from 'node:url';
 import type { Plugin } from 'vite';
+import { NoticeCollector, noticesFile } from './scripts/notices.ts';
 import { serviceWorkerBundle } from './scripts/sw-bundle-plugin.ts';
 import { SERVICE_WORKER_CSP } from './src/csp.ts';
 import { ISOLATION_HEADERS } from './src/isolation.ts';
@@ -84,12 +85,16 @@ export default defineConfig(({ mode }) => {
     '@wllama/wllama': here('./node_modules/@wllama/wllama/esm/index.js'),
     '#engine-impl': here(testBuild ? './test/engine/deterministic-engine.ts' : './worker/engine/production-engine.ts'),
   };
+  // The licences and notices of every package the build carries (the app, its workers, sw.js), in its folder; not
+  // in the test build, which is never shipped (its test pages carry client libraries, some without a licence file).
+  const notices = new NoticeCollector();
+  const noticePlugins = testBuild ? [] : [noticesFile(notices)];
   return {
     // The test build's knobs and notice (test/engine/knobs.ts); none in any other build.
     define: testBuildDefine(testBuild),
     // After the app: sw.js, one classic script built on its own, with the app shell listed in it for Workbox to
     // precache (offline use).
-    plugins: [serviceWorkerBundle({ entry: here('./worker/sw.ts'), file: 'sw.js', alias }), serviceWorkerPolicy()],
+    plugins: [serviceWorkerBundle({ entry: here('./worker/sw.ts'), file: 'sw.js', alias, plugins: noticePlugins }), serviceWorkerPolicy(), ...noticePlugins],
     resolve: { alias },
     build: {
       // INPAGE_BUILD_SUFFIX lets parallel work trees on one machine build side by side.
@@ -120,7 +125,7 @@ export default defineConfig(({ mode }) => {
         },
       },
     },
-    worker: { format: 'es' },
+    worker: { format: 'es', plugins: () => (testBuild ? [] : [notices.recorder()]) },
     // `npm start` is cross-origin isolated from the first visit (the service worker adds the same headers later),
     // so llama.cpp gets threads. Not the dev server: vitest's browser tests run on it, one thread (see there).
     preview: { host: '127.0.0.1', port: 4173, strictPort: true, headers: { ...ISOLATION_HEADERS } },

@@ -5,13 +5,16 @@
 //   2. inpage-sw.js: the service worker, one self-contained classic script, listing the files of (1) for
 //      Workbox to precache, so /v1 and the engine keep working offline. Its template (the list not yet
 //      written in) is kept in sw-template/, for `inpage/vite` to list the app's own files beside inpage's;
-//   3. inpage-sw-guest.js: inpage for an app's own service worker (`importScripts`), worker/sw-guest.ts.
+//   3. inpage-sw-guest.js: inpage for an app's own service worker (`importScripts`), worker/sw-guest.ts;
+//   and inpage-third-party-notices.txt: inpage's licence and those of the packages the three carry
+//   (scripts/notices.ts), which `inpage/vite` copies into an app's build with the rest.
 // `test: true` swaps the deterministic test engine in (for the example's browser test); never shipped.
 import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type InlineConfig } from 'vite';
 import { injectShell } from '../src/lib/precache';
+import { NoticeCollector } from './notices';
 import { testBuildDefine } from '../test/engine/knobs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -27,8 +30,14 @@ export interface LibraryBuild {
   logLevel?: InlineConfig['logLevel'];
 }
 
-export async function buildLibrary({ outDir, test = false, sourcemap = true, logLevel = 'warn' }: LibraryBuild): Promise<void> {
+/** The library's notices file, in its folder (named inpage* as the library's every file). */
+export const LIBRARY_NOTICES_FILE = 'inpage-third-party-notices.txt';
+
+/** Builds the library; answers the packages its files carry (also written in LIBRARY_NOTICES_FILE). */
+export async function buildLibrary({ outDir, test = false, sourcemap = true, logLevel = 'warn' }: LibraryBuild): Promise<NoticeCollector> {
+  const notices = new NoticeCollector();
   const shared: InlineConfig = {
+    plugins: [notices.recorder()],
     configFile: false,
     root,
     logLevel,
@@ -49,6 +58,7 @@ export async function buildLibrary({ outDir, test = false, sourcemap = true, log
     ...shared,
     worker: {
       format: 'es',
+      plugins: () => [notices.recorder()],
       rollupOptions: { output: { entryFileNames: 'inpage-[name]-[hash].js', chunkFileNames: 'inpage-[name]-[hash].js', assetFileNames: 'inpage-[name]-[hash][extname]' } },
     },
     build: {
@@ -89,6 +99,8 @@ export async function buildLibrary({ outDir, test = false, sourcemap = true, log
   mkdirSync(join(out, 'sw-template'), { recursive: true });
   for (const file of ['inpage-sw.js', 'inpage-sw.js.map']) if (existsSync(join(out, file))) copyFileSync(join(out, file), join(out, 'sw-template', file));
   await injectShell(out, { swFile: 'inpage-sw.js', globPatterns: ['inpage*.{js,css}'], globIgnores: ['inpage-sw-guest.js', '**/*.map'] }, console);
+  notices.write(join(out, LIBRARY_NOTICES_FILE));
+  return notices;
 }
 
 /** The command line: `--test` and `--out DIR`. */

@@ -4,7 +4,9 @@
 //   vite.js     `inpage/vite`, the Vite plugin (src/lib/vite.ts), an ES module for Node;
 //   sw.js       `inpage/sw`, inpage for an app's own module service worker (worker/sw-guest.ts), one ES module;
 //   types/      the declarations of both (tsc);
-//   config.schema.json  the settings' JSON Schema (src/config-schema.ts).
+//   config.schema.json  the settings' JSON Schema (src/config-schema.ts);
+//   THIRD-PARTY-NOTICES.txt  inpage's licence and those of every package the files above carry (scripts/notices.ts);
+//               lib/ has its own (inpage-third-party-notices.txt), which goes into the apps' builds with lib/.
 import { execFileSync } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
@@ -12,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { build as buildWith, type BuildOptions } from 'vite';
 import { buildLibrary } from './build-lib.ts';
 import { configJsonSchema } from '../src/config-schema.ts';
+import { NOTICES_FILE } from './notices.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const here = (path: string) => fileURLToPath(new URL(`../${path}`, import.meta.url));
@@ -19,9 +22,10 @@ export const PACKAGE_DIR = 'dist-pkg';
 
 export async function buildPackage(): Promise<void> {
   rmSync(here(PACKAGE_DIR), { recursive: true, force: true });
-  await buildLibrary({ outDir: `${PACKAGE_DIR}/lib`, sourcemap: false });
+  const notices = await buildLibrary({ outDir: `${PACKAGE_DIR}/lib`, sourcemap: false });
   // One module each, beside lib/: the plugin for Node (vite.js) and the guest service worker for bundlers (sw.js).
-  const module = (build: BuildOptions) => buildWith({ configFile: false, root, logLevel: 'warn', publicDir: false, build: { outDir: PACKAGE_DIR, emptyOutDir: false, minify: false, ...build } });
+  const module = (build: BuildOptions) =>
+    buildWith({ configFile: false, root, logLevel: 'warn', publicDir: false, plugins: [notices.recorder()], build: { outDir: PACKAGE_DIR, emptyOutDir: false, minify: false, ...build } });
   await module({
     ssr: here('src/lib/vite.ts'),
     target: 'node20',
@@ -33,6 +37,7 @@ export async function buildPackage(): Promise<void> {
   await module({ target: 'es2022', lib: { entry: here('worker/sw-guest.ts'), formats: ['es'], fileName: () => 'sw.js' } });
   execFileSync('npx', ['tsc', '-p', 'tsconfig.pkg.json'], { cwd: root, stdio: 'inherit' });
   writeFileSync(here(`${PACKAGE_DIR}/config.schema.json`), `${JSON.stringify(configJsonSchema(), null, 2)}\n`);
+  notices.write(here(`${PACKAGE_DIR}/${NOTICES_FILE}`));
 }
 
 export async function main(): Promise<number> {

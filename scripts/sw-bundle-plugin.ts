@@ -4,7 +4,7 @@
 // with the page (170 KB over three files), and a stopped worker parsed, linked and compiled all of it before
 // answering the request that restarted it. One classic script starts faster (see BENCHMARKS.md, cold service
 // worker). Once it is written, Workbox's precache manifest (the app shell) is listed in it (src/lib/precache.ts).
-import { build, type AliasOptions, type Plugin, type ResolvedConfig } from 'vite';
+import { build, type AliasOptions, type PluginOption, type Plugin, type ResolvedConfig } from 'vite';
 import { injectShell } from '../src/lib/precache.ts';
 
 export interface ServiceWorkerBundleOptions {
@@ -14,6 +14,8 @@ export interface ServiceWorkerBundleOptions {
   file: string;
   /** Aliases the source needs resolved (the app's). */
   alias?: AliasOptions;
+  /** Plugins of its build (the notices recorder of the app's output). */
+  plugins?: PluginOption[];
 }
 
 export function serviceWorkerBundle(options: ServiceWorkerBundleOptions): Plugin {
@@ -32,6 +34,7 @@ export function serviceWorkerBundle(options: ServiceWorkerBundleOptions): Plugin
         mode: config.mode,
         customLogger: config.logger,
         publicDir: false,
+        plugins: options.plugins ?? [],
         resolve: { alias: options.alias ?? {} },
         // The app's (the test build's knobs, in a test build).
         define: config.define,

@@ -223,8 +223,32 @@ describe('the packed package in fresh apps', { timeout: 900_000 }, () => {
     const scripts = files.filter((f) => f.startsWith('dist-pkg/') && f.endsWith('.js'));
     assert.ok(scripts.length > 10);
     assert.deepEqual(scripts.filter((f) => readFileSync(join(ROOT, f), 'utf8').includes('Echo: ')), []);
-    const installed = JSON.parse(readFileSync(join(dirs['openai-app']!, 'node_modules/inpage/package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    const installed = JSON.parse(readFileSync(join(dirs['openai-app']!, 'node_modules/inpage/package.json'), 'utf8')) as { dependencies: Record<string, string>; license: string };
     assert.deepEqual(Object.keys(installed.dependencies), ['workbox-build']);
+    assert.equal(installed.license, 'MIT');
+  });
+
+  test('the tarball carries inpage’s licence and the notices of every package its files bundle; the plugin puts them in an app’s build', () => {
+    const inpage = join(dirs['openai-app']!, 'node_modules/inpage');
+    assert.equal(readFileSync(join(inpage, 'LICENSE'), 'utf8'), readFileSync(join(ROOT, 'LICENSE'), 'utf8'));
+    assert.match(readFileSync(join(inpage, 'LICENSE'), 'utf8'), /^MIT License\n/);
+    // What the library, the plugin and the guest worker bundle (scripts/notices.ts reads the bundler's module list).
+    const bundled = ['@mlc-ai/web-llm', '@wllama/wllama', 'comlink', 'hono', 'idb', 'workbox-core', 'workbox-precaching', 'workbox-routing', 'workbox-strategies', 'zod'];
+    for (const file of ['dist-pkg/THIRD-PARTY-NOTICES.txt', 'dist-pkg/lib/inpage-third-party-notices.txt']) {
+      assert.ok(files.includes(file), file);
+      const notices = readFileSync(join(inpage, file), 'utf8');
+      assert.match(notices, /^inpage 0\.1\.0 \(MIT\) and the third-party software it bundles\.\n/, file);
+      const listed = [...notices.matchAll(/^ {2}(\S+) (\S+) — (.+)$/gm)].map((m) => m[1]);
+      assert.deepEqual(listed, bundled, file);
+      for (const name of bundled) {
+        const { version } = JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string };
+        assert.ok(notices.includes(`\n${name} ${version} — `), `${file}: ${name} ${version}`);
+      }
+      assert.match(notices, /Apache License\s+Version 2\.0/, file);
+      assert.match(notices, /Copyright \(c\) 2023-2024 The ggml authors/, file);
+    }
+    // inpage/vite copies lib/ (its notices included) into the app's build.
+    assert.equal(readFileSync(join(dirs['openai-app']!, 'dist/inpage-third-party-notices.txt'), 'utf8'), readFileSync(join(inpage, 'dist-pkg/lib/inpage-third-party-notices.txt'), 'utf8'));
   });
 
   test('the plugin’s build carries inpage at the app’s root, its service worker listing the app for offline use', () => {
