@@ -1,12 +1,14 @@
 // The llama.cpp engine's parts that need no WebAssembly: the engine policy, the request translation, and the
 // chunk stream → EngineEvents run (stop sequences on the answer, reasoning tokens, context check, abort).
+import { jsonObjectGrammar, jsonSchemaGrammar } from '../../worker/engine/common/json-grammar';
+import { NUMBER_INTEGER_DIGITS } from '../../worker/engine/common/number-grammar';
 import { describe, expect, it } from 'vitest';
 import type { EngineEvent } from '../../src/engine-protocol';
 import { ApiError } from '../../src/protocol/errors';
 import type { ChatCompletionRequest } from '../../src/protocol/types';
 import { VARIANTS } from '../../src/variants';
 import { LlamaRun, type LlamaChunk } from '../../worker/engine/llamacpp/run';
-import { translateRequest } from '../../worker/engine/llamacpp/translate';
+import { assertSchemasSupported, forcedCallSchema, translateRequest } from '../../worker/engine/llamacpp/translate';
 import { chooseEngine, importRoutes } from '../../worker/engine/production-engine';
 import { withPlan } from '../../worker/engine/common/plan';
 
@@ -45,12 +47,42 @@ describe('translateRequest', () => {
       { role: 'user', content: 'a\nb' },
     ]);
     expect(params).toMatchObject({ max_tokens: 7, temperature: 0, logprobs: true, top_logprobs: 2, chat_template_kwargs: { enable_thinking: false } });
-    expect(params.response_format).toEqual({ type: 'json_schema', json_schema: { name: 'n', schema: { type: 'object' }, strict: true } });
+    // The schema as inpage's grammar (json-grammar.ts), not llama.cpp's conversion of it.
+    expect(params.grammar).toBe(jsonSchemaGrammar({ type: 'object' }, 'response_format.json_schema.schema'));
+    expect(params).not.toHaveProperty('response_format');
     // Stop sequences are applied by inpage to the answer, never handed to llama.cpp.
     expect(params).not.toHaveProperty('stop');
     const thinking = { ...request, model: 'svc-model-5.2-short', variant: VARIANTS['svc-model-5.2-short'] } as ChatCompletionRequest;
     expect(translateRequest(withPlan(thinking)).chat_template_kwargs.enable_thinking).toBe(true);
     expect(translateRequest(withPlan({ ...thinking, reasoning_effort: 'none' })).chat_template_kwargs.enable_thinking).toBe(false);
+  });
+
+  it('JSON output and forced calls go to llama.cpp as inpage’s grammar (bounded numbers); a JSON format beside auto tools, or a schema keyword the grammar cannot hold, is refused naming it', () => {
+    const base = { model: 'svc-model-5.2-short-fast', variant: VARIANTS['svc-model-5.2-short-fast'], messages: [{ role: 'user', content: 'x' }] };
+    const weather = { type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { t: { type: 'number' } }, required: ['t'] } } };
+    const object = translateRequest(withPlan({ ...base, response_format: { type: 'json_object' } } as ChatCompletionRequest));
+    expect(object.grammar).toBe(jsonObjectGrammar());
+    const forced = translateRequest(withPlan({ ...base, tools: [weather], tool_choice: 'required' } as ChatCompletionRequest));
+    expect(forced).toMatchObject({ tool_choice: 'none', grammar: jsonSchemaGrammar(forcedCallSchema([weather]), 'tools') });
+    expect(forced.grammar).toContain(`("0" | [1-9] [0-9]{0,${NUMBER_INTEGER_DIGITS - 1}})`);
+    // Under auto, llama.cpp builds the calls' grammar itself: no grammar of ours.
+    expect(translateRequest(withPlan({ ...base, tools: [weather] } as ChatCompletionRequest))).not.toHaveProperty('grammar');
+    const refused = (request: object) => {
+      try {
+        assertSchemasSupported(withPlan({ ...base, ...request } as ChatCompletionRequest));
+        return null;
+      } catch (err) {
+        expect(err).toBeInstanceOf(ApiError);
+        return { code: (err as ApiError).code, param: (err as ApiError).param };
+      }
+    };
+    expect(refused({ tools: [weather], response_format: { type: 'json_object' } })).toEqual({ code: 'unsupported_parameter', param: 'response_format' });
+    expect(refused({ response_format: { type: 'json_schema', json_schema: { name: 'n', schema: { type: 'object', properties: { n: { type: 'integer', multipleOf: 2 } } } } } })).toEqual({ code: 'unsupported_parameter', param: 'response_format.json_schema.schema.properties.n.multipleOf' });
+    const bad = { type: 'function', function: { name: 'f', parameters: { type: 'object', properties: { n: { type: 'number', minimum: 0.5 } } } } };
+    expect(refused({ tools: [weather, bad], tool_choice: 'required' })).toEqual({ code: 'unsupported_parameter', param: 'tools[1].function.parameters.properties.n.minimum' });
+    // A named choice holds only that tool's schema.
+    expect(refused({ tools: [weather, bad], tool_choice: { type: 'function', function: { name: 'get_weather' } } })).toBeNull();
+    expect(refused({ tools: [weather], response_format: { type: 'json_schema', json_schema: { name: 'n', schema: { type: 'object' } } }, tool_choice: 'required' })).toBeNull();
   });
 
   it('gives llama.cpp replayed arguments it can read as JSON, text with lone surrogates too (U+FFFD in their place)', () => {

@@ -10,6 +10,7 @@ import { Scheduler, type RequestSink } from '../../worker/engine/scheduler';
 import { WebLlmEngine } from '../../worker/engine/webllm/adapter';
 import { SMALLEST_TOP_P } from '../../worker/engine/webllm/translate';
 import { contextLength } from '../../worker/engine/webllm/context-size';
+import { jsonObjectGrammar, jsonSchemaGrammar } from '../../worker/engine/common/json-grammar';
 import { kvShape, prebuiltRecord } from '../../worker/engine/webllm/models';
 import { VARIANTS } from '../../src/variants';
 import { parseEmbeddingRequest, type EmbeddingRequest } from '../../src/protocol/embeddings';
@@ -104,7 +105,7 @@ describe('field mapping: what reaches web-llm', () => {
       frequency_penalty: -0.5,
       logprobs: true,
       top_logprobs: 2,
-      response_format: { type: 'json_object', schema: '{"type":"object","properties":{"a":{"type":"number"}}}' },
+      response_format: { type: 'grammar', grammar: jsonSchemaGrammar({ type: 'object', properties: { a: { type: 'number' } } }, 'response_format.json_schema.schema') },
       extra_body: { enable_thinking: false },
     });
     // With thinking off, a stop that cannot match inside the empty thinking block goes to web-llm as well
@@ -129,7 +130,7 @@ describe('field mapping: what reaches web-llm', () => {
     await run(t.adapter, ask('svc-vision', { response_format: { type: 'json_object' } }));
     const bodies = t.engine().requests.map((r) => r.extra_body);
     expect(bodies).toEqual([{ enable_thinking: true }, { enable_thinking: true }, { enable_thinking: false }, { enable_thinking: false }, undefined]);
-    expect(t.engine().requests[4]!.response_format).toEqual({ type: 'json_object' });
+    expect(t.engine().requests[4]!.response_format).toEqual({ type: 'grammar', grammar: jsonObjectGrammar() });
   });
 
   it('chooses the q4f16 weights on an adapter with shader-f16', async () => {

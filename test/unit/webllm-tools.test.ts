@@ -10,6 +10,7 @@ import { renderCall } from '../../worker/engine/webllm/qwen3-tools';
 import { resolved, type RequestBody } from './requests';
 import { rig, type Rig } from './webllm-fake';
 import type { PlannedRequest } from '../../worker/engine/common/plan';
+import { jsonSchemaGrammar } from '../../worker/engine/common/json-grammar';
 
 function setup(): Rig & { adapter: WebLlmEngine } {
   const r = rig();
@@ -117,16 +118,18 @@ describe('web-llm: tools in Qwen3 format', () => {
     expect(err).toMatchObject({ code: 'unsupported_parameter', param: 'tools' });
   });
 
-  it('json_schema: a structural tag after thinking on thinking variants, web-llm json_object with the schema otherwise', async () => {
+  it('json_schema: inpage’s grammar of the schema, in a structural tag after thinking on thinking variants, as web-llm’s grammar format otherwise', async () => {
     const t = setup();
     const schema = { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] };
     const format = { type: 'json_schema' as const, json_schema: { name: 'n', schema, strict: true } };
     await run(t.adapter, ask('svc-model-5.2-fast', { response_format: format }));
     await run(t.adapter, ask('svc-model-5.2', { response_format: format }));
-    expect(t.engine().requests[0]!.response_format).toEqual({ type: 'json_object', schema: JSON.stringify(schema) });
+    // inpage's grammar of the schema (json-grammar.ts: bounded numbers), not xgrammar's conversion of it.
+    const grammar = jsonSchemaGrammar(schema, 'response_format.json_schema.schema');
+    expect(t.engine().requests[0]!.response_format).toEqual({ type: 'grammar', grammar });
     expect(t.engine().requests[1]!.response_format).toMatchObject({
       type: 'structural_tag',
-      structural_tag: { format: { type: 'sequence', elements: [{ begin: '<think>' }, {}, { type: 'json_schema', json_schema: schema }] } },
+      structural_tag: { format: { type: 'sequence', elements: [{ begin: '<think>' }, {}, { type: 'grammar', grammar }] } },
     });
   });
 

@@ -21,7 +21,7 @@ import { imageBytes, type LlamaImageReader } from './images';
 import { importGguf, type GgufCacheWriter } from './import-files';
 import { fileName, ggufSource, servedByLlama, splitParts, weightGroups, type GgufSource } from './models';
 import { LlamaRun, type LlamaChunk } from './run';
-import { forcesCall, translateRequest, type LlamaParams } from './translate';
+import { assertSchemasSupported, forcesCall, translateRequest, type LlamaParams } from './translate';
 import { formatBytes } from '../../../src/bytes';
 
 /** The part of wllama's `Wllama` this engine uses (a fake stands in for it in unit tests). */
@@ -354,6 +354,7 @@ export class LlamaCppEngine implements Engine {
   supports(request: PlannedRequest): void {
     const variant = this.served(request.variant);
     assertSupported({ ...request, variant });
+    assertSchemasSupported(request);
     if (request.reasoning_effort === 'none' && this.source(variant).alwaysThinks) {
       throw new ApiError(
         'unsupported_parameter',

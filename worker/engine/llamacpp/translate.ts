@@ -3,6 +3,7 @@
 // not given to llama.cpp, which would match them against the thinking as well. Image parts of a user turn
 // become wllama's image parts (the image's bytes, read beforehand: images.ts), in their place among the text.
 import type { ChatCompletionRequest, ChatMessage } from '../../../src/protocol/types';
+import { checkSchema, jsonFormatBesideAutoTools, jsonObjectGrammar, jsonSchemaGrammar } from '../common/json-grammar';
 import type { PlannedRequest, ToolPlan } from '../common/plan';
 
 /** wllama's content parts: text, or an image's bytes (it puts llama.cpp's media marker in the image's place). */
@@ -30,7 +31,8 @@ export interface LlamaParams {
   frequency_penalty?: number;
   logprobs?: boolean;
   top_logprobs?: number;
-  response_format?: { type: 'json_object' } | { type: 'json_schema'; json_schema: { name: string; schema: unknown; strict?: boolean } };
+  /** inpage's grammar (common/json-grammar.ts) for json_object / json_schema and forced calls, in llama.cpp's GBNF. */
+  grammar?: string;
   logit_bias?: Record<string, number>;
   tools?: LlamaTool[];
   tool_choice?: 'auto' | 'none';
@@ -144,24 +146,44 @@ function translate({ messages: given, plan }: PlannedRequest, images: ReadonlyMa
       // A forced call from the first token. llama.cpp's own tool grammar for this template is lazy (free text,
       // then a call when the model writes <tool_call>), and it refuses a grammar of ours next to its tool
       // parsing. So the tools stay in the prompt (tool_choice "none": rendered, not parsed) and the answer is
-      // held by a JSON schema to one call object, {"name": …, "arguments": …}, which run.ts turns into the call.
+      // held by the grammar of a JSON schema to one call object, {"name": …, "arguments": …}, which run.ts turns
+      // into the call.
       params.tool_choice = 'none';
-      params.response_format = { type: 'json_schema', json_schema: { name: 'tool_call', schema: forcedCallSchema(offered), strict: true } };
+      params.grammar = jsonSchemaGrammar(forcedCallSchema(offered), 'tools');
       return params;
     }
   }
+  // JSON output: inpage's grammar rather than llama.cpp's conversion of the schema, whose numbers run on without
+  // bound (json-grammar.ts). `strict` changes nothing: the grammar always holds the output to the schema.
   const format = plan.format;
-  if (format?.type === 'json_object') params.response_format = { type: 'json_object' };
-  if (format?.type === 'json_schema') {
-    const schema = format.json_schema.schema ?? { type: 'object' };
-    params.response_format = { type: 'json_schema', json_schema: { name: format.json_schema.name, schema, ...(format.json_schema.strict ? { strict: true } : {}) } };
-  }
+  if (format?.type === 'json_object') params.grammar = jsonObjectGrammar();
+  if (format?.type === 'json_schema') params.grammar = jsonSchemaGrammar(format.json_schema.schema ?? { type: 'object' }, 'response_format.json_schema.schema');
   return params;
 }
 
 /** Whether the plan forces a call (`required`, or a named function): run.ts reads the answer as one call. */
 export function forcesCall(plan: ToolPlan | null): boolean {
   return plan !== null && plan.mode !== 'auto';
+}
+
+/**
+ * The schemas llama.cpp's answer is held to by inpage's grammar, each with the request's path: a forced call's
+ * tools' parameters, or the response format's schema. (Under tool_choice auto llama.cpp builds the calls'
+ * grammar from the tools itself.) Throws 400 naming the first keyword the grammar cannot hold.
+ */
+export function assertSchemasSupported(request: PlannedRequest): void {
+  const tools = request.plan.tools;
+  if (forcesCall(tools)) {
+    tools!.tools.forEach((tool, i) => {
+      if (tool.function.parameters === undefined) return;
+      if (tools!.mode === 'named' && tool.function.name !== tools!.name) return;
+      checkSchema(tool.function.parameters, request.legacy_functions ? `functions[${i}].parameters` : `tools[${i}].function.parameters`);
+    });
+    return;
+  }
+  const format = request.plan.format;
+  if (tools && format !== undefined && format.type !== 'text') throw jsonFormatBesideAutoTools(format.type);
+  if (format?.type === 'json_schema' && format.json_schema.schema !== undefined) checkSchema(format.json_schema.schema, 'response_format.json_schema.schema');
 }
 
 /** The answer of a forced choice: one call of one of `tools`, its name first, then its arguments (their schema). */

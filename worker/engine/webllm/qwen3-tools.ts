@@ -5,6 +5,7 @@
 // constrains the answer with xgrammar structural tags (web-llm's `response_format: structural_tag`).
 import type { ResponseFormat as WebLlmResponseFormat } from '@mlc-ai/web-llm';
 import type { FunctionTool, ToolCall } from '../../../src/protocol/types';
+import { jsonObjectGrammar, jsonSchemaGrammar } from '../common/json-grammar';
 import type { ToolPlan } from '../common/plan';
 
 export const TOOL_CALL_OPEN = '<tool_call>';
@@ -65,8 +66,13 @@ function argumentsSchema(tool: FunctionTool): Record<string, unknown> {
   return tool.function.parameters ?? { type: 'object' };
 }
 
+/**
+ * A call's arguments held by inpage's grammar of its schema (json-grammar.ts: numbers bounded, integer bounds held),
+ * not by xgrammar's own conversion. The schemas were checked before (schema-support.ts), naming the request's path.
+ */
 function callTag(tool: FunctionTool): Format {
-  return { type: 'tag', begin: callPrefix(tool.function.name), content: { type: 'json_schema', json_schema: argumentsSchema(tool) }, end: CALL_SUFFIX };
+  const grammar = jsonSchemaGrammar(argumentsSchema(tool), `tools.${tool.function.name}.parameters`);
+  return { type: 'tag', begin: callPrefix(tool.function.name), content: { type: 'grammar', grammar }, end: CALL_SUFFIX };
 }
 
 /** Qwen3 thinks first when thinking is on: a free `<think>…</think>` block, then the constrained answer. */
@@ -93,9 +99,13 @@ export function toolCallFormat(plan: ToolPlan, thinking: boolean): WebLlmRespons
   return { type: 'structural_tag', structural_tag: { type: 'structural_tag', format } as never };
 }
 
-/** A JSON answer (`json_object`: any object; `json_schema`: that schema), after thinking when the model thinks. */
+/**
+ * A JSON answer (`json_object`: any object; `json_schema`: that schema), after thinking when the model thinks: inpage's
+ * grammar (json-grammar.ts), as web-llm's `grammar` format or the grammar of a structural tag's answer.
+ */
 export function jsonFormat(schema: Record<string, unknown> | undefined, thinking: boolean): WebLlmResponseFormat {
-  if (!thinking) return schema === undefined ? { type: 'json_object' } : { type: 'json_object', schema: JSON.stringify(schema) };
-  const answer: Format = { type: 'json_schema', json_schema: schema ?? { type: 'object' } };
+  const grammar = schema === undefined ? jsonObjectGrammar() : jsonSchemaGrammar(schema, 'response_format.json_schema.schema');
+  if (!thinking) return { type: 'grammar', grammar };
+  const answer: Format = { type: 'grammar', grammar };
   return { type: 'structural_tag', structural_tag: { type: 'structural_tag', format: afterThinking(true, answer) } as never };
 }

@@ -10,6 +10,7 @@ import type {
 import type { ChatMessage } from '../../../src/protocol/types';
 import { ApiError } from '../../../src/protocol/errors';
 import type { PlannedRequest, RequestPlan, ToolPlan } from '../common/plan';
+import { jsonFormatBesideAutoTools } from '../common/json-grammar';
 import { assistantText, jsonFormat, systemWithTools, toolCallFormat, toolResponses } from './qwen3-tools';
 import type { ResolvedImage } from '../common/images';
 import { nativeStops } from './kv-reuse';
@@ -117,10 +118,7 @@ function translateMessages(
 function responseFormat(plan: RequestPlan, tools: ToolPlan | null): WebLlmResponseFormat | undefined {
   const { format, thinking } = plan;
   if (tools) {
-    if (format !== undefined && format.type !== 'text' && tools.mode === 'auto') {
-      const param = 'response_format';
-      throw new ApiError('unsupported_parameter', `Unsupported parameter: '${param}' ${format.type} together with tools under tool_choice 'auto': one answer cannot be held to both. Use tool_choice 'none' or 'required', or leave one out.`, { param });
-    }
+    if (format !== undefined && format.type !== 'text' && tools.mode === 'auto') throw jsonFormatBesideAutoTools(format.type);
     // With required / named calls the answer is only calls: a JSON format of the text has nothing to constrain.
     return toolCallFormat(tools, thinking);
   }
