@@ -17,6 +17,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { spliceSection } from './bench-splice.mjs';
+import { importNodeLlamaCpp, NODE_LLAMA_CPP_VERSION } from './native-llama.mjs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -91,17 +92,17 @@ function modelFile(helpers, log) {
 }
 
 /**
- * Native llama.cpp on the same file: node-llama-cpp's prebuilt CPU binary (from npm; never built or downloaded
- * here). `open(threads)` gives a context of the engine's size with that many threads; `request(body)` answers a
+ * Native llama.cpp on the same file: node-llama-cpp's prebuilt CPU binary (from npm, installed on first use by
+ * scripts/native-llama.mjs; never built or downloaded here). `open(threads)` gives a context of the engine's size with that many threads; `request(body)` answers a
  * bench request as the engine would (its ChatML, with the non-thinking variant's empty thinking block; greedy; the
  * end token never), and times it as the page times the two browser paths.
  */
 async function nativeLlama(file) {
-  const { getLlama, LlamaLogLevel, TokenBias } = await import('node-llama-cpp');
+  const { getLlama, LlamaLogLevel, TokenBias } = await importNodeLlamaCpp();
   const llama = await getLlama({ gpu: false, build: 'never', logLevel: LlamaLogLevel.error });
   const model = await llama.loadModel({ modelPath: file, gpuLayers: 0 });
   return {
-    version: JSON.parse(readFileSync(join(ROOT, 'node_modules/node-llama-cpp/package.json'), 'utf8')).version,
+    version: NODE_LLAMA_CPP_VERSION,
     async open(threads) {
       const context = await model.createContext({ contextSize: CONTEXT, batchSize: 512, threads });
       const sequence = context.getSequence();

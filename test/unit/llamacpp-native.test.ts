@@ -1,21 +1,24 @@
-// Native llama.cpp (node-llama-cpp's prebuilt CPU binary, from npm) reads the synthesizer's quantized files: each
+// Native llama.cpp (node-llama-cpp's prebuilt CPU binary, from npm, installed on first use: scripts/native-llama.mjs) reads the synthesizer's quantized files: each
 // loads, and its greedy answer is the synthesized model's designed one (the transitions survive quantization),
 // as long as asked, and the same twice. Never builds or downloads anything (build: 'never').
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { getLlama, LlamaLogLevel, TokenBias, type Llama, type Token } from 'node-llama-cpp';
+import { importNodeLlamaCpp, type Llama, type NodeLlamaCpp, type Token } from '../../scripts/native-llama.mjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { synthesizeGguf, type TensorType } from '../../scripts/gguf/synthesize';
 
 const TOKENS = 12;
 let dir = '';
 let llama: Llama;
+let TokenBias: NodeLlamaCpp['TokenBias'];
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'inpage-native-'));
-  llama = await getLlama({ gpu: false, build: 'never', logLevel: LlamaLogLevel.error });
-}, 60_000);
+  const native = await importNodeLlamaCpp();
+  TokenBias = native.TokenBias;
+  llama = await native.getLlama({ gpu: false, build: 'never', logLevel: native.LlamaLogLevel.error });
+}, 600_000);
 afterAll(async () => {
   await llama?.dispose();
   await rm(dir, { recursive: true, force: true });

@@ -36,6 +36,7 @@ import type { EngineEvent } from '../../src/engine-protocol';
 import { DeterministicEngine } from '../engine/deterministic-engine';
 import { withPlan } from '../../worker/engine/common/plan';
 import { FLOODS, flood, type Flood } from './floods';
+import { importNodeLlamaCpp } from '../../scripts/native-llama.mjs';
 
 const engine = new DeterministicEngine({ ...DEFAULT_CONFIG });
 /** A tag `pace<N>-…` paces its answers at one token every N ms (the bench's paced rows). */
@@ -140,7 +141,7 @@ async function streamAs(res: ServerResponse, flavour: Flavour, events: AsyncIter
 let llamaModel: Promise<{ answer(prompt: string, maxTokens: number, onText: (t: string) => void): Promise<{ prompt: number; completion: number; ms: number }> }> | null = null;
 function realLlama() {
   llamaModel ??= (async () => {
-    const { getLlama, LlamaLogLevel } = await import('node-llama-cpp');
+    const { getLlama, LlamaLogLevel } = await importNodeLlamaCpp();
     const { synthesizeGguf } = await import('../../scripts/gguf/synthesize');
     const synth = synthesizeGguf({ seed: 7 });
     const dir = await mkdtemp(join(tmpdir(), 'inpage-upstream-'));
