@@ -190,6 +190,30 @@ describe('schemas as clients write them', () => {
     expect(await tree(JSON.stringify({ root: { value: 1, children: [] }, contact: 'not an address' }))).toBe(false);
   }, SLOW);
 
+  it('property: any object the grammar accepts is valid against its schema (no duplicate, unknown or missing member; values in bounds)', async () => {
+    const schema = { type: 'object', properties: { a: { type: 'number' }, b: { type: 'integer', minimum: 0, maximum: 99 }, c: { type: 'boolean' }, d: { type: 'array', items: { type: 'integer', minimum: 0, maximum: 9 }, minItems: 1, maxItems: 3 } }, required: ['b'], additionalProperties: false };
+    const accepts = await grammarOf(schema);
+    const validate = (v: Record<string, unknown>, keys: string[]) =>
+      new Set(keys).size === keys.length &&
+      keys.every((k) => 'abcd'.includes(k)) &&
+      Number.isInteger(v.b) && (v.b as number) >= 0 && (v.b as number) <= 99 &&
+      (!('a' in v) || typeof v.a === 'number') &&
+      (!('c' in v) || typeof v.c === 'boolean') &&
+      (!('d' in v) || (Array.isArray(v.d) && v.d.length >= 1 && v.d.length <= 3 && v.d.every((n: number) => Number.isInteger(n) && n >= 0 && n <= 9)));
+    let accepted = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.tuple(fc.constantFrom('a', 'b', 'c', 'd', 'x'), fc.constantFrom('1', '150', 'true', '[1]', '[1,2,3,4]', '[]', '-3', '12')), { maxLength: 5 }), async (members) => {
+        const text = `{${members.map(([k, v]) => `"${k}": ${v}`).join(', ')}}`;
+        if (!(await accepts(text))) return;
+        accepted++;
+        expect(validate(JSON.parse(text) as Record<string, unknown>, members.map(([k]) => k)), text).toBe(true);
+      }),
+      { numRuns: 2000, examples: [[[['b', '12'], ['c', 'true'], ['d', '[1]']]]] },
+    );
+    // Not a property that holds by accepting nothing.
+    expect(accepted).toBeGreaterThan(5);
+  }, SLOW);
+
   it('patterns: anchored or free at either end, JSON’s escapes for quotes; what a grammar cannot hold is refused', async () => {
     expect(await (await grammarOf({ type: 'string', pattern: '^[A-Z]{2}-\\d+$' }))('"AB-12"')).toBe(true);
     expect(await (await grammarOf({ type: 'string', pattern: '^[A-Z]{2}-\\d+$' }))('"ab-12"')).toBe(false);
