@@ -21,7 +21,7 @@ const deployment = llamaCppDeployment({
 });
 
 interface Completion {
-  choices: { message: { content: string | null; tool_calls?: { function: { name: string; arguments: string } }[] }; finish_reason: string }[];
+  choices: { message: { content: string | null; reasoning_content?: string; tool_calls?: { function: { name: string; arguments: string } }[] }; finish_reason: string }[];
 }
 
 const weather = {
@@ -70,6 +70,25 @@ test('json_schema and a forced tool call on llama.cpp: every answer parses, ever
   }
   // Random weights write digits: the answers carry numbers of several lengths, not one memorised value.
   expect(new Set(seen).size).toBeGreaterThan(6);
+
+  // A variant that thinks thinks first (the grammar lets the block come before the answer; llama.cpp splits it off
+  // as reasoning), then answers within the schema.
+  for (let seed = 1; seed <= 3; seed++) {
+    const answer = await chat(page, key, {
+      model: 'svc-model-5.2-short',
+      messages: [{ role: 'user', content: 'The weather as JSON, please.' }],
+      temperature: 0,
+      seed,
+      max_tokens: 400,
+      response_format: { type: 'json_schema', json_schema: { name: 'weather', schema: weather, strict: true } },
+    });
+    expect(answer.status, JSON.stringify(answer.json)).toBe(200);
+    const choice = (answer.json as Completion).choices[0]!;
+    expect(choice.message.reasoning_content).toBe('Let me think.');
+    expect(choice.finish_reason, choice.message.content ?? '').toBe('stop');
+    const value = JSON.parse(choice.message.content ?? '') as unknown;
+    expect(validate(value), `${choice.message.content}: ${JSON.stringify(validate.errors)}`).toBe(true);
+  }
 
   // A forced call: its arguments are held by the same grammar (the call object's schema).
   const tool = { type: 'function', function: { name: 'report', parameters: weather } };

@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ApiError } from '../../src/protocol/errors';
-import { jsonObjectGrammar, jsonSchemaGrammar } from '../../worker/engine/common/json-grammar';
+import { jsonObjectGrammar, jsonSchemaGrammar, thinkingFirst } from '../../worker/engine/common/json-grammar';
 import { INTEGER_LIMIT, NUMBER_EXPONENT_DIGITS, NUMBER_FRACTION_DIGITS, NUMBER_INTEGER_DIGITS } from '../../worker/engine/common/number-grammar';
 import { jsonFormat } from '../../worker/engine/webllm/qwen3-tools';
 import { matches, xgrammar } from './xgrammar';
@@ -93,6 +93,20 @@ describe('numbers JSON can hold', () => {
       expect(String(INTEGER_LIMIT)).toBe('9007199254740991');
       for (const n of ['0', '7', '-7', '9007199254740991', '-9007199254740991']) expect(await accepts(n), n).toBe(true);
       for (const n of ['9007199254740992', '-9007199254740992', '10000000000000000', '1.5', '1e3', '-0', '007']) expect(await accepts(n), n).toBe(false);
+    }
+  }, SLOW);
+});
+
+describe('thinking first (llama.cpp’s thinking variants)', () => {
+  it('a free thinking block that never holds </think>, then the answer; or the answer alone', async () => {
+    const compiled = await compile(thinkingFirst(jsonSchemaGrammar(weather, 's')));
+    const accepts = (text: string) => matches(compiled, text);
+    const answer = '{"temperatureC": 21.5}';
+    for (const text of [answer, `<think>\nLet me think.\n</think>\n\n${answer}`, `<think></think>${answer}`, `<think>a < b, </thin k, <</think>\n${answer}`, `<think>x </think </think>${answer}`]) {
+      expect(await accepts(text), text).toBe(true);
+    }
+    for (const text of [`<think>a</think>b</think>${answer}`, `<think>a</think>`, '<think>a', `<think>ok</think>\n{"temperatureC": 3751414141414141e2222222222222222}`, `Sure: ${answer}`]) {
+      expect(await accepts(text), text).toBe(false);
     }
   }, SLOW);
 });

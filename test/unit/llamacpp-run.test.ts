@@ -1,6 +1,6 @@
 // The llama.cpp engine's parts that need no WebAssembly: the engine policy, the request translation, and the
 // chunk stream → EngineEvents run (stop sequences on the answer, reasoning tokens, context check, abort).
-import { jsonObjectGrammar, jsonSchemaGrammar } from '../../worker/engine/common/json-grammar';
+import { jsonObjectGrammar, jsonSchemaGrammar, thinkingFirst } from '../../worker/engine/common/json-grammar';
 import { NUMBER_INTEGER_DIGITS } from '../../worker/engine/common/number-grammar';
 import { describe, expect, it } from 'vitest';
 import type { EngineEvent } from '../../src/engine-protocol';
@@ -65,6 +65,10 @@ describe('translateRequest', () => {
     const forced = translateRequest(withPlan({ ...base, tools: [weather], tool_choice: 'required' } as ChatCompletionRequest));
     expect(forced).toMatchObject({ tool_choice: 'none', grammar: jsonSchemaGrammar(forcedCallSchema([weather]), 'tools') });
     expect(forced.grammar).toContain(`("0" | [1-9] [0-9]{0,${NUMBER_INTEGER_DIGITS - 1}})`);
+    // A variant that thinks may think first: the grammar lets a thinking block come before the answer.
+    const thinking = { ...base, model: 'svc-model-5.2-short', variant: VARIANTS['svc-model-5.2-short'] };
+    expect(translateRequest(withPlan({ ...thinking, response_format: { type: 'json_object' } } as ChatCompletionRequest)).grammar).toBe(thinkingFirst(jsonObjectGrammar()));
+    expect(translateRequest(withPlan({ ...thinking, tools: [weather], tool_choice: 'required' } as ChatCompletionRequest)).grammar).toBe(thinkingFirst(jsonSchemaGrammar(forcedCallSchema([weather]), 'tools')));
     // Under auto, llama.cpp builds the calls' grammar itself: no grammar of ours.
     expect(translateRequest(withPlan({ ...base, tools: [weather] } as ChatCompletionRequest))).not.toHaveProperty('grammar');
     const refused = (request: object) => {

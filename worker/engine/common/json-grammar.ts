@@ -319,6 +319,35 @@ export function jsonObjectGrammar(): string {
   return jsonSchemaGrammar({ type: 'object', additionalProperties: true }, 'response_format');
 }
 
+/** The end of a thinking block, which the thinking text never holds. */
+const THINK_END = '</think>';
+
+/**
+ * A grammar whose answer may come after a thinking block (`<think>…</think>`, then up to a few blank lines): for
+ * llama.cpp, whose grammar runs from the first token, on variants that think (its own conversion of a
+ * `json_schema` lets them think first, and llama.cpp splits the block off as `reasoning_content`). The text inside
+ * is free but for `</think>` itself, written as the states of matching it (each state: the next character of
+ * `</think>`, a `<` that may begin it again, or any other character back to the start).
+ */
+export function thinkingFirst(grammar: string): string {
+  const [first, ...rest] = grammar.split('\n');
+  if (!first?.startsWith('root ::= ')) throw new Error('thinkingFirst: the grammar does not begin with its root rule');
+  const states = [...THINK_END].slice(0, -1).map((_, i) => {
+    const next = THINK_END[i + 1]!;
+    const other = `[^${next}<]`;
+    const forward = i + 1 < THINK_END.length - 1 ? `"${next}" think-${i + 1}` : null;
+    // After "</think" the only way on is a character that is not ">" (or a "<").
+    return `think-${i} ::= (${[forward, '"<" think-0', `${other} think-text`].filter(Boolean).join(' | ')})?`;
+  });
+  return [
+    `root ::= ("<think>" think-text "${THINK_END}" [ \\t\\n]{0,8})? answer`,
+    `answer ::= ${first.slice('root ::= '.length)}`,
+    'think-text ::= ([^<] think-text | "<" think-0)?',
+    ...states,
+    ...rest,
+  ].join('\n');
+}
+
 /**
  * A JSON `response_format` beside tools under `tool_choice: "auto"`: the answer is free text or calls, so a grammar
  * of JSON cannot hold it (and llama.cpp refuses a grammar beside its tool parsing). Refused on every engine.

@@ -3,7 +3,7 @@
 // not given to llama.cpp, which would match them against the thinking as well. Image parts of a user turn
 // become wllama's image parts (the image's bytes, read beforehand: images.ts), in their place among the text.
 import type { ChatCompletionRequest, ChatMessage } from '../../../src/protocol/types';
-import { checkSchema, jsonFormatBesideAutoTools, jsonObjectGrammar, jsonSchemaGrammar } from '../common/json-grammar';
+import { checkSchema, jsonFormatBesideAutoTools, jsonObjectGrammar, jsonSchemaGrammar, thinkingFirst } from '../common/json-grammar';
 import type { PlannedRequest, ToolPlan } from '../common/plan';
 
 /** wllama's content parts: text, or an image's bytes (it puts llama.cpp's media marker in the image's place). */
@@ -123,6 +123,8 @@ function translate({ messages: given, plan }: PlannedRequest, images: ReadonlyMa
     }
   });
   const params: LlamaParams = { messages, chat_template_kwargs: { enable_thinking: plan.thinking }, ...plan.sampling };
+  // A grammar runs from the first token: a variant that thinks may think first (llama.cpp splits it off).
+  const held = (grammar: string) => (plan.thinking ? thinkingFirst(grammar) : grammar);
   if (plan.maxTokens !== undefined) params.max_tokens = plan.maxTokens;
   if (plan.logprobs !== null) {
     // llama.cpp gives 20 alternatives when top_logprobs is absent, and no logprobs at all for 0: at least one
@@ -149,15 +151,15 @@ function translate({ messages: given, plan }: PlannedRequest, images: ReadonlyMa
       // held by the grammar of a JSON schema to one call object, {"name": …, "arguments": …}, which run.ts turns
       // into the call.
       params.tool_choice = 'none';
-      params.grammar = jsonSchemaGrammar(forcedCallSchema(offered), 'tools');
+      params.grammar = held(jsonSchemaGrammar(forcedCallSchema(offered), 'tools'));
       return params;
     }
   }
   // JSON output: inpage's grammar rather than llama.cpp's conversion of the schema, whose numbers run on without
   // bound (json-grammar.ts). `strict` changes nothing: the grammar always holds the output to the schema.
   const format = plan.format;
-  if (format?.type === 'json_object') params.grammar = jsonObjectGrammar();
-  if (format?.type === 'json_schema') params.grammar = jsonSchemaGrammar(format.json_schema.schema ?? { type: 'object' }, 'response_format.json_schema.schema');
+  if (format?.type === 'json_object') params.grammar = held(jsonObjectGrammar());
+  if (format?.type === 'json_schema') params.grammar = held(jsonSchemaGrammar(format.json_schema.schema ?? { type: 'object' }, 'response_format.json_schema.schema'));
   return params;
 }
 
