@@ -15,6 +15,8 @@ import { dirname, extname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Connect, Plugin, ResolvedConfig } from 'vite';
 import { SERVICE_WORKER_CSP } from '../csp';
+import { apiPath, apiRoute } from '../base-path';
+import { serviceWorkerMissing } from '../protocol/errors';
 import { ISOLATION_HEADERS } from '../isolation';
 import { injectShell } from './precache';
 
@@ -54,6 +56,21 @@ function libraryFiles(dir: string): string[] {
     throw new Error(`inpage/vite: no inpage build in ${dir} (inpage.js and inpage-sw.js are missing).`);
   }
   return readdirSync(dir).filter((name) => name.startsWith('inpage'));
+}
+
+/**
+ * A request for the API (`<base>v1`, src/base-path.ts) that reaches the server: no service worker controls the
+ * page that sent it (it failed to register or to take control, or was lost). The contract's 503, not a 404 page.
+ */
+export function answerApiWithoutWorker(api: string): Connect.NextHandleFunction {
+  return (req, res, next) => {
+    if (apiRoute((req.url ?? '').split('?')[0]!, api) === null) return next();
+    const error = serviceWorkerMissing();
+    res.statusCode = error.status;
+    res.setHeader('content-type', 'application/json; charset=utf-8');
+    res.setHeader('retry-after', String(error.retryAfter));
+    res.end(JSON.stringify(error.toBody()));
+  };
 }
 
 export function inpage(options: InpagePluginOptions = {}): Plugin {
@@ -104,9 +121,11 @@ export function inpage(options: InpagePluginOptions = {}): Plugin {
     },
     configureServer(server) {
       server.middlewares.use(middleware(true));
+      server.middlewares.use(answerApiWithoutWorker(apiPath(base)));
     },
     configurePreviewServer(server) {
       server.middlewares.use(middleware(false));
+      server.middlewares.use(answerApiWithoutWorker(apiPath(base)));
     },
     generateBundle() {
       for (const name of files) this.emitFile({ type: 'asset', fileName: name, source: readFileSync(join(libDir, name)) });
