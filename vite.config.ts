@@ -7,7 +7,7 @@ import { ISOLATION_HEADERS } from './src/isolation.ts';
 import { providerHeaders } from './src/provider/headers.ts';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { answerApiWithoutWorker } from './src/lib/vite.ts';
+import { answerApiWithoutWorker } from './src/lib/api-fallback.ts';
 import { testBuildDefine } from './test/engine/knobs.ts';
 import { engineChunkFileNames } from './src/engine-files.ts';
 

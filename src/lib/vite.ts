@@ -15,8 +15,8 @@ import { dirname, extname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Connect, Plugin, ResolvedConfig } from 'vite';
 import { SERVICE_WORKER_CSP } from '../csp';
-import { apiPath, apiRoute } from '../base-path';
-import { serviceWorkerMissing } from '../protocol/errors';
+import { apiPath } from '../base-path';
+import { answerApiWithoutWorker } from './api-fallback';
 import { ISOLATION_HEADERS } from '../isolation';
 import { injectShell } from './precache';
 
@@ -56,21 +56,6 @@ function libraryFiles(dir: string): string[] {
     throw new Error(`inpage/vite: no inpage build in ${dir} (inpage.js and inpage-sw.js are missing).`);
   }
   return readdirSync(dir).filter((name) => name.startsWith('inpage'));
-}
-
-/**
- * A request for the API (`<base>v1`, src/base-path.ts) that reaches the server: no service worker controls the
- * page that sent it (it failed to register or to take control, or was lost). The contract's 503, not a 404 page.
- */
-export function answerApiWithoutWorker(api: string): Connect.NextHandleFunction {
-  return (req, res, next) => {
-    if (apiRoute((req.url ?? '').split('?')[0]!, api) === null) return next();
-    const error = serviceWorkerMissing();
-    res.statusCode = error.status;
-    res.setHeader('content-type', 'application/json; charset=utf-8');
-    res.setHeader('retry-after', String(error.retryAfter));
-    res.end(JSON.stringify(error.toBody()));
-  };
 }
 
 export function inpage(options: InpagePluginOptions = {}): Plugin {
