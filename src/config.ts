@@ -138,15 +138,18 @@ export async function fetchDeploymentConfig(url: URL): Promise<Record<string, un
     saidMissing.add(href);
     return {};
   };
+  let res: Response;
   try {
-    const res = await fetch(href, { cache: 'no-cache' });
-    if (!res.ok) return missing(`HTTP ${res.status}`);
-    const body: unknown = await res.json();
-    return body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : missing('not a JSON object');
+    res = await fetch(href, { cache: 'no-cache' });
   } catch {
-    // Offline without a copy kept, or not JSON (a server's HTML page for an unknown path).
-    return missing('unreachable, or not JSON');
+    // Offline without a copy kept.
+    return missing('unreachable');
   }
+  if (!res.ok) return missing(`HTTP ${res.status}`);
+  // A server's fallback page for a path it does not have (a single-page app's index.html) is not the file.
+  const body: unknown = await res.json().catch(() => undefined);
+  if (body === undefined) return missing(`served as ${res.headers.get('content-type') ?? 'no content type'}, not JSON`);
+  return body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : missing('not a JSON object');
 }
 
 /** The workspace page's settings: the file at its base (`/`), then the test build's URL knobs. */

@@ -101,7 +101,8 @@ export function inpage(options: InpagePluginOptions = {}): Plugin {
     },
     // `import … from 'inpage'` loads the module the plugin serves, at run time, from the app's own origin.
     resolveId(id) {
-      if (id === ENTRY) return { id: `${base}inpage.js`, external: true };
+      // `vite dev` puts the app's base before the URL of an import itself; a build keeps the id as it is.
+      if (id === ENTRY) return { id: config.command === 'serve' ? '/inpage.js' : `${base}inpage.js`, external: true };
       return null;
     },
     configureServer(server) {
