@@ -1,11 +1,11 @@
 /// <reference lib="webworker" />
 // inpage's service worker, started in one of two ways:
-// - on its own (worker/sw.ts: the app's sw.js, the package's inpage-sw.js): it answers /v1/ for every script of
-//   the origin, serves the app shell from Workbox's precache (so the pages and the engine worker load offline)
+// - on its own (worker/sw.ts: the app's sw.js, the package's inpage-sw.js): it answers the API at `<scope>v1`
+//   (`/v1` for an app at `/`) for every page it controls, serves the app shell from Workbox's precache (so the pages and the engine worker load offline)
 //   with the isolation headers, takes over at once, and leaves all else to the network;
 // - as a guest in an app's own service worker (worker/sw-guest.ts: the package's inpage-sw-guest.js for
-//   importScripts, `inpage/sw` for a bundled module worker): /v1/, inpage's engine worker script with its policy,
-//   the deployment's settings and llama.cpp's wasm; the app's worker keeps its install, activation, precache and
+//   importScripts, `inpage/sw` for a bundled module worker): the API, inpage's engine worker script with its
+//   policy, the deployment's settings and each engine's own files; the app's worker keeps its install, activation, precache and
 //   every other request.
 // The entry imports ./start-early before anything else (it asks for the engine's port as the worker starts).
 import { portAskedAt, requestPort } from './start-early';
