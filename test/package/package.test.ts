@@ -74,7 +74,7 @@ const EXAMPLES: Example[] = [
     serve: (dir, port) => spawn('node', ['serve.mjs'], { cwd: dir, stdio: 'ignore', detached: true, env: { ...process.env, PORT: String(port) } }),
     worker: '/sw.js',
   },
-  { name: 'sub-app', from: 'openai-app', base: SUB_BASE, port: 4653 + OFFSET, build: (dir) => run('npx', ['vite', 'build', '--logLevel', 'warn'], dir), serve: vitePreview, worker: `${SUB_BASE}inpage-sw.js` },
+  { name: 'sub-app', from: 'openai-app', base: SUB_BASE, port: 4656 + OFFSET, build: (dir) => run('npx', ['vite', 'build', '--logLevel', 'warn'], dir), serve: vitePreview, worker: `${SUB_BASE}inpage-sw.js` },
 ];
 
 interface Answer {
@@ -204,7 +204,7 @@ async function openApp(page: Page, origin: string, heard: string[], base = '/'):
     });
 }
 
-describe('the packed package in fresh apps', { timeout: 900_000 }, () => {
+describe('the packed package in fresh apps', { timeout: 1_700_000 }, () => {
   const work = mkdtempSync(join(tmpdir(), 'inpage-package-'));
   const dirs = Object.fromEntries(EXAMPLES.map((e) => [e.name, join(work, e.name)]));
   let files: string[] = [];
@@ -341,7 +341,7 @@ describe('the packed package in fresh apps', { timeout: 900_000 }, () => {
   }
 
   test('sub-app: the API lives at <base>v1; a request that reaches the server there gets the contract\'s 503, and / is not inpage\'s', async () => {
-    const origin = `http://127.0.0.1:${4653 + OFFSET}`;
+    const origin = `http://127.0.0.1:${4656 + OFFSET}`;
     const res = await fetch(`${origin}${SUB_BASE}v1/models`);
     assert.equal(res.status, 503);
     const body = (await res.json()) as { error: { code: string; type: string; message: string } };
@@ -358,7 +358,7 @@ describe('the packed package in fresh apps', { timeout: 900_000 }, () => {
     assert.equal(dropped.length, 1);
     rmSync(join(app, 'dist-broken', dropped[0]!));
     rmSync(join(app, 'dist-broken/inpage.config.json'));
-    const port = 4654 + OFFSET;
+    const port = 4657 + OFFSET;
     servers.push(vitePreview(app, port, 'dist-broken'));
     const origin = `http://127.0.0.1:${port}`;
     for (let i = 0; i < 100; i++) {
@@ -402,7 +402,7 @@ describe('the packed package in fresh apps', { timeout: 900_000 }, () => {
     await context.close();
   });
 
-  for (const [name, port] of [['openai-app', 4652 + OFFSET], ['sub-app', 4655 + OFFSET]] as const) {
+  for (const [name, port] of [['openai-app', 4652 + OFFSET], ['sub-app', 4658 + OFFSET]] as const) {
     test(`${name} in \`vite dev\`: the plugin serves inpage there too, and llama.cpp answers`, async () => {
       const example = EXAMPLES.find((e) => e.name === name)!;
       const base = example.base ?? '/';
