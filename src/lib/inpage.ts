@@ -229,9 +229,10 @@ export function startServiceCore(options: ServiceCoreOptions) {
     ? Promise.all([controlled, options.hostAfter]).then(async () => {
         const config = await options.config;
         // A deployment with `modelProvider` uses that provider's engine when it can (docs/shared-models.md).
-        // Within the start's bound: the engine worker's own retries stop at its end, with why.
+        // Within the start's bound: the engine worker's own retries stop at its end, with why. A tab that takes
+        // the engine over later (another tab hosted it, then closed) gets a bound of the same length from then.
         return bound.within(
-          claimEngine(() => hostEngineFor(config, bound.until)),
+          claimEngine(() => hostEngineFor(config, bound.left() > 0 ? bound.until : performance.now() + bound.ms)),
           `starting the engine worker ${ENGINE_WORKER_URL}`,
           'its console (DevTools, the worker) may say why.',
         );

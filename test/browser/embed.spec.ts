@@ -261,6 +261,45 @@ test('installInpage settles within startTimeoutMs: a service worker that never t
   }
 });
 
+test('a tab that takes the engine over after its start bound has passed starts it with a bound of its own', async ({ browser }) => {
+  server.override('/plain/index.html', '<!doctype html><title>plain at a sub-path</title>');
+  const context = await browser.newContext();
+  type Installed = { engine: unknown; key(): Promise<string>; baseURL: string };
+  const install = (page: Page, startTimeoutMs: number) =>
+    page.evaluate(async (ms) => {
+      const url = './inpage.js';
+      const { installInpage } = (await import(/* @vite-ignore */ url)) as { installInpage(o: unknown): Promise<Installed> };
+      const inpage = await installInpage({ models: ['svc-model-5.2-short-fast'], startTimeoutMs: ms });
+      (window as unknown as { inpage: Installed }).inpage = inpage;
+      return inpage.engine !== null;
+    }, startTimeoutMs);
+  try {
+    const first = await context.newPage();
+    await first.goto(`${server.origin}/plain/index.html`);
+    expect(await install(first, 60_000)).toBe(true);
+    const second = await context.newPage();
+    await second.goto(`${server.origin}/plain/index.html`);
+    // The second tab waits in line for the engine; its own start's bound passes meanwhile.
+    expect(await install(second, 5000)).toBe(false);
+    await second.waitForTimeout(6000);
+    await first.close();
+    await expect.poll(() => second.evaluate(() => (window as unknown as { inpage: Installed }).inpage.engine !== null), { timeout: 30_000 }).toBe(true);
+    const content = await second.evaluate(async () => {
+      const inpage = (window as unknown as { inpage: Installed }).inpage;
+      const res = await fetch(`${inpage.baseURL}/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${await inpage.key()}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'svc-model-5.2-short-fast', messages: [{ role: 'user', content: 'taken over' }] }),
+      });
+      return ((await res.json()) as { choices: { message: { content: string } }[] }).choices[0]!.message.content;
+    });
+    expect(content).toBe('Echo: taken over');
+  } finally {
+    await context.close();
+    server.override('/plain/index.html', null);
+  }
+});
+
 test('the built app: inpage-sw.js lists the app shell and inpage\'s files for offline use; `import … from "inpage"` loads /inpage.js', async () => {
   const files = await readdir(EXAMPLE, { recursive: true });
   const sw = await readFile(join(EXAMPLE, 'inpage-sw.js'), 'utf8');
