@@ -8,8 +8,9 @@ import { ISOLATION_HEADERS } from './src/isolation.ts';
 import { providerHeaders } from './src/provider/headers.ts';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { serviceWorkerMissing } from './src/protocol/errors.ts';
+import { answerApiWithoutWorker } from './src/lib/api-fallback.ts';
 import { testBuildDefine } from './test/engine/knobs.ts';
+import { engineChunkFileNames } from './src/engine-files.ts';
 
 /**
  * The service worker script is fetched by the browser itself (never through a service worker), so its policy
@@ -31,18 +32,11 @@ const serviceWorkerPolicy = (): Plugin => ({
         const kept = new Set(Object.keys(provider).map((n) => n.toLowerCase()));
         res.setHeader = ((name: string, value: string | number | readonly string[]) => (kept.has(name.toLowerCase()) ? res : set(name, value))) as typeof res.setHeader;
       }
-      // A /v1 request reaches the server only while no service worker controls it (lost, site data cleared):
-      // the contract's 503, not the server's 404 page.
-      if (path === '/v1' || path?.startsWith('/v1/')) {
-        const error = serviceWorkerMissing();
-        res.statusCode = error.status;
-        res.setHeader('content-type', 'application/json; charset=utf-8');
-        res.setHeader('retry-after', String(error.retryAfter));
-        res.end(JSON.stringify(error.toBody()));
-        return;
-      }
       next();
     });
+    // A /v1 request reaches the server only while no service worker controls it (lost, site data cleared):
+    // the contract's 503, not the server's 404 page.
+    server.middlewares.use(answerApiWithoutWorker('/v1'));
   },
 });
 
@@ -125,7 +119,8 @@ export default defineConfig(({ mode }) => {
         },
       },
     },
-    worker: { format: 'es', plugins: () => (testBuild ? [] : [notices.recorder()]) },
+    // Each engine's chunks are named after it (src/engine-files.ts): the precache leaves them to the devices that run it.
+    worker: { format: 'es', plugins: () => (testBuild ? [] : [notices.recorder()]), rollupOptions: { output: { chunkFileNames: engineChunkFileNames('assets/') } } },
     // `npm start` is cross-origin isolated from the first visit (the service worker adds the same headers later),
     // so llama.cpp gets threads. Not the dev server: vitest's browser tests run on it, one thread (see there).
     preview: { host: '127.0.0.1', port: 4173, strictPort: true, headers: { ...ISOLATION_HEADERS } },

@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { build, type InlineConfig } from 'vite';
 import { injectShell } from '../src/lib/precache';
 import { NoticeCollector } from './notices';
+import { ENGINE_FILE_GLOBS, engineChunkFileNames } from '../src/engine-files';
 import { testBuildDefine } from '../test/engine/knobs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -44,6 +45,9 @@ export async function buildLibrary({ outDir, test = false, sourcemap = true, log
     // The app's public/ (favicon) is not the library's.
     publicDir: false,
     mode: test ? 'test' : 'production',
+    // Every URL the files derive (the engine worker, its chunks, llama.cpp's wasm) is relative to the file that
+    // names it (`import.meta.url`), so they work at any base path an app serves them from.
+    base: './',
     define: testBuildDefine(test),
     resolve: {
       alias: {
@@ -59,7 +63,8 @@ export async function buildLibrary({ outDir, test = false, sourcemap = true, log
     worker: {
       format: 'es',
       plugins: () => [notices.recorder()],
-      rollupOptions: { output: { entryFileNames: 'inpage-[name]-[hash].js', chunkFileNames: 'inpage-[name]-[hash].js', assetFileNames: 'inpage-[name]-[hash][extname]' } },
+      // Each engine's chunks are named after it (src/engine-files.ts): the precache leaves them to the devices that run it.
+      rollupOptions: { output: { entryFileNames: 'inpage-[name]-[hash].js', chunkFileNames: engineChunkFileNames('inpage-'), assetFileNames: 'inpage-[name]-[hash][extname]' } },
     },
     build: {
       outDir,
@@ -98,7 +103,8 @@ export async function buildLibrary({ outDir, test = false, sourcemap = true, log
   const out = resolve(root, outDir);
   mkdirSync(join(out, 'sw-template'), { recursive: true });
   for (const file of ['inpage-sw.js', 'inpage-sw.js.map']) if (existsSync(join(out, file))) copyFileSync(join(out, file), join(out, 'sw-template', file));
-  await injectShell(out, { swFile: 'inpage-sw.js', globPatterns: ['inpage*.{js,css}'], globIgnores: ['inpage-sw-guest.js', '**/*.map'] }, console);
+  // The code every device runs; each engine's own files are kept on first use by the devices that run it.
+  await injectShell(out, { swFile: 'inpage-sw.js', globPatterns: ['inpage*.{js,css}'], globIgnores: ['inpage-sw-guest.js', '**/*.map', ...ENGINE_FILE_GLOBS] }, console);
   notices.write(join(out, LIBRARY_NOTICES_FILE));
   return notices;
 }

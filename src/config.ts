@@ -1,11 +1,13 @@
 /// <reference types="vite/client" />
-// Deployment settings: defaults, then `/inpage.config.json` if the site ships one (or `installInpage({config})`).
+// Deployment settings: defaults, then `inpage.config.json` at the app's base if the site ships one (or `installInpage({config})`).
 //
 // Every setting here decides what code and data the engine loads or how stable it is, so a page's URL never sets
 // one: a link would otherwise choose the model library (.wasm) the engine runs, or break the engine for every app
 // of the origin. The URL may carry only `engine=off` (read by the page) and, in test builds alone, the
 // deterministic engine's test knobs (`TEST_KNOBS`: declared in test/engine/knobs.ts, injected by the test
 // build), which do not exist in `npm run build`.
+
+import { configUrl } from './base-path';
 
 declare global {
   /** A test build's knobs and their defaults (test/engine/knobs.ts); undeclared in `npm run build`. */
@@ -122,20 +124,36 @@ export function urlSettings(search: string): Record<string, unknown> {
   return out;
 }
 
-/** The deployment's settings file, read fresh when online (the service worker keeps a copy for offline). */
-export async function fetchDeploymentConfig(origin: string): Promise<Record<string, unknown>> {
-  try {
-    const res = await fetch(new URL('/inpage.config.json', origin), { cache: 'no-cache' });
-    if (!res.ok) return {};
-    const body: unknown = await res.json();
-    return body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
-  } catch {
-    // No config file, or offline without one cached: the defaults stand.
+/** The settings files already said to be missing (once each in the console). */
+const saidMissing = new Set<string>();
+
+/**
+ * The deployment's settings file (`inpage.config.json` at the app's base, src/base-path.ts), read fresh when online
+ * (the service worker keeps a copy for offline). None there: the defaults, said once in the console.
+ */
+export async function fetchDeploymentConfig(url: URL): Promise<Record<string, unknown>> {
+  const href = url.href;
+  const missing = (why: string) => {
+    if (!saidMissing.has(href)) console.info(`inpage: no settings file at ${href} (${why}): the default settings apply (docs/configuration.md).`);
+    saidMissing.add(href);
     return {};
+  };
+  let res: Response;
+  try {
+    res = await fetch(href, { cache: 'no-cache' });
+  } catch {
+    // Offline without a copy kept.
+    return missing('unreachable');
   }
+  if (!res.ok) return missing(`HTTP ${res.status}`);
+  // A server's fallback page for a path it does not have (a single-page app's index.html) is not the file.
+  const body: unknown = await res.json().catch(() => undefined);
+  if (body === undefined) return missing(`served as ${res.headers.get('content-type') ?? 'no content type'}, not JSON`);
+  return body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : missing('not a JSON object');
 }
 
+/** The workspace page's settings: the file at its base (`/`), then the test build's URL knobs. */
 export async function loadConfig(location: Location): Promise<InpageConfig> {
-  const deployed = mergeConfig({ ...DEFAULT_CONFIG }, await fetchDeploymentConfig(location.origin));
+  const deployed = mergeConfig({ ...DEFAULT_CONFIG }, await fetchDeploymentConfig(configUrl(new URL(import.meta.env.BASE_URL, location.origin))));
   return mergeConfig(deployed, urlSettings(location.search));
 }

@@ -27,11 +27,11 @@ const { count, size, warnings } = await injectManifest({
   swSrc: join(out, 'sw.js'),
   swDest: join(out, 'sw.js'),
   globDirectory: out,
-  // The app's pages and scripts and inpage's; not llama.cpp's wasm (inpage keeps it on first use).
+  // The app's pages and scripts and the inpage scripts every device runs; not each engine's own files
+  // (inpage-engine-webllm-…, inpage-engine-llamacpp-…, llama.cpp's wasm): inpage keeps them on first use, on the
+  // devices that run them.
   globPatterns: ['**/*.{html,js,css,svg,png,ico}'],
-  globIgnores: ['sw.js'],
-  // The engine worker carries web-llm (several MiB).
-  maximumFileSizeToCacheInBytes: 64 * 1024 * 1024,
+  globIgnores: ['sw.js', 'inpage-engine-webllm*', 'inpage-engine-llamacpp*'],
 });
 for (const warning of warnings) console.warn(warning);
 console.log(`${out}/sw.js precaches ${count} files (${(size / 1024).toFixed(0)} KiB)`);

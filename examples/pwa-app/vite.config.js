@@ -20,11 +20,10 @@ export default defineConfig({
       injectManifest: {
         // A classic worker (every browser runs those): inpage/sw is bundled into it.
         rollupFormat: 'iife',
-        // The app's shell and inpage's scripts; the engine worker carries web-llm (several MiB). Not llama.cpp's
-        // wasm (inpage keeps it on first use), not source maps.
+        // The app's shell and the inpage scripts every device runs. Not each engine's own files (inpage-engine-webllm-…,
+        // inpage-engine-llamacpp-…, llama.cpp's wasm): inpage keeps them on first use, on the devices that run them.
         globPatterns: ['**/*.{html,js,css,svg,png,ico}'],
-        globIgnores: ['**/*.map', 'sw.js'],
-        maximumFileSizeToCacheInBytes: 64 * 1024 * 1024,
+        globIgnores: ['**/*.map', 'sw.js', '**/inpage-engine-webllm*', '**/inpage-engine-llamacpp*'],
       },
     }),
   ],

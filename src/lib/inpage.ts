@@ -9,6 +9,8 @@
 // copy the package's dist-pkg/lib/ there (docs/embedding.md). The workspace page (src/page/main.ts) starts on the
 // same core, `startServiceCore`, with its own service worker and settings.
 import { DEFAULT_CONFIG, fetchDeploymentConfig, mergeConfig, type InpageConfig } from '../config';
+import { apiPath, configUrl } from '../base-path';
+import { StartBound, START_TIMEOUT_MS } from './start-bound';
 import { createKey, listKeys, revokeKey, verifyKey, type CreatedKey } from '../keys/key-store';
 import { getWorkspace, registerWorkspace } from '../keys/workspace';
 import { adoptModels, checkUpstreams } from '../catalog';
@@ -20,21 +22,28 @@ import { claimEngine, type EngineLeadership } from '../page/engine-lock';
 import { modelTools, type ModelTools } from '../page/model-import';
 import { requestPersistence, storageReport } from '../page/storage';
 import { registerServiceWorker, watchServiceWorker, type ServiceWorkerSpec } from '../page/sw-registration';
-import { CLAIM_REQUEST, PING, isPong } from '../page/port-messages';
+import { CLAIM_REQUEST, PING, engineFailed, isPong } from '../page/port-messages';
+import { ENGINE_WORKER_URL } from '../page/engine-host';
 
 export type { InpageConfig, ModelId, VariantId, EngineHost, CreatedKey };
-export { VARIANT_IDS };
+export { VARIANT_IDS, START_TIMEOUT_MS };
 
 export interface InstallOptions {
   /** The variants this app uses: keys made by `key()` reach only these. Default: all five. */
   models?: readonly ModelId[];
   /**
-   * Where inpage-sw.js is served. It must control the pages that call /v1, so it belongs at the root of the
-   * site (or is served with `Service-Worker-Allowed: /`). Default: beside inpage.js.
+   * Where inpage-sw.js is served. It must control the pages that call the API, so it belongs at the app's base
+   * (or above it, served with `Service-Worker-Allowed`). Default: beside inpage.js (the app's base).
    */
   serviceWorkerUrl?: string | URL;
-  /** The service worker's scope. Default: the folder it is served from (the app's base path). */
+  /** The service worker's scope; the API answers at `<scope>v1`. Default: the folder it is served from (the app's base path). */
   scope?: string;
+  /**
+   * How long installInpage() may take (the settings file, the service worker's registration and control, the
+   * engine worker's start) before it rejects with an error naming the step it was at. Default 60 000 ms
+   * (`START_TIMEOUT_MS`).
+   */
+  startTimeoutMs?: number;
   /**
    * `'own'`: the app registers a service worker of its own that runs inpage (`importScripts('inpage-sw-guest.js')`
    * or `import 'inpage/sw'`); installInpage registers nothing, waits until that worker controls the page and
@@ -64,7 +73,7 @@ export interface InstallOptions {
 }
 
 export interface InpageService {
-  /** `origin + "/v1"`: the base URL for any OpenAI client. */
+  /** The API's URL for any OpenAI client: `<origin><base>v1` (`https://example.com/app/v1` for an app at `/app/`). */
   baseURL: string;
   /** The variants this app uses. */
   models: readonly ModelId[];
@@ -119,8 +128,8 @@ async function refuseAnotherWorker(worker: ServiceWorkerSpec): Promise<void> {
 /** How long the app's own worker may take to take control of the page and to answer inpage's ping. */
 const OWN_WORKER_MS = 10_000;
 
-/** The app's own service worker controls this page (asked to claim it if need be) and runs inpage. */
-async function ownWorkerRunsInpage(): Promise<void> {
+/** The app's own service worker controls this page (asked to claim it if need be) and runs inpage: its scope. */
+async function ownWorkerRunsInpage(): Promise<string> {
   const sw = navigator.serviceWorker;
   if (!sw) throw new Error('inpage: this browser has no service workers (or the page is not in a secure context): /v1 cannot be served.');
   const within = <T>(promise: Promise<T>, why: () => string) =>
@@ -144,6 +153,7 @@ async function ownWorkerRunsInpage(): Promise<void> {
       `inpage: the service worker that controls this page (${controller.scriptURL}) does not run inpage: add importScripts('inpage-sw-guest.js') at the top of it, or import 'inpage/sw' first in a module worker (docs/embedding.md).`,
     );
   }
+  return registration.scope;
 }
 
 /** The settings in force, their model catalog adopted and their upstreams checked (`source` names them in errors). */
@@ -166,6 +176,8 @@ export interface ServiceCoreOptions {
   hostAfter?: Promise<unknown>;
   /** Watch the service worker (see `watchService`), telling these listeners besides `onServiceLost`'s. */
   watch: boolean;
+  /** The start's bound (installInpage's `startTimeoutMs`): registration, control and the engine's start within it. */
+  bound: StartBound;
 }
 
 /**
@@ -177,7 +189,17 @@ export interface ServiceCoreOptions {
 export function startServiceCore(options: ServiceCoreOptions) {
   const own = options.worker === 'own';
   const spec = options.worker === 'own' ? null : options.worker;
-  const controlled = spec ? refuseAnotherWorker(spec).then(() => registerServiceWorker(spec)) : ownWorkerRunsInpage();
+  const { bound } = options;
+  // The worker's scope is the app's base: the API answers at `<scope>v1`.
+  const controlled: Promise<string> = spec
+    ? bound.within(
+        refuseAnotherWorker(spec).then(() => registerServiceWorker(spec)),
+        `registering the service worker ${new URL(spec.url, location.href).href} (scope ${new URL(spec.scope, location.href).href}) and its taking control of this page`,
+        "check that the file is served there as JavaScript; the browser's DevTools (Application, Service workers) show its state.",
+      ).then(() => new URL(spec.scope, location.href).href)
+    : bound.within(ownWorkerRunsInpage(), "the app's own service worker taking control of this page", 'register it before calling installInpage.');
+  let baseURL = spec ? `${location.origin}${apiPath(new URL(spec.scope, location.href))}` : `${location.origin}/v1`;
+  void controlled.then((scope) => (baseURL = `${location.origin}${apiPath(scope)}`), () => undefined);
   // As the app's page does: a service worker lost under this page is registered again, or the loss is reported.
   let state: ServiceState = { running: true };
   const lostListeners = new Set<(reason: string) => void>();
@@ -207,16 +229,26 @@ export function startServiceCore(options: ServiceCoreOptions) {
     ? Promise.all([controlled, options.hostAfter]).then(async () => {
         const config = await options.config;
         // A deployment with `modelProvider` uses that provider's engine when it can (docs/shared-models.md).
-        return claimEngine(() => hostEngineFor(config));
+        // Within the start's bound: the engine worker's own retries stop at its end, with why. A tab that takes
+        // the engine over later (another tab hosted it, then closed) gets a bound of the same length from then.
+        return bound.within(
+          claimEngine(() => hostEngineFor(config, bound.left() > 0 ? bound.until : performance.now() + bound.ms)),
+          `starting the engine worker ${ENGINE_WORKER_URL}`,
+          'its console (DevTools, the worker) may say why.',
+        );
       })
     : Promise.resolve(null);
-  leadership.catch(() => undefined);
+  // An engine that could not start: /v1 answers 503 naming the cause meanwhile (worker/sw/engine-link.ts).
+  leadership.catch((err: unknown) => navigator.serviceWorker?.controller?.postMessage(engineFailed(err instanceof Error ? err.message : String(err))));
   let claimed: EngineLeadership | null = null;
   void leadership.then((l) => (claimed = l), () => undefined);
   return {
     controlled,
     leadership,
-    baseURL: `${location.origin}/v1`,
+    /** `<origin><base>v1`: the scope's API (known for the app's own worker once it controls the page). */
+    get baseURL() {
+      return baseURL;
+    },
     get host(): EngineHost | null {
       return claimed?.host ?? null;
     },
@@ -234,10 +266,14 @@ export function startServiceCore(options: ServiceCoreOptions) {
 
 /** Registers inpage's service worker, hosts the engine (unless another tab does) and returns the service. */
 export async function installInpage(options: InstallOptions = {}): Promise<InpageService> {
-  const loaded = fetchDeploymentConfig(location.origin).then((deployed) =>
+  const bound = new StartBound(options.startTimeoutMs ?? START_TIMEOUT_MS);
+  // The app's base: the folder inpage.js is served from (src/base-path.ts).
+  const base = new URL(/* @vite-ignore */ './', import.meta.url);
+  const settingsFile = configUrl(base);
+  const loaded = fetchDeploymentConfig(settingsFile).then((deployed) =>
     mergeConfig(mergeConfig({ ...DEFAULT_CONFIG }, deployed), (options.config ?? {}) as Record<string, unknown>),
   );
-  const { config, offered } = await settleConfig(loaded, 'installInpage({config})');
+  const { config, offered } = await settleConfig(bound.within(loaded, `reading the settings file ${settingsFile.href}`, 'is the server answering?'), 'installInpage({config})');
   const models = [...(options.models ?? offered)];
   const unknown = models.filter((id) => !offered.includes(id));
   if (unknown.length > 0) throw new Error(`Unknown inpage model ${unknown.map((id) => `'${id}'`).join(', ')}; choose from ${offered.join(', ')}.`);
@@ -256,6 +292,7 @@ export async function installInpage(options: InstallOptions = {}): Promise<Inpag
     config: Promise.resolve(config),
     host: options.hostEngine !== false,
     watch: options.watchService !== false,
+    bound,
   });
   await core.controlled;
   await core.leadership;

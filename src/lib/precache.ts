@@ -6,6 +6,7 @@
 import { join } from 'node:path';
 import type { Logger, Plugin, ResolvedConfig } from 'vite';
 import { injectManifest } from 'workbox-build';
+import { ENGINE_FILE_GLOBS } from '../engine-files.ts';
 
 export interface PrecacheOptions {
   /** The service worker's file, relative to the output folder. */
@@ -19,6 +20,8 @@ export interface PrecacheOptions {
 /** The app shell: everything a page, the engine worker and the service worker load, and nothing big. */
 export const SHELL_PATTERNS = ['**/*.{html,js,mjs,css,svg,png,ico,webmanifest,woff2}'];
 export const SHELL_IGNORES = [
+  // Each engine's own code and wasm: kept by the service worker on first use, by the devices that run it.
+  ...ENGINE_FILE_GLOBS,
   '**/*.map',
   // Read network-first at runtime so a deployment can change it without a rebuild.
   'inpage.config.json',
@@ -39,7 +42,7 @@ export async function injectShell(outDir: string, options: PrecacheOptions, logg
     globIgnores: options.globIgnores ?? SHELL_IGNORES,
     // File names under assets/ carry a content hash already: no revision needed.
     dontCacheBustURLsMatching: /^assets\/.+-[\w-]{8,}\.\w+$/,
-    // The engine worker carries web-llm (several MiB): it must be there offline.
+    // Large files an app lists are its own affair (each engine's own code is not listed: see SHELL_IGNORES).
     maximumFileSizeToCacheInBytes: 64 * 1024 * 1024,
   });
   for (const warning of warnings) logger.warn(`precache: ${warning}`);

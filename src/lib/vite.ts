@@ -15,6 +15,8 @@ import { dirname, extname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Connect, Plugin, ResolvedConfig } from 'vite';
 import { SERVICE_WORKER_CSP } from '../csp';
+import { apiPath } from '../base-path';
+import { answerApiWithoutWorker } from './api-fallback';
 import { ISOLATION_HEADERS } from '../isolation';
 import { injectShell } from './precache';
 
@@ -99,14 +101,17 @@ export function inpage(options: InpagePluginOptions = {}): Plugin {
     },
     // `import … from 'inpage'` loads the module the plugin serves, at run time, from the app's own origin.
     resolveId(id) {
-      if (id === ENTRY) return { id: `${base}inpage.js`, external: true };
+      // `vite dev` puts the app's base before the URL of an import itself; a build keeps the id as it is.
+      if (id === ENTRY) return { id: config.command === 'serve' ? '/inpage.js' : `${base}inpage.js`, external: true };
       return null;
     },
     configureServer(server) {
       server.middlewares.use(middleware(true));
+      server.middlewares.use(answerApiWithoutWorker(apiPath(base)));
     },
     configurePreviewServer(server) {
       server.middlewares.use(middleware(false));
+      server.middlewares.use(answerApiWithoutWorker(apiPath(base)));
     },
     generateBundle() {
       for (const name of files) this.emitFile({ type: 'asset', fileName: name, source: readFileSync(join(libDir, name)) });

@@ -8,6 +8,12 @@ import type { EngineControl } from '../engine-control';
 import type { ModelStatus, ProviderNote } from '../engine-protocol';
 import { whenReleased } from '../life-locks';
 import { isPortRequest, PORT_CHANNEL, portOffer, portRequestId } from './port-messages';
+import { START_TIMEOUT_MS } from '../lib/start-bound';
+// The engine worker's script as built, named relative to this module's own file, so it is found at any base path.
+import engineWorkerScript from '../../worker/engine/engine-worker.ts?worker&url';
+
+/** The engine worker's script (named in every error about it). */
+export const ENGINE_WORKER_URL = new URL(engineWorkerScript, import.meta.url).href;
 
 export interface EngineHost {
   /** The engine's controls. Stable across worker restarts: calls go to the worker running now. */
@@ -32,8 +38,40 @@ const MAX_BACKOFF_MS = 30_000;
 const MISSED_BEATS = 3;
 
 function startWorker(): { worker: Worker; remote: Comlink.Remote<EngineControl> } {
-  const worker = new Worker(new URL('../../worker/engine/engine-worker.ts', import.meta.url), { type: 'module', name: 'inpage-engine' });
+  const worker = new Worker(ENGINE_WORKER_URL, { type: 'module', name: 'inpage-engine' });
   return { worker, remote: Comlink.wrap<EngineControl>(worker) };
+}
+
+/** An engine worker that did not start; `lasting`: trying again cannot help (the server refuses its script). */
+export class EngineStartError extends Error {
+  override name = 'EngineStartError';
+  constructor(
+    message: string,
+    readonly lasting: boolean,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Why the worker's script failed (its `error` event): a script that threw says so; one that could not be loaded
+ * says nothing, so the server is asked for it: a refusal (4xx, or a page that is not JavaScript: a server's
+ * fallback page for a file it does not have) lasts, a network failure may pass.
+ */
+export async function engineStartError(event: Event, script = ENGINE_WORKER_URL): Promise<EngineStartError> {
+  if (event instanceof ErrorEvent && event.message) return new EngineStartError(`The engine worker failed to start: ${event.message} (${script}).`, false);
+  const check = "check that inpage's files (inpage-*.js) are all deployed beside inpage.js, and served as JavaScript";
+  const why = await fetch(script, { cache: 'no-store' }).then(
+    async (res) => {
+      await res.body?.cancel();
+      const type = res.headers.get('content-type') ?? 'no content type';
+      if (!res.ok) return { text: `HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ''}`, lasting: res.status >= 400 && res.status < 500 };
+      if (!/javascript/i.test(type)) return { text: `served as ${type}, not JavaScript`, lasting: true };
+      return { text: 'the server has it now', lasting: false };
+    },
+    () => ({ text: 'the network refused it', lasting: false }),
+  );
+  return new EngineStartError(`The engine worker failed to start: its script ${script} could not be loaded (${why.text}); ${check}.`, why.lasting);
 }
 
 class HostedEngine implements EngineHost {
@@ -87,16 +125,23 @@ class HostedEngine implements EngineHost {
     this.restartListeners.push(listener);
   }
 
-  /** Initialises the worker running now; rejects if its script cannot be loaded or throws meanwhile. */
-  async init(): Promise<void> {
+  /**
+   * Initialises the worker running now; rejects if its script cannot be loaded or throws meanwhile, or if it has
+   * not started by `until` (performance.now() time).
+   */
+  async init(until = Infinity): Promise<void> {
     const { worker, remote } = this.current;
     let onError!: (event: Event) => void;
+    let timer: ReturnType<typeof setTimeout> | undefined;
     const failed = new Promise<never>((_, reject) => {
-      onError = (event) => {
-        const why = event instanceof ErrorEvent && event.message ? `: ${event.message}` : ' (its script could not be loaded)';
-        reject(new Error(`The engine worker failed to start${why}.`));
-      };
+      onError = (event) => void engineStartError(event).then(reject);
       worker.addEventListener('error', onError);
+      if (until < Infinity) {
+        timer = setTimeout(
+          () => reject(new EngineStartError(`The engine worker (${ENGINE_WORKER_URL}) loaded but did not finish starting its engine in time: its console (DevTools, the worker's context) may say why.`, true)),
+          Math.max(0, until - performance.now()),
+        );
+      }
     });
     try {
       if (this.provider) {
@@ -106,22 +151,26 @@ class HostedEngine implements EngineHost {
       await Promise.race([remote.init(this.config), failed]);
     } finally {
       worker.removeEventListener('error', onError);
+      clearTimeout(timer);
     }
     this.unanswered = null;
   }
 
   /**
-   * Starts the first worker. One that cannot start (its script blocked or failing to load, e.g. offline before
-   * the app was cached) is replaced, backing off, until one does; the page stays usable meanwhile.
+   * Starts the first worker. One that cannot start for a reason that may pass (its script blocked or failing to
+   * load, e.g. offline before the app was cached) is replaced, backing off, while the page stays usable, until
+   * `until` (the start's bound): then, or at once for a lasting reason (the server refuses the script), it
+   * rejects with why.
    */
-  async start(): Promise<void> {
+  async start(until: number): Promise<void> {
     for (let delay = MIN_BACKOFF_MS; ; delay = Math.min(MAX_BACKOFF_MS, delay * 2)) {
       try {
-        await this.init();
+        await this.init(until);
         return;
       } catch (err) {
         // A bad models setting (the engine checks it against its models) does not get better by retrying.
         if (err instanceof Error && err.name === 'ModelConfigError') throw err;
+        if ((err instanceof EngineStartError && err.lasting) || performance.now() + delay >= until) throw err;
         console.warn(`inpage: ${err instanceof Error ? err.message : String(err)} Trying again in ${delay / 1000} s.`);
       }
       await new Promise((resolve) => setTimeout(resolve, delay));
@@ -196,7 +245,7 @@ class HostedEngine implements EngineHost {
       this.current = startWorker();
       this.restartCount++;
       try {
-        await this.init();
+        await this.init(performance.now() + START_TIMEOUT_MS);
         for (const listener of this.subscribers) await this.current.remote.subscribe(listener);
       } catch (err) {
         console.error('inpage: the restarted engine worker failed to start:', err);
@@ -239,9 +288,15 @@ export interface ProviderBeside {
   port(): MessagePort;
 }
 
-export async function hostEngine(config: InpageConfig, providerNote?: ProviderNote, provider?: ProviderBeside): Promise<EngineHost> {
+/** Hosts the engine worker; rejects with why if it has not started by `until` (default: START_TIMEOUT_MS from now). */
+export async function hostEngine(config: InpageConfig, providerNote?: ProviderNote, provider?: ProviderBeside, until = performance.now() + START_TIMEOUT_MS): Promise<EngineHost> {
   const host = new HostedEngine(config, providerNote, provider);
-  await host.start();
+  try {
+    await host.start(until);
+  } catch (err) {
+    host.dispose();
+    throw err;
+  }
   host.watch();
 
   const sw = navigator.serviceWorker;

@@ -4,6 +4,7 @@ import { loadConfig, refusedUrlSettings } from '../config';
 import { createKey, deleteKey, listKeys, revokeKey } from '../keys/key-store';
 import { getWorkspace, registerWorkspace } from '../keys/workspace';
 import { settleConfig, startServiceCore } from '../lib/inpage';
+import { StartBound } from '../lib/start-bound';
 import { APP_SERVICE_WORKER } from './sw-registration';
 import type { InpageApi } from './inpage-api';
 import { mountWorkspace } from './ui/mount';
@@ -74,6 +75,7 @@ async function boot(): Promise<{ api: InpageApi; engine: Promise<void> }> {
     host: new URLSearchParams(location.search).get('engine') !== 'off',
     hostAfter: afterFirstPaint(),
     watch: true,
+    bound: new StartBound(),
   });
   showServiceLoss(core);
   // The catalog is in force before anything lists models.

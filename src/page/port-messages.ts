@@ -97,6 +97,22 @@ export function isPortOffer(data: unknown): boolean {
 /** A page asks an active service worker that does not control it to take control (it calls clients.claim()). */
 export const CLAIM_REQUEST = { type: 'inpage:claim' } as const;
 
+/**
+ * Page → service worker: the page that was to host the engine could not start it, and why (the error its start
+ * rejected with). Until an engine connects, /v1 answers 503 `engine_unavailable` naming that cause.
+ */
+export const ENGINE_FAILED = 'inpage:engine-failed';
+
+export function engineFailed(why: string): { type: typeof ENGINE_FAILED; why: string } {
+  return { type: ENGINE_FAILED, why };
+}
+
+/** The cause an `engineFailed` message carries, if it is one. */
+export function engineFailure(data: unknown): string | undefined {
+  const message = data as { type?: unknown; why?: unknown } | null;
+  return message?.type === ENGINE_FAILED && typeof message.why === 'string' ? message.why.slice(0, 2000) : undefined;
+}
+
 export function isClaimRequest(data: unknown): boolean {
   return typeof data === 'object' && data !== null && (data as { type?: unknown }).type === CLAIM_REQUEST.type;
 }

@@ -387,8 +387,8 @@ class ProviderHost implements EngineHost {
 }
 
 /** The engine of a page: the model provider's where `modelProvider` is set and it serves, else this site's own. */
-export async function hostEngineFor(config: InpageConfig): Promise<EngineHost> {
-  if (!config.modelProvider) return hostEngine(config);
+export async function hostEngineFor(config: InpageConfig, until?: number): Promise<EngineHost> {
+  if (!config.modelProvider) return hostEngine(config, undefined, undefined, until);
   const origin = providerFrameUrl(config.modelProvider, location.href).origin;
   const host = new ProviderHost(config, origin);
   const embedded = await embed(config);

@@ -41,7 +41,13 @@ export async function registerServiceWorker(spec: ServiceWorkerSpec = APP_SERVIC
     throw new Error('This browser has no service workers (or the page is not in a secure context): /v1 cannot be served.');
   }
   const sw = navigator.serviceWorker;
-  const registering = sw.register(spec.url, { type: spec.type, scope: spec.scope });
+  const registering = sw.register(spec.url, { type: spec.type, scope: spec.scope }).catch((err: unknown) => {
+    // The browser's reason (a 404, a wrong MIME type, a scope the script may not control), with the file named.
+    const script = new URL(spec.url, location.href).href;
+    throw new Error(
+      `The service worker ${script} could not be registered (scope ${new URL(spec.scope, location.href).href}): ${err instanceof Error ? err.message : String(err)} Check that it is deployed there and served as JavaScript.`,
+    );
+  });
   if (sw.controller && !repair) {
     // Already controlled: the page is served now. register() only looks for an update, which can take seconds
     // (up to 2 s measured on warm reloads), so readiness does not wait for it.

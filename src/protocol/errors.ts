@@ -180,7 +180,7 @@ export function contextExceeded(context: number, promptTokens: number, completio
 export function serviceWorkerMissing(): ApiError {
   return new ApiError(
     'service_unavailable',
-    "inpage's service worker is not running in this browser right now (it was unregistered, or the site's data was cleared); an open page of the app registers it again: retry in a moment.",
+    "inpage's service worker is not running in this browser right now: it did not register or take control of the page that sent this (the page's console, and installInpage()'s error, say why), or it was unregistered, or the site's data was cleared; an open page of the app registers it again: retry in a moment.",
     { retryAfter: 1 },
   );
 }

@@ -5,6 +5,7 @@
 //   a hosting tab's. Every request that crosses it is checked against the consent list (relay.ts).
 // - At top level: the provider's own page, where the person sees the sites and revokes them.
 import * as Comlink from 'comlink';
+import { configUrl } from '../base-path';
 import { DEFAULT_CONFIG, fetchDeploymentConfig, mergeConfig, type InpageConfig } from '../config';
 import { buildCatalog, type ModelCatalog } from '../model-config';
 import type { EngineControl } from '../engine-control';
@@ -39,7 +40,7 @@ function say(text: string, ...rest: HTMLElement[]): void {
 
 /** The provider's deployment: its config, its catalog, and the ids it runs locally (the only ones a consumer may). */
 async function deployment(origin: string): Promise<Deployment> {
-  const config = mergeConfig({ ...DEFAULT_CONFIG }, await fetchDeploymentConfig(origin));
+  const config = mergeConfig({ ...DEFAULT_CONFIG }, await fetchDeploymentConfig(configUrl(new URL(import.meta.env.BASE_URL, origin))));
   const catalog = buildCatalog(config.models);
   return { config, catalog, ids: localIds(catalog) };
 }

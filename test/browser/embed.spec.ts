@@ -7,6 +7,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { build } from 'vite';
 import { buildLibrary } from '../../scripts/build-lib';
 import { inpage } from '../../src/lib/vite';
+import { engineOfPath } from '../../src/engine-files';
 import { REPO_ROOT, serveStatic, type StaticServer } from './static-server';
 
 const SUFFIX = process.env.INPAGE_BUILD_SUFFIX ?? '';
@@ -31,7 +32,8 @@ test.beforeAll(async () => {
     logLevel: 'error',
     build: { outDir: EXAMPLE, emptyOutDir: true, target: 'es2022' },
   });
-  server = await serveStatic(4581, { '/': EXAMPLE });
+  // The library as it is built, also copied by hand (no plugin) under sub-paths.
+  server = await serveStatic(4581, { '/': EXAMPLE, '/plain/': LIB_TEST, '/stuck/': LIB_TEST });
 });
 
 test.afterAll(async () => {
@@ -196,6 +198,108 @@ test("an app with its own service worker: inpage runs in it as a guest (importSc
   }
 });
 
+test('without the plugin, at a sub-path: inpage finds its service worker, settings file and engine beside itself, and the API is <base>v1', async ({ browser }) => {
+  server.override('/plain/index.html', '<!doctype html><title>plain at a sub-path</title>');
+  server.override('/plain/inpage.config.json', '{"queueDepth": 4}');
+  const context = await browser.newContext();
+  try {
+    const page = await context.newPage();
+    const requested: string[] = [];
+    page.on('request', (r) => requested.push(new URL(r.url()).pathname));
+    await page.goto(`${server.origin}/plain/index.html`);
+    const outcome = await page.evaluate(async () => {
+      const url = './inpage.js';
+      const { installInpage } = (await import(/* @vite-ignore */ url)) as { installInpage(o: unknown): Promise<{ key(): Promise<string>; baseURL: string }> };
+      const inpage = await installInpage({ models: ['svc-model-5.2-short-fast'] });
+      const res = await fetch(`${inpage.baseURL}/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${await inpage.key()}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'svc-model-5.2-short-fast', messages: [{ role: 'user', content: 'under a sub-path' }] }),
+      });
+      const body = (await res.json()) as { choices: { message: { content: string } }[] };
+      const registration = await navigator.serviceWorker.getRegistration();
+      return { baseURL: inpage.baseURL, content: body.choices[0]!.message.content, scope: registration?.scope, worker: navigator.serviceWorker.controller?.scriptURL };
+    });
+    expect(outcome).toEqual({
+      baseURL: `${server.origin}/plain/v1`,
+      content: 'Echo: under a sub-path',
+      scope: `${server.origin}/plain/`,
+      worker: `${server.origin}/plain/inpage-sw.js`,
+    });
+    // The settings file at the base was read; nothing was asked for at the origin's root.
+    expect(requested).toContain('/plain/inpage.config.json');
+    expect(requested.filter((path) => !path.startsWith('/plain/'))).toEqual([]);
+    expect(requested.some((path) => /^\/plain\/inpage-engine-worker-[\w-]+\.js$/.test(path))).toBe(true);
+  } finally {
+    await context.close();
+    for (const path of ['/plain/index.html', '/plain/inpage.config.json']) server.override(path, null);
+  }
+});
+
+test('installInpage settles within startTimeoutMs: a service worker that never takes control rejects, naming the step and the file', async ({ browser }) => {
+  server.override('/stuck/index.html', '<!doctype html><title>stuck</title>');
+  // Its install never ends, so it never activates nor takes control.
+  server.override('/stuck/inpage-sw.js', "self.addEventListener('install', (event) => event.waitUntil(new Promise(() => {})));");
+  const context = await browser.newContext();
+  try {
+    const page = await context.newPage();
+    await page.goto(`${server.origin}/stuck/index.html`);
+    const refused = await page.evaluate(async () => {
+      const url = './inpage.js';
+      const { installInpage } = (await import(/* @vite-ignore */ url)) as { installInpage(o: unknown): Promise<unknown> };
+      return installInpage({ models: ['svc-model-5.2-short-fast'], startTimeoutMs: 3000 }).then(
+        () => 'installed',
+        (err: unknown) => (err as Error).message,
+      );
+    });
+    expect(refused).toBe(
+      `inpage: registering the service worker ${server.origin}/stuck/inpage-sw.js (scope ${server.origin}/stuck/) and its taking control of this page did not finish within 3 s (startTimeoutMs): check that the file is served there as JavaScript; the browser's DevTools (Application, Service workers) show its state.`,
+    );
+  } finally {
+    await context.close();
+    for (const path of ['/stuck/index.html', '/stuck/inpage-sw.js']) server.override(path, null);
+  }
+});
+
+test('a tab that takes the engine over after its start bound has passed starts it with a bound of its own', async ({ browser }) => {
+  server.override('/plain/index.html', '<!doctype html><title>plain at a sub-path</title>');
+  const context = await browser.newContext();
+  type Installed = { engine: unknown; key(): Promise<string>; baseURL: string };
+  const install = (page: Page, startTimeoutMs: number) =>
+    page.evaluate(async (ms) => {
+      const url = './inpage.js';
+      const { installInpage } = (await import(/* @vite-ignore */ url)) as { installInpage(o: unknown): Promise<Installed> };
+      const inpage = await installInpage({ models: ['svc-model-5.2-short-fast'], startTimeoutMs: ms });
+      (window as unknown as { inpage: Installed }).inpage = inpage;
+      return inpage.engine !== null;
+    }, startTimeoutMs);
+  try {
+    const first = await context.newPage();
+    await first.goto(`${server.origin}/plain/index.html`);
+    expect(await install(first, 60_000)).toBe(true);
+    const second = await context.newPage();
+    await second.goto(`${server.origin}/plain/index.html`);
+    // The second tab waits in line for the engine; its own start's bound passes meanwhile.
+    expect(await install(second, 5000)).toBe(false);
+    await second.waitForTimeout(6000);
+    await first.close();
+    await expect.poll(() => second.evaluate(() => (window as unknown as { inpage: Installed }).inpage.engine !== null), { timeout: 30_000 }).toBe(true);
+    const content = await second.evaluate(async () => {
+      const inpage = (window as unknown as { inpage: Installed }).inpage;
+      const res = await fetch(`${inpage.baseURL}/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${await inpage.key()}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'svc-model-5.2-short-fast', messages: [{ role: 'user', content: 'taken over' }] }),
+      });
+      return ((await res.json()) as { choices: { message: { content: string } }[] }).choices[0]!.message.content;
+    });
+    expect(content).toBe('Echo: taken over');
+  } finally {
+    await context.close();
+    server.override('/plain/index.html', null);
+  }
+});
+
 test('the built app: inpage-sw.js lists the app shell and inpage\'s files for offline use; `import … from "inpage"` loads /inpage.js', async () => {
   const files = await readdir(EXAMPLE, { recursive: true });
   const sw = await readFile(join(EXAMPLE, 'inpage-sw.js'), 'utf8');
@@ -233,8 +337,13 @@ test('the shipped library carries web-llm and llama.cpp, never the test engine; 
   expect(names.every((f) => f.startsWith('inpage'))).toBe(true);
   const sw = shipped.find(({ f }) => f === 'inpage-sw.js')!.text;
   expect(sw).not.toContain('self.__WB_MANIFEST');
-  // Everything a page and the engine worker load; the guest script is for an app's own service worker only.
-  for (const f of names.filter((n) => n !== 'inpage-sw.js' && n !== 'inpage-sw-guest.js')) expect(sw, f).toContain(`"url":"${f}"`);
+  // Everything a page and the engine worker load, but each engine's own files (kept on first use by the devices
+  // that run it: src/engine-files.ts); the guest script is for an app's own service worker only.
+  const engineOwn = names.filter((f) => engineOfPath(`/${f}`) !== null);
+  expect(engineOwn.map((f) => f.replace(/-[\w-]{8}\.js$/, ''))).toEqual(expect.arrayContaining(['inpage-engine-webllm', 'inpage-engine-llamacpp']));
+  for (const f of engineOwn) expect(sw, f).not.toContain(`"url":"${f}"`);
+  expect(sw).not.toMatch(/"url":"[^"]+\.wasm"/);
+  for (const f of names.filter((n) => n !== 'inpage-sw.js' && n !== 'inpage-sw-guest.js' && !engineOwn.includes(n))) expect(sw, f).toContain(`"url":"${f}"`);
   expect(names).toContain('inpage-sw-guest.js');
   // One self-contained classic script: no imports to resolve wherever it is served from.
   expect(sw).not.toMatch(/^\s*import[\s{]/m);

@@ -5,8 +5,12 @@
 //   openai-app  inpage/vite and the openai SDK, inpage's own service worker (vite build, vite preview);
 //   pwa-app     vite-plugin-pwa in injectManifest mode: the app's own worker imports inpage/sw;
 //   plain-app   no Vite: plain ES modules, a hand-written Workbox worker bundled by esbuild (build.mjs, serve.mjs).
+//   sub-app     openai-app at a sub-path base, `base: '/app/'` (vite build, vite preview; vite dev too): every URL
+//               inpage derives under /app/, the API at /app/v1, the settings file found at the base;
 // Each: a JSON answer, a stream, a tool call, and a reload offline (the page from its service worker, /v1 still
-// answering); openai-app in `vite dev` too. Run by `npm test` (test:package).
+// answering), with no web-llm file fetched or kept by a CPU-only visit; openai-app and sub-app in `vite dev` too.
+// And sub-app's build with the engine worker's file removed: installInpage rejects naming it, /app/v1 answers a
+// 503 naming it. Run by `npm test` (test:package).
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -38,6 +42,10 @@ function runAsync(cmd: string, args: string[], cwd: string): Promise<void> {
 
 interface Example {
   name: string;
+  /** The folder of examples/ it is copied from (default: its name). */
+  from?: string;
+  /** The app's base path (default `/`). */
+  base?: string;
   port: number;
   /** The app's build, in its folder. */
   build: (dir: string) => void;
@@ -47,7 +55,15 @@ interface Example {
   worker: string;
 }
 
-const vitePreview = (dir: string, port: number) => spawn('npx', ['vite', 'preview', '--port', String(port), '--strictPort'], { cwd: dir, stdio: 'ignore', detached: true });
+const vitePreview = (dir: string, port: number, outDir = 'dist') =>
+  spawn('npx', ['vite', 'preview', '--port', String(port), '--strictPort', '--outDir', outDir], { cwd: dir, stdio: 'ignore', detached: true });
+/** The app at a sub-path: openai-app's files, its Vite config given `base: '/app/'`. */
+const SUB_BASE = '/app/';
+const SUB_APP_CONFIG = `import { defineConfig } from 'vite';
+import { inpage } from 'inpage/vite';
+
+export default defineConfig({ base: '${SUB_BASE}', plugins: [inpage()], build: { target: 'es2022' }, preview: { host: '127.0.0.1' }, server: { host: '127.0.0.1' } });
+`;
 const EXAMPLES: Example[] = [
   { name: 'openai-app', port: PORT, build: (dir) => run('npx', ['vite', 'build', '--logLevel', 'warn'], dir), serve: vitePreview, worker: '/inpage-sw.js' },
   { name: 'pwa-app', port: 4649 + OFFSET, build: (dir) => run('npx', ['vite', 'build', '--logLevel', 'warn'], dir), serve: vitePreview, worker: '/sw.js' },
@@ -58,6 +74,7 @@ const EXAMPLES: Example[] = [
     serve: (dir, port) => spawn('node', ['serve.mjs'], { cwd: dir, stdio: 'ignore', detached: true, env: { ...process.env, PORT: String(port) } }),
     worker: '/sw.js',
   },
+  { name: 'sub-app', from: 'openai-app', base: SUB_BASE, port: 4656 + OFFSET, build: (dir) => run('npx', ['vite', 'build', '--logLevel', 'warn'], dir), serve: vitePreview, worker: `${SUB_BASE}inpage-sw.js` },
 ];
 
 interface Answer {
@@ -141,7 +158,7 @@ async function expectToolCall(page: Page, what: string): Promise<void> {
   assert.ok(['Paris', 'Tokyo', 'Oslo'].includes(args.city) && ['c', 'f'].includes(args.unit), `${what}: ${call.function.arguments}`);
 }
 
-/** openai-app's own form: the openai SDK's answer, and llama.cpp's wasm kept for offline use by inpage's worker. */
+/** openai-app's own form: the openai SDK's answer, and llama.cpp's files kept for offline use by inpage's worker. */
 async function openaiSdkAnswers(page: Page): Promise<void> {
   assert.equal(await page.locator('#models').textContent(), `${MODEL} (not_downloaded)`);
   await page.fill('#question', 'Hello');
@@ -149,14 +166,37 @@ async function openaiSdkAnswers(page: Page): Promise<void> {
   await page.waitForFunction(() => /^(Done\.|Failed)/.test(document.querySelector('#status')?.textContent ?? ''), null, { timeout: 120_000 });
   assert.equal(await page.locator('#status').textContent(), 'Done.');
   assert.match((await page.locator('#answer').textContent()) ?? '', /^[\x20-\x7e]+$/);
-  const kept = await page.evaluate(async () => (await (await caches.open('inpage-llamacpp-wasm')).keys()).map((r) => new URL(r.url).pathname));
-  assert.equal(kept.length, 1);
-  assert.match(kept[0]!, /^\/inpage-wllama-[\w-]+\.wasm$/);
+}
+
+/** Every URL the caches hold, by cache. */
+async function cached(page: Page): Promise<Record<string, string[]>> {
+  return page.evaluate(async () => {
+    const out: Record<string, string[]> = {};
+    for (const name of await caches.keys()) out[name] = (await (await caches.open(name)).keys()).map((r) => new URL(r.url).pathname).sort();
+    return out;
+  });
+}
+
+/**
+ * A CPU-only visit, after its first answers: the precache holds no engine's own file, llama.cpp's (its chunk and
+ * wasm) were kept on first use in their own cache, and nothing of web-llm was fetched or kept.
+ */
+function onlyWhatTheDeviceRuns(caches: Record<string, string[]>, requested: string[], base: string, what: string): void {
+  const all = Object.values(caches).flat();
+  assert.deepEqual(all.filter((path) => /engine-webllm/.test(path)), [], `${what}: web-llm kept`);
+  assert.deepEqual(requested.filter((path) => /engine-webllm/.test(path)), [], `${what}: web-llm fetched`);
+  const precache = Object.entries(caches).filter(([name]) => name.startsWith('workbox-precache')).flatMap(([, paths]) => paths);
+  assert.deepEqual(precache.filter((path) => /engine-(webllm|llamacpp)|\.wasm$/.test(path)), [], `${what}: engine files precached`);
+  // llama.cpp's own cache: its script chunk and its wasm, at the app's base, and nothing else.
+  const llama = caches['inpage-engine-llamacpp'] ?? [];
+  const ours = new RegExp(`^${base}inpage-(engine-llamacpp-[\\w-]+\\.js|wllama-[\\w-]+\\.wasm)$`);
+  assert.deepEqual(llama.filter((path) => !ours.test(path)), [], what);
+  assert.ok(llama.some((p) => p.endsWith('.js')) && llama.some((p) => p.endsWith('.wasm')), `${what}: ${JSON.stringify(caches)}`);
 }
 
 /** Opens the app and waits until it says Ready. (its inpage installed, /v1/models read). */
-async function openApp(page: Page, origin: string, heard: string[]): Promise<void> {
-  await page.goto(`${origin}/`);
+async function openApp(page: Page, origin: string, heard: string[], base = '/'): Promise<void> {
+  await page.goto(`${origin}${base}`);
   await page
     .waitForFunction(() => document.querySelector('#status')?.textContent === 'Ready.', null, { timeout: 60_000 })
     .catch(async (err: unknown) => {
@@ -164,7 +204,7 @@ async function openApp(page: Page, origin: string, heard: string[]): Promise<voi
     });
 }
 
-describe('the packed package in fresh apps', { timeout: 900_000 }, () => {
+describe('the packed package in fresh apps', { timeout: 1_700_000 }, () => {
   const work = mkdtempSync(join(tmpdir(), 'inpage-package-'));
   const dirs = Object.fromEntries(EXAMPLES.map((e) => [e.name, join(work, e.name)]));
   let files: string[] = [];
@@ -184,7 +224,8 @@ describe('the packed package in fresh apps', { timeout: 900_000 }, () => {
     await Promise.all(
       EXAMPLES.map(async (example) => {
         const app = dirs[example.name]!;
-        cpSync(join(ROOT, 'examples', example.name), app, { recursive: true, filter: (src) => !src.includes('node_modules') && !/[/\\]dist$/.test(src) });
+        cpSync(join(ROOT, 'examples', example.from ?? example.name), app, { recursive: true, filter: (src) => !src.includes('node_modules') && !/[/\\]dist$/.test(src) });
+        if (example.base) writeFileSync(join(app, 'vite.config.js'), SUB_APP_CONFIG);
         // The app's own dependencies from the registry (npm's cache), inpage from the tarball.
         await runAsync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball], app);
       }),
@@ -195,12 +236,13 @@ describe('the packed package in fresh apps', { timeout: 900_000 }, () => {
       const gguf = join(app, 'dist/gguf', ggufPath('qwen3-1.7b'));
       mkdirSync(dirname(gguf), { recursive: true });
       writeFileSync(gguf, model.bytes);
-      writeFileSync(join(app, 'dist/inpage.config.json'), JSON.stringify({ ggufBaseUrl: '/gguf' }));
+      // At the app's base: the model's files too (found only through this file: the default source is the Hub).
+      writeFileSync(join(app, 'dist/inpage.config.json'), JSON.stringify({ ggufBaseUrl: `${example.base ?? '/'}gguf` }));
       servers.push(example.serve(app, example.port));
     }
     for (const example of EXAMPLES) {
       for (let i = 0; i < 100; i++) {
-        if (await fetch(`http://127.0.0.1:${example.port}/`).then((r) => r.ok, () => false)) break;
+        if (await fetch(`http://127.0.0.1:${example.port}${example.base ?? '/'}`).then((r) => r.ok, () => false)) break;
         await new Promise((resolve) => setTimeout(resolve, 300));
       }
     }
@@ -284,59 +326,137 @@ describe('the packed package in fresh apps', { timeout: 900_000 }, () => {
   for (const example of EXAMPLES) {
     test(`${example.name}: JSON, a stream and a tool call from llama.cpp (openai-app: through the SDK too), then a reload offline still answers`, async () => {
       const origin = `http://127.0.0.1:${example.port}`;
+      const base = example.base ?? '/';
       const context: BrowserContext = await browser!.newContext();
       const page = await context.newPage();
       const heard: string[] = [];
+      const requested: string[] = [];
       page.on('console', (m) => heard.push(`${m.type()}: ${m.text()}`));
       page.on('pageerror', (e) => heard.push(`pageerror: ${e.message}`));
-      await openApp(page, origin, heard);
+      // Requests to servers (not the blob: URLs wllama starts its workers from).
+      page.on('request', (r) => void (/^https?:/.test(r.url()) && requested.push(new URL(r.url()).pathname)));
+      await openApp(page, origin, heard, base);
       // One worker, the app's (or inpage's own in openai-app), controls the page, cross-origin isolated.
       const workers = await page.evaluate(async () => ({
         controller: navigator.serviceWorker.controller?.scriptURL,
-        registered: (await navigator.serviceWorker.getRegistrations()).map((r) => r.active?.scriptURL),
+        registered: (await navigator.serviceWorker.getRegistrations()).map((r) => [r.active?.scriptURL, r.scope]),
         isolated: crossOriginIsolated,
+        baseURL: (window as unknown as { inpage: { baseURL: string } }).inpage.baseURL,
       }));
-      assert.deepEqual(workers, { controller: `${origin}${example.worker}`, registered: [`${origin}${example.worker}`], isolated: true });
+      assert.deepEqual(workers, { controller: `${origin}${example.worker}`, registered: [[`${origin}${example.worker}`, `${origin}${base}`]], isolated: true, baseURL: `${origin}${base}v1` });
       const models = json<{ data: { id: string }[] }>(await v1(page, '/models'), 'models');
       assert.deepEqual(models.data.map((m) => m.id), [MODEL]);
       await expectJsonAnswer(page, `${example.name} JSON`);
       await expectStream(page, `${example.name} stream`);
       await expectToolCall(page, `${example.name} tool call`);
+      // The app's own form (no max_tokens: as long as the model goes on), once: the sub-path copy's calls above use the same baseURL.
       if (example.name === 'openai-app') await openaiSdkAnswers(page);
+      onlyWhatTheDeviceRuns(await cached(page), requested, base, example.name);
+      // Nothing of inpage was asked for outside the app's base (its settings file, its scripts, the API).
+      assert.deepEqual(requested.filter((path) => !path.startsWith(base)), [], example.name);
 
       // Offline: the page comes from its service worker's precache, and /v1 still answers from the model kept.
       await context.setOffline(true);
       await page.reload();
-      await openApp(page, origin, heard);
+      await openApp(page, origin, heard, base);
       assert.equal(await page.evaluate(() => navigator.serviceWorker.controller?.scriptURL), `${origin}${example.worker}`);
       await expectJsonAnswer(page, `${example.name} JSON offline`);
       await context.close();
     });
   }
 
-  test('openai-app in `vite dev`: the plugin serves inpage there too, and llama.cpp answers', async () => {
-    const port = 4652 + OFFSET;
-    // The deployment's model and settings, as vite dev serves them: from the app's public folder.
-    const app = dirs['openai-app']!;
-    cpSync(join(app, 'dist/gguf'), join(app, 'public/gguf'), { recursive: true });
-    cpSync(join(app, 'dist/inpage.config.json'), join(app, 'public/inpage.config.json'));
-    const dev = spawn('npx', ['vite', '--port', String(port), '--strictPort'], { cwd: app, stdio: 'ignore', detached: true });
-    servers.push(dev);
+  test('sub-app: the API lives at <base>v1; a request that reaches the server there gets the contract\'s 503, and / is not inpage\'s', async () => {
+    const origin = `http://127.0.0.1:${4656 + OFFSET}`;
+    const res = await fetch(`${origin}${SUB_BASE}v1/models`);
+    assert.equal(res.status, 503);
+    const body = (await res.json()) as { error: { code: string; type: string; message: string } };
+    assert.equal(body.error.code, 'service_unavailable');
+    assert.match(body.error.message, /inpage's service worker is not running/);
+    assert.notEqual((await fetch(`${origin}/v1/models`)).status, 503);
+  });
+
+  test('sub-app built without its engine worker\'s file: installInpage rejects naming the file, and /app/v1 answers a 503 naming it', async () => {
+    const app = dirs['sub-app']!;
+    // The deploy that dropped a file: the engine worker's script, and the settings file (the defaults then apply, said once).
+    cpSync(join(app, 'dist'), join(app, 'dist-broken'), { recursive: true });
+    const dropped = readdirSync(join(app, 'dist-broken')).filter((f) => /^inpage-engine-worker-[\w-]+\.js$/.test(f));
+    assert.equal(dropped.length, 1);
+    rmSync(join(app, 'dist-broken', dropped[0]!));
+    rmSync(join(app, 'dist-broken/inpage.config.json'));
+    const port = 4657 + OFFSET;
+    servers.push(vitePreview(app, port, 'dist-broken'));
     const origin = `http://127.0.0.1:${port}`;
     for (let i = 0; i < 100; i++) {
-      if (await fetch(`${origin}/`).then((r) => r.ok, () => false)) break;
+      if (await fetch(`${origin}${SUB_BASE}`).then((r) => r.ok, () => false)) break;
       await new Promise((resolve) => setTimeout(resolve, 300));
     }
     const context = await browser!.newContext();
     const page = await context.newPage();
     const heard: string[] = [];
+    const failed = new Promise<string>((resolve) => page.on('pageerror', (e) => resolve(e.message)));
     page.on('console', (m) => heard.push(`${m.type()}: ${m.text()}`));
-    await openApp(page, origin, heard);
-    assert.equal(await page.evaluate(() => navigator.serviceWorker.controller?.scriptURL), `${origin}/inpage-sw.js`);
-    assert.equal(await page.evaluate(() => crossOriginIsolated), true);
-    await expectJsonAnswer(page, 'vite dev JSON');
+    await page.goto(`${origin}${SUB_BASE}`);
+    // main.js's `await installInpage(…)` rejects (an uncaught error of the page's module).
+    const script = `${origin}${SUB_BASE}${dropped[0]}`;
+    const message = await failed;
+    // (A server answers 404, or its fallback page, which is not JavaScript.)
+    assert.ok(/^\(HTTP 404|served as text\/html/.test(message.slice(`The engine worker failed to start: its script ${script} could not be loaded `.length)), message);
+    assert.ok(message.startsWith(`The engine worker failed to start: its script ${script} could not be loaded (`), message);
+    assert.match(message, /check that inpage's files \(inpage-\*\.js\) are all deployed beside inpage\.js/);
+    assert.equal(await page.locator('#status').textContent(), 'Starting inpage…');
+    // The missing settings file is said once: the defaults apply.
+    const said = heard.filter((line) => line.includes('no settings file at'));
+    // (vite preview answers a path it does not have with the app's index.html.)
+    assert.equal(said.length, 1, said.join('\n'));
+    assert.match(said[0]!, new RegExp(`^info: inpage: no settings file at ${origin}${SUB_BASE}inpage\\.config\\.json \\((HTTP 404|served as text/html[^)]*, not JSON)\\): the default settings apply \\(docs/configuration\\.md\\)\\.$`));
+    // The API meanwhile: a client of the app (one that does not host the engine) gets the 503, naming the same cause.
+    const answer = await page.evaluate(async () => {
+      const setup = `${location.pathname}inpage.js`;
+      const { installInpage } = (await import(setup)) as { installInpage(o: object): Promise<{ baseURL: string; key(name: string): Promise<string> }> };
+      const inpage = await installInpage({ models: ['svc-model-5.2-short-fast'], hostEngine: false });
+      const res = await fetch(`${inpage.baseURL}/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${await inpage.key('broken')}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'svc-model-5.2-short-fast', messages: [{ role: 'user', content: 'Hello' }] }),
+      });
+      return { status: res.status, body: (await res.json()) as { error: { code: string; message: string } } };
+    });
+    assert.equal(answer.status, 503);
+    assert.equal(answer.body.error.code, 'engine_unavailable');
+    assert.ok(answer.body.error.message.includes(message), answer.body.error.message);
     await context.close();
   });
+
+  for (const [name, port] of [['openai-app', 4652 + OFFSET], ['sub-app', 4658 + OFFSET]] as const) {
+    test(`${name} in \`vite dev\`: the plugin serves inpage there too, and llama.cpp answers`, async () => {
+      const example = EXAMPLES.find((e) => e.name === name)!;
+      const base = example.base ?? '/';
+      // The deployment's model and settings, as vite dev serves them: from the app's public folder.
+      const app = dirs[name]!;
+      cpSync(join(app, 'dist/gguf'), join(app, 'public/gguf'), { recursive: true });
+      cpSync(join(app, 'dist/inpage.config.json'), join(app, 'public/inpage.config.json'));
+      const dev = spawn('npx', ['vite', '--port', String(port), '--strictPort'], { cwd: app, stdio: 'ignore', detached: true });
+      servers.push(dev);
+      const origin = `http://127.0.0.1:${port}`;
+      for (let i = 0; i < 100; i++) {
+        if (await fetch(`${origin}${base}`).then((r) => r.ok, () => false)) break;
+        await new Promise((resolve) => setTimeout(resolve, 300));
+      }
+      const context = await browser!.newContext();
+      const page = await context.newPage();
+      const heard: string[] = [];
+      page.on('console', (m) => heard.push(`${m.type()}: ${m.text()}`));
+      await openApp(page, origin, heard, base);
+      assert.equal(await page.evaluate(() => navigator.serviceWorker.controller?.scriptURL), `${origin}${base}inpage-sw.js`);
+      assert.equal(await page.evaluate(() => crossOriginIsolated), true);
+      await expectJsonAnswer(page, `${name} vite dev JSON`);
+      if (example.base) {
+        await expectStream(page, `${name} vite dev stream`);
+        await expectToolCall(page, `${name} vite dev tool call`);
+      }
+      await context.close();
+    });
+  }
 
   test('pwa-app: inpage never registers a second worker over the app’s own; it refuses with an error naming both', async () => {
     const origin = `http://127.0.0.1:${4649 + OFFSET}`;

@@ -51,3 +51,21 @@ describe('settings come from the deployment, never from the page URL', () => {
     expect(await loadConfig(at(''))).toEqual(DEFAULT_CONFIG);
   });
 });
+
+describe('the settings file lives at the app\'s base', () => {
+  it('is read at the base, and a missing file is said once in the console', async () => {
+    const { fetchDeploymentConfig } = await import('../../src/config');
+    const { configUrl } = await import('../../src/base-path');
+    const fetched: string[] = [];
+    vi.stubGlobal('fetch', vi.fn(async (url: string) => (fetched.push(url), new Response('nope', { status: 404 }))));
+    const info = vi.spyOn(console, 'info').mockImplementation(() => undefined);
+    const url = configUrl('https://app.example/app/');
+    expect(await fetchDeploymentConfig(url)).toEqual({});
+    expect(await fetchDeploymentConfig(url)).toEqual({});
+    expect(fetched).toEqual(['https://app.example/app/inpage.config.json', 'https://app.example/app/inpage.config.json']);
+    expect(info.mock.calls.map((c) => String(c[0]))).toEqual([
+      'inpage: no settings file at https://app.example/app/inpage.config.json (HTTP 404): the default settings apply (docs/configuration.md).',
+    ]);
+    info.mockRestore();
+  });
+});

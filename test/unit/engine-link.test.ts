@@ -4,6 +4,7 @@ import { ApiError } from '../../src/protocol/errors';
 import { packEvents, type FromEngine, type ToEngine } from '../../src/engine-protocol';
 import type { ChatCompletionRequest } from '../../src/protocol/types';
 import { resolved } from './requests';
+import { engineFailed, engineFailure } from '../../src/page/port-messages';
 
 const request: ChatCompletionRequest = resolved({ model: 'svc-model-5.2-fast', messages: [{ role: 'user', content: 'hi' }] });
 const usage = { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } };
@@ -52,6 +53,18 @@ describe('EngineLink', () => {
     expect(err.code).toBe('engine_unavailable');
     expect(err.status).toBe(503);
     expect(asked).toBe(1);
+  });
+
+  it('names why the engine could not start, as its page said, until an engine connects', async () => {
+    const link = new EngineLink({ requestPort: async () => undefined, connectTimeoutMs: 30 });
+    const why = 'The engine worker failed to start: its script https://x.example/app/inpage-engine-worker-AbC12345.js could not be loaded (HTTP 404 Not Found); check …';
+    link.failure = engineFailure(engineFailed(why)) ?? null;
+    const err = await rejection(link.generate(request, new AbortController().signal));
+    expect([err.status, err.code, err.message]).toEqual([503, 'engine_unavailable', `No inference engine is connected: the page that was to host it could not start it. ${why}`]);
+    // A port adopted clears it: the engine is there.
+    link.adopt(engine(happy).port);
+    expect(link.failure).toBeNull();
+    expect(engineFailure({ type: 'inpage:engine-port' })).toBeUndefined();
   });
 
   it('waits for the port a page offers after being asked, then runs the request', async () => {

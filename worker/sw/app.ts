@@ -9,6 +9,7 @@ import type { ModelId } from '../../src/variants';
 import type { ModelStatus } from '../../src/engine-protocol';
 import type { ModelObject } from '../../src/protocol/types';
 import { requireKey, type AuthEnv } from './auth';
+import { apiRoute } from '../../src/base-path';
 import { bookUse } from './usage-book';
 import { errorResponse, jsonResponse } from './respond';
 import { readChatRequest, completeChat } from './chat';
@@ -31,16 +32,20 @@ function requestId(): string {
 }
 
 const methodNotAllowed = (allowed: string) => (c: Context) => {
-  const err = new ApiError('method_not_allowed', `Method ${c.req.method} is not allowed on ${c.req.path}; use ${allowed}.`);
+  const err = new ApiError('method_not_allowed', `Method ${c.req.method} is not allowed on ${new URL(c.req.url).pathname}; use ${allowed}.`);
   const res = errorResponse(err);
   res.headers.set('allow', allowed);
   return res;
 };
 
-export function createApp(link: EngineLink): Hono<AuthEnv> {
+/**
+ * `api`: where the API answers, `<base>v1` (src/base-path.ts); the routes below are written at `/v1`, and a
+ * request under the app's base is routed by its path there.
+ */
+export function createApp(link: EngineLink, api = '/v1'): Hono<AuthEnv> {
   // TrieRouter: ready as the routes are added. Hono's default (RegExpRouter first) compiles every route into
   // one matcher on the first request, which a restarted worker paid for on the request that started it.
-  const app = new Hono<AuthEnv>({ router: new TrieRouter() });
+  const app = new Hono<AuthEnv>({ router: new TrieRouter(), getPath: (request) => apiRoute(new URL(request.url).pathname, api) ?? '/' });
   // Every route that names or lists models: the key, the catalog, the key-may-use-this-model check (access.ts).
   const withModels = [requireKey, modelAccess(link)] as const;
   // The last status an engine reported, so /v1/models stays truthful about context while none is connected.
@@ -89,7 +94,7 @@ export function createApp(link: EngineLink): Hono<AuthEnv> {
   });
 
   app.onError((err) => errorResponse(err));
-  app.notFound((c) => errorResponse(new ApiError('unknown_url', `Unknown request URL: ${c.req.method} ${c.req.path}.`)));
+  app.notFound((c) => errorResponse(new ApiError('unknown_url', `Unknown request URL: ${c.req.method} ${new URL(c.req.url).pathname}.`)));
 
   app.get('/v1/models', ...withModels, async (c) => {
     const key = c.get('key');

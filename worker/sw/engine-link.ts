@@ -55,10 +55,12 @@ type EngineRequest = Extract<ToEngine, { id: string }>;
 /** Why a port was given up: its far end closed (tab or worker gone), or it stopped answering. */
 type LossReason = 'closed' | 'silent';
 
-const noEngine = () =>
+const noEngine = (failure: string | null) =>
   new ApiError(
     'engine_unavailable',
-    'No inference engine is connected: open the inpage page in a tab of this origin (it hosts the engine), then retry.',
+    failure
+      ? `No inference engine is connected: the page that was to host it could not start it. ${failure}`
+      : 'No inference engine is connected: open the inpage page in a tab of this origin (it hosts the engine), then retry.',
   );
 const engineLost = () => new ApiError('engine_unavailable', 'The inference engine went away during the request (its tab or worker closed).');
 
@@ -72,6 +74,8 @@ const SPENT_WAIT_MS = 2000;
 export class EngineLink {
   /** Consumer mode (docs/shared-models.md): what the latest port's offer said of the model provider. */
   provider: ProviderNote | null = null;
+  /** Why the engine could not start, as its page said (`engineFailed`), until an engine connects. */
+  failure: string | null = null;
   private port: MessagePort | null = null;
   private readonly waiters = new Set<(port: MessagePort) => void>();
   private readonly pending = new Map<string, Pending>();
@@ -108,6 +112,7 @@ export class EngineLink {
    */
   adopt(port: MessagePort, lock?: string, lockPending = false): void {
     this.port = port;
+    this.failure = null;
     const watch = () => {
       this.options.whenLockFree?.(lock!).then(
         () => this.lose(port, 'closed'),
@@ -227,7 +232,7 @@ export class EngineLink {
     handlers: Pick<Pending, 'onMessage' | 'onLost' | 'onPosted' | 'movable'>,
   ): Promise<Pending> {
     const port = await this.acquire();
-    if (!port) throw noEngine();
+    if (!port) throw noEngine(this.failure);
     const pending: Pending = { ...handlers, message, port: null, accepted: false, started: false };
     this.pending.set(message.id, pending);
     this.post(pending, port);

@@ -8,11 +8,13 @@ import { isolated } from '../../src/isolation';
 import { listConnections } from '../../src/upstream-connections';
 
 const CONFIG_CACHE = 'inpage-config';
-const CONFIG_PATH = '/inpage.config.json';
 
-/** The deployment's settings: fresh from the network, else the copy kept from the last time, else the defaults. */
-export async function deploymentConfig(origin: string): Promise<InpageConfig> {
-  const url = new URL(CONFIG_PATH, origin).href;
+/**
+ * The deployment's settings (`settings`: the file at the app's base): fresh from the network, else the copy kept
+ * from the last time, else the defaults.
+ */
+export async function deploymentConfig(settings: URL): Promise<InpageConfig> {
+  const url = settings.href;
   let res: Response | undefined;
   try {
     res = await fetch(url, { cache: 'no-cache' });
@@ -44,10 +46,11 @@ async function precached(request: Request): Promise<Response | undefined> {
  * A worker script of the origin (the engine worker), from the precache or the network, with the engine's policy
  * and the isolation headers (an isolated page's worker must send COEP itself, src/isolation.ts).
  */
-export async function serveWorkerScript(request: Request, origin: string): Promise<Response> {
+export async function serveWorkerScript(request: Request, settings: URL): Promise<Response> {
+  const origin = settings.origin;
   const [script, config] = await Promise.all([
     precached(request).then((cached) => cached ?? fetch(request)),
-    deploymentConfig(origin),
+    deploymentConfig(settings),
   ]);
   const headers = new Headers(script.headers);
   // Hybrid: the servers of the connections people added in the workspace may be reached too.

@@ -1,11 +1,11 @@
 /// <reference lib="webworker" />
 // inpage's service worker, started in one of two ways:
-// - on its own (worker/sw.ts: the app's sw.js, the package's inpage-sw.js): it answers /v1/ for every script of
-//   the origin, serves the app shell from Workbox's precache (so the pages and the engine worker load offline)
+// - on its own (worker/sw.ts: the app's sw.js, the package's inpage-sw.js): it answers the API at `<scope>v1`
+//   (`/v1` for an app at `/`) for every page it controls, serves the app shell from Workbox's precache (so the pages and the engine worker load offline)
 //   with the isolation headers, takes over at once, and leaves all else to the network;
 // - as a guest in an app's own service worker (worker/sw-guest.ts: the package's inpage-sw-guest.js for
-//   importScripts, `inpage/sw` for a bundled module worker): /v1/, inpage's engine worker script with its policy,
-//   the deployment's settings and llama.cpp's wasm; the app's worker keeps its install, activation, precache and
+//   importScripts, `inpage/sw` for a bundled module worker): the API, inpage's engine worker script with its
+//   policy, the deployment's settings and each engine's own files; the app's worker keeps its install, activation, precache and
 //   every other request.
 // The entry imports ./start-early before anything else (it asks for the engine's port as the worker starts).
 import { portAskedAt, requestPort } from './start-early';
@@ -13,6 +13,8 @@ import { addPlugins, cleanupOutdatedCaches, precacheAndRoute, type PrecacheEntry
 import { registerRoute } from 'workbox-routing';
 import { CacheFirst, NetworkFirst } from 'workbox-strategies';
 import { createApp } from './app';
+import { apiPath, apiRoute, configUrl } from '../../src/base-path';
+import { ENGINE_FILES, engineCache, engineOfPath, withoutHash, type EngineKind } from '../../src/engine-files';
 import { EngineLink } from './engine-link';
 import { serveWorkerScript } from './policy';
 import { drainUsage } from './usage-book';
@@ -21,7 +23,7 @@ import { holdForLife, whenReleased } from '../../src/life-locks';
 import { ApiError } from '../../src/protocol/errors';
 import { isolated } from '../../src/isolation';
 import { setActiveCatalog } from '../../src/catalog';
-import { PONG, isClaimRequest, isPing, isPortOffer, offerCatalog, offerLock, offerLockPending, offerProvider } from '../../src/page/port-messages';
+import { PONG, engineFailure, isClaimRequest, isPing, isPortOffer, offerCatalog, offerLock, offerLockPending, offerProvider } from '../../src/page/port-messages';
 
 declare const self: ServiceWorkerGlobalScope;
 
@@ -37,8 +39,12 @@ function isDocumentOrWorker(request: Request): boolean {
   return request.mode === 'navigate' || ['document', 'iframe', 'worker', 'sharedworker'].includes(request.destination);
 }
 
-function servesPath(url: URL): boolean {
-  return url.origin === self.location.origin && (url.pathname === '/v1' || url.pathname.startsWith('/v1/'));
+/**
+ * The app's base (src/base-path.ts): this worker's scope, the folder it controls (`/` for the workspace app,
+ * `/app/` for an app served there). The API answers at `<base>v1` and the settings file is read at the base.
+ */
+function appBase(): string {
+  return self.registration?.scope ?? new URL('./', self.location.href).href;
 }
 
 /** inpage's engine worker: the app's own (any worker script of the origin) or, as a guest, the package's inpage-*.js. */
@@ -46,6 +52,18 @@ function isEngineWorkerScript(request: Request, url: URL, guest: boolean): boole
   if (request.destination !== 'worker' || url.origin !== self.location.origin) return false;
   return !guest || /\/inpage-[^/]+\.js$/.test(url.pathname);
 }
+
+/** A new version of an engine's file replaces the one kept before it (its name less the content hash is the same). */
+const keepOneVersion = {
+  async cacheDidUpdate({ cacheName, request }: { cacheName: string; request: Request }): Promise<void> {
+    const kept = new URL(request.url);
+    const cache = await caches.open(cacheName);
+    for (const old of await cache.keys()) {
+      const path = new URL(old.url).pathname;
+      if (path !== kept.pathname && withoutHash(path) === withoutHash(kept.pathname)) await cache.delete(old);
+    }
+  },
+};
 
 /** Starts inpage in this service worker: once, as its script is evaluated (the listeners are added here). */
 export function startInpage(options: StartOptions): void {
@@ -67,7 +85,10 @@ export function startInpage(options: StartOptions): void {
     whenLockFree: (name) => whenReleased(self.navigator.locks, name),
     lifeLock,
   });
-  const app = createApp(link);
+  const base = appBase();
+  const api = apiPath(base);
+  const settings = configUrl(base);
+  const app = createApp(link, api);
   // Uses a previous life of this worker journaled but did not get to book (stopped, or the database blocked).
   void drainUsage();
 
@@ -91,6 +112,11 @@ export function startInpage(options: StartOptions): void {
       event.waitUntil(self.clients.claim());
       return;
     }
+    const failure = engineFailure(event.data);
+    if (failure !== undefined) {
+      link.failure = failure;
+      return;
+    }
     if (isPing(event.data)) {
       // installInpage({serviceWorker: 'own'}) asks whether the app's worker runs inpage.
       event.ports[0]?.postMessage(PONG);
@@ -109,10 +135,10 @@ export function startInpage(options: StartOptions): void {
     const url = new URL(event.request.url);
     // Worker scripts of the origin (the engine worker) get their own Content-Security-Policy (policy.ts).
     if (isEngineWorkerScript(event.request, url, guest)) {
-      event.respondWith(serveWorkerScript(event.request, self.location.origin));
+      event.respondWith(serveWorkerScript(event.request, settings));
       return;
     }
-    if (!servesPath(url)) return;
+    if (url.origin !== self.location.origin || apiRoute(url.pathname, api) === null) return;
     const context = {
       waitUntil: (promise: Promise<unknown>) => event.waitUntil(promise),
       passThroughOnException: () => undefined,
@@ -135,14 +161,17 @@ export function startInpage(options: StartOptions): void {
   }
   // The deployment's settings (the model source among them) are read fresh when online, and kept for offline.
   registerRoute(
-    ({ url }) => url.origin === self.location.origin && url.pathname === '/inpage.config.json',
+    ({ url }) => url.href === settings.href,
     new NetworkFirst({ cacheName: 'inpage-config' }),
   );
-  // llama.cpp's WebAssembly (8.7 MB, content-hashed name) is not in the precache, so browsers that run web-llm
-  // never download it; the first use of the llama.cpp engine keeps it, and later uses (offline too) read it here.
-  // The app has it under /assets/; the package (inpage/vite) as inpage-wllama-….wasm at the app's base path.
-  registerRoute(
-    ({ url }) => url.origin === self.location.origin && /\/(?:assets\/wllama|inpage-wllama)-[\w-]+\.wasm$/.test(url.pathname),
-    new CacheFirst({ cacheName: 'inpage-llamacpp-wasm' }),
-  );
+  // Each engine's own files (web-llm's chunk, llama.cpp's chunk and wasm: src/engine-files.ts) are not in the
+  // precache, so a device downloads only the engine it runs: the first use keeps them, each engine's in a cache of
+  // its own, and later uses (offline too) read them there. The app has them under /assets/, the package
+  // (inpage/vite) as inpage-… at the app's base path.
+  for (const kind of Object.keys(ENGINE_FILES) as EngineKind[]) {
+    registerRoute(
+      ({ url }) => url.origin === self.location.origin && engineOfPath(url.pathname) === kind,
+      new CacheFirst({ cacheName: engineCache(kind), plugins: [keepOneVersion] }),
+    );
+  }
 }
