@@ -16,7 +16,7 @@ const deployment = llamaCppDeployment({
 });
 
 test('no GPU: the Playground starts on a variant this device runs, and it answers through llama.cpp', async () => {
-  test.setTimeout(180_000);
+  test.setTimeout(360_000);
   const context = await deployment.browser.newContext({ baseURL: deployment.server.origin });
   try {
     const page = await context.newPage();
@@ -44,6 +44,44 @@ test('no GPU: the Playground starts on a variant this device runs, and it answer
     const status = await page.evaluate(async () => (await window.inpage!.engine!.control.status()).find((m) => m.id === 'svc-model-5.2-short-fast'));
     expect(status).toMatchObject({ state: 'ready', runtime: { engine: 'llamacpp', device: 'cpu' } });
     await screens(page, 'no-gpu-playground-answered');
+
+    // Connect names the model that runs here: the fetch snippet, as shown, answers through llama.cpp on the CPU.
+    await goToArea(page, 'Connect');
+    await page.getByRole('button', { name: 'Use the Playground key' }).click();
+    const fetchCode = (await page.locator('[data-snippet="fetch"] pre').textContent())!;
+    expect(fetchCode).toContain("model: 'svc-model-5.2-short-fast'");
+    const logged = await page.evaluate(async (code) => {
+      const lines: unknown[] = [];
+      const AsyncFunction = (async () => undefined).constructor as new (...args: string[]) => (console: unknown) => Promise<void>;
+      await new AsyncFunction('console', code)({ log: (line: unknown) => lines.push(line) });
+      return lines;
+    }, fetchCode);
+    expect(logged).toHaveLength(1);
+    expect(typeof logged[0]).toBe('string');
+    await page.getByRole('button', { name: 'Test the connection' }).click();
+    const tested = page.getByRole('status').filter({ hasText: 'GET /v1/models answered 200' });
+    await expect(tested).toContainText('svc-model-5.2 (cannot run here)', { timeout: 60_000 });
+    await expect(tested).toContainText(/svc-model-5\.2-short-fast answered a one-token completion \(".*"\) in [\d,]+ ms\./, { timeout: 60_000 });
+
+    // A file missing at its address (the host is up and answers 404): the error names the file, not the network.
+    await goToArea(page, 'Models');
+    const vision = page.locator('article[data-model="svc-vision"]');
+    await page.getByRole('button', { name: 'Download and load svc-vision' }).click();
+    // Its size is unknown (the host has no such file): it asks first.
+    const ask = page.getByRole('dialog');
+    await ask.getByRole('button', { name: 'Download' }).click();
+    const plain = vision.getByTestId('load-error').locator('.plain');
+    await expect(plain).toContainText(/^The model file \S+\.gguf is missing at http:\/\/127\.0\.0\.1:\d+\/gguf\/\S+: 127\.0\.0\.1:\d+ answered 404 \(not found\)\./, { timeout: 60_000 });
+    await expect(plain).not.toContainText('Could not reach');
+    await screens(page, 'no-gpu-models-404');
+    // The Playground says the same of it.
+    await goToArea(page, 'Playground');
+    await page.getByLabel('Model').selectOption('svc-vision');
+    await page.getByLabel('Message').fill('What is this?');
+    await page.getByRole('button', { name: 'Send' }).click();
+    // Asked once for this model already (in Models): no question now.
+    await expect(page.locator('form.composer .notice-error .plain')).toContainText(/The model file \S+\.gguf is missing at .*answered 404 \(not found\)/, { timeout: 60_000 });
+    await expect(page.getByLabel('Message')).toHaveValue('What is this?');
   } finally {
     await context.close();
   }

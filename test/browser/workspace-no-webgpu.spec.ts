@@ -63,6 +63,25 @@ test('on a CPU device: the Playground starts on a variant that runs here, marks 
   const answer = await sendAndWait(page, 'hello');
   await expect(answer.locator('.answer')).toHaveText('Echo: hello');
 
+  // Connect names the same model, one that runs here: its fetch snippet answers, and the test flags the models
+  // that cannot run and runs a one-token completion on that one.
+  await goToArea(page, 'Connect');
+  await page.getByRole('button', { name: 'Use the Playground key' }).click();
+  const fetchCode = (await page.locator('[data-snippet="fetch"] pre').textContent())!;
+  expect(fetchCode).toContain("model: 'svc-model-5.2-short-fast'");
+  const logged = await page.evaluate(async (code) => {
+    const lines: unknown[] = [];
+    const AsyncFunction = (async () => undefined).constructor as new (...args: string[]) => (console: unknown) => Promise<void>;
+    await new AsyncFunction('console', code)({ log: (line: unknown) => lines.push(line) });
+    return lines;
+  }, fetchCode);
+  expect(logged).toEqual(['Echo: Say hello in five words.']);
+  await page.getByRole('button', { name: 'Test the connection' }).click();
+  const tested = page.getByRole('status').filter({ hasText: 'GET /v1/models answered 200' });
+  await expect(tested).toContainText('svc-model-5.2 (cannot run here), svc-model-5.2-fast (cannot run here)');
+  await expect(tested).toContainText(/svc-model-5\.2-short-fast answered a one-token completion \("Echo:"\) in [\d,]+ ms\./);
+  await goToArea(page, 'Playground');
+
   // Picked anyway: the composer says why and offers the one that runs; nothing is sent.
   await picker.selectOption('svc-model-5.2-fast');
   const notice = page.getByTestId('cannot-run');

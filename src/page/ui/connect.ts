@@ -1,11 +1,15 @@
 // Connect: the base URL and client snippets, with the person's key filled in when they ask.
 import { h } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { verifyKey } from '../../keys/key-store';
 import { displayForm, isWellFormedKey } from '../../keys/key-format';
 import { BASE_URL, listModels } from './api';
 import { snippetModels, snippets, type SnippetModels } from './snippets';
-import { setState, useUi } from './store';
+import { setState, useUi, type UiState } from './store';
+import { answerable, chooseChatModel } from './model-facts';
+import { approveDownload } from './download-ask';
+import { STATE_LABEL } from './models';
+import type { ModelObject } from '../../protocol/types';
 import { formatInteger } from './format';
 import { CodeBlock, CopyButton, Notice, errorText } from './widgets';
 import { ErrorText } from './plain-error';
@@ -74,9 +78,17 @@ async function oneToken(key: string, model: string): Promise<{ ms: number; text:
   return { ms: performance.now() - started, text: body.choices?.[0]?.message.content ?? '' };
 }
 
+/** How a model of GET /v1/models stands here, in a word for the test's list. */
+function standing(m: ModelObject): string {
+  if (m.state === 'unavailable' && m.serving?.engine !== 'upstream') return 'cannot run here';
+  if (m.serving?.engine === 'upstream') return 'answered upstream';
+  return STATE_LABEL[m.state].toLowerCase();
+}
+
 function TryIt(props: { keyValue: string | null }) {
   const [result, setResult] = useState<{ ok: boolean; lines: string[]; failure?: { message: string; code: string | null } } | null>(null);
   const [busy, setBusy] = useState(false);
+  const button = useRef<HTMLButtonElement>(null);
   if (!props.keyValue) return null;
   const key = props.keyValue;
   const run = async () => {
@@ -85,21 +97,24 @@ function TryIt(props: { keyValue: string | null }) {
     const lines: string[] = [];
     try {
       const models = await listModels(key);
-      lines.push(`GET /v1/models answered 200 with ${models.length} model${models.length === 1 ? '' : 's'}: ${models.map((m) => m.id).join(', ')}.`);
-      const ready = models.filter((m) => m.state === 'ready');
-      const cached = models.filter((m) => m.state === 'cached');
-      const unavailable = models.filter((m) => m.state === 'unavailable');
-      if (ready.length > 0) {
-        // A model that answers at once (no thinking first) shows a token of the answer itself.
-        const model = (ready.find((m) => !m.reasoning) ?? ready[0]!).id;
-        const answer = await oneToken(key, model);
-        lines.push(`${model} is ready and answered a one-token completion (${JSON.stringify(answer.text)}) in ${formatInteger(answer.ms)} ms.`);
-      } else if (unavailable.length === models.length && models.length > 0) {
-        throw new Error('No model can run here: this browser offers no usable WebGPU (see Models).');
-      } else if (cached.length > 0) {
-        lines.push(`No model is loaded yet; downloaded and ready to load: ${cached.map((m) => m.id).join(', ')}. The first completion loads one (or use Load in Models); no completion was tried.`);
+      const chats = models.filter((m) => !m.embeddings);
+      lines.push(`GET /v1/models answered 200 with ${models.length} model${models.length === 1 ? '' : 's'}: ${models.map((m) => `${m.id} (${standing(m)})`).join(', ')}.`);
+      // The model the snippets name: the one the Playground starts on, among those this key reaches (model-facts.ts).
+      const model = chats.length > 0 ? chooseChatModel(chats, (id) => chats.some((m) => m.id === id)) : null;
+      const chosen = models.find((m) => m.id === model);
+      if (!model || !chosen) {
+        throw new Error('This key reaches no chat model: make one that does in API Keys.');
+      }
+      if (!answerable(chosen)) {
+        throw new Error(`No chat model this key reaches can run on this device (${chats.map((m) => m.id).join(', ')}). Make a key that reaches one that runs, in API Keys.`);
+      }
+      // A model that is not downloaded downloads first: over 100 MB the person is asked, as in the Playground.
+      if (chosen.state === 'not_downloaded' && !(await approveDownload(model))) {
+        lines.push(`${model} is not downloaded yet, and you chose not to download it now: no completion was tried.`);
       } else {
-        lines.push('No model is downloaded yet: the first completion downloads one (several GB) and loads it, or use Download and load in Models. No completion was tried.');
+        const loads = chosen.state === 'not_downloaded' ? ' (downloaded and loaded first)' : chosen.state === 'cached' ? ' (loaded first)' : '';
+        const answer = await oneToken(key, model);
+        lines.push(`${model} answered a one-token completion${loads} (${JSON.stringify(answer.text)}) in ${formatInteger(answer.ms)} ms.`);
       }
       setResult({ ok: true, lines });
     } catch (err) {
@@ -107,12 +122,14 @@ function TryIt(props: { keyValue: string | null }) {
       setResult({ ok: false, lines, failure: { message: errorText(err), code: typeof code === 'string' ? code : null } });
     } finally {
       setBusy(false);
+      // The button was disabled while it ran (and so lost the focus): it gets it back.
+      requestAnimationFrame(() => button.current?.focus({ preventScroll: true }));
     }
   };
   return h(
     'div',
     { class: 'try-it' },
-    h('button', { type: 'button', class: 'button', disabled: busy, onClick: run }, busy ? 'Testing…' : 'Test the connection'),
+    h('button', { type: 'button', class: 'button', ref: button, disabled: busy, onClick: run }, busy ? 'Testing…' : 'Test the connection'),
     result &&
       h(
         Notice,
@@ -124,21 +141,24 @@ function TryIt(props: { keyValue: string | null }) {
   );
 }
 
-/** The models the snippets name: those the filled-in key reaches (every model of the deployment before). */
-function useSnippetModels(key: string | null): SnippetModels {
-  const [models, setModels] = useState<SnippetModels>(() => snippetModels());
+/**
+ * The models the snippets name: those the filled-in key reaches (every model of the deployment before), the chat
+ * model one this device answers.
+ */
+function useSnippetModels(key: string | null, statuses: UiState['models']): SnippetModels {
+  const [reach, setReach] = useState<readonly string[] | null>(null);
   useEffect(() => {
     let current = true;
-    if (!key) setModels(snippetModels());
-    else void verifyKey(key).then((verdict) => current && setModels(snippetModels(verdict.ok ? verdict.record.models : [])));
+    if (!key) setReach(null);
+    else void verifyKey(key).then((verdict) => current && setReach(verdict.ok ? verdict.record.models : []));
     return () => void (current = false);
   }, [key]);
-  return models;
+  return snippetModels(reach ?? undefined, statuses);
 }
 
 export function ConnectArea() {
   const ui = useUi();
-  const list = snippets(BASE_URL, ui.snippetKey, useSnippetModels(ui.snippetKey));
+  const list = snippets(BASE_URL, ui.snippetKey, useSnippetModels(ui.snippetKey, ui.models));
   return h(
     'section',
     { class: 'area', 'aria-labelledby': 'area-title' },

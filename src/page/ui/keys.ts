@@ -10,6 +10,7 @@ import { refreshKeys } from './startup';
 import { getState, setState, useUi } from './store';
 import { CopyButton, Notice, errorText } from './widgets';
 import { StoredResponses } from './stored-responses';
+import { capabilityLabel } from './model-facts';
 
 /** How often the list re-reads last-used times and token counts while it is on screen. */
 const REFRESH_MS = 5000;
@@ -19,9 +20,9 @@ interface Created {
   record: KeyRecord;
 }
 
+/** What a model does here, in the words of every area (model-facts.ts). */
 function capabilityHint(id: ModelId): string {
-  const v = variantOf(id)!;
-  return [v.thinks ? 'thinks' : 'no thinking', v.vision ? 'vision' : null].filter(Boolean).join(', ');
+  return capabilityLabel(id, getState().models?.find((m) => m.id === id));
 }
 
 function CreateKeyForm(props: { onCreated: (created: Created) => void; focusName: boolean }) {

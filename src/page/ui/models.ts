@@ -15,6 +15,7 @@ import { ModeSwitch, UpstreamConnections } from './upstream-connections';
 import { NoWebGpu } from './no-webgpu';
 import { getState, useUi, type UiState } from './store';
 import { answerable, preferredModel } from './chat';
+import { THINKING_LABEL, thinkingHere } from './model-facts';
 import { Notice, errorText } from './widgets';
 import { ErrorText, plainLoadError } from './plain-error';
 
@@ -72,20 +73,35 @@ export function errorHome(id: ModelId, error: string): ModelId {
   return named?.other ?? group[0]!;
 }
 
-/** What a load is doing after the download, in the engine's phase names. */
+/** What a load is doing after the download, in the engine's phase names; `load` says where the weights go. */
 const PHASE_LABEL: Record<string, string> = {
   prepare: 'Preparing',
-  load: 'Copying weights to the GPU',
   compile: 'Compiling GPU shaders',
   done: 'Finishing',
 };
+
+/** Whether the weights of a model go to the GPU (web-llm, or llama.cpp on WebGPU) or stay in memory for the CPU. */
+function weightsOnCpu(status: ModelStatus): boolean {
+  if (status.runtime) return status.runtime.engine === 'llamacpp' && status.runtime.device !== 'webgpu';
+  return cpuEngine(getState()) !== null;
+}
+
+function phaseLabel(status: ModelStatus, phase: string): string | null {
+  if (phase === 'load') return weightsOnCpu(status) ? 'Reading weights into memory for the CPU' : 'Copying weights to the GPU';
+  return PHASE_LABEL[phase] ?? null;
+}
+
+function capitalised(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
 
 /** "1.00 MiB of 4.00 MiB · 25% · 12.0 MiB/s · 3 s left", or "Copying weights to the GPU · 1.00 MiB of 4.00 MiB · 25%" */
 export function progressLine(status: ModelStatus, rate: RateEstimate | undefined): string {
   const p = status.progress;
   if (!p) return '';
   const parts: string[] = [];
-  if (status.state === 'loading' && PHASE_LABEL[p.phase]) parts.push(PHASE_LABEL[p.phase]!);
+  const phase = status.state === 'loading' ? phaseLabel(status, p.phase) : null;
+  if (phase) parts.push(phase);
   if (p.bytesTotal > 0) parts.push(`${formatBytes(p.bytesDone)} of ${formatBytes(p.bytesTotal)}`);
   parts.push(`${Math.round(p.percent)}%`);
   if (status.state === 'downloading') {
@@ -205,7 +221,7 @@ function ModelCard(props: { id: ModelId; status: ModelStatus | undefined; rate: 
       // The model that serves it here may differ (svc-vision thinks on llama.cpp): its status says so.
       v.embeddings
         ? h('li', { class: 'cap on' }, `Embeddings: ${v.embeddings.dimensions} numbers a text`)
-        : h('li', { class: (status?.thinks ?? v.thinks) ? 'cap on' : 'cap' }, (status?.thinks ?? v.thinks) ? 'Thinks first' : 'Answers directly'),
+        : h('li', { class: thinkingHere(id, status) !== 'never' ? 'cap on' : 'cap', 'data-testid': 'thinking' }, capitalised(THINKING_LABEL[thinkingHere(id, status)])),
       v.vision && h('li', { class: 'cap on' }, 'Vision: reads images'),
       status && h('li', { class: 'cap' }, `Context ${formatInteger(status.context_length)} tokens ${v.engine === 'upstream' ? 'on the server' : 'here'}`),
     ),

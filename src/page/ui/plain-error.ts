@@ -13,11 +13,43 @@ function hostIn(message: string): string | null {
   }
 }
 
+/** The first URL in a message (the file that was fetched), without trailing punctuation. */
+function urlIn(message: string): string | null {
+  return /https?:\/\/[^\s\],;'"]+/.exec(message)?.[0]?.replace(/[.:)]+$/, '') ?? null;
+}
+
+/**
+ * The HTTP status a failed fetch answered, as the engines write it ("HTTP 404", "answered 404", "status 404",
+ * "404 Not Found"), or null when the message names none (the request never got an answer).
+ */
+export function httpStatusIn(message: string): number | null {
+  const found = /\b(?:HTTP(?:\/[\d.]+)?|answered|status(?: code)?:?)\s+([1-5]\d\d)\b/i.exec(message) ?? /\b([45]\d\d) (?:Not Found|Forbidden|Unauthorized|Too Many Requests|Internal Server Error|Bad Gateway|Service Unavailable|Gateway Timeout)\b/i.exec(message);
+  return found ? Number(found[1]) : null;
+}
+
 /** A failed load in plain words: what went wrong and what to do; the engine's text stays as detail. */
 export function plainLoadError(message: string, online = navigator.onLine): string {
   const host = hostIn(message) ?? 'the model host';
   // The URLs tried (in brackets at the end) name files such as "…-webgpu.wasm": classify the cause only.
   message = message.replace(/\s*\[[^\]]*\]\s*(\([a-z_]+\))?$/, '');
+  // The status the host answered says the cause; it is read before the words of a failed fetch, which an
+  // engine also writes for a host that answered (llama.cpp's "Failed to fetch <url>: HTTP 404").
+  const status = httpStatusIn(message);
+  if (status !== null && status >= 400) {
+    const url = urlIn(message);
+    const file = url ? decodeURIComponent(new URL(url).pathname.split('/').pop() ?? '') : '';
+    if (status === 404 || status === 410) {
+      return url
+        ? `The model file ${file} is missing at ${url}: ${host} answered ${status} (not found). Check the deployment's model URLs, or import the file from a folder.`
+        : `${host} does not have the model files (${status}, not found). Check the deployment's model URLs.`;
+    }
+    if (status === 401 || status === 403) {
+      return `${host} refused the model files (${status}, ${status === 401 ? 'it asks to sign in' : 'access denied'}): they are private or need a token this page does not send.`;
+    }
+    if (status === 429) return `${host} is limiting requests (429, too many requests): try again in a while.`;
+    if (status >= 500) return `${host} failed while sending the model files (${status}, a server error): try again later.`;
+    return `${host} refused the model files (HTTP ${status}).`;
+  }
   if (/failed to fetch|networkerror|network error|err_internet|err_connection|err_name|load failed|fetch failed/i.test(message)) {
     return online
       ? `Could not reach ${host}: the connection failed (the host is down, blocked, or this device is offline).`

@@ -1,9 +1,9 @@
 // Ready-to-paste client code for the Connect area.
 import { modelIds, variantOf } from '../../catalog';
+import type { ModelStatus } from '../../engine-protocol';
+import { answerable, chooseChatModel } from './model-facts';
 
 export const KEY_PLACEHOLDER = 'YOUR_INPAGE_KEY';
-/** The chat model the snippets name when the key reaches it: it answers at once (no thinking first). */
-export const SNIPPET_MODEL = 'svc-model-5.2-fast';
 /** The embedding model the snippets name when the key reaches no other. */
 const EMBED_MODEL = 'svc-embed';
 
@@ -11,18 +11,25 @@ const EMBED_MODEL = 'svc-embed';
 export interface SnippetModels {
   chat: string | null;
   embed: string | null;
+  /** Whether this device (or its upstream) answers `chat`; false: no chat model the key reaches runs here. */
+  chatRuns: boolean;
 }
 
 /**
- * The models for snippets run with a key that reaches `reach` (every id of the deployment without a key): the
- * default chat model if reached, else the first reached that answers without thinking, else the first reached;
- * and the first embedding model reached. In the catalog's order.
+ * The models for snippets run with a key that reaches `reach` (every id of the deployment without a key): the chat
+ * model the Playground starts on (model-facts.ts: one this device, or its upstream, answers), among those the key
+ * reaches; and the first embedding model reached, in the catalog's order. `statuses`: the engine's model states
+ * (null while unknown: every model counts as answering).
  */
-export function snippetModels(reach: readonly string[] = modelIds()): SnippetModels {
+export function snippetModels(reach: readonly string[] = modelIds(), statuses: readonly ModelStatus[] | null = null): SnippetModels {
   const reached = modelIds().filter((id) => reach.includes(id));
   const chats = reached.filter((id) => !variantOf(id)?.embeddings);
-  const chat = chats.includes(SNIPPET_MODEL) ? SNIPPET_MODEL : (chats.find((id) => !variantOf(id)?.thinks) ?? chats[0] ?? null);
-  return { chat, embed: reached.find((id) => variantOf(id)?.embeddings) ?? null };
+  const chat = chats.length > 0 ? chooseChatModel(statuses, (id) => chats.includes(id)) : null;
+  return {
+    chat,
+    embed: reached.find((id) => variantOf(id)?.embeddings && answerable(statuses?.find((m) => m.id === id))) ?? reached.find((id) => variantOf(id)?.embeddings) ?? null,
+    chatRuns: chat !== null && answerable(statuses?.find((m) => m.id === chat)),
+  };
 }
 
 export interface Snippet {
@@ -70,7 +77,11 @@ export function snippets(baseURL: string, key: string | null, models: SnippetMod
   const base = quote(baseURL);
   const chatModel = models.chat ?? 'MODEL_THIS_KEY_REACHES';
   /** Said on a snippet whose kind of model the key does not reach. */
-  const noChat = models.chat ? '' : ' This key reaches no chat model: make one that does in API Keys.';
+  const noChat = !models.chat
+    ? ' This key reaches no chat model: make one that does in API Keys.'
+    : models.chatRuns
+      ? ''
+      : ` No chat model this key reaches can run on this device (${models.chat} cannot): make a key that reaches one that runs, in API Keys.`;
   const noEmbed = models.embed ? '' : ' This key reaches no embedding model: make one that includes svc-embed in API Keys.';
   return [
     {

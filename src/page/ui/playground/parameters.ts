@@ -6,6 +6,9 @@ import type { ModelStatus } from '../../../engine-protocol';
 import { updateCurrent, type Conversation } from '../chat';
 import { DEFAULT_PARAMS, type Params } from '../conversation-db';
 import { paramsProblem, toolDefinitions } from '../conversation-request';
+import { thinkingHere } from '../model-facts';
+
+export { thinkingHere } from '../model-facts';
 
 /** What the JSON schema box starts with. */
 const EXAMPLE_SCHEMA = JSON.stringify({ type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'], additionalProperties: false }, null, 2);
@@ -35,16 +38,6 @@ function ParamField(props: { id: string; label: string; hint: string; value: num
     }),
     h('p', { class: 'hint', id: `${props.id}-hint` }, props.hint),
   );
-}
-
-/**
- * How the model serving a variant on this device thinks: the catalog's word, unless the engine's status says
- * otherwise (svc-vision's llama.cpp default, a Qwen3-VL Thinking model, always thinks and has no switch).
- */
-export function thinkingHere(model: ModelId, status: ModelStatus | undefined): 'switchable' | 'always' | 'never' {
-  const catalog = variantOf(model)!.thinks;
-  if (status?.thinks && !catalog) return 'always';
-  return catalog ? 'switchable' : 'never';
 }
 
 /** How many parameters of the chat differ from the defaults (thinking only where it can be switched). */
