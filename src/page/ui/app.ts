@@ -97,7 +97,7 @@ function Workspace(props: { justRegistered: boolean }) {
       area !== 'models' &&
       h(
         'div',
-        { class: 'banner', role: 'note' },
+        { class: area === 'playground' ? 'banner slim' : 'banner', role: 'note' },
         h('strong', null, 'No WebGPU here: '),
         'models cannot run in this browser; keys and Connect still work. ',
         h('a', { href: '#models' }, 'What to do'),
@@ -106,7 +106,8 @@ function Workspace(props: { justRegistered: boolean }) {
       area !== 'models' &&
       h(
         'div',
-        { class: 'banner', role: 'note', 'data-testid': 'cpu-banner' },
+        // In the Playground a slim line, so the chat starts high on the screen.
+        { class: area === 'playground' ? 'banner slim' : 'banner', role: 'note', 'data-testid': 'cpu-banner' },
         h('strong', null, 'No WebGPU here: '),
         'the models run on this device’s CPU (llama.cpp), more slowly than on a graphics card. ',
         h('a', { href: '#models' }, 'Details'),

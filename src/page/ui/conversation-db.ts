@@ -17,6 +17,10 @@ export interface TurnStats {
   finish: FinishReason | null;
   /** Where it ran: `x-inpage-served-by` (`local`, or `upstream; host=…`); absent in chats kept before hybrid. */
   servedBy?: string | null;
+  /** The request's prompt tokens (`usage.prompt_tokens`); absent when the answer gave no usage. */
+  promptTokens?: number | null;
+  /** The cut in force when it was asked (the id of the note that dropped older turns), or null. */
+  cut?: string | null;
 }
 
 export interface Turn {
@@ -24,8 +28,11 @@ export interface Turn {
   /** `note`: something the Playground says in the chat (never sent to /v1); `tool`: a result the person typed. */
   role: 'user' | 'assistant' | 'note' | 'tool';
   text: string;
-  /** A data: URL the person attached (user turns, svc-vision). */
+  /** A note where the person chose to leave the older turns out: the turns before it are no longer sent. */
+  cut?: boolean;
+  /** A data: URL the person attached (user turns, svc-vision), and the file's name. */
   image?: string;
+  imageName?: string;
   reasoning?: string;
   /** How long the model thought, in milliseconds, once its answer began. */
   thoughtMs?: number;
@@ -35,8 +42,11 @@ export interface Turn {
   /** A tool turn: the call it answers, and the function's name. */
   toolCallId?: string;
   name?: string;
-  /** `failed`: the answer broke off after it began (`error` says why); what came is kept. */
-  status?: 'streaming' | 'done' | 'stopped' | 'failed';
+  /**
+   * `failed`: the answer broke off after it began (`error` says why); what came is kept. `interrupted`: the page
+   * was reloaded or closed while it streamed; what had arrived is kept.
+   */
+  status?: 'streaming' | 'done' | 'stopped' | 'failed' | 'interrupted';
   error?: string;
   stats?: TurnStats;
   /**
@@ -102,6 +112,8 @@ export interface Conversation {
   params: Params;
   turns: Turn[];
   draft: string;
+  /** The image attached to the draft (svc-vision), back with the text after a failed send. */
+  draftImage?: { url: string; name: string } | null;
   /** Whether the chat already said that earlier images are left out for a text model. */
   imagesNoted: boolean;
 }

@@ -5,6 +5,7 @@ import { variantOf } from '../../catalog';
 import type { ModelId } from '../../variants';
 import type { Conversation, Params, Turn } from './conversation-db';
 import { KEY_PLACEHOLDER, fetchStreamCode, quote } from './snippets';
+import { sentFrom } from './context-budget';
 
 export interface Messages {
   messages: ChatMessage[];
@@ -12,12 +13,15 @@ export interface Messages {
   imagesLeftOut: number;
 }
 
-/** The messages for `model`: system prompt, then the user and assistant turns (notes are never sent). */
+/**
+ * The messages for `model`: system prompt, then the user and assistant turns (notes are never sent), from the last
+ * note that left the older turns out (the person's choice when the chat outgrew the context) on.
+ */
 export function toMessages(system: string, turns: readonly Turn[], model: ModelId): Messages {
   const messages: ChatMessage[] = [];
   let imagesLeftOut = 0;
   if (system.trim()) messages.push({ role: 'system', content: system });
-  for (const turn of turns) {
+  for (const turn of turns.slice(sentFrom(turns))) {
     if (turn.role === 'user') {
       if (turn.image && variantOf(model)!.vision) {
         const content: ContentPart[] = [

@@ -27,10 +27,15 @@ export function highlight(codes: Iterable<HTMLElement>): void {
     if (code.dataset.highlighted) continue;
     const named = /\blanguage-([\w+-]+)/.exec(code.className)?.[1];
     const text = code.textContent ?? '';
-    const result = named && hljs.getLanguage(named) ? hljs.highlight(text, { language: named }) : hljs.highlightAuto(text);
+    // A block without a language the model named is shown plain: a guess (highlightAuto) is often wrong.
+    if (!named || !hljs.getLanguage(named)) {
+      code.dataset.highlighted = 'plain';
+      continue;
+    }
+    const result = hljs.highlight(text, { language: named });
     // hljs escapes the text it wraps in spans: the result holds no markup of the model's.
     code.innerHTML = result.value;
     code.classList.add('hljs');
-    code.dataset.highlighted = result.language ?? 'plain';
+    code.dataset.highlighted = result.language ?? named;
   }
 }

@@ -50,8 +50,54 @@ DOMPurify.addHook('afterSanitizeAttributes', (node) => {
   }
 });
 
-/** Markdown → a sanitised fragment of plain, inert elements. */
+/** Maths: `$$…$$` and `\[…\]` (display), `\(…\)` and `$…$` (inline: no space inside the dollars, no digit after). */
+const MATH = /\$\$([\s\S]+?)\$\$|\\\[([\s\S]+?)\\\]|\\\(([\s\S]+?)\\\)|\$(?![\s$])([^$\n]+?)(?<!\s)\$(?!\d)/g;
+/** Code (fenced blocks and inline spans), where nothing is maths. */
+const CODE = /(```[\s\S]*?(?:```|$)|~~~[\s\S]*?(?:~~~|$)|`[^`\n]*`)/;
+
+/**
+ * The text with its maths (outside code) replaced by placeholders marked cannot change, and the maths found.
+ * Marked would otherwise read TeX's backslashes and underscores as markdown.
+ */
+export function extractMaths(text: string): { text: string; maths: { tex: string; display: boolean }[] } {
+  const maths: { tex: string; display: boolean }[] = [];
+  const parts = text.split(CODE).map((part, i) =>
+    i % 2 === 1
+      ? part
+      : part.replace(MATH, (_all, dd: string | undefined, bracket: string | undefined, paren: string | undefined, dollar: string | undefined) => {
+          maths.push({ tex: (dd ?? bracket ?? paren ?? dollar)!.trim(), display: dd !== undefined || bracket !== undefined });
+          return `MATHPLACEHOLDER${maths.length - 1}X`;
+        }),
+  );
+  return { text: parts.join(''), maths };
+}
+
+/**
+ * Markdown → a sanitised fragment of plain, inert elements. Maths comes out as `span.math` elements holding
+ * their TeX as text (and in `data-tex`), for maths.ts to typeset.
+ */
 export function renderMarkdown(text: string): DocumentFragment {
-  const html = marked.parse(text) as string;
-  return DOMPurify.sanitize(html, { ...PURIFY, RETURN_DOM_FRAGMENT: true });
+  const { text: source, maths } = extractMaths(text);
+  const html = marked.parse(source) as string;
+  const fragment = DOMPurify.sanitize(html, { ...PURIFY, RETURN_DOM_FRAGMENT: true });
+  if (maths.length === 0) return fragment;
+  const walker = document.createTreeWalker(fragment, NodeFilter.SHOW_TEXT);
+  const nodes: Text[] = [];
+  while (walker.nextNode()) if ((walker.currentNode as Text).data.includes('MATHPLACEHOLDER')) nodes.push(walker.currentNode as Text);
+  for (const node of nodes) {
+    const pieces = node.data.split(/MATHPLACEHOLDER(\d+)X/);
+    node.replaceWith(
+      ...pieces.map((piece, i) => {
+        if (i % 2 === 0) return document.createTextNode(piece);
+        const math = maths[Number(piece)]!;
+        const span = document.createElement('span');
+        span.className = math.display ? 'math display' : 'math';
+        span.dataset.tex = math.tex;
+        span.dataset.display = String(math.display);
+        span.textContent = math.display ? `$$${math.tex}$$` : `$${math.tex}$`;
+        return span;
+      }),
+    );
+  }
+  return fragment;
 }

@@ -148,6 +148,20 @@ function LoadError(props: { id: ModelId; message: string; onRetry: (() => void) 
 
 type Action = 'load' | 'unload' | 'delete';
 
+/**
+ * After a card's action the button pressed is gone or was disabled while it ran: the focus goes to the card's
+ * next action (Unload after Load, Download and load after Delete), else its heading; never to the page's body.
+ * Focus the person moved elsewhere meanwhile stays where it is.
+ */
+function refocus(id: ModelId): void {
+  requestAnimationFrame(() => {
+    const card = document.querySelector<HTMLElement>(`article[data-model="${id}"]`);
+    const now = document.activeElement;
+    if (!card || (now && now !== document.body && document.contains(now) && !card.contains(now))) return;
+    (card.querySelector<HTMLElement>('.actions button:not([disabled])') ?? card.querySelector<HTMLElement>('h2'))?.focus({ preventScroll: true });
+  });
+}
+
 function ModelCard(props: { id: ModelId; status: ModelStatus | undefined; rate: RateEstimate | undefined; controllable: boolean }) {
   const { id, status } = props;
   const v = variantOf(id)!;
@@ -182,6 +196,7 @@ function ModelCard(props: { id: ModelId; status: ModelStatus | undefined; rate: 
       setError(errorText(err));
     } finally {
       setBusy(null);
+      refocus(id);
     }
   };
 
@@ -210,7 +225,7 @@ function ModelCard(props: { id: ModelId; status: ModelStatus | undefined; rate: 
     h(
       'header',
       null,
-      h('h2', { id: `model-${id}` }, id),
+      h('h2', { id: `model-${id}`, tabIndex: -1 }, id),
       // Answered upstream is the accent's badge (as "cached"), not the danger colour of "Unavailable".
       h('span', { class: upstreamServes ? 'badge badge-cached' : status ? `badge badge-${state}` : 'badge', 'data-testid': 'state' }, badge),
     ),

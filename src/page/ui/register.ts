@@ -41,16 +41,7 @@ export function Register(props: { onRegistered: () => void }) {
       { class: 'lede' },
       'inpage serves an OpenAI-style chat-completion API from inside this browser. Register once to make the workspace that owns your API keys.',
     ),
-    missing && h(NoWebGpu, { reason: missing, beforeSignUp: true }),
-    cpu && h(CpuNotice, { cpu, beforeSignUp: true }),
-    h(
-      'ul',
-      { class: 'facts' },
-      h('li', null, h('strong', null, 'Nothing leaves this device. '), 'Your account, your keys and every prompt and answer stay in this browser, for ', h('code', null, location.origin), ' only. There is no server behind it.'),
-      h('li', null, h('strong', null, 'Free during the beta. '), 'No payment card, no e-mail address, no password.'),
-      h('li', null, h('strong', null, 'Your organisation id. '), 'The workspace gets an id like ', h('code', null, 'org-…'), ': the ', h('code', null, 'owned_by'), ' of every model.'),
-      h('li', null, h('strong', null, 'Model weights are the one download. '), 'They come once from their public host when you first use a model, then stay cached here.'),
-    ),
+    // The form first, so it is on the first screen of a phone; what to know about it follows.
     h(
       'form',
       { class: 'card register-form', onSubmit: submit },
@@ -69,6 +60,16 @@ export function Register(props: { onRegistered: () => void }) {
       h('p', { id: 'workspace-name-hint', class: 'hint' }, 'Only you see it, in this browser.'),
       error && h(Notice, { kind: 'error' }, error),
       h('button', { type: 'submit', class: 'button primary', disabled: busy }, busy ? 'Creating…' : 'Create workspace'),
+    ),
+    missing && h(NoWebGpu, { reason: missing, beforeSignUp: true }),
+    cpu && h(CpuNotice, { cpu, beforeSignUp: true }),
+    h(
+      'ul',
+      { class: 'facts' },
+      h('li', null, h('strong', null, 'Nothing leaves this device. '), 'Your account, your keys and every prompt and answer stay in this browser, for ', h('code', null, location.origin), ' only. There is no server behind it.'),
+      h('li', null, h('strong', null, 'Free during the beta. '), 'No payment card, no e-mail address, no password.'),
+      h('li', null, h('strong', null, 'Your organisation id. '), 'The workspace gets an id like ', h('code', null, 'org-…'), ': the ', h('code', null, 'owned_by'), ' of every model.'),
+      h('li', null, h('strong', null, 'Model weights are the one download. '), 'They come once from their public host when you first use a model, then stay cached here.'),
     ),
   );
 }

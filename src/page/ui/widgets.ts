@@ -53,10 +53,29 @@ export function CodeBlock(props: { code: string; label: string; id?: string }) {
 }
 
 /** Puts a "Copy code" button above each code block of rendered markdown. */
+/** A complete answer that is one JSON object or array: shown as indented JSON in a code block labelled json. */
+function prettyJson(text: string, final: boolean | undefined): string {
+  const trimmed = text.trim();
+  if (!final || !/^[[{]/.test(trimmed)) return text;
+  try {
+    return '```json\n' + JSON.stringify(JSON.parse(trimmed), null, 2) + '\n```';
+  } catch {
+    return text;
+  }
+}
+
 function addCodeCopy(root: HTMLElement): void {
   root.querySelectorAll('pre').forEach((pre, index) => {
     const wrap = document.createElement('div');
     wrap.className = 'code-wrap';
+    // The language the model named for the block, as a label; none named, none guessed.
+    const language = /\blanguage-([\w+-]+)/.exec(pre.querySelector('code')?.className ?? '')?.[1];
+    if (language) {
+      const label = document.createElement('span');
+      label.className = 'code-language';
+      label.textContent = language;
+      wrap.append(label);
+    }
     const button = document.createElement('button');
     button.type = 'button';
     button.className = 'button small code-copy';
@@ -84,12 +103,19 @@ export function Markdown(props: { text: string; class?: string; final?: boolean 
   useLayoutEffect(() => {
     const root = ref.current;
     if (!root) return;
-    root.replaceChildren(renderMarkdown(props.text));
+    root.replaceChildren(renderMarkdown(prettyJson(props.text, props.final)));
     addCodeCopy(root);
     const codes = root.querySelectorAll<HTMLElement>('pre > code');
     if (props.final && codes.length > 0) {
       void import('./highlight').then(({ highlight }) => {
         if (root.isConnected) highlight(codes);
+      });
+    }
+    // KaTeX only when there is maths, once the answer is complete (the TeX shows as text until then).
+    const maths = root.querySelectorAll<HTMLElement>('span.math');
+    if (props.final && maths.length > 0) {
+      void import('./maths').then(({ typeset }) => {
+        if (root.isConnected) typeset(maths);
       });
     }
   }, [props.text, props.final]);

@@ -1,9 +1,21 @@
-// The Playground's chat list: new, select, rename and delete chats.
+// The Playground's chat list: new, select, rename and delete chats. The list is one Tab stop (roving focus: the
+// arrow keys, Home and End move in it; F2 renames, Delete deletes); each chat's actions sit behind its own "⋯"
+// menu, and each row tells when the chat last changed.
 import { h } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { newConversation, removeConversation, renameConversation, selectConversation, useChat, type Conversation } from '../chat';
+import { formatRelative } from '../format';
+import { importChat } from './chat-import';
 
-function ConversationItem(props: { conversation: Conversation; selected: boolean; streaming: boolean; onPicked?: () => void }) {
+/** Focus on the row of a chat (its open button), or on the list's first row. */
+export function focusChatRow(id?: string | null): void {
+  requestAnimationFrame(() => {
+    const rows = Array.from(document.querySelectorAll<HTMLElement>('.pg-chats .chat-open'));
+    (rows.find((row) => row.dataset.id === id) ?? rows.find((row) => row.getAttribute('aria-current') === 'true') ?? rows[0])?.focus({ preventScroll: true });
+  });
+}
+
+function ConversationItem(props: { conversation: Conversation; selected: boolean; tabbable: boolean; streaming: boolean; onPicked?: () => void; onFocus: () => void }) {
   const { conversation } = props;
   const [mode, setMode] = useState<'view' | 'rename' | 'delete'>('view');
   const [name, setName] = useState(conversation.title);
@@ -14,6 +26,11 @@ function ConversationItem(props: { conversation: Conversation; selected: boolean
     if (mode === 'delete') confirm.current?.focus();
   }, [mode]);
   const title = conversation.title;
+  /** Back to the row (after a rename, or a delete that was not confirmed). */
+  const back = () => {
+    setMode('view');
+    focusChatRow(conversation.id);
+  };
   if (mode === 'rename') {
     return h(
       'li',
@@ -24,7 +41,7 @@ function ConversationItem(props: { conversation: Conversation; selected: boolean
           onSubmit: (e: Event) => {
             e.preventDefault();
             renameConversation(conversation.id, name);
-            setMode('view');
+            back();
           },
         },
         h('label', { for: `rename-${conversation.id}`, class: 'visually-hidden' }, `New name for the chat “${title}”`),
@@ -35,40 +52,79 @@ function ConversationItem(props: { conversation: Conversation; selected: boolean
           maxLength: 120,
           onInput: (e: Event) => setName((e.currentTarget as HTMLInputElement).value),
           onKeyDown: (e: KeyboardEvent) => {
-            if (e.key === 'Escape') setMode('view');
+            if (e.key === 'Escape') back();
           },
         }),
         h('button', { type: 'submit', class: 'button small primary', disabled: !name.trim() }, 'Save'),
-        h('button', { type: 'button', class: 'button small', onClick: () => setMode('view') }, 'Cancel'),
+        h('button', { type: 'button', class: 'button small', onClick: back }, 'Cancel'),
       ),
     );
   }
+  const sent = conversation.turns.filter((t) => t.role === 'user').length;
   return h(
     'li',
     { class: `chat-item${props.selected ? ' selected' : ''}` },
     h(
       'button',
-      { type: 'button', class: 'chat-open', 'aria-current': props.selected ? 'true' : undefined, onClick: () => { selectConversation(conversation.id); props.onPicked?.(); } },
+      {
+        type: 'button',
+        class: 'chat-open',
+        'data-id': conversation.id,
+        tabIndex: props.tabbable ? 0 : -1,
+        'aria-current': props.selected ? 'true' : undefined,
+        'aria-keyshortcuts': 'F2 Delete',
+        onFocus: props.onFocus,
+        onClick: () => {
+          selectConversation(conversation.id);
+          props.onPicked?.();
+        },
+        onKeyDown: (e: KeyboardEvent) => {
+          if (e.key === 'F2') {
+            e.preventDefault();
+            setName(title);
+            setMode('rename');
+          } else if (e.key === 'Delete') {
+            e.preventDefault();
+            setMode('delete');
+          }
+        },
+      },
       h('span', { class: 'chat-title' }, title),
-      h('span', { class: 'chat-meta' }, `${conversation.turns.filter((t) => t.role === 'user').length} sent${props.streaming ? ' · answering…' : ''}`),
+      h('span', { class: 'chat-meta' }, `${formatRelative(conversation.updatedAt)} · ${sent} sent${props.streaming ? ' · answering…' : ''}`),
     ),
     mode === 'delete'
       ? h(
           'span',
-          { class: 'chat-tools' },
-          h('button', { type: 'button', class: 'button small danger', ref: confirm, onClick: () => void removeConversation(conversation.id), 'aria-label': `Delete the chat “${title}” now` }, 'Delete'),
-          h('button', { type: 'button', class: 'button small', onClick: () => setMode('view'), 'aria-label': `Keep the chat “${title}”` }, 'Keep'),
+          { class: 'chat-tools', role: 'group', 'aria-label': `Delete the chat “${title}”?` },
+          h(
+            'button',
+            {
+              type: 'button',
+              class: 'button small danger',
+              ref: confirm,
+              // The focus goes to the chat that opens in its place.
+              onClick: () => void removeConversation(conversation.id).then(() => focusChatRow()),
+              'aria-label': `Delete the chat “${title}” now`,
+            },
+            'Delete',
+          ),
+          h('button', { type: 'button', class: 'button small', onClick: back, 'aria-label': `Keep the chat “${title}”` }, 'Keep'),
         )
       : h(
-          'span',
-          { class: 'chat-tools' },
-          h('button', { type: 'button', class: 'button small', onClick: () => { setName(title); setMode('rename'); }, 'aria-label': `Rename the chat “${title}”` }, 'Rename'),
-          h('button', { type: 'button', class: 'button small', onClick: () => setMode('delete'), 'aria-label': `Delete the chat “${title}”` }, 'Delete'),
+          'details',
+          { class: 'chat-menu' },
+          // Not a Tab stop of its own: the keyboard has F2 and Delete on the row, and the chat's "⋯" menu.
+          h('summary', { class: 'button small', tabIndex: -1, 'aria-label': `Actions for the chat “${title}”` }, '⋯'),
+          h(
+            'div',
+            { class: 'chat-menu-items card' },
+            h('button', { type: 'button', class: 'button small', onClick: () => { setName(title); setMode('rename'); }, 'aria-label': `Rename the chat “${title}”` }, 'Rename'),
+            h('button', { type: 'button', class: 'button small', onClick: () => setMode('delete'), 'aria-label': `Delete the chat “${title}”` }, 'Delete'),
+          ),
         ),
   );
 }
 
-/** `onPicked`: a chat was opened or started (the phone's drawer closes); `onClose`: the drawer's close button. */
 /** Whether a chat's title or any of its messages holds every word of the search. */
 function matches(conversation: Conversation, words: string[]): boolean {
   if (words.length === 0) return true;
@@ -76,11 +132,39 @@ function matches(conversation: Conversation, words: string[]): boolean {
   return words.every((word) => text.includes(word));
 }
 
+/** `onPicked`: a chat was opened or started (the phone's drawer closes); `onClose`: the drawer's close button. */
 export function ConversationList(props: { onPicked?: () => void; onClose?: () => void }) {
   const chat = useChat();
   const [search, setSearch] = useState('');
+  const [active, setActive] = useState<string | null>(null);
+  const [importError, setImportError] = useState<string | null>(null);
+  const fileInput = useRef<HTMLInputElement>(null);
   const words = search.toLowerCase().split(/\s+/).filter(Boolean);
   const shown = chat.list.filter((c) => matches(c, words));
+  // The one row in the Tab order: the one last focused, else the chat on screen, else the first.
+  const tabbable = shown.find((c) => c.id === active)?.id ?? shown.find((c) => c.id === chat.currentId)?.id ?? shown[0]?.id ?? null;
+  const move = (e: KeyboardEvent) => {
+    const rows = Array.from((e.currentTarget as HTMLElement).querySelectorAll<HTMLElement>('.chat-open'));
+    const at = rows.indexOf(document.activeElement as HTMLElement);
+    if (at < 0) return;
+    const to = e.key === 'ArrowDown' ? at + 1 : e.key === 'ArrowUp' ? at - 1 : e.key === 'Home' ? 0 : e.key === 'End' ? rows.length - 1 : null;
+    if (to === null) return;
+    e.preventDefault();
+    rows[Math.max(0, Math.min(rows.length - 1, to))]?.focus();
+  };
+  const pickImport = async (e: Event) => {
+    const input = e.currentTarget as HTMLInputElement;
+    const file = input.files?.[0];
+    input.value = '';
+    setImportError(null);
+    if (!file) return;
+    const problem = importChat(await file.text());
+    if (problem) setImportError(problem);
+    else {
+      props.onPicked?.();
+      focusChatRow();
+    }
+  };
   return h(
     'nav',
     { class: 'pg-chats', 'aria-label': 'Chats' },
@@ -88,9 +172,12 @@ export function ConversationList(props: { onPicked?: () => void; onClose?: () =>
       'div',
       { class: 'pg-chats-head' },
       h('h2', null, 'Chats'),
-      h('button', { type: 'button', class: 'button small', onClick: () => { newConversation(); props.onPicked?.(); } }, 'New chat'),
+      h('button', { type: 'button', class: 'button small', 'aria-keyshortcuts': 'Alt+Shift+N', onClick: () => { newConversation(); props.onPicked?.(); } }, 'New chat'),
+      h('input', { ref: fileInput, id: 'pg-import', type: 'file', accept: 'application/json,.json', class: 'visually-hidden', tabIndex: -1, onChange: (e: Event) => void pickImport(e), 'aria-label': 'Exported chat to import' }),
+      h('button', { type: 'button', class: 'button small', onClick: () => fileInput.current?.click() }, 'Import'),
       props.onClose && h('button', { type: 'button', class: 'button small pg-drawer-close', onClick: props.onClose, 'aria-label': 'Close the chats' }, 'Close'),
     ),
+    importError && h('p', { class: 'notice notice-error', role: 'alert' }, importError),
     chat.list.length > 1 &&
       h(
         'div',
@@ -107,8 +194,18 @@ export function ConversationList(props: { onPicked?: () => void; onClose?: () =>
     words.length > 0 && shown.length === 0 && h('p', { class: 'muted', role: 'status' }, 'No chat has those words.'),
     h(
       'ul',
-      null,
-      shown.map((c) => h(ConversationItem, { key: c.id, conversation: c, selected: c.id === chat.currentId, streaming: c.id === chat.streamingId, onPicked: props.onPicked })),
+      { onKeyDown: move, 'aria-label': 'Your chats: arrow keys move, F2 renames, Delete deletes' },
+      shown.map((c) =>
+        h(ConversationItem, {
+          key: c.id,
+          conversation: c,
+          selected: c.id === chat.currentId,
+          tabbable: c.id === tabbable,
+          streaming: c.id === chat.streamingId,
+          onPicked: props.onPicked,
+          onFocus: () => setActive(c.id),
+        }),
+      ),
     ),
   );
 }

@@ -6,13 +6,14 @@ import type { Conversation } from '../chat';
 import { conversationRequest, requestCode } from '../conversation-request';
 import { CodeBlock } from '../widgets';
 
-export function CodeView(props: { conversation: Conversation }) {
+/** `onClose`: its Close button (Escape too: the Playground's shortcuts). */
+export function CodeView(props: { conversation: Conversation; onClose: () => void }) {
   const [kind, setKind] = useState<'fetch' | 'openai'>('fetch');
   const body = conversationRequest(props.conversation, props.conversation.draft.trim() || 'Your next message');
   return h(
     'section',
     { class: 'card pg-code', 'aria-labelledby': 'pg-code-title' },
-    h('h2', { id: 'pg-code-title' }, 'This chat as code'),
+    h('div', { class: 'pg-panel-head' }, h('h2', { id: 'pg-code-title' }, 'This chat as code'), h('button', { type: 'button', class: 'button small', onClick: props.onClose, 'aria-keyshortcuts': 'Escape' }, 'Close')),
     h('p', { class: 'hint' }, 'The request the next send makes, with the message in the composer; put your key in place of YOUR_INPAGE_KEY.'),
     h(
       'div',

@@ -22,7 +22,11 @@ import { TurnView } from './turns';
 import { ConversationList } from './chat-list';
 import { changedParams, Functions, thinkingHere, Parameters } from './parameters';
 import { CodeView } from './code-view';
+import { ContextBar } from './context-bar';
+import { nextFit } from '../context-budget';
 import { useFollow } from './follow';
+import { focusComposer } from './focus';
+import { ShortcutsHelp, useShortcuts } from './shortcuts';
 
 /** Images above this size make the request slow to encode and may pass the 20 MiB request limit. */
 const MAX_IMAGE_BYTES = 8 * 1024 * 1024;
@@ -50,10 +54,11 @@ function download(name: string, type: string, text: string): void {
 /** The hint of a model, folded into the picker: the picker's tooltip and its description for screen readers. */
 function modelHint(model: ModelId, conversation: Conversation, status: ModelStatus | undefined, downloadSize: ShownSize | null | undefined): string {
   const variant = variantOf(model)!;
+  const how = thinkingHere(model, status);
   const thinking =
-    thinkingHere(model, status) === 'always' || (variant.thinks && conversation.params.thinking)
-      ? 'Thinks first; the thinking shows in a block that folds when the answer starts.'
-      : variant.thinks
+    how === 'always' || (how === 'switchable' && conversation.params.thinking)
+      ? `Thinks first${how === 'always' ? ' (always: the model here has no switch)' : ''}; the thinking shows in a block that folds when the answer starts.`
+      : how === 'switchable'
         ? 'Thinking is off for this chat.'
         : 'Answers directly, without thinking.';
   const vision = variant.vision ? ' Reads images: attach one to your message.' : '';
@@ -97,9 +102,9 @@ function usePanel(name: string): { open: boolean; toggle: (to?: boolean) => void
 export function PlaygroundArea() {
   const ui = useUi();
   const chat = useChat();
-  const [image, setImage] = useState<{ url: string; name: string } | null>(null);
   const [imageError, setImageError] = useState<string | null>(null);
   const [showCode, setShowCode] = useState(false);
+  const [showHelp, setShowHelp] = useState(false);
   const fileInput = useRef<HTMLInputElement>(null);
   const messageBox = useRef<HTMLTextAreaElement>(null);
   const log = useRef<HTMLOListElement>(null);
@@ -113,11 +118,16 @@ export function PlaygroundArea() {
   const conversation = current();
   const model: ModelId = conversation?.model ?? preferredModel();
 
-  useEffect(() => {
-    if (!variantOf(model)!.vision) setImage(null);
-  }, [model]);
-
   const follow = useFollow([log, composer], conversation?.id ?? null);
+  const stopAnswer = () => {
+    stop();
+    focusComposer();
+  };
+  const closeCode = () => {
+    setShowCode(false);
+    requestAnimationFrame(() => document.querySelector<HTMLElement>('.pg-more summary')?.focus({ preventScroll: true }));
+  };
+  useShortcuts({ busy: chat.streamingId !== null, stop: stopAnswer, help: () => setShowHelp(true), code: showCode ? closeCode : null });
 
   const missing = webGpuMissing(ui);
   const key = ui.sessionKey;
@@ -145,6 +155,10 @@ export function PlaygroundArea() {
       }
     : null;
   const text = conversation?.draft ?? '';
+  // The attachment is the draft's: it stays with the chat, and comes back with the text after a failed send.
+  const image = variant.vision ? (conversation?.draftImage ?? null) : null;
+  const context = status?.context_length ?? null;
+  const fits = !conversation || context === null || nextFit(conversation, text.trim(), context).fits;
   const problem = conversation ? paramsProblem(conversation.params) : null;
   const error = chat.error && chat.error.conversationId === conversation?.id ? chat.error : null;
 
@@ -162,15 +176,14 @@ export function PlaygroundArea() {
 
   const submit = async (e?: Event) => {
     e?.preventDefault();
-    if (!sender || busy || !text.trim() || !conversation || cannotRun || problem) return;
+    if (!sender || busy || !text.trim() || !conversation || cannotRun || problem || !fits) return;
     // A message to a model that is not downloaded starts its download: over 100 MB, ask once first. A no
     // leaves the message in the box.
     if (!(await approveDownload(model))) return;
     const now = current();
     if (!now || now.id !== conversation.id || !now.draft.trim()) return;
     follow.jump();
-    send(sender, now.draft.trim(), image?.url);
-    setImage(null);
+    send(sender, now.draft.trim());
   };
 
   const pickImage = async (e: Event) => {
@@ -182,7 +195,7 @@ export function PlaygroundArea() {
     if (!file.type.startsWith('image/')) return setImageError('Choose an image file (PNG, JPEG, WebP or GIF).');
     if (file.size > MAX_IMAGE_BYTES) return setImageError('That image is larger than 8 MiB; choose a smaller one.');
     try {
-      setImage({ url: await readImage(file), name: file.name });
+      updateCurrent({ draftImage: { url: await readImage(file), name: file.name } });
     } catch (err) {
       setImageError(errorText(err));
     }
@@ -233,7 +246,7 @@ export function PlaygroundArea() {
               h('span', { 'aria-hidden': 'true' }, '☰ '),
               'Chats',
             ),
-            h('h2', { class: 'pg-title', 'data-testid': 'chat-title', title: conversation.title }, conversation.title),
+            h('h2', { class: 'pg-title', 'data-testid': 'chat-title', title: conversation.title, tabIndex: -1 }, conversation.title),
             h(
               'div',
               { class: 'pg-model' },
@@ -272,13 +285,14 @@ export function PlaygroundArea() {
                 'div',
                 { class: 'pg-more-menu card' },
                 h('button', { type: 'button', class: 'button small', 'aria-expanded': showCode ? 'true' : 'false', onClick: (e: Event) => { closeMenu(e); setShowCode(!showCode); } }, showCode ? 'Hide code' : 'View as code'),
+                h('button', { type: 'button', class: 'button small', onClick: (e: Event) => { closeMenu(e); setShowHelp(true); }, 'aria-keyshortcuts': 'Shift+?' }, 'Keyboard shortcuts'),
                 h('button', { type: 'button', class: 'button small', disabled: turns.length === 0 || busy, onClick: (e: Event) => { closeMenu(e); duplicateConversation(); } }, 'Duplicate chat'),
                 h('button', { type: 'button', class: 'button small', disabled: turns.length === 0, onClick: (e: Event) => { closeMenu(e); download(exportName(conversation, 'json'), 'application/json', exportJson(conversation)); } }, 'Export JSON'),
                 h('button', { type: 'button', class: 'button small', disabled: turns.length === 0, onClick: (e: Event) => { closeMenu(e); download(exportName(conversation, 'md'), 'text/markdown', exportMarkdown(conversation)); } }, 'Export Markdown'),
               ),
             ),
           ),
-          showCode && h(CodeView, { conversation }),
+          showCode && h(CodeView, { conversation, onClose: closeCode }),
           h(
             'ol',
             { class: 'turns', ref: log, 'aria-label': 'Conversation' },
@@ -314,9 +328,10 @@ export function PlaygroundArea() {
                 { class: 'attachment' },
                 h('img', { src: image.url, alt: `Attached: ${image.name}` }),
                 h('span', null, image.name),
-                h('button', { type: 'button', class: 'button small', onClick: () => setImage(null), 'aria-label': `Remove image ${image.name}` }, 'Remove'),
+                h('button', { type: 'button', class: 'button small', onClick: () => { updateCurrent({ draftImage: null }); messageBox.current?.focus(); }, 'aria-label': `Remove image ${image.name}` }, 'Remove'),
               ),
             imageError && h(Notice, { kind: 'error' }, imageError),
+            h(ContextBar, { conversation, status, sender, busy }),
             h(
               'div',
               { class: 'composer-box' },
@@ -332,15 +347,16 @@ export function PlaygroundArea() {
                 id: 'pg-message',
                 ref: messageBox,
                 rows: 1,
-                placeholder: key ? 'Message (Shift+Enter: new line)' : 'Choose a key above first',
+                placeholder: key ? 'Message' : 'Choose a key above first',
+                'aria-keyshortcuts': '/',
                 value: text,
                 disabled: !key,
                 onInput: (e: Event) => updateCurrent({ draft: (e.currentTarget as HTMLTextAreaElement).value }),
                 onKeyDown,
               }),
               busy
-                ? h('button', { type: 'button', class: 'button danger', onClick: stop }, 'Stop')
-                : h('button', { type: 'submit', class: 'button primary', disabled: !key || !text.trim() || cannotRun !== null || problem !== null }, 'Send'),
+                ? h('button', { type: 'button', class: 'button danger', onClick: stopAnswer, 'aria-keyshortcuts': 'Escape' }, 'Stop')
+                : h('button', { type: 'submit', class: 'button primary', disabled: !key || !text.trim() || cannotRun !== null || problem !== null || !fits }, 'Send'),
             ),
           ),
         ),
@@ -352,7 +368,8 @@ export function PlaygroundArea() {
             'div',
             { class: 'pg-panel-head' },
             h('h2', { id: 'pg-settings-title' }, 'Chat settings'),
-            h('button', { type: 'button', class: 'button small', onClick: () => settings.toggle(false) }, 'Done'),
+            // The focus goes to Done when the panel opens, not into the system prompt: a phone would raise its keyboard.
+            h('button', { type: 'button', class: 'button small', 'data-autofocus': '', onClick: () => settings.toggle(false) }, 'Done'),
           ),
           h(
             'div',
@@ -361,7 +378,6 @@ export function PlaygroundArea() {
             h('textarea', {
               id: 'pg-system',
               rows: 3,
-              'data-autofocus': '',
               placeholder: 'e.g. Answer in one short paragraph.',
               value: conversation.system,
               onInput: (e: Event) => updateCurrent({ system: (e.currentTarget as HTMLTextAreaElement).value }),
@@ -371,6 +387,7 @@ export function PlaygroundArea() {
           h(Functions, { conversation }),
         ),
     ),
+    showHelp && h(ShortcutsHelp, { onClose: () => setShowHelp(false) }),
   );
 }
 

@@ -4,6 +4,7 @@ import { useState } from 'preact/hooks';
 import { createPlaygroundKey, forgetSessionKey, keptPlaygroundKey, usePastedKey } from '../session-key';
 import type { SessionKey } from '../store';
 import { Notice, errorText } from '../widgets';
+import { focusComposer } from './focus';
 
 export function KeyChooser() {
   const [pasted, setPasted] = useState('');
@@ -14,6 +15,8 @@ export function KeyChooser() {
     setError(null);
     try {
       await what();
+      // The chooser goes away with the key chosen: the focus goes where the writing starts.
+      focusComposer();
     } catch (err) {
       setError(errorText(err));
     } finally {

@@ -1,7 +1,7 @@
 // The Playground's turns: a user's (edit and resend), an assistant's (thinking, answer, stats, regenerate).
 import { h } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { current, editAndResend, regenerate, sendToolResults, showVersion, type Sender, type Turn } from '../chat';
+import { continuable, continueAnswer, current, editAndResend, regenerate, sendToolResults, showVersion, type Sender, type Turn } from '../chat';
 import { approveDownload } from '../download-ask';
 import { formatDecimal, formatInteger } from '../format';
 import { CopyButton, Markdown } from '../widgets';
@@ -22,6 +22,7 @@ function Stats(props: { turn: Turn }) {
   const s = turn.stats;
   const parts: string[] = [];
   if (turn.status === 'stopped') parts.push('Stopped');
+  if (turn.status === 'interrupted') parts.push('Interrupted by reload');
   if (s) {
     const split = s.reasoningTokens ? `: ${formatInteger(s.reasoningTokens)} thinking, ${formatInteger(s.tokens - s.reasoningTokens)} answer` : '';
     parts.push(`${s.exact ? '' : '≈'}${formatInteger(s.tokens)} token${s.tokens === 1 ? '' : 's'}${split}`);
@@ -125,8 +126,19 @@ function UserTurn(props: TurnProps) {
   );
 }
 
+/**
+ * The folded thinking's summary: how long it took, when that was measured (a tenth of a second at least: thinking
+ * that arrived all at once has no duration to tell), else its tokens.
+ */
+function thoughtLabel(turn: Turn): string {
+  if (turn.thoughtMs !== undefined && turn.thoughtMs >= 100) return `Thought for ${seconds(turn.thoughtMs)} s`;
+  const tokens = turn.stats?.reasoningTokens;
+  return tokens ? `Thought: ${formatInteger(tokens)} token${tokens === 1 ? '' : 's'}` : 'Thinking';
+}
+
 function AssistantTurn(props: TurnProps) {
   const { turn } = props;
+  const conversation = current();
   const streaming = props.streaming && turn.status === 'streaming';
   const thinkingNow = streaming && !turn.text;
   return h(
@@ -137,7 +149,7 @@ function AssistantTurn(props: TurnProps) {
       h(
         'details',
         { class: 'thinking', open: thinkingNow },
-        h('summary', null, thinkingNow ? 'Thinking…' : turn.thoughtMs !== undefined ? `Thought for ${seconds(turn.thoughtMs)} s` : 'Thinking'),
+        h('summary', null, thinkingNow ? 'Thinking…' : thoughtLabel(turn)),
         h('div', { class: 'thinking-text' }, turn.reasoning),
       ),
     turn.text
@@ -157,6 +169,17 @@ function AssistantTurn(props: TurnProps) {
         { class: 'turn-actions' },
         turn.versions && h(Versions, { turn, busy: props.busy, last: props.last }),
         turn.text && h(CopyButton, { text: turn.text, label: `Copy the answer (turn ${props.index + 1})` }),
+        // Cut at the length limit, or interrupted by a reload: it can go on where it stopped.
+        props.last &&
+          props.final &&
+          props.sender &&
+          conversation &&
+          continuable(conversation) &&
+          h(
+            'button',
+            { type: 'button', class: 'button small primary', disabled: props.busy, onClick: () => void askForCurrentModel().then((ok) => ok && continueAnswer(props.sender!)), 'aria-label': 'Continue the last answer' },
+            'Continue',
+          ),
         props.last &&
           props.sender &&
           h(

@@ -1,0 +1,190 @@
+// Sending a conversation to /v1/chat/completions as a stream and keeping the answer: one run per answer
+// (a new message, regenerate, edit, function results, continue), on the chat state of chat-state.ts.
+import type { FinishReason } from '../../protocol/types';
+import type { ModelId } from '../../variants';
+import { ApiCallError, streamChat } from './api';
+import type { AnswerVersion, Conversation, Turn } from './conversation-db';
+import { requestBody, toMessages } from './conversation-request';
+import { cutInForce, nextFit } from './context-budget';
+import { getState } from './store';
+import { chat, newId, notify, notifySoon, save, saveStreaming } from './chat-state';
+
+export function describe(err: unknown): string {
+  if (err instanceof ApiCallError) {
+    const code = err.code ? ` (${err.code})` : '';
+    return `${err.message}${code}`;
+  }
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** What a continued answer asks (Continue after a `length` finish or a reload): sent, never shown as a turn. */
+export const CONTINUE_PROMPT = 'Continue exactly where your last answer stopped, without repeating any of it.';
+
+interface RunOptions {
+  /** Asked again: the turns there were (restored if it fails before it begins) and the earlier versions. */
+  again?: { turns: Turn[]; versions: AnswerVersion[] };
+  /** Continued: the answer (the last of `history`) the new text is added to. */
+  extend?: Turn;
+}
+
+/** The context of `model` on this device (or its upstream), as the engine reports it; null while unknown. */
+function contextOf(model: ModelId): number | null {
+  return getState().models?.find((m) => m.id === model)?.context_length ?? null;
+}
+
+/**
+ * Sends `history` plus a user turn and streams the answer into the conversation. On failure both turns are
+ * taken out again and the text (and image) goes back to the composer: the history never holds a message with no
+ * answer. A continued answer (`extend`) gets the new text added, and is as it was if that fails before it begins.
+ */
+export async function run(conversation: Conversation, key: string, history: Turn[], user: Turn | null, onAnswered: (error: ApiCallError | null) => void, options: RunOptions = {}): Promise<void> {
+  if (chat.controller) return;
+  const { again, extend } = options;
+  const model = conversation.model;
+  const { messages, imagesLeftOut } = toMessages(conversation.system, user ? [...history, user] : history, model);
+  if (extend) messages.push({ role: 'user', content: CONTINUE_PROMPT });
+  const turns: Turn[] = [...history];
+  if (imagesLeftOut > 0 && !conversation.imagesNoted) {
+    turns.push({
+      id: newId('turn'),
+      role: 'note',
+      text: `Images are left out from here on: ${model} reads text only, so the earlier image${imagesLeftOut === 1 ? ' is' : 's are'} not sent (the text of those messages is). Switch to svc-vision to send them again.`,
+    });
+  }
+  const title = conversation.title;
+  const answer: Turn = extend ?? { id: newId('turn'), role: 'assistant', text: '', reasoning: '', model, status: 'streaming' };
+  const before = extend ? { ...extend } : null;
+  if (extend) extend.status = 'streaming';
+  // Asked again: the earlier versions stay with it, this one after them.
+  if (again) {
+    answer.versions = again.versions;
+    answer.version = again.versions.length;
+  }
+  if (user) turns.push(user);
+  if (!extend) turns.push(answer);
+  // Without a max_tokens of the chat's own, the answer gets the room the context has left (context-budget.ts).
+  const context = contextOf(model);
+  const fit = context !== null ? nextFit({ system: conversation.system, turns: user ? [...history, user] : history, params: conversation.params }, extend ? CONTINUE_PROMPT : '', context) : null;
+  conversation.turns = turns;
+  conversation.updatedAt = Date.now();
+  if (user && !conversation.named && !history.some((t) => t.role === 'user')) conversation.title = user.text.replace(/\s+/g, ' ').slice(0, 60) || 'Image';
+  const abort = new AbortController();
+  chat.controller = abort;
+  chat.state = { ...chat.state, streamingId: conversation.id, error: null, list: [conversation, ...chat.state.list.filter((c) => c !== conversation)] };
+  chat.streaming = { conversation, answer };
+  notify();
+
+  const started = performance.now();
+  let firstAt: number | null = null;
+  let thinkingFrom: number | null = null;
+  let deltas = 0;
+  let usage: { prompt_tokens?: number; completion_tokens: number; completion_tokens_details?: { reasoning_tokens?: number } } | null = null;
+  let finish: FinishReason | null = null;
+  let failure: unknown = null;
+  let servedBy: string | null = null;
+  try {
+    const body = requestBody(model, messages, conversation.params);
+    if (conversation.params.max_tokens === null && fit) body.max_tokens = fit.maxTokens;
+    for await (const chunk of streamChat(key, body, abort.signal, (by) => (servedBy = by))) {
+      if (chunk.usage) usage = chunk.usage;
+      const choice = chunk.choices[0];
+      if (!choice) continue;
+      const { content, reasoning_content: reasoning, tool_calls: calls } = choice.delta;
+      for (const call of calls ?? []) {
+        // A call's first piece names it; later pieces add to its arguments.
+        answer.toolCalls ??= [];
+        const made = (answer.toolCalls[call.index] ??= { id: call.id ?? `call_${call.index}`, name: '', arguments: '' });
+        if (call.id) made.id = call.id;
+        if (call.function.name) made.name += call.function.name;
+        made.arguments += call.function.arguments;
+        firstAt ??= performance.now();
+        notifySoon();
+        saveStreaming(conversation);
+      }
+      if (content || reasoning) {
+        const now = performance.now();
+        firstAt ??= now;
+        deltas++;
+        if (reasoning) {
+          thinkingFrom ??= now;
+          answer.reasoning = (answer.reasoning ?? '') + reasoning;
+        }
+        if (content) {
+          if (thinkingFrom !== null && answer.thoughtMs === undefined) answer.thoughtMs = now - thinkingFrom;
+          answer.text += content;
+        }
+        notifySoon();
+        saveStreaming(conversation);
+      }
+      if (choice.finish_reason) finish = choice.finish_reason;
+    }
+    answer.status = 'done';
+  } catch (err) {
+    // The page going away (a reload) ends the stream too: that is an interruption, not the person's stop.
+    if (chat.unloading) answer.status = 'interrupted';
+    else if (abort.signal.aborted) answer.status = 'stopped';
+    else failure = err;
+  } finally {
+    chat.controller = null;
+    chat.streaming = null;
+  }
+  const endedAt = performance.now();
+  if (thinkingFrom !== null && answer.thoughtMs === undefined) answer.thoughtMs = endedAt - thinkingFrom;
+  const began = extend ? answer.text !== before!.text || answer.reasoning !== before!.reasoning : answer.text || answer.reasoning || answer.toolCalls;
+  if (failure !== null && began) {
+    // Broke off after it began: what came stays, with the error beside it.
+    answer.status = 'failed';
+    answer.error = describe(failure);
+    failure = null;
+  }
+  if (failure !== null) {
+    // Nothing of the failed exchange stays: the text and image go back to the composer, the error beside it. A
+    // failed regenerate leaves the answer there was; a failed continuation leaves the answer as it was.
+    if (extend) Object.assign(extend, before);
+    conversation.turns = again ? again.turns : [...history];
+    if (!again && user) {
+      conversation.draft = user.text;
+      conversation.draftImage = user.image ? { url: user.image, name: user.imageName ?? 'image' } : null;
+    }
+    // Named after a message that was not sent: the name it had.
+    conversation.title = title;
+    chat.state = {
+      ...chat.state,
+      streamingId: null,
+      error: { conversationId: conversation.id, text: describe(failure), code: failure instanceof ApiCallError ? failure.code : null },
+    };
+    save(conversation);
+    notify();
+    onAnswered(failure instanceof ApiCallError ? failure : null);
+    return;
+  }
+  if (turns.some((t) => t.role === 'note') && imagesLeftOut > 0) conversation.imagesNoted = true;
+  const tokens = usage?.completion_tokens ?? deltas;
+  const span = firstAt !== null ? (endedAt - firstAt) / 1000 : 0;
+  // A continuation's tokens add to the answer's (exact only if both were counted).
+  const earlier = extend ? before!.stats : undefined;
+  answer.stats = {
+    tokens: tokens + (earlier?.tokens ?? 0),
+    reasoningTokens: usage?.completion_tokens_details?.reasoning_tokens ?? earlier?.reasoningTokens ?? null,
+    exact: usage !== null && (!extend || earlier?.exact === true),
+    tokensPerSecond: tokens > 0 && span > 0 ? tokens / span : null,
+    firstTokenMs: firstAt !== null ? firstAt - started : null,
+    finish,
+    servedBy,
+    // The tokens the context holds after this answer: its request's prompt (the continuation's, which already
+    // holds the answer so far) and the tokens it added.
+    promptTokens: usage?.prompt_tokens != null ? usage.prompt_tokens - (extend ? (earlier?.tokens ?? 0) : 0) : null,
+    cut: cutInForce(conversation.turns),
+  };
+  if (answer.versions) answer.versions = [...answer.versions, versionOf(answer)];
+  conversation.updatedAt = Date.now();
+  chat.state = { ...chat.state, streamingId: null };
+  save(conversation);
+  notify();
+  onAnswered(null);
+}
+
+export function versionOf(turn: Turn): AnswerVersion {
+  const { text, reasoning, thoughtMs, model, status, error, stats, toolCalls } = turn;
+  return { text, reasoning, thoughtMs, model, status, error, stats, toolCalls };
+}

@@ -1,0 +1,99 @@
+// How much of this device's context a chat takes, and what fits next (pure: the Playground's meter, the default
+// max_tokens of a request, and the choice it offers when the next message would not fit). The tokens of the last
+// answer's request come from its `usage` (exact); text the service has not counted yet is estimated, on the
+// safe side.
+import type { Conversation, Turn } from './conversation-db';
+
+/** Characters per token for text not yet counted: fewer than any of the models' tokenizers average, so an estimate errs high. */
+export const CHARS_PER_TOKEN = 3;
+/** Tokens a message costs beyond its text (the chat template's role markers), estimated. */
+export const MESSAGE_OVERHEAD_TOKENS = 8;
+/**
+ * The least room an answer needs: a next message that leaves less than this (or than the chat's own
+ * max_tokens) does not fit, and the Playground offers the choice instead of sending.
+ */
+export const MIN_ANSWER_TOKENS = 256;
+/** The longest summary asked for when a chat continues in a new one. */
+export const SUMMARY_MAX_TOKENS = 512;
+
+export function estimateTokens(text: string): number {
+  return Math.ceil(text.length / CHARS_PER_TOKEN) + MESSAGE_OVERHEAD_TOKENS;
+}
+
+/** Where the turns sent begin: after the last note that dropped the older ones (0: all of them). */
+export function sentFrom(turns: readonly Turn[]): number {
+  for (let i = turns.length - 1; i >= 0; i--) if (turns[i]!.role === 'note' && turns[i]!.cut) return i + 1;
+  return 0;
+}
+
+/** The id of the cut in force (the last note that dropped turns), or null. */
+export function cutInForce(turns: readonly Turn[]): string | null {
+  const from = sentFrom(turns);
+  return from > 0 ? turns[from - 1]!.id : null;
+}
+
+function turnTokens(turn: Turn): number {
+  if (turn.role === 'note') return 0;
+  // An answer its usage counted: its tokens, less the thinking (which is not sent back).
+  const s = turn.stats;
+  if (turn.role === 'assistant' && s?.exact && !turn.toolCalls?.length) return s.tokens - (s.reasoningTokens ?? 0) + MESSAGE_OVERHEAD_TOKENS;
+  const calls = (turn.toolCalls ?? []).map((c) => c.name + c.arguments).join('');
+  return estimateTokens(turn.text + calls) + (turn.image ? 1024 : 0);
+}
+
+/**
+ * The tokens the chat's messages take now: the last answer's request and answer as its `usage` counted them
+ * (when it was asked with the same turns dropped as now), plus the turns after it, estimated.
+ */
+export function contextUsed(conversation: Pick<Conversation, 'system' | 'turns'>): { tokens: number; exact: boolean } {
+  const { turns } = conversation;
+  const from = sentFrom(turns);
+  const cut = cutInForce(turns);
+  for (let i = turns.length - 1; i >= from; i--) {
+    const s = turns[i]!.stats;
+    if (turns[i]!.role === 'assistant' && s?.promptTokens != null && (s.cut ?? null) === cut) {
+      const after = turns.slice(i + 1).reduce((sum, t) => sum + turnTokens(t), 0);
+      return { tokens: s.promptTokens + s.tokens + after, exact: after === 0 };
+    }
+  }
+  const system = conversation.system.trim() ? estimateTokens(conversation.system) : 0;
+  return { tokens: system + turns.slice(from).reduce((sum, t) => sum + turnTokens(t), 0), exact: false };
+}
+
+export interface Fit {
+  /** The tokens the next request's messages take (estimated where not yet counted). */
+  needed: number;
+  /** What is left of the context for the answer. */
+  room: number;
+  /** Whether the answer has room: at least the chat's max_tokens, or MIN_ANSWER_TOKENS without one. */
+  fits: boolean;
+  /** The max_tokens to send when the chat sets none: all the room there is. */
+  maxTokens: number;
+}
+
+/** Whether the next message (`draft`) fits a context of `contextLength` tokens, and the answer's room. */
+export function nextFit(conversation: Pick<Conversation, 'system' | 'turns' | 'params'>, draft: string, contextLength: number): Fit {
+  const needed = contextUsed(conversation).tokens + (draft ? estimateTokens(draft) : 0);
+  const room = contextLength - needed;
+  const wanted = conversation.params.max_tokens ?? MIN_ANSWER_TOKENS;
+  return { needed, room, fits: room >= wanted, maxTokens: Math.max(1, room) };
+}
+
+/**
+ * How many of the oldest turns (whole exchanges: up to the next message of the person) must be left out for the
+ * next message to fit, the system prompt always kept; null when even leaving out every turn leaves no room.
+ */
+export function turnsToDrop(conversation: Pick<Conversation, 'system' | 'turns' | 'params'>, draft: string, contextLength: number): number | null {
+  const { turns } = conversation;
+  const from = sentFrom(turns);
+  const wanted = conversation.params.max_tokens ?? MIN_ANSWER_TOKENS;
+  const system = conversation.system.trim() ? estimateTokens(conversation.system) : 0;
+  const draftTokens = draft ? estimateTokens(draft) : 0;
+  for (let at = from + 1; at <= turns.length; at++) {
+    // Only cut before a message of the person (an answer never loses its question).
+    if (at < turns.length && turns[at]!.role !== 'user') continue;
+    const kept = turns.slice(at).reduce((sum, t) => sum + turnTokens(t), 0);
+    if (contextLength - (system + kept + draftTokens) >= wanted) return at - from;
+  }
+  return null;
+}

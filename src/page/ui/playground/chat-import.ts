@@ -1,0 +1,76 @@
+// Import of a chat exported as JSON (Export JSON: the request that continues the chat, with its title): the
+// messages become turns and the request's parameters the chat's settings again, so an export round-trips.
+import { modelIds, variantOf } from '../../../catalog';
+import type { ModelId } from '../../../variants';
+import { adoptConversation, preferredModel, type Turn } from '../chat';
+import { DEFAULT_PARAMS, type Params } from '../conversation-db';
+
+type Json = Record<string, unknown>;
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+
+/** A message's text and first image (a string, or content parts). */
+function contentOf(content: unknown): { text: string; image?: string } {
+  if (typeof content === 'string') return { text: content };
+  if (!Array.isArray(content)) return { text: '' };
+  const text = content.filter((p) => isObject(p) && p.type === 'text').map((p) => String((p as Json).text ?? '')).join('\n');
+  const image = content.find((p) => isObject(p) && p.type === 'image_url') as Json | undefined;
+  const url = isObject(image?.image_url) ? image.image_url.url : undefined;
+  return typeof url === 'string' ? { text, image: url } : { text };
+}
+
+/** The chat in an export, as the parts a conversation is made of; a string says why the file is not one. */
+export function parseExport(text: string): { title: string; model: ModelId; system: string; params: Params; turns: Omit<Turn, 'id'>[] } | string {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return 'That file is not JSON: choose a chat exported with Export JSON.';
+  }
+  if (!isObject(body) || !Array.isArray(body.messages)) return 'That file has no "messages": choose a chat exported with Export JSON.';
+  const chats = modelIds().filter((id) => !variantOf(id)?.embeddings);
+  const model = typeof body.model === 'string' && chats.includes(body.model as ModelId) ? (body.model as ModelId) : preferredModel();
+  let system = '';
+  const turns: Omit<Turn, 'id'>[] = [];
+  for (const m of body.messages as unknown[]) {
+    if (!isObject(m)) return 'A message in that file is not an object.';
+    const { text: content, image } = contentOf(m.content);
+    if (m.role === 'system' || m.role === 'developer') system = system ? `${system}\n\n${content}` : content;
+    else if (m.role === 'user') turns.push({ role: 'user', text: content, ...(image ? { image } : {}) });
+    else if (m.role === 'assistant') {
+      const calls = Array.isArray(m.tool_calls)
+        ? (m.tool_calls as Json[]).filter((c) => isObject(c) && isObject(c.function)).map((c) => ({ id: String(c.id ?? ''), name: String((c.function as Json).name ?? ''), arguments: String((c.function as Json).arguments ?? '') }))
+        : [];
+      turns.push({ role: 'assistant', text: content, model, status: 'done', ...(calls.length ? { toolCalls: calls } : {}) });
+    } else if (m.role === 'tool') {
+      const call = turns.flatMap((t) => t.toolCalls ?? []).find((c) => c.id === m.tool_call_id);
+      turns.push({ role: 'tool', text: content, toolCallId: String(m.tool_call_id ?? ''), name: call?.name });
+    } else return `A message in that file has a role this chat cannot hold: ${JSON.stringify(m.role)}.`;
+  }
+  const format = isObject(body.response_format) ? body.response_format : null;
+  const schema = format?.type === 'json_schema' && isObject(format.json_schema) ? format.json_schema.schema : undefined;
+  const params: Params = {
+    ...DEFAULT_PARAMS,
+    temperature: num(body.temperature),
+    top_p: num(body.top_p),
+    max_tokens: num(body.max_tokens ?? body.max_completion_tokens),
+    seed: num(body.seed),
+    presence_penalty: num(body.presence_penalty),
+    frequency_penalty: num(body.frequency_penalty),
+    stop: Array.isArray(body.stop) ? body.stop.map(String).join('\n') : typeof body.stop === 'string' ? body.stop : '',
+    thinking: body.reasoning_effort !== 'none',
+    json: format?.type === 'json_object',
+    schema: schema !== undefined ? JSON.stringify(schema, null, 2) : null,
+    tools: Array.isArray(body.tools) && body.tools.length > 0 ? JSON.stringify(body.tools.map((t) => (isObject(t) && isObject(t.function) ? t.function : t)), null, 2) : '',
+  };
+  const title = typeof body.title === 'string' && body.title.trim() ? body.title.trim().slice(0, 120) : 'Imported chat';
+  return { title, model, system, params, turns };
+}
+
+/** Imports an exported chat and opens it; returns why not, or null. */
+export function importChat(text: string): string | null {
+  const parsed = parseExport(text);
+  if (typeof parsed === 'string') return parsed;
+  adoptConversation({ ...parsed, turns: parsed.turns as Turn[] });
+  return null;
+}

@@ -1,0 +1,94 @@
+// Beside the composer: how much of this device's context the chat takes (from the answers' `usage`), and, when the
+// next message would not fit, the person's choice: leave out the oldest turns, or continue in a new chat with a
+// summary. Nothing is cut without that choice (context-budget.ts does the counting).
+import { h } from 'preact';
+import { useState } from 'preact/hooks';
+import { variantOf } from '../../../catalog';
+import type { ModelStatus } from '../../../engine-protocol';
+import { streamChat } from '../api';
+import { continueInNewChat, leaveOutOldest, type Conversation, type Sender } from '../chat';
+import { SUMMARY_MAX_TOKENS, contextUsed, nextFit, sentFrom, turnsToDrop } from '../context-budget';
+import { toMessages } from '../conversation-request';
+import { formatInteger } from '../format';
+import { errorText } from '../widgets';
+import { focusComposer } from './focus';
+
+/** What the model is asked for the summary a new chat starts from. */
+export const SUMMARY_PROMPT =
+  'Summarise our conversation so far in one short paragraph: the facts, names, numbers and decisions someone continuing it needs. Write only the summary.';
+
+/** Asks the model for a summary of the chat (the oldest turns left out as far as needed for the summary to fit). */
+async function summarise(conversation: Conversation, key: string, context: number): Promise<string> {
+  const params = { ...conversation.params, max_tokens: SUMMARY_MAX_TOKENS };
+  const drop = turnsToDrop({ system: conversation.system, turns: conversation.turns, params }, SUMMARY_PROMPT, context) ?? 0;
+  const turns = conversation.turns.slice(sentFrom(conversation.turns) + drop);
+  const { messages } = toMessages(conversation.system, turns, conversation.model);
+  messages.push({ role: 'user', content: SUMMARY_PROMPT });
+  const body: Record<string, unknown> = { model: conversation.model, messages, max_tokens: SUMMARY_MAX_TOKENS };
+  if (variantOf(conversation.model)?.thinks) body.reasoning_effort = 'none';
+  let text = '';
+  for await (const chunk of streamChat(key, body, new AbortController().signal)) text += chunk.choices[0]?.delta.content ?? '';
+  if (!text.trim()) throw new Error('The model wrote no summary.');
+  return text;
+}
+
+
+export function ContextBar(props: { conversation: Conversation; status: ModelStatus | undefined; sender: Sender | null; busy: boolean }) {
+  const { conversation, status } = props;
+  const [summarising, setSummarising] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const context = status?.context_length;
+  if (!context) return null;
+  const used = contextUsed(conversation);
+  const fit = nextFit(conversation, conversation.draft.trim(), context);
+  const full = !fit.fits && !props.busy && (conversation.turns.length > 0 || conversation.draft.trim() !== '');
+  const drop = full ? turnsToDrop(conversation, conversation.draft.trim(), context) : null;
+  const percent = Math.min(100, Math.round((used.tokens / context) * 100));
+  const summary = async () => {
+    if (!props.sender) return;
+    setSummarising(true);
+    setError(null);
+    try {
+      continueInNewChat(await summarise(conversation, props.sender.key, context));
+      focusComposer();
+    } catch (err) {
+      setError(errorText(err));
+    } finally {
+      setSummarising(false);
+    }
+  };
+  return h(
+    'div',
+    { class: 'context-bar' },
+    full &&
+      h(
+        'div',
+        { class: 'notice notice-warn context-full', role: 'status', 'data-testid': 'context-full' },
+        h(
+          'p',
+          null,
+          h('strong', null, 'This message would not fit. '),
+          `The chat and your message take about ${formatInteger(fit.needed)} of the ${formatInteger(context)} tokens ${conversation.model} has on this device, leaving too little room for an answer. Nothing is sent or left out until you choose:`,
+        ),
+        h(
+          'div',
+          { class: 'actions' },
+          drop !== null &&
+            h(
+              'button',
+              { type: 'button', class: 'button small', disabled: summarising, onClick: () => { leaveOutOldest(drop); focusComposer(); } },
+              `Leave out the oldest ${drop === 1 ? 'turn' : `${drop} turns`}`,
+            ),
+          h('button', { type: 'button', class: 'button small', disabled: summarising || !props.sender, onClick: () => void summary() }, summarising ? 'Summarising…' : 'Continue in a new chat with a summary'),
+        ),
+        drop === null && h('p', { class: 'hint' }, 'Your message alone is too long for this context: shorten it, or start a new chat with the summary.'),
+        error && h('p', { class: 'plain', role: 'alert' }, `The summary failed: ${error}`),
+      ),
+    h(
+      'p',
+      { class: 'context-meter', 'data-testid': 'context-meter', title: used.exact ? 'Counted by the model (usage of the last answer)' : 'Partly estimated: the newest text is not counted by the model yet' },
+      h('meter', { min: 0, max: context, value: Math.min(used.tokens, context), high: context * 0.8, optimum: 0, 'aria-label': 'Context used' }),
+      ` ${used.exact ? '' : '≈'}${formatInteger(used.tokens)} / ${formatInteger(context)} tokens of context (${percent}%)`,
+    ),
+  );
+}
