@@ -275,6 +275,9 @@ test("a person's connection: added in the Models area with their own key, used a
   const row = page.locator('li[data-connection="mine"]');
   await expect(row.getByTestId('connection-key')).toHaveText('sk-t…tion');
   await expect(row).not.toContainText('sk-test-connection');
+  // The mode in plain words, in the list and in the form's choices.
+  await expect(row).toContainText('svc-model-5.2-fast → up/svc-model-5.2-fast: your server only');
+  await expect(form.getByLabel('Mode', { exact: true }).locator('option[value="prefer-local"]')).toHaveText('This device first, your server when this device cannot (prefer-local)');
 
   await page.reload();
   await page.evaluate(async () => void (await window.inpageReady));
@@ -285,6 +288,7 @@ test("a person's connection: added in the Models area with their own key, used a
   expect(await upstreamLog(tag)).toEqual(['auth /v1/chat/completions']);
   await goToArea(page, 'Models');
   await expect(page.locator('article[data-model="svc-model-5.2-fast"]').getByTestId('serving')).toHaveAttribute('data-engine', 'upstream');
+  await expect(page.locator('article[data-model="svc-model-5.2-fast"]').getByTestId('serving')).toContainText('now · your server only.');
 
   await page.locator('li[data-connection="mine"]').getByRole('button', { name: 'Remove connection mine' }).click();
   await expect(page.getByTestId('no-connections')).toBeVisible();

@@ -57,14 +57,16 @@ test('chats: start, switch, rename and delete; each keeps its model and system p
   const counted = await sendAndWait(page, 'count 3');
   await expect(counted.locator('.answer')).toHaveText('1 2 3');
 
-  // Rename with the keyboard: the field opens with the name selected, Enter saves.
-  await tabTo(page, 'button[aria-label="Rename the chat “count 3”"]');
-  await page.keyboard.press('Enter');
+  // Rename with the keyboard: F2 on the chat's row (the list is one Tab stop) opens the field with the name
+  // selected, Enter saves, and the focus is back on the row.
+  await tabTo(page, '.chat-open[aria-current="true"]');
+  await page.keyboard.press('F2');
   await expect(page.getByLabel('New name for the chat “count 3”')).toBeFocused();
   await page.keyboard.type('Counting');
   await page.keyboard.press('Enter');
   await expect(page.getByTestId('chat-title')).toHaveText('Counting');
   await expect(chatList(page).locator('.chat-title')).toHaveText(['Counting', 'hello one']);
+  await expect(chatList(page).locator('.chat-open[aria-current="true"]')).toBeFocused();
 
   // Switching brings back that chat's turns, model and system prompt.
   await chatList(page).getByRole('button', { name: /^hello one/ }).click();
@@ -103,6 +105,8 @@ test('chats: start, switch, rename and delete; each keeps its model and system p
   expect(markdown).toBe(['# Counting', '', 'Model: `svc-model-5.2-short-fast`', '', '## System', '', 'Be brief.', '', '## You', '', 'count 3', '', '## svc-model-5.2-short-fast', '', '1 2 3', ''].join('\n'));
 
   // Delete asks once; the other chat opens, and the deleted one stays gone after a reload.
+  // With the mouse, behind the chat's own "⋯" menu.
+  await chatList(page).getByLabel('Actions for the chat “Counting”').click();
   await chatList(page).getByRole('button', { name: 'Delete the chat “Counting”', exact: true }).click();
   await expect(page.getByRole('button', { name: 'Delete the chat “Counting” now' })).toBeFocused();
   await page.keyboard.press('Enter');

@@ -77,3 +77,81 @@ describe('one label of how a model thinks here', () => {
     expect(capabilityLabel('svc-embed', undefined)).toBe('embeddings');
   });
 });
+
+import { MIN_ANSWER_TOKENS, contextUsed, nextFit, sentFrom, turnsToDrop } from '../../src/page/ui/context-budget';
+import { DEFAULT_PARAMS, type Conversation, type Turn } from '../../src/page/ui/conversation-db';
+import { exportJson, paramsProblem, toMessages } from '../../src/page/ui/conversation-request';
+import { parseExport } from '../../src/page/ui/playground/chat-import';
+import { extractMaths } from '../../src/page/ui/maths-source';
+
+const turn = (role: Turn['role'], text: string, extra: Partial<Turn> = {}): Turn => ({ id: `t${Math.random()}`, role, text, ...extra });
+const answered = (text: string, tokens: number, promptTokens: number, cut: string | null = null): Turn =>
+  turn('assistant', text, { status: 'done', stats: { tokens, reasoningTokens: null, exact: true, tokensPerSecond: null, firstTokenMs: null, finish: 'stop', promptTokens, cut } });
+
+describe('the context budget', () => {
+  const chat = { system: '', params: { ...DEFAULT_PARAMS }, turns: [turn('user', 'count 1500'), answered('1 2 3', 1500, 10)] };
+  it('counts from the last answer’s usage, exactly, and estimates what came after it', () => {
+    expect(contextUsed(chat)).toEqual({ tokens: 1510, exact: true });
+    const more = { ...chat, turns: [...chat.turns, turn('user', 'abcdef')] };
+    expect(contextUsed(more)).toEqual({ tokens: 1510 + 2 + 8, exact: false });
+  });
+  it('gives the answer the room that is left, and says when a message leaves too little', () => {
+    expect(nextFit(chat, 'hi', 4096)).toEqual({ needed: 1510 + 9, room: 4096 - 1519, fits: true, maxTokens: 4096 - 1519 });
+    expect(nextFit(chat, 'hi', 1519 + MIN_ANSWER_TOKENS - 1).fits).toBe(false);
+    // The chat's own max_tokens is the room it needs.
+    expect(nextFit({ ...chat, params: { ...DEFAULT_PARAMS, max_tokens: 3000 } }, 'hi', 4096).fits).toBe(false);
+  });
+  it('leaves out whole exchanges, oldest first, and never the system prompt; a cut note stops what is sent', () => {
+    const long = { system: 'Be brief.', params: { ...DEFAULT_PARAMS }, turns: [turn('user', 'a'), answered('x', 3000, 10), turn('user', 'b'), answered('y', 900, 3020)] };
+    expect(turnsToDrop(long, 'next', 4096)).toBe(2);
+    const note = turn('note', 'cut', { cut: true });
+    const cut = [...long.turns.slice(0, 2), note, ...long.turns.slice(2)];
+    expect(sentFrom(cut)).toBe(3);
+    expect(toMessages('Be brief.', cut, 'svc-model-5.2-fast').messages).toEqual([
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: 'b' },
+      { role: 'assistant', content: 'y' },
+    ]);
+    // The usage of an answer asked before the cut no longer counts: estimated instead.
+    expect(contextUsed({ ...long, turns: cut }).exact).toBe(false);
+  });
+});
+
+describe('an exported chat imports back the same', () => {
+  it('round-trips messages, model, system prompt and parameters', () => {
+    const conversation: Conversation = {
+      id: 'c', orgId: 'o', title: 'Trip', named: true, createdAt: 0, updatedAt: 0, model: 'svc-model-5.2', system: 'Be brief.', draft: '', imagesNoted: false,
+      params: { ...DEFAULT_PARAMS, temperature: 0.3, max_tokens: 99, thinking: false, stop: 'END\nSTOP', schema: '{"type":"object"}' },
+      turns: [turn('user', 'hi'), answered('hello', 2, 5), turn('user', 'call it'), turn('assistant', '', { toolCalls: [{ id: 'call_1', name: 'f', arguments: '{}' }] }), turn('tool', '42', { toolCallId: 'call_1', name: 'f' })],
+    };
+    const text = exportJson(conversation);
+    const parsed = parseExport(text, 'svc-model-5.2-fast');
+    if (typeof parsed === 'string') throw new Error(parsed);
+    expect(parsed).toMatchObject({ title: 'Trip', model: 'svc-model-5.2', system: 'Be brief.' });
+    const back: Conversation = { ...conversation, ...parsed, turns: parsed.turns.map((t, i) => ({ ...t, id: `n${i}` })) };
+    expect(JSON.parse(exportJson(back))).toEqual(JSON.parse(text));
+  });
+  it('refuses what is not an export, saying why', () => {
+    expect(parseExport('nope', 'svc-model-5.2-fast')).toBe('That file is not JSON: choose a chat exported with Export JSON.');
+    expect(parseExport('{"messages": [{"role": "robot", "content": "x"}]}', 'svc-model-5.2-fast')).toBe('A message in that file has a role this chat cannot hold: "robot".');
+  });
+});
+
+describe('the form refuses numbers out of range', () => {
+  it('names the parameter and its range', () => {
+    expect(paramsProblem({ ...DEFAULT_PARAMS, temperature: 5 })).toBe('Temperature is between 0 and 2 (it is 5): change it in Settings.');
+    expect(paramsProblem({ ...DEFAULT_PARAMS, max_tokens: 0 })).toBe('Max tokens is at least 1 (it is 0): change it in Settings.');
+    expect(paramsProblem({ ...DEFAULT_PARAMS, temperature: 2, top_p: 0 })).toBeNull();
+  });
+});
+
+describe('maths is taken out before markdown, never from code', () => {
+  it('display and inline, not a price, not inside code', () => {
+    const { text, maths } = extractMaths('A $$x_1$$ and \\(a_b\\) for $5 or $6, `$y$` and\n```\n$$z$$\n```');
+    expect(maths).toEqual([
+      { tex: 'x_1', display: true },
+      { tex: 'a_b', display: false },
+    ]);
+    expect(text).toBe('A MATHPLACEHOLDER0X and MATHPLACEHOLDER1X for $5 or $6, `$y$` and\n```\n$$z$$\n```');
+  });
+});

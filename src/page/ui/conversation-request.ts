@@ -101,8 +101,34 @@ export function toolDefinitions(params: Params): Record<string, unknown>[] | str
   return out;
 }
 
-/** Why these parameters cannot be sent (a JSON schema that is not a JSON object, functions that are not right), or null. */
+/** The range the API takes for each number a person can set (the form's limits and its refusal, declared once). */
+export const PARAM_RANGES = {
+  temperature: { label: 'Temperature', min: 0, max: 2 },
+  top_p: { label: 'Top p', min: 0, max: 1 },
+  max_tokens: { label: 'Max tokens', min: 1, max: undefined },
+  seed: { label: 'Seed', min: 0, max: undefined },
+  presence_penalty: { label: 'Presence penalty', min: -2, max: 2 },
+  frequency_penalty: { label: 'Frequency penalty', min: -2, max: 2 },
+} as const;
+export type RangedParam = keyof typeof PARAM_RANGES;
+
+/** Why a number is out of its range ("Temperature is between 0 and 2"), or null. */
+export function rangeProblem(name: RangedParam, value: number | null | undefined): string | null {
+  if (value == null) return null;
+  const { label, min, max } = PARAM_RANGES[name];
+  if (value >= min && (max === undefined || value <= max)) return null;
+  return max === undefined ? `${label} is at least ${min}.` : `${label} is between ${min} and ${max}.`;
+}
+
+/**
+ * Why these parameters cannot be sent (a number out of its range, a JSON schema that is not a JSON object,
+ * functions that are not right), or null.
+ */
 export function paramsProblem(params: Params): string | null {
+  for (const name of Object.keys(PARAM_RANGES) as RangedParam[]) {
+    const problem = rangeProblem(name, params[name]);
+    if (problem) return `${problem.slice(0, -1)} (it is ${params[name]}): change it in Settings.`;
+  }
   const tools = toolDefinitions(params);
   if (typeof tools === 'string') return tools;
   if (params.schema == null) return null;

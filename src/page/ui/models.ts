@@ -11,7 +11,7 @@ import { formatBytes, formatDuration, formatInteger, formatRate } from './format
 import { cardOf, cardTitle } from '../../model-cards';
 import { approveDownload, sizeSource, sizeText, useDownloadSize } from './download-ask';
 import { ModelStorage } from './model-storage';
-import { ModeSwitch, UpstreamConnections } from './upstream-connections';
+import { MODE_WORDS, ModeSwitch, UpstreamConnections } from './upstream-connections';
 import { NoWebGpu } from './no-webgpu';
 import { getState, useUi, type UiState } from './store';
 import { answerable, preferredModel } from './chat';
@@ -170,6 +170,8 @@ function ModelCard(props: { id: ModelId; status: ModelStatus | undefined; rate: 
   const upstreamServes = state === 'unavailable' && status?.serving?.engine === 'upstream';
   const badge = upstreamServes ? 'Answered upstream' : status ? STATE_LABEL[state] : props.controllable ? 'Checking…' : 'In another tab';
   const [busy, setBusy] = useState<Action | null>(null);
+  /** After an action: the state it started from (the focus moves once the card has left it), or null. */
+  const refocusAfter = useRef<{ from: ModelState | null } | null>(null);
   const [confirmDelete, setConfirmDelete] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const confirmButton = useRef<HTMLButtonElement>(null);
@@ -188,21 +190,30 @@ function ModelCard(props: { id: ModelId; status: ModelStatus | undefined; rate: 
     setBusy(action);
     setError(null);
     setConfirmDelete(false);
+    refocusAfter.current = { from: state };
     try {
       if (action === 'load') await control.load(id);
       else if (action === 'unload') await control.unload();
       else await control.deleteFromCache(id);
     } catch (err) {
       setError(errorText(err));
+      // Failed: the card stays where it was, and the focus goes to it now.
+      refocusAfter.current = { from: null };
     } finally {
       setBusy(null);
-      refocus(id);
     }
   };
 
   const shares = partners(id);
   const card = cardOf(status);
   const working = busy !== null || state === 'downloading' || state === 'loading';
+  // Once an action is over and the card shows where it led, the focus goes to the card's next action.
+  useEffect(() => {
+    const after = refocusAfter.current;
+    if (!after || working || (after.from !== null && state === after.from)) return;
+    refocusAfter.current = null;
+    refocus(id);
+  }, [working, state]);
   const buttons = [];
   if (props.controllable) {
     if (state === 'not_downloaded') {
@@ -255,7 +266,7 @@ function ModelCard(props: { id: ModelId; status: ModelStatus | undefined; rate: 
           'dd',
           { 'data-testid': 'serving', 'data-engine': status.serving.engine, 'data-mode': status.serving.mode },
           status.serving.engine === 'upstream' ? `The upstream ${status.serving.upstream?.name ?? ''} (${status.serving.upstream?.host ?? ''})` : 'This device',
-          h('span', { class: 'muted' }, ` · mode ${status.serving.mode}. ${status.serving.why}`),
+          h('span', { class: 'muted' }, ` now · ${MODE_WORDS[status.serving.mode]}. ${status.serving.why}`),
           ' ',
           h(ModeSwitch, { id: props.id, serving: status.serving, upstreamOnly: variantOf(props.id)?.engine === 'upstream' }),
         ),
@@ -308,7 +319,11 @@ function ModelCard(props: { id: ModelId; status: ModelStatus | undefined; rate: 
 function alternativeTo(id: ModelId): string {
   if (variantOf(id)?.embeddings) return '';
   const other = preferredModel();
-  return other !== id && answerable(getState().models?.find((m) => m.id === other)) ? ` ${other} runs on this device: the Playground uses it for new chats.` : '';
+  const status = getState().models?.find((m) => m.id === other);
+  if (other === id || !answerable(status)) return '';
+  // Who answers it now: this device, or (hybrid) the upstream it is sent to.
+  const who = status?.serving?.engine === 'upstream' ? `is answered by your server ${status.serving.upstream?.name ?? ''}`.trimEnd() : 'runs on this device';
+  return ` ${other} ${who}: the Playground uses it for new chats.`;
 }
 
 function AdapterCard(props: { adapter: AdapterReport }) {

@@ -11,6 +11,18 @@ import { chooseMode, displayKey, listConnections, removeConnection, saveConnecti
 import type { Serving } from '../../engine-protocol';
 import { Notice, errorText } from './widgets';
 
+/** Each mode in plain words (the mode's own name follows in brackets, as docs/hybrid.md and the config name it). */
+export const MODE_WORDS: Record<Mode, string> = {
+  local: 'this device only',
+  'prefer-local': 'this device first, your server when this device cannot',
+  'prefer-upstream': 'your server first, this device when the server fails',
+  upstream: 'your server only',
+};
+
+export function modeText(mode: Mode): string {
+  return `${MODE_WORDS[mode].charAt(0).toUpperCase()}${MODE_WORDS[mode].slice(1)} (${mode})`;
+}
+
 function Field(props: { id: string; label: string; children?: ComponentChildren }) {
   return h('div', { class: 'field' }, h('label', { for: props.id }, props.label), props.children);
 }
@@ -63,7 +75,7 @@ export function UpstreamConnections() {
               ` ${c.url} (${c.dialect}), key `,
               h('code', { 'data-testid': 'connection-key' }, displayKey(c.key)),
               ': ',
-              Object.entries(c.models).map(([id, m]) => `${id} → ${m.model} (${m.mode ?? 'prefer-local'})`).join(', '),
+              Object.entries(c.models).map(([id, m]) => `${id} → ${m.model}: ${MODE_WORDS[m.mode ?? 'prefer-local']}`).join(', '),
               ' ',
               h('button', { type: 'button', class: 'button small', onClick: () => void remove(c.name), 'aria-label': `Remove connection ${c.name}` }, 'Remove'),
             ),
@@ -86,7 +98,7 @@ export function UpstreamConnections() {
       h(Field, { id: 'up-key', label: 'API key (optional)' }, h('input', { id: 'up-key', type: 'password', autoComplete: 'off', value: form.key, onInput: set('key') })),
       h(Field, { id: 'up-id', label: 'For the id' }, h('select', { id: 'up-id', value: form.id, onChange: set('id') }, modelIds().map((id) => h('option', { key: id, value: id }, id)))),
       h(Field, { id: 'up-model', label: "The server's model name" }, h('input', { id: 'up-model', required: true, value: form.model, onInput: set('model'), placeholder: 'e.g. Qwen/Qwen3-8B-FP8' })),
-      h(Field, { id: 'up-mode', label: 'Mode' }, h('select', { id: 'up-mode', value: form.mode, onChange: set('mode') }, MODES.map((m) => h('option', { key: m, value: m }, m)))),
+      h(Field, { id: 'up-mode', label: 'Mode' }, h('select', { id: 'up-mode', value: form.mode, onChange: set('mode') }, MODES.map((m) => h('option', { key: m, value: m }, modeText(m))))),
       error && h(Notice, { kind: 'error' }, error),
       h('button', { type: 'submit', class: 'button primary' }, 'Add connection'),
     ),
@@ -110,7 +122,7 @@ export function ModeSwitch(props: { id: string; serving: Serving; upstreamOnly: 
     h(
       'select',
       { 'aria-label': `Mode for ${props.id}`, value: props.serving.mode, onChange: change },
-      MODES.map((m) => h('option', { key: m, value: m }, m)),
+      MODES.map((m) => h('option', { key: m, value: m }, modeText(m))),
     ),
     error && h(Notice, { kind: 'error' }, error),
   );

@@ -2,8 +2,7 @@
 // messages become turns and the request's parameters the chat's settings again, so an export round-trips.
 import { modelIds, variantOf } from '../../../catalog';
 import type { ModelId } from '../../../variants';
-import { adoptConversation, preferredModel, type Turn } from '../chat';
-import { DEFAULT_PARAMS, type Params } from '../conversation-db';
+import { DEFAULT_PARAMS, type Params, type Turn } from '../conversation-db';
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -19,8 +18,11 @@ function contentOf(content: unknown): { text: string; image?: string } {
   return typeof url === 'string' ? { text, image: url } : { text };
 }
 
-/** The chat in an export, as the parts a conversation is made of; a string says why the file is not one. */
-export function parseExport(text: string): { title: string; model: ModelId; system: string; params: Params; turns: Omit<Turn, 'id'>[] } | string {
+/**
+ * The chat in an export, as the parts a conversation is made of; a string says why the file is not one. A model
+ * this deployment does not offer becomes `fallback`.
+ */
+export function parseExport(text: string, fallback: ModelId): { title: string; model: ModelId; system: string; params: Params; turns: Omit<Turn, 'id'>[] } | string {
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -29,7 +31,7 @@ export function parseExport(text: string): { title: string; model: ModelId; syst
   }
   if (!isObject(body) || !Array.isArray(body.messages)) return 'That file has no "messages": choose a chat exported with Export JSON.';
   const chats = modelIds().filter((id) => !variantOf(id)?.embeddings);
-  const model = typeof body.model === 'string' && chats.includes(body.model as ModelId) ? (body.model as ModelId) : preferredModel();
+  const model = typeof body.model === 'string' && chats.includes(body.model as ModelId) ? (body.model as ModelId) : fallback;
   let system = '';
   const turns: Omit<Turn, 'id'>[] = [];
   for (const m of body.messages as unknown[]) {
@@ -65,12 +67,4 @@ export function parseExport(text: string): { title: string; model: ModelId; syst
   };
   const title = typeof body.title === 'string' && body.title.trim() ? body.title.trim().slice(0, 120) : 'Imported chat';
   return { title, model, system, params, turns };
-}
-
-/** Imports an exported chat and opens it; returns why not, or null. */
-export function importChat(text: string): string | null {
-  const parsed = parseExport(text);
-  if (typeof parsed === 'string') return parsed;
-  adoptConversation({ ...parsed, turns: parsed.turns as Turn[] });
-  return null;
 }

@@ -3,9 +3,9 @@
 // menu, and each row tells when the chat last changed.
 import { h } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { newConversation, removeConversation, renameConversation, selectConversation, useChat, type Conversation } from '../chat';
+import { adoptConversation, newConversation, preferredModel, removeConversation, renameConversation, selectConversation, useChat, type Conversation, type Turn } from '../chat';
 import { formatRelative } from '../format';
-import { importChat } from './chat-import';
+import { parseExport } from './chat-import';
 
 /** Focus on the row of a chat (its open button), or on the list's first row. */
 export function focusChatRow(id?: string | null): void {
@@ -158,12 +158,11 @@ export function ConversationList(props: { onPicked?: () => void; onClose?: () =>
     input.value = '';
     setImportError(null);
     if (!file) return;
-    const problem = importChat(await file.text());
-    if (problem) setImportError(problem);
-    else {
-      props.onPicked?.();
-      focusChatRow();
-    }
+    const parsed = parseExport(await file.text(), preferredModel());
+    if (typeof parsed === 'string') return setImportError(parsed);
+    adoptConversation({ ...parsed, turns: parsed.turns as Turn[] });
+    props.onPicked?.();
+    focusChatRow();
   };
   return h(
     'nav',

@@ -5,7 +5,7 @@ import type { ModelId } from '../../../variants';
 import type { ModelStatus } from '../../../engine-protocol';
 import { updateCurrent, type Conversation } from '../chat';
 import { DEFAULT_PARAMS, type Params } from '../conversation-db';
-import { paramsProblem, toolDefinitions } from '../conversation-request';
+import { PARAM_RANGES, paramsProblem, rangeProblem, toolDefinitions, type RangedParam } from '../conversation-request';
 import { thinkingHere } from '../model-facts';
 
 export { thinkingHere } from '../model-facts';
@@ -19,24 +19,28 @@ function numberOrNull(raw: string): number | null {
   return Number.isFinite(n) ? n : null;
 }
 
-function ParamField(props: { id: string; label: string; hint: string; value: number | null; min: number; max?: number; step: number; onChange: (v: number | null) => void }) {
+/** A number of the request: its range from PARAM_RANGES, its default said in the box; out of range, it says so (and Send waits). */
+function ParamField(props: { id: string; name: RangedParam; hint: string; value: number | null; step: number; fallback: string; onChange: (v: number | null) => void }) {
+  const { label, min, max } = PARAM_RANGES[props.name];
+  const problem = rangeProblem(props.name, props.value);
   return h(
     'div',
     { class: 'field param' },
-    h('label', { for: props.id }, props.label),
+    h('label', { for: props.id }, label),
     h('input', {
       id: props.id,
       type: 'number',
       inputMode: 'decimal',
-      min: props.min,
-      max: props.max,
+      min,
+      max,
       step: props.step,
-      placeholder: 'default',
+      placeholder: `default: ${props.fallback}`,
       value: props.value ?? '',
       onInput: (e: Event) => props.onChange(numberOrNull((e.currentTarget as HTMLInputElement).value)),
       'aria-describedby': `${props.id}-hint`,
+      'aria-invalid': problem ? 'true' : 'false',
     }),
-    h('p', { class: 'hint', id: `${props.id}-hint` }, props.hint),
+    h('p', { class: problem ? 'hint error-text' : 'hint', id: `${props.id}-hint` }, problem ? `${problem} Nothing is sent until it is.` : props.hint),
   );
 }
 
@@ -64,12 +68,12 @@ export function Parameters(props: { conversation: Conversation; status: ModelSta
     h(
       'div',
       { class: 'param-grid' },
-      h(ParamField, { id: 'pg-temperature', label: 'Temperature', hint: '0–2; higher is more varied.', value: p.temperature, min: 0, max: 2, step: 0.1, onChange: (v) => set({ temperature: v }) }),
-      h(ParamField, { id: 'pg-top-p', label: 'Top p', hint: '0–1; the share of likely tokens sampled from.', value: p.top_p, min: 0, max: 1, step: 0.05, onChange: (v) => set({ top_p: v }) }),
-      h(ParamField, { id: 'pg-max-tokens', label: 'Max tokens', hint: 'Longest answer, thinking included.', value: p.max_tokens, min: 1, step: 1, onChange: (v) => set({ max_tokens: v === null ? null : Math.max(1, Math.round(v)) }) }),
-      h(ParamField, { id: 'pg-seed', label: 'Seed', hint: 'A whole number: the same seed, the same sampling.', value: p.seed ?? null, min: 0, step: 1, onChange: (v) => set({ seed: v === null ? null : Math.round(v) }) }),
-      h(ParamField, { id: 'pg-presence', label: 'Presence penalty', hint: '−2–2; above 0 favours new topics.', value: p.presence_penalty ?? null, min: -2, max: 2, step: 0.1, onChange: (v) => set({ presence_penalty: v }) }),
-      h(ParamField, { id: 'pg-frequency', label: 'Frequency penalty', hint: '−2–2; above 0 repeats less.', value: p.frequency_penalty ?? null, min: -2, max: 2, step: 0.1, onChange: (v) => set({ frequency_penalty: v }) }),
+      h(ParamField, { id: 'pg-temperature', name: 'temperature', hint: '0–2; higher is more varied.', fallback: 'the model’s own', value: p.temperature, step: 0.1, onChange: (v) => set({ temperature: v }) }),
+      h(ParamField, { id: 'pg-top-p', name: 'top_p', hint: '0–1; the share of likely tokens sampled from.', fallback: 'the model’s own', value: p.top_p, step: 0.05, onChange: (v) => set({ top_p: v }) }),
+      h(ParamField, { id: 'pg-max-tokens', name: 'max_tokens', hint: 'Longest answer, thinking included.', fallback: 'the room the context has left', value: p.max_tokens, step: 1, onChange: (v) => set({ max_tokens: v === null ? null : Math.round(v) }) }),
+      h(ParamField, { id: 'pg-seed', name: 'seed', hint: 'A whole number: the same seed, the same sampling.', fallback: 'random', value: p.seed ?? null, step: 1, onChange: (v) => set({ seed: v === null ? null : Math.round(v) }) }),
+      h(ParamField, { id: 'pg-presence', name: 'presence_penalty', hint: '−2–2; above 0 favours new topics.', fallback: '0', value: p.presence_penalty ?? null, step: 0.1, onChange: (v) => set({ presence_penalty: v }) }),
+      h(ParamField, { id: 'pg-frequency', name: 'frequency_penalty', hint: '−2–2; above 0 repeats less.', fallback: '0', value: p.frequency_penalty ?? null, step: 0.1, onChange: (v) => set({ frequency_penalty: v }) }),
       h(
         'div',
         { class: 'field param wide' },

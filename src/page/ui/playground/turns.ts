@@ -1,7 +1,9 @@
 // The Playground's turns: a user's (edit and resend), an assistant's (thinking, answer, stats, regenerate).
 import { h } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { continuable, continueAnswer, current, editAndResend, regenerate, sendToolResults, showVersion, type Sender, type Turn } from '../chat';
+import { CONTINUE_PROMPT, continuable, continueAnswer, current, editAndResend, regenerate, sendToolResults, showVersion, type Conversation, type Sender, type Turn } from '../chat';
+import { nextFit } from '../context-budget';
+import { getState } from '../store';
 import { approveDownload } from '../download-ask';
 import { formatDecimal, formatInteger } from '../format';
 import { CopyButton, Markdown } from '../widgets';
@@ -11,6 +13,12 @@ import { ErrorText } from '../plain-error';
 function askForCurrentModel(): Promise<boolean> {
   const model = current()?.model;
   return model ? approveDownload(model) : Promise.resolve(true);
+}
+
+/** Whether the chat's context has room to continue its last answer (unknown context: it may). */
+function roomToContinue(conversation: Conversation): boolean {
+  const context = getState().models?.find((m) => m.id === conversation.model)?.context_length;
+  return !context || nextFit(conversation, CONTINUE_PROMPT, context).fits;
 }
 
 function seconds(ms: number): string {
@@ -177,7 +185,8 @@ function AssistantTurn(props: TurnProps) {
           continuable(conversation) &&
           h(
             'button',
-            { type: 'button', class: 'button small primary', disabled: props.busy, onClick: () => void askForCurrentModel().then((ok) => ok && continueAnswer(props.sender!)), 'aria-label': 'Continue the last answer' },
+            // A context with no room left for more: the choice beside the composer comes first.
+            { type: 'button', class: 'button small primary', disabled: props.busy || !roomToContinue(conversation), onClick: () => void askForCurrentModel().then((ok) => ok && continueAnswer(props.sender!)), 'aria-label': 'Continue the last answer' },
             'Continue',
           ),
         props.last &&
