@@ -139,7 +139,8 @@ test('phone: the conversation comes first; chats in a drawer, system prompt and 
   await page.getByRole('button', { name: /^Settings/ }).click();
   const sheet = page.getByRole('complementary', { name: 'Chat settings' });
   await expect(sheet).toBeVisible();
-  await expect(page.getByLabel('System prompt')).toBeFocused();
+  // The focus goes to Done, not into the system prompt: no keyboard rises over the sheet unasked.
+  await expect(sheet.getByRole('button', { name: 'Done' })).toBeFocused();
   await page.getByLabel('System prompt').fill('Be brief.');
   const box = (await sheet.boundingBox())!;
   expect(box.y + box.height).toBeLessThanOrEqual(PHONE.height + 0.5);

@@ -203,7 +203,8 @@ test('parameters, thinking off, the request as code; copy, regenerate, edit and 
   // Parameters from the keyboard: Settings opens beside the chat with the focus in it.
   await tabTo(page, 'button[aria-controls="pg-settings"]');
   await page.keyboard.press('Enter');
-  await expect(page.getByLabel('System prompt')).toBeFocused();
+  // The focus goes to the panel's Done, not into the system prompt (a phone would raise its keyboard).
+  await expect(page.getByRole('button', { name: 'Done' })).toBeFocused();
   await tabTo(page, '.pg-params summary');
   await page.keyboard.press('Enter');
   await page.getByLabel('Max tokens').fill('2');

@@ -41,7 +41,9 @@ test('parameters: stop sequences, seed and penalties are sent; a JSON schema ans
   await expect(code).toContainText('"type": "json_schema"');
   // The test engine answers a schema with its smallest instance.
   const json = await sendAndWait(page, 'a city');
-  expect(JSON.parse((await json.locator('.answer').textContent())!)).toEqual({ city: 'a', people: 0 });
+  // Shown indented, in a block labelled json.
+  await expect(json.locator('.answer .code-language')).toHaveText('json');
+  expect(JSON.parse((await json.locator('.answer pre code').textContent())!)).toEqual({ city: 'a', people: 0 });
 
   // A schema that is not JSON: said in the settings and the composer; nothing is sent.
   await schema.fill('{"type": ');

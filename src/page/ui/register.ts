@@ -41,7 +41,9 @@ export function Register(props: { onRegistered: () => void }) {
       { class: 'lede' },
       'inpage serves an OpenAI-style chat-completion API from inside this browser. Register once to make the workspace that owns your API keys.',
     ),
-    // The form first, so it is on the first screen of a phone; what to know about it follows.
+    // Where nothing can run the models, that comes first (it says the workspace can still be made below); else
+    // the form comes first, on the first screen of a phone, and what to know about it follows.
+    missing && h(NoWebGpu, { reason: missing, beforeSignUp: true }),
     h(
       'form',
       { class: 'card register-form', onSubmit: submit },
@@ -61,7 +63,6 @@ export function Register(props: { onRegistered: () => void }) {
       error && h(Notice, { kind: 'error' }, error),
       h('button', { type: 'submit', class: 'button primary', disabled: busy }, busy ? 'Creating…' : 'Create workspace'),
     ),
-    missing && h(NoWebGpu, { reason: missing, beforeSignUp: true }),
     cpu && h(CpuNotice, { cpu, beforeSignUp: true }),
     h(
       'ul',
