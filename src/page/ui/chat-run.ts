@@ -27,6 +27,17 @@ interface RunOptions {
   extend?: Turn;
 }
 
+/**
+ * The room for an answer from a context_length_exceeded error (its message names the prompt's tokens: "(N in
+ * the messages" or "(N in the prompt"); null when it names none, undefined when there is no room at all.
+ */
+function roomFrom(message: string, context: number): number | null | undefined {
+  const prompt = /\((\d+) in the (?:messages|prompt)/.exec(message)?.[1];
+  if (prompt === undefined) return null;
+  const room = context - Number(prompt);
+  return room >= 1 ? room : undefined;
+}
+
 /** The context of `model` on this device (or its upstream), as the engine reports it; null while unknown. */
 function contextOf(model: ModelId): number | null {
   return getState().models?.find((m) => m.id === model)?.context_length ?? null;
@@ -84,39 +95,53 @@ export async function run(conversation: Conversation, key: string, history: Turn
   let servedBy: string | null = null;
   try {
     const body = requestBody(model, messages, conversation.params);
-    if (conversation.params.max_tokens === null && fit) body.max_tokens = fit.maxTokens;
-    for await (const chunk of streamChat(key, body, abort.signal, (by) => (servedBy = by))) {
-      if (chunk.usage) usage = chunk.usage;
-      const choice = chunk.choices[0];
-      if (!choice) continue;
-      const { content, reasoning_content: reasoning, tool_calls: calls } = choice.delta;
-      for (const call of calls ?? []) {
-        // A call's first piece names it; later pieces add to its arguments.
-        answer.toolCalls ??= [];
-        const made = (answer.toolCalls[call.index] ??= { id: call.id ?? `call_${call.index}`, name: '', arguments: '' });
-        if (call.id) made.id = call.id;
-        if (call.function.name) made.name += call.function.name;
-        made.arguments += call.function.arguments;
-        firstAt ??= performance.now();
-        notifySoon();
-        saveStreaming(conversation);
-      }
-      if (content || reasoning) {
-        const now = performance.now();
-        firstAt ??= now;
-        deltas++;
-        if (reasoning) {
-          thinkingFrom ??= now;
-          answer.reasoning = (answer.reasoning ?? '') + reasoning;
+    // The room the context has left, when the chat sets no max_tokens of its own (context-budget.ts).
+    const defaulted = conversation.params.max_tokens === null && fit !== null;
+    if (defaulted) body.max_tokens = fit.maxTokens;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        for await (const chunk of streamChat(key, body, abort.signal, (by) => (servedBy = by))) {
+          if (chunk.usage) usage = chunk.usage;
+          const choice = chunk.choices[0];
+          if (!choice) continue;
+          const { content, reasoning_content: reasoning, tool_calls: calls } = choice.delta;
+          for (const call of calls ?? []) {
+            // A call's first piece names it; later pieces add to its arguments.
+            answer.toolCalls ??= [];
+            const made = (answer.toolCalls[call.index] ??= { id: call.id ?? `call_${call.index}`, name: '', arguments: '' });
+            if (call.id) made.id = call.id;
+            if (call.function.name) made.name += call.function.name;
+            made.arguments += call.function.arguments;
+            firstAt ??= performance.now();
+            notifySoon();
+            saveStreaming(conversation);
+          }
+          if (content || reasoning) {
+            const now = performance.now();
+            firstAt ??= now;
+            deltas++;
+            if (reasoning) {
+              thinkingFrom ??= now;
+              answer.reasoning = (answer.reasoning ?? '') + reasoning;
+            }
+            if (content) {
+              if (thinkingFrom !== null && answer.thoughtMs === undefined) answer.thoughtMs = now - thinkingFrom;
+              answer.text += content;
+            }
+            notifySoon();
+            saveStreaming(conversation);
+          }
+          if (choice.finish_reason) finish = choice.finish_reason;
         }
-        if (content) {
-          if (thinkingFrom !== null && answer.thoughtMs === undefined) answer.thoughtMs = now - thinkingFrom;
-          answer.text += content;
-        }
-        notifySoon();
-        saveStreaming(conversation);
+        break;
+      } catch (err) {
+        // The prompt was estimated: if the service counts more than that and refuses our own default before the
+        // first token, it says the prompt's exact size; asked once more with the room there really is.
+        const again = attempt === 0 && defaulted && firstAt === null && err instanceof ApiCallError && err.code === 'context_length_exceeded' ? roomFrom(err.message, context!) : undefined;
+        if (again === undefined) throw err;
+        if (again === null) delete body.max_tokens;
+        else body.max_tokens = again;
       }
-      if (choice.finish_reason) finish = choice.finish_reason;
     }
     answer.status = 'done';
   } catch (err) {
