@@ -49,26 +49,28 @@ for (const device of [
     const create = await page.getByRole('button', { name: 'Create workspace' }).boundingBox();
     expect(create!.y + create!.height).toBeLessThanOrEqual(device.viewport.height);
     await scan(page, 'sign-up');
-    await screens(page, `${device.name}-signup`, { screen: true });
+    await screens(page, `a11y-${device.name}-signup`, { screen: true });
     await registerThroughForm(page);
     await scan(page, 'API Keys');
-    await screens(page, `${device.name}-keys`);
+    await screens(page, `a11y-${device.name}-keys`);
     await goToArea(page, 'Models');
     await scan(page, 'Models');
-    await screens(page, `${device.name}-models`);
+    await screens(page, `a11y-${device.name}-models`);
     await goToArea(page, 'Playground');
     await scan(page, 'Playground without a key');
     await playgroundKey(page);
     await sendAndWait(page, 'A formula: $$e^{i\\pi} + 1 = 0$$ and code:\n```js\nconst a = 1;\n```');
     await scan(page, 'Playground with an answer');
-    await screens(page, `${device.name}-playground`);
+    await screens(page, `a11y-${device.name}-playground`);
+    // As the person sees it: the chat's first screen (the slim lines above it, the composer below).
+    await screens(page, `a11y-${device.name}-playground-screen`, { screen: true });
     await openChatSettings(page);
     await scan(page, 'Playground settings');
-    await screens(page, `${device.name}-playground-settings`, { screen: true });
+    await screens(page, `a11y-${device.name}-playground-settings`, { screen: true });
     await page.getByRole('button', { name: 'Done' }).click();
     await goToArea(page, 'Connect');
     await scan(page, 'Connect');
-    await screens(page, `${device.name}-connect`);
+    await screens(page, `a11y-${device.name}-connect`);
   });
 }
 
