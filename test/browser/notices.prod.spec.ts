@@ -15,7 +15,7 @@ test('THIRD-PARTY-NOTICES.txt: inpage’s MIT licence, then every package the ap
   expect(notices.startsWith('inpage 0.1.0 (MIT) and the third-party software it bundles.\n')).toBe(true);
   expect(notices).toContain(readFileSync(join(ROOT, 'LICENSE'), 'utf8').trimEnd());
   const listed = [...notices.matchAll(/^ {2}(\S+) (\S+) — (.+)$/gm)].map((m) => `${m[1]} ${m[2]} ${m[3]}`);
-  // The page's (marked, DOMPurify, highlight.js, preact, idb), the engine worker's
+  // The page's (marked, DOMPurify, highlight.js, KaTeX, preact, idb), the engine worker's
   // (web-llm, wllama, comlink), the service worker's (hono, zod, workbox) and the bundler's own helpers.
   const expected: [string, string][] = [
     ['@mlc-ai/web-llm', 'Apache-2.0'],
@@ -25,6 +25,7 @@ test('THIRD-PARTY-NOTICES.txt: inpage’s MIT licence, then every package the ap
     ['highlight.js', 'BSD-3-Clause'],
     ['hono', 'MIT'],
     ['idb', 'ISC'],
+    ['katex', 'MIT'],
     ['marked', 'MIT'],
     ['preact', 'MIT'],
     ['rolldown', 'MIT'],
