@@ -1,5 +1,6 @@
 /// <reference lib="webworker" />
-// The engine Web Worker: owns the model, serves the service worker's ports, answers the hosting page.
+// The engine Web Worker: owns the model, serves the service worker's ports, answers the hosting page (its entry,
+// engine-worker.ts, only imports this).
 import * as Comlink from 'comlink';
 import type { InpageConfig } from '../../src/config';
 import type { EngineCapabilities, EngineControl } from '../../src/engine-control';
@@ -9,6 +10,7 @@ import { CONTROL_CAPABILITIES, complete, type CompleteEngine } from './engine';
 import { EventBatch, nextTurn } from './common/event-batch';
 import { Scheduler } from './scheduler';
 import { setStorageRoot } from './common/storage-root';
+import { ApiError } from '../../src/protocol/errors';
 
 /** Whether a person added an upstream connection in the workspace (hybrid); answered without loading the composite. */
 async function hasConnections(): Promise<boolean> {
@@ -27,8 +29,13 @@ let scheduler: Scheduler | null = null;
 let localOnly = false;
 const later = nextTurn();
 
+/** Why the last start of the engine failed (its models' requests and status say so until a start succeeds). */
+let startFailure: string | null = null;
+
 function need(): { engine: CompleteEngine; scheduler: Scheduler } {
-  if (!engine || !scheduler) throw new Error('The engine worker was used before init().');
+  if (!engine || !scheduler) {
+    throw new ApiError('engine_unavailable', startFailure ? `The inference engine could not start in this browser: ${startFailure}` : 'The inference engine has not started yet; retry.');
+  }
   return { engine, scheduler };
 }
 
@@ -38,7 +45,15 @@ function serve(port: MessagePort): void {
   const post = (message: FromEngine) => port.postMessage(message);
   port.onmessage = (e: MessageEvent<ToEngine>) => {
     const message = e.data;
-    const { engine, scheduler } = need();
+    let running: ReturnType<typeof need>;
+    try {
+      running = need();
+    } catch (err) {
+      // No engine (its start failed, or has not finished): what asks for an answer gets one saying why.
+      if (message.type === 'generate' || message.type === 'embed' || message.type === 'status') post({ type: 'error', id: message.id, error: ApiError.from(err).toData() });
+      return;
+    }
+    const { engine, scheduler } = running;
     switch (message.type) {
       case 'generate':
       case 'embed': {
@@ -95,8 +110,12 @@ function create(config: InpageConfig): Promise<void> {
     // Consumer mode, split (docs/shared-models.md): the provider's engine beside this site's; its chunk only then.
     engine = complete(provider ? await (await import('./consumer')).withProvider(own, provider.port, provider.origin) : own);
     scheduler = new Scheduler(engine, config.queueDepth);
+    startFailure = null;
   });
-  creating.catch(() => (creating = null));
+  creating.catch((err: unknown) => {
+    creating = null;
+    startFailure = err instanceof Error ? err.message : String(err);
+  });
   return creating;
 }
 
