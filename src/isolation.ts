@@ -7,18 +7,27 @@
 // COEP `credentialless` rather than `require-corp`: cross-origin subresources loaded without CORS (e.g. an
 // image a conversation shows from another host) keep working without a Cross-Origin-Resource-Policy header,
 // only without cookies. Model downloads are CORS fetches (Hugging Face sends CORS headers), which COEP leaves
-// alone either way. A browser without `credentialless` (Safari) is simply not isolated: llama.cpp then runs
-// on one thread, as it does on a first visit to a server that sends no such headers.
-export const ISOLATION_HEADERS: Readonly<Record<string, string>> = {
-  'Cross-Origin-Opener-Policy': 'same-origin',
-  'Cross-Origin-Embedder-Policy': 'credentialless',
-};
+// alone either way. A browser without `credentialless` (Safari) is not isolated by it: llama.cpp then runs on one
+// thread, as it does on a first visit to a server that sends no such headers.
+//
+// `require-corp` is the variant that isolates the page in WebKit (Safari): a deployment chooses it by sending it
+// itself (the Vite plugin's `isolation: "require-corp"`, or its own server). The service worker keeps the COOP and
+// COEP a response already has and adds only what is missing, so the deployment's choice holds under it too.
+// What it costs is in docs/engines.md (Threads and cross-origin isolation).
+export type EmbedderPolicy = 'credentialless' | 'require-corp';
 
-/** `response` with the isolation headers (a new Response sharing its body). */
+/** COOP `same-origin` and COEP `policy`. */
+export function isolationHeaders(policy: EmbedderPolicy = 'credentialless'): Readonly<Record<string, string>> {
+  return { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': policy };
+}
+
+export const ISOLATION_HEADERS: Readonly<Record<string, string>> = isolationHeaders();
+
+/** `response` with the isolation headers it lacks (a new Response sharing its body); those it has are kept. */
 export function isolated(response: Response): Response {
   // Opaque and redirected responses cannot be rebuilt (and are not the app's own).
   if (response.type === 'opaque' || response.type === 'opaqueredirect' || response.status === 0) return response;
   const headers = new Headers(response.headers);
-  for (const [name, value] of Object.entries(ISOLATION_HEADERS)) headers.set(name, value);
+  for (const [name, value] of Object.entries(ISOLATION_HEADERS)) if (!headers.has(name)) headers.set(name, value);
   return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
 }
