@@ -36,6 +36,8 @@ test('a CPU device too small for some models: each unavailable one says why in /
   for (const m of data.filter((m) => m.state !== 'unavailable')) expect(m.why, m.id).toBeUndefined();
   const refused = await chat(page, key, { model: 'svc-model-5.2', messages: [{ role: 'user', content: 'hi' }] });
   expect((refused.json as { error: { message: string } }).error.message).toBe(unavailable.find((m) => m.id === 'svc-model-5.2')!.why);
+  // The UI shows the workspace made through the API once the page is loaded again.
+  await page.reload();
   await goToArea(page, 'Models');
   for (const m of unavailable) await expect(page.locator(`article[data-model="${m.id}"] [data-testid="unavailable"]`)).toContainText(m.why!);
 });
