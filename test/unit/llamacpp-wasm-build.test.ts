@@ -5,14 +5,14 @@ import { chooseWasmBuild, detectWasmFeatures } from '../../worker/engine/llamacp
 
 describe('wllama build and threads per browser', () => {
   test('Chromium (JSPI, Memory64), isolated: the main build on every core, or the configured count', () => {
-    const chromium = { jspi: true, memory64: true, crossOriginIsolated: true };
+    const chromium = { jspi: true, memory64: true, crossOriginIsolated: true, sharedMemory: true };
     expect(chooseWasmBuild(chromium, 0, 4)).toEqual({ build: 'main', buildWhy: "wllama's main build (Memory64, JSPI).", threads: 4, threadsWhy: 'Every logical core (4); the page is cross-origin isolated.' });
     expect(chooseWasmBuild(chromium, 2, 4)).toMatchObject({ threads: 2, threadsWhy: "2 of 4 logical cores (the deployment's llamaThreads: 2); the page is cross-origin isolated." });
     expect(chooseWasmBuild(chromium, 16, 4).threads).toBe(4);
   });
 
-  test('Firefox ESR (Memory64, no JSPI): the main build, reading the model without suspending', () => {
-    expect(chooseWasmBuild({ jspi: false, memory64: true, crossOriginIsolated: false }, 0, 4)).toMatchObject({
+  test('Memory64 without JSPI (a browser before JSPI, as Firefox was): the main build, reading the model without suspending', () => {
+    expect(chooseWasmBuild({ jspi: false, memory64: true, crossOriginIsolated: false, sharedMemory: false }, 0, 4)).toMatchObject({
       build: 'main',
       buildWhy: "wllama's main build (Memory64; no JSPI here: the model is read without suspending).",
       threads: 1,
@@ -20,11 +20,19 @@ describe('wllama build and threads per browser', () => {
   });
 
   test('WebKit (no Memory64, no JSPI, not isolated): the compat build on one thread, each saying why', () => {
-    expect(chooseWasmBuild({ jspi: false, memory64: false, crossOriginIsolated: false }, 0, 4)).toEqual({
+    expect(chooseWasmBuild({ jspi: false, memory64: false, crossOriginIsolated: false, sharedMemory: false }, 0, 4)).toEqual({
       build: 'compat',
       buildWhy: "wllama's compat build (32-bit memory, Asyncify): this browser has no WebAssembly Memory64 and no JSPI, which the main build needs; it is slower.",
       threads: 1,
       threadsWhy: 'One thread: the page is not cross-origin isolated, so WebAssembly has no shared memory for threads (docs/engines.md, Threads and cross-origin isolation).',
+    });
+  });
+
+  test('isolated with COEP require-corp but without SharedArrayBuffer (WebKitGTK 2.50): one thread, saying so', () => {
+    expect(chooseWasmBuild({ jspi: false, memory64: false, crossOriginIsolated: true, sharedMemory: false }, 0, 4)).toMatchObject({
+      build: 'compat',
+      threads: 1,
+      threadsWhy: 'One thread: the page is cross-origin isolated, but this browser gives it no SharedArrayBuffer, which WebAssembly threads need.',
     });
   });
 

@@ -6,7 +6,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { synthesizeGguf } from '../../scripts/gguf/synthesize';
-import { chat } from '../browser/helpers';
+import { chat, makeKey } from '../browser/helpers';
+import { isolationHeaders } from '../../src/isolation';
 import { ggufPath, hostLlamaCppDeployment, type LlamaCppHost } from '../browser/llamacpp-host';
 import { SETUP_MS, build, createKeyThroughForm, openApp, registerThroughForm, webkit } from './webkit';
 
@@ -74,5 +75,39 @@ describe('WebKit (MiniBrowser), production build, llama.cpp', { timeout: 420_000
     assert.equal(card, engine.build_why);
     assert.equal(await page.textOnceMatching('article[data-model="svc-model-5.2-short"] [data-testid="storage"]', /Cache Storage/), engine.storage.why);
     assert.equal(await page.textOnceMatching('article[data-model="svc-model-5.2-short"] [data-testid="runtime"]', /thread/), 'llama.cpp on the CPU, 1 thread (the page is not cross-origin isolated)');
+  });
+});
+
+// The require-corp variant (docs/engines.md, Threads and cross-origin isolation): a deployment whose server sends
+// COOP same-origin and COEP require-corp isolates the page in WebKit (the service worker keeps the policy). This
+// WebKitGTK gives an isolated page no SharedArrayBuffer, so llama.cpp still runs one thread here, and says why.
+describe('WebKit (MiniBrowser), production build, llama.cpp, served with COEP require-corp', { timeout: 420_000 }, () => {
+  let host: LlamaCppHost | undefined;
+  before(async () => {
+    const model = synthesizeGguf({ seed: 7 });
+    host = await hostLlamaCppDeployment({ port: 4187, prefix: 'webkit-corp', headers: { ...isolationHeaders('require-corp') }, files: (put) => put(ggufPath('qwen3-1.7b'), model.bytes) });
+  }, { timeout: SETUP_MS });
+  after(async () => {
+    await host?.close();
+  });
+  const browser = webkit();
+
+  test('the page is cross-origin isolated; the compat build answers; the thread count says why it is one', async () => {
+    const page = browser();
+    await openApp(page, `${host!.server.origin}/`);
+    assert.deepEqual(await page.evaluate(() => ({ isolated: self.crossOriginIsolated, sharedMemory: typeof SharedArrayBuffer }), null), { isolated: true, sharedMemory: 'undefined' });
+    const key = await makeKey(page);
+    const answer = await chat(page, key, { model: 'svc-model-5.2-short', messages: [{ role: 'user', content: 'Hello' }], temperature: 0, max_tokens: 12 });
+    assert.equal(answer.status, 200, answer.text);
+    const body = answer.json as Completion;
+    assert.equal(body.choices[0]!.message.reasoning_content, 'Let me think.');
+    assert.deepEqual({ prompt: body.usage.prompt_tokens, completion: body.usage.completion_tokens }, { prompt: 9, completion: 12 });
+    const models = (await page.evaluate(async (key: string) => (await fetch('/v1/models', { headers: { authorization: `Bearer ${key}` } })).json(), key)) as Models;
+    const engine = models.data.find((m) => m.id === 'svc-model-5.2-short')!.engine!;
+    assert.deepEqual({ build: engine.build, threads: engine.threads, threads_why: engine.threads_why }, {
+      build: 'compat',
+      threads: 1,
+      threads_why: 'One thread: the page is cross-origin isolated, but this browser gives it no SharedArrayBuffer, which WebAssembly threads need.',
+    });
   });
 });

@@ -140,6 +140,16 @@ export class WebKitPage implements Evaluator {
   }
 }
 
+/** Ends a child process and resolves once it has exited (at most WAIT_MS). */
+function stop(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, WAIT_MS);
+    child.once('exit', () => (clearTimeout(timer), resolve()));
+    child.kill();
+  });
+}
+
 /**
  * Starts Xvfb, WebKitWebDriver and one MiniBrowser session for the file's tests; ends all three after them,
  * failed or not. The session's website data is its own (WebDriver's automation sessions are ephemeral).
@@ -174,8 +184,8 @@ export function webkit(): () => WebKitPage {
   }, { timeout: 4 * WAIT_MS });
   after(async () => {
     if (session) await command('DELETE', `/session/${session}`).catch(() => undefined);
-    driver?.kill();
-    xvfb?.kill();
+    // Gone before the next file's (or suite's) driver takes the port.
+    await Promise.all([driver, xvfb].map((child) => stop(child)));
   }, { timeout: 2 * WAIT_MS });
   return () => {
     if (!page) throw new Error('WebKit is used before it was started');

@@ -1,7 +1,7 @@
 // Which of wllama's WebAssembly builds runs llama.cpp in this browser, on how many threads, by feature detection
 // (never by the browser's name), and the URLs of each build's files, all part of the deployment (never a CDN):
 //  - `main` (@wllama/wllama): Memory64; it suspends on JSPI (`WebAssembly.Suspending`) where the browser has it,
-//    and reads the model through wllama's synchronous path where not (Firefox);
+//    and reads the model through wllama's synchronous path where not (Firefox before JSPI);
 //  - `compat` (@wllama/wllama-compat, the same release): 32-bit memory and Asyncify, for a browser without
 //    Memory64 (Safari, WebKitGTK); slower, and its files (a 19 MB wasm, a 170 kB worker script) load only there.
 // Threads need SharedArrayBuffer, which needs a cross-origin-isolated page; elsewhere llama.cpp runs one thread.
@@ -13,8 +13,10 @@ export interface WasmFeatures {
   jspi: boolean;
   /** WebAssembly Memory64: a memory with `address: "i64"`. */
   memory64: boolean;
-  /** `crossOriginIsolated`: SharedArrayBuffer, so WebAssembly threads. */
+  /** `crossOriginIsolated`: the page may have shared memory. */
   crossOriginIsolated: boolean;
+  /** `SharedArrayBuffer` is there: WebAssembly threads (WebKitGTK 2.50 has none even when isolated). */
+  sharedMemory: boolean;
 }
 
 export function detectWasmFeatures(scope: typeof globalThis = globalThis): WasmFeatures {
@@ -28,7 +30,8 @@ export function detectWasmFeatures(scope: typeof globalThis = globalThis): WasmF
   return {
     jspi: typeof (scope.WebAssembly as { Suspending?: unknown }).Suspending === 'function',
     memory64,
-    crossOriginIsolated: scope.crossOriginIsolated === true && typeof scope.SharedArrayBuffer === 'function',
+    crossOriginIsolated: scope.crossOriginIsolated === true,
+    sharedMemory: typeof scope.SharedArrayBuffer === 'function',
   };
 }
 
@@ -53,6 +56,9 @@ export function chooseWasmBuild(features: WasmFeatures, configured: number, core
       : `wllama's compat build (32-bit memory, Asyncify): this browser has no WebAssembly Memory64${features.jspi ? '' : ' and no JSPI'}, which the main build needs; it is slower.`;
   if (!features.crossOriginIsolated) {
     return { build, buildWhy, threads: 1, threadsWhy: 'One thread: the page is not cross-origin isolated, so WebAssembly has no shared memory for threads (docs/engines.md, Threads and cross-origin isolation).' };
+  }
+  if (!features.sharedMemory) {
+    return { build, buildWhy, threads: 1, threadsWhy: 'One thread: the page is cross-origin isolated, but this browser gives it no SharedArrayBuffer, which WebAssembly threads need.' };
   }
   const all = Math.max(1, cores || 1);
   const threads = configured > 0 ? Math.min(configured, all) : all;
