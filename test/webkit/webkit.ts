@@ -35,7 +35,7 @@ function startXvfb(): Promise<{ display: string; process: ChildProcess }> {
     const xvfb = spawn('Xvfb', ['-displayfd', '3', '-screen', '0', '1280x1024x24', '-nolisten', 'tcp'], { stdio: ['ignore', 'ignore', 'ignore', 'pipe'] });
     let said = '';
     const timer = setTimeout(() => reject(new Error('Xvfb did not say its display in time')), WAIT_MS);
-    xvfb.once('error', (err) => (clearTimeout(timer), reject(err)));
+    xvfb.once('error', (err) => (clearTimeout(timer), reject(new Error(`Xvfb could not start (${err.message}); on Debian: apt-get install xvfb`))));
     xvfb.stdio[3]!.on('data', (chunk: Buffer) => {
       said += chunk.toString();
       if (said.includes('\n')) {
@@ -163,6 +163,8 @@ export function webkit(): () => WebKitPage {
     const x = await startXvfb();
     xvfb = x.process;
     driver = spawn('WebKitWebDriver', [`--port=${DRIVER_PORT}`], { stdio: 'ignore', env: { ...process.env, DISPLAY: x.display } });
+    let failed: Error | null = null;
+    driver.once('error', (err) => (failed = new Error(`WebKitWebDriver could not start (${err.message}); on Debian: apt-get install webkit2gtk-driver`)));
     // Whatever ends this process (a failed hook, a signal) ends them too.
     process.once('exit', () => {
       driver?.kill();
@@ -172,6 +174,7 @@ export function webkit(): () => WebKitPage {
     for (;;) {
       const ready = await command('GET', '/status', undefined, 2000).then((v) => (v as { ready?: boolean }).ready === true, () => false);
       if (ready) break;
+      if (failed) throw failed;
       if (Date.now() > end) throw new Error(`WebKitWebDriver did not start on port ${DRIVER_PORT}`);
       await new Promise((r) => setTimeout(r, 200));
     }
