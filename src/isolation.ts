@@ -11,9 +11,10 @@
 // thread, as it does on a first visit to a server that sends no such headers.
 //
 // `require-corp` is the variant that isolates the page in WebKit (Safari): a deployment chooses it by sending it
-// itself (the Vite plugin's `isolation: "require-corp"`, or its own server). The service worker keeps the COOP and
-// COEP a response already has and adds only what is missing, so the deployment's choice holds under it too.
-// What it costs is in docs/engines.md (Threads and cross-origin isolation).
+// itself (the Vite plugin's `isolation: "require-corp"`, or its own server). The service worker still puts
+// `credentialless` on what it serves (keeping the server's policy instead broke the model provider's page, whose
+// `require-corp` it replaces on purpose), so only what the server answers itself is isolated by it. What it costs
+// is in docs/engines.md (Threads and cross-origin isolation).
 export type EmbedderPolicy = 'credentialless' | 'require-corp';
 
 /** COOP `same-origin` and COEP `policy`. */
@@ -23,11 +24,11 @@ export function isolationHeaders(policy: EmbedderPolicy = 'credentialless'): Rea
 
 export const ISOLATION_HEADERS: Readonly<Record<string, string>> = isolationHeaders();
 
-/** `response` with the isolation headers it lacks (a new Response sharing its body); those it has are kept. */
+/** `response` with the isolation headers (a new Response sharing its body). */
 export function isolated(response: Response): Response {
   // Opaque and redirected responses cannot be rebuilt (and are not the app's own).
   if (response.type === 'opaque' || response.type === 'opaqueredirect' || response.status === 0) return response;
   const headers = new Headers(response.headers);
-  for (const [name, value] of Object.entries(ISOLATION_HEADERS)) if (!headers.has(name)) headers.set(name, value);
+  for (const [name, value] of Object.entries(ISOLATION_HEADERS)) headers.set(name, value);
   return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
 }

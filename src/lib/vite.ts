@@ -31,8 +31,8 @@ export interface InpagePluginOptions {
    * preview`, so llama.cpp runs on several threads (WebAssembly threads need `crossOriginIsolated`). Default true:
    * COEP `credentialless` (Chromium, Firefox). `'require-corp'`: COEP `require-corp`, which also isolates the page in
    * WebKit (Safari), at a cost: every cross-origin subresource must allow it (CORS or a
-   * `Cross-Origin-Resource-Policy` header), see docs/engines.md. The service worker keeps the policy the server
-   * sent. An app that embeds cross-origin frames without CORP headers may need it off (`false`); llama.cpp then
+   * `Cross-Origin-Resource-Policy` header), see docs/engines.md; the pages the service worker serves later get
+   * `credentialless` from it. An app that embeds cross-origin frames without CORP headers may need it off (`false`); llama.cpp then
    * runs on one thread.
    */
   isolation?: boolean | EmbedderPolicy;
