@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import type { Plugin } from 'vite';
 import { NoticeCollector, noticesFile } from './scripts/notices.ts';
 import { serviceWorkerBundle } from './scripts/sw-bundle-plugin.ts';
+import { WORKER_CHUNKS } from './scripts/worker-chunks.ts';
 import { SERVICE_WORKER_CSP } from './src/csp.ts';
 import { ISOLATION_HEADERS } from './src/isolation.ts';
 import { providerHeaders } from './src/provider/headers.ts';
@@ -120,7 +121,8 @@ export default defineConfig(({ mode }) => {
       },
     },
     // Each engine's chunks are named after it (src/engine-files.ts): the precache leaves them to the devices that run it.
-    worker: { format: 'es', plugins: () => (testBuild ? [] : [notices.recorder()]), rollupOptions: { output: { chunkFileNames: engineChunkFileNames('assets/') } } },
+    // The worker's own code is a chunk of its own, so no chunk imports the worker's entry (scripts/worker-chunks.ts).
+    worker: { format: 'es', plugins: () => (testBuild ? [] : [notices.recorder()]), rollupOptions: { output: { ...WORKER_CHUNKS, chunkFileNames: engineChunkFileNames('assets/') } } },
     // `npm start` is cross-origin isolated from the first visit (the service worker adds the same headers later),
     // so llama.cpp gets threads. Not the dev server: vitest's browser tests run on it, one thread (see there).
     preview: { host: '127.0.0.1', port: 4173, strictPort: true, headers: { ...ISOLATION_HEADERS } },

@@ -17,6 +17,7 @@ import { injectShell } from '../src/lib/precache';
 import { NoticeCollector } from './notices';
 import { ENGINE_FILE_GLOBS, engineChunkFileNames } from '../src/engine-files';
 import { testBuildDefine } from '../test/engine/knobs';
+import { WORKER_CHUNKS } from './worker-chunks';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const here = (path: string) => fileURLToPath(new URL(`../${path}`, import.meta.url));
@@ -64,7 +65,8 @@ export async function buildLibrary({ outDir, test = false, sourcemap = true, log
       format: 'es',
       plugins: () => [notices.recorder()],
       // Each engine's chunks are named after it (src/engine-files.ts): the precache leaves them to the devices that run it.
-      rollupOptions: { output: { entryFileNames: 'inpage-[name]-[hash].js', chunkFileNames: engineChunkFileNames('inpage-'), assetFileNames: 'inpage-[name]-[hash][extname]' } },
+      // The worker's own code is a chunk no other imports as an entry (scripts/worker-chunks.ts).
+      rollupOptions: { output: { ...WORKER_CHUNKS, entryFileNames: 'inpage-[name]-[hash].js', chunkFileNames: engineChunkFileNames('inpage-'), assetFileNames: 'inpage-[name]-[hash][extname]' } },
     },
     build: {
       outDir,

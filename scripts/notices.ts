@@ -61,6 +61,12 @@ SOFTWARE.
 `,
     },
   ],
+  // wllama's compat build (the same project and release as @wllama/wllama, whose MIT licence it does not ship): its
+  // wasm and worker script are llama.cpp and ggml compiled, as wllama's.
+  '@wllama/wllama-compat': [
+    { what: "wllama (https://github.com/ngxson/wllama), whose compat build this package is; its licence from @wllama/wllama", package: '@wllama/wllama' },
+    { what: 'llama.cpp and ggml (https://github.com/ggml-org/llama.cpp), compiled into wasm/wllama.wasm and wasm/wllama.js', licence: 'MIT', text: 'The MIT License text and copyright given for llama.cpp and ggml under @wllama/wllama above.\n' },
+  ],
   // web-llm's lib/index.js carries loglevel, tslib's helpers, TVM's runtime (tvmjs) and xgrammar, and types
   // adapted from openai-node; the last three are Apache-2.0, web-llm's own licence above.
   '@mlc-ai/web-llm': [

@@ -14,7 +14,7 @@ export interface EngineFiles {
 
 export const ENGINE_FILES: Readonly<Record<EngineKind, EngineFiles>> = {
   webllm: { modules: /[\\/](?:worker[\\/]engine[\\/]webllm|node_modules[\\/]@mlc-ai[\\/]web-llm)[\\/]/, assets: [] },
-  llamacpp: { modules: /[\\/](?:worker[\\/]engine[\\/]llamacpp|node_modules[\\/]@wllama[\\/]wllama)[\\/]/, assets: ['wllama'] },
+  llamacpp: { modules: /[\\/](?:worker[\\/]engine[\\/]llamacpp|node_modules[\\/]@wllama[\\/]wllama(?:-compat)?)[\\/]/, assets: ['wllama'] },
 };
 
 const KINDS = Object.keys(ENGINE_FILES) as EngineKind[];

@@ -100,6 +100,25 @@ export interface ModelRuntime {
   device: 'webgpu' | 'cpu';
   /** CPU threads (llama.cpp). */
   threads?: number;
+  /** llama.cpp: why this many threads (worker/engine/llamacpp/wasm-build.ts). */
+  threadsWhy?: string;
+  /** llama.cpp: the wllama WebAssembly build chosen for this browser, and why (wasm-build.ts). */
+  build?: WasmBuild;
+  buildWhy?: string;
+  /** llama.cpp: where the model files are kept, and what that means (worker/engine/llamacpp/stores.ts). */
+  storage?: StoreChoice;
+}
+
+/** wllama's WebAssembly builds: `main` (Memory64, JSPI where the browser has it) and `compat` (32-bit, Asyncify). */
+export type WasmBuild = 'main' | 'compat';
+
+/** Where llama.cpp keeps model files: OPFS, else Cache Storage, else memory for the page's life. */
+export type StoreKind = 'opfs' | 'cache-storage' | 'memory';
+
+export interface StoreChoice {
+  store: StoreKind;
+  /** What it means here (and, for a fallback, why the stores before it could not be used). */
+  why: string;
 }
 
 /** Service worker → engine worker. */

@@ -7,12 +7,22 @@
 // COEP `credentialless` rather than `require-corp`: cross-origin subresources loaded without CORS (e.g. an
 // image a conversation shows from another host) keep working without a Cross-Origin-Resource-Policy header,
 // only without cookies. Model downloads are CORS fetches (Hugging Face sends CORS headers), which COEP leaves
-// alone either way. A browser without `credentialless` (Safari) is simply not isolated: llama.cpp then runs
-// on one thread, as it does on a first visit to a server that sends no such headers.
-export const ISOLATION_HEADERS: Readonly<Record<string, string>> = {
-  'Cross-Origin-Opener-Policy': 'same-origin',
-  'Cross-Origin-Embedder-Policy': 'credentialless',
-};
+// alone either way. A browser without `credentialless` (Safari) is not isolated by it: llama.cpp then runs on one
+// thread, as it does on a first visit to a server that sends no such headers.
+//
+// `require-corp` is the variant that isolates the page in WebKit (Safari): a deployment chooses it by sending it
+// itself (the Vite plugin's `isolation: "require-corp"`, or its own server). The service worker still puts
+// `credentialless` on what it serves (keeping the server's policy instead broke the model provider's page, whose
+// `require-corp` it replaces on purpose), so only what the server answers itself is isolated by it. What it costs
+// is in docs/engines.md (Threads and cross-origin isolation).
+export type EmbedderPolicy = 'credentialless' | 'require-corp';
+
+/** COOP `same-origin` and COEP `policy`. */
+export function isolationHeaders(policy: EmbedderPolicy = 'credentialless'): Readonly<Record<string, string>> {
+  return { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': policy };
+}
+
+export const ISOLATION_HEADERS: Readonly<Record<string, string>> = isolationHeaders();
 
 /** `response` with the isolation headers (a new Response sharing its body). */
 export function isolated(response: Response): Response {

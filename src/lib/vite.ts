@@ -17,7 +17,7 @@ import type { Connect, Plugin, ResolvedConfig } from 'vite';
 import { SERVICE_WORKER_CSP } from '../csp';
 import { apiPath } from '../base-path';
 import { answerApiWithoutWorker } from './api-fallback';
-import { ISOLATION_HEADERS } from '../isolation';
+import { isolationHeaders, type EmbedderPolicy } from '../isolation';
 import { injectShell } from './precache';
 
 export interface InpagePluginOptions {
@@ -27,11 +27,15 @@ export interface InpagePluginOptions {
    */
   libDir?: string;
   /**
-   * Send `Cross-Origin-Opener-Policy` / `Cross-Origin-Embedder-Policy` from `vite dev` and `vite preview`, so
-   * llama.cpp runs on several threads (WebAssembly threads need `crossOriginIsolated`). Default true. An app that
-   * embeds cross-origin frames without CORP headers may need it off; llama.cpp then runs on one thread.
+   * Send `Cross-Origin-Opener-Policy: same-origin` / `Cross-Origin-Embedder-Policy` from `vite dev` and `vite
+   * preview`, so llama.cpp runs on several threads (WebAssembly threads need `crossOriginIsolated`). Default true:
+   * COEP `credentialless` (Chromium, Firefox). `'require-corp'`: COEP `require-corp`, which also isolates the page in
+   * WebKit (Safari), at a cost: every cross-origin subresource must allow it (CORS or a
+   * `Cross-Origin-Resource-Policy` header), see docs/engines.md; the pages the service worker serves later get
+   * `credentialless` from it. An app that embeds cross-origin frames without CORP headers may need it off (`false`); llama.cpp then
+   * runs on one thread.
    */
-  isolation?: boolean;
+  isolation?: boolean | EmbedderPolicy;
   /**
    * `'inpage'` (default): the build gets inpage's own service worker, inpage-sw.js, listing the app's shell.
    * `'own'`: the app's own service worker runs inpage (`import 'inpage/sw'`, or `importScripts('inpage-sw-guest.js')`),
@@ -62,7 +66,7 @@ export function inpage(options: InpagePluginOptions = {}): Plugin {
   const libDir = options.libDir ?? join(dirname(fileURLToPath(import.meta.url)), 'lib');
   const ownWorker = options.serviceWorker === 'own';
   const files = new Set(libraryFiles(libDir).filter((name) => !(ownWorker && name.startsWith('inpage-sw.js'))));
-  const isolation = options.isolation !== false;
+  const isolation = options.isolation === false ? null : isolationHeaders(options.isolation === true || options.isolation === undefined ? 'credentialless' : options.isolation);
   let base = '/';
   let config: ResolvedConfig;
 
@@ -73,7 +77,7 @@ export function inpage(options: InpagePluginOptions = {}): Plugin {
   const middleware =
     (serve: boolean): Connect.NextHandleFunction =>
     (req, res, next) => {
-      if (isolation) for (const [name, value] of Object.entries(ISOLATION_HEADERS)) res.setHeader(name, value);
+      if (isolation) for (const [name, value] of Object.entries(isolation)) res.setHeader(name, value);
       const path = (req.url ?? '').split('?')[0]!;
       if (!path.startsWith(base)) return next();
       const name = path.slice(base.length);

@@ -123,14 +123,30 @@ export interface ModelObject {
   embeddings?: true;
   dimensions?: number;
   state: ModelState;
-  /** Which engine serves the model here and where it runs, once the engine has chosen. */
-  engine?: { name: 'webllm' | 'llamacpp'; device: 'webgpu' | 'cpu'; threads?: number };
+  /** Only when `state` is `unavailable`: why the model cannot run here now (src/unavailable-why.ts). */
+  why?: string;
+  /** Which engine serves the model here and where it runs, once the engine has chosen (src/engine-protocol.ts ModelRuntime). */
+  engine?: EngineObject;
   /** Hybrid (docs/hybrid.md): the id's mode, when upstreams are configured. */
   mode?: 'local' | 'prefer-local' | 'prefer-upstream' | 'upstream';
   /** Hybrid: the side that would answer a request now, and why. */
   serving?: { engine: 'local' | 'upstream'; why: string; upstream?: { name: string; host: string; model: string } };
   /** Consumer mode (docs/shared-models.md): the model provider this site uses, whether it serves now, and why (not). */
   provider?: { origin: string; serving: boolean; why: string };
+}
+
+/** /v1/models' `engine`: the status's runtime, as the API names it. */
+export interface EngineObject {
+  name: 'webllm' | 'llamacpp';
+  device: 'webgpu' | 'cpu';
+  threads?: number;
+  /** llama.cpp: why this many threads (one where the page is not cross-origin isolated). */
+  threads_why?: string;
+  /** llama.cpp: the wllama WebAssembly build running here (`main` or `compat`), and why (feature detection). */
+  build?: 'main' | 'compat';
+  build_why?: string;
+  /** llama.cpp: where the model files are kept on this device, and what that means. */
+  storage?: { store: 'opfs' | 'cache-storage' | 'memory'; why: string };
 }
 
 export interface ModelList {

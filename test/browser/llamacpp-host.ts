@@ -17,6 +17,8 @@ export interface LlamaCppHostOptions {
   files: (put: (path: string, bytes: Uint8Array) => Promise<void>) => Promise<void>;
   /** The subfolder served at /gguf (default: the whole folder). */
   hostDir?: string;
+  /** Headers the server sends with every file (default: none, as a plain server). */
+  headers?: Record<string, string>;
 }
 
 export interface LlamaCppHost {
@@ -37,7 +39,7 @@ export async function hostLlamaCppDeployment(options: LlamaCppHostOptions): Prom
     });
     const host = join(dir, options.hostDir ?? '');
     await mkdir(host, { recursive: true });
-    const server = await serveStatic(options.port, { '/': PROD_BUILD_DIR, '/gguf': host });
+    const server = await serveStatic(options.port, { '/': PROD_BUILD_DIR, '/gguf': host }, options.headers ? { headers: options.headers } : {});
     // The deployment's own config: the default engine policy ("auto"), GGUF files from this origin.
     server.override('/inpage.config.json', JSON.stringify({ ggufBaseUrl: '/gguf', engineHeartbeatMs: 0 }));
     return {

@@ -93,7 +93,16 @@ test('GGUF by URL and split GGUF through `models`: listed with their engine, ans
   expect(byId['team-split']).toMatchObject({ engine: { name: 'llamacpp', device: 'cpu', threads }, context_length: 4096, reasoning: true, state: 'not_downloaded' });
   expect(byId['svc-model-5.2']).toMatchObject({ engine: { name: 'webllm', device: 'webgpu' }, state: 'unavailable' });
   // Not tied: the device's choice (llama.cpp, its GGUF default).
-  expect(byId['svc-model-5.2-fast']!.engine).toEqual({ name: 'llamacpp', device: 'cpu', threads });
+  // Chromium: the main build, OPFS; each with why.
+  expect(byId['svc-model-5.2-fast']!.engine).toEqual({
+    name: 'llamacpp',
+    device: 'cpu',
+    threads,
+    threads_why: expect.stringMatching(/^(One thread|Every logical core)/),
+    build: 'main',
+    build_why: "wllama's main build (Memory64, JSPI).",
+    storage: { store: 'opfs', why: 'OPFS (the origin private file system): kept across visits; a cut download resumes.' },
+  });
 
   // The download's size before it starts: every part of the split model, as their server gives it.
   const parts = splitGguf(model.bytes, 3);

@@ -40,7 +40,7 @@ export interface StaticServer {
  * Serves each mount's folder under its URL prefix (longest prefix wins); `/` serves index.html.
  * Answers are never cached by the browser, so what a test changes is what the next request gets.
  */
-export async function serveStatic(basePort: number, mounts: Record<string, string>, options: { cors?: boolean } = {}): Promise<StaticServer> {
+export async function serveStatic(basePort: number, mounts: Record<string, string>, options: { cors?: boolean; headers?: Record<string, string> } = {}): Promise<StaticServer> {
   // INPAGE_PORT_OFFSET lets work trees on one machine run these tests side by side.
   const port = basePort + Number(process.env.INPAGE_PORT_OFFSET ?? 0);
   const overrides = new Map<string, string | Uint8Array>();
@@ -73,6 +73,8 @@ export async function serveStatic(basePort: number, mounts: Record<string, strin
       'cache-control': 'no-store',
       'content-type': TYPES[extname(url.pathname)] ?? 'application/octet-stream',
       ...(options.cors ? { 'access-control-allow-origin': '*' } : {}),
+      // `headers`: what a deployment's server sends with every file (e.g. its isolation headers).
+      ...options.headers,
     };
     const override = overrides.get(url.pathname);
     if (override !== undefined) {

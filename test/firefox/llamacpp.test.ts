@@ -50,5 +50,13 @@ describe('Firefox ESR, production build, llama.cpp', { timeout: 240_000 }, () =>
       { prompt: body.usage.prompt_tokens, completion: body.usage.completion_tokens, total: body.usage.total_tokens, reasoning: body.usage.completion_tokens_details.reasoning_tokens },
       { prompt: 9, completion: 12, total: 21, reasoning: 6 },
     );
+    // Firefox ESR 153 has Memory64 and JSPI: wllama's main build; one thread (this server sends no isolation
+    // headers); OPFS keeps the files.
+    const models = (await page.evaluate(async (key: string) => (await fetch('/v1/models', { headers: { authorization: `Bearer ${key}` } })).json(), key)) as { data: { id: string; engine: Record<string, unknown> }[] };
+    const engine = models.data.find((m) => m.id === 'svc-model-5.2-short')!.engine;
+    assert.deepEqual(
+      { build: engine.build, build_why: engine.build_why, threads: engine.threads, store: (engine.storage as { store: string }).store },
+      { build: 'main', build_why: "wllama's main build (Memory64, JSPI).", threads: 1, store: 'opfs' },
+    );
   });
 });

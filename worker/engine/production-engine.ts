@@ -17,6 +17,8 @@ import { probeGpu, type GpuProbe } from './common/gpu';
 
 export type EngineKind = 'webllm' | 'llamacpp';
 
+const ENGINE_NAME: Record<EngineKind, string> = { webllm: 'web-llm (WebGPU)', llamacpp: 'llama.cpp' };
+
 /** The policy, on its own for unit tests. */
 export function chooseEngine(setting: string, probe: Pick<GpuProbe, 'report'>): { kind: EngineKind; reason: string } {
   if (setting === 'webllm') return { kind: 'webllm', reason: 'The deployment chose web-llm (engineChoice: "webllm").' };
@@ -84,6 +86,8 @@ const realParts: ChosenEngineParts = {
  */
 export class ChosenEngine implements Engine {
   private readonly engines: Partial<Record<EngineKind, CompleteEngine>> = {};
+  /** Why an engine this device needs could not be created (its models are unavailable, saying this). */
+  private readonly failed: Partial<Record<EngineKind, string>> = {};
   private choosing: Promise<void> | null = null;
   private probe: GpuProbe | null = null;
   private readonly listeners: (() => void)[] = [];
@@ -107,7 +111,15 @@ export class ChosenEngine implements Engine {
       const needed = new Set<EngineKind>([kind, ...activeCatalog().variants.flatMap((v) => (v.engine && v.engine !== 'upstream' ? [v.engine] : []))]);
       for (const each of [kind, ...[...needed].filter((k) => k !== kind)]) {
         const why = each === kind ? reason : "The deployment's models setting ties some models to llama.cpp; they run on the CPU.";
-        const engine = complete(await this.parts.create(each, this.config, why, probe));
+        // An engine that cannot start here leaves its models unavailable, saying why; the other engine still runs.
+        let engine: CompleteEngine;
+        try {
+          engine = complete(await this.parts.create(each, this.config, why, probe));
+        } catch (err) {
+          if (err instanceof Error && err.name === 'ModelConfigError') throw err;
+          this.failed[each] = `${ENGINE_NAME[each]} could not start in this browser: ${err instanceof Error ? err.message : String(err)}`;
+          continue;
+        }
         for (const listener of this.listeners) engine.onStatus(listener);
         this.engines[each] = engine;
       }
@@ -124,7 +136,10 @@ export class ChosenEngine implements Engine {
 
   private async engineOf(id: string): Promise<CompleteEngine> {
     await this.setup();
-    return this.engines[this.kindOf(id)]!;
+    const kind = this.kindOf(id);
+    const engine = this.engines[kind];
+    if (!engine) throw new ApiError('engine_unavailable', `'${id}' cannot run here: ${this.failed[kind]}`);
+    return engine;
   }
 
   /** Before a chat model loads on one engine, the other unloads its own: one model in memory at a time. */
@@ -160,16 +175,17 @@ export class ChosenEngine implements Engine {
   status(): ModelStatus[] {
     if (!this.kind) return [];
     const byKind = Object.entries(this.engines).map(([kind, engine]) => [kind as EngineKind, engine.status(), runtimeOf(kind as EngineKind, engine)] as const);
-    return activeCatalog().variants.flatMap((v) => {
+    return activeCatalog().variants.flatMap((v): ModelStatus[] => {
       if (v.engine === 'upstream') return [];
       const kind = v.engine ?? this.kind!;
+      const failure = this.failed[kind];
+      if (failure) return [{ id: v.id, state: 'unavailable', context_length: v.trainedContext, error: failure }];
       const [, statuses, runtime] = byKind.find(([k]) => k === kind) ?? [];
       const status = statuses?.find((s) => s.id === v.id);
       if (!status) return [];
       // Tied by the deployment to the engine this device did not pick, and that engine cannot serve it: say both.
       if (kind !== this.kind && status.state === 'unavailable' && status.error) {
-        const engineName = kind === 'webllm' ? 'web-llm (WebGPU)' : 'llama.cpp';
-        return [{ ...status, runtime: runtime!, error: `The deployment's models setting ties ${v.id} to ${engineName}, which cannot run it here: ${status.error}` }];
+        return [{ ...status, runtime: runtime!, error: `The deployment's models setting ties ${v.id} to ${ENGINE_NAME[kind]}, which cannot run it here: ${status.error}` }];
       }
       return [{ ...status, runtime: runtime! }];
     });
@@ -182,6 +198,9 @@ export class ChosenEngine implements Engine {
 
   async adapter(): Promise<AdapterReport> {
     await this.setup();
+    // The device's engine could not start: the page says why, not that a model might run.
+    const failure = this.failed[this.kind!];
+    if (failure) return { features: [], shaderF16: false, ...this.probe?.report, available: false, reason: failure };
     // llama.cpp reports the GPU as the probe saw it: the page shows what WebGPU there is either way.
     if (this.kind === 'llamacpp' && this.probe) {
       const report = { ...this.probe.report, features: [...this.probe.report.features] };

@@ -6,8 +6,8 @@ import { ApiError } from '../../src/protocol/errors';
 import { getWorkspace } from '../../src/keys/workspace';
 import { activeCatalog } from '../../src/catalog';
 import type { ModelId } from '../../src/variants';
-import type { ModelStatus } from '../../src/engine-protocol';
-import type { ModelObject } from '../../src/protocol/types';
+import type { ModelRuntime, ModelStatus } from '../../src/engine-protocol';
+import type { EngineObject, ModelObject } from '../../src/protocol/types';
 import { requireKey, type AuthEnv } from './auth';
 import { apiRoute } from '../../src/base-path';
 import { bookUse } from './usage-book';
@@ -19,12 +19,28 @@ import { createResponse, pageOptions } from './responses';
 import { createCompletion } from './completions';
 import { createEmbeddings } from './embeddings';
 import { deleteResponse, getResponse, listInputItems } from '../../src/stored-responses';
+import { NO_STATUS, NOT_REPORTED, unavailableWhy } from '../../src/unavailable-why';
 
 /** web-llm's own default window, shown while no engine has reported the device's figure. */
 const FALLBACK_CONTEXT = 4096;
 
 /** Books a use to a key (journaled, then coalesced: see usage-book.ts); a failed booking never fails the answer. */
 const touchKey = (id: string, tokens = 0) => bookUse(id, tokens).booked;
+
+const whyField = (why: string | null) => (why ? { why } : {});
+
+/** /v1/models' `engine`: where a model runs, and for llama.cpp its build, threads and store with their reasons. */
+export function engineObject(runtime: ModelRuntime): EngineObject {
+  return {
+    name: runtime.engine,
+    device: runtime.device,
+    ...(runtime.threads ? { threads: runtime.threads } : {}),
+    ...(runtime.threadsWhy ? { threads_why: runtime.threadsWhy } : {}),
+    ...(runtime.build ? { build: runtime.build } : {}),
+    ...(runtime.buildWhy ? { build_why: runtime.buildWhy } : {}),
+    ...(runtime.storage ? { storage: { store: runtime.storage.store, why: runtime.storage.why } } : {}),
+  };
+}
 
 function requestId(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(12));
@@ -54,11 +70,14 @@ export function createApp(link: EngineLink, api = '/v1'): Hono<AuthEnv> {
   async function modelObjects(reachable: readonly ModelId[]): Promise<ModelObject[]> {
     const workspace = await getWorkspace();
     let statuses: ModelStatus[] | null = null;
+    // Why a model has no status: no engine answered (the link says why), or the engine did not list it.
+    let missing = NOT_REPORTED;
     try {
       statuses = (await link.status()).models;
       lastStatus = statuses;
-    } catch {
+    } catch (err) {
       statuses = null;
+      missing = err instanceof Error && err.message ? err.message : NO_STATUS;
     }
     // The deployment's catalog (the engine's port offer brings it): the five less hidden ones, plus its own.
     return activeCatalog().variants.filter((v) => reachable.includes(v.id)).map((v) => {
@@ -77,11 +96,13 @@ export function createApp(link: EngineLink, api = '/v1'): Hono<AuthEnv> {
         vision: v.vision,
         ...(v.embeddings ? { embeddings: true as const, dimensions: v.embeddings.dimensions } : {}),
         state: status?.state ?? 'unavailable',
+        // Every unavailable model says why (src/unavailable-why.ts).
+        ...whyField(unavailableWhy(status, missing)),
         // Hybrid (docs/hybrid.md): the mode, the side that would answer now and why.
         ...(status?.serving ? { mode: status.serving.mode, serving: { engine: status.serving.engine, why: status.serving.why, ...(status.serving.upstream ? { upstream: status.serving.upstream } : {}) } } : {}),
         // Consumer mode (docs/shared-models.md): whether the model provider serves this site, and why (not).
         ...(provider ? { provider } : {}),
-        ...(status?.runtime ? { engine: { name: status.runtime.engine, device: status.runtime.device, ...(status.runtime.threads ? { threads: status.runtime.threads } : {}) } } : {}),
+        ...(status?.runtime ? { engine: engineObject(status.runtime) } : {}),
       };
     });
   }

@@ -18,6 +18,7 @@ import { answerable, preferredModel } from './chat';
 import { THINKING_LABEL, thinkingHere } from './model-facts';
 import { Notice, errorText } from './widgets';
 import { ErrorText, plainLoadError } from './plain-error';
+import { NOT_REPORTED, unavailableWhy } from '../../unavailable-why';
 
 export const STATE_LABEL: Record<ModelState, string> = {
   not_downloaded: 'Not downloaded',
@@ -280,6 +281,11 @@ function ModelCard(props: { id: ModelId; status: ModelStatus | undefined; rate: 
         ),
       status?.runtime && h('dt', null, 'Runs on'),
       status?.runtime && h('dd', { 'data-testid': 'runtime' }, runtimeText(status.runtime)),
+      // llama.cpp: which wllama build runs in this browser and why (feature detection), and where its files are kept.
+      status?.runtime?.build && h('dt', null, 'llama.cpp build'),
+      status?.runtime?.build && h('dd', { 'data-testid': 'build', 'data-build': status.runtime.build }, status.runtime.buildWhy ?? status.runtime.build),
+      status?.runtime?.storage && h('dt', null, 'Model files kept in'),
+      status?.runtime?.storage && h('dd', { 'data-testid': 'storage', 'data-store': status.runtime.storage.store }, status.runtime.storage.why),
       card && h('dt', null, 'Licence'),
       card && h('dd', null, h('a', { href: card.licenceUrl, target: '_blank', rel: 'noopener noreferrer' }, card.licence)),
       status?.memoryMB && h('dt', null, 'GPU memory'),
@@ -295,8 +301,8 @@ function ModelCard(props: { id: ModelId; status: ModelStatus | undefined; rate: 
     ),
     status && (state === 'downloading' || state === 'loading') && h(Progress, { status, rate: props.rate }),
     // A model this engine cannot serve here is not a failed load: it says why, with nothing to retry.
-    status?.error && state === 'unavailable'
-      ? h('p', { class: 'hint', 'data-testid': 'unavailable' }, status.error, upstreamServes ? '' : alternativeTo(id))
+    status && state === 'unavailable'
+      ? h('p', { class: 'hint', 'data-testid': 'unavailable' }, unavailableWhy(status, NOT_REPORTED), upstreamServes ? '' : alternativeTo(id))
       : // One failure, one error: on the card of the variant whose load failed; the cards sharing its weights point there.
         status?.error && errorHome(id, status.error) !== id
       ? h('p', { class: 'hint error-pointer' }, `Loading these weights failed: see ${errorHome(id, status.error)}.`)

@@ -3,3 +3,8 @@ declare module '*.wasm?url' {
   const url: string;
   export default url;
 }
+// Vite's `?raw` imports: the file's text.
+declare module '*.js?raw' {
+  const text: string;
+  export default text;
+}

@@ -1,7 +1,8 @@
-// wllama's storage backend over a given OPFS folder. wllama's own (OPFSBackend) always opens
-// `navigator.storage.getDirectory()`, also in a blob worker of its own for writes; a model provider's engine
-// worker must use the folder its StorageAccessHandle gave (worker/engine/common/storage-root.ts). Same layout as
-// wllama's: files under `cache/`, named as wllama names them.
+// wllama's storage backend over an OPFS folder: this worker's own, or the folder a model provider's engine worker
+// was given by its StorageAccessHandle (worker/engine/common/storage-root.ts); wllama's own (OPFSBackend) always
+// opens `navigator.storage.getDirectory()` and cannot be told apart from a refusal until it is used (stores.ts
+// tries OPFS first and falls back). Same layout as wllama's: files under `cache/`, named as wllama names them, so
+// a cache wllama wrote is read as it was.
 import type { CacheManager } from '@wllama/wllama';
 
 type StorageBackend = NonNullable<ConstructorParameters<typeof CacheManager>[0]>[number];
@@ -26,8 +27,26 @@ export class DirectoryBackend implements StorageBackend {
   }
 
   async write(key: string, stream: ReadableStream): Promise<void> {
-    const writable = await (await (await this.dir()).getFileHandle(key, { create: true })).createWritable();
-    await stream.pipeTo(writable);
+    const handle = await (await this.dir()).getFileHandle(key, { create: true });
+    if (typeof handle.createWritable === 'function') {
+      await stream.pipeTo(await handle.createWritable());
+      return;
+    }
+    // Safari before 26 has no createWritable; a dedicated worker (the engine's) writes through a sync handle.
+    const access = await (handle as unknown as { createSyncAccessHandle(): Promise<FileSystemSyncAccessHandle> }).createSyncAccessHandle();
+    try {
+      access.truncate(0);
+      let at = 0;
+      const reader = stream.getReader();
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        at += access.write(value as Uint8Array<ArrayBuffer>, { at });
+      }
+      access.flush();
+    } finally {
+      access.close();
+    }
   }
 
   async getSize(key: string): Promise<number> {

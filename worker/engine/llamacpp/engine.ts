@@ -3,7 +3,7 @@
 // it (thinking is Qwen3's per-request template switch). Everything touching wllama runs one at a time.
 import type { InpageConfig } from '../../../src/config';
 import type { AdapterReport, ImportFile, ImportProgress, ImportReport } from '../../../src/engine-control';
-import type { DownloadSize, ModelRuntime, ModelStatus } from '../../../src/engine-protocol';
+import type { DownloadSize, ModelRuntime, ModelStatus, StoreChoice, WasmBuild } from '../../../src/engine-protocol';
 import { contentLength } from '../common/download-size';
 import { imageUrlAllowed } from '../../../src/csp';
 import { ApiError } from '../../../src/protocol/errors';
@@ -49,10 +49,15 @@ export interface CachedModel {
 export interface LlamaCppDeps {
   /** A new Wllama instance (one per loaded model). */
   create(): WllamaLike;
-  /** The GGUF models in wllama's cache (complete ones only), and a way to remove one. */
-  cache: { list(): Promise<CachedModel[]>; remove(url: string): Promise<void> } & Partial<GgufCacheWriter>;
+  /**
+   * The GGUF models in wllama's cache (complete ones only), and a way to remove one; `store`: where the files are
+   * kept on this device, and what that means (stores.ts).
+   */
+  cache: { list(): Promise<CachedModel[]>; remove(url: string): Promise<void>; store?(): Promise<StoreChoice> } & Partial<GgufCacheWriter>;
   /** Threads llama.cpp may use here (1 without cross-origin isolation). */
   threads: number;
+  /** wllama's build for this browser and why, and why this many threads (wasm-build.ts). */
+  wasm?: { build: WasmBuild; buildWhy: string; threadsWhy: string };
   /**
    * Whether llama.cpp offloads the model's layers to WebGPU: its WebGPU backend needs an adapter with
    * `shader-f16` (without one it stays on the CPU); absent or false: the CPU only.
@@ -89,6 +94,8 @@ export class LlamaCppEngine implements Engine {
   private readonly mutex = new Mutex();
   private readying: Promise<void> | null = null;
   private loaded: Loaded | null = null;
+  /** Where the model files are kept here, once tried (ready()). */
+  private storage: StoreChoice | undefined;
 
   constructor(
     private readonly config: InpageConfig,
@@ -137,7 +144,11 @@ export class LlamaCppEngine implements Engine {
   }
 
   ready(): Promise<void> {
-    this.readying ??= this.rescanAll();
+    this.readying ??= (async () => {
+      // The store is tried once, before the cache is read (a missing one falls back: stores.ts).
+      if (this.deps.cache.store) this.storage = await this.deps.cache.store().catch(() => undefined);
+      await this.rescanAll();
+    })();
     return this.readying;
   }
 
@@ -192,7 +203,14 @@ export class LlamaCppEngine implements Engine {
 
   runtime(): ModelRuntime {
     const threads = this.threads();
-    return { engine: 'llamacpp', device: this.device(), ...(threads ? { threads } : {}) };
+    const wasm = this.deps.wasm;
+    return {
+      engine: 'llamacpp',
+      device: this.device(),
+      ...(threads ? { threads } : {}),
+      ...(wasm ? { build: wasm.build, buildWhy: wasm.buildWhy, threadsWhy: wasm.threadsWhy } : {}),
+      ...(this.storage ? { storage: this.storage } : {}),
+    };
   }
 
   async load(id: ModelId): Promise<void> {

@@ -1,5 +1,6 @@
-// The llama.cpp engine wired to the real @wllama/wllama: its WebAssembly file is part of the build (served
-// from this origin, never a CDN), its GGUF cache is wllama's own (OPFS).
+// The llama.cpp engine wired to the real @wllama/wllama: its WebAssembly files are part of the build (served
+// from this origin, never a CDN; the build for this browser chosen in wasm-build.ts), its GGUF cache is wllama's
+// own, in the store this device has (stores.ts: OPFS, else Cache Storage, else memory).
 import { LogLevel, ModelManager, Wllama, type WllamaLogger } from '@wllama/wllama';
 import wasmUrl from '@wllama/wllama/esm/wasm/wllama.wasm?url';
 import type { InpageConfig } from '../../../src/config';
@@ -7,14 +8,13 @@ import { LlamaCppEngine, type LlamaCppDeps, type WllamaLike } from './engine';
 import { browserLlamaImageReader } from './images';
 import { ResumableCache } from './resumable-cache';
 import { browserImageReader } from '../common/images';
+import { chooseWasmBuild, compatFiles, detectWasmFeatures, type WasmBuildChoice } from './wasm-build';
 
 const quiet: WllamaLogger = { debug: () => undefined, log: () => undefined, warn: console.warn, error: console.error };
 
-/** Threads for llama.cpp: the configured count, else every logical core; one without cross-origin isolation. */
-export function llamaThreads(config: Pick<InpageConfig, 'llamaThreads'>): number {
-  if (!self.crossOriginIsolated) return 1;
-  const cores = navigator.hardwareConcurrency || 1;
-  return Math.max(1, config.llamaThreads > 0 ? Math.min(config.llamaThreads, cores) : cores);
+/** wllama's build and llama.cpp's threads for this browser (wasm-build.ts): by feature detection. */
+export function llamaWasmChoice(config: Pick<InpageConfig, 'llamaThreads'>): WasmBuildChoice {
+  return chooseWasmBuild(detectWasmFeatures(), config.llamaThreads, navigator.hardwareConcurrency || 1);
 }
 
 /**
@@ -29,8 +29,9 @@ export function memoryBudgetBytes(): number {
 
 /** The engine's dependencies on the real wllama (also used by the contract suite in Chromium). */
 export function llamaCppDeps(config: InpageConfig, reason: string, gpu = false): LlamaCppDeps {
-  // wllama's cache, with downloads that resume after a dropped connection (resumable-cache.ts).
+  // wllama's cache in the store this device has (stores.ts), with downloads that resume in OPFS (resumable-cache.ts).
   const cacheManager = new ResumableCache();
+  const wasm = llamaWasmChoice(config);
   const manager = new ModelManager({ logger: quiet, allowOffline: true, cacheManager });
   return {
     create: () => {
@@ -46,12 +47,16 @@ export function llamaCppDeps(config: InpageConfig, reason: string, gpu = false):
           console.error(...args);
         },
       };
-      const wllama = new Wllama({ default: wasmUrl }, { logger, suppressNativeLog: false, allowOffline: true, modelManager: manager });
-      // Safari/Firefox compatibility files would come from a CDN: never; they run without it (no WebGPU).
-      wllama.setCompat(null);
+      const wllama = new Wllama({ default: wasmUrl }, { logger, suppressNativeLog: false, allowOffline: true, cacheManager, modelManager: manager });
+      // The build chosen here, its files from this deployment: wllama's default would take the compat build from a
+      // CDN (never). 'firefox_safari': the choice holds in every browser (wllama's default ignores it in Firefox).
+      wllama.setCompat(null, 'firefox_safari');
       const load = wllama.loadModelFromUrl.bind(wllama);
       const like: Pick<WllamaLike, 'loadModelFromUrl' | 'takeNativeError'> = {
-        loadModelFromUrl: (source, params) => load(source, { ...params, log_level: LogLevel.ERROR }),
+        loadModelFromUrl: async (source, params) => {
+          if (wasm.build === 'compat') wllama.setCompat(await compatFiles(), 'firefox_safari');
+          return load(source, { ...params, log_level: LogLevel.ERROR });
+        },
         takeNativeError: () => {
           const text = nativeError;
           nativeError = null;
@@ -65,6 +70,7 @@ export function llamaCppDeps(config: InpageConfig, reason: string, gpu = false):
       remove: async (url) => {
         for (const model of await manager.getModels({ includeInvalid: true })) if (model.url === url) await model.remove();
       },
+      store: () => cacheManager.store.choice(),
       // An imported file, under the URL it would be downloaded from (as wllama's own download records it).
       put: async (url, file, mmprojUrl, onBytes) => {
         let done = 0;
@@ -85,7 +91,8 @@ export function llamaCppDeps(config: InpageConfig, reason: string, gpu = false):
         });
       },
     },
-    threads: llamaThreads(config),
+    threads: wasm.threads,
+    wasm: { build: wasm.build, buildWhy: wasm.buildWhy, threadsWhy: wasm.threadsWhy },
     gpu,
     memoryBudgetBytes: memoryBudgetBytes(),
     origin: self.location.origin,

@@ -1,13 +1,13 @@
-// Resumable GGUF downloads: wllama's cache (its CacheManager: OPFS files named by URL, a metadata file beside
-// each) with a `download` that survives a dropped connection. Bytes are written to the cache file as they arrive;
+// Resumable GGUF downloads: wllama's cache (its CacheManager: files named by URL, a metadata file beside each, in
+// the store stores.ts chose) with a `download` that, in OPFS, survives a dropped connection. Bytes are written to the cache file as they arrive;
 // the metadata (URL, full size, ETag) is written first, so an interrupted file is one wllama itself sees as
 // incomplete (size ≠ original size: not listed as a model, removable). A dropped connection is resumed at once
 // with `Range: bytes=<have>-` (a few times while it makes progress), and a download interrupted by a closed tab
 // is resumed the next time the model is loaded. A server that answers a range with the whole file (200), or whose
 // ETag changed, starts the file over.
 import { CacheManager, type DownloadOptions } from '@wllama/wllama';
-import { givenStorageRoot, storageRoot } from '../common/storage-root';
-import { DirectoryBackend } from './directory-backend';
+import { storageRoot } from '../common/storage-root';
+import { ChosenStore } from './stores';
 
 /** Attempts in a row that may fail without a single new byte before the download gives up. */
 const STALLED_ATTEMPTS = 3;
@@ -57,12 +57,14 @@ async function openSink(name: string): Promise<FileSink> {
 const cleanEtag = (value: string | null) => (value ?? '').replace(/[^A-Za-z0-9]/g, '');
 
 export class ResumableCache extends CacheManager {
-  /** wllama's own backend, or, where the engine was given a folder (storage-root.ts), one over that folder. */
-  constructor() {
-    super(givenStorageRoot() ? [new DirectoryBackend(storageRoot)] : undefined);
+  /** Over the store chosen for this device (stores.ts: OPFS, else Cache Storage, else memory). */
+  constructor(readonly store: ChosenStore = new ChosenStore()) {
+    super([store]);
   }
 
   override async download(url: string, options: DownloadOptions = {}): Promise<void> {
+    // Resumable in OPFS (written at an offset); in the other stores the file is written whole, as it streams in.
+    if ((await this.store.choice()).store !== 'opfs') return this.downloadWhole(url, options);
     const name = await this.getNameFromURL(url);
     const known = await this.getMetadata(name);
     const sink = await openSink(name);
@@ -139,5 +141,36 @@ export class ResumableCache extends CacheManager {
     } finally {
       await sink.close();
     }
+  }
+
+  /** A download into a store that cannot write at an offset: one request, the file written as it arrives. */
+  private async downloadWhole(url: string, options: DownloadOptions): Promise<void> {
+    const name = await this.getNameFromURL(url);
+    const response = await fetch(url, { headers: options.headers ?? {}, cache: 'no-store', ...(options.signal ? { signal: options.signal } : {}) });
+    if (!response.ok || !response.body) throw new Error(`Failed to fetch ${url}: HTTP ${response.status}`);
+    const total = Number(response.headers.get('content-length') ?? 0);
+    let loaded = 0;
+    let reported = 0;
+    const counted = response.body.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, controller) {
+          loaded += chunk.byteLength;
+          const now = Date.now();
+          if (now - reported > 100) {
+            reported = now;
+            options.progressCallback?.({ loaded, total });
+          }
+          controller.enqueue(chunk);
+        },
+      }),
+    );
+    await this.store.write(name, counted);
+    if (total && loaded !== total) {
+      await this.store.delete(name);
+      throw new Error(`The download of ${url} ended at ${loaded} of ${total} bytes`);
+    }
+    // The metadata last: a file without it (an interrupted write) is not a model wllama lists.
+    await this.writeMetadata(name, { originalURL: url, originalSize: loaded, etag: cleanEtag(response.headers.get('etag')), ...(options.metadataAdditional ?? {}) });
+    options.progressCallback?.({ loaded, total: total || loaded });
   }
 }

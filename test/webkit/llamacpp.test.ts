@@ -1,0 +1,110 @@
+// WebKit smoke set, production build: one real llama.cpp answer on the CPU in Safari's engine (WebKitGTK: no
+// WebGPU, no JSPI, no Memory64, no OPFS, not cross-origin isolated), from the GGUF synthesized at test time and
+// served by the same deployment the Chromium and Firefox llama.cpp tests use (test/browser/llamacpp-host.ts). What
+// it takes there: wllama's compat build from the deployment's own files, one thread, and the model files kept
+// in the store this browser has; /v1/models and the Models area say each, with why.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { synthesizeGguf } from '../../scripts/gguf/synthesize';
+import { chat, makeKey } from '../browser/helpers';
+import { isolationHeaders } from '../../src/isolation';
+import { ggufPath, hostLlamaCppDeployment, type LlamaCppHost } from '../browser/llamacpp-host';
+import { SETUP_MS, build, createKeyThroughForm, openApp, registerThroughForm, webkit } from './webkit';
+
+interface Completion {
+  choices: { message: { content: string | null; reasoning_content?: string }; finish_reason: string }[];
+  usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number; completion_tokens_details: { reasoning_tokens: number } };
+  system_fingerprint: string;
+}
+
+interface Models {
+  data: { id: string; state: string; why?: string; engine?: { name: string; device: string; threads: number; threads_why: string; build: string; build_why: string; storage: { store: string; why: string } } }[];
+}
+
+describe('WebKit (MiniBrowser), production build, llama.cpp', { timeout: 420_000 }, () => {
+  let host: LlamaCppHost | undefined;
+  before(async () => {
+    build('production');
+    const model = synthesizeGguf({ seed: 7 });
+    host = await hostLlamaCppDeployment({ port: 4185, prefix: 'webkit-gguf', files: (put) => put(ggufPath('qwen3-1.7b'), model.bytes) });
+  }, { timeout: SETUP_MS });
+  after(async () => {
+    await host?.close();
+  });
+  const browser = webkit();
+
+  test("a real answer from llama.cpp's compat build on one thread through /v1; /v1/models and the Models area say build, threads and store, with why", async () => {
+    const page = browser();
+    const started = await openApp(page, `${host!.server.origin}/`);
+    assert.deepEqual(started, { controlled: true, webgpu: false });
+    // Signed up and a key made through the UI, so the page's Models area is the registered workspace's.
+    await registerThroughForm(page, 'WebKit llama.cpp');
+    const key = await createKeyThroughForm(page, 'webkit llama key');
+
+    const answer = await chat(page, key, { model: 'svc-model-5.2-short', messages: [{ role: 'user', content: 'Hello' }], temperature: 0, max_tokens: 12 });
+    assert.equal(answer.status, 200, answer.text);
+    const body = answer.json as Completion;
+    assert.match(body.system_fingerprint, /llamacpp/);
+    const choice = body.choices[0]!;
+    // The same model, prompt and sampling as in Chromium and Firefox: the same thinking, split the same way.
+    assert.equal(choice.message.reasoning_content, 'Let me think.');
+    assert.match(choice.message.content ?? '', /^[\x20-\x7e]+$/);
+    assert.equal(choice.finish_reason, 'length');
+    assert.deepEqual(
+      { prompt: body.usage.prompt_tokens, completion: body.usage.completion_tokens, total: body.usage.total_tokens, reasoning: body.usage.completion_tokens_details.reasoning_tokens },
+      { prompt: 9, completion: 12, total: 21, reasoning: 6 },
+    );
+
+    const models = (await page.evaluate(async (key: string) => (await fetch('/v1/models', { headers: { authorization: `Bearer ${key}` } })).json(), key)) as Models;
+    const short = models.data.find((m) => m.id === 'svc-model-5.2-short')!;
+    assert.equal(short.state, 'ready');
+    assert.equal(short.why, undefined);
+    const engine = short.engine!;
+    assert.deepEqual({ name: engine.name, device: engine.device, build: engine.build, threads: engine.threads }, { name: 'llamacpp', device: 'cpu', build: 'compat', threads: 1 });
+    assert.match(engine.build_why, /no WebAssembly Memory64 and no JSPI/);
+    assert.match(engine.threads_why, /^One thread: the page is not cross-origin isolated/);
+    // WebKitGTK has no OPFS: Cache Storage keeps the files, and says why.
+    assert.equal(engine.storage.store, 'cache-storage');
+    assert.match(engine.storage.why, /^Cache Storage, because OPFS cannot be used here \(OPFS: this browser has no OPFS/);
+    // Every model that cannot run here says why (svc-embed: web-llm only).
+    for (const m of models.data.filter((m) => m.state === 'unavailable')) assert.ok(m.why, `${m.id} is unavailable without a why`);
+
+    // The Models area's card says the same.
+    await page.click(await page.find('nav a[href="#models"]'));
+    const card = await page.textOnceMatching('article[data-model="svc-model-5.2-short"] [data-testid="build"]', /compat build/);
+    assert.equal(card, engine.build_why);
+    assert.equal(await page.textOnceMatching('article[data-model="svc-model-5.2-short"] [data-testid="storage"]', /Cache Storage/), engine.storage.why);
+    assert.equal(await page.textOnceMatching('article[data-model="svc-model-5.2-short"] [data-testid="runtime"]', /thread/), 'llama.cpp on the CPU, 1 thread (the page is not cross-origin isolated)');
+  });
+});
+
+// The require-corp variant (docs/engines.md, Threads and cross-origin isolation): a deployment whose server sends
+// COOP same-origin and COEP require-corp isolates the page it answers in WebKit. This WebKitGTK gives an isolated
+// page no SharedArrayBuffer, so llama.cpp runs one thread here either way.
+describe('WebKit (MiniBrowser), production build, llama.cpp, served with COEP require-corp', { timeout: 420_000 }, () => {
+  let host: LlamaCppHost | undefined;
+  before(async () => {
+    const model = synthesizeGguf({ seed: 7 });
+    host = await hostLlamaCppDeployment({ port: 4187, prefix: 'webkit-corp', headers: { ...isolationHeaders('require-corp') }, files: (put) => put(ggufPath('qwen3-1.7b'), model.bytes) });
+  }, { timeout: SETUP_MS });
+  after(async () => {
+    await host?.close();
+  });
+  const browser = webkit();
+
+  test('the page is cross-origin isolated, without SharedArrayBuffer; the compat build answers on one thread', async () => {
+    const page = browser();
+    await openApp(page, `${host!.server.origin}/`);
+    assert.deepEqual(await page.evaluate(() => ({ isolated: self.crossOriginIsolated, sharedMemory: typeof SharedArrayBuffer }), null), { isolated: true, sharedMemory: 'undefined' });
+    const key = await makeKey(page);
+    const answer = await chat(page, key, { model: 'svc-model-5.2-short', messages: [{ role: 'user', content: 'Hello' }], temperature: 0, max_tokens: 12 });
+    assert.equal(answer.status, 200, answer.text);
+    const body = answer.json as Completion;
+    assert.equal(body.choices[0]!.message.reasoning_content, 'Let me think.');
+    assert.deepEqual({ prompt: body.usage.prompt_tokens, completion: body.usage.completion_tokens }, { prompt: 9, completion: 12 });
+    const models = (await page.evaluate(async (key: string) => (await fetch('/v1/models', { headers: { authorization: `Bearer ${key}` } })).json(), key)) as Models;
+    const engine = models.data.find((m) => m.id === 'svc-model-5.2-short')!.engine!;
+    assert.deepEqual({ build: engine.build, threads: engine.threads }, { build: 'compat', threads: 1 });
+    assert.match(engine.threads_why, /^One thread: /);
+  });
+});
