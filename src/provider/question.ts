@@ -34,9 +34,10 @@ export function secureConsumer(origin: string): boolean {
 
 /**
  * Watches `target` with IntersectionObserver v2. `seen()`: it has been visible, as the browser verifies it, for
- * VISIBLE_BEFORE_CLICK_MS up to now; `target.dataset.seen` says the same (`true` once it holds, `false` otherwise).
+ * VISIBLE_BEFORE_CLICK_MS up to now and a fresh observation says it still is; `target.dataset.seen` says the first
+ * (`true` once it holds, `false` otherwise).
  */
-export function watchVisibility(target: HTMLElement): { seen(): boolean; stop(): void } {
+export function watchVisibility(target: HTMLElement): { seen(): Promise<boolean>; stop(): void } {
   let since: number | null = null;
   let timer: ReturnType<typeof setTimeout> | undefined;
   target.dataset.seen = 'false';
@@ -56,13 +57,31 @@ export function watchVisibility(target: HTMLElement): { seen(): boolean; stop():
     { trackVisibility: true, delay: VISIBILITY_DELAY_MS, threshold: [0, 1] } as IntersectionObserverInit,
   );
   observer.observe(target);
+  const held = () => since !== null && performance.now() - since >= VISIBLE_BEFORE_CLICK_MS;
   return {
-    seen: () => since !== null && performance.now() - since >= VISIBLE_BEFORE_CLICK_MS,
+    // The watch's notices may lag behind a change (more so on a busy machine), so a click is also held to a fresh
+    // observation made after it: a new observer's first notice says what the browser sees now.
+    seen: async () => held() && (await visibleNow(target)) && held(),
     stop: () => (observer.disconnect(), clearTimeout(timer)),
   };
 }
 
-function button(id: string, text: string, onClick: () => void): HTMLButtonElement {
+/** Whether `target` is visible now, as IntersectionObserver v2 verifies it: a new observer's first notice. */
+function visibleNow(target: HTMLElement): Promise<boolean> {
+  return new Promise((resolve) => {
+    const once = new IntersectionObserver(
+      (entries) => {
+        once.disconnect();
+        const entry = entries.at(-1) as (IntersectionObserverEntry & { isVisible?: boolean }) | undefined;
+        resolve(entry !== undefined && entry.isIntersecting && entry.isVisible === true);
+      },
+      { trackVisibility: true, delay: VISIBILITY_DELAY_MS, threshold: [0, 1] } as IntersectionObserverInit,
+    );
+    once.observe(target);
+  });
+}
+
+function button(id: string, text: string, onClick: () => unknown): HTMLButtonElement {
   const b = document.createElement('button');
   b.type = 'button';
   b.id = id;
@@ -82,7 +101,7 @@ export interface Answers {
  * has* (enabled once a box is ticked) and *Not for this site*. `gate`: whether a click counts now (the frame's
  * visibility check); a click it turns down is answered with a note (`#unseen`) and changes nothing.
  */
-export function question(site: string, provider: string, ids: readonly string[], answers: Answers, gate: () => boolean = () => true): HTMLElement[] {
+export function question(site: string, provider: string, ids: readonly string[], answers: Answers, gate: () => boolean | Promise<boolean> = () => true): HTMLElement[] {
   const text = document.createElement('p');
   text.textContent = `Let ${site} use the AI models this browser already has (kept by ${provider})? It can run the models you tick here, nothing else.`;
   const fieldset = document.createElement('fieldset');
@@ -97,18 +116,22 @@ export function question(site: string, provider: string, ids: readonly string[],
   note.hidden = true;
   note.textContent = 'That click was not taken: this question was covered, see-through or had just appeared. Click again once you can read it.';
   let answered = false;
-  const counts = (): boolean => {
-    if (answered) return false;
-    if (!gate()) return !(note.hidden = false);
+  let checking = false;
+  const counts = async (): Promise<boolean> => {
+    if (answered || checking) return false;
+    checking = true;
+    const ok = await gate();
+    checking = false;
+    if (!ok) return !(note.hidden = false);
     note.hidden = true;
     return (answered = true);
   };
-  const allow = button('allow', 'Use the models this browser already has', () => {
+  const allow = button('allow', 'Use the models this browser already has', async () => {
     const chosen = ticked();
-    if (chosen.length > 0 && counts()) answers.allow(chosen);
+    if (chosen.length > 0 && (await counts())) answers.allow(chosen);
   });
   allow.disabled = true;
   fieldset.addEventListener('change', () => (allow.disabled = ticked().length === 0));
-  const refuse = button('refuse', 'Not for this site', () => counts() && answers.refuse());
+  const refuse = button('refuse', 'Not for this site', async () => (await counts()) && answers.refuse());
   return [text, fieldset, allow, refuse, note];
 }
