@@ -1,12 +1,12 @@
 // The llama.cpp engine wired to the real @wllama/wllama: its WebAssembly file is part of the build (served
 // from this origin, never a CDN), its GGUF cache is wllama's own (OPFS).
 import { LogLevel, ModelManager, Wllama, type WllamaLogger } from '@wllama/wllama';
-import wasmUrl from '@wllama/wllama/esm/wasm/wllama.wasm?url';
 import type { InpageConfig } from '../../../src/config';
 import { LlamaCppEngine, type LlamaCppDeps, type WllamaLike } from './engine';
 import { browserLlamaImageReader } from './images';
 import { ResumableCache } from './resumable-cache';
 import { browserImageReader } from '../common/images';
+import { WASM_URLS, wasmVariant, type WasmVariant } from './wasm-variants';
 
 const quiet: WllamaLogger = { debug: () => undefined, log: () => undefined, warn: console.warn, error: console.error };
 
@@ -27,8 +27,11 @@ export function memoryBudgetBytes(): number {
   return Math.min((gib / 2) * 2 ** 30, 4 * 2 ** 30);
 }
 
-/** The engine's dependencies on the real wllama (also used by the contract suite in Chromium). */
-export function llamaCppDeps(config: InpageConfig, reason: string, gpu = false): LlamaCppDeps {
+/**
+ * The engine's dependencies on the real wllama (also used by the contract suite in Chromium). `wasm`: which of
+ * llama.cpp's wasm files to run (wasm-variants.ts); by default the best this browser runs exactly.
+ */
+export function llamaCppDeps(config: InpageConfig, reason: string, gpu = false, wasm: WasmVariant = wasmVariant()): LlamaCppDeps {
   // wllama's cache, with downloads that resume after a dropped connection (resumable-cache.ts).
   const cacheManager = new ResumableCache();
   const manager = new ModelManager({ logger: quiet, allowOffline: true, cacheManager });
@@ -46,7 +49,7 @@ export function llamaCppDeps(config: InpageConfig, reason: string, gpu = false):
           console.error(...args);
         },
       };
-      const wllama = new Wllama({ default: wasmUrl }, { logger, suppressNativeLog: false, allowOffline: true, modelManager: manager });
+      const wllama = new Wllama({ default: WASM_URLS[wasm] }, { logger, suppressNativeLog: false, allowOffline: true, modelManager: manager });
       // Safari/Firefox compatibility files would come from a CDN: never; they run without it (no WebGPU).
       wllama.setCompat(null);
       const load = wllama.loadModelFromUrl.bind(wllama);
