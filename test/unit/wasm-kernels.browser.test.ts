@@ -3,7 +3,7 @@
 // build 32-bit) and both variants; and the run-time choice of variant (worker/engine/llamacpp/wasm-variants.ts).
 import { describe, expect, it } from 'vitest';
 import { checkDots, checkFp16 } from '../kernels/kernel-check';
-import { RELAXED_PROBE, SIMD128_PROBE, relaxedDotExact, wasmVariant } from '../../worker/engine/llamacpp/wasm-variants';
+import { RELAXED_PROBE, SIMD128_PROBE, relaxedDotExact, wasmVariant } from '../../worker/engine/llamacpp/wasm-detect';
 import w32relaxed from '../../scripts/wasm-kernels/kernels-wasm32-relaxed.wasm?url';
 import w32simd from '../../scripts/wasm-kernels/kernels-wasm32-simd128.wasm?url';
 import w64relaxed from '../../scripts/wasm-kernels/kernels-wasm64-relaxed.wasm?url';

@@ -1,71 +1,11 @@
 // Which of llama.cpp's wasm files this browser runs: wllama's own (generic C kernels), or one with the SIMD kernels
-// of scripts/wasm-kernels spliced in at build time (docs/engines.md, "CPU kernels"). Chosen by feature detection:
-// relaxed SIMD where WebAssembly.validate accepts it and a self-check of its 8-bit dot product, on the operand
-// ranges the kernels use, gives the exact sums; SIMD128 where that is all; the generic wasm otherwise.
+// of scripts/wasm-kernels spliced in at build time (docs/engines.md, "CPU kernels"). Chosen by feature detection
+// (wasm-detect.ts): relaxed SIMD where WebAssembly.validate accepts it and a self-check of its 8-bit dot product,
+// on the operand ranges the kernels use, gives the exact sums; SIMD128 where that is all; the generic wasm otherwise.
 import generic from '@wllama/wllama/esm/wasm/wllama.wasm?url';
 import relaxed from '#wllama-wasm/wllama-relaxed.wasm?url';
 import simd128 from '#wllama-wasm/wllama-simd128.wasm?url';
+import type { WasmVariant } from './wasm-detect';
 
-export type WasmVariant = 'relaxed' | 'simd128' | 'generic';
+export { wasmVariant, type WasmVariant } from './wasm-detect';
 export const WASM_URLS: Record<WasmVariant, string> = { relaxed, simd128, generic };
-
-const HEADER = [0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00];
-const V128_ZERO = [0xfd, 0x0c, ...new Array<number>(16).fill(0)];
-/** A module whose one function computes i32x4.dot_i16x8_s: valid where SIMD128 is. */
-export const SIMD128_PROBE = Uint8Array.from([
-  ...HEADER,
-  ...[0x01, 0x04, 0x01, 0x60, 0x00, 0x00],
-  ...[0x03, 0x02, 0x01, 0x00],
-  ...[0x0a, 0x2c, 0x01, 0x2a, 0x00, ...V128_ZERO, ...V128_ZERO, 0xfd, 0xba, 0x01, 0x1a, 0x0b],
-]);
-/**
- * A module exporting memory `m` and `f()`, which stores at 48 the i32x4.relaxed_dot_i8x16_i7x16_add of the
- * vectors at 0 (i8), 16 (i7) and 32 (the i32 accumulator).
- */
-export const RELAXED_PROBE = Uint8Array.from([
-  ...HEADER,
-  ...[0x01, 0x04, 0x01, 0x60, 0x00, 0x00],
-  ...[0x03, 0x02, 0x01, 0x00],
-  ...[0x05, 0x03, 0x01, 0x00, 0x01],
-  ...[0x07, 0x09, 0x02, 0x01, 0x66, 0x00, 0x00, 0x01, 0x6d, 0x02, 0x00],
-  ...[0x0a, 0x1f, 0x01, 0x1d, 0x00],
-  ...[0x41, 0x30, 0x41, 0x00, 0xfd, 0x00, 0x04, 0x00, 0x41, 0x10, 0xfd, 0x00, 0x04, 0x00, 0x41, 0x20, 0xfd, 0x00, 0x04, 0x00],
-  ...[0xfd, 0x93, 0x02, 0xfd, 0x0b, 0x04, 0x00, 0x0b],
-]);
-
-/**
- * Runs the relaxed dot product on every i8 value against weights 0..63 (the kernels' i7 operands: 4-bit nibbles
- * and 6-bit Q6_K weights), with accumulators of both signs: true when every sum is the exact one.
- */
-export function relaxedDotExact(wasm: typeof WebAssembly = WebAssembly): boolean {
-  const { f, m } = new wasm.Instance(new wasm.Module(RELAXED_PROBE)).exports as { f: () => void; m: WebAssembly.Memory };
-  const a = new Int8Array(m.buffer, 0, 16);
-  const b = new Uint8Array(m.buffer, 16, 16);
-  const c = new Int32Array(m.buffer, 32, 4);
-  const out = new Int32Array(m.buffer, 48, 4);
-  for (let k = 0; k < 256; k++) {
-    for (let i = 0; i < 16; i++) {
-      a[i] = ((k + 97 * i) % 256) - 128;
-      b[i] = (k * 7 + 13 * i) % 64;
-    }
-    for (let j = 0; j < 4; j++) c[j] = (j & 1 ? -1 : 1) * (k * 1009 + j);
-    f();
-    for (let j = 0; j < 4; j++) {
-      let want = c[j]!;
-      for (let i = 4 * j; i < 4 * j + 4; i++) want += a[i]! * b[i]!;
-      if (out[j] !== want) return false;
-    }
-  }
-  return true;
-}
-
-/** The variant this browser runs best, exactly. */
-export function wasmVariant(wasm: typeof WebAssembly = WebAssembly): WasmVariant {
-  if (!wasm.validate(SIMD128_PROBE)) return 'generic';
-  try {
-    if (wasm.validate(RELAXED_PROBE) && relaxedDotExact(wasm)) return 'relaxed';
-  } catch {
-    // A browser that validates the module but cannot run it: SIMD128.
-  }
-  return 'simd128';
-}
