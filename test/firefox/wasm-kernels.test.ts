@@ -36,7 +36,7 @@ interface Kernels {
   checkFp16(bytes: Uint8Array): Promise<Record<string, { checked: number; wrong: number[] }>>;
   wasmVariant(): string;
   relaxedDotExact(): boolean;
-  RELAXED_PROBE: Uint8Array;
+  RELAXED_PROBE: Uint8Array<ArrayBuffer>;
 }
 
 describe('Firefox ESR, wasm kernels', { timeout: 240_000 }, () => {
