@@ -68,7 +68,7 @@ static inline v128_t dot_i8(v128_t a, v128_t b) {
 }
 
 // Σ u[i]·s[i] for u in 0..63 (unsigned bytes) and s signed bytes, added to acc.
-static inline v128_t dot_u6_i8_add(v128_t u, v128_t s, v128_t acc) {
+__attribute__((unused)) static inline v128_t dot_u6_i8_add(v128_t u, v128_t s, v128_t acc) {
 #ifdef __wasm_relaxed_simd__
   return wasm_i32x4_relaxed_dot_i8x16_i7x16_add(s, u, acc);
 #else
@@ -124,6 +124,17 @@ void EXPORT(ggml_vec_dot_q4_0_q8_0)(int n, float *restrict s, size_t bs, const v
   *s = hsum_f32x4(acc);
 }
 
+// Σ u[i]·s[i] for u in 0..15 (nibbles as bytes) and s signed bytes, over 32 pairs (u0·s0 and u1·s1), as eight i16
+// partial sums (each within ±4·15·128 = ±7680, so no i16 overflow).
+static inline v128_t dot_u4_i8_x2(v128_t u0, v128_t s0, v128_t u1, v128_t s1) {
+#ifdef __wasm_relaxed_simd__
+  return wasm_i16x8_add(wasm_i16x8_relaxed_dot_i8x16_i7x16(s0, u0), wasm_i16x8_relaxed_dot_i8x16_i7x16(s1, u1));
+#else
+  return wasm_i16x8_add(wasm_i16x8_add(wasm_i16x8_extmul_low_i8x16(u0, s0), wasm_i16x8_extmul_high_i8x16(u0, s0)),
+                        wasm_i16x8_add(wasm_i16x8_extmul_low_i8x16(u1, s1), wasm_i16x8_extmul_high_i8x16(u1, s1)));
+#endif
+}
+
 void EXPORT(ggml_vec_dot_q4_K_q8_K)(int n, float *restrict s, size_t bs, const void *restrict vx, size_t bx,
                                     const void *restrict vy, size_t by, int nrc) {
   (void)bs, (void)bx, (void)by, (void)nrc;
@@ -131,38 +142,61 @@ void EXPORT(ggml_vec_dot_q4_K_q8_K)(int n, float *restrict s, size_t bs, const v
   const block_q8_K *restrict y = vy;
   const int nb = n / QK_K;
   const v128_t low4 = wasm_i8x16_splat(0x0F);
-  float sumf = 0.0f;
+  const v128_t zero = wasm_i32x4_splat(0);
+  v128_t accf = wasm_f32x4_splat(0.0f);
   for (int i = 0; i < nb; i++) {
-    // The 8 six-bit scales and mins (ggml's get_scale_min_k4), read with byte loads: no array on the stack.
-    const uint8_t *q = x[i].scales;
-    const int16_t *bsums = y[i].bsums;
-    int32_t mins = 0;
-    v128_t acc = wasm_i32x4_splat(0);
+    // The 8 six-bit scales (bytes 0..7) and mins (bytes 8..15) of ggml's 12-byte packing, in one vector.
+    uint32_t u0, u1, u2;
+    __builtin_memcpy(&u0, x[i].scales, 4);
+    __builtin_memcpy(&u1, x[i].scales + 4, 4);
+    __builtin_memcpy(&u2, x[i].scales + 8, 4);
+    const uint32_t sc_lo = u0 & 0x3f3f3f3fu;
+    const uint32_t sc_hi = (u2 & 0x0f0f0f0fu) | (((u0 >> 6) & 0x03030303u) << 4);
+    const uint32_t m_lo = u1 & 0x3f3f3f3fu;
+    const uint32_t m_hi = ((u2 >> 4) & 0x0f0f0f0fu) | (((u1 >> 6) & 0x03030303u) << 4);
+    const v128_t sm = wasm_u32x4_make(sc_lo, sc_hi, m_lo, m_hi);
+    // Σ_s min_s·(bsums[2s] + bsums[2s+1]): each min widened to two i16 lanes, against the 16 bsums.
+    const v128_t mins_a = wasm_i8x16_shuffle(sm, zero, 8, 16, 8, 16, 9, 16, 9, 16, 10, 16, 10, 16, 11, 16, 11, 16);
+    const v128_t mins_b = wasm_i8x16_shuffle(sm, zero, 12, 16, 12, 16, 13, 16, 13, 16, 14, 16, 14, 16, 15, 16, 15, 16);
+    const v128_t msum = wasm_i32x4_add(wasm_i32x4_dot_i16x8(mins_a, wasm_v128_load(y[i].bsums)),
+                                       wasm_i32x4_dot_i16x8(mins_b, wasm_v128_load(y[i].bsums + 8)));
+    const v128_t scales = wasm_u16x8_extend_low_u8x16(sm);
+    v128_t acc = zero;
     const uint8_t *q4 = x[i].qs;
     const int8_t *q8 = y[i].qs;
-    for (int j = 0; j < 4; j++) {
-      const int lo = 2 * j, hi = 2 * j + 1;
-      const int sc_lo = lo < 4 ? (q[lo] & 63) : ((q[lo + 4] & 0xF) | ((q[lo - 4] >> 6) << 4));
-      const int m_lo = lo < 4 ? (q[lo + 4] & 63) : ((q[lo + 4] >> 4) | ((q[lo] >> 6) << 4));
-      const int sc_hi = hi < 4 ? (q[hi] & 63) : ((q[hi + 4] & 0xF) | ((q[hi - 4] >> 6) << 4));
-      const int m_hi = hi < 4 ? (q[hi + 4] & 63) : ((q[hi + 4] >> 4) | ((q[hi] >> 6) << 4));
-      mins += m_lo * (bsums[2 * lo] + bsums[2 * lo + 1]) + m_hi * (bsums[2 * hi] + bsums[2 * hi + 1]);
-      const v128_t a = wasm_v128_load(q4);
-      const v128_t b = wasm_v128_load(q4 + 16);
-      const v128_t dlo = dot_u6_i8_add(wasm_v128_and(a, low4), wasm_v128_load(q8),
-                                       dot_u6_i8_add(wasm_v128_and(b, low4), wasm_v128_load(q8 + 16), wasm_i32x4_splat(0)));
-      const v128_t dhi = dot_u6_i8_add(wasm_u8x16_shr(a, 4), wasm_v128_load(q8 + 32),
-                                       dot_u6_i8_add(wasm_u8x16_shr(b, 4), wasm_v128_load(q8 + 48), wasm_i32x4_splat(0)));
-      acc = wasm_i32x4_add(acc, wasm_i32x4_add(wasm_i32x4_mul(dlo, wasm_i32x4_splat(sc_lo)),
-                                               wasm_i32x4_mul(dhi, wasm_i32x4_splat(sc_hi))));
-      q4 += 32;
-      q8 += 64;
-    }
+#define Q4K_PAIR(j, lane_lo, lane_hi)                                                                                     \
+  do {                                                                                                                     \
+    const v128_t a = wasm_v128_load(q4 + 32 * (j));                                                                        \
+    const v128_t b = wasm_v128_load(q4 + 32 * (j) + 16);                                                                   \
+    const v128_t plo = dot_u4_i8_x2(wasm_v128_and(a, low4), wasm_v128_load(q8 + 64 * (j)), wasm_v128_and(b, low4),        \
+                                    wasm_v128_load(q8 + 64 * (j) + 16));                                                   \
+    const v128_t phi = dot_u4_i8_x2(wasm_u8x16_shr(a, 4), wasm_v128_load(q8 + 64 * (j) + 32), wasm_u8x16_shr(b, 4),        \
+                                    wasm_v128_load(q8 + 64 * (j) + 48));                                                   \
+    acc = wasm_i32x4_add(acc, wasm_i32x4_dot_i16x8(plo, wasm_i16x8_shuffle(scales, scales, lane_lo, lane_lo, lane_lo,      \
+                                                                             lane_lo, lane_lo, lane_lo, lane_lo, lane_lo))); \
+    acc = wasm_i32x4_add(acc, wasm_i32x4_dot_i16x8(phi, wasm_i16x8_shuffle(scales, scales, lane_hi, lane_hi, lane_hi,      \
+                                                                             lane_hi, lane_hi, lane_hi, lane_hi, lane_hi))); \
+  } while (0)
+    Q4K_PAIR(0, 0, 1);
+    Q4K_PAIR(1, 2, 3);
+    Q4K_PAIR(2, 4, 5);
+    Q4K_PAIR(3, 6, 7);
+#undef Q4K_PAIR
     const float d = fp16_to_fp32(x[i].d) * y[i].d;
     const float dmin = fp16_to_fp32(x[i].dmin) * y[i].d;
-    sumf += d * (float)hsum_i32x4(acc) - dmin * (float)mins;
+    accf = wasm_f32x4_add(accf, wasm_f32x4_sub(wasm_f32x4_mul(wasm_f32x4_convert_i32x4(acc), wasm_f32x4_splat(d)),
+                                               wasm_f32x4_mul(wasm_f32x4_convert_i32x4(msum), wasm_f32x4_splat(dmin))));
   }
-  *s = sumf;
+  *s = hsum_f32x4(accf);
+}
+
+// u[i]·s[i] summed in adjacent pairs, as eight i16 (u in 0..63: each pair within ±2·63·128 = ±16128).
+static inline v128_t dot_u6_i8_pairs(v128_t u, v128_t s) {
+#ifdef __wasm_relaxed_simd__
+  return wasm_i16x8_relaxed_dot_i8x16_i7x16(s, u);
+#else
+  return wasm_i16x8_add(wasm_i16x8_extmul_low_i8x16(u, s), wasm_i16x8_extmul_high_i8x16(u, s));
+#endif
 }
 
 void EXPORT(ggml_vec_dot_q6_K_q8_K)(int n, float *restrict s, size_t bs, const void *restrict vx, size_t bx,
@@ -191,11 +225,10 @@ void EXPORT(ggml_vec_dot_q6_K_q8_K)(int n, float *restrict s, size_t bs, const v
         const v128_t u3 = wasm_v128_or(wasm_u8x16_shr(a, 4), wasm_i8x16_shl(wasm_v128_and(wasm_u8x16_shr(hb, 4), two), 4));
         const v128_t u4 = wasm_v128_or(wasm_u8x16_shr(b, 4), wasm_i8x16_shl(wasm_u8x16_shr(hb, 6), 4));
         const int g = 8 * half + h;  // 16-element groups g, g+2, g+4, g+6
-        const v128_t zero = wasm_i32x4_splat(0);
-        acc = wasm_i32x4_add(acc, wasm_i32x4_mul(dot_u6_i8_add(u1, wasm_v128_load(q8 + 16 * h), zero), wasm_i32x4_splat(sc[g])));
-        acc = wasm_i32x4_add(acc, wasm_i32x4_mul(dot_u6_i8_add(u2, wasm_v128_load(q8 + 32 + 16 * h), zero), wasm_i32x4_splat(sc[g + 2])));
-        acc = wasm_i32x4_add(acc, wasm_i32x4_mul(dot_u6_i8_add(u3, wasm_v128_load(q8 + 64 + 16 * h), zero), wasm_i32x4_splat(sc[g + 4])));
-        acc = wasm_i32x4_add(acc, wasm_i32x4_mul(dot_u6_i8_add(u4, wasm_v128_load(q8 + 96 + 16 * h), zero), wasm_i32x4_splat(sc[g + 6])));
+        acc = wasm_i32x4_add(acc, wasm_i32x4_dot_i16x8(dot_u6_i8_pairs(u1, wasm_v128_load(q8 + 16 * h)), wasm_i16x8_splat(sc[g])));
+        acc = wasm_i32x4_add(acc, wasm_i32x4_dot_i16x8(dot_u6_i8_pairs(u2, wasm_v128_load(q8 + 32 + 16 * h)), wasm_i16x8_splat(sc[g + 2])));
+        acc = wasm_i32x4_add(acc, wasm_i32x4_dot_i16x8(dot_u6_i8_pairs(u3, wasm_v128_load(q8 + 64 + 16 * h)), wasm_i16x8_splat(sc[g + 4])));
+        acc = wasm_i32x4_add(acc, wasm_i32x4_dot_i16x8(dot_u6_i8_pairs(u4, wasm_v128_load(q8 + 96 + 16 * h)), wasm_i16x8_splat(sc[g + 6])));
       }
       ql += 64;
       qh += 32;

@@ -140,9 +140,11 @@ function readUint32(bytes, at) {
 /**
  * Checks that a function body only uses what any module has the same way (locals, memory 0, constants, numeric and
  * SIMD instructions, structured control with value-typed blocks), so it means the same in wllama's module. Returns
- * the count of i32x4.dot_i16x8_s and relaxed dot instructions in it.
+ * the count of i32x4.dot_i16x8_s and relaxed dot instructions in it. `allowedGlobals`: global indices that mean
+ * the same in both modules (the per-kernel bench moves wllama's generic bodies, which use the stack pointer, global
+ * 0 in both, into a kernel module).
  */
-export function portableBody(body, what) {
+export function portableBody(body, what, allowedGlobals = []) {
   const r = reader(body, 0);
   for (let groups = r.leb(); groups > 0; groups--) (r.leb(), r.u8());
   const refuse = (why) => {
@@ -174,12 +176,13 @@ export function portableBody(body, what) {
     } else if (op === 0xfd) {
       const sub = r.leb();
       if (sub === 0xba) dots++;
-      if (sub === 0x113) relaxedDots++;
+      if (sub === 0x112 || sub === 0x113) relaxedDots++;
       if (sub <= 11 || sub === 92 || sub === 93) memarg();
       else if (sub === 12 || sub === 13) r.at += 16;
       else if (sub >= 21 && sub <= 34) r.u8();
       else if (sub >= 84 && sub <= 91) (memarg(), r.u8());
     } else if (op === 0x10 || op === 0x11 || op === 0x12 || op === 0x13) refuse('calls a function');
+    else if ((op === 0x23 || op === 0x24) && allowedGlobals.includes(r.leb())) continue;
     else if (op === 0x23 || op === 0x24) refuse('reads or writes a global (the stack pointer?)');
     else refuse(`has instruction 0x${op.toString(16)}`);
   }
@@ -194,24 +197,31 @@ export function kernelFile(host, variant) {
 
 /**
  * wllama's wasm with the kernels of `variant` in it. Throws (naming the function) on any mismatch.
- * `kernelBytes`: another kernel module than the committed one (tests). Returns the new bytes and, per kernel, its function index and the body sizes before and after.
+ * `kernelBytes`: another kernel module than the committed one (tests). Returns the new bytes and, per kernel, its
+ * function index and the body sizes before and after.
  */
 export function spliceKernels(hostBytes, variant, kernelBytes) {
   const host = readModule(hostBytes);
   const kernels = readModule(kernelBytes ?? new Uint8Array(readFileSync(kernelFile(host, variant))));
+  return { ...spliceBodies(host, kernels, KERNELS, { hostName: "wllama's wasm", sourceName: kernelFile(host, variant) }), memory64: host.memory64 };
+}
+
+/** `host` (readModule) with the bodies of `names` taken from `source`, each checked as spliceKernels says. */
+export function spliceBodies(host, source, names, { hostName, sourceName, allowedGlobals = [] }) {
+  const hostBytes = host.bytes;
   const replaced = new Map();
   const report = [];
-  for (const name of KERNELS) {
+  for (const name of names) {
     const at = host.byName.get(name);
-    if (at === undefined) throw new Error(`wllama's wasm has no function named ${name} (no name section, or llama.cpp renamed it): the kernels cannot go in`);
-    const from = kernels.byName.get(name);
-    if (from === undefined) throw new Error(`${kernelFile(host, variant)} has no ${name}`);
-    if (at < host.importedFuncs) throw new Error(`${name} is imported in wllama's wasm`);
+    if (at === undefined) throw new Error(`${hostName} has no function named ${name} (no name section, or llama.cpp renamed it): the kernels cannot go in`);
+    const from = source.byName.get(name);
+    if (from === undefined) throw new Error(`${sourceName} has no ${name}`);
+    if (at < host.importedFuncs) throw new Error(`${name} is imported in ${hostName}`);
     const want = host.funcTypes[at];
-    const have = kernels.funcTypes[from];
-    if (want !== have) throw new Error(`${name}: wllama's signature is ${want}, the kernel's ${have}: the kernel does not fit`);
-    const body = kernels.bodies[from - kernels.importedFuncs];
-    const { dots, relaxedDots } = portableBody(body, `kernel ${name}`);
+    const have = source.funcTypes[from];
+    if (want !== have) throw new Error(`${name}: ${hostName === "wllama's wasm" ? "wllama's" : hostName + "'s"} signature is ${want}, the kernel's ${have}: the kernel does not fit`);
+    const body = source.bodies[from - source.importedFuncs];
+    const { dots, relaxedDots } = portableBody(body, `kernel ${name}`, allowedGlobals);
     replaced.set(at - host.importedFuncs, body);
     report.push({ name, index: at, before: host.bodies[at - host.importedFuncs].length, after: body.length, dots, relaxedDots });
   }
@@ -234,7 +244,7 @@ export function spliceKernels(hostBytes, variant, kernelBytes) {
   const out = new Uint8Array(total);
   let at = 0;
   for (const p of parts) (out.set(p, at), (at += p.length));
-  return { bytes: out, report, memory64: host.memory64 };
+  return { bytes: out, report };
 }
 
 /** Validates a module with binaryen (npm), every feature wllama's builds use enabled. */

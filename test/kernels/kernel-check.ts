@@ -200,9 +200,13 @@ function extremes(kernel: KernelName, nb: number, weightByte: number, activation
   return [x, y];
 }
 
-/** Instantiates a kernel module (its own exported memory) and calls its functions with the right integer kinds. */
-export async function loadKernels(bytes: BufferSource) {
+/**
+ * Instantiates a kernel module (its own exported memory) and calls its functions with the right integer kinds.
+ * `prepare`: called with the module's exports first (the per-kernel bench gives wllama's generic bodies their table).
+ */
+export async function loadKernels(bytes: BufferSource, prepare?: (exports: WebAssembly.Exports) => void) {
   const { instance } = await WebAssembly.instantiate(bytes, {});
+  prepare?.(instance.exports);
   const exports = instance.exports as Record<string, unknown>;
   const memory = exports.memory as WebAssembly.Memory;
   // 64-bit memory: pointers and sizes are BigInt; 32-bit: numbers (the 64-bit count of fp16_to_fp32 is BigInt in both).
@@ -235,8 +239,8 @@ export async function loadKernels(bytes: BufferSource) {
 export const DOT_KERNELS: KernelName[] = ['ggml_vec_dot_q4_K_q8_K', 'ggml_vec_dot_q6_K_q8_K', 'ggml_vec_dot_q8_0_q8_0', 'ggml_vec_dot_q4_0_q8_0'];
 
 /** Every dot kernel on random, exact, extreme and synthesized blocks; the results, not a verdict. */
-export async function checkDots(bytes: BufferSource, seed = 38): Promise<KernelResult[]> {
-  const k = await loadKernels(bytes);
+export async function checkDots(bytes: BufferSource, seed = 38, prepare?: (exports: WebAssembly.Exports) => void): Promise<KernelResult[]> {
+  const k = await loadKernels(bytes, prepare);
   const random = mulberry32(seed);
   const results: KernelResult[] = [];
   for (const kernel of DOT_KERNELS) {

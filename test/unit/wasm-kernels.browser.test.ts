@@ -23,12 +23,12 @@ describe('wasm kernels in Chromium', () => {
     const only = (accept: (bytes: Uint8Array) => boolean) => Object.assign(Object.create(WebAssembly) as typeof WebAssembly, { validate: (b: BufferSource) => accept(b as Uint8Array) });
     expect(wasmVariant(only((b) => b !== RELAXED_PROBE))).toBe('simd128');
     expect(wasmVariant(only(() => false))).toBe('generic');
-    // A relaxed dot product that answers wrongly (as if it read the i7 operand signed with a bias) is not used.
+    // A relaxed dot product that answers wrongly (one i16 pair sum off by one) is not used.
     const wrong = Object.assign(Object.create(WebAssembly) as typeof WebAssembly, { Instance: class {
-      exports: { f: () => void; m: WebAssembly.Memory };
+      exports: { f: () => void; g: () => void; m: WebAssembly.Memory };
       constructor(module: WebAssembly.Module) {
-        const real = new WebAssembly.Instance(module).exports as { f: () => void; m: WebAssembly.Memory };
-        this.exports = { m: real.m, f: () => (real.f(), (new Int32Array(real.m.buffer, 48, 4)[0]! += 1)) };
+        const real = new WebAssembly.Instance(module).exports as { f: () => void; g: () => void; m: WebAssembly.Memory };
+        this.exports = { m: real.m, f: real.f, g: () => (real.g(), (new Int16Array(real.m.buffer, 64, 8)[3]! += 1)) };
       }
     } });
     expect(relaxedDotExact(wrong)).toBe(false);
