@@ -1,5 +1,5 @@
-// llama.cpp's hot CPU kernels for WebAssembly SIMD, written here (scripts/wasm-kernels/README.md says why and how
-// they get into wllama's wasm). Each function has the name and the C signature of the ggml function whose generic
+// llama.cpp's hot CPU kernels for WebAssembly SIMD, written here (docs/engines.md, "The WebAssembly files: SIMD
+// kernels", says why and how they get into wllama's wasm). Each function has the name and the C signature of the ggml function whose generic
 // body it replaces, and the block layouts of ggml-common.h (asserted below). Built as SIMD128 (i32x4.dot_i16x8_s)
 // and, with -mrelaxed-simd, with i32x4.relaxed_dot_i8x16_i7x16_add where that is exact: the i7 operand always holds
 // values 0..63 (weight nibbles or 6-bit weights), never the signed activations (x86 engines read that operand as

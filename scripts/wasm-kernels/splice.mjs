@@ -3,7 +3,8 @@
 // function keeps its index, so the name section, the table and every call stay as they are. It fails loudly when a
 // name is missing from wllama's wasm, when a signature differs, or when a kernel's body could not move as it is
 // (a call, a global such as the stack pointer, a table, a type-indexed block, a second memory). binaryen (npm)
-// validates the result. README.md here says why this route and how the kernel files are made.
+// validates the result. docs/engines.md ("The WebAssembly files: SIMD kernels") says why this route and how the
+// kernel files are made.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

@@ -1,5 +1,5 @@
 // Which of llama.cpp's wasm files this browser runs: wllama's own (generic C kernels), or one with the SIMD kernels
-// of scripts/wasm-kernels spliced in at build time (docs/engines.md, "CPU kernels"). Chosen by feature detection
+// of scripts/wasm-kernels spliced in at build time (docs/engines.md, "The WebAssembly files: SIMD kernels"). Chosen by feature detection
 // (wasm-detect.ts): relaxed SIMD where WebAssembly.validate accepts it and a self-check of its 8-bit dot product,
 // on the operand ranges the kernels use, gives the exact sums; SIMD128 where that is all; the generic wasm otherwise.
 import generic from '@wllama/wllama/esm/wasm/wllama.wasm?url';
