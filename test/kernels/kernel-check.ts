@@ -26,11 +26,6 @@ const LAYOUT = {
   q8_K: { block: QK_K, bytes: 292 },
 } as const;
 
-/** Blocks as ggml lays them out, with the reference's view of them. */
-interface Operand {
-  bytes: Uint8Array;
-}
-
 const int8 = (b: number) => (b << 24) >> 24;
 const half = (bytes: Uint8Array, at: number) => fromHalf(bytes[at]! | (bytes[at + 1]! << 8));
 const f32 = (bytes: Uint8Array, at: number) => new DataView(bytes.buffer, bytes.byteOffset).getFloat32(at, true);
