@@ -1,11 +1,12 @@
-// A vitest browser command (vitest.config.ts): native llama.cpp (node-llama-cpp's prebuilt CPU binary, in the
-// vitest process) answers a raw prompt greedily on a synthesized GGUF, for the browser tests to compare llama.cpp's
+// A vitest browser command (vitest.config.ts): native llama.cpp (node-llama-cpp's prebuilt CPU binary, installed on
+// first use by scripts/native-llama.mjs, in the vitest process) answers a raw prompt greedily on a synthesized GGUF, for the browser tests to compare llama.cpp's
 // wasm with (test/unit/llamacpp-kernels.browser.test.ts). The model is synthesized here from the same options.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BrowserCommand } from 'vitest/node';
 import { synthesizeGguf, type SynthOptions } from '../../scripts/gguf/synthesize';
+import { importNodeLlamaCpp, type Token } from '../../scripts/native-llama.mjs';
 
 export interface NativeGreedy {
   model: SynthOptions;
@@ -15,7 +16,7 @@ export interface NativeGreedy {
 
 /** The text of up to `tokens` greedy tokens after `prompt`, stopping at an end-of-generation token. */
 export const nativeGreedy: BrowserCommand<[NativeGreedy]> = async (_context, { model, prompt, tokens }) => {
-  const { getLlama, LlamaLogLevel } = await import('node-llama-cpp');
+  const { getLlama, LlamaLogLevel } = await importNodeLlamaCpp();
   const dir = await mkdtemp(join(tmpdir(), 'inpage-native-greedy-'));
   const llama = await getLlama({ gpu: false, build: 'never', logLevel: LlamaLogLevel.error });
   try {
@@ -24,7 +25,7 @@ export const nativeGreedy: BrowserCommand<[NativeGreedy]> = async (_context, { m
     const loaded = await llama.loadModel({ modelPath: path, gpuLayers: 0 });
     const context = await loaded.createContext({ contextSize: 256, threads: 1 });
     try {
-      const out = [];
+      const out: Token[] = [];
       for await (const token of context.getSequence().evaluate(loaded.tokenize(prompt, true), { temperature: 0 })) {
         if (loaded.isEogToken(token)) break;
         out.push(token);
