@@ -4,6 +4,7 @@ import type { Plugin } from 'vite';
 import { NoticeCollector, noticesFile } from './scripts/notices.ts';
 import { serviceWorkerBundle } from './scripts/sw-bundle-plugin.ts';
 import { WORKER_CHUNKS } from './scripts/worker-chunks.ts';
+import { wasmVariants, wasmVariantsAlias } from './scripts/wasm-kernels/vite-plugin.ts';
 import { SERVICE_WORKER_CSP } from './src/csp.ts';
 import { ISOLATION_HEADERS } from './src/isolation.ts';
 import { providerHeaders } from './src/provider/headers.ts';
@@ -78,6 +79,8 @@ export default defineConfig(({ mode }) => {
     // wllama's package.json names a main file it does not ship; its built ES module is esm/index.js.
     '@wllama/wllama/esm': here('./node_modules/@wllama/wllama/esm'),
     '@wllama/wllama': here('./node_modules/@wllama/wllama/esm/index.js'),
+    // wllama's wasm with the SIMD kernels spliced in, made by the wasmVariants plugin (scripts/wasm-kernels/).
+    ...wasmVariantsAlias,
     '#engine-impl': here(testBuild ? './test/engine/deterministic-engine.ts' : './worker/engine/production-engine.ts'),
   };
   // The licences and notices of every package the build carries (the app, its workers, sw.js), in its folder; not
@@ -89,7 +92,7 @@ export default defineConfig(({ mode }) => {
     define: testBuildDefine(testBuild),
     // After the app: sw.js, one classic script built on its own, with the app shell listed in it for Workbox to
     // precache (offline use).
-    plugins: [serviceWorkerBundle({ entry: here('./worker/sw.ts'), file: 'sw.js', alias, plugins: noticePlugins }), serviceWorkerPolicy(), ...noticePlugins],
+    plugins: [wasmVariants(), serviceWorkerBundle({ entry: here('./worker/sw.ts'), file: 'sw.js', alias, plugins: noticePlugins }), serviceWorkerPolicy(), ...noticePlugins],
     resolve: { alias },
     build: {
       // INPAGE_BUILD_SUFFIX lets parallel work trees on one machine build side by side.

@@ -192,6 +192,8 @@ export async function benchLlama({ browser, runs, quick, noBuild, env, port, log
   // With eight, the per-run ratios of one row spread over 0.87-1.03, wider than the 3 % the target allows.
   // `--llama-pairs N`: fewer pairs for the larger models (a 1B request takes about a minute on one thread here).
   const PAIRS = Number(flag('--llama-pairs', quick ? 2 : 12));
+  // Requests on wllama's own (generic) wasm after the pairs, directly; `--llama-generic 0` skips them.
+  const GENERIC = Number(flag('--llama-generic', quick ? 1 : Math.max(2, Math.ceil(PAIRS / 2))));
   const MAX_TOKENS = quick ? 48 : 64;
   // About 250 prompt tokens; a fresh nonce first, so llama.cpp's KV cache holds nothing of it (full prefill).
   const sentence = 'The quick brown fox jumps over the lazy dog while the cat sleeps in the warm sun. ';
@@ -267,6 +269,13 @@ export async function benchLlama({ browser, runs, quick, noBuild, env, port, log
           if (nat.at(-1).promptTokens !== wl.at(-1).promptTokens) throw new Error(`native llama.cpp's prompt is ${nat.at(-1).promptTokens} tokens, wllama's ${wl.at(-1).promptTokens}: not the same prompt`);
         }
         await nativeRun.close();
+        // wllama's own wasm (generic kernels) on the same requests, directly: the kernels' end-to-end speed-up.
+        const generic = [];
+        if (GENERIC > 0 && where.wasm !== 'generic') {
+          await page.evaluate((m) => window.benchLlama.directLoad(m, {}, 'generic'), MODEL);
+          await page.evaluate((body) => window.benchLlama.viaWllama(body), request());
+          for (let i = 0; i < GENERIC; i++) generic.push(await page.evaluate((body) => window.benchLlama.viaWllama(body), request()));
+        }
         await page.evaluate(() => window.benchLlama.directExit());
         // A reload: a new engine worker, the model from wllama's cache (no byte from the model host).
         await page.reload();
@@ -274,7 +283,8 @@ export async function benchLlama({ browser, runs, quick, noBuild, env, port, log
         const cache = await page.evaluate((m) => window.benchLlama.engineLoad(m), MODEL);
         const cacheGets = modelGets() - getsBeforeCache;
         await context.close();
-        run.threads[threads] = { network, networkGets, cache, cacheGets, directLoad: directLoad.ms, v1, wllama: wl, native: nat };
+        run.threads[threads] = { network, networkGets, cache, cacheGets, directLoad: directLoad.ms, v1, wllama: wl, native: nat, generic };
+        out.wasm = where.wasm;
       }
       runs > 0 && out.runs.push(run);
     }
@@ -305,6 +315,8 @@ const pairedBy = (x, f) => median(x.v1.map((s, i) => f(s, x.wllama[i])));
 const paired = (x, rate) => pairedBy(x, (v, d) => rate(v) / rate(d));
 /** A run's wllama ÷ native llama.cpp ratio of `rate`: the median of the ratios within each triple. */
 const pairedNative = (x, rate) => median(x.wllama.map((d, i) => rate(d) / rate(x.native[i])));
+/** A run's /v1 ÷ native llama.cpp ratio of `rate`: the median of the ratios within each triple. */
+const v1Native = (x, rate) => median(x.v1.map((v, i) => rate(v) / rate(x.native[i])));
 
 /*
  * llama.cpp's own compute varies by up to 2x from one request to the next on this machine (so did a plain C
@@ -362,7 +374,14 @@ export function llamaReport(p, data) {
     p(`| ${t} | inpage ÷ wllama, within pairs | ${spread(per(t, (x) => paired(x, prefill)), fx(3))} | ${spread(per(t, (x) => paired(x, decode)), fx(3))} |`);
     p(`| ${t} | native llama.cpp (node-llama-cpp ${data.nativeVersion}, CPU) | ${spread(per(t, (x) => median(x.native.map(prefill))), fx(0))} | ${spread(per(t, (x) => median(x.native.map(decode))), fx(1))} |`);
     p(`| ${t} | wllama ÷ native, within pairs | ${spread(per(t, (x) => pairedNative(x, prefill)), fx(3))} | ${spread(per(t, (x) => pairedNative(x, decode)), fx(3))} |`);
+    p(`| ${t} | **inpage (/v1) ÷ native, within triples** | ${spread(per(t, (x) => v1Native(x, prefill)), fx(3))} | ${spread(per(t, (x) => v1Native(x, decode)), fx(3))} |`);
+    if (data.runs[0].threads[t].generic.length) {
+      p(`| ${t} | wllama directly, its own generic wasm | ${spread(per(t, (x) => median(x.generic.map(prefill))), fx(0))} | ${spread(per(t, (x) => median(x.generic.map(decode))), fx(1))} |`);
+      p(`| ${t} | wllama, ${data.wasm} kernels ÷ generic (medians per run) | ${spread(per(t, (x) => median(x.wllama.map(prefill)) / median(x.generic.map(prefill))), fx(2))} | ${spread(per(t, (x) => median(x.wllama.map(decode)) / median(x.generic.map(decode))), fx(2))} |`);
+    }
   }
+  p();
+  p(`llama.cpp's wasm that ran: **${data.wasm}** (worker/engine/llamacpp/wasm-variants.ts: relaxed SIMD / SIMD128 / generic, by feature detection in this Chromium). The generic rows: wllama's own wasm, loaded directly in the same page after the pairs, ${data.runs[0].threads[data.threads[0]].generic.length} requests a run.`);
   p();
   p('Native llama.cpp: node-llama-cpp\'s prebuilt CPU binary (an npm package), in the bench\'s Node process, on the');
   p(`same file with the same context (${CONTEXT}), thread count and greedy sampling, the prompt rendered as the engine renders it`);
@@ -430,6 +449,12 @@ export function llamaReport(p, data) {
       worstMatched >= 0.97 && offCount === 0,
     ],
     ['llama.cpp load from the cache fetches no model bytes', `${cacheGets} model GETs`, cacheGets === 0],
+    ...data.threads
+      .filter((t) => t === 2)
+      .map((t) => {
+        const ratio = median(per(t, (x) => v1Native(x, decode)));
+        return [`llama.cpp decode through /v1 ≥ 0.5× native llama.cpp at 2 threads (${(m.parameters / 1e6).toFixed(0)}M ${LLAMA_MODEL.type.toUpperCase()}, ${data.wasm} wasm)`, `${ratio.toFixed(3)}×`, ratio >= 0.5];
+      }),
   ];
 }
 

@@ -5,13 +5,14 @@
 // (test/bench/multi-turn.run.ts) and writes BENCHMARKS.md. Every service figure is taken in RUNS (3) runs and
 // reported as median and range, with the machine's load (`uptime`) before and after. Not part of `npm test`.
 //
-//   node --experimental-websocket scripts/bench.mjs [--no-build] [--quick] [--out FILE] [--only llama|hybrid|weight]
-//     [--llama-size 30m|300m|1b] [--llama-type q4_k|q8_0|q4_0|f16] [--llama-pairs N] [--llama-threads 1|2]
+//   node --experimental-websocket scripts/bench.mjs [--no-build] [--quick] [--out FILE] [--only llama|hybrid|weight|kernels]
+//     [--llama-size 30m|300m|1b] [--llama-type q4_k|q8_0|q4_0|f16] [--llama-pairs N] [--llama-threads 1|2] [--llama-generic N]
 //
 // The llama.cpp rows (production engine on the CPU, a synthesized ~30M-parameter model) are scripts/bench-llama.mjs,
 // the hybrid rows (an upstream server on port base + 7, a forwarding page on base + 8) scripts/bench-hybrid.mjs; `--only llama` or `--only hybrid`
 // runs them alone and splices them into FILE. The package's weight (its tarball, and what an app's page loads before
-// it can call /v1) is scripts/bench-weight.mjs, `--only weight`, on port base + 5.
+// it can call /v1) is scripts/bench-weight.mjs, `--only weight`, on port base + 5. The per-kernel speed of
+// llama.cpp's wasm kernels against wllama's generic bodies is scripts/bench-kernels.mjs, `--only kernels`.
 //
 // Ports and folders of its own: INPAGE_BENCH_PORT (4676) for the test build, +1 for DevTools, +2 for the
 // production build; dist-test-bench/ and dist-bench/.
@@ -23,6 +24,7 @@ import { benchLlama, benchLlamaOnly, llamaReport } from './bench-llama.mjs';
 import { benchHybrid, benchHybridOnly, hybridReport } from './bench-hybrid.mjs';
 import { benchWeight, benchWeightOnly, weightRows } from './bench-weight.mjs';
 import { Cdp } from './cdp.mjs';
+import { spliceSection } from './bench-splice.mjs';
 
 const args = new Set(process.argv.slice(2));
 const outFile = process.argv.includes('--out') ? process.argv[process.argv.indexOf('--out') + 1] : 'BENCHMARKS.md';
@@ -60,6 +62,19 @@ const log = (...a) => console.log(`[bench ${new Date().toISOString().slice(11, 1
 if (process.argv[process.argv.indexOf('--only') + 1] === 'llama' && process.argv.includes('--only')) {
   const uptime = () => execFileSync('uptime', { encoding: 'utf8' }).trim();
   await benchLlamaOnly({ outFile, quick: QUICK, noBuild: args.has('--no-build'), env, port: PORT, log, chromiumPath: CHROMIUM_PATH, chromiumArgs: CHROMIUM_ARGS, runs: QUICK ? 1 : RUNS, uptime });
+  process.exit(0);
+}
+
+if (process.argv[process.argv.indexOf('--only') + 1] === 'kernels' && process.argv.includes('--only')) {
+  const { benchKernels, kernelsReport } = await import('./bench-kernels.mjs');
+  const uptime = () => execFileSync('uptime', { encoding: 'utf8' }).trim();
+  const before = uptime();
+  const data = await benchKernels({ log });
+  const lines = ["## llama.cpp's wasm kernels", ''];
+  lines.push(`From \`npm run bench -- --only kernels\` (${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC): scripts/bench-kernels.mjs, each kernel of scripts/wasm-kernels against the generic body wllama ships for it (docs/engines.md). Load before \`${before}\`, after \`${uptime()}\`.`, '');
+  kernelsReport((line = '') => lines.push(line), data);
+  spliceSection(outFile, "## llama.cpp's wasm kernels", lines.join('\n') + '\n', 'wasm kernel ', []);
+  log(`wrote the kernel rows into ${outFile}`);
   process.exit(0);
 }
 
@@ -360,6 +375,8 @@ for (let runIndex = 0; runIndex < RUNS; runIndex++) {
 await context.close();
 log('llama.cpp on the CPU: /v1 against wllama directly, 1 and 2 threads, load from the network and the cache');
 const llama = await benchLlama({ browser, runs: RUNS, quick: QUICK, noBuild: args.has('--no-build'), env, port: PORT, log });
+log("llama.cpp's wasm kernels, each against wllama's generic body (scripts/bench-kernels.mjs)");
+const kernels = await (await import('./bench-kernels.mjs')).benchKernels({ log });
 log('hybrid: through inpage to an upstream against a direct fetch to it');
 const hybrid = await benchHybrid({ browser, runs: RUNS, quick: QUICK, env, port: PORT, log });
 log('the package: npm pack, and what an app page loads before it can call /v1');
@@ -567,6 +584,10 @@ p(`| engine worker | ${mib(heap10.engine)} | ${mib(heapAfter.engine)} | ${((heap
 p();
 
 const llamaTargets = llamaReport(p, llama);
+p("## llama.cpp's wasm kernels");
+p();
+(await import('./bench-kernels.mjs')).kernelsReport(p, kernels);
+p();
 const hybridTargets = hybridReport(p, hybrid);
 for (const line of weightRows(weight)) p(line);
 

@@ -18,6 +18,7 @@ import { NoticeCollector } from './notices';
 import { ENGINE_FILE_GLOBS, engineChunkFileNames } from '../src/engine-files';
 import { testBuildDefine } from '../test/engine/knobs';
 import { WORKER_CHUNKS } from './worker-chunks';
+import { ensureWasmVariants, wasmVariantsAlias } from './wasm-kernels/vite-plugin';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const here = (path: string) => fileURLToPath(new URL(`../${path}`, import.meta.url));
@@ -38,6 +39,8 @@ export const LIBRARY_NOTICES_FILE = 'inpage-third-party-notices.txt';
 /** Builds the library; answers the packages its files carry (also written in LIBRARY_NOTICES_FILE). */
 export async function buildLibrary({ outDir, test = false, sourcemap = true, logLevel = 'warn' }: LibraryBuild): Promise<NoticeCollector> {
   const notices = new NoticeCollector();
+  // llama.cpp's wasm variants (the SIMD kernels spliced in) exist before the build imports them.
+  await ensureWasmVariants();
   const shared: InlineConfig = {
     plugins: [notices.recorder()],
     configFile: false,
@@ -55,6 +58,7 @@ export async function buildLibrary({ outDir, test = false, sourcemap = true, log
         // wllama's package.json names a main file it does not ship; its built ES module is esm/index.js.
         '@wllama/wllama/esm': here('node_modules/@wllama/wllama/esm'),
         '@wllama/wllama': here('node_modules/@wllama/wllama/esm/index.js'),
+        ...wasmVariantsAlias,
         '#engine-impl': here(test ? 'test/engine/deterministic-engine.ts' : 'worker/engine/production-engine.ts'),
       },
     },

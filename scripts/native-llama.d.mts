@@ -28,6 +28,7 @@ export interface LlamaModel {
   readonly tokenizer: LlamaTokenizer;
   tokenize(text: string, specialTokens?: boolean): Token[];
   detokenize(tokens: readonly Token[], specialTokens?: boolean): string;
+  isEogToken(token: Token): boolean;
   createContext(options: { contextSize?: number; batchSize?: number; threads?: number }): Promise<LlamaContext>;
   dispose(): Promise<void>;
 }

@@ -12,6 +12,7 @@ import type { ModelId } from '../../src/variants';
 import { llamaCppDeps } from '../../worker/engine/llamacpp';
 import type { WllamaLike } from '../../worker/engine/llamacpp/engine';
 import { ggufSource } from '../../worker/engine/llamacpp/models';
+import { wasmVariant, type WasmVariant } from '../../worker/engine/llamacpp/wasm-variants';
 import type { LlamaChunk } from '../../worker/engine/llamacpp/run';
 import { translateRequest } from '../../worker/engine/llamacpp/translate';
 import { WEBLLM_DEFAULT_CONTEXT } from '../../worker/engine/webllm/models';
@@ -118,12 +119,15 @@ async function viaV1(key: string, body: Record<string, unknown>): Promise<LlamaS
 
 let direct: { wllama: WllamaLike; threads: number } | null = null;
 
-/** Loads the variant's GGUF into a Wllama of this page's own, as the engine does (same file, context, threads). */
-async function directLoad(model: ModelId, overrides: Record<string, unknown> = {}): Promise<{ ms: number; threads: number; url: string }> {
+/**
+ * Loads the variant's GGUF into a Wllama of this page's own, as the engine does (same file, context, threads).
+ * `wasm`: which of llama.cpp's wasm files (wasm-variants.ts); by default the one the engine picks in this browser.
+ */
+async function directLoad(model: ModelId, overrides: Record<string, unknown> = {}, wasm: WasmVariant = wasmVariant()): Promise<{ ms: number; threads: number; url: string; wasm: WasmVariant }> {
   await directExit();
   const config = await loadConfig(location);
   const variant = variantOf(model)!;
-  const deps = llamaCppDeps(config, 'bench: wllama directly');
+  const deps = llamaCppDeps(config, 'bench: wllama directly', false, wasm);
   const source = ggufSource(variant, config, location.origin);
   const wllama = deps.create();
   const t0 = performance.now();
@@ -136,7 +140,7 @@ async function directLoad(model: ModelId, overrides: Record<string, unknown> = {
   const info = wllama.getLoadedContextInfo();
   if (info.success === false || !(info.n_ctx > 0)) throw new Error('wllama could not load the model directly');
   direct = { wllama, threads: wllama.getNumThreads() };
-  return { ms, threads: direct.threads, url: source.url };
+  return { ms, threads: direct.threads, url: source.url, wasm };
 }
 
 async function directExit(): Promise<void> {
@@ -196,11 +200,14 @@ async function viaWllama(body: Record<string, unknown>): Promise<LlamaSample> {
   };
 }
 
-/** What the engine reports about where it runs the model (/v1/models), and whether the page is isolated. */
-async function runtime(key: string, model: ModelId): Promise<{ isolated: boolean; engine: unknown }> {
+/**
+ * What the engine reports about where it runs the model (/v1/models), whether the page is isolated, and the wasm
+ * variant this browser's detection picks (the engine worker runs the same detection in the same browser).
+ */
+async function runtime(key: string, model: ModelId): Promise<{ isolated: boolean; engine: unknown; wasm: WasmVariant }> {
   const res = await fetch('/v1/models', { headers: { authorization: `Bearer ${key}` } });
   const json = (await res.json()) as { data: { id: string; engine?: unknown }[] };
-  return { isolated: self.crossOriginIsolated, engine: json.data.find((m) => m.id === model)?.engine };
+  return { isolated: self.crossOriginIsolated, engine: json.data.find((m) => m.id === model)?.engine, wasm: wasmVariant() };
 }
 
 const benchLlama = { makeKey, engineLoad, viaV1, directLoad, directExit, viaWllama, runtime };

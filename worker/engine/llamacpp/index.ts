@@ -1,14 +1,14 @@
 // The llama.cpp engine wired to the real @wllama/wllama: its WebAssembly files are part of the build (served
-// from this origin, never a CDN; the build for this browser chosen in wasm-build.ts), its GGUF cache is wllama's
-// own, in the store this device has (stores.ts: OPFS, else Cache Storage, else memory).
+// from this origin, never a CDN; the build for this browser chosen in wasm-build.ts, the main build's SIMD kernels in
+// wasm-variants.ts), its GGUF cache is wllama's own, in the store this device has (stores.ts: OPFS, else Cache Storage, else memory).
 import { LogLevel, ModelManager, Wllama, type WllamaLogger } from '@wllama/wllama';
-import wasmUrl from '@wllama/wllama/esm/wasm/wllama.wasm?url';
 import type { InpageConfig } from '../../../src/config';
 import { LlamaCppEngine, type LlamaCppDeps, type WllamaLike } from './engine';
 import { browserLlamaImageReader } from './images';
 import { ResumableCache } from './resumable-cache';
 import { browserImageReader } from '../common/images';
 import { chooseWasmBuild, compatFiles, detectWasmFeatures, type WasmBuildChoice } from './wasm-build';
+import { WASM_URLS, wasmVariant, type WasmVariant } from './wasm-variants';
 
 const quiet: WllamaLogger = { debug: () => undefined, log: () => undefined, warn: console.warn, error: console.error };
 
@@ -27,8 +27,11 @@ export function memoryBudgetBytes(): number {
   return Math.min((gib / 2) * 2 ** 30, 4 * 2 ** 30);
 }
 
-/** The engine's dependencies on the real wllama (also used by the contract suite in Chromium). */
-export function llamaCppDeps(config: InpageConfig, reason: string, gpu = false): LlamaCppDeps {
+/**
+ * The engine's dependencies on the real wllama (also used by the contract suite in Chromium). `kernels`: which of
+ * the main build's wasm files to run (wasm-variants.ts); by default the best this browser runs exactly.
+ */
+export function llamaCppDeps(config: InpageConfig, reason: string, gpu = false, kernels: WasmVariant = wasmVariant()): LlamaCppDeps {
   // wllama's cache in the store this device has (stores.ts), with downloads that resume in OPFS (resumable-cache.ts).
   const cacheManager = new ResumableCache();
   const wasm = llamaWasmChoice(config);
@@ -47,7 +50,7 @@ export function llamaCppDeps(config: InpageConfig, reason: string, gpu = false):
           console.error(...args);
         },
       };
-      const wllama = new Wllama({ default: wasmUrl }, { logger, suppressNativeLog: false, allowOffline: true, cacheManager, modelManager: manager });
+      const wllama = new Wllama({ default: WASM_URLS[kernels] }, { logger, suppressNativeLog: false, allowOffline: true, cacheManager, modelManager: manager });
       // The build chosen here, its files from this deployment: wllama's default would take the compat build from a
       // CDN (never). 'firefox_safari': the choice holds in every browser (wllama's default ignores it in Firefox).
       wllama.setCompat(null, 'firefox_safari');
