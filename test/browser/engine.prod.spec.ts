@@ -234,10 +234,16 @@ test('without a WebGPU adapter: web-llm (when the deployment forces it) answers 
 
 test('the served production app carries web-llm, never the test engine', async ({ page, baseURL }) => {
   const sw = await (await page.request.get(`${baseURL}/sw.js`)).text();
-  // Every file of the app is in the service worker's precache list.
+  // Every file every device runs is in the service worker's precache list.
   const scripts = [...sw.matchAll(/"url":"([^"]+\.js)"/g)].map((m) => m[1]!);
   expect(scripts.some((url) => url.includes('engine-worker'))).toBe(true);
-  const bodies = await Promise.all(scripts.map(async (url) => (await page.request.get(new URL(url, `${baseURL}/`).href)).text()));
+  const precached = await Promise.all(scripts.map(async (url) => (await page.request.get(new URL(url, `${baseURL}/`).href)).text()));
+  // Each engine's own chunks are left out of the precache (src/engine-files.ts) and kept on first use: the precached
+  // scripts name them, so they are read too.
+  const engineChunks = [...new Set(precached.flatMap((text) => [...text.matchAll(/engine-(?:webllm|llamacpp)[\w-]*\.js/g)].map((m) => m[0])))];
+  expect(engineChunks.some((name) => name.startsWith('engine-webllm'))).toBe(true);
+  const chunks = await Promise.all(engineChunks.map(async (name) => (await page.request.get(`${baseURL}/assets/${name}`)).text()));
+  const bodies = [...precached, ...chunks];
   const marker = 'Thinking about: '; // the deterministic engine's own text
   expect([sw, ...bodies].filter((text) => text.includes(marker))).toEqual([]);
   expect(bodies.some((text) => text.includes('MLCEngine'))).toBe(true);
