@@ -6,6 +6,7 @@ import { httpStatusIn, plainLoadError } from '../../src/page/ui/plain-error';
 import { snippetModels } from '../../src/page/ui/snippets';
 import { capabilityLabel, chooseChatModel, thinkingHere } from '../../src/page/ui/model-facts';
 import type { ModelStatus } from '../../src/engine-protocol';
+import { roomFrom } from '../../src/page/ui/context-budget';
 
 const url = 'http://127.0.0.1:7000/gguf/Qwen/Qwen3-VL-2B-Thinking-GGUF/resolve/main/Qwen3VL-2B-Thinking-Q4_K_M.gguf';
 
@@ -153,5 +154,19 @@ describe('maths is taken out before markdown, never from code', () => {
       { tex: 'a_b', display: false },
     ]);
     expect(text).toBe('A MATHPLACEHOLDER0X and MATHPLACEHOLDER1X for $5 or $6, `$y$` and\n```\n$$z$$\n```');
+  });
+});
+
+describe('roomFrom: the room for an answer after a context_length_exceeded', () => {
+  it("takes the prompt's size from the message, within the listed context", () => {
+    expect(roomFrom('This request needs 4112 tokens (13 in the messages, 4099 in the completion).', 4096)).toBe(4083);
+  });
+  it('takes the context the message names where it is smaller than the listed one (an upstream)', () => {
+    const upstream = "This model's maximum context length is 4096 tokens. However, you requested 32768 tokens (9 in the messages, 32759 in the completion). Please reduce the length of the messages or completion.";
+    expect(roomFrom(upstream, 32768)).toBe(4087);
+  });
+  it('null when the message names no prompt size; undefined when no room is left', () => {
+    expect(roomFrom('too long', 4096)).toBeNull();
+    expect(roomFrom('(5000 in the messages)', 4096)).toBeUndefined();
   });
 });

@@ -5,7 +5,7 @@ import type { ModelId } from '../../variants';
 import { ApiCallError, streamChat } from './api';
 import type { AnswerVersion, Conversation, Turn } from './conversation-db';
 import { requestBody, toMessages } from './conversation-request';
-import { cutInForce, nextFit } from './context-budget';
+import { cutInForce, nextFit, roomFrom } from './context-budget';
 import { getState } from './store';
 import { chat, newId, notify, notifySoon, save, saveStreaming } from './chat-state';
 
@@ -27,16 +27,6 @@ interface RunOptions {
   extend?: Turn;
 }
 
-/**
- * The room for an answer from a context_length_exceeded error (its message names the prompt's tokens: "(N in
- * the messages" or "(N in the prompt"); null when it names none, undefined when there is no room at all.
- */
-function roomFrom(message: string, context: number): number | null | undefined {
-  const prompt = /\((\d+) in the (?:messages|prompt)/.exec(message)?.[1];
-  if (prompt === undefined) return null;
-  const room = context - Number(prompt);
-  return room >= 1 ? room : undefined;
-}
 
 /** The context of `model` on this device (or its upstream), as the engine reports it; null while unknown. */
 function contextOf(model: ModelId): number | null {

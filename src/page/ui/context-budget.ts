@@ -97,3 +97,17 @@ export function turnsToDrop(conversation: Pick<Conversation, 'system' | 'turns' 
   }
   return null;
 }
+
+/**
+ * The room for an answer from a context_length_exceeded error (its message names the prompt's tokens: "(N in
+ * the messages" or "(N in the prompt"); null when it names none, undefined when there is no room at all. The
+ * context is the one the message names where it names one ("maximum context length is N tokens", as OpenAI, vLLM
+ * and an upstream's llama.cpp say it): an upstream's may be smaller than the one listed for the id.
+ */
+export function roomFrom(message: string, context: number): number | null | undefined {
+  const prompt = /\((\d+) in the (?:messages|prompt)/.exec(message)?.[1];
+  if (prompt === undefined) return null;
+  const named = /maximum context length is (\d+) tokens/.exec(message)?.[1];
+  const room = Math.min(context, named === undefined ? context : Number(named)) - Number(prompt);
+  return room >= 1 ? room : undefined;
+}
