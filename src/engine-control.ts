@@ -73,6 +73,13 @@ export interface EngineCapabilities {
   cachedModels(): Promise<string[]>;
 }
 
+/**
+ * What the test of an upstream connection found (the workspace's *Test* button, docs/hybrid.md): the server answered
+ * `GET {url}/models`, with the model names it lists; or why not: the HTTP status it answered (null: it was not
+ * reached: down, blocked by CORS, offline, or silent past its timeout), inpage's error code and message.
+ */
+export type ConnectionTest = { ok: true; models: string[] } | { ok: false; status: number | null; code: string; message: string };
+
 /** The page → engine worker surface (Comlink): the worker's lifecycle, then every engine capability. */
 export interface EngineControl extends EngineCapabilities {
   /**
@@ -100,4 +107,9 @@ export interface EngineControl extends EngineCapabilities {
   status(): Promise<ModelStatus[]>;
   /** `listener` (a Comlink proxy) hears every status change, download progress included. */
   subscribe(listener: (models: ModelStatus[]) => void): void;
+  /**
+   * Asks the server of the person's saved connection `name` for its models, as the upstream engine sends its
+   * requests (worker/engine/upstream/), from the engine worker: the page's CSP lets the page reach no upstream.
+   */
+  testConnection(name: string): Promise<ConnectionTest>;
 }

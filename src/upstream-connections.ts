@@ -1,7 +1,7 @@
 // Hybrid (docs/hybrid.md): upstream connections a person adds in the workspace — a server's base URL, their own key,
 // and per id the server's model name and the mode — kept in this origin's IndexedDB (database `inpage-upstreams`,
 // never in a file any visitor downloads). Afterwards the key is shown only in display form (`sk-…abcd`). The engine
-// worker reads them when it starts (and when told they changed), and sends the key as `Authorization: Bearer …` to
+// worker reads them when it starts and again when told they changed, and sends the key as `Authorization: Bearer …` to
 // that server only. What any script of the origin can read: docs/security.md.
 import type { DBSchema } from 'idb';
 import { connection } from './idb-connection';
@@ -36,8 +36,18 @@ const db = connection<Schema>('inpage-upstreams', 2, (database) => {
   if (!database.objectStoreNames.contains('modes')) database.createObjectStore('modes', { keyPath: 'id' });
 });
 
-/** The channel on which the page tells the engine worker that the person's mode choices changed (it applies them at once). */
-export const MODE_CHOICES_CHANNEL = 'inpage-upstream-modes';
+/**
+ * The channel on which the page tells the engine worker that the person's connections or mode choices changed: it
+ * reads them again and applies them to the next request, without a reload.
+ */
+export const UPSTREAM_CHOICES_CHANNEL = 'inpage-upstream-modes';
+
+function tellEngine(): void {
+  if (typeof BroadcastChannel === 'undefined') return;
+  const channel = new BroadcastChannel(UPSTREAM_CHOICES_CHANNEL);
+  channel.postMessage('changed');
+  channel.close();
+}
 
 export async function listModeChoices(): Promise<ModeChoice[]> {
   try {
@@ -53,9 +63,7 @@ export async function chooseMode(id: string, mode: Mode | null): Promise<void> {
   const database = await db.get();
   if (mode === null) await database.delete('modes', id);
   else await database.put('modes', { id, mode });
-  const channel = new BroadcastChannel(MODE_CHOICES_CHANNEL);
-  channel.postMessage('changed');
-  channel.close();
+  tellEngine();
 }
 
 /** The key as the workspace shows it after it was saved: its first four and last four characters. */
@@ -93,11 +101,13 @@ export async function hasConnections(): Promise<boolean> {
 export async function saveConnection(raw: Omit<UpstreamConnection, 'created'>, origin: string): Promise<UpstreamConnection> {
   const checked = { ...checkConnection(raw, origin), created: Date.now() };
   await (await db.get()).put('connections', checked);
+  tellEngine();
   return checked;
 }
 
 export async function removeConnection(name: string): Promise<void> {
   await (await db.get()).delete('connections', name);
+  tellEngine();
 }
 
 /** A connection as an upstream the engine sends to: `connection:<name>`, with the person's key. */

@@ -25,6 +25,11 @@ export interface EngineHost {
   /** Called after each restart, once the new worker is initialised and offered to the service worker. */
   onRestart(listener: () => void): void;
   /**
+   * Replaces the engine worker (requests running on it fail): a new worker gets a new Content-Security-Policy, so
+   * one can reach a connection's server that the running worker's policy does not name. Absent: a model provider's.
+   */
+  restart?(why: string): Promise<void>;
+  /**
    * Ends the engine for good: its worker stops (requests running on it end with `engine_unavailable` in the service
    * worker) and it answers the service worker's asks no more. A consumer page going back to its model provider.
    */

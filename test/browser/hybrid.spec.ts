@@ -259,10 +259,14 @@ test('a config holding a literal API key is refused at start-up, naming the fiel
   expect(failure).toContain('served to every visitor');
 });
 
-test("a person's connection: added in the Models area with their own key, used after a reload, shown only in part, removed", async ({ page }) => {
+test("a person's connection: added in the Models area with their own key, used by the next request without a reload, shown only in part, removed the same way", async ({ page }) => {
   const tag = `conn-${process.pid}-${Date.now()}`;
   await openWorkspace(page);
   await registerThroughForm(page);
+  const key = await makeKey(page);
+  const body = { model: 'svc-model-5.2-fast', messages: [{ role: 'user', content: 'count 2' }] };
+  // No upstream configured and no connection yet: this device answers.
+  expect(servedBy(await chat(page, key, body))).toBe('local');
   await goToArea(page, 'Models');
   const form = page.getByRole('form', { name: 'Add an upstream connection' });
   await form.getByLabel('Name', { exact: true }).fill('mine');
@@ -279,23 +283,73 @@ test("a person's connection: added in the Models area with their own key, used a
   await expect(row).toContainText('svc-model-5.2-fast → up/svc-model-5.2-fast: your server only');
   await expect(form.getByLabel('Mode', { exact: true }).locator('option[value="prefer-local"]')).toHaveText('This device first, your server when this device cannot (prefer-local)');
 
-  await page.reload();
-  await page.evaluate(async () => void (await window.inpageReady));
-  const key = await makeKey(page);
-  const answer = await chat(page, key, { model: 'svc-model-5.2-fast', messages: [{ role: 'user', content: 'count 2' }] });
+  // The next request, without a reload, goes to the new connection (the engine worker was told on a BroadcastChannel).
+  await expect(page.locator('article[data-model="svc-model-5.2-fast"]').getByTestId('serving')).toHaveAttribute('data-engine', 'upstream');
+  const answer = await chat(page, key, body);
   expect(servedBy(answer)).toBe(HOST);
   expect((answer.json as Completion).choices[0]!.message.content).toBe('1 2');
   expect(await upstreamLog(tag)).toEqual(['auth /v1/chat/completions']);
-  await goToArea(page, 'Models');
-  await expect(page.locator('article[data-model="svc-model-5.2-fast"]').getByTestId('serving')).toHaveAttribute('data-engine', 'upstream');
   await expect(page.locator('article[data-model="svc-model-5.2-fast"]').getByTestId('serving')).toContainText('now · your server only.');
 
-  await page.locator('li[data-connection="mine"]').getByRole('button', { name: 'Remove connection mine' }).click();
+  await row.getByRole('button', { name: 'Remove connection mine' }).click();
   await expect(page.getByTestId('no-connections')).toBeVisible();
+  await expect(page.locator('article[data-model="svc-model-5.2-fast"]').getByTestId('serving')).toHaveAttribute('data-engine', 'local');
+  const after = await chat(page, key, body);
+  expect(servedBy(after)).toBe('local');
+  expect(await upstreamLog(tag)).toEqual(['auth /v1/chat/completions']);
+  // A reload keeps the removal.
   await page.reload();
   await page.evaluate(async () => void (await window.inpageReady));
-  const after = await chat(page, key, { model: 'svc-model-5.2-fast', messages: [{ role: 'user', content: 'count 2' }] });
-  expect(servedBy(after)).toBe('local');
+  expect(servedBy(await chat(page, key, body))).toBe('local');
+});
+
+test("a connection's Test button: a reachable server's models (and whether the connection's model is among them); a dead one, a refused key and a failing server each named by their cause", async ({ page }) => {
+  const tag = `test-${process.pid}-${Date.now()}`;
+  await openWorkspace(page);
+  await registerThroughForm(page);
+  await goToArea(page, 'Models');
+  const form = page.getByRole('form', { name: 'Add an upstream connection' });
+  const add = async (name: string, url: string, apiKey: string, model = 'up/svc-model-5.2-fast') => {
+    await form.getByLabel('Name', { exact: true }).fill(name);
+    await form.getByLabel('Base URL', { exact: true }).fill(url);
+    await form.getByLabel('API key (optional)', { exact: true }).fill(apiKey);
+    await form.getByLabel('For the id', { exact: true }).selectOption('svc-model-5.2-fast');
+    await form.getByLabel("The server's model name", { exact: true }).fill(model);
+    await form.getByRole('button', { name: 'Add connection' }).click();
+    await expect(page.locator(`li[data-connection="${name}"]`)).toBeVisible();
+  };
+  const tested = async (name: string) => {
+    const row = page.locator(`li[data-connection="${name}"]`);
+    await row.getByRole('button', { name: `Test connection ${name}` }).click();
+    const result = row.getByTestId('connection-test');
+    await expect(result).toHaveAttribute('data-ok', /true|false/, { timeout: 60_000 });
+    return { ok: await result.getAttribute('data-ok'), text: await result.textContent(), row };
+  };
+  await add('good', `${UP}/${tag}/auth/v1`, 'sk-test-connection');
+  await add('other-name', `${UP}/${tag}/vllm/v1`, '', 'up/not-there');
+  await add('wrong-key', `${UP}/${tag}/auth/v1`, 'sk-wrong-key-123');
+  await add('dead', `${DOWN}/v1`, '');
+  await add('failing', `${UP}/${tag}/fault-500/v1`, '');
+
+  const good = await tested('good');
+  expect(good.ok).toBe('true');
+  expect(good.text).toBe('Reachable: the server lists 2 models: up/svc-model-5.2-fast, up/svc-model-5.2-short.');
+  const other = await tested('other-name');
+  expect(other.ok).toBe('true');
+  expect(other.text).toBe("Reachable: the server lists 2 models: up/svc-model-5.2-fast, up/svc-model-5.2-short. Not among them: up/not-there (check the server's model name).");
+  const refused = await tested('wrong-key');
+  expect(refused.ok).toBe('false');
+  expect(refused.text).toBe('The server refused the key (HTTP 401).');
+  await refused.row.getByText('Technical detail').click();
+  await expect(refused.row.locator('details p')).toContainText('Invalid key.');
+  await expect(refused.row).not.toContainText('sk-wrong-key-123');
+  const dead = await tested('dead');
+  expect(dead.ok).toBe('false');
+  expect(dead.text).toMatch(/^Could not reach the server: it is down, the address is wrong, or it does not let this site in \(CORS/);
+  const failing = await tested('failing');
+  expect(failing.ok).toBe('false');
+  expect(failing.text).toBe('The server is failing (HTTP 500).');
+  await page.locator('section.upstream-connections').screenshot({ path: `${process.env.INPAGE_SCREENS_DIR ?? 'test-results/screens'}/models-connection-tests.png` });
 });
 
 test('the Playground says per answer where it ran: the upstream (with its host) for an id in upstream mode, this device for the others', async ({ page, context }) => {

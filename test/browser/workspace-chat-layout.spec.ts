@@ -106,6 +106,14 @@ test('desktop: the page follows the streaming answer, stops when the reader scro
 test('phone: the conversation comes first; chats in a drawer, system prompt and parameters in a sheet; the composer is small and off the last message', async ({ page }) => {
   await page.setViewportSize(PHONE);
   await startPlayground(page);
+  // The key line is one slim row: the key itself, then its button, within the screen.
+  const keyBar = (await page.locator('.playground .key-bar').boundingBox())!;
+  const forget = (await page.getByRole('button', { name: 'Forget key' }).boundingBox())!;
+  const key = (await page.getByTestId('pg-key').boundingBox())!;
+  expect(keyBar.height).toBeLessThan(forget.height * 1.5);
+  expect(key.x + key.width).toBeLessThanOrEqual(forget.x);
+  expect(forget.x + forget.width).toBeLessThanOrEqual(PHONE.width);
+  await page.screenshot({ path: `${process.env.INPAGE_SCREENS_DIR ?? 'test-results/screens'}/phone-playground-key-line.png` });
   const composer = page.locator('form.composer');
   expect((await composer.boundingBox())!.height).toBeLessThanOrEqual(PHONE.height * 0.12);
   // The conversation starts in the upper half of the first screen, under the chat's header and model picker.

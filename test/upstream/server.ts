@@ -16,6 +16,7 @@
 //                               token, headers only after 5 s, a token every 200 ms (for aborts; `_log` records the
 //                               client's abort)
 //   auth                        like openai, but only with `Authorization: Bearer sk-test-connection`
+// `GET …/v1/models` lists up/svc-model-5.2-fast and up/svc-model-5.2-short (auth: with its key; fault-500: a 500).
 //   flood-line, flood-silence, flood-endless, flood-tools, flood-usage, flood-truncated, flood-echo-key
 //                               hostile servers (floods.ts): after one token, 64 MiB without a newline; silence;
 //                               deltas without end; 10,000 tool calls; usage of 1e308; a clean end without finish or
@@ -212,7 +213,12 @@ const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> 
   if (flavour === '_last') return json(res, 200, last.get(tag) ?? null);
   if (flavour === '_log') return json(res, 200, logs.get(tag) ?? []);
   const path = `/${rest.join('/')}`;
-  if (req.method === 'GET' && path === '/v1/models') return json(res, 200, { object: 'list', data: [] });
+  if (req.method === 'GET' && path === '/v1/models') {
+    // The workspace's connection test: `auth` wants its key, `fault-500` fails; the others list two names.
+    if (flavour === 'auth' && req.headers.authorization !== 'Bearer sk-test-connection') return json(res, 401, { error: { message: 'Invalid key.', type: 'invalid_request_error' } });
+    if (flavour === 'fault-500') return json(res, 500, { object: 'error', message: 'CUDA out of memory', type: 'InternalServerError', code: 500 });
+    return json(res, 200, { object: 'list', data: ['up/svc-model-5.2-fast', 'up/svc-model-5.2-short'].map((id) => ({ id, object: 'model', owned_by: 'upstream' })) });
+  }
   if (req.method !== 'POST') return json(res, 404, { error: { message: `No route ${req.method} ${url.pathname}`, type: 'invalid_request_error' } });
   let body: Record<string, unknown>;
   try {

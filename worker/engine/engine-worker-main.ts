@@ -6,11 +6,12 @@ import type { InpageConfig } from '../../src/config';
 import type { EngineCapabilities, EngineControl } from '../../src/engine-control';
 import { packEvents, type FromEngine, type ToEngine } from '../../src/engine-protocol';
 import { holdForLife, whenReleased } from '../../src/life-locks';
-import { CONTROL_CAPABILITIES, complete, type CompleteEngine } from './engine';
+import { CONTROL_CAPABILITIES, complete, type CompleteEngine, type Engine } from './engine';
 import { EventBatch, nextTurn } from './common/event-batch';
 import { Scheduler } from './scheduler';
 import { setStorageRoot } from './common/storage-root';
 import { ApiError } from '../../src/protocol/errors';
+import type { ModelStatus } from '../../src/engine-protocol';
 
 /** Whether a person added an upstream connection in the workspace (hybrid); answered without loading the composite. */
 async function hasConnections(): Promise<boolean> {
@@ -100,6 +101,32 @@ function serve(port: MessagePort): void {
 
 /** Creates the engine once. Its implementation (web-llm: megabytes of script and wasm) is loaded only now. */
 let creating: Promise<void> | null = null;
+/** The page's status listeners (subscribe), kept to be told of an engine that takes over (withUpstreamsLater). */
+const statusListeners: ((models: ModelStatus[]) => void)[] = [];
+function listen(on: CompleteEngine, listener: (models: ModelStatus[]) => void): void {
+  on.onStatus(() => listener(need().engine.status()));
+}
+
+/**
+ * An engine started without upstreams (none configured, no connection saved) takes the composite with upstreams once
+ * the person saves a first connection (src/upstream-connections.ts tells the worker): the next request follows it,
+ * without a reload. Not for a model provider's engine (never an upstream) nor a consumer's (its composite is built once).
+ */
+async function withUpstreamsLater(local: Engine, config: InpageConfig): Promise<void> {
+  if (typeof BroadcastChannel === 'undefined') return;
+  const { UPSTREAM_CHOICES_CHANNEL } = await import('../../src/upstream-connections');
+  const channel = new BroadcastChannel(UPSTREAM_CHOICES_CHANNEL);
+  channel.onmessage = async () => {
+    if (!(await hasConnections()) || !scheduler) return;
+    channel.close();
+    engine = complete(await (await import('./hybrid')).withUpstreams(local, config, self.location.origin));
+    scheduler.use(engine);
+    for (const listener of statusListeners) {
+      listen(engine, listener);
+      listener(engine.status());
+    }
+  };
+}
 function create(config: InpageConfig): Promise<void> {
   creating ??= import('#engine-impl').then(async ({ createEngine }) => {
     // Hybrid (docs/hybrid.md): with upstreams configured, the composite that routes each request around the local
@@ -111,6 +138,7 @@ function create(config: InpageConfig): Promise<void> {
     engine = complete(provider ? await (await import('./consumer')).withProvider(own, provider.port, provider.origin) : own);
     scheduler = new Scheduler(engine, config.queueDepth);
     startFailure = null;
+    if (!hybrid && !localOnly && !provider) await withUpstreamsLater(local, config);
   });
   creating.catch((err: unknown) => {
     creating = null;
@@ -148,8 +176,15 @@ const control: EngineControl = {
     return need().engine.status();
   },
   subscribe(listener) {
-    const { engine } = need();
-    engine.onStatus(() => listener(engine.status()));
+    statusListeners.push(listener);
+    listen(need().engine, listener);
+  },
+  async testConnection(name) {
+    // Loaded only when a person tests a connection: the upstream engine's own request code and bounds.
+    const [{ UpstreamEngine }, { connectionSpec, listConnections }] = await Promise.all([import('./upstream'), import('../../src/upstream-connections')]);
+    const saved = (await listConnections()).find((c) => c.name === name);
+    if (!saved) return { ok: false, status: null, code: 'invalid_value', message: `There is no connection named '${name}' in this browser.` };
+    return new UpstreamEngine({}).check(connectionSpec(saved), new AbortController().signal);
   },
   // Every engine capability, as the engine has it or by its default (engine.ts `complete`).
   ...(Object.fromEntries(

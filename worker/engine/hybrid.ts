@@ -11,7 +11,7 @@ import { ApiError } from '../../src/protocol/errors';
 import { buildCatalog, type ModelCatalog } from '../../src/model-config';
 import { activeCatalog, variantOf } from '../../src/catalog';
 import { buildUpstreamPlan, type ResolvedRoute, type UpstreamPlan, type UpstreamSpec } from '../../src/upstreams';
-import { MODE_CHOICES_CHANNEL, connectionSpec, listConnections, listModeChoices, type ModeChoice, type UpstreamConnection } from '../../src/upstream-connections';
+import { UPSTREAM_CHOICES_CHANNEL, connectionSpec, listConnections, listModeChoices, type ModeChoice, type UpstreamConnection } from '../../src/upstream-connections';
 import { AroundLocal, LOCAL_ONLY, type CompleteEngine, type Engine, type Generation, type Side } from './engine';
 import { DATA_URLS_ONLY, UpstreamEngine, describeUpstream, type ImageRule, type UpstreamDeps, type UpstreamTarget } from './upstream';
 import { imageUrlAllowed } from '../../src/csp';
@@ -52,8 +52,17 @@ const realDeps: HybridDeps = {
   now: () => Date.now(),
 };
 
+/** The upstream engine's targets for a plan: per id routed upstream, its server and model name there. */
+function targetsOf(plan: UpstreamPlan): Record<string, UpstreamTarget> {
+  const targets: Record<string, UpstreamTarget> = {};
+  for (const [id, route] of Object.entries(plan.routes)) {
+    if (route.upstream && route.model) targets[id] = { spec: plan.upstreams[route.upstream]!, model: route.model };
+  }
+  return targets;
+}
+
 export class HybridEngine extends AroundLocal {
-  private readonly upstream: UpstreamEngine;
+  private upstream: UpstreamEngine;
   private readonly failedAt = new Map<string, number>();
   private readonly fetching = new Set<string>();
   private readonly listeners: (() => void)[] = [];
@@ -62,19 +71,19 @@ export class HybridEngine extends AroundLocal {
     local: Engine,
     private plan: UpstreamPlan,
     private readonly deps: HybridDeps = realDeps,
-    images: ImageRule = DATA_URLS_ONLY,
+    private readonly images: ImageRule = DATA_URLS_ONLY,
   ) {
     super(local);
-    const targets: Record<string, UpstreamTarget> = {};
-    for (const [id, route] of Object.entries(plan.routes)) {
-      if (route.upstream && route.model) targets[id] = { spec: plan.upstreams[route.upstream]!, model: route.model };
-    }
-    this.upstream = new UpstreamEngine(targets, deps, images);
+    this.upstream = new UpstreamEngine(targetsOf(plan), deps, images);
   }
 
-  /** New routes (the person switched a mode): the upstreams stay; every status listener hears of it. */
-  setRoutes(routes: UpstreamPlan['routes']): void {
-    this.plan = { ...this.plan, routes };
+  /**
+   * A new plan (the person added or removed a connection): the next request follows it; one already running finishes
+   * where it began. Every status listener hears of it.
+   */
+  setPlan(plan: UpstreamPlan): void {
+    this.plan = plan;
+    this.upstream = new UpstreamEngine(targetsOf(plan), this.deps, this.images);
     this.emit();
   }
 
@@ -218,9 +227,11 @@ export async function withUpstreams(local: Engine, config: InpageConfig, origin:
   // Image URLs: the rule local vision applies (src/csp.ts), before anything is sent upstream.
   const images: ImageRule = (url) => imageUrlAllowed(url, config, origin);
   const engine = new HybridEngine(local, withConnections(base, connections, await listModeChoices()), deps, images);
-  // The person switches a mode in the Models area: it applies to the next request, without a reload.
+  // The person adds or removes a connection, or switches a mode, in the Models area: the next request follows it,
+  // without a reload.
   if (typeof BroadcastChannel !== 'undefined') {
-    new BroadcastChannel(MODE_CHOICES_CHANNEL).onmessage = () => void listModeChoices().then((modes) => engine.setRoutes(withConnections(base, connections, modes).routes));
+    new BroadcastChannel(UPSTREAM_CHOICES_CHANNEL).onmessage = () =>
+      void Promise.all([listConnections(), listModeChoices()]).then(([now, modes]) => engine.setPlan(withConnections(base, now, modes)));
   }
   return engine;
 }

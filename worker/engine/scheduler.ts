@@ -54,7 +54,7 @@ export class Scheduler {
   /** Moving average of how long a job holds the engine, for `retry-after`. */
   private averageMs = 1000;
 
-  private readonly engine: CompleteEngine;
+  private engine: CompleteEngine;
   /** Upstream lanes by name: the jobs running there now. */
   private readonly lanes = new Map<string, Set<Job>>();
 
@@ -62,6 +62,14 @@ export class Scheduler {
     engine: Engine,
     private readonly depth: number,
   ) {
+    this.engine = complete(engine);
+  }
+
+  /**
+   * Runs the next requests on `engine` (the engine worker's composite with upstreams, once a person adds the first
+   * connection): the same queue, so the local engine still runs one at a time; requests running finish where they are.
+   */
+  use(engine: Engine): void {
     this.engine = complete(engine);
   }
 

@@ -1,7 +1,8 @@
 // Models area, hybrid (docs/hybrid.md): a person's upstream connections — an OpenAI-compatible server's base URL,
 // their own key, and for one id the server's model name and the mode — added, listed (the key only in display form)
-// and removed. Kept in this origin's IndexedDB (src/upstream-connections.ts); the engine reads them when it starts, so
-// a change takes effect after a reload (the engine worker's Content-Security-Policy must name the new server too).
+// removed and tested (*Test*: the engine worker asks the server for its models). Kept in this origin's IndexedDB
+// (src/upstream-connections.ts); the engine worker is told of each change and the next request follows it, without a
+// reload (the engine worker's Content-Security-Policy must name the server, as for any upstream).
 import { h, type ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { modelIds } from '../../catalog';
@@ -9,6 +10,8 @@ import { MODES, type Mode } from '../../model-config';
 import { DIALECTS, type Dialect } from '../../upstreams';
 import { chooseMode, displayKey, listConnections, removeConnection, saveConnection, type UpstreamConnection } from '../../upstream-connections';
 import type { Serving } from '../../engine-protocol';
+import type { ConnectionTest } from '../../engine-control';
+import { getState } from './store';
 import { Notice, errorText } from './widgets';
 
 /** Each mode in plain words (the mode's own name follows in brackets, as docs/hybrid.md and the config name it). */
@@ -23,6 +26,59 @@ export function modeText(mode: Mode): string {
   return `${MODE_WORDS[mode].charAt(0).toUpperCase()}${MODE_WORDS[mode].slice(1)} (${mode})`;
 }
 
+/** At most this many of the server's model names are shown after a test (the rest are counted). */
+const LISTED_MODELS = 12;
+
+/**
+ * A connection's test result in plain words: what the server lists (and whether the connection's model names are
+ * among them); or the cause, read from the HTTP status first, then the network. The engine's text follows.
+ */
+export function testWords(test: ConnectionTest, c: Pick<UpstreamConnection, 'url' | 'models'>): { ok: boolean; lead: string; detail?: string } {
+  if (test.ok) {
+    const names = test.models.slice(0, LISTED_MODELS).join(', ') + (test.models.length > LISTED_MODELS ? ` and ${test.models.length - LISTED_MODELS} more` : '');
+    const wanted = Object.values(c.models).map((m) => m.model);
+    const missing = wanted.filter((m) => !test.models.includes(m));
+    const lead =
+      test.models.length === 0
+        ? 'Reachable, but the server lists no models.'
+        : `Reachable: the server lists ${test.models.length === 1 ? '1 model' : `${test.models.length} models`}: ${names}.`;
+    return { ok: true, lead: missing.length > 0 ? `${lead} Not among them: ${missing.join(', ')} (check the server's model name).` : lead };
+  }
+  const s = test.status;
+  const lead =
+    s === 401 || s === 403
+      ? `The server refused the key (HTTP ${s}).`
+      : s === 404
+        ? `Nothing answers at ${c.url}/models (HTTP 404): check the base URL (it usually ends in /v1).`
+        : s === 429
+          ? 'The server is busy (HTTP 429): try again shortly.'
+          : s !== null && s >= 500
+            ? `The server is failing (HTTP ${s}).`
+            : s !== null && s >= 400
+              ? `The server refused the request (HTTP ${s}).`
+              : s !== null
+                ? "The server answered, but not with a list of models: is the base URL the server's /v1?"
+                : test.code === 'upstream_timeout'
+                  ? 'The server sent nothing in time.'
+                  : /offline/i.test(test.message)
+                    ? 'This device is offline.'
+                    : "Could not reach the server: it is down, the address is wrong, or it does not let this site in (CORS; a server that refuses the key without CORS headers looks the same).";
+  return { ok: false, lead, detail: test.message };
+}
+
+function TestResult(props: { result: ConnectionTest | 'testing' | string; connection: UpstreamConnection }) {
+  const { result } = props;
+  if (result === 'testing') return h('p', { class: 'muted', 'data-testid': 'connection-test', role: 'status' }, 'Testing…');
+  if (typeof result === 'string') return h(Notice, { kind: 'error' }, h('span', { 'data-testid': 'connection-test' }, result));
+  const words = testWords(result, props.connection);
+  return h(
+    Notice,
+    { kind: words.ok ? 'ok' : 'error' },
+    h('span', { 'data-testid': 'connection-test', 'data-ok': String(words.ok) }, words.lead),
+    words.detail && h('details', null, h('summary', null, 'Technical detail'), h('p', null, words.detail)),
+  );
+}
+
 function Field(props: { id: string; label: string; children?: ComponentChildren }) {
   return h('div', { class: 'field' }, h('label', { for: props.id }, props.label), props.children);
 }
@@ -31,7 +87,20 @@ export function UpstreamConnections() {
   const [list, setList] = useState<UpstreamConnection[] | null>(null);
   const [form, setForm] = useState({ name: '', url: '', dialect: 'openai' as Dialect, key: '', id: modelIds()[0] ?? '', model: '', mode: 'prefer-local' as Mode });
   const [error, setError] = useState<string | null>(null);
-  const [changed, setChanged] = useState(false);
+  /** What the last change did: null before any; else the server's host when the engine worker restarted to reach it. */
+  const [changed, setChanged] = useState<{ restartedFor?: string } | null>(null);
+  const [tests, setTests] = useState<Record<string, ConnectionTest | 'testing' | string>>({});
+  const test = async (name: string) => {
+    const control = getState().engine?.control;
+    setTests((t) => ({ ...t, [name]: 'testing' }));
+    let result: ConnectionTest | string;
+    try {
+      result = control ? await control.testConnection(name) : 'The engine runs in another tab: test the connection there.';
+    } catch (err) {
+      result = errorText(err);
+    }
+    setTests((t) => ({ ...t, [name]: result }));
+  };
   const refresh = () => void listConnections().then(setList);
   useEffect(refresh, []);
   const set = (field: keyof typeof form) => (e: Event) => setForm({ ...form, [field]: (e.currentTarget as HTMLInputElement | HTMLSelectElement).value });
@@ -40,9 +109,17 @@ export function UpstreamConnections() {
     e.preventDefault();
     setError(null);
     try {
-      await saveConnection({ name: form.name, url: form.url, dialect: form.dialect, key: form.key, models: { [form.id]: { model: form.model, mode: form.mode } } }, location.origin);
+      const before = await listConnections();
+      const saved = await saveConnection({ name: form.name, url: form.url, dialect: form.dialect, key: form.key, models: { [form.id]: { model: form.model, mode: form.mode } } }, location.origin);
       setForm({ ...form, name: '', url: '', key: '', model: '' });
-      setChanged(true);
+      // The engine worker's Content-Security-Policy, set when it starts, names the servers of the connections saved
+      // then: for a server no connection named, the worker restarts (an answer streaming now breaks off) so it may reach it.
+      const url = new URL(saved.url);
+      const engine = getState().engine;
+      if (engine?.restart && !before.some((c) => new URL(c.url).origin === url.origin)) {
+        await engine.restart(`it may now reach ${url.host}, the server of a new connection`);
+        setChanged({ restartedFor: url.host });
+      } else setChanged({});
       refresh();
     } catch (err) {
       setError(errorText(err));
@@ -50,7 +127,7 @@ export function UpstreamConnections() {
   };
   const remove = async (name: string) => {
     await removeConnection(name);
-    setChanged(true);
+    setChanged({});
     refresh();
   };
 
@@ -77,7 +154,10 @@ export function UpstreamConnections() {
               ': ',
               Object.entries(c.models).map(([id, m]) => `${id} → ${m.model}: ${MODE_WORDS[m.mode ?? 'prefer-local']}`).join(', '),
               ' ',
+              h('button', { type: 'button', class: 'button small', onClick: () => void test(c.name), 'aria-label': `Test connection ${c.name}`, disabled: tests[c.name] === 'testing' }, 'Test'),
+              ' ',
               h('button', { type: 'button', class: 'button small', onClick: () => void remove(c.name), 'aria-label': `Remove connection ${c.name}` }, 'Remove'),
+              tests[c.name] !== undefined && h(TestResult, { result: tests[c.name]!, connection: c }),
             ),
           ),
         )
@@ -85,9 +165,10 @@ export function UpstreamConnections() {
     changed &&
       h(
         Notice,
-        { kind: 'info' },
-        'Saved. The engine reads connections when it starts: ',
-        h('button', { type: 'button', class: 'button small', onClick: () => location.reload() }, 'Reload to use them'),
+        { kind: 'info', role: 'status' },
+        changed.restartedFor
+          ? `Saved: the engine restarted to be allowed to reach ${changed.restartedFor}; the next request follows the change, no reload needed.`
+          : 'Saved: the next request follows the change, no reload needed.',
       ),
     h(
       'form',

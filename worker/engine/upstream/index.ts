@@ -5,6 +5,7 @@
 // run at once per upstream.
 import { ApiError } from '../../../src/protocol/errors';
 import type { EngineEvent, ModelStatus } from '../../../src/engine-protocol';
+import type { ConnectionTest } from '../../../src/engine-control';
 import type { PlannedRequest } from '../common/plan';
 import type { ChatCompletionRequest } from '../../../src/protocol/types';
 import type { EmbeddingRequest } from '../../../src/protocol/embeddings';
@@ -92,22 +93,31 @@ export class UpstreamEngine implements Engine {
    * POSTs `body` to `{url}{path}` and resolves with the server's answer once its status is read. Anything before that
    * is thrown as inpage's error (the composite may fall over); `watch.signal` aborts the request at any point.
    */
-  private async post(target: UpstreamTarget, path: string, body: unknown, signal: AbortSignal, watch: ReturnType<UpstreamEngine['watch']>): Promise<Response> {
-    const { spec } = target;
+  private post(target: UpstreamTarget, path: string, body: unknown, signal: AbortSignal, watch: ReturnType<UpstreamEngine['watch']>): Promise<Response> {
+    return this.send(target.spec, path, body, signal, watch);
+  }
+
+  /**
+   * Sends to `{url}{path}` (a POST of `body` as JSON, or a GET without one) with the upstream's credentials rule and
+   * key, and resolves with the server's answer once its status is read; what fails before that is inpage's error.
+   */
+  private async send(spec: UpstreamSpec, path: string, body: unknown, signal: AbortSignal, watch: ReturnType<UpstreamEngine['watch']>, seen?: (status: number) => void): Promise<Response> {
     const who = describeUpstream(spec.name, spec.url);
     if (!this.deps.online()) throw new ApiError('upstream_unavailable', `The browser is offline: the upstream ${who} cannot be reached.`);
-    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'text/event-stream, application/json' };
+    const headers: Record<string, string> = { accept: 'text/event-stream, application/json' };
+    if (body !== undefined) headers['content-type'] = 'application/json';
     if (spec.key) headers.authorization = `Bearer ${spec.key}`;
     try {
       const res = await this.deps.fetch(`${spec.url}${path}`, {
-        method: 'POST',
+        method: body === undefined ? 'GET' : 'POST',
         headers,
-        body: JSON.stringify(body),
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
         credentials: spec.credentials,
         signal: watch.signal,
         cache: 'no-store',
         redirect: 'error',
       });
+      seen?.(res.status);
       if (!res.ok) throw await httpError(res, who, spec);
       return res;
     } catch (err) {
@@ -250,6 +260,34 @@ export class UpstreamEngine implements Engine {
       })(),
       servedBy: servedByUpstream(spec),
     };
+  }
+
+  /**
+   * The workspace's test of a connection (docs/hybrid.md): `GET {url}/models` sent as this engine sends its requests
+   * (the key, the credentials rule, the first-byte timeout, the answer's bound): the model names the server lists, or
+   * inpage's error with the HTTP status the server answered (none: it was not reached).
+   */
+  async check(spec: UpstreamSpec, signal: AbortSignal): Promise<ConnectionTest> {
+    const who = describeUpstream(spec.name, spec.url);
+    const watch = this.watch(spec, signal);
+    let status: number | null = null;
+    try {
+      const res = await this.send(spec, '/models', undefined, signal, watch, (s) => (status = s));
+      const text = await readCapped(res, spec.maxAnswerBytes, 'refuse', who, 'maxAnswerBytes');
+      let data: unknown;
+      try {
+        data = (JSON.parse(text) as { data?: unknown } | null)?.data;
+      } catch {
+        // not JSON: said below
+      }
+      if (!Array.isArray(data)) throw new ApiError('upstream_error', `The upstream ${who} answered GET /models without a list of models: is the base URL the server's /v1?`);
+      return { ok: true, models: data.map((m: unknown) => (m as { id?: unknown } | null)?.id).filter((id): id is string => typeof id === 'string') };
+    } catch (err) {
+      const error = !(err instanceof ApiError) && !signal.aborted && watch.timedOut() ? watch.timeout() : ApiError.from(err, 'upstream_error');
+      return { ok: false, status, code: error.code, message: error.message };
+    } finally {
+      watch.done();
+    }
   }
 
   status(): ModelStatus[] {
