@@ -20,6 +20,7 @@ test('THIRD-PARTY-NOTICES.txt: inpage’s MIT licence, then every package the ap
   const expected: [string, string][] = [
     ['@mlc-ai/web-llm', 'Apache-2.0'],
     ['@wllama/wllama', 'MIT'],
+    ['@wllama/wllama-compat', 'MIT'],
     ['comlink', 'Apache-2.0'],
     ['dompurify', '(MPL-2.0 OR Apache-2.0)'],
     ['highlight.js', 'BSD-3-Clause'],
