@@ -122,9 +122,9 @@ export function question(site: string, provider: string, ids: readonly string[],
     checking = true;
     const ok = await gate();
     checking = false;
-    if (!ok) return !(note.hidden = false);
-    note.hidden = true;
-    return (answered = true);
+    // A click turned down says so and counts for nothing: neither answer is taken.
+    note.hidden = ok;
+    return ok && (answered = true);
   };
   const allow = button('allow', 'Use the models this browser already has', async () => {
     const chosen = ticked();

@@ -91,6 +91,9 @@ test('clickjacking: a click through a see-through provider frame over a button r
   );
   assert.equal(outcome, 'unseen');
   assert.equal(await evaluateWithoutGesture(f, `document.getElementById('provider').dataset.seen`), 'false');
+  // Read while the frame is still open (closing its page could cut short a write the click had started), and after.
+  assert.deepEqual((await listedSites()).filter(([o]) => o === origins.consumerB), [], 'no consent recorded for B');
+  assert.equal(await evaluateWithoutGesture(f, `!!document.getElementById('allow') && document.getElementById('unseen').hidden === false`), true, 'the question is still asked');
   await page.close();
   assert.deepEqual((await listedSites()).filter(([o]) => o === origins.consumerB), [], 'no consent recorded for B');
 });
