@@ -4,7 +4,8 @@
 // and the C strings it points at (assert messages and file names of llama.cpp) — enough to tell a dot-product
 // kernel from a thread barrier. It decodes the instructions (MVP, SIMD, atomics, bulk memory), not bytes by pattern.
 
-function reader(bytes, at = 0) {
+/** A cursor over `bytes` from `at`: bytes, unsigned and signed LEB128 numbers, names (also used by wasm-kernels/splice.mjs). */
+export function reader(bytes, at = 0) {
   const r = {
     at,
     u8: () => bytes[r.at++],

@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { reader } from '../wasm-functions.mjs';
 
 const HERE = fileURLToPath(new URL('.', import.meta.url));
 /** The kernels every variant must replace, by ggml's names. */
@@ -22,29 +23,6 @@ export const KERNELS = [
 /** The wasm variants beside wllama's own (generic): SIMD128 kernels, and relaxed-SIMD dot products where exact. */
 export const VARIANTS = ['simd128', 'relaxed'];
 
-function reader(bytes, at) {
-  const r = {
-    at,
-    u8: () => bytes[r.at++],
-    leb() {
-      let result = 0;
-      let shift = 0;
-      for (;;) {
-        const b = bytes[r.at++];
-        result += (b & 0x7f) * 2 ** shift;
-        shift += 7;
-        if (!(b & 0x80)) return result;
-      }
-    },
-    name() {
-      const n = r.leb();
-      const s = new TextDecoder().decode(bytes.subarray(r.at, r.at + n));
-      r.at += n;
-      return s;
-    },
-  };
-  return r;
-}
 
 function leb(n) {
   const out = [];
@@ -73,7 +51,7 @@ export function readModule(bytes) {
   while (r.at < bytes.length) {
     const start = r.at;
     const id = r.u8();
-    const size = r.leb();
+    const size = r.u32();
     const body = r.at;
     const end = body + size;
     const s = reader(bytes, body);
@@ -81,42 +59,42 @@ export function readModule(bytes) {
     if (id === 0) custom = s.name();
     sections.push({ id, start, body, end, custom });
     if (id === 1) {
-      for (let n = s.leb(); n > 0; n--) {
+      for (let n = s.u32(); n > 0; n--) {
         const form = s.u8();
         if (form !== 0x60) throw new Error(`type section: form 0x${form.toString(16)} is not read here`);
         const params = [];
-        for (let k = s.leb(); k > 0; k--) params.push(VALTYPES[s.u8()] ?? 'ref');
+        for (let k = s.u32(); k > 0; k--) params.push(VALTYPES[s.u8()] ?? 'ref');
         const results = [];
-        for (let k = s.leb(); k > 0; k--) results.push(VALTYPES[s.u8()] ?? 'ref');
+        for (let k = s.u32(); k > 0; k--) results.push(VALTYPES[s.u8()] ?? 'ref');
         types.push(`(${params.join(',')})->(${results.join(',')})`);
       }
     } else if (id === 2) {
-      for (let n = s.leb(); n > 0; n--) {
+      for (let n = s.u32(); n > 0; n--) {
         s.name();
         s.name();
         const kind = s.u8();
-        if (kind === 0) (funcTypes.push(types[s.leb()]), importedFuncs++);
+        if (kind === 0) (funcTypes.push(types[s.u32()]), importedFuncs++);
         else if (kind === 1) (s.u8(), limits(s));
         else if (kind === 2) memory64 = (limits(s) & 4) !== 0;
         else if (kind === 3) (s.u8(), s.u8());
-        else if (kind === 4) (s.u8(), s.leb());
+        else if (kind === 4) (s.u8(), s.u32());
       }
     } else if (id === 3) {
-      for (let n = s.leb(); n > 0; n--) funcTypes.push(types[s.leb()]);
+      for (let n = s.u32(); n > 0; n--) funcTypes.push(types[s.u32()]);
     } else if (id === 5 && memory64 === null) {
-      if (s.leb() > 0) memory64 = (limits(s) & 4) !== 0;
+      if (s.u32() > 0) memory64 = (limits(s) & 4) !== 0;
     } else if (id === 10) {
       code = { bodies: [] };
-      for (let n = s.leb(); n > 0; n--) {
-        const len = s.leb();
+      for (let n = s.u32(); n > 0; n--) {
+        const len = s.u32();
         code.bodies.push(bytes.subarray(s.at, s.at + len));
         s.at += len;
       }
     } else if (id === 0 && custom === 'name') {
       while (s.at < end) {
         const sub = s.u8();
-        const subEnd = s.leb() + s.at;
-        if (sub === 1) for (let n = s.leb(); n > 0; n--) names.set(s.leb(), s.name());
+        const subEnd = s.u32() + s.at;
+        if (sub === 1) for (let n = s.u32(); n > 0; n--) names.set(s.u32(), s.name());
         s.at = subEnd;
       }
     }
@@ -129,8 +107,8 @@ export function readModule(bytes) {
 
 function limits(s) {
   const flags = s.u8();
-  s.leb();
-  if (flags & 1) s.leb();
+  s.u32();
+  if (flags & 1) s.u32();
   return flags;
 }
 
@@ -147,14 +125,14 @@ function readUint32(bytes, at) {
  */
 export function portableBody(body, what, allowedGlobals = []) {
   const r = reader(body, 0);
-  for (let groups = r.leb(); groups > 0; groups--) (r.leb(), r.u8());
+  for (let groups = r.u32(); groups > 0; groups--) (r.u32(), r.u8());
   const refuse = (why) => {
     throw new Error(`${what}: its body ${why} (at byte ${r.at}): it cannot be moved into wllama's module as it is`);
   };
   const memarg = () => {
-    const align = r.leb();
-    if (align & 0x40 && r.leb() !== 0) refuse('uses a second memory');
-    r.leb();
+    const align = r.u32();
+    if (align & 0x40 && r.u32() !== 0) refuse('uses a second memory');
+    r.u32();
   };
   let dots = 0;
   let relaxedDots = 0;
@@ -164,18 +142,18 @@ export function portableBody(body, what, allowedGlobals = []) {
     if (op >= 0x02 && op <= 0x04) {
       const t = r.u8();
       if (t !== 0x40 && !VALTYPES[t]) refuse('has a block typed by a type index');
-    } else if (op === 0x0c || op === 0x0d || (op >= 0x20 && op <= 0x22)) r.leb();
+    } else if (op === 0x0c || op === 0x0d || (op >= 0x20 && op <= 0x22)) r.u32();
     else if (op === 0x0e) {
-      for (let n = r.leb(); n >= 0; n--) r.leb();
+      for (let n = r.u32(); n >= 0; n--) r.u32();
     } else if (op >= 0x28 && op <= 0x3e) memarg();
-    else if (op === 0x41 || op === 0x42) r.leb();
+    else if (op === 0x41 || op === 0x42) r.u32();
     else if (op === 0x43) r.at += 4;
     else if (op === 0x44) r.at += 8;
     else if (op >= 0x45 && op <= 0xc4) continue;
     else if (op === 0xfc) {
-      if (r.leb() > 7) refuse('uses a bulk-memory or table instruction');
+      if (r.u32() > 7) refuse('uses a bulk-memory or table instruction');
     } else if (op === 0xfd) {
-      const sub = r.leb();
+      const sub = r.u32();
       if (sub === 0xba) dots++;
       if (sub === 0x112 || sub === 0x113) relaxedDots++;
       if (sub <= 11 || sub === 92 || sub === 93) memarg();
@@ -183,7 +161,7 @@ export function portableBody(body, what, allowedGlobals = []) {
       else if (sub >= 21 && sub <= 34) r.u8();
       else if (sub >= 84 && sub <= 91) (memarg(), r.u8());
     } else if (op === 0x10 || op === 0x11 || op === 0x12 || op === 0x13) refuse('calls a function');
-    else if ((op === 0x23 || op === 0x24) && allowedGlobals.includes(r.leb())) continue;
+    else if ((op === 0x23 || op === 0x24) && allowedGlobals.includes(r.u32())) continue;
     else if (op === 0x23 || op === 0x24) refuse('reads or writes a global (the stack pointer?)');
     else refuse(`has instruction 0x${op.toString(16)}`);
   }
