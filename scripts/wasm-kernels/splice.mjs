@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import binaryen from 'binaryen';
 import { reader } from '../wasm-functions.mjs';
 
 const HERE = fileURLToPath(new URL('.', import.meta.url));
@@ -228,7 +229,6 @@ export function spliceBodies(host, source, names, { hostName, sourceName, allowe
 
 /** Validates a module with binaryen (npm), every feature wllama's builds use enabled. */
 export async function validate(bytes, what) {
-  const { default: binaryen } = await import('binaryen');
   const module = binaryen.readBinary(bytes);
   try {
     module.setFeatures(binaryen.Features.All);

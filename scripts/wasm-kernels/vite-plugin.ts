@@ -6,6 +6,9 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Plugin } from 'vite';
+// Imported statically (binaryen with it): `npm run build:lib`/`build:pkg` load this file through Vite's module runner,
+// which is closed by the time the build runs, so a dynamic import there fails ("Vite module runner has been closed").
+import { VARIANTS, kernelFile, readModule, sha256, spliceKernels, validate } from './splice.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 /** Where the variants are written; the alias `#wllama-wasm` points here. */
@@ -21,7 +24,6 @@ let pending: Promise<void> | null = null;
 /** Writes `<name>-<variant>.wasm` for every input and variant unless the ones there come from the same inputs. */
 export function ensureWasmVariants(log: (line: string) => void = () => undefined): Promise<void> {
   pending ??= (async () => {
-    const { VARIANTS, kernelFile, readModule, sha256, spliceKernels, validate } = await import('./splice.mjs');
     const inputs = [{ name: 'wllama', file: WLLAMA_WASM }, ...(existsSync(WLLAMA_COMPAT_WASM) ? [{ name: 'wllama-compat', file: WLLAMA_COMPAT_WASM }] : [])];
     const hosts = inputs.map(({ name, file }) => ({ name, bytes: new Uint8Array(readFileSync(file)) }));
     const sources = [readFileSync(fileURLToPath(new URL('./splice.mjs', import.meta.url)))];
