@@ -275,7 +275,7 @@ describe('the packed package in fresh apps', { timeout: 1_700_000 }, () => {
     assert.equal(readFileSync(join(inpage, 'LICENSE'), 'utf8'), readFileSync(join(ROOT, 'LICENSE'), 'utf8'));
     assert.match(readFileSync(join(inpage, 'LICENSE'), 'utf8'), /^MIT License\n/);
     // What the library, the plugin and the guest worker bundle (scripts/notices.ts reads the bundler's module list).
-    const bundled = ['@mlc-ai/web-llm', '@wllama/wllama', 'comlink', 'hono', 'idb', 'workbox-core', 'workbox-precaching', 'workbox-routing', 'workbox-strategies', 'zod'];
+    const bundled = ['@mlc-ai/web-llm', '@wllama/wllama', '@wllama/wllama-compat', 'comlink', 'hono', 'idb', 'workbox-core', 'workbox-precaching', 'workbox-routing', 'workbox-strategies', 'zod'];
     for (const file of ['dist-pkg/THIRD-PARTY-NOTICES.txt', 'dist-pkg/lib/inpage-third-party-notices.txt']) {
       assert.ok(files.includes(file), file);
       const notices = readFileSync(join(inpage, file), 'utf8');
