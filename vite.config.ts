@@ -5,14 +5,14 @@ import { NoticeCollector, noticesFile } from './scripts/notices.ts';
 import { serviceWorkerBundle } from './scripts/sw-bundle-plugin.ts';
 import { WORKER_CHUNKS } from './scripts/worker-chunks.ts';
 import { wasmVariants, wasmVariantsAlias } from './scripts/wasm-kernels/vite-plugin.ts';
-import { SERVICE_WORKER_CSP } from './src/csp.ts';
-import { ISOLATION_HEADERS } from './src/isolation.ts';
+import { SERVICE_WORKER_CSP } from './src/shared/csp.ts';
+import { ISOLATION_HEADERS } from './src/shared/isolation.ts';
 import { providerHeaders } from './src/provider/headers.ts';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { answerApiWithoutWorker } from './src/lib/api-fallback.ts';
 import { testBuildDefine } from './test/engine/knobs.ts';
-import { engineChunkFileNames } from './src/engine-files.ts';
+import { engineChunkFileNames } from './src/shared/engine-files.ts';
 
 /**
  * The service worker script is fetched by the browser itself (never through a service worker), so its policy
@@ -123,7 +123,7 @@ export default defineConfig(({ mode }) => {
         },
       },
     },
-    // Each engine's chunks are named after it (src/engine-files.ts): the precache leaves them to the devices that run it.
+    // Each engine's chunks are named after it (src/shared/engine-files.ts): the precache leaves them to the devices that run it.
     // The worker's own code is a chunk of its own, so no chunk imports the worker's entry (scripts/worker-chunks.ts).
     worker: { format: 'es', plugins: () => (testBuild ? [] : [notices.recorder()]), rollupOptions: { output: { ...WORKER_CHUNKS, chunkFileNames: engineChunkFileNames('assets/') } } },
     // `npm start` is cross-origin isolated from the first visit (the service worker adds the same headers later),

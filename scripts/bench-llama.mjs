@@ -65,7 +65,7 @@ async function nodeHelpers() {
       `export { synthesizeGguf } from ${JSON.stringify(join(ROOT, 'scripts/gguf/synthesize.ts'))};`,
       `export { serveStatic } from ${JSON.stringify(join(ROOT, 'test/browser/static-server.ts'))};`,
       `export { GGUF_DEFAULTS } from ${JSON.stringify(join(ROOT, 'worker/engine/llamacpp/models.ts'))};`,
-      `export { variantOf } from ${JSON.stringify(join(ROOT, 'src/catalog.ts'))};`,
+      `export { variantOf } from ${JSON.stringify(join(ROOT, 'src/shared/catalog.ts'))};`,
     ].join('\n'),
   );
   await build({ input: entry, platform: 'node', logLevel: 'silent', output: { file: join(dir, 'helpers.mjs'), format: 'esm' } });

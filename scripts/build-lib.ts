@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { build, type InlineConfig } from 'vite';
 import { injectShell } from '../src/lib/precache';
 import { NoticeCollector } from './notices';
-import { ENGINE_FILE_GLOBS, engineChunkFileNames } from '../src/engine-files';
+import { ENGINE_FILE_GLOBS, engineChunkFileNames } from '../src/shared/engine-files';
 import { testBuildDefine } from '../test/engine/knobs';
 import { WORKER_CHUNKS } from './worker-chunks';
 import { ensureWasmVariants, wasmVariantsAlias } from './wasm-kernels/vite-plugin';
@@ -68,7 +68,7 @@ export async function buildLibrary({ outDir, test = false, sourcemap = true, log
     worker: {
       format: 'es',
       plugins: () => [notices.recorder()],
-      // Each engine's chunks are named after it (src/engine-files.ts): the precache leaves them to the devices that run it.
+      // Each engine's chunks are named after it (src/shared/engine-files.ts): the precache leaves them to the devices that run it.
       // The worker's own code is a chunk no other imports as an entry (scripts/worker-chunks.ts).
       rollupOptions: { output: { ...WORKER_CHUNKS, entryFileNames: 'inpage-[name]-[hash].js', chunkFileNames: engineChunkFileNames('inpage-'), assetFileNames: 'inpage-[name]-[hash][extname]' } },
     },

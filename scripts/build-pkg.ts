@@ -4,7 +4,7 @@
 //   vite.js     `inpage/vite`, the Vite plugin (src/lib/vite.ts), an ES module for Node;
 //   sw.js       `inpage/sw`, inpage for an app's own module service worker (worker/sw-guest.ts), one ES module;
 //   types/      the declarations of both (tsc);
-//   config.schema.json  the settings' JSON Schema (src/config-schema.ts);
+//   config.schema.json  the settings' JSON Schema (src/shared/config-schema.ts);
 //   THIRD-PARTY-NOTICES.txt  inpage's licence and those of every package the files above carry (scripts/notices.ts);
 //               lib/ has its own (inpage-third-party-notices.txt), which goes into the apps' builds with lib/.
 import { execFileSync } from 'node:child_process';
@@ -13,7 +13,7 @@ import { builtinModules } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { build as buildWith, type BuildOptions } from 'vite';
 import { buildLibrary } from './build-lib.ts';
-import { configJsonSchema } from '../src/config-schema.ts';
+import { configJsonSchema } from '../src/shared/config-schema.ts';
 import { NOTICES_FILE } from './notices.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));

@@ -3,8 +3,8 @@
 // layout, so a deployment serves DIR at /models and sets `ggufBaseUrl: "/models/gguf"`. A file already there
 // whole (its size is the server's Content-Length) is not fetched again.
 import { join } from 'node:path';
-import type { VariantId } from '../../src/variants';
-import { VARIANTS } from '../../src/variants';
+import type { VariantId } from '../../src/shared/variants';
+import { VARIANTS } from '../../src/shared/variants';
 import { GGUF_DEFAULTS, HUGGING_FACE, splitParts } from '../../worker/engine/llamacpp/models';
 import { download, sizeOf, type PulledFile } from './pull';
 

@@ -1,9 +1,9 @@
 // The pins models:pull writes for what it pulled: web-llm's `ModelRecord.integrity` (SRI hashes of the chat
 // config, the model library and the tokenizer file web-llm reads), gathered into the `models` setting it suggests,
-// so the deployment's engine refuses any of these files if it changes on the host (src/model-config.ts, integrity).
+// so the deployment's engine refuses any of these files if it changes on the host (src/shared/model-config.ts, integrity).
 import { createHash } from 'node:crypto';
-import type { ModelIntegrity } from '../../src/model-config';
-import type { VariantId } from '../../src/variants';
+import type { ModelIntegrity } from '../../src/shared/model-config';
+import type { VariantId } from '../../src/shared/variants';
 
 export const SRI_ALGORITHMS = ['sha256', 'sha384', 'sha512'] as const;
 export type SriAlgorithm = (typeof SRI_ALGORITHMS)[number];

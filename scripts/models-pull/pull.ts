@@ -12,9 +12,9 @@ import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
-import { VARIANTS, VARIANT_IDS, isVariantId, type VariantId } from '../../src/variants';
+import { VARIANTS, VARIANT_IDS, isVariantId, type VariantId } from '../../src/shared/variants';
 import { modelIdOf, prebuiltRecord, type Precision } from '../../worker/engine/webllm/models';
-import type { ModelIntegrity } from '../../src/model-config';
+import type { ModelIntegrity } from '../../src/shared/model-config';
 import { GGUF_DIR, pullGguf } from './gguf';
 import { checkedTokenizerFile, modelPins, suggestedConfig, SRI_ALGORITHMS, type SriAlgorithm } from './pins';
 

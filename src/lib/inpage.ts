@@ -8,21 +8,21 @@
 // the engine worker, its chunks and llama.cpp's wasm, all named inpage*, at the app's base path; without Vite,
 // copy the package's dist-pkg/lib/ there (docs/embedding.md). The workspace page (src/page/main.ts) starts on the
 // same core, `startServiceCore`, with its own service worker and settings.
-import { DEFAULT_CONFIG, fetchDeploymentConfig, mergeConfig, type InpageConfig } from '../config';
-import { apiPath, configUrl } from '../base-path';
+import { DEFAULT_CONFIG, fetchDeploymentConfig, mergeConfig, type InpageConfig } from '#shared/config';
+import { apiPath, configUrl } from '#shared/base-path';
 import { StartBound, START_TIMEOUT_MS } from './start-bound';
-import { createKey, listKeys, revokeKey, verifyKey, type CreatedKey } from '../keys/key-store';
-import { getWorkspace, registerWorkspace } from '../keys/workspace';
-import { adoptModels, checkUpstreams } from '../catalog';
-import { checkSourceUrls } from '../secrets';
-import { VARIANT_IDS, type ModelId, type VariantId } from '../variants';
+import { createKey, listKeys, revokeKey, verifyKey, type CreatedKey } from '#shared/keys/key-store';
+import { getWorkspace, registerWorkspace } from '#shared/keys/workspace';
+import { adoptModels, checkUpstreams } from '#shared/catalog';
+import { checkSourceUrls } from '#shared/secrets';
+import { VARIANT_IDS, type ModelId, type VariantId } from '#shared/variants';
 import type { EngineHost } from '../page/engine-host';
 import { hostEngineFor } from '../page/provider-link';
 import { claimEngine, type EngineLeadership } from '../page/engine-lock';
 import { modelTools, type ModelTools } from '../page/model-import';
 import { requestPersistence, storageReport } from '../page/storage';
 import { registerServiceWorker, watchServiceWorker, type ServiceWorkerSpec } from '../page/sw-registration';
-import { CLAIM_REQUEST, PING, engineFailed, isPong } from '../page/port-messages';
+import { CLAIM_REQUEST, PING, engineFailed, isPong } from '#shared/wire/page-messages';
 import { ENGINE_WORKER_URL } from '../page/engine-host';
 
 export type { InpageConfig, ModelId, VariantId, EngineHost, CreatedKey };
@@ -238,7 +238,7 @@ export function startServiceCore(options: ServiceCoreOptions) {
         );
       })
     : Promise.resolve(null);
-  // An engine that could not start: /v1 answers 503 naming the cause meanwhile (worker/sw/engine-link.ts).
+  // An engine that could not start: /v1 answers 503 naming the cause meanwhile (src/shared/wire/engine-link.ts).
   leadership.catch((err: unknown) => navigator.serviceWorker?.controller?.postMessage(engineFailed(err instanceof Error ? err.message : String(err))));
   let claimed: EngineLeadership | null = null;
   void leadership.then((l) => (claimed = l), () => undefined);
@@ -267,7 +267,7 @@ export function startServiceCore(options: ServiceCoreOptions) {
 /** Registers inpage's service worker, hosts the engine (unless another tab does) and returns the service. */
 export async function installInpage(options: InstallOptions = {}): Promise<InpageService> {
   const bound = new StartBound(options.startTimeoutMs ?? START_TIMEOUT_MS);
-  // The app's base: the folder inpage.js is served from (src/base-path.ts).
+  // The app's base: the folder inpage.js is served from (src/shared/base-path.ts).
   const base = new URL(/* @vite-ignore */ './', import.meta.url);
   const settingsFile = configUrl(base);
   const loaded = fetchDeploymentConfig(settingsFile).then((deployed) =>

@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import type { Logger, Plugin, ResolvedConfig } from 'vite';
 import { injectManifest } from 'workbox-build';
-import { ENGINE_FILE_GLOBS } from '../engine-files.ts';
+import { ENGINE_FILE_GLOBS } from '#shared/engine-files';
 
 export interface PrecacheOptions {
   /** The service worker's file, relative to the output folder. */

@@ -14,10 +14,10 @@ import { copyFileSync, existsSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, extname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Connect, Plugin, ResolvedConfig } from 'vite';
-import { SERVICE_WORKER_CSP } from '../csp';
-import { apiPath } from '../base-path';
+import { SERVICE_WORKER_CSP } from '#shared/csp';
+import { apiPath } from '#shared/base-path';
 import { answerApiWithoutWorker } from './api-fallback';
-import { isolationHeaders, type EmbedderPolicy } from '../isolation';
+import { isolationHeaders, type EmbedderPolicy } from '#shared/isolation';
 import { injectShell } from './precache';
 
 export interface InpagePluginOptions {

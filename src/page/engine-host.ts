@@ -2,12 +2,12 @@
 // A worker that ends (crashed, killed) is replaced at once, as its life lock tells; a heartbeat catches one
 // that hangs. The new worker's port goes to the service worker as the first one did.
 import * as Comlink from 'comlink';
-import { activeCatalog } from '../catalog';
-import type { InpageConfig } from '../config';
-import type { EngineControl } from '../engine-control';
-import type { ModelStatus, ProviderNote } from '../engine-protocol';
-import { whenReleased } from '../life-locks';
-import { isPortRequest, PORT_CHANNEL, portOffer, portRequestId } from './port-messages';
+import { activeCatalog } from '#shared/catalog';
+import type { InpageConfig } from '#shared/config';
+import type { EngineControl } from '#shared/wire/engine-control';
+import type { ModelStatus, ProviderNote } from '#shared/wire/engine-port';
+import { whenReleased } from '#shared/life-locks';
+import { isPortRequest, PORT_CHANNEL, portOffer, portRequestId } from '#shared/wire/page-messages';
 import { START_TIMEOUT_MS } from '../lib/start-bound';
 // The engine worker's script as built, named relative to this module's own file, so it is found at any base path.
 import engineWorkerScript from '../../worker/engine/engine-worker.ts?worker&url';

@@ -1,7 +1,7 @@
 // What the page offers on `window.inpage` (main.ts builds it): declared apart from the page entry, so the UI that
 // uses it imports a type, not the entry that mounts the UI.
-import type { getWorkspace, registerWorkspace } from '../keys/workspace';
-import type { createKey, deleteKey, listKeys, revokeKey } from '../keys/key-store';
+import type { getWorkspace, registerWorkspace } from '#shared/keys/workspace';
+import type { createKey, deleteKey, listKeys, revokeKey } from '#shared/keys/key-store';
 import type { EngineHost } from './engine-host';
 import type { ModelTools } from './model-import';
 import type { requestPersistence, storageReport } from './storage';

@@ -1,8 +1,8 @@
 // The page entry: start inpage as installInpage does (src/lib/inpage.ts, `startServiceCore`: the service worker,
 // its watch, the engine, the models' files and storage), and offer a small API on `window.inpage`.
-import { loadConfig, refusedUrlSettings } from '../config';
-import { createKey, deleteKey, listKeys, revokeKey } from '../keys/key-store';
-import { getWorkspace, registerWorkspace } from '../keys/workspace';
+import { loadConfig, refusedUrlSettings } from '#shared/config';
+import { createKey, deleteKey, listKeys, revokeKey } from '#shared/keys/key-store';
+import { getWorkspace, registerWorkspace } from '#shared/keys/workspace';
 import { settleConfig, startServiceCore } from '../lib/inpage';
 import { StartBound } from '../lib/start-bound';
 import { APP_SERVICE_WORKER } from './sw-registration';

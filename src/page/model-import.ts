@@ -2,7 +2,7 @@
 // writing (worker/engine/webllm/import-files.ts, with web-llm's own cache code) and then reads its cache again,
 // so this works in the tab that hosts the engine.
 import * as Comlink from 'comlink';
-import type { ImportFile, ImportProgress, ImportReport } from '../engine-control';
+import type { ImportFile, ImportProgress, ImportReport } from '#shared/wire/engine-control';
 import type { EngineHost } from './engine-host';
 import { requestPersistence } from './storage';
 

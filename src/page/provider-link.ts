@@ -5,13 +5,13 @@
 // Where the provider cannot serve (no storage access, consent refused or revoked, no answer in time, the frame
 // gone), this site's own engine serves, and /v1/models and the Models area say why.
 import * as Comlink from 'comlink';
-import { activeCatalog } from '../catalog';
-import type { InpageConfig } from '../config';
-import type { AdapterReport, EngineControl } from '../engine-control';
-import { providerServes, type FromEngine, type ModelStatus, type ProviderNote } from '../engine-protocol';
-import { HELLO, OFFER, REFUSED, WAITING, messageType, type ControlReply } from '../provider/messages';
+import { activeCatalog } from '#shared/catalog';
+import type { InpageConfig } from '#shared/config';
+import type { AdapterReport, EngineControl } from '#shared/wire/engine-control';
+import { providerServes, type FromEngine, type ModelStatus, type ProviderNote } from '#shared/wire/engine-port';
+import { HELLO, OFFER, REFUSED, WAITING, messageType, type ControlReply } from '#shared/wire/provider-messages';
 import { hostEngine, type EngineHost } from './engine-host';
-import { isPortRequest, PORT_CHANNEL, portOffer, portRequestId } from './port-messages';
+import { isPortRequest, PORT_CHANNEL, portOffer, portRequestId } from '#shared/wire/page-messages';
 
 /** The provider's frame: `modelProvider` as given, or its provider.html when it names an origin only. */
 export function providerFrameUrl(setting: string, base: string): URL {

@@ -3,7 +3,7 @@
 // persistence when it first stores some (a download or an import); browsers decide without asking the user
 // (Chromium) or ask once (Firefox).
 import * as Comlink from 'comlink';
-import type { ModelStatus } from '../engine-protocol';
+import type { ModelStatus } from '#shared/wire/engine-port';
 import type { EngineHost } from './engine-host';
 
 export interface StorageReport {

@@ -6,7 +6,7 @@
 // site's data. `watchServiceWorker` notices (its registration is gone, or the page lost its controller) and
 // registers it again; when that fails it says so and offers a restart.
 
-import { CLAIM_REQUEST } from './port-messages';
+import { CLAIM_REQUEST } from '#shared/wire/page-messages';
 
 /** How long an installed, active worker may take to control this page before the page says why not. */
 export const CONTROL_TIMEOUT_MS = 4000;

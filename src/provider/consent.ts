@@ -4,7 +4,7 @@
 // silently (third-party cookies allowed) and outlives the provider's revocation in an open frame, so every
 // request that crosses a consumer's port is checked against this list.
 
-import type { ModelCatalog } from '../model-config';
+import type { ModelCatalog } from '#shared/model-config';
 
 export type ConsentState = 'granted' | 'refused' | 'revoked';
 

@@ -5,12 +5,12 @@
 //   a hosting tab's. Every request that crosses it is checked against the consent list (relay.ts).
 // - At top level: the provider's own page, where the person sees the sites and revokes them.
 import * as Comlink from 'comlink';
-import { configUrl } from '../base-path';
-import { DEFAULT_CONFIG, fetchDeploymentConfig, mergeConfig, type InpageConfig } from '../config';
-import { buildCatalog, type ModelCatalog } from '../model-config';
-import type { EngineControl } from '../engine-control';
+import { configUrl } from '#shared/base-path';
+import { DEFAULT_CONFIG, fetchDeploymentConfig, mergeConfig, type InpageConfig } from '#shared/config';
+import { buildCatalog, type ModelCatalog } from '#shared/model-config';
+import type { EngineControl } from '#shared/wire/engine-control';
 import { ConsentStore, localIds, refusal, type Consent } from './consent';
-import { HELLO, OFFER, REFUSED, WAITING, messageType, type ControlMessage, type ControlReply, type FrameMessage } from './messages';
+import { HELLO, OFFER, REFUSED, WAITING, messageType, type ControlMessage, type ControlReply, type FrameMessage } from '#shared/wire/provider-messages';
 import { relay } from './relay';
 import { showConsents } from './consent-page';
 import { question, secureConsumer, tracksVisibility, watchVisibility } from './question';

@@ -2,7 +2,7 @@
 // service worker controls the provider's frame (its own is partitioned away under each consumer), so these come from
 // the server: `vite preview` / `npm start` (vite.config.ts), the test server of test:shared, and a deployment's own
 // server (the docs say which). Declared once here.
-import { engineWorkerCsp } from '../csp.ts';
+import { engineWorkerCsp } from '#shared/csp';
 
 /** The provider's page. */
 export const PROVIDER_PAGE = '/provider.html';

@@ -11,10 +11,10 @@
 // - The relay assigns the ids it forwards and maps the answers back; an answer it cannot match to one of its own
 //   requests is dropped. So a consumer cannot make one status answer pass for another (each is filtered to the
 //   models the site may run), nor reach a request it did not send.
-import type { FromEngine, ToEngine } from '../engine-protocol';
-import { ApiError } from '../protocol/errors';
-import type { ModelCatalog } from '../model-config';
-import type { Variant } from '../variants';
+import type { FromEngine, ToEngine } from '#shared/wire/engine-port';
+import { ApiError } from '#shared/protocol/errors';
+import type { ModelCatalog } from '#shared/model-config';
+import type { Variant } from '#shared/variants';
 import { refusal, type Consent } from './consent';
 
 /** The site's consent record (null: never asked), read afresh for every request. */

@@ -5,9 +5,9 @@
 // variant) or ~100 plus ~60 of thinking (a thinking variant), so the conversation reaches ~4,000 tokens.
 import { writeFileSync } from 'node:fs';
 import { expect, it } from 'vitest';
-import { DEFAULT_CONFIG } from '../../src/config';
-import type { ChatCompletionRequest } from '../../src/protocol/types';
-import type { VariantId } from '../../src/variants';
+import { DEFAULT_CONFIG } from '#shared/config';
+import type { ChatCompletionRequest } from '#shared/protocol/types';
+import type { VariantId } from '#shared/variants';
 import { WebLlmEngine } from '../../worker/engine/webllm/adapter';
 import { resolved } from '../unit/requests';
 import { fakeTokens, rig } from '../unit/webllm-fake';

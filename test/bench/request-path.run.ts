@@ -6,9 +6,9 @@
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { expect, it } from 'vitest';
-import { DEFAULT_CONFIG } from '../../src/config';
-import type { EngineEvent } from '../../src/engine-protocol';
-import { validateChatRequest } from '../../src/protocol/validate';
+import { DEFAULT_CONFIG } from '#shared/config';
+import type { EngineEvent } from '#shared/wire/engine-port';
+import { validateChatRequest } from '#shared/protocol/validate';
 import type { Engine } from '../../worker/engine/engine';
 import { Scheduler } from '../../worker/engine/scheduler';
 import { WebLlmEngine } from '../../worker/engine/webllm/adapter';

@@ -1,6 +1,6 @@
 // The /v1 endpoints with plain fetch from a page: routes, auth, errors, headers (CONTRACT.md).
 import { expect, test, type Page } from '@playwright/test';
-import { VARIANT_IDS } from '../../src/variants';
+import { VARIANT_IDS } from '#shared/variants';
 import { auth, call, chat, makeKey, openApp, type Answer } from './helpers';
 import { expectSchema } from './schema';
 

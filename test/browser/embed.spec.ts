@@ -7,7 +7,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { build } from 'vite';
 import { buildLibrary } from '../../scripts/build-lib';
 import { inpage } from '../../src/lib/vite';
-import { engineOfPath } from '../../src/engine-files';
+import { engineOfPath } from '#shared/engine-files';
 import { REPO_ROOT, serveStatic, type StaticServer } from './static-server';
 
 const SUFFIX = process.env.INPAGE_BUILD_SUFFIX ?? '';
@@ -344,7 +344,7 @@ test('the shipped library carries web-llm and llama.cpp, never the test engine; 
   const sw = shipped.find(({ f }) => f === 'inpage-sw.js')!.text;
   expect(sw).not.toContain('self.__WB_MANIFEST');
   // Everything a page and the engine worker load, but each engine's own files (kept on first use by the devices
-  // that run it: src/engine-files.ts); the guest script is for an app's own service worker only.
+  // that run it: src/shared/engine-files.ts); the guest script is for an app's own service worker only.
   const engineOwn = names.filter((f) => engineOfPath(`/${f}`) !== null);
   expect(engineOwn.map((f) => f.replace(/-[\w-]{8}\.js$/, ''))).toEqual(expect.arrayContaining(['inpage-engine-webllm', 'inpage-engine-llamacpp']));
   for (const f of engineOwn) expect(sw, f).not.toContain(`"url":"${f}"`);

@@ -238,7 +238,7 @@ test('the served production app carries web-llm, never the test engine', async (
   const scripts = [...sw.matchAll(/"url":"([^"]+\.js)"/g)].map((m) => m[1]!);
   expect(scripts.some((url) => url.includes('engine-worker'))).toBe(true);
   const precached = await Promise.all(scripts.map(async (url) => (await page.request.get(new URL(url, `${baseURL}/`).href)).text()));
-  // Each engine's own chunks are left out of the precache (src/engine-files.ts) and kept on first use: the precached
+  // Each engine's own chunks are left out of the precache (src/shared/engine-files.ts) and kept on first use: the precached
   // scripts name them, so they are read too.
   const engineChunks = [...new Set(precached.flatMap((text) => [...text.matchAll(/engine-(?:webllm|llamacpp)[\w-]*\.js/g)].map((m) => m[0])))];
   expect(engineChunks.some((name) => name.startsWith('engine-webllm'))).toBe(true);

@@ -1,6 +1,6 @@
 // Shared steps of the browser tests: open a page under the service worker, make a key, call /v1 from the page.
 import type { BrowserContext, Page } from '@playwright/test';
-import type { ModelId } from '../../src/variants';
+import type { ModelId } from '#shared/variants';
 
 /**
  * What `makeKey`, `call` and `chat` use of a page: a script run in it with one argument. Playwright's Page is one; the

@@ -1,4 +1,4 @@
-// Cross-origin isolation and llama.cpp's threads (src/isolation.ts). The production build is served by a
+// Cross-origin isolation and llama.cpp's threads (src/shared/isolation.ts). The production build is served by a
 // deployment that sends no isolation headers of its own, its GGUF from another origin (a CORS model host, as
 // Hugging Face is). First visit: the page is not isolated, llama.cpp runs on one thread and says so. Once the
 // service worker controls the page it adds COOP/COEP to the app's own responses: the page and the engine

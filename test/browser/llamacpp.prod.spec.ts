@@ -7,7 +7,7 @@ import { expect, test } from '@playwright/test';
 import Ajv from 'ajv';
 import { synthesizeGguf } from '../../scripts/gguf/synthesize';
 import { GGUF_DEFAULTS } from '../../worker/engine/llamacpp/models';
-import { TIMING_FIELDS } from '../../src/protocol/timings';
+import { TIMING_FIELDS } from '#shared/protocol/timings';
 import { call, chat, sseEvents } from './helpers';
 import { llamaCppDeployment, ggufPath } from './llamacpp-deployment';
 

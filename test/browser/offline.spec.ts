@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { auth, call, chat, makeKey, sseEvents } from './helpers';
 import { serveStatic, TEST_BUILD_DIR } from './static-server';
-import { VARIANT_IDS } from '../../src/variants';
+import { VARIANT_IDS } from '#shared/variants';
 
 test('offline reload: the page, the engine worker and /v1 all answer from the precache', async ({ page, context }) => {
   // An origin of our own, so the network can really go away: the server is closed and the context offline.

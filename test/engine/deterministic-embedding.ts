@@ -1,6 +1,6 @@
 // The deterministic test engine's embeddings (issue 11): a fixed-size vector derived from a hash of the input,
 // scaled to unit length. Same input, same vector; a different input, a different one.
-import type { EmbeddingInput } from '../../src/protocol/embeddings';
+import type { EmbeddingInput } from '#shared/protocol/embeddings';
 
 /** FNV-1a over the UTF-16 code units of `text`: the seed of the input's vector. */
 function fnv1a(text: string): number {

@@ -31,15 +31,15 @@
 // "loads"; asked its download size beforehand, it names exactly that many bytes, from host `inpage-test`.
 // The knob `cpuMemoryMiB` pretends a device without WebGPU (llama.cpp on the CPU): variants whose GGUF weights
 // exceed it are unavailable and refused with model_too_large_for_device, as the llama.cpp engine does.
-import { ApiError, clientAborted, contextExceeded } from '../../src/protocol/errors';
-import type { AdapterReport, ImportFile, ImportProgress, ImportReport } from '../../src/engine-control';
-import type { InpageConfig } from '../../src/config';
-import { embeddingFinish, type DownloadSize, type EngineEvent, type ModelStatus } from '../../src/engine-protocol';
-import { toolCallId } from '../../src/protocol/completion';
-import type { ChatCompletionRequest, ChatMessage, FunctionTool, ModelState, TokenLogprob } from '../../src/protocol/types';
-import { activeCatalog, adoptModels, variantOf } from '../../src/catalog';
-import { modelNotFound } from '../../src/protocol/errors';
-import type { ModelId } from '../../src/variants';
+import { ApiError, clientAborted, contextExceeded } from '#shared/protocol/errors';
+import type { AdapterReport, ImportFile, ImportProgress, ImportReport } from '#shared/wire/engine-control';
+import type { InpageConfig } from '#shared/config';
+import { embeddingFinish, type DownloadSize, type EngineEvent, type ModelStatus } from '#shared/wire/engine-port';
+import { toolCallId } from '#shared/protocol/completion';
+import type { ChatCompletionRequest, ChatMessage, FunctionTool, ModelState, TokenLogprob } from '#shared/protocol/types';
+import { activeCatalog, adoptModels, variantOf } from '#shared/catalog';
+import { modelNotFound } from '#shared/protocol/errors';
+import type { ModelId } from '#shared/variants';
 import { webllmModels } from '../../worker/engine/webllm/models';
 import { GGUF_DEFAULTS } from '../../worker/engine/llamacpp/models';
 import { spentUsage, type Engine, type EngineFactory, type Generation } from '../../worker/engine/engine';
@@ -49,7 +49,7 @@ import type { PlannedRequest, ToolPlan } from '../../worker/engine/common/plan';
 import { smallestInstance } from './smallest-instance';
 import { deterministicEmbedding } from './deterministic-embedding';
 import { TEST_KNOB_DEFAULTS, type TestKnobs } from './knobs';
-import type { EmbeddingRequest } from '../../src/protocol/embeddings';
+import type { EmbeddingRequest } from '#shared/protocol/embeddings';
 
 export const TEST_CONTEXT_LENGTH = 4096;
 const DOWNLOAD_STEPS = 4;

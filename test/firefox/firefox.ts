@@ -4,7 +4,7 @@
 import { execFileSync } from 'node:child_process';
 import { after, before } from 'node:test';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
-import { displayForm, isWellFormedKey } from '../../src/keys/key-format';
+import { displayForm, isWellFormedKey } from '#shared/keys/key-format';
 import type { Evaluator } from '../browser/helpers';
 import { REPO_ROOT } from '../browser/static-server';
 

@@ -4,11 +4,11 @@
 // and cache), loaded with the same file, context and thread count, and asked with the very parameters the engine
 // derives from the same /v1 request (translateRequest). Both paths are timed here, in this page.
 import '../../src/page/main';
-import { variantOf } from '../../src/catalog';
-import { loadConfig } from '../../src/config';
-import type { ChatCompletionRequest, Timings } from '../../src/protocol/types';
-import { validateChatRequest } from '../../src/protocol/validate';
-import type { ModelId } from '../../src/variants';
+import { variantOf } from '#shared/catalog';
+import { loadConfig } from '#shared/config';
+import type { ChatCompletionRequest, Timings } from '#shared/protocol/types';
+import { validateChatRequest } from '#shared/protocol/validate';
+import type { ModelId } from '#shared/variants';
 import { llamaCppDeps } from '../../worker/engine/llamacpp';
 import type { WllamaLike } from '../../worker/engine/llamacpp/engine';
 import { ggufSource } from '../../worker/engine/llamacpp/models';

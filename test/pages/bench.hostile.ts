@@ -3,7 +3,7 @@
 // must be a contract-shaped error or a valid completion / stream / model list, the service worker must never
 // fail (no network error, no 500), and a plain valid request right after each case must still succeed.
 import fc from 'fast-check';
-import { VARIANT_IDS } from '../../src/variants';
+import { VARIANT_IDS } from '#shared/variants';
 import { anyText, hostileHistory, message, word } from './hostile-histories';
 
 /** CONTRACT.md "Errors": code → status, written out from the contract rather than imported from the code. */

@@ -6,11 +6,11 @@
 //  - the property-based run over /v1 (bench.hostile.ts).
 import * as Comlink from 'comlink';
 import '../../src/page/main';
-import { loadConfig } from '../../src/config';
-import type { EngineControl } from '../../src/engine-control';
-import { unpackEvents, type FromEngine, type ToEngine } from '../../src/engine-protocol';
-import type { ChatCompletionRequest } from '../../src/protocol/types';
-import { validateChatRequest } from '../../src/protocol/validate';
+import { loadConfig } from '#shared/config';
+import type { EngineControl } from '#shared/wire/engine-control';
+import { unpackEvents, type FromEngine, type ToEngine } from '#shared/wire/engine-port';
+import type { ChatCompletionRequest } from '#shared/protocol/types';
+import { validateChatRequest } from '#shared/protocol/validate';
 import { runHostile } from './bench.hostile';
 
 const MODEL = 'svc-model-5.2-fast';

@@ -13,8 +13,8 @@ import { ggufPath } from '../browser/llamacpp-host';
 import { PROD_BUILD_DIR } from '../browser/static-server';
 import { launch, storageAccessGrants, evaluateWithoutGesture } from '../saa/harness.mjs';
 import { serveSharedSites, type SharedSites } from './server';
-import { validateChatRequest } from '../../src/protocol/validate';
-import { engineWorkerCsp } from '../../src/csp';
+import { validateChatRequest } from '#shared/protocol/validate';
+import { engineWorkerCsp } from '#shared/csp';
 import { allowInFrame, chat, ctx, LOCAL_IDS, WAIT_MS, listedSites, MODEL, modelEntry, openConsumer, PREFERS_UPSTREAM, PROVIDER_CATALOG, PROVIDER_MODELS, providerCard, providerUpstreamLog, ready, SCREENS, throughOwnFrame, toggleModel, until, UP_ONLY, UPSTREAM_PORT } from './steps';
 
 let sites: SharedSites;

@@ -1,7 +1,7 @@
 // The steps of test:shared (shared.test.ts): the sites' settings, and what a person or a site's script does in the
 // pages and the provider's frames. `ctx` holds the servers and the browser once shared.test.ts has started them.
 import type { Frame, Page } from 'puppeteer-core';
-import { buildCatalog } from '../../src/model-config';
+import { buildCatalog } from '#shared/model-config';
 import { localIds } from '../../src/provider/consent';
 import { evaluateWithoutGesture, type launch } from '../saa/harness.mjs';
 import type { SharedSites } from './server';

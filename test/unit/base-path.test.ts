@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { apiPath, apiRoute, configUrl } from '../../src/base-path';
+import { apiPath, apiRoute, configUrl } from '#shared/base-path';
 
 describe('URLs under the app\'s base path', () => {
   it('puts the API and the settings file at the base', () => {

@@ -1,10 +1,10 @@
-// The settings' JSON Schema (src/config-schema.ts) agrees with what inpage accepts at start-up: configs it takes
+// The settings' JSON Schema (src/shared/config-schema.ts) agrees with what inpage accepts at start-up: configs it takes
 // validate, and the mistakes an editor should flag do not.
 import Ajv2020 from 'ajv/dist/2020';
 import { describe, expect, it } from 'vitest';
-import { configJsonSchema } from '../../src/config-schema';
-import { DEFAULT_CONFIG, TEST_KNOBS } from '../../src/config';
-import { buildCatalog } from '../../src/model-config';
+import { configJsonSchema } from '#shared/config-schema';
+import { DEFAULT_CONFIG, TEST_KNOBS } from '#shared/config';
+import { buildCatalog } from '#shared/model-config';
 
 const validate = new Ajv2020({ strict: false }).compile(configJsonSchema());
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { DEFAULT_CONFIG, loadConfig, refusedUrlSettings, TEST_KNOBS, urlSettings } from '../../src/config';
+import { DEFAULT_CONFIG, loadConfig, refusedUrlSettings, TEST_KNOBS, urlSettings } from '#shared/config';
 
 const at = (search: string) => ({ origin: 'https://app.example', search }) as Location;
 
@@ -54,8 +54,8 @@ describe('settings come from the deployment, never from the page URL', () => {
 
 describe('the settings file lives at the app\'s base', () => {
   it('is read at the base, and a missing file is said once in the console', async () => {
-    const { fetchDeploymentConfig } = await import('../../src/config');
-    const { configUrl } = await import('../../src/base-path');
+    const { fetchDeploymentConfig } = await import('#shared/config');
+    const { configUrl } = await import('#shared/base-path');
     const fetched: string[] = [];
     vi.stubGlobal('fetch', vi.fn(async (url: string) => (fetched.push(url), new Response('nope', { status: 404 }))));
     const info = vi.spyOn(console, 'info').mockImplementation(() => undefined);

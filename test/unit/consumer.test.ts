@@ -3,13 +3,13 @@
 // the person's consent per model) in front of a scheduler over the deterministic engine, served on a MessagePort as
 // the engine worker serves one; its answers say `servedBy: the-provider`, this site's say `local`.
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { DEFAULT_CONFIG } from '../../src/config';
-import { packEvents, type FromEngine, type ToEngine } from '../../src/engine-protocol';
-import { ApiError } from '../../src/protocol/errors';
+import { DEFAULT_CONFIG } from '#shared/config';
+import { packEvents, type FromEngine, type ToEngine } from '#shared/wire/engine-port';
+import { ApiError } from '#shared/protocol/errors';
 import { relay } from '../../src/provider/relay';
 import { localIds, type Consent } from '../../src/provider/consent';
-import { DEFAULT_CATALOG } from '../../src/model-config';
-import { validateChatRequest } from '../../src/protocol/validate';
+import { DEFAULT_CATALOG } from '#shared/model-config';
+import { validateChatRequest } from '#shared/protocol/validate';
 import { DeterministicEngine } from '../engine/deterministic-engine';
 import { ConsumerEngine } from '../../worker/engine/consumer';
 import { ProviderEngine } from '../../worker/engine/provider';

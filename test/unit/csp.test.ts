@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { engineWorkerCsp, imageUrlAllowed, modelHostSources } from '../../src/csp';
+import { engineWorkerCsp, imageUrlAllowed, modelHostSources } from '#shared/csp';
 
 const origin = 'https://app.example';
 const none = { modelBaseUrl: '', modelLibBaseUrl: '', ggufBaseUrl: '' };

@@ -1,19 +1,19 @@
 // POST /v1/embeddings: the request checked once, OpenAI's base64 format, and the test engine's vectors.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { ApiError } from '../../src/protocol/errors';
+import { ApiError } from '#shared/protocol/errors';
 import {
   decodeBase64Float32,
   embeddingResponse,
   encodeBase64Float32,
   isEmbeddingRequest,
   parseEmbeddingRequest,
-} from '../../src/protocol/embeddings';
-import { validateChatRequest } from '../../src/protocol/validate';
-import { DEFAULT_CONFIG } from '../../src/config';
+} from '#shared/protocol/embeddings';
+import { validateChatRequest } from '#shared/protocol/validate';
+import { DEFAULT_CONFIG } from '#shared/config';
 import { deterministicEmbedding } from '../engine/deterministic-embedding';
 import { DeterministicEngine } from '../engine/deterministic-engine';
-import type { EngineEvent } from '../../src/engine-protocol';
+import type { EngineEvent } from '#shared/wire/engine-port';
 
 function refusal(body: unknown): ApiError {
   try {

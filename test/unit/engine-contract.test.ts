@@ -3,7 +3,7 @@
 // llama.cpp runs it in Chromium (llamacpp-contract.browser.test.ts). Skips: none (an engine that skips a case
 // lists it in its `skip`, with the reason, and the suite names it as skipped).
 import type { ChatCompletionRequest as WebLlmRequest } from '@mlc-ai/web-llm';
-import { DEFAULT_CONFIG } from '../../src/config';
+import { DEFAULT_CONFIG } from '#shared/config';
 import { DeterministicEngine } from '../engine/deterministic-engine';
 import { WebLlmEngine } from '../../worker/engine/webllm/adapter';
 import { ChosenEngine } from '../../worker/engine/production-engine';

@@ -7,10 +7,10 @@
 // (every request is at temperature 0). What only a model following the deterministic rules can do (exact texts:
 // "count N" → "1 2 … N", "Echo: …", "Thinking about: …") is checked where `supports.rules` says so.
 import { describe, expect, it as vitestIt } from 'vitest';
-import type { EngineEvent } from '../../src/engine-protocol';
-import { ApiError } from '../../src/protocol/errors';
-import { validateChatRequest } from '../../src/protocol/validate';
-import { VARIANT_IDS } from '../../src/variants';
+import type { EngineEvent } from '#shared/wire/engine-port';
+import { ApiError } from '#shared/protocol/errors';
+import { validateChatRequest } from '#shared/protocol/validate';
+import { VARIANT_IDS } from '#shared/variants';
 import { complete, type Engine } from '../../worker/engine/engine';
 import { Scheduler, type RequestSink } from '../../worker/engine/scheduler';
 import { withPlan, type PlannedRequest } from '../../worker/engine/common/plan';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ENGINE_FILE_GLOBS, engineChunkFileNames, engineOfChunk, engineOfPath, withoutHash } from '../../src/engine-files';
+import { ENGINE_FILE_GLOBS, engineChunkFileNames, engineOfChunk, engineOfPath, withoutHash } from '#shared/engine-files';
 
 describe('each engine\'s own files', () => {
   it('names a chunk after the one engine whose modules it holds; shared code keeps its name', () => {

@@ -1,9 +1,9 @@
 // When the tab hosting the engine closes, what had started there fails; what was queued moves to the next engine.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { EngineLink } from '../../worker/sw/engine-link';
-import { ApiError } from '../../src/protocol/errors';
-import { packEvents, type EngineEvent, type FromEngine, type ToEngine } from '../../src/engine-protocol';
-import type { ChatCompletionRequest } from '../../src/protocol/types';
+import { EngineLink } from '#shared/wire/engine-link';
+import { ApiError } from '#shared/protocol/errors';
+import { packEvents, type EngineEvent, type FromEngine, type ToEngine } from '#shared/wire/engine-port';
+import type { ChatCompletionRequest } from '#shared/protocol/types';
 import { resolved } from './requests';
 
 const usage = { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } };

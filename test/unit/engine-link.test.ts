@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { EngineLink } from '../../worker/sw/engine-link';
-import { ApiError } from '../../src/protocol/errors';
-import { packEvents, type FromEngine, type ToEngine } from '../../src/engine-protocol';
-import type { ChatCompletionRequest } from '../../src/protocol/types';
+import { EngineLink } from '#shared/wire/engine-link';
+import { ApiError } from '#shared/protocol/errors';
+import { packEvents, type FromEngine, type ToEngine } from '#shared/wire/engine-port';
+import type { ChatCompletionRequest } from '#shared/protocol/types';
 import { resolved } from './requests';
-import { engineFailed, engineFailure } from '../../src/page/port-messages';
+import { engineFailed, engineFailure } from '#shared/wire/page-messages';
 
 const request: ChatCompletionRequest = resolved({ model: 'svc-model-5.2-fast', messages: [{ role: 'user', content: 'hi' }] });
 const usage = { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } };

@@ -1,6 +1,6 @@
 // The Engine seam's defaults (worker/engine/engine.ts `complete`): an engine that has only the required core.
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/protocol/errors';
+import { ApiError } from '#shared/protocol/errors';
 import { Unsupported, complete, type Engine } from '../../worker/engine/engine';
 import { Scheduler, type RequestSink } from '../../worker/engine/scheduler';
 

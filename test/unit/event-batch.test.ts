@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { carriesText, packEvents, TextDelta, unpackEvents, type EngineEvent } from '../../src/engine-protocol';
-import type { TokenLogprob } from '../../src/protocol/types';
+import { carriesText, packEvents, TextDelta, unpackEvents, type EngineEvent } from '#shared/wire/engine-port';
+import type { TokenLogprob } from '#shared/protocol/types';
 import { EventBatch, nextTurn } from '../../worker/engine/common/event-batch';
 
 const delta = (content: string): EngineEvent => ({ type: 'delta', content });

@@ -2,8 +2,8 @@
 // error left behind; files imported into the cache read as cached. Against the web-llm adapter and its fake.
 import { describe, expect, it } from 'vitest';
 import { resolved } from './requests';
-import { DEFAULT_CONFIG } from '../../src/config';
-import type { ModelStatus } from '../../src/engine-protocol';
+import { DEFAULT_CONFIG } from '#shared/config';
+import type { ModelStatus } from '#shared/wire/engine-port';
 import { WebLlmEngine } from '../../worker/engine/webllm/adapter';
 import { rig } from './webllm-fake';
 

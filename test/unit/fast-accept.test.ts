@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import fc from 'fast-check';
-import { acceptPlainChat, CHAT_FIELDS } from '../../src/protocol/fast-accept';
-import { bodyFields, chatRequestSchema, chatSchemasBuilt, validateChatRequest } from '../../src/protocol/validate';
+import { acceptPlainChat, CHAT_FIELDS } from '#shared/protocol/fast-accept';
+import { bodyFields, chatRequestSchema, chatSchemasBuilt, validateChatRequest } from '#shared/protocol/validate';
 
 // What a client sends, good and bad: the values each field of a plain chat may meet.
 const anyValue = fc.oneof(
@@ -143,7 +143,7 @@ describe('the plain-chat path (fast-accept.ts) against the chat request schema',
 describe('a plain chat', () => {
   it('is validated without building the chat schemas; a request with tools builds them', async () => {
     vi.resetModules(); // a fresh instance of the modules: as a service worker just started
-    const fresh = await import('../../src/protocol/validate');
+    const fresh = await import('#shared/protocol/validate');
     expect(fresh.chatSchemasBuilt()).toBe(false);
     const req = fresh.validateChatRequest({ model: 'svc-model-5.2-fast', messages: [{ role: 'user', content: 'count 3' }], stream: true });
     expect(req.variant.id).toBe('svc-model-5.2-fast');

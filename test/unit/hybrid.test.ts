@@ -3,12 +3,12 @@
 // upstream here is a fetch that answers as a test says; the wire itself is upstream-wire.test.ts's, a real server
 // upstream-contract.test.ts's.
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { DEFAULT_CONFIG } from '../../src/config';
-import { buildCatalog, DEFAULT_CATALOG } from '../../src/model-config';
-import { adoptModels, setActiveCatalog } from '../../src/catalog';
-import { buildUpstreamPlan, type UpstreamPlan } from '../../src/upstreams';
-import { validateChatRequest } from '../../src/protocol/validate';
-import type { ModelStatus } from '../../src/engine-protocol';
+import { DEFAULT_CONFIG } from '#shared/config';
+import { buildCatalog, DEFAULT_CATALOG } from '#shared/model-config';
+import { adoptModels, setActiveCatalog } from '#shared/catalog';
+import { buildUpstreamPlan, type UpstreamPlan } from '#shared/upstreams';
+import { validateChatRequest } from '#shared/protocol/validate';
+import type { ModelStatus } from '#shared/wire/engine-port';
 import { DeterministicEngine } from '../engine/deterministic-engine';
 import { HybridEngine, RECENT_FAILURE_MS } from '../../worker/engine/hybrid';
 import type { Engine } from '../../worker/engine/engine';

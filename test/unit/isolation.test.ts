@@ -1,7 +1,7 @@
-// The isolation headers the service worker puts on the app's documents and worker scripts (src/isolation.ts), and
+// The isolation headers the service worker puts on the app's documents and worker scripts (src/shared/isolation.ts), and
 // the require-corp variant a deployment's server may send instead (the service worker still puts credentialless).
 import { describe, expect, test } from 'vitest';
-import { isolated, isolationHeaders } from '../../src/isolation';
+import { isolated, isolationHeaders } from '#shared/isolation';
 
 describe('isolation headers', () => {
   test('a response without them gets COOP same-origin and COEP credentialless', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { ApiError } from '../../src/protocol/errors';
-import { assertJsonDepth, MAX_JSON_DEPTH, nestedTooDeep } from '../../src/protocol/json-depth';
+import { ApiError } from '#shared/protocol/errors';
+import { assertJsonDepth, MAX_JSON_DEPTH, nestedTooDeep } from '../../worker/sw/json-depth';
 
 const arrays = (depth: number) => JSON.parse('['.repeat(depth) + ']'.repeat(depth)) as unknown;
 const objects = (depth: number) => JSON.parse('{"a":'.repeat(depth - 1) + '{}' + '}'.repeat(depth - 1)) as unknown;

@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ApiError } from '../../src/protocol/errors';
+import { ApiError } from '#shared/protocol/errors';
 import { jsonObjectGrammar, jsonSchemaGrammar, thinkingFirst } from '../../worker/engine/common/json-grammar';
 import { INTEGER_LIMIT, NUMBER_EXPONENT_DIGITS, NUMBER_FRACTION_DIGITS, NUMBER_INTEGER_DIGITS } from '../../worker/engine/common/number-grammar';
 import { jsonFormat } from '../../worker/engine/webllm/qwen3-tools';

@@ -2,9 +2,9 @@
 // memory only what it verified good, forgets on demand, and never stores a verdict read before a forget.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { deleteDB } from 'idb';
-import { DB_NAME, closeDatabase, openDatabase } from '../../src/keys/db';
-import { createKey, revokeKey } from '../../src/keys/key-store';
-import { registerWorkspace } from '../../src/keys/workspace';
+import { DB_NAME, closeDatabase, openDatabase } from '#shared/keys/db';
+import { createKey, revokeKey } from '#shared/keys/key-store';
+import { registerWorkspace } from '#shared/keys/workspace';
 import { forgetKeys, primeKeys, verifyKeyCached } from '../../worker/sw/key-cache';
 
 beforeEach(async () => {

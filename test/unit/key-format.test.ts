@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { displayForm, generateKey, hashKey, isWellFormedKey } from '../../src/keys/key-format';
+import { displayForm, generateKey, hashKey, isWellFormedKey } from '#shared/keys/key-format';
 
 describe('key format', () => {
   it('makes sk-svc- keys of 43 base64url characters, all different', () => {

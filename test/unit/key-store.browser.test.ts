@@ -1,9 +1,9 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { deleteDB } from 'idb';
-import { DB_NAME, closeDatabase } from '../../src/keys/db';
-import { bookJournal, createKey, deleteKey, listKeys, recordKeyUse, revokeKey, verifyKey } from '../../src/keys/key-store';
-import { hashKey } from '../../src/keys/key-format';
-import { registerWorkspace } from '../../src/keys/workspace';
+import { DB_NAME, closeDatabase } from '#shared/keys/db';
+import { bookJournal, createKey, deleteKey, listKeys, recordKeyUse, revokeKey, verifyKey } from '#shared/keys/key-store';
+import { hashKey } from '#shared/keys/key-format';
+import { registerWorkspace } from '#shared/keys/workspace';
 
 beforeEach(async () => {
   await closeDatabase();

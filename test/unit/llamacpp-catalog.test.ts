@@ -2,11 +2,11 @@
 // loads (a split model by its first part, its projector, the configured context); svc-vision's default thinks and
 // cannot have its thinking switched off; a variant the deployment ties to web-llm is unavailable here, and says why.
 import { afterEach, describe, expect, it } from 'vitest';
-import { setActiveCatalog } from '../../src/catalog';
-import { DEFAULT_CONFIG, type InpageConfig } from '../../src/config';
-import { DEFAULT_CATALOG } from '../../src/model-config';
-import { ApiError } from '../../src/protocol/errors';
-import { validateChatRequest } from '../../src/protocol/validate';
+import { setActiveCatalog } from '#shared/catalog';
+import { DEFAULT_CONFIG, type InpageConfig } from '#shared/config';
+import { DEFAULT_CATALOG } from '#shared/model-config';
+import { ApiError } from '#shared/protocol/errors';
+import { validateChatRequest } from '#shared/protocol/validate';
 import { LlamaCppEngine, type WllamaLike } from '../../worker/engine/llamacpp/engine';
 import { llamaOnWebGpu } from '../../worker/engine/production-engine';
 import { fakeWllama, llamaEngineWith } from './wllama-fake';

@@ -4,7 +4,7 @@
 // The GGUF is "downloaded" by wllama's own downloader from this page's fetch, answered here for the deployment's
 // `ggufBaseUrl`; wllama caches it in OPFS as in production.
 import { afterAll, beforeAll } from 'vitest';
-import { DEFAULT_CONFIG } from '../../src/config';
+import { DEFAULT_CONFIG } from '#shared/config';
 import { synthesizeGguf } from '../../scripts/gguf/synthesize';
 import { LlamaCppEngine } from '../../worker/engine/llamacpp/engine';
 import { llamaCppDeps } from '../../worker/engine/llamacpp';

@@ -2,10 +2,10 @@
 // place among the text, formats it cannot decode re-encoded as PNG), what is refused before the model is touched.
 // The real thing (llama.cpp encoding images through a synthesized mmproj) is test/browser/llamacpp-vision.prod.spec.ts.
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CONFIG } from '../../src/config';
-import { ApiError } from '../../src/protocol/errors';
-import type { ChatCompletionRequest } from '../../src/protocol/types';
-import { VARIANTS } from '../../src/variants';
+import { DEFAULT_CONFIG } from '#shared/config';
+import { ApiError } from '#shared/protocol/errors';
+import type { ChatCompletionRequest } from '#shared/protocol/types';
+import { VARIANTS } from '#shared/variants';
 import { LlamaCppEngine, type WllamaLike } from '../../worker/engine/llamacpp/engine';
 import { imageBytes, type LlamaImageReader } from '../../worker/engine/llamacpp/images';
 import type { LlamaChunk } from '../../worker/engine/llamacpp/run';

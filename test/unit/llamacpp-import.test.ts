@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { planGgufImport } from '../../worker/engine/llamacpp/import-files';
 import type { GgufSource } from '../../worker/engine/llamacpp/models';
-import type { Variant } from '../../src/variants';
+import type { Variant } from '#shared/variants';
 
 const H = 'https://host.example/m';
 const source = (files: string[], mmproj?: string): GgufSource => ({

@@ -3,7 +3,7 @@
 // greedily with the very text native llama.cpp gives on the same file (nativeGreedy, a vitest command run in Node).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commands } from 'vitest/browser';
-import { DEFAULT_CONFIG } from '../../src/config';
+import { DEFAULT_CONFIG } from '#shared/config';
 import { synthesizeGguf, type SynthOptions } from '../../scripts/gguf/synthesize';
 import { llamaCppDeps } from '../../worker/engine/llamacpp';
 import { WASM_URLS, type WasmVariant } from '../../worker/engine/llamacpp/wasm-variants';

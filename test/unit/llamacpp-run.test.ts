@@ -3,10 +3,10 @@
 import { jsonObjectGrammar, jsonSchemaGrammar, thinkingFirst } from '../../worker/engine/common/json-grammar';
 import { NUMBER_INTEGER_DIGITS } from '../../worker/engine/common/number-grammar';
 import { describe, expect, it } from 'vitest';
-import type { EngineEvent } from '../../src/engine-protocol';
-import { ApiError } from '../../src/protocol/errors';
-import type { ChatCompletionRequest } from '../../src/protocol/types';
-import { VARIANTS } from '../../src/variants';
+import type { EngineEvent } from '#shared/wire/engine-port';
+import { ApiError } from '#shared/protocol/errors';
+import type { ChatCompletionRequest } from '#shared/protocol/types';
+import { VARIANTS } from '#shared/variants';
 import { LlamaRun, type LlamaChunk } from '../../worker/engine/llamacpp/run';
 import { assertSchemasSupported, forcedCallSchema, translateRequest } from '../../worker/engine/llamacpp/translate';
 import { chooseEngine, importRoutes } from '../../worker/engine/production-engine';

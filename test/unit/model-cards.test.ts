@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MODEL_CARDS, cardOf, cardTitle } from '../../src/model-cards';
+import { MODEL_CARDS, cardOf, cardTitle } from '../../src/page/model-cards';
 import { WEBLLM_MODELS, prebuiltRecord } from '../../worker/engine/webllm/models';
 import { GGUF_DEFAULTS } from '../../worker/engine/llamacpp/models';
 

@@ -1,13 +1,13 @@
 // Models by configuration: the `models` setting → the catalog (variants and weight groups) → what web-llm loads.
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { adoptModels, setActiveCatalog } from '../../src/catalog';
-import { DEFAULT_CONFIG } from '../../src/config';
-import type { EngineEvent } from '../../src/engine-protocol';
-import { DEFAULT_CATALOG, ModelConfigError, buildCatalog } from '../../src/model-config';
-import { ApiError } from '../../src/protocol/errors';
-import { validateChatRequest } from '../../src/protocol/validate';
-import { VARIANTS, VARIANT_IDS } from '../../src/variants';
+import { adoptModels, setActiveCatalog } from '#shared/catalog';
+import { DEFAULT_CONFIG } from '#shared/config';
+import type { EngineEvent } from '#shared/wire/engine-port';
+import { DEFAULT_CATALOG, ModelConfigError, buildCatalog } from '#shared/model-config';
+import { ApiError } from '#shared/protocol/errors';
+import { validateChatRequest } from '#shared/protocol/validate';
+import { VARIANTS, VARIANT_IDS } from '#shared/variants';
 import { WebLlmEngine } from '../../worker/engine/webllm/adapter';
 import { appConfigFor, webllmModels } from '../../worker/engine/webllm/models';
 import { rig } from './webllm-fake';

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { ApiError, type ErrorCode } from '../../src/protocol/errors';
-import { ChunkWriter, CompletionCollector } from '../../src/protocol/completion';
-import { SSE_DONE, encodeSse, sseData } from '../../src/protocol/sse';
-import { packEvents, TextDelta, unpackEvents, type EngineEvent } from '../../src/engine-protocol';
-import type { TokenLogprob } from '../../src/protocol/types';
+import { ApiError, type ErrorCode } from '#shared/protocol/errors';
+import { ChunkWriter, CompletionCollector } from '#shared/protocol/completion';
+import { SSE_DONE, encodeSse, sseData } from '../../worker/sw/sse';
+import { packEvents, TextDelta, unpackEvents, type EngineEvent } from '#shared/wire/engine-port';
+import type { TokenLogprob } from '#shared/protocol/types';
 
 const usage = { prompt_tokens: 5, completion_tokens: 3, total_tokens: 8, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 1 } };
 const events: EngineEvent[] = [

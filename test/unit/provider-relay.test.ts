@@ -4,9 +4,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { relay, type ConsentCheck } from '../../src/provider/relay';
 import { explicitModels, localIds, type Consent } from '../../src/provider/consent';
-import type { FromEngine, ModelStatus, ToEngine } from '../../src/engine-protocol';
-import { buildCatalog, DEFAULT_CATALOG, type ModelCatalog } from '../../src/model-config';
-import { validateChatRequest } from '../../src/protocol/validate';
+import type { FromEngine, ModelStatus, ToEngine } from '#shared/wire/engine-port';
+import { buildCatalog, DEFAULT_CATALOG, type ModelCatalog } from '#shared/model-config';
+import { validateChatRequest } from '#shared/protocol/validate';
 import { secureConsumer } from '../../src/provider/question';
 
 const PROVIDER = 'https://models.example';

@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { ToolCallParser, type ParsedPiece } from '../../worker/engine/webllm/tool-call-parser';
 import { assistantText, jsonFormat, pythonJson, renderCall, systemWithTools, toolCallFormat, toolResponses } from '../../worker/engine/webllm/qwen3-tools';
-import type { FunctionTool } from '../../src/protocol/types';
+import type { FunctionTool } from '#shared/protocol/types';
 import { checkSchema } from '../../worker/engine/common/json-grammar';
 import { z } from 'zod';
 import { matches, xgrammar } from './xgrammar';

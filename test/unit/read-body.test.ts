@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/protocol/errors';
+import { ApiError } from '#shared/protocol/errors';
 import { MAX_BODY_BYTES, readJsonBody } from '../../worker/sw/body';
 
 /** A POST whose body arrives in `chunks` (as a page's fetch reaches the service worker: no Content-Length). */

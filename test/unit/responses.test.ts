@@ -2,11 +2,11 @@
 import { describe, expect, it } from 'vitest';
 import { Ajv } from 'ajv';
 import schemas from '../fixtures/openai-schemas.json' with { type: 'json' };
-import { ApiError } from '../../src/protocol/errors';
-import { parseResponsesRequest, referencedIds, toChatRequest } from '../../src/protocol/responses';
-import type { ConversationItem } from '../../src/protocol/response-items';
-import { ResponseBuilder, initialResponse, sseEvent } from '../../src/protocol/response-events';
-import type { EngineEvent } from '../../src/engine-protocol';
+import { ApiError } from '#shared/protocol/errors';
+import { parseResponsesRequest, referencedIds, toChatRequest } from '../../worker/sw/responses/request';
+import type { ConversationItem } from '../../worker/sw/responses/items';
+import { ResponseBuilder, initialResponse, sseEvent } from '../../worker/sw/responses/events';
+import type { EngineEvent } from '#shared/wire/engine-port';
 
 const ajv = new Ajv({ strict: false });
 ajv.addSchema(schemas);

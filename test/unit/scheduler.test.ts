@@ -1,8 +1,8 @@
 // The generation queue: one at a time, first come first served, bounded, abortable.
 import { describe, expect, it } from 'vitest';
-import type { EngineEvent, ModelStatus } from '../../src/engine-protocol';
-import { ApiError } from '../../src/protocol/errors';
-import type { ChatCompletionRequest } from '../../src/protocol/types';
+import type { EngineEvent, ModelStatus } from '#shared/wire/engine-port';
+import { ApiError } from '#shared/protocol/errors';
+import type { ChatCompletionRequest } from '#shared/protocol/types';
 import { resolved } from './requests';
 import type { Engine, Generation } from '../../worker/engine/engine';
 import { Scheduler, type RequestSink } from '../../worker/engine/scheduler';

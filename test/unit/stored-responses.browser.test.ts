@@ -1,22 +1,19 @@
 // Stored responses on real IndexedDB: per-key isolation, delete, input-item pagination.
 import { beforeEach, describe, expect, it } from 'vitest';
 import { deleteDB, openDB } from 'idb';
+import { RESPONSES_DB_NAME, closeResponsesDatabase, countResponses, deleteAllResponses } from '#shared/responses-db';
 import {
-  RESPONSES_DB_NAME,
-  closeResponsesDatabase,
-  countResponses,
-  deleteAllResponses,
   deleteResponse,
   findItems,
   getResponse,
   listInputItems,
   saveResponse,
   type StoredResponse,
-} from '../../src/stored-responses';
-import { initialResponse } from '../../src/protocol/response-events';
-import { parseResponsesRequest } from '../../src/protocol/responses';
-import type { ConversationItem } from '../../src/protocol/response-items';
-import { ApiError } from '../../src/protocol/errors';
+} from '../../worker/sw/responses/store';
+import { initialResponse } from '../../worker/sw/responses/events';
+import { parseResponsesRequest } from '../../worker/sw/responses/request';
+import type { ConversationItem } from '../../worker/sw/responses/items';
+import { ApiError } from '#shared/protocol/errors';
 
 beforeEach(async () => {
   await closeResponsesDatabase();

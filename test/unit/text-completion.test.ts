@@ -1,9 +1,9 @@
 // Legacy completions: the converter onto the chat request (raw prompt) and the text_completion writer.
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/protocol/errors';
-import { TextCompletionWriter, parseTextCompletionRequest, toChatRequest } from '../../src/protocol/text-completion';
+import { ApiError } from '#shared/protocol/errors';
+import { TextCompletionWriter, parseTextCompletionRequest, toChatRequest } from '../../worker/sw/completions/request';
 import { withPlan } from '../../worker/engine/common/plan';
-import { validateChatRequest } from '../../src/protocol/validate';
+import { validateChatRequest } from '#shared/protocol/validate';
 
 const thinks = (request: Parameters<typeof withPlan>[0]) => withPlan(request).plan.thinking;
 const convert = (body: Record<string, unknown>) => toChatRequest(parseTextCompletionRequest(body));

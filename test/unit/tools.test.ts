@@ -3,12 +3,12 @@
 import { describe, expect, it } from 'vitest';
 import { Ajv } from 'ajv';
 import schemas from '../fixtures/openai-schemas.json' with { type: 'json' };
-import { ApiError } from '../../src/protocol/errors';
-import { ChunkWriter, CompletionCollector, toolCallId } from '../../src/protocol/completion';
-import { validateChatRequest } from '../../src/protocol/validate';
-import type { EngineEvent } from '../../src/engine-protocol';
-import type { ChatCompletionChunk } from '../../src/protocol/types';
-import { DEFAULT_CONFIG } from '../../src/config';
+import { ApiError } from '#shared/protocol/errors';
+import { ChunkWriter, CompletionCollector, toolCallId } from '#shared/protocol/completion';
+import { validateChatRequest } from '#shared/protocol/validate';
+import type { EngineEvent } from '#shared/wire/engine-port';
+import type { ChatCompletionChunk } from '#shared/protocol/types';
+import { DEFAULT_CONFIG } from '#shared/config';
 import { DeterministicEngine, argumentFragments } from '../engine/deterministic-engine';
 import { smallestInstance } from '../engine/smallest-instance';
 import { withPlan } from '../../worker/engine/common/plan';

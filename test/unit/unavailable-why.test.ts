@@ -1,15 +1,15 @@
-// Every `unavailable` says why: the one rule (src/unavailable-why.ts) that /v1/models' `why` and the Models area's
+// Every `unavailable` says why: the one rule (src/shared/unavailable-why.ts) that /v1/models' `why` and the Models area's
 // card both use, and the engines' own statuses, each unavailable one with its reason.
 import { describe, expect, test } from 'vitest';
-import { DEFAULT_CONFIG } from '../../src/config';
-import { NOT_REPORTED, unavailableWhy } from '../../src/unavailable-why';
-import type { ModelStatus } from '../../src/engine-protocol';
-import { ApiError } from '../../src/protocol/errors';
+import { DEFAULT_CONFIG } from '#shared/config';
+import { NOT_REPORTED, unavailableWhy } from '#shared/unavailable-why';
+import type { ModelStatus } from '#shared/wire/engine-port';
+import { ApiError } from '#shared/protocol/errors';
 import { ChosenEngine } from '../../worker/engine/production-engine';
 import { LlamaCppEngine } from '../../worker/engine/llamacpp/engine';
 import { withPlan } from '../../worker/engine/common/plan';
-import { validateChatRequest } from '../../src/protocol/validate';
-import { activeCatalog } from '../../src/catalog';
+import { validateChatRequest } from '#shared/protocol/validate';
+import { activeCatalog } from '#shared/catalog';
 import { fakeWllama } from './wllama-fake';
 
 const base: ModelStatus = { id: 'svc-model-5.2', state: 'unavailable', context_length: 4096 };

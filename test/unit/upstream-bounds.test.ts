@@ -1,17 +1,17 @@
-// Bounds on what an upstream sends (src/upstreams.ts UPSTREAM_BOUNDS, docs/hybrid.md "Bounds"): the SSE parser (an
+// Bounds on what an upstream sends (src/shared/upstreams.ts UPSTREAM_BOUNDS, docs/hybrid.md "Bounds"): the SSE parser (an
 // event over its bound stops the read, lines split anywhere, the thread given back during a flood), the answer's and
 // the error body's caps, tool calls, usage numbers, a stream cut off before its finish or [DONE], an idle server after
 // the first token, the key redacted from error text, the image-URL rule before anything is sent, and the literal-key
 // check's shapes.
 import { describe, expect, it } from 'vitest';
-import type { EngineEvent } from '../../src/engine-protocol';
-import { ApiError } from '../../src/protocol/errors';
-import { validateChatRequest } from '../../src/protocol/validate';
-import { DEFAULT_BOUNDS, buildUpstreamPlan, type UpstreamSpec } from '../../src/upstreams';
-import { buildCatalog } from '../../src/model-config';
-import { checkSourceUrls, looksLikeKey, redactSecrets } from '../../src/secrets';
-import { imageUrlAllowed } from '../../src/csp';
-import { DEFAULT_CONFIG } from '../../src/config';
+import type { EngineEvent } from '#shared/wire/engine-port';
+import { ApiError } from '#shared/protocol/errors';
+import { validateChatRequest } from '#shared/protocol/validate';
+import { DEFAULT_BOUNDS, buildUpstreamPlan, type UpstreamSpec } from '#shared/upstreams';
+import { buildCatalog } from '#shared/model-config';
+import { checkSourceUrls, looksLikeKey, redactSecrets } from '#shared/secrets';
+import { imageUrlAllowed } from '#shared/csp';
+import { DEFAULT_CONFIG } from '#shared/config';
 import { ChunkReader, httpError } from '../../worker/engine/upstream/wire';
 import { SSE_DONE, sseData } from '../../worker/engine/upstream/sse';
 import { UpstreamEngine } from '../../worker/engine/upstream';

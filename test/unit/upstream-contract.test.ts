@@ -3,9 +3,9 @@
 // vLLM streams, once as Ollama streams (no role chunk, whole tool calls, usage only when asked), and on the hybrid
 // composite in mode prefer-upstream over the deterministic engine. What an upstream does not do is skipped, with why.
 import { afterAll, beforeAll } from 'vitest';
-import { DEFAULT_CONFIG } from '../../src/config';
-import { VARIANT_IDS } from '../../src/variants';
-import { DEFAULT_BOUNDS, type Dialect, type UpstreamSpec } from '../../src/upstreams';
+import { DEFAULT_CONFIG } from '#shared/config';
+import { VARIANT_IDS } from '#shared/variants';
+import { DEFAULT_BOUNDS, type Dialect, type UpstreamSpec } from '#shared/upstreams';
 import { DeterministicEngine } from '../engine/deterministic-engine';
 import { UpstreamEngine, type UpstreamTarget } from '../../worker/engine/upstream';
 import { HybridEngine } from '../../worker/engine/hybrid';

@@ -4,12 +4,12 @@
 // and without details), llama-server's `reasoning_content` and `timings` — its error shapes, and what each dialect
 // sends.
 import { describe, expect, it } from 'vitest';
-import type { EngineEvent } from '../../src/engine-protocol';
-import { ApiError } from '../../src/protocol/errors';
-import { validateChatRequest } from '../../src/protocol/validate';
+import type { EngineEvent } from '#shared/wire/engine-port';
+import { ApiError } from '#shared/protocol/errors';
+import { validateChatRequest } from '#shared/protocol/validate';
 import { ChunkReader, httpError } from '../../worker/engine/upstream/wire';
 import { sseData } from '../../worker/engine/upstream/sse';
-import { DEFAULT_BOUNDS } from '../../src/upstreams';
+import { DEFAULT_BOUNDS } from '#shared/upstreams';
 import { chatBody } from '../../worker/engine/upstream/dialects';
 import { withPlan } from '../../worker/engine/common/plan';
 

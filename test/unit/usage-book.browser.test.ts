@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { deleteDB } from 'idb';
-import { DB_NAME, closeDatabase } from '../../src/keys/db';
-import { createKey, listKeys } from '../../src/keys/key-store';
-import { registerWorkspace } from '../../src/keys/workspace';
+import { DB_NAME, closeDatabase } from '#shared/keys/db';
+import { createKey, listKeys } from '#shared/keys/key-store';
+import { registerWorkspace } from '#shared/keys/workspace';
 import { bookUse } from '../../worker/sw/usage-book';
 
 describe('usage book: which answer holds the worker alive until its use is booked', () => {

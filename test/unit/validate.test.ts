@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/protocol/errors';
-import { paramName, validateChatRequest } from '../../src/protocol/validate';
+import { ApiError } from '#shared/protocol/errors';
+import { paramName, validateChatRequest } from '#shared/protocol/validate';
 
 const ok = { model: 'svc-model-5.2-fast', messages: [{ role: 'user', content: 'hi' }] };
 

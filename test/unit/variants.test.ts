@@ -2,9 +2,9 @@
 import { readFileSync } from 'node:fs';
 import { prebuiltAppConfig } from '@mlc-ai/web-llm';
 import { describe, expect, it } from 'vitest';
-import { CHAT_VARIANT_IDS, VARIANTS, VARIANT_IDS, isVariantId } from '../../src/variants';
+import { CHAT_VARIANT_IDS, VARIANTS, VARIANT_IDS, isVariantId } from '#shared/variants';
 import { WEBLLM_MODELS, modelIdOf, weightGroups } from '../../worker/engine/webllm/models';
-import type { Variant } from '../../src/variants';
+import type { Variant } from '#shared/variants';
 
 /** The web-llm model ids behind a variant, by precision. */
 const webllm = (v: Variant) => ({ f16: modelIdOf(v, 'f16'), f32: modelIdOf(v, 'f32') });

@@ -1,10 +1,10 @@
 // The web-llm adapter against FakeEngine (typed as web-llm's MLCEngineInterface): what reaches web-llm, what
 // comes back out, loading, switching, queueing, aborts and failures.
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CONFIG } from '../../src/config';
-import type { EngineEvent } from '../../src/engine-protocol';
-import { ApiError } from '../../src/protocol/errors';
-import type { ChatCompletionRequest } from '../../src/protocol/types';
+import { DEFAULT_CONFIG } from '#shared/config';
+import type { EngineEvent } from '#shared/wire/engine-port';
+import { ApiError } from '#shared/protocol/errors';
+import type { ChatCompletionRequest } from '#shared/protocol/types';
 import { resolved, type RequestBody } from './requests';
 import { Scheduler, type RequestSink } from '../../worker/engine/scheduler';
 import { WebLlmEngine } from '../../worker/engine/webllm/adapter';
@@ -12,8 +12,8 @@ import { SMALLEST_TOP_P } from '../../worker/engine/webllm/translate';
 import { contextLength } from '../../worker/engine/webllm/context-size';
 import { jsonObjectGrammar, jsonSchemaGrammar } from '../../worker/engine/common/json-grammar';
 import { kvShape, prebuiltRecord } from '../../worker/engine/webllm/models';
-import { VARIANTS } from '../../src/variants';
-import { parseEmbeddingRequest, type EmbeddingRequest } from '../../src/protocol/embeddings';
+import { VARIANTS } from '#shared/variants';
+import { parseEmbeddingRequest, type EmbeddingRequest } from '#shared/protocol/embeddings';
 import { NamedError, fakeTokens, rig, swiftShaderProbe, type Rig } from './webllm-fake';
 import type { PlannedRequest } from '../../worker/engine/common/plan';
 

@@ -1,9 +1,9 @@
 // Legacy completions on the web-llm adapter: web-llm's completion API with the raw prompt, no template, no thinking.
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CONFIG } from '../../src/config';
-import type { EngineEvent } from '../../src/engine-protocol';
-import { ApiError } from '../../src/protocol/errors';
-import { parseTextCompletionRequest, toChatRequest } from '../../src/protocol/text-completion';
+import { DEFAULT_CONFIG } from '#shared/config';
+import type { EngineEvent } from '#shared/wire/engine-port';
+import { ApiError } from '#shared/protocol/errors';
+import { parseTextCompletionRequest, toChatRequest } from '../../worker/sw/completions/request';
 import { WebLlmEngine } from '../../worker/engine/webllm/adapter';
 import { fakeTokens, rig } from './webllm-fake';
 import { withPlan } from '../../worker/engine/common/plan';

@@ -1,10 +1,10 @@
 // Tools, structured output and logprobs on the web-llm engine (issue 10), against the typed fake: what reaches
 // web-llm (Qwen3's tool format in the prompt, the grammar in response_format) and what comes back out.
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CONFIG } from '../../src/config';
-import type { EngineEvent } from '../../src/engine-protocol';
-import { ApiError } from '../../src/protocol/errors';
-import type { FunctionTool } from '../../src/protocol/types';
+import { DEFAULT_CONFIG } from '#shared/config';
+import type { EngineEvent } from '#shared/wire/engine-port';
+import { ApiError } from '#shared/protocol/errors';
+import type { FunctionTool } from '#shared/protocol/types';
 import { WebLlmEngine } from '../../worker/engine/webllm/adapter';
 import { renderCall } from '../../worker/engine/webllm/qwen3-tools';
 import { resolved, type RequestBody } from './requests';

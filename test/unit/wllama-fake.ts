@@ -2,7 +2,7 @@
 // requests and streams the chunks it is given, as wllama's createChatCompletion does. The engine around it is made
 // as the engine worker makes it, minus the real wllama and cache. Used by test/unit/llamacpp-catalog.test.ts and
 // the bench's request path (test/bench/request-path.run.ts).
-import { DEFAULT_CONFIG, type InpageConfig } from '../../src/config';
+import { DEFAULT_CONFIG, type InpageConfig } from '#shared/config';
 import { LlamaCppEngine, type WllamaLike } from '../../worker/engine/llamacpp/engine';
 import type { LlamaChunk } from '../../worker/engine/llamacpp/run';
 

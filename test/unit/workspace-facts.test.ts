@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { httpStatusIn, plainLoadError } from '../../src/page/ui/plain-error';
 import { snippetModels } from '../../src/page/ui/snippets';
 import { capabilityLabel, chooseChatModel, thinkingHere } from '../../src/page/ui/model-facts';
-import type { ModelStatus } from '../../src/engine-protocol';
+import type { ModelStatus } from '#shared/wire/engine-port';
 import { roomFrom } from '../../src/page/ui/context-budget';
 
 const url = 'http://127.0.0.1:7000/gguf/Qwen/Qwen3-VL-2B-Thinking-GGUF/resolve/main/Qwen3VL-2B-Thinking-Q4_K_M.gguf';

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { synthesizeGguf } from '../../scripts/gguf/synthesize';
 import { chat, makeKey } from '../browser/helpers';
-import { isolationHeaders } from '../../src/isolation';
+import { isolationHeaders } from '#shared/isolation';
 import { ggufPath, hostLlamaCppDeployment, type LlamaCppHost } from '../browser/llamacpp-host';
 import { SETUP_MS, build, createKeyThroughForm, openApp, registerThroughForm, webkit } from './webkit';
 

@@ -5,7 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { after, before } from 'node:test';
-import { displayForm, isWellFormedKey } from '../../src/keys/key-format';
+import { displayForm, isWellFormedKey } from '#shared/keys/key-format';
 import type { Evaluator } from '../browser/helpers';
 
 export { SETUP_MS, build } from '../firefox/firefox';

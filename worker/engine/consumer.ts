@@ -3,8 +3,8 @@
 // allow, or any model once the provider is gone, runs on this site's own engine (with its upstreams, if any). A
 // refusal or the provider's loss before the first token hands the request to this site's engine (the scheduler's
 // fall-over); the provider's other failures (its queue full, a bad request) are the answer.
-import { providerServes, type EngineRequest, type ModelStatus, type ProviderNote } from '../../src/engine-protocol';
-import { isEmbeddingRequest, type EmbeddingRequest } from '../../src/protocol/embeddings';
+import { providerServes, type EngineRequest, type ModelStatus, type ProviderNote } from '#shared/wire/engine-port';
+import { isEmbeddingRequest, type EmbeddingRequest } from '#shared/protocol/embeddings';
 import type { PlannedRequest } from './common/plan';
 import { AroundLocal, type Engine, type Generation, type Side } from './engine';
 import { ProviderEngine } from './provider';

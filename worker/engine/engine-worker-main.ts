@@ -2,21 +2,21 @@
 // The engine Web Worker: owns the model, serves the service worker's ports, answers the hosting page (its entry,
 // engine-worker.ts, only imports this).
 import * as Comlink from 'comlink';
-import type { InpageConfig } from '../../src/config';
-import type { EngineCapabilities, EngineControl } from '../../src/engine-control';
-import { packEvents, type FromEngine, type ToEngine } from '../../src/engine-protocol';
-import { holdForLife, whenReleased } from '../../src/life-locks';
+import type { InpageConfig } from '#shared/config';
+import type { EngineCapabilities, EngineControl } from '#shared/wire/engine-control';
+import { packEvents, type FromEngine, type ToEngine } from '#shared/wire/engine-port';
+import { holdForLife, whenReleased } from '#shared/life-locks';
 import { CONTROL_CAPABILITIES, complete, type CompleteEngine, type Engine } from './engine';
 import { EventBatch, nextTurn } from './common/event-batch';
 import { Scheduler } from './scheduler';
 import { setStorageRoot } from './common/storage-root';
-import { ApiError } from '../../src/protocol/errors';
-import type { ModelStatus } from '../../src/engine-protocol';
+import { ApiError } from '#shared/protocol/errors';
+import type { ModelStatus } from '#shared/wire/engine-port';
 
 /** Whether a person added an upstream connection in the workspace (hybrid); answered without loading the composite. */
 async function hasConnections(): Promise<boolean> {
   try {
-    return (await import('../../src/upstream-connections')).hasConnections();
+    return (await import('#shared/upstream-connections')).hasConnections();
   } catch {
     return false;
   }
@@ -109,12 +109,12 @@ function listen(on: CompleteEngine, listener: (models: ModelStatus[]) => void): 
 
 /**
  * An engine started without upstreams (none configured, no connection saved) takes the composite with upstreams once
- * the person saves a first connection (src/upstream-connections.ts tells the worker): the next request follows it,
+ * the person saves a first connection (src/shared/upstream-connections.ts tells the worker): the next request follows it,
  * without a reload. Not for a model provider's engine (never an upstream) nor a consumer's (its composite is built once).
  */
 async function withUpstreamsLater(local: Engine, config: InpageConfig): Promise<void> {
   if (typeof BroadcastChannel === 'undefined') return;
-  const { UPSTREAM_CHOICES_CHANNEL } = await import('../../src/upstream-connections');
+  const { UPSTREAM_CHOICES_CHANNEL } = await import('#shared/upstream-connections');
   const channel = new BroadcastChannel(UPSTREAM_CHOICES_CHANNEL);
   channel.onmessage = async () => {
     if (!(await hasConnections()) || !scheduler) return;
@@ -181,7 +181,7 @@ const control: EngineControl = {
   },
   async testConnection(name) {
     // Loaded only when a person tests a connection: the upstream engine's own request code and bounds.
-    const [{ UpstreamEngine }, { connectionSpec, listConnections }] = await Promise.all([import('./upstream'), import('../../src/upstream-connections')]);
+    const [{ UpstreamEngine }, { connectionSpec, listConnections }] = await Promise.all([import('./upstream'), import('#shared/upstream-connections')]);
     const saved = (await listConnections()).find((c) => c.name === name);
     if (!saved) return { ok: false, status: null, code: 'invalid_value', message: `There is no connection named '${name}' in this browser.` };
     return new UpstreamEngine({}).check(connectionSpec(saved), new AbortController().signal);

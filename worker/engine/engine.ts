@@ -1,12 +1,12 @@
 // The contract every engine implementation meets: web-llm in production, the deterministic one in tests.
-import type { AdapterReport, EngineCapabilities, ImportFile, ImportProgress, ImportReport } from '../../src/engine-control';
-import type { InpageConfig } from '../../src/config';
-import type { DownloadSize, EngineEvent, EngineRequest, ModelRuntime, ModelStatus } from '../../src/engine-protocol';
-import type { ModelId } from '../../src/variants';
-import type { Usage } from '../../src/protocol/types';
+import type { AdapterReport, EngineCapabilities, ImportFile, ImportProgress, ImportReport } from '#shared/wire/engine-control';
+import type { InpageConfig } from '#shared/config';
+import type { DownloadSize, EngineEvent, EngineRequest, ModelRuntime, ModelStatus } from '#shared/wire/engine-port';
+import type { ModelId } from '#shared/variants';
+import type { Usage } from '#shared/protocol/types';
 import type { PlannedRequest } from './common/plan';
-import { ApiError } from '../../src/protocol/errors';
-import type { EmbeddingRequest } from '../../src/protocol/embeddings';
+import { ApiError } from '#shared/protocol/errors';
+import type { EmbeddingRequest } from '#shared/protocol/embeddings';
 
 export interface Generation {
   /** Names the weights that answer, for `system_fingerprint`. */

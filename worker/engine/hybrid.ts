@@ -3,18 +3,18 @@
 // Per id a mode decides, per request and before anything is sent, which sides may answer and in which order
 // (`route`); the scheduler runs an upstream side in that upstream's lane and hands a request whose side failed before
 // its first token to the next side. Loaded only when upstreams are configured or a person added a connection.
-import type { InpageConfig } from '../../src/config';
-import type { EngineRequest, ModelStatus, Serving } from '../../src/engine-protocol';
+import type { InpageConfig } from '#shared/config';
+import type { EngineRequest, ModelStatus, Serving } from '#shared/wire/engine-port';
 import type { PlannedRequest } from './common/plan';
-import { isEmbeddingRequest, type EmbeddingRequest } from '../../src/protocol/embeddings';
-import { ApiError } from '../../src/protocol/errors';
-import { buildCatalog, type ModelCatalog } from '../../src/model-config';
-import { activeCatalog, variantOf } from '../../src/catalog';
-import { buildUpstreamPlan, type ResolvedRoute, type UpstreamPlan, type UpstreamSpec } from '../../src/upstreams';
-import { UPSTREAM_CHOICES_CHANNEL, connectionSpec, listConnections, listModeChoices, type ModeChoice, type UpstreamConnection } from '../../src/upstream-connections';
+import { isEmbeddingRequest, type EmbeddingRequest } from '#shared/protocol/embeddings';
+import { ApiError } from '#shared/protocol/errors';
+import { buildCatalog, type ModelCatalog } from '#shared/model-config';
+import { activeCatalog, variantOf } from '#shared/catalog';
+import { buildUpstreamPlan, type ResolvedRoute, type UpstreamPlan, type UpstreamSpec } from '#shared/upstreams';
+import { UPSTREAM_CHOICES_CHANNEL, connectionSpec, listConnections, listModeChoices, type ModeChoice, type UpstreamConnection } from '#shared/upstream-connections';
 import { AroundLocal, LOCAL_ONLY, type CompleteEngine, type Engine, type Generation, type Side } from './engine';
 import { DATA_URLS_ONLY, UpstreamEngine, describeUpstream, type ImageRule, type UpstreamDeps, type UpstreamTarget } from './upstream';
-import { imageUrlAllowed } from '../../src/csp';
+import { imageUrlAllowed } from '#shared/csp';
 
 /** How long an upstream that failed is passed over by the `prefer-*` modes (no wasted request). */
 export const RECENT_FAILURE_MS = 30_000;
@@ -224,7 +224,7 @@ export async function withUpstreams(local: Engine, config: InpageConfig, origin:
   const catalog: ModelCatalog = buildCatalog(config.models);
   const base = buildUpstreamPlan(config.upstreams, catalog, origin);
   const connections = await listConnections();
-  // Image URLs: the rule local vision applies (src/csp.ts), before anything is sent upstream.
+  // Image URLs: the rule local vision applies (src/shared/csp.ts), before anything is sent upstream.
   const images: ImageRule = (url) => imageUrlAllowed(url, config, origin);
   const engine = new HybridEngine(local, withConnections(base, connections, await listModeChoices()), deps, images);
   // The person adds or removes a connection, or switches a mode, in the Models area: the next request follows it,

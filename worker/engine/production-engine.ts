@@ -4,14 +4,14 @@
 //  - `auto` (the default): web-llm where its WebGPU needs are met (an adapter with web-llm's limits),
 //    llama.cpp on the CPU otherwise.
 // Each engine is a chunk of its own, loaded only when chosen.
-import type { InpageConfig } from '../../src/config';
-import type { AdapterReport, ImportFile, ImportProgress, ImportReport } from '../../src/engine-control';
-import type { DownloadSize, ModelRuntime, ModelStatus } from '../../src/engine-protocol';
+import type { InpageConfig } from '#shared/config';
+import type { AdapterReport, ImportFile, ImportProgress, ImportReport } from '#shared/wire/engine-control';
+import type { DownloadSize, ModelRuntime, ModelStatus } from '#shared/wire/engine-port';
 import type { PlannedRequest } from './common/plan';
-import type { EmbeddingRequest } from '../../src/protocol/embeddings';
-import { ApiError } from '../../src/protocol/errors';
-import type { ModelId } from '../../src/variants';
-import { activeCatalog, adoptModels, variantOf } from '../../src/catalog';
+import type { EmbeddingRequest } from '#shared/protocol/embeddings';
+import { ApiError } from '#shared/protocol/errors';
+import type { ModelId } from '#shared/variants';
+import { activeCatalog, adoptModels, variantOf } from '#shared/catalog';
 import { complete, type CompleteEngine, type Engine, type EngineFactory, type Generation } from './engine';
 import { probeGpu, type GpuProbe } from './common/gpu';
 

@@ -2,13 +2,13 @@
 // (docs/hybrid.md): a request an upstream answers runs at once in that upstream's lane, beside the local queue, up to
 // the upstream's limit (429 beyond it); a side that fails before its first token hands the request to the next side
 // the engine's route allows.
-import { ApiError } from '../../src/protocol/errors';
-import type { EngineEvent, EngineRequest } from '../../src/engine-protocol';
-import type { Usage } from '../../src/protocol/types';
-import { isEmbeddingRequest } from '../../src/protocol/embeddings';
+import { ApiError } from '#shared/protocol/errors';
+import type { EngineEvent, EngineRequest } from '#shared/wire/engine-port';
+import type { Usage } from '#shared/protocol/types';
+import { isEmbeddingRequest } from '#shared/protocol/embeddings';
 import { cannotEmbed, complete, type CompleteEngine, type Engine, type Generation, type Side } from './engine';
 import { withPlan, type PlannedRequest } from './common/plan';
-import type { EmbeddingRequest } from '../../src/protocol/embeddings';
+import type { EmbeddingRequest } from '#shared/protocol/embeddings';
 
 /** Failures of a side that mean "this side cannot answer now" (not "this request is wrong"): the next side may try. */
 const FALLS_OVER: ReadonlySet<string> = new Set([

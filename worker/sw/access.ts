@@ -2,12 +2,12 @@
 // (it comes with the engine's port, so a restarted worker waits for it), then the one check that the key may
 // use the model a request names, and the one way its tokens are booked to the key.
 import { createMiddleware } from 'hono/factory';
-import { modelNotFound } from '../../src/protocol/errors';
-import { variantOf } from '../../src/catalog';
-import type { KeyRecord } from '../../src/keys/db';
+import { modelNotFound } from '#shared/protocol/errors';
+import { variantOf } from '#shared/catalog';
+import type { KeyRecord } from '#shared/keys/db';
 import type { AuthEnv } from './auth';
 import type { Accounting } from './answer';
-import type { EngineLink } from './engine-link';
+import type { EngineLink } from '#shared/wire/engine-link';
 import { bookUse } from './usage-book';
 
 /** Who asks, as a model-taking route sees it. */

@@ -1,9 +1,9 @@
 // The one answer path every generating route shares: the engine call, the body written as JSON or SSE by the
 // route's AnswerFormat, abort handling, failure rules and the booking of the tokens to the key.
-import { ApiError } from '../../src/protocol/errors';
-import { SSE_HEADERS, encodeSse } from '../../src/protocol/sse';
-import { carriesText, type EngineEvent, type EngineRequest } from '../../src/engine-protocol';
-import type { EngineLink } from './engine-link';
+import { ApiError } from '#shared/protocol/errors';
+import { SSE_HEADERS, encodeSse } from './sse';
+import { carriesText, type EngineEvent, type EngineRequest } from '#shared/wire/engine-port';
+import type { EngineLink } from '#shared/wire/engine-link';
 import { JSON_TYPE } from './respond';
 import type { Booking } from './usage-book';
 

@@ -2,24 +2,24 @@
 import type { Context } from 'hono';
 import { HonoBase as Hono } from 'hono/hono-base';
 import { TrieRouter } from 'hono/router/trie-router';
-import { ApiError } from '../../src/protocol/errors';
-import { getWorkspace } from '../../src/keys/workspace';
-import { activeCatalog } from '../../src/catalog';
-import type { ModelId } from '../../src/variants';
-import type { ModelRuntime, ModelStatus } from '../../src/engine-protocol';
-import type { EngineObject, ModelObject } from '../../src/protocol/types';
+import { ApiError } from '#shared/protocol/errors';
+import { getWorkspace } from '#shared/keys/workspace';
+import { activeCatalog } from '#shared/catalog';
+import type { ModelId } from '#shared/variants';
+import type { ModelRuntime, ModelStatus } from '#shared/wire/engine-port';
+import type { EngineObject, ModelObject } from '#shared/protocol/types';
 import { requireKey, type AuthEnv } from './auth';
-import { apiRoute } from '../../src/base-path';
+import { apiRoute } from '#shared/base-path';
 import { bookUse } from './usage-book';
 import { errorResponse, jsonResponse } from './respond';
-import { readChatRequest, completeChat } from './chat';
+import { readChatRequest, completeChat } from './chat/route';
 import { modelAccess } from './access';
-import type { EngineLink } from './engine-link';
-import { createResponse, pageOptions } from './responses';
-import { createCompletion } from './completions';
-import { createEmbeddings } from './embeddings';
-import { deleteResponse, getResponse, listInputItems } from '../../src/stored-responses';
-import { NO_STATUS, NOT_REPORTED, unavailableWhy } from '../../src/unavailable-why';
+import type { EngineLink } from '#shared/wire/engine-link';
+import { createResponse, pageOptions } from './responses/route';
+import { createCompletion } from './completions/route';
+import { createEmbeddings } from './embeddings/route';
+import { deleteResponse, getResponse, listInputItems } from './responses/store';
+import { NO_STATUS, NOT_REPORTED, unavailableWhy } from '#shared/unavailable-why';
 
 /** web-llm's own default window, shown while no engine has reported the device's figure. */
 const FALLBACK_CONTEXT = 4096;
@@ -55,7 +55,7 @@ const methodNotAllowed = (allowed: string) => (c: Context) => {
 };
 
 /**
- * `api`: where the API answers, `<base>v1` (src/base-path.ts); the routes below are written at `/v1`, and a
+ * `api`: where the API answers, `<base>v1` (src/shared/base-path.ts); the routes below are written at `/v1`, and a
  * request under the app's base is routed by its path there.
  */
 export function createApp(link: EngineLink, api = '/v1'): Hono<AuthEnv> {
@@ -96,7 +96,7 @@ export function createApp(link: EngineLink, api = '/v1'): Hono<AuthEnv> {
         vision: v.vision,
         ...(v.embeddings ? { embeddings: true as const, dimensions: v.embeddings.dimensions } : {}),
         state: status?.state ?? 'unavailable',
-        // Every unavailable model says why (src/unavailable-why.ts).
+        // Every unavailable model says why (src/shared/unavailable-why.ts).
         ...whyField(unavailableWhy(status, missing)),
         // Hybrid (docs/hybrid.md): the mode, the side that would answer now and why.
         ...(status?.serving ? { mode: status.serving.mode, serving: { engine: status.serving.engine, why: status.serving.why, ...(status.serving.upstream ? { upstream: status.serving.upstream } : {}) } } : {}),

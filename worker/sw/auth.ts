@@ -1,8 +1,8 @@
 // Bearer-key authentication for every /v1 route (CONTRACT.md "Authentication").
 import { createMiddleware } from 'hono/factory';
-import { ApiError } from '../../src/protocol/errors';
-import type { KeyRecord } from '../../src/keys/db';
-import { displayForm } from '../../src/keys/key-format';
+import { ApiError } from '#shared/protocol/errors';
+import type { KeyRecord } from '#shared/keys/db';
+import { displayForm } from '#shared/keys/key-format';
 import { listenForKeyChanges, verifyKeyCached } from './key-cache';
 
 listenForKeyChanges(globalThis);

@@ -1,6 +1,6 @@
 // Reading a /v1 request's body: JSON only, at most MAX_BODY_BYTES, in every browser.
-import { ApiError } from '../../src/protocol/errors';
-import { assertJsonDepth } from '../../src/protocol/json-depth';
+import { ApiError } from '#shared/protocol/errors';
+import { assertJsonDepth } from './json-depth';
 
 /** The largest request body taken (413 `request_too_large` beyond it). */
 export const MAX_BODY_BYTES = 20 * 1024 * 1024;

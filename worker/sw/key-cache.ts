@@ -2,7 +2,7 @@
 // IndexedDB read (an IPC round trip to the browser's storage backend) on the hot path.
 //
 // Revocation still takes effect for the next request in every tab (CONTRACT.md "Authentication"):
-//  - every change to the keys store goes through src/keys/key-store.ts, which commits, then tells the
+//  - every change to the keys store goes through src/shared/keys/key-store.ts, which commits, then tells the
 //    service worker (KEYS_CHANGED, acknowledged) before `revokeKey` resolves, and posts on the
 //    `inpage-keys` BroadcastChannel; either message empties this memory;
 //  - a verification that was reading IndexedDB while the memory was emptied does not store its verdict
@@ -15,9 +15,9 @@
 // A worker that just started also reads every key record once (`primeKeys`, at script start): its first request
 // then needs only the digest, not a database read after it. That read obeys the same rules: taken as of the
 // start, dropped by a change message or after TTL_MS, and trusted only for good keys.
-import { openDatabase, type KeyRecord } from '../../src/keys/db';
-import { hashKey, isWellFormedKey } from '../../src/keys/key-format';
-import { KEYS_CHANNEL, isKeysChanged, verdictOf, verifyKey, verifyKeyHash, type Verdict } from '../../src/keys/key-store';
+import { openDatabase, type KeyRecord } from '#shared/keys/db';
+import { hashKey, isWellFormedKey } from '#shared/keys/key-format';
+import { KEYS_CHANNEL, isKeysChanged, verdictOf, verifyKey, verifyKeyHash, type Verdict } from '#shared/keys/key-store';
 
 const TTL_MS = 5_000;
 const MAX_ENTRIES = 256;

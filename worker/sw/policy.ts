@@ -1,11 +1,11 @@
 // Content-Security-Policy for the scripts the service worker serves: a dedicated worker takes its policy from
-// its script's response, not from the page, so the engine worker script is served with its own (src/csp.ts),
+// its script's response, not from the page, so the engine worker script is served with its own (src/shared/csp.ts),
 // built from the deployment's settings. The model hosts it may reach are those of /inpage.config.json.
 import { matchPrecache } from 'workbox-precaching';
-import { DEFAULT_CONFIG, mergeConfig, type InpageConfig } from '../../src/config';
-import { engineWorkerCsp } from '../../src/csp';
-import { isolated } from '../../src/isolation';
-import { listConnections } from '../../src/upstream-connections';
+import { DEFAULT_CONFIG, mergeConfig, type InpageConfig } from '#shared/config';
+import { engineWorkerCsp } from '#shared/csp';
+import { isolated } from '#shared/isolation';
+import { listConnections } from '#shared/upstream-connections';
 
 const CONFIG_CACHE = 'inpage-config';
 
@@ -44,7 +44,7 @@ async function precached(request: Request): Promise<Response | undefined> {
 
 /**
  * A worker script of the origin (the engine worker), from the precache or the network, with the engine's policy
- * and the isolation headers (an isolated page's worker must send COEP itself, src/isolation.ts).
+ * and the isolation headers (an isolated page's worker must send COEP itself, src/shared/isolation.ts).
  */
 export async function serveWorkerScript(request: Request, settings: URL): Promise<Response> {
   const origin = settings.origin;

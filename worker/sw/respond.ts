@@ -1,5 +1,5 @@
 // Building /v1 answers: JSON with the contract's content type, and errors in OpenAI's shape.
-import { ApiError } from '../../src/protocol/errors';
+import { ApiError } from '#shared/protocol/errors';
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
 

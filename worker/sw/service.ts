@@ -13,17 +13,17 @@ import { addPlugins, cleanupOutdatedCaches, precacheAndRoute, type PrecacheEntry
 import { registerRoute } from 'workbox-routing';
 import { CacheFirst, NetworkFirst } from 'workbox-strategies';
 import { createApp } from './app';
-import { apiPath, apiRoute, configUrl } from '../../src/base-path';
-import { ENGINE_FILES, engineCache, engineOfPath, withoutHash, type EngineKind } from '../../src/engine-files';
-import { EngineLink } from './engine-link';
+import { apiPath, apiRoute, configUrl } from '#shared/base-path';
+import { ENGINE_FILES, engineCache, engineOfPath, withoutHash, type EngineKind } from '#shared/engine-files';
+import { EngineLink } from '#shared/wire/engine-link';
 import { serveWorkerScript } from './policy';
 import { drainUsage } from './usage-book';
 import { errorResponse } from './respond';
-import { holdForLife, whenReleased } from '../../src/life-locks';
-import { ApiError } from '../../src/protocol/errors';
-import { isolated } from '../../src/isolation';
-import { setActiveCatalog } from '../../src/catalog';
-import { PONG, engineFailure, isClaimRequest, isPing, isPortOffer, offerCatalog, offerLock, offerLockPending, offerProvider } from '../../src/page/port-messages';
+import { holdForLife, whenReleased } from '#shared/life-locks';
+import { ApiError } from '#shared/protocol/errors';
+import { isolated } from '#shared/isolation';
+import { setActiveCatalog } from '#shared/catalog';
+import { PONG, engineFailure, isClaimRequest, isPing, isPortOffer, offerCatalog, offerLock, offerLockPending, offerProvider } from '#shared/wire/page-messages';
 
 declare const self: ServiceWorkerGlobalScope;
 
@@ -40,7 +40,7 @@ function isDocumentOrWorker(request: Request): boolean {
 }
 
 /**
- * The app's base (src/base-path.ts): this worker's scope, the folder it controls (`/` for the workspace app,
+ * The app's base (src/shared/base-path.ts): this worker's scope, the folder it controls (`/` for the workspace app,
  * `/app/` for an app served there). The API answers at `<base>v1` and the settings file is read at the base.
  */
 function appBase(): string {
@@ -154,7 +154,7 @@ export function startInpage(options: StartOptions): void {
   if (!options.guest) {
     // Workbox's own fetch listener comes second, so /v1 above is never answered from a cache.
     // Every query parameter is ignored when matching (`/?engine=off` is the page `/`, i.e. /index.html).
-    // The app's pages and workers it serves are cross-origin isolated (src/isolation.ts), so llama.cpp gets threads.
+    // The app's pages and workers it serves are cross-origin isolated (src/shared/isolation.ts), so llama.cpp gets threads.
     addPlugins([{ handlerWillRespond: async ({ request, response }) => (isDocumentOrWorker(request) ? isolated(response) : response) }]);
     precacheAndRoute(options.precache, { ignoreURLParametersMatching: [/.*/] });
     cleanupOutdatedCaches();
@@ -164,7 +164,7 @@ export function startInpage(options: StartOptions): void {
     ({ url }) => url.href === settings.href,
     new NetworkFirst({ cacheName: 'inpage-config' }),
   );
-  // Each engine's own files (web-llm's chunk, llama.cpp's chunk and wasm: src/engine-files.ts) are not in the
+  // Each engine's own files (web-llm's chunk, llama.cpp's chunk and wasm: src/shared/engine-files.ts) are not in the
   // precache, so a device downloads only the engine it runs: the first use keeps them, each engine's in a cache of
   // its own, and later uses (offline too) read them there. The app has them under /assets/, the package
   // (inpage/vite) as inpage-… at the app's base path.

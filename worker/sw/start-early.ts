@@ -4,7 +4,7 @@
 // origin hands it over) and the key records: both are asked for here, so they are on their way while the rest of
 // the script is evaluated and the request's key is checked.
 import { primeKeys } from './key-cache';
-import { PORT_CHANNEL, portRequest } from '../../src/page/port-messages';
+import { PORT_CHANNEL, portRequest } from '#shared/wire/page-messages';
 
 declare const self: ServiceWorkerGlobalScope;
 

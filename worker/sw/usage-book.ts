@@ -13,8 +13,8 @@
 // transactions, over two databases) at the start of nearly every request, and pay for it in time to first byte.
 // A steady flow of requests with no pause is still booked every BOOK_AT_MOST_MS.
 import type { DBSchema } from 'idb';
-import { connection } from '../../src/idb-connection';
-import { bookJournal, type JournalEntry } from '../../src/keys/key-store';
+import { connection } from '#shared/idb-connection';
+import { bookJournal, type JournalEntry } from '#shared/keys/key-store';
 
 export const JOURNAL_DB = 'inpage-usage';
 /** A booking waits until no use has been added for this long... */

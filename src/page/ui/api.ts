@@ -1,7 +1,7 @@
 // A small /v1 client for the workspace page: plain fetch with a bearer key, and an SSE reader.
 // The playground uses it exactly as any other script of the origin could.
-import type { ErrorObject } from '../../protocol/errors';
-import type { ChatCompletionChunk, ChatMessage, ModelObject, ReasoningEffort } from '../../protocol/types';
+import type { ErrorObject } from '#shared/protocol/errors';
+import type { ChatCompletionChunk, ChatMessage, ModelObject, ReasoningEffort } from '#shared/protocol/types';
 
 export const BASE_URL = `${location.origin}/v1`;
 

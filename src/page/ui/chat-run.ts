@@ -1,7 +1,7 @@
 // Sending a conversation to /v1/chat/completions as a stream and keeping the answer: one run per answer
 // (a new message, regenerate, edit, function results, continue), on the chat state of chat-state.ts.
-import type { FinishReason } from '../../protocol/types';
-import type { ModelId } from '../../variants';
+import type { FinishReason } from '#shared/protocol/types';
+import type { ModelId } from '#shared/variants';
 import { ApiCallError, streamChat } from './api';
 import type { AnswerVersion, Conversation, Turn } from './conversation-db';
 import { requestBody, toMessages } from './conversation-request';

@@ -2,8 +2,8 @@
 // chat-state.ts's, the sending chat-run.ts's). Module state, not a component's: an answer keeps streaming (and is
 // saved) while the person looks at another area, and everything is kept in IndexedDB (conversation-db.ts) across
 // reloads and restarts.
-import { modelIds, variantOf } from '../../catalog';
-import type { ModelId } from '../../variants';
+import { modelIds, variantOf } from '#shared/catalog';
+import type { ModelId } from '#shared/variants';
 import { DEFAULT_PARAMS, deleteConversation, listConversations, type Conversation, type Turn } from './conversation-db';
 import { getState } from './store';
 import { chooseChatModel } from './model-facts';

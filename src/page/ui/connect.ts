@@ -1,15 +1,15 @@
 // Connect: the base URL and client snippets, with the person's key filled in when they ask.
 import { h } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { verifyKey } from '../../keys/key-store';
-import { displayForm, isWellFormedKey } from '../../keys/key-format';
+import { verifyKey } from '#shared/keys/key-store';
+import { displayForm, isWellFormedKey } from '#shared/keys/key-format';
 import { BASE_URL, listModels } from './api';
 import { snippetModels, snippets, type SnippetModels } from './snippets';
 import { setState, useUi, type UiState } from './store';
 import { answerable, chooseChatModel } from './model-facts';
 import { approveDownload } from './download-ask';
 import { STATE_LABEL } from './models';
-import type { ModelObject } from '../../protocol/types';
+import type { ModelObject } from '#shared/protocol/types';
 import { formatInteger } from './format';
 import { CodeBlock, CopyButton, Notice, errorText } from './widgets';
 import { ErrorText } from './plain-error';

@@ -1,9 +1,9 @@
 // The Playground's conversations, kept in this origin's IndexedDB (database "inpage-conversations"), one list
 // per workspace (organisation id). Each holds its model, system prompt, parameters, turns and unsent draft.
 import type { DBSchema } from 'idb';
-import { connection } from '../../idb-connection';
-import type { FinishReason } from '../../protocol/types';
-import type { ModelId } from '../../variants';
+import { connection } from '#shared/idb-connection';
+import type { FinishReason } from '#shared/protocol/types';
+import type { ModelId } from '#shared/variants';
 
 export interface TurnStats {
   /** Completion tokens (thinking included): from `usage`, or counted deltas when the answer was stopped. */

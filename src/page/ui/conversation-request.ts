@@ -1,8 +1,8 @@
 // What a conversation sends to /v1: its messages (images left out for a text model), the request body with
 // its parameters, and the same as JSON, Markdown and client code a person can take away.
-import type { ChatMessage, ContentPart } from '../../protocol/types';
-import { variantOf } from '../../catalog';
-import type { ModelId } from '../../variants';
+import type { ChatMessage, ContentPart } from '#shared/protocol/types';
+import { variantOf } from '#shared/catalog';
+import type { ModelId } from '#shared/variants';
 import type { Conversation, Params, Turn } from './conversation-db';
 import { KEY_PLACEHOLDER, fetchStreamCode, quote } from './snippets';
 import { sentFrom } from './context-budget';

@@ -3,9 +3,9 @@
 // Playground message would start it). The answer is remembered in this browser, per model.
 import { h } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { DownloadSize, ModelStatus } from '../../engine-protocol';
-import type { ModelId } from '../../variants';
-import { cardOf, cardTitle } from '../../model-cards';
+import type { DownloadSize, ModelStatus } from '#shared/wire/engine-port';
+import type { ModelId } from '#shared/variants';
+import { cardOf, cardTitle } from '../model-cards';
 import { formatBytes } from './format';
 import { getState } from './store';
 

@@ -1,6 +1,6 @@
 // Number, size, time and duration formats shared by the workspace areas.
 
-import { formatBytes } from '../../bytes';
+import { formatBytes } from '#shared/bytes';
 
 export { formatBytes };
 

@@ -1,9 +1,9 @@
 // API Keys: create a key (name, models), show it in full once, list keys by display form, revoke.
 import { Fragment, h } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { KeyRecord } from '../../keys/db';
-import { modelIds, variantOf } from '../../catalog';
-import type { ModelId } from '../../variants';
+import type { KeyRecord } from '#shared/keys/db';
+import { modelIds, variantOf } from '#shared/catalog';
+import type { ModelId } from '#shared/variants';
 import { formatDateTime, formatInteger, formatRelative } from './format';
 import { save as keepSessionKey } from './session-key';
 import { refreshKeys } from './startup';

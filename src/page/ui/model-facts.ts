@@ -1,9 +1,9 @@
 // What the page says about a variant on this device, declared once: whether a chat on it gets answers, the chat
 // model a new chat (and Connect's snippets and test) uses, and how the model serving it here thinks, in the words
 // every area uses (API Keys, the Models cards, the Playground's picker and settings).
-import { modelIds, variantOf } from '../../catalog';
-import type { ModelStatus } from '../../engine-protocol';
-import type { ModelId } from '../../variants';
+import { modelIds, variantOf } from '#shared/catalog';
+import type { ModelStatus } from '#shared/wire/engine-port';
+import type { ModelId } from '#shared/variants';
 
 /** The chat model preferred where it runs: it answers at once (no thinking first). */
 export const PREFERRED_CHAT_MODEL = 'svc-model-5.2-fast';

@@ -1,14 +1,14 @@
 // Models: the variants, what each can do, its state and download progress, and the engine's controls.
 import { h } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { AdapterReport } from '../../engine-control';
-import type { ModelRuntime, ModelStatus } from '../../engine-protocol';
-import type { ModelState } from '../../protocol/types';
-import { modelIds, variantOf } from '../../catalog';
-import type { ModelId } from '../../variants';
+import type { AdapterReport } from '#shared/wire/engine-control';
+import type { ModelRuntime, ModelStatus } from '#shared/wire/engine-port';
+import type { ModelState } from '#shared/protocol/types';
+import { modelIds, variantOf } from '#shared/catalog';
+import type { ModelId } from '#shared/variants';
 import type { RateEstimate } from './download-rate';
 import { formatBytes, formatDuration, formatInteger, formatRate } from './format';
-import { cardOf, cardTitle } from '../../model-cards';
+import { cardOf, cardTitle } from '../model-cards';
 import { approveDownload, sizeSource, sizeText, useDownloadSize } from './download-ask';
 import { ModelStorage } from './model-storage';
 import { MODE_WORDS, ModeSwitch, UpstreamConnections } from './upstream-connections';
@@ -18,7 +18,7 @@ import { answerable, preferredModel } from './chat';
 import { THINKING_LABEL, thinkingHere } from './model-facts';
 import { Notice, errorText } from './widgets';
 import { ErrorText, plainLoadError } from './plain-error';
-import { NOT_REPORTED, unavailableWhy } from '../../unavailable-why';
+import { NOT_REPORTED, unavailableWhy } from '#shared/unavailable-why';
 
 export const STATE_LABEL: Record<ModelState, string> = {
   not_downloaded: 'Not downloaded',

@@ -5,8 +5,8 @@
 //   made again only when it was revoked or deleted.
 // - A pasted key (or one handed over from API Keys) is kept for this tab's session only (sessionStorage).
 // Neither is ever written to IndexedDB, and either is dropped as soon as it is revoked anywhere.
-import { createKey, verifyKey } from '../../keys/key-store';
-import { displayForm, isWellFormedKey } from '../../keys/key-format';
+import { createKey, verifyKey } from '#shared/keys/key-store';
+import { displayForm, isWellFormedKey } from '#shared/keys/key-format';
 import { getState, setState, type SessionKey } from './store';
 
 const SESSION_STORAGE_KEY = 'inpage:playground-key';

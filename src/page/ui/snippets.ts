@@ -1,6 +1,6 @@
 // Ready-to-paste client code for the Connect area.
-import { modelIds, variantOf } from '../../catalog';
-import type { ModelStatus } from '../../engine-protocol';
+import { modelIds, variantOf } from '#shared/catalog';
+import type { ModelStatus } from '#shared/wire/engine-port';
 import { answerable, chooseChatModel } from './model-facts';
 
 export const KEY_PLACEHOLDER = 'YOUR_INPAGE_KEY';

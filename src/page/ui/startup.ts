@@ -1,9 +1,9 @@
 // Fills the store once the page has booted, and keeps it current: engine status, keys from every tab.
 import * as Comlink from 'comlink';
-import type { AdapterReport } from '../../engine-control';
-import type { ModelStatus } from '../../engine-protocol';
-import { verifyKey, KEYS_CHANNEL } from '../../keys/key-store';
-import type { ModelId } from '../../variants';
+import type { AdapterReport } from '#shared/wire/engine-control';
+import type { ModelStatus } from '#shared/wire/engine-port';
+import { verifyKey, KEYS_CHANNEL } from '#shared/keys/key-store';
+import type { ModelId } from '#shared/variants';
 import type { EngineHost } from '../engine-host';
 import type { InpageApi } from '../inpage-api';
 import { DownloadRate, type RateEstimate } from './download-rate';

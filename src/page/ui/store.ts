@@ -1,9 +1,9 @@
 // The workspace page's shared state: one plain object, replaced on change; components read it with useUi().
 import { useEffect, useState } from 'preact/hooks';
-import type { AdapterReport } from '../../engine-control';
-import type { ModelStatus } from '../../engine-protocol';
-import type { KeyRecord, WorkspaceRecord } from '../../keys/db';
-import type { ModelId } from '../../variants';
+import type { AdapterReport } from '#shared/wire/engine-control';
+import type { ModelStatus } from '#shared/wire/engine-port';
+import type { KeyRecord, WorkspaceRecord } from '#shared/keys/db';
+import type { ModelId } from '#shared/variants';
 import type { EngineHost } from '../engine-host';
 import type { InpageApi } from '../inpage-api';
 import type { RateEstimate } from './download-rate';

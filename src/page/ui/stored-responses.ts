@@ -1,7 +1,7 @@
 // Stored responses (POST /v1/responses with `store`): how many this browser keeps, and a way to delete them all.
 import { h } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { countResponses, deleteAllResponses } from '../../stored-responses';
+import { countResponses, deleteAllResponses } from '#shared/responses-db';
 import { formatInteger } from './format';
 import { errorText } from './widgets';
 

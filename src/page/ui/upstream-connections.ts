@@ -1,16 +1,16 @@
 // Models area, hybrid (docs/hybrid.md): a person's upstream connections — an OpenAI-compatible server's base URL,
 // their own key, and for one id the server's model name and the mode — added, listed (the key only in display form)
 // removed and tested (*Test*: the engine worker asks the server for its models). Kept in this origin's IndexedDB
-// (src/upstream-connections.ts); the engine worker is told of each change and the next request follows it, without a
+// (src/shared/upstream-connections.ts); the engine worker is told of each change and the next request follows it, without a
 // reload (the engine worker's Content-Security-Policy must name the server, as for any upstream).
 import { h, type ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { modelIds } from '../../catalog';
-import { MODES, type Mode } from '../../model-config';
-import { DIALECTS, type Dialect } from '../../upstreams';
-import { chooseMode, displayKey, listConnections, removeConnection, saveConnection, type UpstreamConnection } from '../../upstream-connections';
-import type { Serving } from '../../engine-protocol';
-import type { ConnectionTest } from '../../engine-control';
+import { modelIds } from '#shared/catalog';
+import { MODES, type Mode } from '#shared/model-config';
+import { DIALECTS, type Dialect } from '#shared/upstreams';
+import { chooseMode, displayKey, listConnections, removeConnection, saveConnection, type UpstreamConnection } from '#shared/upstream-connections';
+import type { Serving } from '#shared/wire/engine-port';
+import type { ConnectionTest } from '#shared/wire/engine-control';
 import { getState } from './store';
 import { Notice, errorText } from './widgets';
 

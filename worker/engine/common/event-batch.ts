@@ -3,7 +3,7 @@
 // events of a turn go together once the turn ends, so a paced token waits only for the end of the task that
 // produced it (a MessageChannel hop, well under a millisecond), and an unpaced engine's 32 tokens a turn are
 // one message, as the benchmark's port-fed floor sends them.
-import type { EngineEvent } from '../../../src/engine-protocol';
+import type { EngineEvent } from '#shared/wire/engine-port';
 
 /** Runs `task` in a later macrotask. A MessageChannel, not setTimeout: nested timers are clamped to 4 ms. */
 export function nextTurn(): (task: () => void) => void {

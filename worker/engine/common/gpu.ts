@@ -1,7 +1,7 @@
 // What WebGPU this worker has: the adapter report for the page (and for choosing an engine), the limits
 // web-llm's context sizing needs (webllm/context-size.ts), and a watch on every GPU device web-llm creates so
 // a lost device is noticed.
-import type { AdapterReport } from '../../../src/engine-control';
+import type { AdapterReport } from '#shared/wire/engine-control';
 
 /** web-llm's own floor (detectGPUDevice): below these it cannot run at all. */
 const NEEDED_LIMITS: [keyof GPUSupportedLimits, number][] = [

@@ -1,8 +1,8 @@
 // Image parts for svc-vision: every URL (data:, http(s):, blob:) is fetched here, before the model is
 // touched, so an unreadable image is a clear 400 naming its part, and web-llm gets a data: URL it can read
 // without a second (cross-origin) fetch. The image's size is kept for counting its tokens.
-import { ApiError } from '../../../src/protocol/errors';
-import type { ChatMessage } from '../../../src/protocol/types';
+import { ApiError } from '#shared/protocol/errors';
+import type { ChatMessage } from '#shared/protocol/types';
 
 export interface ImageSize {
   width: number;
@@ -66,7 +66,7 @@ export function assertImagesAllowed(messages: readonly ChatMessage[], allowed: (
 
 /**
  * Reads every image part of `messages`; the map is keyed by the original URL. `allowed` says which URLs may be
- * fetched at all (src/csp.ts: data:, the origin's blob: and http(s) URLs, the model hosts); others are refused
+ * fetched at all (src/shared/csp.ts: data:, the origin's blob: and http(s) URLs, the model hosts); others are refused
  * before any fetch, and a failed fetch says only that it failed, never the remote status.
  */
 export async function resolveImages(

@@ -12,7 +12,7 @@
 // numeric bounds. A keyword it cannot hold is refused with 400 `unsupported_parameter` naming its path
 // (REFUSED); annotations (title, description, default, examples, $schema, $id, $comment, other formats) are
 // accepted and change nothing.
-import { ApiError } from '../../../src/protocol/errors';
+import { ApiError } from '#shared/protocol/errors';
 import { integerGrammar, numberGrammar, NUMBER_RULE, type Bounds } from './number-grammar';
 import { JSON_CHAR, PatternError, patternGrammar } from './regex-grammar';
 

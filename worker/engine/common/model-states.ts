@@ -1,7 +1,7 @@
 // The state of each set of weights (shared by the variants that use them), as /v1/models and the page see it.
-import type { LoadProgress, ModelStatus } from '../../../src/engine-protocol';
-import type { ModelState } from '../../../src/protocol/types';
-import { activeCatalog } from '../../../src/catalog';
+import type { LoadProgress, ModelStatus } from '#shared/wire/engine-port';
+import type { ModelState } from '#shared/protocol/types';
+import { activeCatalog } from '#shared/catalog';
 
 interface GroupState {
   state: ModelState;

@@ -2,7 +2,7 @@
 // gives its sampling parameters): the output limit, stop sequences, tools and how they must be used, whether
 // the model thinks, sampling, logprobs and the answer's format. Each engine translates the plan into its own
 // request; none re-reads those fields of the client's request.
-import type { ChatCompletionRequest, FunctionTool, ResponseFormat } from '../../../src/protocol/types';
+import type { ChatCompletionRequest, FunctionTool, ResponseFormat } from '#shared/protocol/types';
 
 /** The tools offered to the model for one request and how it must use them; null when none are offered. */
 export interface ToolPlan {

@@ -1,8 +1,8 @@
 // Which request fields the engine can honour for a variant; the rest get 400 `unsupported_parameter`.
 // These are web-llm 0.2.86's real limits (read from its source), shared by every engine implementation so
 // the test build refuses exactly what production refuses.
-import { ApiError } from '../../../src/protocol/errors';
-import type { ChatCompletionRequest } from '../../../src/protocol/types';
+import { ApiError } from '#shared/protocol/errors';
+import type { ChatCompletionRequest } from '#shared/protocol/types';
 
 /** Throws for the first field the chosen variant cannot honour. Shared by every engine implementation. */
 export function assertSupported(request: ChatCompletionRequest): void {

@@ -1,16 +1,16 @@
 // The llama.cpp engine: @wllama/wllama (llama.cpp in WebAssembly, llama-server's loop inside) running GGUF
 // models on the CPU, in this (the engine) worker. One model is loaded at a time; variants sharing weights share
 // it (thinking is Qwen3's per-request template switch). Everything touching wllama runs one at a time.
-import type { InpageConfig } from '../../../src/config';
-import type { AdapterReport, ImportFile, ImportProgress, ImportReport } from '../../../src/engine-control';
-import type { DownloadSize, ModelRuntime, ModelStatus, StoreChoice, WasmBuild } from '../../../src/engine-protocol';
+import type { InpageConfig } from '#shared/config';
+import type { AdapterReport, ImportFile, ImportProgress, ImportReport } from '#shared/wire/engine-control';
+import type { DownloadSize, ModelRuntime, ModelStatus, StoreChoice, WasmBuild } from '#shared/wire/engine-port';
 import { contentLength } from '../common/download-size';
-import { imageUrlAllowed } from '../../../src/csp';
-import { ApiError } from '../../../src/protocol/errors';
-import type { ChatCompletionRequest } from '../../../src/protocol/types';
+import { imageUrlAllowed } from '#shared/csp';
+import { ApiError } from '#shared/protocol/errors';
+import type { ChatCompletionRequest } from '#shared/protocol/types';
 import { withPlan, type PlannedRequest } from '../common/plan';
-import { adoptModels, variantOf } from '../../../src/catalog';
-import type { ModelId, Variant } from '../../../src/variants';
+import { adoptModels, variantOf } from '#shared/catalog';
+import type { ModelId, Variant } from '#shared/variants';
 import type { Engine, Generation } from '../engine';
 import { assertSupported } from '../common/request-support';
 import { ModelStates } from '../common/model-states';
@@ -22,7 +22,7 @@ import { importGguf, type GgufCacheWriter } from './import-files';
 import { fileName, ggufSource, servedByLlama, splitParts, weightGroups, type GgufSource } from './models';
 import { LlamaRun, type LlamaChunk } from './run';
 import { assertSchemasSupported, forcesCall, translateRequest, type LlamaParams } from './translate';
-import { formatBytes } from '../../../src/bytes';
+import { formatBytes } from '#shared/bytes';
 
 /** The part of wllama's `Wllama` this engine uses (a fake stands in for it in unit tests). */
 export interface WllamaLike {

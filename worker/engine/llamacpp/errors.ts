@@ -1,5 +1,5 @@
 // wllama's and llama.cpp's failures → the contract's errors.
-import { ApiError } from '../../../src/protocol/errors';
+import { ApiError } from '#shared/protocol/errors';
 
 function messageOf(err: unknown): string {
   if (err instanceof Error) return err.message;

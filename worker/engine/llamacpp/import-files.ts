@@ -5,11 +5,11 @@
 // each file under the URL this deployment's settings give it (models.ts, ggufSource), and the next load fetches
 // nothing. Files are matched by name: the model's file name as in its URL (each part of a split model), and
 // its vision projector by its own name, else the one `.gguf` beside the model whose name contains `mmproj`.
-import { activeCatalog } from '../../../src/catalog';
-import type { ImportFile, ImportProgress, ImportReport } from '../../../src/engine-control';
-import type { ModelId } from '../../../src/variants';
+import { activeCatalog } from '#shared/catalog';
+import type { ImportFile, ImportProgress, ImportReport } from '#shared/wire/engine-control';
+import type { ModelId } from '#shared/variants';
 import { fileName, splitParts, weightGroups, type GgufSource } from './models';
-import type { Variant } from '../../../src/variants';
+import type { Variant } from '#shared/variants';
 
 export interface GgufImportEntry {
   url: string;

@@ -2,7 +2,7 @@
 // from this origin, never a CDN; the build for this browser chosen in wasm-build.ts, the main build's SIMD kernels in
 // wasm-variants.ts), its GGUF cache is wllama's own, in the store this device has (stores.ts: OPFS, else Cache Storage, else memory).
 import { LogLevel, ModelManager, Wllama, type WllamaLogger } from '@wllama/wllama';
-import type { InpageConfig } from '../../../src/config';
+import type { InpageConfig } from '#shared/config';
 import { LlamaCppEngine, type LlamaCppDeps, type WllamaLike } from './engine';
 import { browserLlamaImageReader } from './images';
 import { ResumableCache } from './resumable-cache';

@@ -1,11 +1,11 @@
 // Which GGUF file serves each set of weights on the llama.cpp engine, and where it is fetched from.
 // Defaults are of the same family as web-llm's models, from official GGUF repositories on Hugging Face
 // (llama.cpp's own, ggml-org, and Qwen's); a deployment may fetch them from elsewhere (`ggufBaseUrl`, same
-// layout), or name GGUF files of its own by URL in its `models` setting (src/model-config.ts), split ones too.
-import { activeCatalog } from '../../../src/catalog';
-import type { InpageConfig } from '../../../src/config';
-import type { ModelCatalog } from '../../../src/model-config';
-import type { Variant } from '../../../src/variants';
+// layout), or name GGUF files of its own by URL in its `models` setting (src/shared/model-config.ts), split ones too.
+import { activeCatalog } from '#shared/catalog';
+import type { InpageConfig } from '#shared/config';
+import type { ModelCatalog } from '#shared/model-config';
+import type { Variant } from '#shared/variants';
 
 export interface GgufDefault {
   /** Hugging Face repository (`owner/name`). */

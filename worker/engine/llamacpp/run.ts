@@ -2,11 +2,11 @@
 // the chat template, splits thinking into `reasoning_content` and counts tokens; this adds what inpage does
 // the same way on every engine: stop sequences on the answer only, reasoning tokens in usage, logprobs with
 // the answer's tokens, and a prompt checked against the context before anything is sent.
-import type { EngineEvent } from '../../../src/engine-protocol';
-import { ApiError } from '../../../src/protocol/errors';
-import { toolCallId } from '../../../src/protocol/completion';
-import type { EngineFinishReason, TokenLogprob, Usage } from '../../../src/protocol/types';
-import { timingsOf } from '../../../src/protocol/timings';
+import type { EngineEvent } from '#shared/wire/engine-port';
+import { ApiError } from '#shared/protocol/errors';
+import { toolCallId } from '#shared/protocol/completion';
+import type { EngineFinishReason, TokenLogprob, Usage } from '#shared/protocol/types';
+import { timingsOf } from '#shared/protocol/timings';
 import { StopMatcher } from '../common/stop-matcher';
 import { generationError } from './errors';
 import { spentUsage } from '../engine';

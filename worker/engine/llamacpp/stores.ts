@@ -4,7 +4,7 @@
 // each store is opened and tried once, in that order, and the first that works is used. The engine's status
 // says which, and what it means (memory: every visit downloads the model again).
 import type { CacheManager } from '@wllama/wllama';
-import type { StoreChoice, StoreKind } from '../../../src/engine-protocol';
+import type { StoreChoice, StoreKind } from '#shared/wire/engine-port';
 import { givenStorageRoot, storageRoot } from '../common/storage-root';
 import { DirectoryBackend } from './directory-backend';
 

@@ -5,7 +5,7 @@
 //  - `compat` (@wllama/wllama-compat, the same release): 32-bit memory and Asyncify, for a browser without
 //    Memory64 (Safari, WebKitGTK); slower, and its files (a 19 MB wasm, a 170 kB worker script) load only there.
 // Threads need SharedArrayBuffer, which needs a cross-origin-isolated page; elsewhere llama.cpp runs one thread.
-import type { WasmBuild } from '../../../src/engine-protocol';
+import type { WasmBuild } from '#shared/wire/engine-port';
 
 /** What the choice reads of the browser. */
 export interface WasmFeatures {

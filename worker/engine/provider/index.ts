@@ -3,10 +3,10 @@
 // port's own protocol (the service worker's client of it, EngineLink, speaks it here too). Used by the composite in
 // worker/engine/consumer.ts once the provider has refused this site a model: the provider keeps serving the models it
 // allows, this site's own engine the others.
-import { ApiError } from '../../../src/protocol/errors';
-import type { EngineRequest, ModelStatus } from '../../../src/engine-protocol';
-import type { EmbeddingRequest } from '../../../src/protocol/embeddings';
-import { EngineLink } from '../../sw/engine-link';
+import { ApiError } from '#shared/protocol/errors';
+import type { EngineRequest, ModelStatus } from '#shared/wire/engine-port';
+import type { EmbeddingRequest } from '#shared/protocol/embeddings';
+import { EngineLink } from '#shared/wire/engine-link';
 import type { PlannedRequest } from '../common/plan';
 import type { Engine, Generation } from '../engine';
 

@@ -1,11 +1,11 @@
 // What each OpenAI-compatible server does differently (docs/hybrid.md has the table and the sources). The request
-// reaching here is already checked and resolved by inpage (src/protocol/validate.ts); this builds the body the
+// reaching here is already checked and resolved by inpage (src/shared/protocol/validate.ts); this builds the body the
 // upstream takes. Every field is passed on, translated where the server spells it differently, or refused with 400
 // `unsupported_parameter` where the server would drop it silently; none is dropped here without a word.
-import { ApiError } from '../../../src/protocol/errors';
-import type { ChatCompletionRequest } from '../../../src/protocol/types';
-import type { EmbeddingRequest } from '../../../src/protocol/embeddings';
-import type { Dialect } from '../../../src/upstreams';
+import { ApiError } from '#shared/protocol/errors';
+import type { ChatCompletionRequest } from '#shared/protocol/types';
+import type { EmbeddingRequest } from '#shared/protocol/embeddings';
+import type { Dialect } from '#shared/upstreams';
 import type { PlannedRequest } from '../common/plan';
 
 /** A dialect's switches, read from the servers' own sources (see docs/hybrid.md, "Dialects"). */

@@ -3,14 +3,14 @@
 // back as engine events, so the service worker writes JSON or SSE, Responses and legacy completions exactly as for a
 // local answer. It never queues: the composite (worker/engine/hybrid.ts) and the scheduler bound how many requests
 // run at once per upstream.
-import { ApiError } from '../../../src/protocol/errors';
-import type { EngineEvent, ModelStatus } from '../../../src/engine-protocol';
-import type { ConnectionTest } from '../../../src/engine-control';
+import { ApiError } from '#shared/protocol/errors';
+import type { EngineEvent, ModelStatus } from '#shared/wire/engine-port';
+import type { ConnectionTest } from '#shared/wire/engine-control';
 import type { PlannedRequest } from '../common/plan';
-import type { ChatCompletionRequest } from '../../../src/protocol/types';
-import type { EmbeddingRequest } from '../../../src/protocol/embeddings';
-import { embeddingFinish } from '../../../src/engine-protocol';
-import type { UpstreamSpec } from '../../../src/upstreams';
+import type { ChatCompletionRequest } from '#shared/protocol/types';
+import type { EmbeddingRequest } from '#shared/protocol/embeddings';
+import { embeddingFinish } from '#shared/wire/engine-port';
+import type { UpstreamSpec } from '#shared/upstreams';
 import type { Engine, Generation } from '../engine';
 import { assertUpstreamSupports, chatBody, embeddingsBody } from './dialects';
 import { ChunkReader, callerMessage, describeUpstream, httpError, usageCount } from './wire';
@@ -43,7 +43,7 @@ const realDeps: UpstreamDeps = {
   online: () => (typeof navigator === 'undefined' ? true : navigator.onLine !== false),
 };
 
-/** Which image URLs a request may send upstream: the local engines' rule (src/csp.ts `imageUrlAllowed`). */
+/** Which image URLs a request may send upstream: the local engines' rule (src/shared/csp.ts `imageUrlAllowed`). */
 export type ImageRule = (url: string) => boolean;
 /** Without the deployment's rule (unit tests): data: URLs only. */
 export const DATA_URLS_ONLY: ImageRule = (url) => /^data:/i.test(url);

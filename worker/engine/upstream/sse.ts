@@ -1,9 +1,9 @@
-// Reading an upstream's body under its bounds (src/upstreams.ts `UPSTREAM_BOUNDS`, docs/hybrid.md "Bounds"): the SSE
+// Reading an upstream's body under its bounds (src/shared/upstreams.ts `UPSTREAM_BOUNDS`, docs/hybrid.md "Bounds"): the SSE
 // stream event by event, each byte looked at once (a line is found by searching forward from where the last search
 // stopped, never by rescanning what is held), and any other body read with a cap rather than whole. A flood gives the
 // engine worker's thread back between pieces, so the other requests it serves (a local one in another tab) go on.
-import { ApiError } from '../../../src/protocol/errors';
-import { formatBytes } from '../../../src/bytes';
+import { ApiError } from '#shared/protocol/errors';
+import { formatBytes } from '#shared/bytes';
 
 /** What `sseData` yields when the server said `data: [DONE]` (nothing follows it). */
 export const SSE_DONE = '[DONE]';

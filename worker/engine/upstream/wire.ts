@@ -2,13 +2,13 @@
 // server that does not stream) as engine events. Anything it sends that cannot be read is an ApiError
 // (`upstream_error`), never a crash: before the first token the composite may fall over, after it the answer carries
 // it in-band as every late failure does.
-import { ApiError, type ErrorCode } from '../../../src/protocol/errors';
-import { toolCallId } from '../../../src/protocol/completion';
-import { timingsOf } from '../../../src/protocol/timings';
-import type { EngineEvent } from '../../../src/engine-protocol';
-import type { ChoiceLogprobs, EngineFinishReason, Timings, Usage } from '../../../src/protocol/types';
-import type { UpstreamBounds } from '../../../src/upstreams';
-import { redactSecrets } from '../../../src/secrets';
+import { ApiError, type ErrorCode } from '#shared/protocol/errors';
+import { toolCallId } from '#shared/protocol/completion';
+import { timingsOf } from '#shared/protocol/timings';
+import type { EngineEvent } from '#shared/wire/engine-port';
+import type { ChoiceLogprobs, EngineFinishReason, Timings, Usage } from '#shared/protocol/types';
+import type { UpstreamBounds } from '#shared/upstreams';
+import { redactSecrets } from '#shared/secrets';
 import { readCapped, SSE_DONE } from './sse';
 
 /** The upstream as messages name it: `'gpu-box' (llm.example.com)`. */
@@ -66,7 +66,7 @@ const MESSAGE_CHARS = 2000;
 
 /**
  * The upstream's message as the caller may read it: at most MESSAGE_CHARS, with the connection's key and anything
- * shaped like a key or an Authorization value redacted (src/secrets.ts): a gateway may echo the key it was sent.
+ * shaped like a key or an Authorization value redacted (src/shared/secrets.ts): a gateway may echo the key it was sent.
  */
 export function callerMessage(message: string, key?: string): string {
   return redactSecrets(message, key).slice(0, MESSAGE_CHARS);
@@ -113,7 +113,7 @@ const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null 
 export const MAX_USAGE_COUNT = 2 ** 31 - 1;
 export const usageCount = (v: unknown): number | undefined => (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 && v <= MAX_USAGE_COUNT ? v : undefined);
 
-/** What a ChunkReader holds an answer to (src/upstreams.ts `UPSTREAM_BOUNDS`). */
+/** What a ChunkReader holds an answer to (src/shared/upstreams.ts `UPSTREAM_BOUNDS`). */
 export interface ReaderOptions extends Pick<UpstreamBounds, 'maxToolCalls' | 'maxToolArgumentBytes'> {
   /** The connection's key: redacted from anything of the upstream's passed on. */
   key?: string;

@@ -3,17 +3,17 @@
 // svc-embed runs on a second MLCEngine (embedder.ts), created on first use, so loading it never unloads the chat
 // model; its GPU memory is set aside from the budget the chat models' contexts are sized against.
 import type { AppConfig, ChatCompletionChunk, ChatCompletionMessageParam, MLCEngineConfig, MLCEngineInterface } from '@mlc-ai/web-llm';
-import type { InpageConfig } from '../../../src/config';
-import type { AdapterReport, ImportFile, ImportProgress, ImportReport } from '../../../src/engine-control';
-import type { DownloadSize, ModelRuntime, ModelStatus } from '../../../src/engine-protocol';
+import type { InpageConfig } from '#shared/config';
+import type { AdapterReport, ImportFile, ImportProgress, ImportReport } from '#shared/wire/engine-control';
+import type { DownloadSize, ModelRuntime, ModelStatus } from '#shared/wire/engine-port';
 import type { Fetch } from '../common/download-size';
 import { webllmDownloadSize } from './download-size';
-import { ApiError, clientAborted, contextExceeded } from '../../../src/protocol/errors';
+import { ApiError, clientAborted, contextExceeded } from '#shared/protocol/errors';
 import type { PlannedRequest } from '../common/plan';
-import { adoptModels, variantOf } from '../../../src/catalog';
-import { modelNotFound } from '../../../src/protocol/errors';
-import type { ModelId, Variant } from '../../../src/variants';
-import type { EmbeddingRequest } from '../../../src/protocol/embeddings';
+import { adoptModels, variantOf } from '#shared/catalog';
+import { modelNotFound } from '#shared/protocol/errors';
+import type { ModelId, Variant } from '#shared/variants';
+import type { EmbeddingRequest } from '#shared/protocol/embeddings';
 import type { Engine, Generation } from '../engine';
 import { assertSupported } from '../common/request-support';
 import { ModelCache, type CacheFunctions } from './cache';
@@ -21,7 +21,7 @@ import { budgetOf, contextLength, memoryBudgetMB, smallerContext } from './conte
 import { generationError, isOutOfMemory } from './errors';
 import type { DeviceLostListener, GpuProbe } from '../common/gpu';
 import { resolveImages, type ImageReader, type ResolvedImage } from '../common/images';
-import { imageUrlAllowed } from '../../../src/csp';
+import { imageUrlAllowed } from '#shared/csp';
 import { KvMemory } from './kv-reuse';
 import { ModelStates } from '../common/model-states';
 import { EMPTY_THINK_BLOCK, WEBLLM_DEFAULT_CONTEXT, appConfigFor, baseRecord, hasThinkingSwitch, kvShape, modelIdOf, webllmModels, weightGroups, type Precision } from './models';

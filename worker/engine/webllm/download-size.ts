@@ -1,7 +1,7 @@
 // How much a web-llm model's download would fetch, found out small before it starts: its weight manifest
 // (tensor-cache.json, which lists every shard's `nbytes`) and its library's length (HEAD).
 // Never a made-up figure: what cannot be found out is `bytes: null`.
-import type { DownloadSize } from '../../../src/engine-protocol';
+import type { DownloadSize } from '#shared/wire/engine-port';
 import { contentLength, type Fetch } from '../common/download-size';
 
 /** web-llm's folder URL of a model's files: `…/MODEL` becomes `…/MODEL/resolve/main/` (its cleanModelUrl). */

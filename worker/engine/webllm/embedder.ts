@@ -1,10 +1,10 @@
 // svc-embed on web-llm: the embedding model on a second MLCEngine, created on first use, so loading it never
 // unloads the chat model. It shares the chat engine's lock (one MLCEngine call at a time), cache and states.
 import type { MLCEngineInterface } from '@mlc-ai/web-llm';
-import { embeddingFinish, type EngineEvent } from '../../../src/engine-protocol';
-import type { EmbeddingRequest } from '../../../src/protocol/embeddings';
-import { ApiError, clientAborted } from '../../../src/protocol/errors';
-import type { Variant } from '../../../src/variants';
+import { embeddingFinish, type EngineEvent } from '#shared/wire/engine-port';
+import type { EmbeddingRequest } from '#shared/protocol/embeddings';
+import { ApiError, clientAborted } from '#shared/protocol/errors';
+import type { Variant } from '#shared/variants';
 import type { Generation } from '../engine';
 import type { Mutex } from '../common/mutex';
 import { generationError } from './errors';

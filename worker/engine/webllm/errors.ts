@@ -1,6 +1,6 @@
 // web-llm's errors → the contract's. web-llm names its error classes (err.name); request-support.ts keeps
 // most of the request errors from ever reaching web-llm, and these mappings are the backstop.
-import { ApiError } from '../../../src/protocol/errors';
+import { ApiError } from '#shared/protocol/errors';
 
 function describe(err: unknown): { name: string; message: string } {
   if (err instanceof Error) return { name: err.name, message: err.message };

@@ -7,8 +7,8 @@
 // and web-llm then finds the model cached (hasModelInCache) and loads it without touching the network.
 import { hasModelInCache } from '@mlc-ai/web-llm';
 import { openDB, type IDBPDatabase } from 'idb';
-import type { ImportFile, ImportProgress, ImportReport } from '../../../src/engine-control';
-import type { ModelId } from '../../../src/variants';
+import type { ImportFile, ImportProgress, ImportReport } from '#shared/wire/engine-control';
+import type { ModelId } from '#shared/variants';
 import { appConfigFor, baseRecord, modelIdOf, recordFor, weightGroups, variantsOfGroup, type ModelSource } from './models';
 
 export type { ImportFile, ImportProgress, ImportReport };

@@ -2,8 +2,8 @@
 // page sees while web-llm downloads and loads, and a failed load told in plain words, with a file the cache
 // rejected forgotten so the next try fetches it again.
 import type { AppConfig, MLCEngineInterface } from '@mlc-ai/web-llm';
-import type { ApiError } from '../../../src/protocol/errors';
-import type { Variant } from '../../../src/variants';
+import type { ApiError } from '#shared/protocol/errors';
+import type { Variant } from '#shared/variants';
 import type { ModelStates } from '../common/model-states';
 import type { ModelCache } from './cache';
 import { loadError } from './errors';

@@ -1,10 +1,10 @@
-// What the web-llm engine must know about each set of weights beyond src/variants.ts: which web-llm models serve
+// What the web-llm engine must know about each set of weights beyond src/shared/variants.ts: which web-llm models serve
 // it, the shape that sets the size of its KV cache, how its thinking is switched, and web-llm's record for it
 // (model URL, model library, `vram_required_MB`).
 import { prebuiltAppConfig, type AppConfig, type ModelIntegrity, type ModelRecord } from '@mlc-ai/web-llm';
-import { activeCatalog } from '../../../src/catalog';
-import { ModelConfigError, type ModelCatalog, type WebLlmEntry, type WebLlmRecordConfig } from '../../../src/model-config';
-import type { ModelId, Variant } from '../../../src/variants';
+import { activeCatalog } from '#shared/catalog';
+import { ModelConfigError, type ModelCatalog, type WebLlmEntry, type WebLlmRecordConfig } from '#shared/model-config';
+import type { ModelId, Variant } from '#shared/variants';
 
 /** `f16` for adapters with `shader-f16` (q4f16_1 weights), `f32` for the rest (q4f32_1). */
 export type Precision = 'f16' | 'f32';
@@ -36,7 +36,7 @@ export interface WebLlmModel {
   custom?: WebLlmRecordConfig;
 }
 
-/** Weight group (src/variants.ts) → the web-llm models that serve it, as inpage ships. */
+/** Weight group (src/shared/variants.ts) → the web-llm models that serve it, as inpage ships. */
 export const WEBLLM_MODELS: Readonly<Record<string, WebLlmModel & { kv: KvShape }>> = {
   'qwen3-8b': {
     f16: 'Qwen3-8B-q4f16_1-MLC',

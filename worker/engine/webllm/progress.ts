@@ -3,7 +3,7 @@
 // downloading weights, "Loading model from cache[i/n]: 123MB loaded. …" while copying them to the GPU,
 // "Loading GPU shader modules[i/n]: …" while compiling, and "Finish loading on WebGPU - …" at the end.
 import type { InitProgressReport } from '@mlc-ai/web-llm';
-import type { LoadProgress } from '../../../src/engine-protocol';
+import type { LoadProgress } from '#shared/wire/engine-port';
 
 const MiB = 1024 * 1024;
 

@@ -4,7 +4,7 @@
 // 0.2.86 has no tool support for Qwen3 (only Hermes models), so inpage renders these as plain messages, and
 // constrains the answer with xgrammar structural tags (web-llm's `response_format: structural_tag`).
 import type { ResponseFormat as WebLlmResponseFormat } from '@mlc-ai/web-llm';
-import type { FunctionTool, ToolCall } from '../../../src/protocol/types';
+import type { FunctionTool, ToolCall } from '#shared/protocol/types';
 import { jsonObjectGrammar, jsonSchemaGrammar } from '../common/json-grammar';
 import type { ToolPlan } from '../common/plan';
 

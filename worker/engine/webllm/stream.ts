@@ -3,15 +3,15 @@
 // web-llm holds its model lock until its stream has run to the end, so the stream is always drained, whether
 // the consumer reads it to the end, stops early, or the client aborts.
 import type { ChatCompletionChunk, ChatCompletionTokenLogprob } from '@mlc-ai/web-llm';
-import type { EngineEvent } from '../../../src/engine-protocol';
-import { ApiError, clientAborted } from '../../../src/protocol/errors';
-import type { EngineFinishReason, TokenLogprob, Usage } from '../../../src/protocol/types';
+import type { EngineEvent } from '#shared/wire/engine-port';
+import { ApiError, clientAborted } from '#shared/protocol/errors';
+import type { EngineFinishReason, TokenLogprob, Usage } from '#shared/protocol/types';
 import { generationError } from './errors';
 import { assistantText } from './qwen3-tools';
 import { StopMatcher } from '../common/stop-matcher';
 import { ThinkSplitter } from './thinking';
 import { ToolCallParser, type ParsedPiece } from './tool-call-parser';
-import { toolCallId } from '../../../src/protocol/completion';
+import { toolCallId } from '#shared/protocol/completion';
 import { spentUsage } from '../engine';
 
 export interface RunOptions {

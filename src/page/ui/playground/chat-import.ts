@@ -1,7 +1,7 @@
 // Import of a chat exported as JSON (Export JSON: the request that continues the chat, with its title): the
 // messages become turns and the request's parameters the chat's settings again, so an export round-trips.
-import { modelIds, variantOf } from '../../../catalog';
-import type { ModelId } from '../../../variants';
+import { modelIds, variantOf } from '#shared/catalog';
+import type { ModelId } from '#shared/variants';
 import { DEFAULT_PARAMS, type Params, type Turn } from '../conversation-db';
 
 type Json = Record<string, unknown>;

@@ -3,8 +3,8 @@
 // summary. Nothing is cut without that choice (context-budget.ts does the counting).
 import { h } from 'preact';
 import { useState } from 'preact/hooks';
-import { variantOf } from '../../../catalog';
-import type { ModelStatus } from '../../../engine-protocol';
+import { variantOf } from '#shared/catalog';
+import type { ModelStatus } from '#shared/wire/engine-port';
 import { streamChat } from '../api';
 import { continueInNewChat, leaveOutOldest, type Conversation, type Sender } from '../chat';
 import { SUMMARY_MAX_TOKENS, contextUsed, nextFit, sentFrom, turnsToDrop } from '../context-budget';

@@ -4,9 +4,9 @@
 import { h } from 'preact';
 import type { RefObject } from 'preact';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
-import { modelIds, variantOf } from '../../../catalog';
-import type { ModelId } from '../../../variants';
-import type { ModelStatus } from '../../../engine-protocol';
+import { modelIds, variantOf } from '#shared/catalog';
+import type { ModelId } from '#shared/variants';
+import type { ModelStatus } from '#shared/wire/engine-port';
 import type { ApiCallError } from '../api';
 import { answerable, current, duplicateConversation, loadConversations, preferredModel, send, stop, updateCurrent, useChat, type Conversation, type Sender } from '../chat';
 import { approveDownload, sizeText, useDownloadSize, type ShownSize } from '../download-ask';

@@ -1,8 +1,8 @@
 // The Playground's parameters of the current chat (sampling, length, thinking) and how the model here thinks.
 import { h } from 'preact';
-import { variantOf } from '../../../catalog';
-import type { ModelId } from '../../../variants';
-import type { ModelStatus } from '../../../engine-protocol';
+import { variantOf } from '#shared/catalog';
+import type { ModelId } from '#shared/variants';
+import type { ModelStatus } from '#shared/wire/engine-port';
 import { updateCurrent, type Conversation } from '../chat';
 import { DEFAULT_PARAMS, type Params } from '../conversation-db';
 import { PARAM_RANGES, paramsProblem, rangeProblem, toolDefinitions, type RangedParam } from '../conversation-request';

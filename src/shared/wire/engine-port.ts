@@ -1,8 +1,8 @@
 // Messages between the service worker and the engine worker, over the MessagePort the page brokers.
-import type { ApiErrorData } from './protocol/errors';
-import type { ChatCompletionRequest, ChoiceLogprobs, EngineFinishReason, ModelState, Timings, Usage } from './protocol/types';
-import type { ModelId } from './variants';
-import type { EmbeddingRequest } from './protocol/embeddings';
+import type { ApiErrorData } from '../protocol/errors';
+import type { ChatCompletionRequest, ChoiceLogprobs, EngineFinishReason, ModelState, Timings, Usage } from '../protocol/types';
+import type { ModelId } from '../variants';
+import type { EmbeddingRequest } from '../protocol/embeddings';
 
 /** What the engine is asked to run: a chat request (everything is converted onto it) or an embeddings request. */
 export type EngineRequest = ChatCompletionRequest | EmbeddingRequest;

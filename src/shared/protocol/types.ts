@@ -123,9 +123,9 @@ export interface ModelObject {
   embeddings?: true;
   dimensions?: number;
   state: ModelState;
-  /** Only when `state` is `unavailable`: why the model cannot run here now (src/unavailable-why.ts). */
+  /** Only when `state` is `unavailable`: why the model cannot run here now (src/shared/unavailable-why.ts). */
   why?: string;
-  /** Which engine serves the model here and where it runs, once the engine has chosen (src/engine-protocol.ts ModelRuntime). */
+  /** Which engine serves the model here and where it runs, once the engine has chosen (src/shared/wire/engine-port.ts ModelRuntime). */
   engine?: EngineObject;
   /** Hybrid (docs/hybrid.md): the id's mode, when upstreams are configured. */
   mode?: 'local' | 'prefer-local' | 'prefer-upstream' | 'upstream';

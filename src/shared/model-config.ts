@@ -1,7 +1,7 @@
 // Models by configuration: the `models` setting of /inpage.config.json (or `installInpage({config})`) maps any of
 // the five public ids to another model, hides any of them, and adds ids of the deployment's own. This module
 // declares the setting's shape (zod) and turns it into the catalog every part reads: the variants the service
-// offers (src/variants.ts's promise: id, thinks, vision, context, weight group) and, per weight group, the
+// offers (src/shared/variants.ts's promise: id, thinks, vision, context, weight group) and, per weight group, the
 // configured entry whose engine-specific fields the engine reads (worker/engine/webllm/models.ts for web-llm).
 import { lazy, z } from './protocol/zod';
 import { VARIANTS, VARIANT_IDS, isVariantId, type Variant } from './variants';
@@ -14,7 +14,7 @@ const SRI_BYTES = { sha256: 32, sha384: 48, sha512: 64 } as const;
 
 /** The setting's schemas (built on first use: see `lazy`; the service worker never parses the setting). */
 function buildSchemas() {
-  // zod's mini build (src/protocol/zod.ts, `jitless` there: the page's CSP forbids eval): `z.optional(x)`,
+  // zod's mini build (src/shared/protocol/zod.ts, `jitless` there: the page's CSP forbids eval): `z.optional(x)`,
   // `x.check(z.minLength(1))` where the classic build chains `x.optional()`, `x.min(1)`.
   const positiveInt = z.int().check(z.minimum(1));
   const nonEmptyName = z.string().check(z.minLength(1), z.maxLength(256));
@@ -134,7 +134,7 @@ function buildSchemas() {
 type Schemas = ReturnType<typeof buildSchemas>;
 const schemas = lazy(buildSchemas);
 
-/** The schemas of one `models` entry (web-llm's, llama.cpp's), for the settings' JSON Schema (src/config-schema.ts). */
+/** The schemas of one `models` entry (web-llm's, llama.cpp's), for the settings' JSON Schema (src/shared/config-schema.ts). */
 export const modelEntrySchemas = () => {
   const { webllmEntry, llamacppEntry } = schemas();
   return { webllmEntry, llamacppEntry };
@@ -244,7 +244,7 @@ export interface ModelCatalog {
   groups: Record<string, WeightGroupSpec>;
   /** web-llm model id → the hashes its files must have, from every entry's `integrity` (hidden ones too). */
   pins: Record<string, ModelIntegrity & { pinnedBy: string }>;
-  /** Hybrid: the ids an entry gives a mode or an upstream (the rest are `local`). Checked against `upstreams` by src/upstreams.ts. */
+  /** Hybrid: the ids an entry gives a mode or an upstream (the rest are `local`). Checked against `upstreams` by src/shared/upstreams.ts. */
   routes: Record<string, Route>;
 }
 

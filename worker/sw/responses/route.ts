@@ -1,14 +1,14 @@
 // /v1/responses: converted onto the chat path (one engine call through runAnswer), answered as a `response`
 // object or typed events, and stored per key unless `store` is false.
-import { ApiError } from '../../src/protocol/errors';
-import { parseResponsesRequest, referencedIds, toChatRequest, renameParam } from '../../src/protocol/responses';
-import type { ConversationItem } from '../../src/protocol/response-items';
-import { ResponseBuilder, initialResponse, sseEvent } from '../../src/protocol/response-events';
-import { findItems, getResponse, saveResponse, type PageOptions } from '../../src/stored-responses';
-import type { EngineLink } from './engine-link';
-import type { Caller } from './access';
-import { readJsonBody } from './body';
-import { runAnswer, type AnswerFormat } from './answer';
+import { ApiError } from '#shared/protocol/errors';
+import { parseResponsesRequest, referencedIds, toChatRequest, renameParam } from './request';
+import type { ConversationItem } from './items';
+import { ResponseBuilder, initialResponse, sseEvent } from './events';
+import { findItems, getResponse, saveResponse, type PageOptions } from './store';
+import type { EngineLink } from '#shared/wire/engine-link';
+import type { Caller } from '../access';
+import { readJsonBody } from '../body';
+import { runAnswer, type AnswerFormat } from '../answer';
 
 export async function createResponse(link: EngineLink, raw: Request, caller: Caller): Promise<Response> {
   const { key } = caller;

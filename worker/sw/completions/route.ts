@@ -1,11 +1,11 @@
 // POST /v1/completions (legacy text completion): converted onto the chat path with a raw prompt, answered as
 // `text_completion` chunks and `[DONE]`, or one `text_completion`.
-import { SSE_DONE, sseData } from '../../src/protocol/sse';
-import { TextCompletionWriter, parseTextCompletionRequest, toChatRequest } from '../../src/protocol/text-completion';
-import type { EngineLink } from './engine-link';
-import type { Caller } from './access';
-import { readJsonBody } from './body';
-import { runAnswer } from './answer';
+import { SSE_DONE, sseData } from '../sse';
+import { TextCompletionWriter, parseTextCompletionRequest, toChatRequest } from './request';
+import type { EngineLink } from '#shared/wire/engine-link';
+import type { Caller } from '../access';
+import { readJsonBody } from '../body';
+import { runAnswer } from '../answer';
 
 export async function createCompletion(link: EngineLink, raw: Request, caller: Caller): Promise<Response> {
   const request = parseTextCompletionRequest(await readJsonBody(raw));

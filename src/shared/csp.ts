@@ -36,7 +36,7 @@ export function modelHostSources(config: ModelSource, origin: string): string[] 
 
 /**
  * The origins of the configured upstreams (hybrid, docs/hybrid.md), read leniently: the setting is checked as a whole
- * at start-up (src/upstreams.ts), where a bad one stops the start.
+ * at start-up (src/shared/upstreams.ts), where a bad one stops the start.
  */
 export function upstreamOrigins(upstreams: unknown, origin: string): string[] {
   if (!upstreams || typeof upstreams !== 'object' || Array.isArray(upstreams)) return [];

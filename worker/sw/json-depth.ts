@@ -1,7 +1,7 @@
 // Request bodies nested deeper than MAX_JSON_DEPTH are refused before anything clones or validates them: a deep
 // value would otherwise overflow the stack of a recursive step further on (structured clone in postMessage,
 // schema walks) and turn a 4 KB body into a 500. The check is iterative, so it cannot overflow itself.
-import { ApiError } from './errors';
+import { ApiError } from '#shared/protocol/errors';
 
 /** Containers (objects and arrays) a body may nest, the body itself counting as the first. */
 export const MAX_JSON_DEPTH = 64;

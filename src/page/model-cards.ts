@@ -2,7 +2,7 @@
 // quantisation and licence. Declared once here, per engine, keyed by the id that engine names in each model's
 // status (`modelId`) for the model it runs on this device; the workspace page shows the card.
 // Pure data: the page imports it without any engine.
-import type { ModelRuntime, ModelStatus } from './engine-protocol';
+import type { ModelRuntime, ModelStatus } from '#shared/wire/engine-port';
 
 export interface ModelCard {
   family: string;

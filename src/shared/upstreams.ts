@@ -2,7 +2,7 @@
 // the `models` setting resolved against it. /inpage.config.json is served to every visitor, so a literal credential
 // in it is refused at start-up with the field named: a deployment either calls its own backend on the same site with
 // the browser's cookies (`credentials: "include"`), which holds the real secret and forwards, or lets a person add a
-// connection of their own in the workspace (src/upstream-connections.ts).
+// connection of their own in the workspace (src/shared/upstream-connections.ts).
 import { ModelConfigError, type Mode, type ModelCatalog } from './model-config';
 import { looksLikeKey, secretRefusal, urlSecret } from './secrets';
 
@@ -64,7 +64,7 @@ const SECRET_FIELD = /(key|token|secret|password|passwd|authorization|auth|beare
 
 const at = (name: string, field?: string) => `upstreams[${JSON.stringify(name)}]${field ? `.${field}` : ''}`;
 
-/** Refuses anything in `value` that looks like a secret (src/secrets.ts), naming where it is. */
+/** Refuses anything in `value` that looks like a secret (src/shared/secrets.ts), naming where it is. */
 function refuseSecrets(value: unknown, where: string): void {
   if (typeof value === 'string' && looksLikeKey(value)) throw secretRefusal(where);
   if (Array.isArray(value)) value.forEach((v, i) => refuseSecrets(v, `${where}[${i}]`));

@@ -1,7 +1,7 @@
 // What the page can ask of the engine worker it hosts (exposed with Comlink).
-import type { InpageConfig } from './config';
-import type { DownloadSize, ModelStatus } from './engine-protocol';
-import type { ModelId } from './variants';
+import type { InpageConfig } from '../config';
+import type { DownloadSize, ModelStatus } from './engine-port';
+import type { ModelId } from '../variants';
 
 export interface AdapterReport {
   /** False when the browser offers no WebGPU adapter; `reason` says why. */

@@ -1,11 +1,11 @@
 // POST /v1/chat/completions: the checked request, answered as JSON or SSE through the shared answer path.
-import { validateChatRequest } from '../../src/protocol/validate';
-import { ChunkWriter, CompletionCollector } from '../../src/protocol/completion';
-import { SSE_DONE, sseData } from '../../src/protocol/sse';
-import type { ChatCompletionRequest } from '../../src/protocol/types';
-import type { EngineLink } from './engine-link';
-import { readJsonBody } from './body';
-import { runAnswer, type Accounting, type AnswerFormat } from './answer';
+import { validateChatRequest } from '#shared/protocol/validate';
+import { ChunkWriter, CompletionCollector } from '#shared/protocol/completion';
+import { SSE_DONE, sseData } from '../sse';
+import type { ChatCompletionRequest } from '#shared/protocol/types';
+import type { EngineLink } from '#shared/wire/engine-link';
+import { readJsonBody } from '../body';
+import { runAnswer, type Accounting, type AnswerFormat } from '../answer';
 
 export async function readChatRequest(raw: Request): Promise<ChatCompletionRequest> {
   return validateChatRequest(await readJsonBody(raw));

@@ -146,7 +146,7 @@ export const chatSchemasBuilt = () => schemas.built;
 
 // Unknown top-level fields are ignored (zod drops them), as Ollama and llama.cpp do.
 
-// The request types, declared once by the schema above (src/protocol/types.ts re-exports them).
+// The request types, declared once by the schema above (src/shared/protocol/types.ts re-exports them).
 export type TextPart = z.output<Schemas['textPart']>;
 export type ImagePart = z.output<Schemas['imagePart']>;
 export type ContentPart = z.output<Schemas['contentPart']>;
@@ -185,7 +185,7 @@ export type ChatCompletionRequest = Omit<
    */
   legacy_functions?: boolean;
   /**
-   * Legacy completions only, set by their converter (src/protocol/text-completion.ts) and never taken from a
+   * Legacy completions only, set by their converter (worker/sw/completions/request.ts) and never taken from a
    * client: the text to continue as it is, without the chat template and without thinking.
    */
   raw_prompt?: string;

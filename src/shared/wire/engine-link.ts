@@ -1,9 +1,9 @@
 // The service worker's end of the engine MessagePort: getting a port, sending requests, routing replies.
-import { ApiError, clientAborted } from '../../src/protocol/errors';
-import { isEmbeddingRequest } from '../../src/protocol/embeddings';
-import { unpackEvents, type EngineEvent, type EngineRequest as RunRequest, type FromEngine, type ModelStatus, type ToEngine } from '../../src/engine-protocol';
-import type { Usage } from '../../src/protocol/types';
-import type { ProviderNote } from '../../src/engine-protocol';
+import { ApiError, clientAborted } from '../protocol/errors';
+import { isEmbeddingRequest } from '../protocol/embeddings';
+import { unpackEvents, type EngineEvent, type EngineRequest as RunRequest, type FromEngine, type ModelStatus, type ToEngine } from './engine-port';
+import type { Usage } from '../protocol/types';
+import type { ProviderNote } from './engine-port';
 
 /** Asks the pages of the origin for a port; a page hosting the engine answers with `engine-port`. */
 export type PortRequester = () => Promise<void>;

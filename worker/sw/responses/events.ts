@@ -1,13 +1,13 @@
 // POST /v1/responses, the answer side: engine events → the `response` object and the typed stream events
 // (OpenAI's ResponseStreamEvent: `event: <type>` + `data: <json>`, `sequence_number` from 0, no [DONE]).
 // One builder serves both modes: JSON answers are its final snapshot.
-import type { EngineEvent } from '../engine-protocol';
-import type { ApiError } from './errors';
-import type { TokenLogprob, Usage } from './types';
-import type { FunctionTool, ResponsesRequest, TextFormat } from './responses';
-import type { FunctionCallItem, OutputItem, OutputMessageItem, ReasoningItem, ResponseLogprob } from './response-items';
-import { itemId } from './response-items';
-import { unixSeconds } from './completion';
+import type { EngineEvent } from '#shared/wire/engine-port';
+import type { ApiError } from '#shared/protocol/errors';
+import type { TokenLogprob, Usage } from '#shared/protocol/types';
+import type { FunctionTool, ResponsesRequest, TextFormat } from './request';
+import type { FunctionCallItem, OutputItem, OutputMessageItem, ReasoningItem, ResponseLogprob } from './items';
+import { itemId } from './items';
+import { unixSeconds } from '#shared/protocol/completion';
 
 export type ResponseStatus = 'in_progress' | 'completed' | 'incomplete' | 'failed';
 

@@ -60,7 +60,7 @@ export async function createKey(options: { name: string; models?: readonly Model
   await requireWorkspace();
   const name = options.name.trim();
   if (!name) throw new Error('A key needs a name.');
-  // The models the deployment offers (src/catalog.ts): the five, less hidden ones, plus its own.
+  // The models the deployment offers (src/shared/catalog.ts): the five, less hidden ones, plus its own.
   const offered = modelIds();
   const models = [...new Set(options.models ?? offered)];
   if (models.length === 0 || !models.every((id) => offered.includes(id))) throw new Error('A key must reach at least one known model.');

@@ -14,7 +14,7 @@ export const VARIANT_IDS = [
 
 export type VariantId = (typeof VARIANT_IDS)[number];
 
-/** A model id the service offers: one of the five, or one of the deployment's own (src/model-config.ts). */
+/** A model id the service offers: one of the five, or one of the deployment's own (src/shared/model-config.ts). */
 export type ModelId = string;
 
 export interface Variant {

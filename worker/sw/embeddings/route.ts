@@ -1,10 +1,10 @@
 // POST /v1/embeddings: checked once here, run in the engine's queue like a generation, answered with OpenAI's
 // `CreateEmbeddingResponse` once every vector is in.
-import { embeddingResponse, parseEmbeddingRequest } from '../../src/protocol/embeddings';
-import type { EngineLink } from './engine-link';
-import type { Caller } from './access';
-import { readJsonBody } from './body';
-import { runAnswer } from './answer';
+import { embeddingResponse, parseEmbeddingRequest } from '#shared/protocol/embeddings';
+import type { EngineLink } from '#shared/wire/engine-link';
+import type { Caller } from '../access';
+import { readJsonBody } from '../body';
+import { runAnswer } from '../answer';
 
 export async function createEmbeddings(link: EngineLink, raw: Request, caller: Caller): Promise<Response> {
   const request = parseEmbeddingRequest(await readJsonBody(raw));

@@ -1,6 +1,6 @@
 // The two messages that hand the engine's MessagePort from a page to the service worker.
 import type { ModelCatalog } from '../model-config';
-import type { ProviderNote } from '../engine-protocol';
+import type { ProviderNote } from './engine-port';
 
 /** Service worker → pages: "I have no engine port; whoever hosts the engine, send one." */
 export const PORT_REQUEST = { type: 'inpage:engine-port-request' } as const;

@@ -3,11 +3,10 @@
 // the key that made it; a revoked key cannot authenticate, so its responses are unreadable. Each item a record
 // holds (its input items and its output items) can be named by an `item_reference`, found through an index
 // over their ids, by the same key only.
-import type { DBSchema } from 'idb';
-import { connection } from './idb-connection';
-import { ApiError } from './protocol/errors';
-import type { ConversationItem } from './protocol/response-items';
-import type { ResponseObject } from './protocol/response-events';
+import { itemIdsOf, responsesDatabase, type ResponseRecordBase } from '#shared/responses-db';
+import { ApiError } from '#shared/protocol/errors';
+import type { ConversationItem } from './items';
+import type { ResponseObject } from './events';
 
 export interface StoredResponse {
   id: string;
@@ -26,30 +25,13 @@ interface ResponseRecord extends StoredResponse {
   itemIds: string[];
 }
 
-interface ResponsesDB extends DBSchema {
-  responses: { key: string; value: ResponseRecord; indexes: { keyId: string; itemIds: string } };
-}
-
-export const RESPONSES_DB_NAME = 'inpage-responses';
-
 /** The items a stored response holds: its input, then its output (what `item_reference` can name). */
 const itemsOf = (record: StoredResponse): ConversationItem[] => [...record.inputItems, ...record.response.output];
 
-const withItemIds = (record: StoredResponse): ResponseRecord => ({ ...record, itemIds: itemsOf(record).map((item) => item.id) });
+const withItemIds = (record: StoredResponse): ResponseRecord => ({ ...record, itemIds: itemIdsOf(record) });
 
-// Version 1: the responses by id and by key. Version 2: the index over item ids, filled for the records kept.
-const responsesDb = connection<ResponsesDB>(RESPONSES_DB_NAME, 2, async (db, oldVersion, _newVersion, tx) => {
-  if (oldVersion < 1) db.createObjectStore('responses', { keyPath: 'id' }).createIndex('keyId', 'keyId');
-  if (oldVersion < 2) {
-    const store = tx.objectStore('responses');
-    store.createIndex('itemIds', 'itemIds', { multiEntry: true });
-    for (let cursor = await store.openCursor(); cursor; cursor = await cursor.continue()) await cursor.update(withItemIds(cursor.value));
-  }
-});
-const database = responsesDb.get;
-
-/** Closes this realm's connection, e.g. before deleting the database in tests. */
-export const closeResponsesDatabase = responsesDb.close;
+// The record satisfies what the shared database module needs of one (checked here, at compile time).
+const database = () => responsesDatabase<ResponseRecord & ResponseRecordBase>();
 
 export const notFound = (id: string) =>
   new ApiError('response_not_found', `No response found with id '${id}'.`, { param: 'response_id' });
@@ -136,16 +118,4 @@ export function pageOf(items: readonly ConversationItem[], options: PageOptions 
 export async function listInputItems(keyId: string, id: string, options: PageOptions = {}): Promise<ItemPage> {
   const record = await getResponse(keyId, id);
   return pageOf(record.inputItems, options);
-}
-
-/** How many responses are stored, for the workspace. */
-export async function countResponses(): Promise<number> {
-  const db = await database();
-  return db.count('responses');
-}
-
-/** Deletes every stored response of every key. */
-export async function deleteAllResponses(): Promise<void> {
-  const db = await database();
-  await db.clear('responses');
 }

@@ -1,11 +1,11 @@
 // POST /v1/responses, the request side: OpenAI's Responses request → the one validated chat request the
 // engine runs (one converter, as llama.cpp's server does). Items are normalised once, so what is stored,
 // listed by /input_items and replayed by `previous_response_id` is the same data.
-import { lazy, z } from './zod';
-import { ApiError, unsupportedParameter } from './errors';
-import { bodyFields, validateChatRequest, toApiError } from './validate';
-import type { ChatCompletionRequest } from './types';
-import { itemId, type InputTextPart, type InputImagePart, type OutputItem, type ConversationItem } from './response-items';
+import { lazy, z } from '#shared/protocol/zod';
+import { ApiError, unsupportedParameter } from '#shared/protocol/errors';
+import { bodyFields, validateChatRequest, toApiError } from '#shared/protocol/validate';
+import type { ChatCompletionRequest } from '#shared/protocol/types';
+import { itemId, type InputTextPart, type InputImagePart, type OutputItem, type ConversationItem } from './items';
 
 // ---- The request ----
 

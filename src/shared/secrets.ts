@@ -1,4 +1,4 @@
-// What a credential looks like, declared once: the literal-key check of /inpage.config.json (src/upstreams.ts and
+// What a credential looks like, declared once: the literal-key check of /inpage.config.json (src/shared/upstreams.ts and
 // `checkSourceUrls` below: that file is served to every visitor) and the redaction of upstream error text before it
 // reaches a caller (worker/engine/upstream/wire.ts) both read it.
 import { ModelConfigError } from './model-config';

@@ -1,12 +1,12 @@
 // POST /v1/completions (legacy text completion): the request → the one chat request the engine runs, with a
 // raw prompt (no chat template, never thinking; web-llm's own completions API answers it); engine events →
 // `text_completion` objects and chunks.
-import { lazy, z } from './zod';
-import type { EngineEvent } from '../engine-protocol';
-import { ApiError, unsupportedParameter } from './errors';
-import { bodyFields, toApiError, validateChatRequest } from './validate';
-import { unixSeconds } from './completion';
-import type { ChatCompletionRequest, FinishReason, Timings, TokenLogprob, Usage } from './types';
+import { lazy, z } from '#shared/protocol/zod';
+import type { EngineEvent } from '#shared/wire/engine-port';
+import { ApiError, unsupportedParameter } from '#shared/protocol/errors';
+import { bodyFields, toApiError, validateChatRequest } from '#shared/protocol/validate';
+import { unixSeconds } from '#shared/protocol/completion';
+import type { ChatCompletionRequest, FinishReason, Timings, TokenLogprob, Usage } from '#shared/protocol/types';
 
 const num = (min: number, max: number) => z.number().check(z.minimum(min), z.maximum(max));
 

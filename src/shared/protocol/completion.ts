@@ -1,5 +1,5 @@
 // Turns engine events into OpenAI objects: chunks for a stream, one chat.completion for JSON.
-import { TextDelta, type EngineEvent } from '../engine-protocol';
+import { TextDelta, type EngineEvent } from '../wire/engine-port';
 import type {
   ChatCompletion,
   ChatCompletionChunk,

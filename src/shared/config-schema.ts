@@ -1,7 +1,7 @@
 // The settings of /inpage.config.json (and `installInpage({config})`) as a JSON Schema, so editors complete and
 // check them: `"$schema": "./node_modules/inpage/dist-pkg/config.schema.json"` in the file. Derived from what
-// declares each part: the defaults (src/config.ts), the `models` entries' zod schemas (src/model-config.ts) and the
-// upstreams' fields (src/upstreams.ts); `npm run build:pkg` writes it into the package.
+// declares each part: the defaults (src/shared/config.ts), the `models` entries' zod schemas (src/shared/model-config.ts) and the
+// upstreams' fields (src/shared/upstreams.ts); `npm run build:pkg` writes it into the package.
 import { DEFAULT_CONFIG, TEST_KNOBS, type InpageConfig } from './config';
 import { modelEntrySchemas } from './model-config';
 import { z } from './protocol/zod';

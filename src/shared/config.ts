@@ -28,7 +28,7 @@ export interface InpageConfig {
   /** How often the page checks that its engine worker is alive; one silent for 3 periods is restarted. */
   engineHeartbeatMs: number;
   /**
-   * Which models serve the public ids, which ids are hidden, and ids of the deployment's own (src/model-config.ts
+   * Which models serve the public ids, which ids are hidden, and ids of the deployment's own (src/shared/model-config.ts
    * declares the shape; docs/configuration.md explains it). Checked at start-up; `{}`: the five as they ship.
    */
   models: Record<string, unknown>;
@@ -39,7 +39,7 @@ export interface InpageConfig {
   /** CPU threads llama.cpp may use; 0: all logical cores (one when the page is not cross-origin isolated). */
   llamaThreads: number;
   /**
-   * Hybrid (docs/hybrid.md): OpenAI-compatible servers by name, which `models` entries send ids to. src/upstreams.ts
+   * Hybrid (docs/hybrid.md): OpenAI-compatible servers by name, which `models` entries send ids to. src/shared/upstreams.ts
    * declares the shape; a literal API key in it is refused at start-up (this file is served to every visitor).
    */
   upstreams: Record<string, unknown>;
@@ -128,7 +128,7 @@ export function urlSettings(search: string): Record<string, unknown> {
 const saidMissing = new Set<string>();
 
 /**
- * The deployment's settings file (`inpage.config.json` at the app's base, src/base-path.ts), read fresh when online
+ * The deployment's settings file (`inpage.config.json` at the app's base, src/shared/base-path.ts), read fresh when online
  * (the service worker keeps a copy for offline). None there: the defaults, said once in the console.
  */
 export async function fetchDeploymentConfig(url: URL): Promise<Record<string, unknown>> {

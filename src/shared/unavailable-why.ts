@@ -1,7 +1,7 @@
 // Why a model is `unavailable` here, said once for /v1/models (its `why`) and the Models area's card: every
 // unavailable model says why (the engine's own reason, the hybrid or model-provider note, or why no engine
 // reported it at all).
-import type { ModelStatus } from './engine-protocol';
+import type { ModelStatus } from './wire/engine-port';
 
 /** Said of a model the connected engine did not list (it reported its models, without this one). */
 export const NOT_REPORTED = 'The inference engine running here did not report this model.';
