@@ -8,7 +8,8 @@
 //   THIRD-PARTY-NOTICES.txt  inpage's licence and those of every package the files above carry (scripts/notices.ts);
 //               lib/ has its own (inpage-third-party-notices.txt), which goes into the apps' builds with lib/.
 import { execFileSync } from 'node:child_process';
-import { rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { builtinModules } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { build as buildWith, type BuildOptions } from 'vite';
@@ -36,6 +37,7 @@ export async function buildPackage(): Promise<void> {
   });
   await module({ target: 'es2022', lib: { entry: here('worker/sw-guest.ts'), formats: ['es'], fileName: () => 'sw.js' } });
   execFileSync('npx', ['tsc', '-p', 'tsconfig.pkg.json'], { cwd: root, stdio: 'inherit' });
+  relativeSharedImports(here(`${PACKAGE_DIR}/types`));
   writeFileSync(here(`${PACKAGE_DIR}/config.schema.json`), `${JSON.stringify(configJsonSchema(), null, 2)}\n`);
   notices.write(here(`${PACKAGE_DIR}/${NOTICES_FILE}`));
 }
@@ -43,4 +45,22 @@ export async function buildPackage(): Promise<void> {
 export async function main(): Promise<number> {
   await buildPackage();
   return 0;
+}
+
+/**
+ * The declarations tsc writes keep the repository's `#shared/…` imports (package.json `imports`, which point into
+ * src/, not shipped): rewritten to relative paths of the shipped declarations, so a consumer's TypeScript finds them.
+ */
+function relativeSharedImports(typesDir: string): void {
+  const sharedDir = join(typesDir, 'src/shared');
+  for (const file of readdirSync(typesDir, { recursive: true, encoding: 'utf8' })) {
+    if (!file.endsWith('.d.ts')) continue;
+    const path = join(typesDir, file);
+    const text = readFileSync(path, 'utf8');
+    const rewritten = text.replace(/(['"])#shared\/([^'"]+)\1/g, (_m, quote: string, rest: string) => {
+      const target = relative(dirname(path), join(sharedDir, rest));
+      return `${quote}${target.startsWith('.') ? target : `./${target}`}${quote}`;
+    });
+    if (rewritten !== text) writeFileSync(path, rewritten);
+  }
 }

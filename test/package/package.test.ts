@@ -267,6 +267,10 @@ describe('the packed package in fresh apps', { timeout: 1_700_000 }, () => {
     assert.deepEqual(scripts.filter((f) => readFileSync(join(ROOT, f), 'utf8').includes('Echo: ')), []);
     const installed = JSON.parse(readFileSync(join(dirs['openai-app']!, 'node_modules/inpage/package.json'), 'utf8')) as { dependencies: Record<string, string>; license: string };
     assert.deepEqual(Object.keys(installed.dependencies), ['workbox-build']);
+    // The declarations name no repository-only import (`#shared/…` points into src/, which is not shipped).
+    const declarations = files.filter((f) => f.endsWith('.d.ts'));
+    assert.ok(declarations.some((f) => f.startsWith('dist-pkg/types/src/shared/')));
+    assert.deepEqual(declarations.filter((f) => readFileSync(join(ROOT, f), 'utf8').includes("'#shared/")), []);
     assert.equal(installed.license, 'MIT');
   });
 
