@@ -16,7 +16,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
-import { spliceSection } from './bench-splice.mjs';
+import { metWord, spliceSection } from './bench-splice.mjs';
 import { importNodeLlamaCpp, NODE_LLAMA_CPP_VERSION } from './native-llama.mjs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -475,5 +475,5 @@ export async function benchLlamaOnly({ outFile, quick, noBuild, env, port, log, 
   lines.splice(2, 0, `From \`npm run bench -- --only llama\` (${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, ${((Date.now() - started) / 1000).toFixed(0)} s${quick ? ', --quick' : ''}), not the full run above: load before \`${before}\`, after \`${uptime()}\`.`, '');
   spliceSection(outFile, '## llama.cpp on the CPU', lines.join('\n') + '\n', 'llama.cpp ', targets);
   log(`wrote the llama.cpp rows into ${outFile}`);
-  for (const [t, m, ok] of targets) log(`${ok ? 'met   ' : 'MISSED'} ${t}: ${m}`);
+  for (const [t, m, ok] of targets) log(`${metWord(ok)} ${t}: ${m}`);
 }

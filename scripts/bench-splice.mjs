@@ -2,6 +2,11 @@
 // under its heading replaced (or put before "## Targets"), and its rows of the targets table replaced.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 
+/** The targets table's "met" cell: `null` is a figure kept in the table whose target was retired. */
+export const metCell = (ok) => (ok === null ? 'a figure (its target retired)' : ok ? 'yes' : '**no**');
+/** The same for the run's log. */
+export const metWord = (ok) => (ok === null ? 'figure' : ok ? 'met   ' : 'MISSED');
+
 /**
  * Puts `section` (its text, opening with `heading`) into `outFile`, and `targets` ([target, measured, met]) into the
  * targets table in place of the rows that start with `| ${targetPrefix}`.
@@ -20,6 +25,6 @@ export function spliceSection(outFile, heading, section, targetPrefix, targets) 
   const header = kept.findIndex((l, i) => l === '|---|---|---|' && kept[i - 1] === '| target | measured | met |');
   let last = header;
   while (kept[last + 1]?.startsWith('| ')) last++;
-  kept.splice(last + 1, 0, ...targets.map(([t, m, ok]) => `| ${t} | ${m} | ${ok ? 'yes' : '**no**'} |`));
+  kept.splice(last + 1, 0, ...targets.map(([t, m, ok]) => `| ${t} | ${m} | ${metCell(ok)} |`));
   writeFileSync(outFile, kept.join('\n'));
 }

@@ -24,7 +24,7 @@ import { benchLlama, benchLlamaOnly, llamaReport } from './bench-llama.mjs';
 import { benchHybrid, benchHybridOnly, hybridReport } from './bench-hybrid.mjs';
 import { benchWeight, benchWeightOnly, weightRows } from './bench-weight.mjs';
 import { Cdp } from './cdp.mjs';
-import { spliceSection } from './bench-splice.mjs';
+import { metCell, metWord, spliceSection } from './bench-splice.mjs';
 
 const args = new Set(process.argv.slice(2));
 const outFile = process.argv.includes('--out') ? process.argv[process.argv.indexOf('--out') + 1] : 'BENCHMARKS.md';
@@ -610,7 +610,7 @@ p('## Targets');
 p();
 p('| target | measured | met |');
 p('|---|---|---|');
-for (const [t, m, ok] of targets) p(`| ${t} | ${m} | ${ok ? 'yes' : '**no**'} |`);
+for (const [t, m, ok] of targets) p(`| ${t} | ${m} | ${metCell(ok)} |`);
 p();
 // 4xx answers (429 under load, the config file's 404) show as "Failed to load resource"; anything else is news.
 const unexpected = consoleErrors.filter((e) => !e.startsWith('Failed to load resource'));
@@ -628,5 +628,5 @@ try {
 }
 writeFileSync(outFile, lines.join('\n') + (notes ? `\n${notes}` : ''));
 log(`wrote ${outFile} in ${elapsed.toFixed(0)} s`);
-for (const [t, m, ok] of targets) log(`${ok ? 'met   ' : 'MISSED'} ${t}: ${m}`);
+for (const [t, m, ok] of targets) log(`${metWord(ok)} ${t}: ${m}`);
 process.exit(0);
