@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { synthesizeGguf } from '../../scripts/gguf/synthesize';
 import { GGUF_DEFAULTS } from '../../worker/engine/llamacpp/models';
-import { formatBytes } from '../../src/page/ui/format';
+import { formatBytes } from '../../src/page/ui/kit/format';
 import { PROD_BUILD_DIR, serveStatic } from './static-server';
 import { goToArea, openChatSettings, openWorkspace, playgroundKey, registerThroughForm, screens } from './workspace-steps';
 

@@ -23,7 +23,7 @@ export const TEST_BUILD_NOTICE =
   'Test build: the deterministic test engine answers in place of the models named below; its weights are pretend and nothing is downloaded.';
 
 /**
- * What a build defines (vite's `define`), read by src/shared/config.ts and src/page/ui/models.ts: the knobs and the
+ * What a build defines (vite's `define`), read by src/shared/config.ts and src/page/ui/areas/models/: the knobs and the
  * notice in a test build, `undefined` in any other, so its bundle drops what they guard and no script of the
  * page can set them.
  */

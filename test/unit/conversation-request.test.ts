@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_PARAMS, type Conversation, type Turn } from '../../src/page/ui/conversation-db';
-import { exportName, paramsProblem, requestBody, requestCode, toMessages } from '../../src/page/ui/conversation-request';
+import { DEFAULT_PARAMS, type Conversation, type Turn } from '../../src/page/ui/areas/playground/state/conversation-db';
+import { exportName, paramsProblem, requestBody, requestCode, toMessages } from '../../src/page/ui/areas/playground/state/conversation-request';
 
 const turns: Turn[] = [
   { id: '1', role: 'user', text: 'look', image: 'data:image/png;base64,AAAA' },

@@ -346,7 +346,7 @@ describe('deterministic engine: tools, formats, logprobs', () => {
 
 describe('Connect snippet', () => {
   it('the AI SDK snippet turns on structured outputs, so json_schema answers are held to the schema', async () => {
-    const { snippets } = await import('../../src/page/ui/snippets');
+    const { snippets } = await import('../../src/page/ui/areas/connect/snippets');
     const aiSdk = snippets('http://x/v1', null).find((s) => s.id === 'ai-sdk')!;
     expect(aiSdk.code).toContain('supportsStructuredOutputs: true');
   });

@@ -1,12 +1,12 @@
-// The workspace's words for this device, declared once (src/page/ui/model-facts.ts, plain-error.ts, snippets.ts):
+// The workspace's words for this device, declared once (src/page/ui/kit/model-facts.ts, kit/plain-error.ts, areas/connect/snippets.ts):
 // an error's cause from the status its host answered before the words of a failed fetch; the chat model the
 // snippets and the Playground use is one this device answers; one label of how a model thinks.
 import { describe, expect, it } from 'vitest';
-import { httpStatusIn, plainLoadError } from '../../src/page/ui/plain-error';
-import { snippetModels } from '../../src/page/ui/snippets';
-import { capabilityLabel, chooseChatModel, thinkingHere } from '../../src/page/ui/model-facts';
+import { httpStatusIn, plainLoadError } from '../../src/page/ui/kit/plain-error';
+import { snippetModels } from '../../src/page/ui/areas/connect/snippets';
+import { capabilityLabel, chooseChatModel, thinkingHere } from '../../src/page/ui/kit/model-facts';
 import type { ModelStatus } from '#shared/wire/engine-port';
-import { roomFrom } from '../../src/page/ui/context-budget';
+import { roomFrom } from '../../src/page/ui/areas/playground/state/context-budget';
 
 const url = 'http://127.0.0.1:7000/gguf/Qwen/Qwen3-VL-2B-Thinking-GGUF/resolve/main/Qwen3VL-2B-Thinking-Q4_K_M.gguf';
 
@@ -79,11 +79,11 @@ describe('one label of how a model thinks here', () => {
   });
 });
 
-import { MIN_ANSWER_TOKENS, contextUsed, nextFit, sentFrom, turnsToDrop } from '../../src/page/ui/context-budget';
-import { DEFAULT_PARAMS, type Conversation, type Turn } from '../../src/page/ui/conversation-db';
-import { exportJson, paramsProblem, toMessages } from '../../src/page/ui/conversation-request';
-import { parseExport } from '../../src/page/ui/playground/chat-import';
-import { extractMaths } from '../../src/page/ui/maths-source';
+import { MIN_ANSWER_TOKENS, contextUsed, nextFit, sentFrom, turnsToDrop } from '../../src/page/ui/areas/playground/state/context-budget';
+import { DEFAULT_PARAMS, type Conversation, type Turn } from '../../src/page/ui/areas/playground/state/conversation-db';
+import { exportJson, paramsProblem, toMessages } from '../../src/page/ui/areas/playground/state/conversation-request';
+import { parseExport } from '../../src/page/ui/areas/playground/state/chat-import';
+import { extractMaths } from '../../src/page/ui/kit/maths-source';
 
 const turn = (role: Turn['role'], text: string, extra: Partial<Turn> = {}): Turn => ({ id: `t${Math.random()}`, role, text, ...extra });
 const answered = (text: string, tokens: number, promptTokens: number, cut: string | null = null): Turn =>

@@ -1,14 +1,17 @@
-// The workspace shell: header, navigation between the areas, and the sign-up before anything else.
+// The workspace shell: header, navigation between the areas, and the sign-up before anything else. Each area is a
+// folder in areas/ (its view, its state, its storage); what several areas use is in kit/; the page's state that
+// every area reads (store.ts, filled by startup.ts) sits here beside the shell.
 import { h } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { ConnectArea } from './connect';
-import { DownloadDialog } from './download-ask';
-import { KeysArea } from './keys';
-import { ModelsArea, cpuEngine, webGpuMissing } from './models';
-import { PlaygroundArea } from './playground';
-import { Register } from './register';
+import { ConnectArea } from './areas/connect';
+import { DownloadDialog } from './kit/download-ask';
+import { KeysArea } from './areas/keys';
+import { ModelsArea } from './areas/models';
+import { cpuEngine, webGpuMissing } from './kit/device';
+import { PlaygroundArea } from './areas/playground';
+import { Register } from './areas/register';
 import { useUi } from './store';
-import { CopyButton, Notice } from './widgets';
+import { CopyButton, Notice } from './kit/widgets';
 
 const AREAS = [
   { id: 'keys', label: 'API Keys', view: KeysArea },

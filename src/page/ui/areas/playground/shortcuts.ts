@@ -1,7 +1,7 @@
 // The Playground's keyboard shortcuts, declared once: the handler and the help dialog that lists them.
 import { h } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
-import { newConversation } from '../chat';
+import { newConversation } from './state/chat';
 import { focusComposer } from './focus';
 
 /** The shortcuts, as the help dialog lists them (keys as `aria-keyshortcuts` writes them). */

@@ -3,16 +3,16 @@ import { h } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { verifyKey } from '#shared/keys/key-store';
 import { displayForm, isWellFormedKey } from '#shared/keys/key-format';
-import { BASE_URL, listModels } from './api';
+import { BASE_URL, listModels } from '../../kit/api';
 import { snippetModels, snippets, type SnippetModels } from './snippets';
-import { setState, useUi, type UiState } from './store';
-import { answerable, chooseChatModel } from './model-facts';
-import { approveDownload } from './download-ask';
-import { STATE_LABEL } from './models';
+import { setState, useUi, type UiState } from '../../store';
+import { answerable, chooseChatModel } from '../../kit/model-facts';
+import { approveDownload } from '../../kit/download-ask';
+import { STATE_LABEL } from '../../kit/model-state';
 import type { ModelObject } from '#shared/protocol/types';
-import { formatInteger } from './format';
-import { CodeBlock, CopyButton, Notice, errorText } from './widgets';
-import { ErrorText } from './plain-error';
+import { formatInteger } from '../../kit/format';
+import { CodeBlock, CopyButton, Notice, errorText } from '../../kit/widgets';
+import { ErrorText } from '../../kit/plain-error';
 
 function KeyFill(props: { snippetKey: string | null; sessionKey: string | null }) {
   const [pasted, setPasted] = useState('');

@@ -1,11 +1,11 @@
 // In the Models area: this origin's storage (quota, use, persistence) and importing models from a folder on disk.
 import { h } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { ImportProgress, ImportReport } from '../model-import';
-import type { StorageReport } from '../storage';
-import { formatBytes } from './format';
-import { useUi } from './store';
-import { Notice, errorText } from './widgets';
+import type { ImportProgress, ImportReport } from '../../../model-import';
+import type { StorageReport } from '../../../storage';
+import { formatBytes } from '../../kit/format';
+import { useUi } from '../../store';
+import { Notice, errorText } from '../../kit/widgets';
 
 function StoragePanel() {
   const ui = useUi();

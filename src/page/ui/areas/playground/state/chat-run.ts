@@ -2,11 +2,11 @@
 // (a new message, regenerate, edit, function results, continue), on the chat state of chat-state.ts.
 import type { FinishReason } from '#shared/protocol/types';
 import type { ModelId } from '#shared/variants';
-import { ApiCallError, streamChat } from './api';
+import { ApiCallError, streamChat } from '../../../kit/api';
 import type { AnswerVersion, Conversation, Turn } from './conversation-db';
 import { requestBody, toMessages } from './conversation-request';
 import { cutInForce, nextFit, roomFrom } from './context-budget';
-import { getState } from './store';
+import { getState } from '../../../store';
 import { chat, newId, notify, notifySoon, save, saveStreaming } from './chat-state';
 
 export function describe(err: unknown): string {

@@ -1,9 +1,9 @@
 // The Playground's key: choosing one (create, reuse the workspace's, or paste), and the bar naming the one in use.
 import { h } from 'preact';
 import { useState } from 'preact/hooks';
-import { createPlaygroundKey, forgetSessionKey, keptPlaygroundKey, usePastedKey } from '../session-key';
-import type { SessionKey } from '../store';
-import { Notice, errorText } from '../widgets';
+import { createPlaygroundKey, forgetSessionKey, keptPlaygroundKey, usePastedKey } from '../../session-key';
+import type { SessionKey } from '../../store';
+import { Notice, errorText } from '../../kit/widgets';
 import { focusComposer } from './focus';
 
 export function KeyChooser() {

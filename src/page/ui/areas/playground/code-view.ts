@@ -1,10 +1,10 @@
 // The Playground's current chat as code (fetch or the openai SDK): the request the next send makes.
 import { h } from 'preact';
 import { useState } from 'preact/hooks';
-import { BASE_URL } from '../api';
-import type { Conversation } from '../chat';
-import { conversationRequest, requestCode } from '../conversation-request';
-import { CodeBlock } from '../widgets';
+import { BASE_URL } from '../../kit/api';
+import type { Conversation } from './state/chat';
+import { conversationRequest, requestCode } from './state/conversation-request';
+import { CodeBlock } from '../../kit/widgets';
 
 /** `onClose`: its Close button (Escape too: the Playground's shortcuts). */
 export function CodeView(props: { conversation: Conversation; onClose: () => void }) {

@@ -2,7 +2,7 @@
 // messages become turns and the request's parameters the chat's settings again, so an export round-trips.
 import { modelIds, variantOf } from '#shared/catalog';
 import type { ModelId } from '#shared/variants';
-import { DEFAULT_PARAMS, type Params, type Turn } from '../conversation-db';
+import { DEFAULT_PARAMS, type Params, type Turn } from './conversation-db';
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);

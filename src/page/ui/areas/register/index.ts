@@ -1,11 +1,11 @@
 // The beta sign-up: makes the local workspace and its organisation id. No card, no server.
 import { h } from 'preact';
 import { useState } from 'preact/hooks';
-import { refreshWorkspace } from './startup';
-import { CpuNotice, cpuEngine, webGpuMissing } from './models';
-import { NoWebGpu } from './no-webgpu';
-import { getState, useUi } from './store';
-import { Notice, errorText } from './widgets';
+import { refreshWorkspace } from '../../startup';
+import { cpuEngine, webGpuMissing } from '../../kit/device';
+import { CpuNotice, NoWebGpu } from '../../kit/no-webgpu';
+import { getState, useUi } from '../../store';
+import { Notice, errorText } from '../../kit/widgets';
 
 export function Register(props: { onRegistered: () => void }) {
   const ui = useUi();

@@ -6,48 +6,20 @@ import type { ModelRuntime, ModelStatus } from '#shared/wire/engine-port';
 import type { ModelState } from '#shared/protocol/types';
 import { modelIds, variantOf } from '#shared/catalog';
 import type { ModelId } from '#shared/variants';
-import type { RateEstimate } from './download-rate';
-import { formatBytes, formatDuration, formatInteger, formatRate } from './format';
-import { cardOf, cardTitle } from '../model-cards';
-import { approveDownload, sizeSource, sizeText, useDownloadSize } from './download-ask';
+import type { RateEstimate } from '../../download-rate';
+import { formatBytes, formatInteger } from '../../kit/format';
+import { cardOf, cardTitle } from '../../../model-cards';
+import { approveDownload, sizeSource, sizeText, useDownloadSize } from '../../kit/download-ask';
 import { ModelStorage } from './model-storage';
 import { MODE_WORDS, ModeSwitch, UpstreamConnections } from './upstream-connections';
-import { NoWebGpu } from './no-webgpu';
-import { getState, useUi, type UiState } from './store';
-import { answerable, preferredModel } from './chat';
-import { THINKING_LABEL, thinkingHere } from './model-facts';
-import { Notice, errorText } from './widgets';
-import { ErrorText, plainLoadError } from './plain-error';
+import { CpuNotice, NoWebGpu } from '../../kit/no-webgpu';
+import { getState, useUi } from '../../store';
+import { cpuEngine, webGpuMissing } from '../../kit/device';
+import { STATE_LABEL, preferredModel, progressLine } from '../../kit/model-state';
+import { THINKING_LABEL, answerable, thinkingHere } from '../../kit/model-facts';
+import { Notice, errorText } from '../../kit/widgets';
+import { ErrorText, plainLoadError } from '../../kit/plain-error';
 import { NOT_REPORTED, unavailableWhy } from '#shared/unavailable-why';
-
-export const STATE_LABEL: Record<ModelState, string> = {
-  not_downloaded: 'Not downloaded',
-  downloading: 'Downloading',
-  cached: 'Cached',
-  loading: 'Loading',
-  ready: 'Ready',
-  unavailable: 'Unavailable',
-};
-
-/**
- * Why no model can run in this browser, or null when one can (or we do not know yet). Without WebGPU, models
- * still run when llama.cpp serves them on the CPU (cpuEngine); the engine this tab starts decides, so until it
- * reports, the page's own WebGPU check alone says nothing.
- */
-export function webGpuMissing(ui: UiState): string | null {
-  if (cpuEngine(ui)) return null;
-  if (ui.engineExpected && !ui.adapter) return null;
-  if (ui.webgpu && !ui.webgpu.available) return ui.webgpu.reason ?? 'No WebGPU adapter.';
-  if (ui.adapter && !ui.adapter.available) return ui.adapter.reason ?? 'The engine found no WebGPU adapter.';
-  return null;
-}
-
-/** llama.cpp runs the models on this device's CPU (no WebGPU for web-llm): how many threads; else null. */
-export function cpuEngine(ui: UiState): { threads: number; reason: string | null } | null {
-  const reason = ui.adapter?.reason ?? ui.webgpu?.reason ?? null;
-  if (ui.adapter?.cpu) return { threads: ui.adapter.cpu.threads, reason };
-  return null;
-}
 
 /** Which engine runs the model and where: "llama.cpp on the CPU, 2 threads (cross-origin isolated)". */
 function runtimeText(runtime: ModelRuntime): string {
@@ -74,42 +46,8 @@ export function errorHome(id: ModelId, error: string): ModelId {
   return named?.other ?? group[0]!;
 }
 
-/** What a load is doing after the download, in the engine's phase names; `load` says where the weights go. */
-const PHASE_LABEL: Record<string, string> = {
-  prepare: 'Preparing',
-  compile: 'Compiling GPU shaders',
-  done: 'Finishing',
-};
-
-/** Whether the weights of a model go to the GPU (web-llm, or llama.cpp on WebGPU) or stay in memory for the CPU. */
-function weightsOnCpu(status: ModelStatus): boolean {
-  if (status.runtime) return status.runtime.engine === 'llamacpp' && status.runtime.device !== 'webgpu';
-  return cpuEngine(getState()) !== null;
-}
-
-function phaseLabel(status: ModelStatus, phase: string): string | null {
-  if (phase === 'load') return weightsOnCpu(status) ? 'Reading weights into memory for the CPU' : 'Copying weights to the GPU';
-  return PHASE_LABEL[phase] ?? null;
-}
-
 function capitalised(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
-}
-
-/** "1.00 MiB of 4.00 MiB · 25% · 12.0 MiB/s · 3 s left", or "Copying weights to the GPU · 1.00 MiB of 4.00 MiB · 25%" */
-export function progressLine(status: ModelStatus, rate: RateEstimate | undefined): string {
-  const p = status.progress;
-  if (!p) return '';
-  const parts: string[] = [];
-  const phase = status.state === 'loading' ? phaseLabel(status, p.phase) : null;
-  if (phase) parts.push(phase);
-  if (p.bytesTotal > 0) parts.push(`${formatBytes(p.bytesDone)} of ${formatBytes(p.bytesTotal)}`);
-  parts.push(`${Math.round(p.percent)}%`);
-  if (status.state === 'downloading') {
-    parts.push(rate?.bytesPerSecond ? formatRate(rate.bytesPerSecond) : 'measuring speed');
-    if (rate?.secondsLeft != null) parts.push(`${formatDuration(rate.secondsLeft)} left`);
-  }
-  return parts.join(' · ');
 }
 
 function Progress(props: { status: ModelStatus; rate: RateEstimate | undefined }) {
@@ -351,30 +289,6 @@ function AdapterCard(props: { adapter: AdapterReport }) {
       a.features.length > 0 && h('dt', null, 'Features'),
       a.features.length > 0 &&
         h('dd', null, h('details', { class: 'features' }, h('summary', null, `${a.features.length} WebGPU features`), h('p', null, a.features.join(', ')))),
-    ),
-  );
-}
-
-/** No WebGPU for web-llm, but llama.cpp runs the models on the CPU: what that means, and what would be faster. */
-export function CpuNotice(props: { cpu: { threads: number; reason: string | null }; beforeSignUp?: boolean }) {
-  const { threads, reason } = props.cpu;
-  return h(
-    'div',
-    { class: 'card cpu-engine', 'data-testid': 'cpu-engine', 'aria-labelledby': 'cpu-engine-title' },
-    h('h2', { id: 'cpu-engine-title' }, 'The models run on this device’s CPU'),
-    h(
-      'p',
-      null,
-      `This browser offers no usable WebGPU, so the models run on the processor with llama.cpp, on ${threads} thread${threads === 1 ? '' : 's'}. They answer, but more slowly than on a graphics card, and the larger variants may not fit this device’s memory.`,
-    ),
-    // The browser's own words, after the plain ones.
-    reason && h('details', { class: 'detail' }, h('summary', null, 'Technical detail'), h('p', { class: 'detail-text', 'data-testid': 'cpu-reason' }, reason)),
-    h(
-      'p',
-      { class: 'muted' },
-      props.beforeSignUp
-        ? 'Everything else works as usual. For faster answers, open this page in a browser with WebGPU (Chrome or Edge 113+, Safari 26+, Firefox 141+ on Windows).'
-        : 'For faster answers, open this page in a browser with WebGPU (Chrome or Edge 113+, Safari 26+, Firefox 141+ on Windows).',
     ),
   );
 }

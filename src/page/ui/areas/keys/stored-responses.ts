@@ -2,8 +2,8 @@
 import { h } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { countResponses, deleteAllResponses } from '#shared/responses-db';
-import { formatInteger } from './format';
-import { errorText } from './widgets';
+import { formatInteger } from '../../kit/format';
+import { errorText } from '../../kit/widgets';
 
 /** How often the count is read again while it is on screen (responses are stored by other tabs' scripts too). */
 const REFRESH_MS = 5000;

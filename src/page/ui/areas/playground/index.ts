@@ -1,29 +1,31 @@
 // Playground: chat with a variant through /v1, as any client would, with a key kept for this tab only. This
 // file is the area; its parts beside it: the key chooser, the turns, the chat list, the parameters, the code view,
-// the following of the newest answer (follow.ts).
+// the following of the newest answer (follow.ts); its conversations (state, sending, IndexedDB) in state/.
 import { h } from 'preact';
 import type { RefObject } from 'preact';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { modelIds, variantOf } from '#shared/catalog';
 import type { ModelId } from '#shared/variants';
 import type { ModelStatus } from '#shared/wire/engine-port';
-import type { ApiCallError } from '../api';
-import { answerable, current, duplicateConversation, loadConversations, preferredModel, send, stop, updateCurrent, useChat, type Conversation, type Sender } from '../chat';
-import { approveDownload, sizeText, useDownloadSize, type ShownSize } from '../download-ask';
-import { exportJson, exportMarkdown, exportName, paramsProblem } from '../conversation-request';
-import { STATE_LABEL, progressLine, webGpuMissing } from '../models';
-import { checkSessionKey } from '../session-key';
-import { refreshKeys } from '../startup';
-import { useUi } from '../store';
-import { Notice, errorText } from '../widgets';
-import { ErrorText } from '../plain-error';
+import type { ApiCallError } from '../../kit/api';
+import { current, duplicateConversation, loadConversations, send, stop, updateCurrent, useChat, type Conversation, type Sender } from './state/chat';
+import { approveDownload, sizeText, useDownloadSize, type ShownSize } from '../../kit/download-ask';
+import { exportJson, exportMarkdown, exportName, paramsProblem } from './state/conversation-request';
+import { webGpuMissing } from '../../kit/device';
+import { answerable } from '../../kit/model-facts';
+import { STATE_LABEL, preferredModel, progressLine } from '../../kit/model-state';
+import { checkSessionKey } from '../../session-key';
+import { refreshKeys } from '../../startup';
+import { useUi } from '../../store';
+import { Notice, errorText } from '../../kit/widgets';
+import { ErrorText } from '../../kit/plain-error';
 import { KeyChooser, KeyBar } from './key-chooser';
 import { TurnView } from './turns';
 import { ConversationList } from './chat-list';
 import { changedParams, Functions, thinkingHere, Parameters } from './parameters';
 import { CodeView } from './code-view';
 import { ContextBar } from './context-bar';
-import { nextFit } from '../context-budget';
+import { nextFit } from './state/context-budget';
 import { useFollow } from './follow';
 import { focusComposer } from './focus';
 import { ShortcutsHelp, useShortcuts } from './shortcuts';

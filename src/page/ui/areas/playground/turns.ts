@@ -1,13 +1,13 @@
 // The Playground's turns: a user's (edit and resend), an assistant's (thinking, answer, stats, regenerate).
 import { h } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { CONTINUE_PROMPT, continuable, continueAnswer, current, editAndResend, regenerate, sendToolResults, showVersion, type Conversation, type Sender, type Turn } from '../chat';
-import { nextFit } from '../context-budget';
-import { getState } from '../store';
-import { approveDownload } from '../download-ask';
-import { formatDecimal, formatInteger } from '../format';
-import { CopyButton, Markdown } from '../widgets';
-import { ErrorText } from '../plain-error';
+import { CONTINUE_PROMPT, continuable, continueAnswer, current, editAndResend, regenerate, sendToolResults, showVersion, type Conversation, type Sender, type Turn } from './state/chat';
+import { nextFit } from './state/context-budget';
+import { getState } from '../../store';
+import { approveDownload } from '../../kit/download-ask';
+import { formatDecimal, formatInteger } from '../../kit/format';
+import { CopyButton, Markdown } from '../../kit/widgets';
+import { ErrorText } from '../../kit/plain-error';
 
 /** The current chat's model may download now (asked once over 100 MB; see download-ask.ts). */
 function askForCurrentModel(): Promise<boolean> {

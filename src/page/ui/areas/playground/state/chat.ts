@@ -5,26 +5,18 @@
 import { modelIds, variantOf } from '#shared/catalog';
 import type { ModelId } from '#shared/variants';
 import { DEFAULT_PARAMS, deleteConversation, listConversations, type Conversation, type Turn } from './conversation-db';
-import { getState } from './store';
-import { chooseChatModel } from './model-facts';
+import { preferredModel } from '../../../kit/model-state';
 import { chat, current, newId, notify, save, takeSnapshot } from './chat-state';
-import { ApiCallError } from './api';
+import { ApiCallError } from '../../../kit/api';
 import { CONTINUE_PROMPT, run, versionOf } from './chat-run';
 import { sentFrom } from './context-budget';
 
-export { answerable } from './model-facts';
 export { current, getChat, useChat, type ChatState } from './chat-state';
 export { CONTINUE_PROMPT };
 
 export type { Conversation, Turn } from './conversation-db';
 
 const defaultModel = (): ModelId => preferredModel();
-
-/** The model a chat starts with: the one choice of model-facts.ts, for this device; `allowed`: the models the key reaches. */
-export function preferredModel(allowed: (id: ModelId) => boolean = () => true): ModelId {
-  return chooseChatModel(getState().models, allowed);
-}
-
 
 function currentSlot(orgId: string): string {
   return `inpage:conversation:${orgId}`;

@@ -11,8 +11,8 @@ import { DIALECTS, type Dialect } from '#shared/upstreams';
 import { chooseMode, displayKey, listConnections, removeConnection, saveConnection, type UpstreamConnection } from '#shared/upstream-connections';
 import type { Serving } from '#shared/wire/engine-port';
 import type { ConnectionTest } from '#shared/wire/engine-control';
-import { getState } from './store';
-import { Notice, errorText } from './widgets';
+import { getState } from '../../store';
+import { Notice, errorText } from '../../kit/widgets';
 
 /** Each mode in plain words (the mode's own name follows in brackets, as docs/hybrid.md and the config name it). */
 export const MODE_WORDS: Record<Mode, string> = {

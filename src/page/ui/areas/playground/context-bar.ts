@@ -5,12 +5,12 @@ import { h } from 'preact';
 import { useState } from 'preact/hooks';
 import { variantOf } from '#shared/catalog';
 import type { ModelStatus } from '#shared/wire/engine-port';
-import { streamChat } from '../api';
-import { continueInNewChat, leaveOutOldest, type Conversation, type Sender } from '../chat';
-import { SUMMARY_MAX_TOKENS, contextUsed, nextFit, sentFrom, turnsToDrop } from '../context-budget';
-import { toMessages } from '../conversation-request';
-import { formatInteger } from '../format';
-import { errorText } from '../widgets';
+import { streamChat } from '../../kit/api';
+import { continueInNewChat, leaveOutOldest, type Conversation, type Sender } from './state/chat';
+import { SUMMARY_MAX_TOKENS, contextUsed, nextFit, sentFrom, turnsToDrop } from './state/context-budget';
+import { toMessages } from './state/conversation-request';
+import { formatInteger } from '../../kit/format';
+import { errorText } from '../../kit/widgets';
 import { focusComposer } from './focus';
 
 /** What the model is asked for the summary a new chat starts from. */

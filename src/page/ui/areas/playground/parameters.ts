@@ -1,14 +1,12 @@
 // The Playground's parameters of the current chat (sampling, length, thinking) and how the model here thinks.
 import { h } from 'preact';
-import { variantOf } from '#shared/catalog';
-import type { ModelId } from '#shared/variants';
 import type { ModelStatus } from '#shared/wire/engine-port';
-import { updateCurrent, type Conversation } from '../chat';
-import { DEFAULT_PARAMS, type Params } from '../conversation-db';
-import { PARAM_RANGES, paramsProblem, rangeProblem, toolDefinitions, type RangedParam } from '../conversation-request';
-import { thinkingHere } from '../model-facts';
+import { updateCurrent, type Conversation } from './state/chat';
+import { DEFAULT_PARAMS, type Params } from './state/conversation-db';
+import { PARAM_RANGES, paramsProblem, rangeProblem, toolDefinitions, type RangedParam } from './state/conversation-request';
+import { thinkingHere } from '../../kit/model-facts';
 
-export { thinkingHere } from '../model-facts';
+export { thinkingHere } from '../../kit/model-facts';
 
 /** What the JSON schema box starts with. */
 const EXAMPLE_SCHEMA = JSON.stringify({ type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'], additionalProperties: false }, null, 2);

@@ -4,7 +4,7 @@ import type { ChatMessage, ContentPart } from '#shared/protocol/types';
 import { variantOf } from '#shared/catalog';
 import type { ModelId } from '#shared/variants';
 import type { Conversation, Params, Turn } from './conversation-db';
-import { KEY_PLACEHOLDER, fetchStreamCode, quote } from './snippets';
+import { KEY_PLACEHOLDER, fetchStreamCode, quote } from '../../../kit/client-code';
 import { sentFrom } from './context-budget';
 
 export interface Messages {

@@ -2,15 +2,15 @@
 import { Fragment, h } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { KeyRecord } from '#shared/keys/db';
-import { modelIds, variantOf } from '#shared/catalog';
+import { modelIds } from '#shared/catalog';
 import type { ModelId } from '#shared/variants';
-import { formatDateTime, formatInteger, formatRelative } from './format';
-import { save as keepSessionKey } from './session-key';
-import { refreshKeys } from './startup';
-import { getState, setState, useUi } from './store';
-import { CopyButton, Notice, errorText } from './widgets';
+import { formatDateTime, formatInteger, formatRelative } from '../../kit/format';
+import { save as keepSessionKey } from '../../session-key';
+import { refreshKeys } from '../../startup';
+import { getState, setState, useUi } from '../../store';
+import { CopyButton, Notice, errorText } from '../../kit/widgets';
 import { StoredResponses } from './stored-responses';
-import { capabilityLabel } from './model-facts';
+import { capabilityLabel } from '../../kit/model-facts';
 
 /** How often the list re-reads last-used times and token counts while it is on screen. */
 const REFRESH_MS = 5000;

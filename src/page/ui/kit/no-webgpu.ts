@@ -1,4 +1,5 @@
-// What a person sees when this browser gives the page no WebGPU: why, and what to do about it.
+// What a person sees when this browser gives the page no WebGPU: why, and what to do about it; or, where llama.cpp
+// runs the models on the CPU instead, what that means (the sign-up and the Models area show them).
 import { h } from 'preact';
 import { CopyButton } from './widgets';
 
@@ -68,5 +69,29 @@ export function NoWebGpu(props: { reason: string | null; beforeSignUp?: boolean 
           h('a', { href: '#connect' }, 'Connect'),
           ' snippets work as usual. Chat completions answer with an error until the page runs in a browser with WebGPU.',
         ),
+  );
+}
+
+/** No WebGPU for web-llm, but llama.cpp runs the models on the CPU: what that means, and what would be faster. */
+export function CpuNotice(props: { cpu: { threads: number; reason: string | null }; beforeSignUp?: boolean }) {
+  const { threads, reason } = props.cpu;
+  return h(
+    'div',
+    { class: 'card cpu-engine', 'data-testid': 'cpu-engine', 'aria-labelledby': 'cpu-engine-title' },
+    h('h2', { id: 'cpu-engine-title' }, 'The models run on this device’s CPU'),
+    h(
+      'p',
+      null,
+      `This browser offers no usable WebGPU, so the models run on the processor with llama.cpp, on ${threads} thread${threads === 1 ? '' : 's'}. They answer, but more slowly than on a graphics card, and the larger variants may not fit this device’s memory.`,
+    ),
+    // The browser's own words, after the plain ones.
+    reason && h('details', { class: 'detail' }, h('summary', null, 'Technical detail'), h('p', { class: 'detail-text', 'data-testid': 'cpu-reason' }, reason)),
+    h(
+      'p',
+      { class: 'muted' },
+      props.beforeSignUp
+        ? 'Everything else works as usual. For faster answers, open this page in a browser with WebGPU (Chrome or Edge 113+, Safari 26+, Firefox 141+ on Windows).'
+        : 'For faster answers, open this page in a browser with WebGPU (Chrome or Edge 113+, Safari 26+, Firefox 141+ on Windows).',
+    ),
   );
 }

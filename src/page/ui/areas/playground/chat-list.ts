@@ -3,9 +3,10 @@
 // menu, and each row tells when the chat last changed.
 import { h } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { adoptConversation, newConversation, preferredModel, removeConversation, renameConversation, selectConversation, useChat, type Conversation, type Turn } from '../chat';
-import { formatRelative } from '../format';
-import { parseExport } from './chat-import';
+import { adoptConversation, newConversation, removeConversation, renameConversation, selectConversation, useChat, type Conversation, type Turn } from './state/chat';
+import { formatRelative } from '../../kit/format';
+import { preferredModel } from '../../kit/model-state';
+import { parseExport } from './state/chat-import';
 
 /** Focus on the row of a chat (its open button), or on the list's first row. */
 export function focusChatRow(id?: string | null): void {

@@ -5,9 +5,9 @@ import { h } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { DownloadSize, ModelStatus } from '#shared/wire/engine-port';
 import type { ModelId } from '#shared/variants';
-import { cardOf, cardTitle } from '../model-cards';
+import { cardOf, cardTitle } from '../../model-cards';
 import { formatBytes } from './format';
-import { getState } from './store';
+import { getState } from '../store';
 
 /** Downloads above this ask first. */
 export const ASK_ABOVE_BYTES = 100 * 1000 * 1000;
