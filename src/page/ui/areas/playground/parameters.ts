@@ -1,12 +1,12 @@
-// The Playground's parameters of the current chat (sampling, length, thinking) and how the model here thinks.
+// The Playground's settings of the current chat: the panel (system prompt, parameters, functions), the parameters
+// (sampling, length, thinking) and how the model here thinks.
 import { h } from 'preact';
 import type { ModelStatus } from '#shared/wire/engine-port';
 import { updateCurrent, type Conversation } from './state/chat';
 import { DEFAULT_PARAMS, type Params } from './state/conversation-db';
 import { PARAM_RANGES, paramsProblem, rangeProblem, toolDefinitions, type RangedParam } from './state/conversation-request';
 import { thinkingHere } from '../../kit/model-facts';
-
-export { thinkingHere } from '../../kit/model-facts';
+import type { Panel } from './panel';
 
 /** What the JSON schema box starts with. */
 const EXAMPLE_SCHEMA = JSON.stringify({ type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'], additionalProperties: false }, null, 2);
@@ -189,5 +189,35 @@ export function Functions(props: { conversation: Conversation }) {
       ),
       !(p.tools ?? '').trim() && h('button', { type: 'button', class: 'button small', onClick: () => set(EXAMPLE_FUNCTIONS) }, 'Add an example'),
     ),
+  );
+}
+
+/** The chat's settings: a sheet on a phone, a column beside the chat on a wide screen. */
+export function SettingsPanel(props: { conversation: Conversation; status: ModelStatus | undefined; settings: Panel }) {
+  const { conversation, status, settings } = props;
+  return h(
+    'aside',
+    { class: `pg-settings${settings.open ? ' open' : ''}`, id: 'pg-settings', ref: settings.panel, 'aria-labelledby': 'pg-settings-title' },
+    h(
+      'div',
+      { class: 'pg-panel-head' },
+      h('h2', { id: 'pg-settings-title' }, 'Chat settings'),
+      // The focus goes to Done when the panel opens, not into the system prompt: a phone would raise its keyboard.
+      h('button', { type: 'button', class: 'button small', 'data-autofocus': '', onClick: () => settings.toggle(false) }, 'Done'),
+    ),
+    h(
+      'div',
+      { class: 'field pg-system' },
+      h('label', { for: 'pg-system' }, 'System prompt ', h('span', { class: 'muted' }, '(optional)')),
+      h('textarea', {
+        id: 'pg-system',
+        rows: 3,
+        placeholder: 'e.g. Answer in one short paragraph.',
+        value: conversation.system,
+        onInput: (e: Event) => updateCurrent({ system: (e.currentTarget as HTMLTextAreaElement).value }),
+      }),
+    ),
+    h(Parameters, { conversation, status }),
+    h(Functions, { conversation }),
   );
 }

@@ -1,0 +1,146 @@
+// The head of the chat on screen: the Chats button (a drawer on a phone), the title, the model picker with its
+// hint, the Settings button, and the "⋯" menu (code, shortcuts, duplicate, export).
+import { h } from 'preact';
+import { modelIds, variantOf } from '#shared/catalog';
+import type { ModelId } from '#shared/variants';
+import type { ModelStatus } from '#shared/wire/engine-port';
+import { sizeText, type ShownSize } from '../../kit/download-ask';
+import { thinkingHere } from '../../kit/model-facts';
+import { STATE_LABEL } from '../../kit/model-state';
+import type { Panel } from './panel';
+import { duplicateConversation, updateCurrent, type Conversation } from './state/chat';
+import { exportJson, exportMarkdown, exportName } from './state/conversation-request';
+
+function download(name: string, type: string, text: string): void {
+  const url = URL.createObjectURL(new Blob([text], { type }));
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+/** The hint of a model, folded into the picker: the picker's tooltip and its description for screen readers. */
+function modelHint(model: ModelId, conversation: Conversation, status: ModelStatus | undefined, downloadSize: ShownSize | null | undefined): string {
+  const variant = variantOf(model)!;
+  const how = thinkingHere(model, status);
+  const thinking =
+    how === 'always' || (how === 'switchable' && conversation.params.thinking)
+      ? `Thinks first${how === 'always' ? ' (always: the model here has no switch)' : ''}; the thinking shows in a block that folds when the answer starts.`
+      : how === 'switchable'
+        ? 'Thinking is off for this chat.'
+        : 'Answers directly, without thinking.';
+  const vision = variant.vision ? ' Reads images: attach one to your message.' : '';
+  const state =
+    status && status.state === 'not_downloaded'
+      ? ` Not downloaded: the first message downloads it (${sizeText(downloadSize)}${downloadSize?.host ? ` from ${downloadSize.host}` : ''}) and loads it.`
+      : status && status.state === 'unavailable'
+        ? ` Cannot run on this device${status.error ? `: ${status.error}` : '.'}`
+        : status && status.state !== 'ready' && status.state !== 'downloading' && status.state !== 'loading'
+          ? ` ${STATE_LABEL[status.state]}: the first message loads it.`
+          : '';
+  return thinking + vision + state;
+}
+
+interface PickerProps {
+  conversation: Conversation;
+  model: ModelId;
+  status: ModelStatus | undefined;
+  downloadSize: ShownSize | null | undefined;
+  /** Every model's status on this device (null while unknown). */
+  statuses: readonly ModelStatus[] | null;
+  /** Whether the Playground's key reaches a model. */
+  reachable: (id: ModelId) => boolean;
+}
+
+function ModelPicker(props: PickerProps) {
+  const { model, conversation, status, downloadSize } = props;
+  return h(
+    'div',
+    { class: 'pg-model' },
+    h('label', { for: 'pg-model', class: 'visually-hidden' }, 'Model'),
+    h(
+      'select',
+      {
+        id: 'pg-model',
+        value: model,
+        title: modelHint(model, conversation, status, downloadSize),
+        onChange: (e: Event) => updateCurrent({ model: (e.currentTarget as HTMLSelectElement).value as ModelId, modelChosen: true }),
+        'aria-describedby': 'pg-model-hint',
+      },
+      // The chat models: svc-embed answers POST /v1/embeddings only.
+      modelIds().filter((id) => !variantOf(id)?.embeddings).map((id) => {
+        const found = props.statuses?.find((m) => m.id === id);
+        const state = found?.state;
+        const can = props.reachable(id);
+        const label = found?.serving?.engine === 'upstream' ? 'answered upstream' : state === 'unavailable' ? 'cannot run here' : state ? STATE_LABEL[state].toLowerCase() : '';
+        return h('option', { key: id, value: id, disabled: !can }, `${id}${label ? ` · ${label}` : ''}${can ? '' : ' · key cannot reach it'}`);
+      }),
+    ),
+    h('p', { class: 'visually-hidden', id: 'pg-model-hint' }, modelHint(model, conversation, status, downloadSize)),
+  );
+}
+
+/** Closes the "⋯" menu a button of it was pressed in. */
+function closeMenu(e: Event): void {
+  (e.currentTarget as HTMLElement).closest('details')?.removeAttribute('open');
+}
+
+interface MenuProps {
+  conversation: Conversation;
+  busy: boolean;
+  showCode: boolean;
+  toggleCode: () => void;
+  showHelp: () => void;
+}
+
+function MoreMenu(props: MenuProps) {
+  const { conversation, busy, showCode } = props;
+  const empty = conversation.turns.length === 0;
+  return h(
+    'details',
+    { class: 'pg-more' },
+    h('summary', { class: 'button small', 'aria-label': 'More chat actions' }, '⋯'),
+    h(
+      'div',
+      { class: 'pg-more-menu card' },
+      h('button', { type: 'button', class: 'button small', 'aria-expanded': showCode ? 'true' : 'false', onClick: (e: Event) => { closeMenu(e); props.toggleCode(); } }, showCode ? 'Hide code' : 'View as code'),
+      h('button', { type: 'button', class: 'button small', onClick: (e: Event) => { closeMenu(e); props.showHelp(); }, 'aria-keyshortcuts': 'Shift+?' }, 'Keyboard shortcuts'),
+      h('button', { type: 'button', class: 'button small', disabled: empty || busy, onClick: (e: Event) => { closeMenu(e); duplicateConversation(); } }, 'Duplicate chat'),
+      h('button', { type: 'button', class: 'button small', disabled: empty, onClick: (e: Event) => { closeMenu(e); download(exportName(conversation, 'json'), 'application/json', exportJson(conversation)); } }, 'Export JSON'),
+      h('button', { type: 'button', class: 'button small', disabled: empty, onClick: (e: Event) => { closeMenu(e); download(exportName(conversation, 'md'), 'text/markdown', exportMarkdown(conversation)); } }, 'Export Markdown'),
+    ),
+  );
+}
+
+export interface ChatHeadProps extends PickerProps, MenuProps {
+  chats: Panel;
+  settings: Panel;
+  /** How many settings of the chat differ from the defaults (the system prompt counts as one). */
+  settingsCount: number;
+}
+
+export function ChatHead(props: ChatHeadProps) {
+  const { conversation, chats, settings, settingsCount } = props;
+  return h(
+    'div',
+    { class: 'pg-head' },
+    h(
+      'button',
+      { type: 'button', class: 'button small pg-chats-button', ref: chats.button, 'aria-expanded': chats.open ? 'true' : 'false', 'aria-controls': 'pg-chats-panel', onClick: () => chats.toggle() },
+      h('span', { 'aria-hidden': 'true' }, '☰ '),
+      'Chats',
+    ),
+    h('h2', { class: 'pg-title', 'data-testid': 'chat-title', title: conversation.title, tabIndex: -1 }, conversation.title),
+    h(ModelPicker, props),
+    h(
+      'button',
+      { type: 'button', class: 'button small', ref: settings.button, 'aria-expanded': settings.open ? 'true' : 'false', 'aria-controls': 'pg-settings', onClick: () => settings.toggle() },
+      'Settings',
+      settingsCount ? h('span', { class: 'muted' }, ` (${settingsCount})`) : null,
+    ),
+    h(MoreMenu, props),
+  );
+}
