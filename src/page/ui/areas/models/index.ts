@@ -9,7 +9,7 @@ import type { ModelId } from '#shared/variants';
 import type { RateEstimate } from '../../download-rate';
 import { formatBytes, formatInteger } from '../../kit/format';
 import { cardOf, cardTitle } from '../../../model-cards';
-import { approveDownload, sizeSource, sizeText, useDownloadSize } from '../../kit/download-ask';
+import { approveDownload, sizeSource, sizeText, useDownloadSize, type ShownSize } from '../../kit/download-ask';
 import { ModelStorage } from './model-storage';
 import { MODE_WORDS, ModeSwitch, UpstreamConnections } from './upstream-connections';
 import { CpuNotice, NoWebGpu } from '../../kit/no-webgpu';
@@ -101,13 +101,19 @@ function refocus(id: ModelId): void {
   });
 }
 
-function ModelCard(props: { id: ModelId; status: ModelStatus | undefined; rate: RateEstimate | undefined; controllable: boolean }) {
-  const { id, status } = props;
-  const v = variantOf(id)!;
-  const state: ModelState = status?.state ?? 'unavailable';
-  // This device cannot run it, but an upstream answers it (hybrid): that is not "Unavailable" to the person.
-  const upstreamServes = state === 'unavailable' && status?.serving?.engine === 'upstream';
-  const badge = upstreamServes ? 'Answered upstream' : status ? STATE_LABEL[state] : props.controllable ? 'Checking…' : 'In another tab';
+interface CardProps {
+  id: ModelId;
+  status: ModelStatus | undefined;
+  rate: RateEstimate | undefined;
+  /** Whether this tab runs the engine (the card's controls then). */
+  controllable: boolean;
+}
+
+/**
+ * A card's actions (load, unload, delete from cache): the one running, the delete waiting for its confirmation,
+ * the error of the last, and where the focus goes once the card shows where the action led.
+ */
+function useCardActions(id: ModelId, state: ModelState) {
   const [busy, setBusy] = useState<Action | null>(null);
   /** After an action: the state it started from (the focus moves once the card has left it), or null. */
   const refocusAfter = useRef<{ from: ModelState | null } | null>(null);
@@ -117,9 +123,6 @@ function ModelCard(props: { id: ModelId; status: ModelStatus | undefined; rate: 
   useEffect(() => {
     if (confirmDelete) confirmButton.current?.focus();
   }, [confirmDelete]);
-
-  // Before downloading: how much, and from where (the engine measures it small).
-  const size = useDownloadSize(id, props.controllable && state === 'not_downloaded');
 
   const run = async (action: Action) => {
     const control = getState().engine?.control;
@@ -143,8 +146,6 @@ function ModelCard(props: { id: ModelId; status: ModelStatus | undefined; rate: 
     }
   };
 
-  const shares = partners(id);
-  const card = cardOf(status);
   const working = busy !== null || state === 'downloading' || state === 'loading';
   // Once an action is over and the card shows where it led, the focus goes to the card's next action.
   useEffect(() => {
@@ -153,8 +154,16 @@ function ModelCard(props: { id: ModelId; status: ModelStatus | undefined; rate: 
     refocusAfter.current = null;
     refocus(id);
   }, [working, state]);
+  return { run, working, error, confirmDelete, setConfirmDelete, confirmButton };
+}
+
+type CardActions = ReturnType<typeof useCardActions>;
+
+/** The buttons of the card's state: Download and load, Load, Unload, Delete from cache. */
+function cardButtons(id: ModelId, state: ModelState, controllable: boolean, actions: CardActions) {
+  const { working, run, confirmDelete, setConfirmDelete } = actions;
   const buttons = [];
-  if (props.controllable) {
+  if (controllable) {
     if (state === 'not_downloaded') {
       buttons.push(h('button', { type: 'button', class: 'button primary', disabled: working, onClick: () => run('load'), 'aria-label': `Download and load ${id}` }, 'Download and load'));
     }
@@ -168,6 +177,116 @@ function ModelCard(props: { id: ModelId; status: ModelStatus | undefined; rate: 
       buttons.push(h('button', { type: 'button', class: 'button', disabled: working, onClick: () => setConfirmDelete(true), 'aria-label': `Delete ${id} from cache` }, 'Delete from cache'));
     }
   }
+  return buttons;
+}
+
+/** What the variant can do: thinking (or embeddings), vision, the context it has here. */
+function Caps(props: { id: ModelId; status: ModelStatus | undefined }) {
+  const { id, status } = props;
+  const v = variantOf(id)!;
+  return h(
+    'ul',
+    { class: 'caps', 'aria-label': `What ${id} can do` },
+    // The model that serves it here may differ (svc-vision thinks on llama.cpp): its status says so.
+    v.embeddings
+      ? h('li', { class: 'cap on' }, `Embeddings: ${v.embeddings.dimensions} numbers a text`)
+      : h('li', { class: thinkingHere(id, status) !== 'never' ? 'cap on' : 'cap', 'data-testid': 'thinking' }, capitalised(THINKING_LABEL[thinkingHere(id, status)])),
+    v.vision && h('li', { class: 'cap on' }, 'Vision: reads images'),
+    status && h('li', { class: 'cap' }, `Context ${formatInteger(status.context_length)} tokens ${v.engine === 'upstream' ? 'on the server' : 'here'}`),
+  );
+}
+
+/** The facts of the card: the model, who answers it, where it runs, its licence, memory and size. */
+function Facts(props: CardProps & { state: ModelState; size: ShownSize | null | undefined; shares: ModelId[] }) {
+  const { status, state, size, shares } = props;
+  const card = cardOf(status);
+  return h(
+    'dl',
+    { class: 'facts-list' },
+    card && h('dt', null, 'Model'),
+    card && h('dd', null, `${card.family} ${card.size}, ${card.quantisation}`, status?.modelId ? h('span', { class: 'muted' }, ` (${status.modelId})`) : null),
+    // A model the deployment configured (no card here): its id, as the engine names it.
+    !card && status?.modelId && h('dt', null, 'Model'),
+    !card && status?.modelId && h('dd', { 'data-testid': 'real-model' }, status.modelId),
+    // Hybrid (docs/hybrid.md): the mode and the side that answers a request now, and why.
+    status?.serving && h('dt', null, 'Answered by'),
+    status?.serving &&
+      h(
+        'dd',
+        { 'data-testid': 'serving', 'data-engine': status.serving.engine, 'data-mode': status.serving.mode },
+        status.serving.engine === 'upstream' ? `The upstream ${status.serving.upstream?.name ?? ''} (${status.serving.upstream?.host ?? ''})` : 'This device',
+        h('span', { class: 'muted' }, ` now · ${MODE_WORDS[status.serving.mode]}. ${status.serving.why}`),
+        ' ',
+        h(ModeSwitch, { id: props.id, serving: status.serving, upstreamOnly: variantOf(props.id)?.engine === 'upstream' }),
+      ),
+    // Consumer mode (docs/shared-models.md): the model provider, whether it serves this site now, and why (not).
+    status?.provider && h('dt', null, 'Model provider'),
+    status?.provider &&
+      h(
+        'dd',
+        { 'data-testid': 'provider', 'data-serving': String(status.provider.serving) },
+        status.provider.serving ? `In use: ${status.provider.why}.` : `Not used: ${status.provider.why}. This site's own engine runs it.`,
+      ),
+    status?.runtime && h('dt', null, 'Runs on'),
+    status?.runtime && h('dd', { 'data-testid': 'runtime' }, runtimeText(status.runtime)),
+    // llama.cpp: which wllama build runs in this browser and why (feature detection), and where its files are kept.
+    status?.runtime?.build && h('dt', null, 'llama.cpp build'),
+    status?.runtime?.build && h('dd', { 'data-testid': 'build', 'data-build': status.runtime.build }, status.runtime.buildWhy ?? status.runtime.build),
+    status?.runtime?.storage && h('dt', null, 'Model files kept in'),
+    status?.runtime?.storage && h('dd', { 'data-testid': 'storage', 'data-store': status.runtime.storage.store }, status.runtime.storage.why),
+    card && h('dt', null, 'Licence'),
+    card && h('dd', null, h('a', { href: card.licenceUrl, target: '_blank', rel: 'noopener noreferrer' }, card.licence)),
+    status?.memoryMB && h('dt', null, 'GPU memory'),
+    status?.memoryMB && h('dd', { 'data-testid': 'memory' }, `${formatInteger(status.memoryMB)} MB at 4,096 tokens of context, more for the context this device allows`),
+    state === 'not_downloaded' && props.controllable
+      ? [
+          h('dt', null, 'Download size'),
+          h('dd', { 'data-testid': 'download-size' }, sizeText(size), size && sizeSource(size) ? h('span', { class: 'muted' }, ` (${sizeSource(size)})`) : null),
+        ]
+      : [h('dt', null, 'Size on disk'), h('dd', { 'data-testid': 'size' }, status?.sizeOnDisk ? formatBytes(status.sizeOnDisk) : state === 'not_downloaded' ? 'Not downloaded' : '—')],
+    shares.length > 0 && h('dt', null, 'Shares weights with'),
+    shares.length > 0 && h('dd', null, shares.join(', ')),
+  );
+}
+
+/** Why the model does not run: it cannot here (nothing to retry), or its weights failed to load (here, or on the card named). */
+function Trouble(props: CardProps & { state: ModelState; upstreamServes: boolean; actions: CardActions }) {
+  const { id, status, state } = props;
+  const { working, run } = props.actions;
+  // A model this engine cannot serve here is not a failed load: it says why, with nothing to retry.
+  return status && state === 'unavailable'
+    ? h('p', { class: 'hint', 'data-testid': 'unavailable' }, unavailableWhy(status, NOT_REPORTED), props.upstreamServes ? '' : alternativeTo(id))
+    : // One failure, one error: on the card of the variant whose load failed; the cards sharing its weights point there.
+      status?.error && errorHome(id, status.error) !== id
+    ? h('p', { class: 'hint error-pointer' }, `Loading these weights failed: see ${errorHome(id, status.error)}.`)
+    : (status?.error && h(LoadError, { id, message: status.error, onRetry: props.controllable && !working ? () => void run('load') : null, canImport: props.controllable })) ?? null;
+}
+
+function ConfirmDelete(props: { id: ModelId; status: ModelStatus | undefined; shares: ModelId[]; actions: CardActions }) {
+  const { id, status, shares } = props;
+  const { run, setConfirmDelete, confirmButton } = props.actions;
+  return h(
+    'div',
+    { class: 'confirm', role: 'group', 'aria-label': `Confirm deleting ${id} from cache` },
+    h('p', null, `Delete ${status?.sizeOnDisk ? formatBytes(status.sizeOnDisk) + ' of ' : ''}weights${shares.length ? ` (shared with ${shares.join(', ')})` : ''}? They download again on next use.`),
+    h('button', { type: 'button', class: 'button danger small', ref: confirmButton, onClick: () => run('delete'), 'aria-label': `Delete ${id} from cache now` }, 'Delete'),
+    h('button', { type: 'button', class: 'button small', onClick: () => setConfirmDelete(false), 'aria-label': `Keep ${id} in cache` }, 'Cancel'),
+  );
+}
+
+function ModelCard(props: CardProps) {
+  const { id, status } = props;
+  const state: ModelState = status?.state ?? 'unavailable';
+  // This device cannot run it, but an upstream answers it (hybrid): that is not "Unavailable" to the person.
+  const upstreamServes = state === 'unavailable' && status?.serving?.engine === 'upstream';
+  const badge = upstreamServes ? 'Answered upstream' : status ? STATE_LABEL[state] : props.controllable ? 'Checking…' : 'In another tab';
+  const actions = useCardActions(id, state);
+  // Before downloading: how much, and from where (the engine measures it small).
+  const size = useDownloadSize(id, props.controllable && state === 'not_downloaded');
+  const shares = partners(id);
+  const card = cardOf(status);
+  const { working, error } = actions;
+  const buttons = cardButtons(id, state, props.controllable, actions);
 
   return h(
     'article',
@@ -180,80 +299,12 @@ function ModelCard(props: { id: ModelId; status: ModelStatus | undefined; rate: 
       h('span', { class: upstreamServes ? 'badge badge-cached' : status ? `badge badge-${state}` : 'badge', 'data-testid': 'state' }, badge),
     ),
     card && h('p', { class: 'model-name', 'data-testid': 'model-name' }, cardTitle(card)),
-    h(
-      'ul',
-      { class: 'caps', 'aria-label': `What ${id} can do` },
-      // The model that serves it here may differ (svc-vision thinks on llama.cpp): its status says so.
-      v.embeddings
-        ? h('li', { class: 'cap on' }, `Embeddings: ${v.embeddings.dimensions} numbers a text`)
-        : h('li', { class: thinkingHere(id, status) !== 'never' ? 'cap on' : 'cap', 'data-testid': 'thinking' }, capitalised(THINKING_LABEL[thinkingHere(id, status)])),
-      v.vision && h('li', { class: 'cap on' }, 'Vision: reads images'),
-      status && h('li', { class: 'cap' }, `Context ${formatInteger(status.context_length)} tokens ${v.engine === 'upstream' ? 'on the server' : 'here'}`),
-    ),
-    h(
-      'dl',
-      { class: 'facts-list' },
-      card && h('dt', null, 'Model'),
-      card && h('dd', null, `${card.family} ${card.size}, ${card.quantisation}`, status?.modelId ? h('span', { class: 'muted' }, ` (${status.modelId})`) : null),
-      // A model the deployment configured (no card here): its id, as the engine names it.
-      !card && status?.modelId && h('dt', null, 'Model'),
-      !card && status?.modelId && h('dd', { 'data-testid': 'real-model' }, status.modelId),
-      // Hybrid (docs/hybrid.md): the mode and the side that answers a request now, and why.
-      status?.serving && h('dt', null, 'Answered by'),
-      status?.serving &&
-        h(
-          'dd',
-          { 'data-testid': 'serving', 'data-engine': status.serving.engine, 'data-mode': status.serving.mode },
-          status.serving.engine === 'upstream' ? `The upstream ${status.serving.upstream?.name ?? ''} (${status.serving.upstream?.host ?? ''})` : 'This device',
-          h('span', { class: 'muted' }, ` now · ${MODE_WORDS[status.serving.mode]}. ${status.serving.why}`),
-          ' ',
-          h(ModeSwitch, { id: props.id, serving: status.serving, upstreamOnly: variantOf(props.id)?.engine === 'upstream' }),
-        ),
-      // Consumer mode (docs/shared-models.md): the model provider, whether it serves this site now, and why (not).
-      status?.provider && h('dt', null, 'Model provider'),
-      status?.provider &&
-        h(
-          'dd',
-          { 'data-testid': 'provider', 'data-serving': String(status.provider.serving) },
-          status.provider.serving ? `In use: ${status.provider.why}.` : `Not used: ${status.provider.why}. This site's own engine runs it.`,
-        ),
-      status?.runtime && h('dt', null, 'Runs on'),
-      status?.runtime && h('dd', { 'data-testid': 'runtime' }, runtimeText(status.runtime)),
-      // llama.cpp: which wllama build runs in this browser and why (feature detection), and where its files are kept.
-      status?.runtime?.build && h('dt', null, 'llama.cpp build'),
-      status?.runtime?.build && h('dd', { 'data-testid': 'build', 'data-build': status.runtime.build }, status.runtime.buildWhy ?? status.runtime.build),
-      status?.runtime?.storage && h('dt', null, 'Model files kept in'),
-      status?.runtime?.storage && h('dd', { 'data-testid': 'storage', 'data-store': status.runtime.storage.store }, status.runtime.storage.why),
-      card && h('dt', null, 'Licence'),
-      card && h('dd', null, h('a', { href: card.licenceUrl, target: '_blank', rel: 'noopener noreferrer' }, card.licence)),
-      status?.memoryMB && h('dt', null, 'GPU memory'),
-      status?.memoryMB && h('dd', { 'data-testid': 'memory' }, `${formatInteger(status.memoryMB)} MB at 4,096 tokens of context, more for the context this device allows`),
-      state === 'not_downloaded' && props.controllable
-        ? [
-            h('dt', null, 'Download size'),
-            h('dd', { 'data-testid': 'download-size' }, sizeText(size), size && sizeSource(size) ? h('span', { class: 'muted' }, ` (${sizeSource(size)})`) : null),
-          ]
-        : [h('dt', null, 'Size on disk'), h('dd', { 'data-testid': 'size' }, status?.sizeOnDisk ? formatBytes(status.sizeOnDisk) : state === 'not_downloaded' ? 'Not downloaded' : '—')],
-      shares.length > 0 && h('dt', null, 'Shares weights with'),
-      shares.length > 0 && h('dd', null, shares.join(', ')),
-    ),
+    h(Caps, { id, status }),
+    h(Facts, { ...props, state, size, shares }),
     status && (state === 'downloading' || state === 'loading') && h(Progress, { status, rate: props.rate }),
-    // A model this engine cannot serve here is not a failed load: it says why, with nothing to retry.
-    status && state === 'unavailable'
-      ? h('p', { class: 'hint', 'data-testid': 'unavailable' }, unavailableWhy(status, NOT_REPORTED), upstreamServes ? '' : alternativeTo(id))
-      : // One failure, one error: on the card of the variant whose load failed; the cards sharing its weights point there.
-        status?.error && errorHome(id, status.error) !== id
-      ? h('p', { class: 'hint error-pointer' }, `Loading these weights failed: see ${errorHome(id, status.error)}.`)
-      : status?.error && h(LoadError, { id, message: status.error, onRetry: props.controllable && !working ? () => void run('load') : null, canImport: props.controllable }),
+    h(Trouble, { ...props, state, upstreamServes, actions }),
     error && !status?.error && h(Notice, { kind: 'error' }, error),
-    confirmDelete &&
-      h(
-        'div',
-        { class: 'confirm', role: 'group', 'aria-label': `Confirm deleting ${id} from cache` },
-        h('p', null, `Delete ${status?.sizeOnDisk ? formatBytes(status.sizeOnDisk) + ' of ' : ''}weights${shares.length ? ` (shared with ${shares.join(', ')})` : ''}? They download again on next use.`),
-        h('button', { type: 'button', class: 'button danger small', ref: confirmButton, onClick: () => run('delete'), 'aria-label': `Delete ${id} from cache now` }, 'Delete'),
-        h('button', { type: 'button', class: 'button small', onClick: () => setConfirmDelete(false), 'aria-label': `Keep ${id} in cache` }, 'Cancel'),
-      ),
+    actions.confirmDelete && h(ConfirmDelete, { id, status, shares, actions }),
     buttons.length > 0 && h('div', { class: 'actions' }, ...buttons),
     working && state !== 'downloading' && state !== 'loading' && h('p', { class: 'hint', role: 'status' }, 'Working…'),
   );
