@@ -1,9 +1,9 @@
 // Sending a conversation to /v1/chat/completions as a stream and keeping the answer: one run per answer
 // (a new message, regenerate, edit, function results, continue), on the chat state of chat-state.ts.
-import type { FinishReason } from '#shared/protocol/types';
+import type { ChatCompletionChunk, FinishReason } from '#shared/protocol/types';
 import type { ModelId } from '#shared/variants';
 import { ApiCallError, streamChat } from '../../../kit/api';
-import type { AnswerVersion, Conversation, Turn } from './conversation-db';
+import type { AnswerVersion, Conversation, Turn, TurnStats } from './conversation-db';
 import { requestBody, toMessages } from './conversation-request';
 import { cutInForce, nextFit, roomFrom } from './context-budget';
 import { getState } from '../../../store';
@@ -27,10 +27,145 @@ interface RunOptions {
   extend?: Turn;
 }
 
-
 /** The context of `model` on this device (or its upstream), as the engine reports it; null while unknown. */
 function contextOf(model: ModelId): number | null {
   return getState().models?.find((m) => m.id === model)?.context_length ?? null;
+}
+
+/** The usage a stream's last chunk reports. */
+type Usage = NonNullable<ChatCompletionChunk['usage']>;
+
+/** What a stream brought besides the answer itself: when it began and first spoke, how much, how it ended, who served it. */
+interface Received {
+  started: number;
+  firstAt: number | null;
+  thinkingFrom: number | null;
+  deltas: number;
+  usage: Usage | null;
+  finish: FinishReason | null;
+  servedBy: string | null;
+}
+
+/** The turns a run puts on screen before it sends: a note when images are left out, the user's turn, the answer. */
+function startRun(conversation: Conversation, history: Turn[], user: Turn | null, imagesLeftOut: number, options: RunOptions): { turns: Turn[]; answer: Turn; before: Turn | null } {
+  const { again, extend } = options;
+  const model = conversation.model;
+  const turns: Turn[] = [...history];
+  if (imagesLeftOut > 0 && !conversation.imagesNoted) {
+    turns.push({
+      id: newId('turn'),
+      role: 'note',
+      text: `Images are left out from here on: ${model} reads text only, so the earlier image${imagesLeftOut === 1 ? ' is' : 's are'} not sent (the text of those messages is). Switch to svc-vision to send them again.`,
+    });
+  }
+  const answer: Turn = extend ?? { id: newId('turn'), role: 'assistant', text: '', reasoning: '', model, status: 'streaming' };
+  const before = extend ? { ...extend } : null;
+  if (extend) extend.status = 'streaming';
+  // Asked again: the earlier versions stay with it, this one after them.
+  if (again) {
+    answer.versions = again.versions;
+    answer.version = again.versions.length;
+  }
+  if (user) turns.push(user);
+  if (!extend) turns.push(answer);
+  return { turns, answer, before };
+}
+
+/** One chunk of the stream into the answer: function calls piece by piece, thinking, text; saved as it comes. */
+function take(chunk: ChatCompletionChunk, answer: Turn, got: Received, conversation: Conversation): void {
+  if (chunk.usage) got.usage = chunk.usage;
+  const choice = chunk.choices[0];
+  if (!choice) return;
+  const { content, reasoning_content: reasoning, tool_calls: calls } = choice.delta;
+  for (const call of calls ?? []) {
+    // A call's first piece names it; later pieces add to its arguments.
+    answer.toolCalls ??= [];
+    const made = (answer.toolCalls[call.index] ??= { id: call.id ?? `call_${call.index}`, name: '', arguments: '' });
+    if (call.id) made.id = call.id;
+    if (call.function.name) made.name += call.function.name;
+    made.arguments += call.function.arguments;
+    got.firstAt ??= performance.now();
+    notifySoon();
+    saveStreaming(conversation);
+  }
+  if (content || reasoning) {
+    const now = performance.now();
+    got.firstAt ??= now;
+    got.deltas++;
+    if (reasoning) {
+      got.thinkingFrom ??= now;
+      answer.reasoning = (answer.reasoning ?? '') + reasoning;
+    }
+    if (content) {
+      if (got.thinkingFrom !== null && answer.thoughtMs === undefined) answer.thoughtMs = now - got.thinkingFrom;
+      answer.text += content;
+    }
+    notifySoon();
+    saveStreaming(conversation);
+  }
+  if (choice.finish_reason) got.finish = choice.finish_reason;
+}
+
+/**
+ * Streams the answer to `body`. `defaulted`: its max_tokens is ours (the room the context has left), from a prompt
+ * that was estimated: if the service counts more than that and refuses it before the first token, it says the
+ * prompt's exact size, and the request is asked once more with the room there really is.
+ */
+async function stream(key: string, body: Record<string, unknown>, signal: AbortSignal, answer: Turn, conversation: Conversation, got: Received, defaulted: boolean, context: number | null): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      for await (const chunk of streamChat(key, body, signal, (by) => (got.servedBy = by))) take(chunk, answer, got, conversation);
+      return;
+    } catch (err) {
+      const again = attempt === 0 && defaulted && got.firstAt === null && err instanceof ApiCallError && err.code === 'context_length_exceeded' ? roomFrom(err.message, context!) : undefined;
+      if (again === undefined) throw err;
+      if (again === null) delete body.max_tokens;
+      else body.max_tokens = again;
+    }
+  }
+}
+
+/**
+ * A run that failed before it began: nothing of the exchange stays. The text and image go back to the composer,
+ * the error beside it; a failed regenerate leaves the answer there was; a failed continuation leaves the answer
+ * as it was; a chat named after the message that was not sent gets the name it had.
+ */
+function putBack(conversation: Conversation, history: Turn[], user: Turn | null, options: RunOptions, before: Turn | null, title: string, failure: unknown): void {
+  const { again, extend } = options;
+  if (extend) Object.assign(extend, before);
+  conversation.turns = again ? again.turns : [...history];
+  if (!again && user) {
+    conversation.draft = user.text;
+    conversation.draftImage = user.image ? { url: user.image, name: user.imageName ?? 'image' } : null;
+  }
+  conversation.title = title;
+  chat.state = {
+    ...chat.state,
+    streamingId: null,
+    error: { conversationId: conversation.id, text: describe(failure), code: failure instanceof ApiCallError ? failure.code : null },
+  };
+  save(conversation);
+  notify();
+}
+
+/** The answer's figures: tokens (a continuation's add to the answer's, exact only if both were counted), speed, first token, finish. */
+function statsOf(got: Received, endedAt: number, earlier: TurnStats | undefined, extended: boolean, turns: readonly Turn[]): TurnStats {
+  const { usage, firstAt } = got;
+  const tokens = usage?.completion_tokens ?? got.deltas;
+  const span = firstAt !== null ? (endedAt - firstAt) / 1000 : 0;
+  return {
+    tokens: tokens + (earlier?.tokens ?? 0),
+    reasoningTokens: usage?.completion_tokens_details?.reasoning_tokens ?? earlier?.reasoningTokens ?? null,
+    exact: usage !== null && (!extended || earlier?.exact === true),
+    tokensPerSecond: tokens > 0 && span > 0 ? tokens / span : null,
+    firstTokenMs: firstAt !== null ? firstAt - got.started : null,
+    finish: got.finish,
+    servedBy: got.servedBy,
+    // The tokens the context holds after this answer: its request's prompt (the continuation's, which already
+    // holds the answer so far) and the tokens it added.
+    promptTokens: usage?.prompt_tokens != null ? usage.prompt_tokens - (extended ? (earlier?.tokens ?? 0) : 0) : null,
+    cut: cutInForce(turns),
+  };
 }
 
 /**
@@ -44,25 +179,8 @@ export async function run(conversation: Conversation, key: string, history: Turn
   const model = conversation.model;
   const { messages, imagesLeftOut } = toMessages(conversation.system, user ? [...history, user] : history, model);
   if (extend) messages.push({ role: 'user', content: CONTINUE_PROMPT });
-  const turns: Turn[] = [...history];
-  if (imagesLeftOut > 0 && !conversation.imagesNoted) {
-    turns.push({
-      id: newId('turn'),
-      role: 'note',
-      text: `Images are left out from here on: ${model} reads text only, so the earlier image${imagesLeftOut === 1 ? ' is' : 's are'} not sent (the text of those messages is). Switch to svc-vision to send them again.`,
-    });
-  }
   const title = conversation.title;
-  const answer: Turn = extend ?? { id: newId('turn'), role: 'assistant', text: '', reasoning: '', model, status: 'streaming' };
-  const before = extend ? { ...extend } : null;
-  if (extend) extend.status = 'streaming';
-  // Asked again: the earlier versions stay with it, this one after them.
-  if (again) {
-    answer.versions = again.versions;
-    answer.version = again.versions.length;
-  }
-  if (user) turns.push(user);
-  if (!extend) turns.push(answer);
+  const { turns, answer, before } = startRun(conversation, history, user, imagesLeftOut, options);
   // Without a max_tokens of the chat's own, the answer gets the room the context has left (context-budget.ts).
   const context = contextOf(model);
   const fit = context !== null ? nextFit({ system: conversation.system, turns: user ? [...history, user] : history, params: conversation.params }, extend ? CONTINUE_PROMPT : '', context) : null;
@@ -75,64 +193,14 @@ export async function run(conversation: Conversation, key: string, history: Turn
   chat.streaming = { conversation, answer };
   notify();
 
-  const started = performance.now();
-  let firstAt: number | null = null;
-  let thinkingFrom: number | null = null;
-  let deltas = 0;
-  let usage: { prompt_tokens?: number; completion_tokens: number; completion_tokens_details?: { reasoning_tokens?: number } } | null = null;
-  let finish: FinishReason | null = null;
+  const got: Received = { started: performance.now(), firstAt: null, thinkingFrom: null, deltas: 0, usage: null, finish: null, servedBy: null };
   let failure: unknown = null;
-  let servedBy: string | null = null;
   try {
     const body = requestBody(model, messages, conversation.params);
     // The room the context has left, when the chat sets no max_tokens of its own (context-budget.ts).
     const defaulted = conversation.params.max_tokens === null && fit !== null;
     if (defaulted) body.max_tokens = fit.maxTokens;
-    for (let attempt = 0; ; attempt++) {
-      try {
-        for await (const chunk of streamChat(key, body, abort.signal, (by) => (servedBy = by))) {
-          if (chunk.usage) usage = chunk.usage;
-          const choice = chunk.choices[0];
-          if (!choice) continue;
-          const { content, reasoning_content: reasoning, tool_calls: calls } = choice.delta;
-          for (const call of calls ?? []) {
-            // A call's first piece names it; later pieces add to its arguments.
-            answer.toolCalls ??= [];
-            const made = (answer.toolCalls[call.index] ??= { id: call.id ?? `call_${call.index}`, name: '', arguments: '' });
-            if (call.id) made.id = call.id;
-            if (call.function.name) made.name += call.function.name;
-            made.arguments += call.function.arguments;
-            firstAt ??= performance.now();
-            notifySoon();
-            saveStreaming(conversation);
-          }
-          if (content || reasoning) {
-            const now = performance.now();
-            firstAt ??= now;
-            deltas++;
-            if (reasoning) {
-              thinkingFrom ??= now;
-              answer.reasoning = (answer.reasoning ?? '') + reasoning;
-            }
-            if (content) {
-              if (thinkingFrom !== null && answer.thoughtMs === undefined) answer.thoughtMs = now - thinkingFrom;
-              answer.text += content;
-            }
-            notifySoon();
-            saveStreaming(conversation);
-          }
-          if (choice.finish_reason) finish = choice.finish_reason;
-        }
-        break;
-      } catch (err) {
-        // The prompt was estimated: if the service counts more than that and refuses our own default before the
-        // first token, it says the prompt's exact size; asked once more with the room there really is.
-        const again = attempt === 0 && defaulted && firstAt === null && err instanceof ApiCallError && err.code === 'context_length_exceeded' ? roomFrom(err.message, context!) : undefined;
-        if (again === undefined) throw err;
-        if (again === null) delete body.max_tokens;
-        else body.max_tokens = again;
-      }
-    }
+    await stream(key, body, abort.signal, answer, conversation, got, defaulted, context);
     answer.status = 'done';
   } catch (err) {
     // The page going away (a reload) ends the stream too: that is an interruption, not the person's stop.
@@ -144,7 +212,7 @@ export async function run(conversation: Conversation, key: string, history: Turn
     chat.streaming = null;
   }
   const endedAt = performance.now();
-  if (thinkingFrom !== null && answer.thoughtMs === undefined) answer.thoughtMs = endedAt - thinkingFrom;
+  if (got.thinkingFrom !== null && answer.thoughtMs === undefined) answer.thoughtMs = endedAt - got.thinkingFrom;
   const began = extend ? answer.text !== before!.text || answer.reasoning !== before!.reasoning : answer.text || answer.reasoning || answer.toolCalls;
   if (failure !== null && began) {
     // Broke off after it began: what came stays, with the error beside it.
@@ -153,44 +221,12 @@ export async function run(conversation: Conversation, key: string, history: Turn
     failure = null;
   }
   if (failure !== null) {
-    // Nothing of the failed exchange stays: the text and image go back to the composer, the error beside it. A
-    // failed regenerate leaves the answer there was; a failed continuation leaves the answer as it was.
-    if (extend) Object.assign(extend, before);
-    conversation.turns = again ? again.turns : [...history];
-    if (!again && user) {
-      conversation.draft = user.text;
-      conversation.draftImage = user.image ? { url: user.image, name: user.imageName ?? 'image' } : null;
-    }
-    // Named after a message that was not sent: the name it had.
-    conversation.title = title;
-    chat.state = {
-      ...chat.state,
-      streamingId: null,
-      error: { conversationId: conversation.id, text: describe(failure), code: failure instanceof ApiCallError ? failure.code : null },
-    };
-    save(conversation);
-    notify();
+    putBack(conversation, history, user, options, before, title, failure);
     onAnswered(failure instanceof ApiCallError ? failure : null);
     return;
   }
   if (turns.some((t) => t.role === 'note') && imagesLeftOut > 0) conversation.imagesNoted = true;
-  const tokens = usage?.completion_tokens ?? deltas;
-  const span = firstAt !== null ? (endedAt - firstAt) / 1000 : 0;
-  // A continuation's tokens add to the answer's (exact only if both were counted).
-  const earlier = extend ? before!.stats : undefined;
-  answer.stats = {
-    tokens: tokens + (earlier?.tokens ?? 0),
-    reasoningTokens: usage?.completion_tokens_details?.reasoning_tokens ?? earlier?.reasoningTokens ?? null,
-    exact: usage !== null && (!extend || earlier?.exact === true),
-    tokensPerSecond: tokens > 0 && span > 0 ? tokens / span : null,
-    firstTokenMs: firstAt !== null ? firstAt - started : null,
-    finish,
-    servedBy,
-    // The tokens the context holds after this answer: its request's prompt (the continuation's, which already
-    // holds the answer so far) and the tokens it added.
-    promptTokens: usage?.prompt_tokens != null ? usage.prompt_tokens - (extend ? (earlier?.tokens ?? 0) : 0) : null,
-    cut: cutInForce(conversation.turns),
-  };
+  answer.stats = statsOf(got, endedAt, extend ? before!.stats : undefined, extend !== undefined, conversation.turns);
   if (answer.versions) answer.versions = [...answer.versions, versionOf(answer)];
   conversation.updatedAt = Date.now();
   chat.state = { ...chat.state, streamingId: null };
