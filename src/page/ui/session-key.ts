@@ -10,7 +10,7 @@ import { displayForm, isWellFormedKey } from '#shared/keys/key-format';
 import { getState, setState, type SessionKey } from './store';
 
 const SESSION_STORAGE_KEY = 'inpage:playground-key';
-export const PLAYGROUND_KEY_NAME = 'Playground';
+const PLAYGROUND_KEY_NAME = 'Playground';
 
 /** Where the workspace's Playground key is kept: one per workspace (organisation id). */
 function playgroundSlot(): string | null {

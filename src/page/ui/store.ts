@@ -68,7 +68,7 @@ export function setState(patch: Partial<UiState>): void {
   for (const listener of listeners) listener();
 }
 
-export function subscribe(listener: () => void): () => void {
+function subscribe(listener: () => void): () => void {
   listeners.add(listener);
   return () => listeners.delete(listener);
 }

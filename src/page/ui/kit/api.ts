@@ -40,7 +40,7 @@ export async function listModels(key: string, signal?: AbortSignal): Promise<Mod
   return ((await res.json()) as { data: ModelObject[] }).data;
 }
 
-export interface StreamRequest {
+interface StreamRequest {
   model: string;
   messages: ChatMessage[];
   reasoning_effort?: ReasoningEffort;
@@ -49,7 +49,7 @@ export interface StreamRequest {
 }
 
 /** The `data:` payloads of an SSE body, as they arrive; ends at `[DONE]`. */
-export async function* sseData(body: ReadableStream<Uint8Array>): AsyncGenerator<string> {
+async function* sseData(body: ReadableStream<Uint8Array>): AsyncGenerator<string> {
   const reader = body.getReader();
   const decoder = new TextDecoder();
   let buffer = '';

@@ -10,7 +10,7 @@ import { formatBytes } from './format';
 import { getState } from '../store';
 
 /** Downloads above this ask first. */
-export const ASK_ABOVE_BYTES = 100 * 1000 * 1000;
+const ASK_ABOVE_BYTES = 100 * 1000 * 1000;
 const APPROVED_KEY = 'inpage.downloads-approved';
 
 /** The size as a person reads it: "1.19 GiB", "about 1.19 GiB", or that it is not known yet. */
@@ -71,7 +71,7 @@ function withMemory(id: ModelId, size: DownloadSize | null): { size: ShownSize |
 }
 
 /** The engine's figure for a download of `id` (kept for the page once measured); null without an engine here. */
-export function downloadSizeOf(id: ModelId): Promise<ShownSize | null> {
+function downloadSizeOf(id: ModelId): Promise<ShownSize | null> {
   const control = getState().engine?.control;
   if (!control) return Promise.resolve(null);
   let size = sizes.get(id);

@@ -6,10 +6,10 @@ import type { ModelStatus } from '#shared/wire/engine-port';
 import type { ModelId } from '#shared/variants';
 
 /** The chat model preferred where it runs: it answers at once (no thinking first). */
-export const PREFERRED_CHAT_MODEL = 'svc-model-5.2-fast';
+const PREFERRED_CHAT_MODEL = 'svc-model-5.2-fast';
 
 /** What says whether a variant answers: the engine's status of it, or its entry in GET /v1/models. */
-export interface Answering {
+interface Answering {
   id: string;
   state: ModelStatus['state'];
   serving?: { engine: string } | null;
@@ -40,7 +40,7 @@ export function chooseChatModel(statuses: readonly Answering[] | null, allowed: 
 }
 
 /** How the model serving a variant here thinks: with a switch (the catalog's thinking variants), always, or never. */
-export type Thinking = 'switchable' | 'always' | 'never';
+type Thinking = 'switchable' | 'always' | 'never';
 
 /**
  * How the model serving a variant on this device thinks: the catalog's word, unless the engine's status says

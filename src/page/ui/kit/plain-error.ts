@@ -69,13 +69,13 @@ export function plainLoadError(message: string, online = navigator.onLine): stri
  * `webgpu_unavailable`, as the API names them, or its message as a model's status carries it). Other errors
  * (a bad request, a revoked key) are already in plain words and are shown as they are.
  */
-export function isLoadFailure(message: string, code: string | null = null): boolean {
+function isLoadFailure(message: string, code: string | null = null): boolean {
   if (code === 'model_load_failed' || code === 'webgpu_unavailable') return true;
   return /^(Loading \S+ .*failed|WebGPU is not available to load )/s.test(message) || /\((model_load_failed|webgpu_unavailable)\)$/.test(message);
 }
 
 /** The plain sentence for an error, or null when its own text is the plain one. */
-export function plainError(message: string, code: string | null = null): string | null {
+function plainError(message: string, code: string | null = null): string | null {
   return isLoadFailure(message, code) ? plainLoadError(message) : null;
 }
 

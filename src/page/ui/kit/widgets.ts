@@ -3,7 +3,7 @@ import { h, type ComponentChildren } from 'preact';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { renderMarkdown } from './markdown';
 
-export async function copyText(text: string): Promise<void> {
+async function copyText(text: string): Promise<void> {
   try {
     await navigator.clipboard.writeText(text);
   } catch {

@@ -37,7 +37,7 @@ function partners(id: ModelId): ModelId[] {
  * The card that shows a failed load of weights that `id` shares: the variant the failure names (the one whose
  * load failed: the card pressed, or the model a request asked for), else the first of the weights' variants.
  */
-export function errorHome(id: ModelId, error: string): ModelId {
+function errorHome(id: ModelId, error: string): ModelId {
   const group = modelIds().filter((other) => other === id || partners(id).includes(other));
   const named = group
     .map((other) => ({ other, at: error.search(new RegExp(`(?<![\\w.-])${other.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w-]|\\.\\w)`)) }))

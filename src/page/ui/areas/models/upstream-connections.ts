@@ -22,7 +22,7 @@ export const MODE_WORDS: Record<Mode, string> = {
   upstream: 'your server only',
 };
 
-export function modeText(mode: Mode): string {
+function modeText(mode: Mode): string {
   return `${MODE_WORDS[mode].charAt(0).toUpperCase()}${MODE_WORDS[mode].slice(1)} (${mode})`;
 }
 
@@ -33,7 +33,7 @@ const LISTED_MODELS = 12;
  * A connection's test result in plain words: what the server lists (and whether the connection's model names are
  * among them); or the cause, read from the HTTP status first, then the network. The engine's text follows.
  */
-export function testWords(test: ConnectionTest, c: Pick<UpstreamConnection, 'url' | 'models'>): { ok: boolean; lead: string; detail?: string } {
+function testWords(test: ConnectionTest, c: Pick<UpstreamConnection, 'url' | 'models'>): { ok: boolean; lead: string; detail?: string } {
   if (test.ok) {
     const names = test.models.slice(0, LISTED_MODELS).join(', ') + (test.models.length > LISTED_MODELS ? ` and ${test.models.length - LISTED_MODELS} more` : '');
     const wanted = Object.values(c.models).map((m) => m.model);

@@ -115,7 +115,7 @@ function MoreMenu(props: MenuProps) {
   );
 }
 
-export interface ChatHeadProps extends PickerProps, MenuProps {
+interface ChatHeadProps extends PickerProps, MenuProps {
   chats: Panel;
   settings: Panel;
   /** How many settings of the chat differ from the defaults (the system prompt counts as one). */

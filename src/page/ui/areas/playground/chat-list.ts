@@ -9,7 +9,7 @@ import { preferredModel } from '../../kit/model-state';
 import { parseExport } from './state/chat-import';
 
 /** Focus on the row of a chat (its open button), or on the list's first row. */
-export function focusChatRow(id?: string | null): void {
+function focusChatRow(id?: string | null): void {
   requestAnimationFrame(() => {
     const rows = Array.from(document.querySelectorAll<HTMLElement>('.pg-chats .chat-open'));
     (rows.find((row) => row.dataset.id === id) ?? rows.find((row) => row.getAttribute('aria-current') === 'true') ?? rows[0])?.focus({ preventScroll: true });

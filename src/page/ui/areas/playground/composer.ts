@@ -41,7 +41,7 @@ function useGrowingBox(box: RefObject<HTMLTextAreaElement | null>, text: string,
   }, [text, chat]);
 }
 
-export interface ComposerProps {
+interface ComposerProps {
   conversation: Conversation;
   /** The draft in the message box. */
   text: string;

@@ -14,7 +14,7 @@ import { errorText } from '../../kit/widgets';
 import { focusComposer } from './focus';
 
 /** What the model is asked for the summary a new chat starts from. */
-export const SUMMARY_PROMPT =
+const SUMMARY_PROMPT =
   'Summarise our conversation so far in one short paragraph: the facts, names, numbers and decisions someone continuing it needs. Write only the summary.';
 
 /** Asks the model for a summary of the chat (the oldest turns left out as far as needed for the summary to fit). */

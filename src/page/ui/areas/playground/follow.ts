@@ -6,14 +6,14 @@ import type { RefObject } from 'preact';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 
 /** Within this many pixels of the end of the page, the reader is at the end. */
-export const NEAR_END_PX = 48;
+const NEAR_END_PX = 48;
 
 function distanceToEnd(): number {
   return document.documentElement.scrollHeight - (window.scrollY + window.innerHeight);
 }
 
 /** The page at its end, at once. */
-export function scrollToEnd(): void {
+function scrollToEnd(): void {
   window.scrollTo(0, document.documentElement.scrollHeight);
 }
 

@@ -49,7 +49,7 @@ export function changedParams(conversation: Conversation, status: ModelStatus | 
   return (Object.keys(DEFAULT_PARAMS) as (keyof Params)[]).filter((k) => JSON.stringify(p[k] ?? DEFAULT_PARAMS[k]) !== JSON.stringify(DEFAULT_PARAMS[k]) && (k !== 'thinking' || thinks)).length;
 }
 
-export function Parameters(props: { conversation: Conversation; status: ModelStatus | undefined }) {
+function Parameters(props: { conversation: Conversation; status: ModelStatus | undefined }) {
   const { conversation } = props;
   const p = conversation.params;
   const set = (patch: Partial<Params>) => updateCurrent({ params: { ...p, ...patch } });
@@ -158,7 +158,7 @@ const EXAMPLE_FUNCTIONS = JSON.stringify(
  * The functions the model may call (sent as `tools`): a JSON array of `{name, description, parameters}`. Its
  * calls show in the chat, each with a box for the result the person types; "Send the results" continues.
  */
-export function Functions(props: { conversation: Conversation }) {
+function Functions(props: { conversation: Conversation }) {
   const p = props.conversation.params;
   const set = (tools: string) => updateCurrent({ params: { ...p, tools } });
   const defined = toolDefinitions(p);

@@ -5,7 +5,7 @@ import { newConversation } from './state/chat';
 import { focusComposer } from './focus';
 
 /** The shortcuts, as the help dialog lists them (keys as `aria-keyshortcuts` writes them). */
-export const SHORTCUTS: { keys: string; does: string }[] = [
+const SHORTCUTS: { keys: string; does: string }[] = [
   { keys: 'Enter', does: 'Send the message (in the message box)' },
   { keys: 'Shift+Enter', does: 'A new line in the message box' },
   { keys: 'Escape', does: 'Stop the answer that is streaming (or close the code view, a panel, this dialog)' },

@@ -9,7 +9,7 @@ import { cutInForce, nextFit, roomFrom } from './context-budget';
 import { getState } from '../../../store';
 import { chat, newId, notify, notifySoon, save, saveStreaming } from './chat-state';
 
-export function describe(err: unknown): string {
+function describe(err: unknown): string {
   if (err instanceof ApiCallError) {
     const code = err.code ? ` (${err.code})` : '';
     return `${err.message}${code}`;

@@ -59,7 +59,7 @@ export function save(conversation: Conversation, soon = false): void {
 }
 
 /** How often a streaming answer is written to IndexedDB while it arrives (the screen follows faster). */
-export const STREAM_SAVE_MS = 1000;
+const STREAM_SAVE_MS = 1000;
 let streamTimer: ReturnType<typeof setTimeout> | null = null;
 
 /** Writes the streaming conversation at most every STREAM_SAVE_MS: a reload keeps what had arrived. */

@@ -259,12 +259,6 @@ export function editAndResend(sender: Sender, turnId: string, text: string): voi
   void run(conversation, sender.key, conversation.turns.slice(0, at), { ...user, id: newId('turn'), text: text.trim() }, sender.onAnswered);
 }
 
-/** Whether `model` reads images (the composer offers an attachment). */
-export function readsImages(model: ModelId): boolean {
-  return variantOf(model)!.vision;
-}
-
-
 /**
  * The person's choice when the next message would not fit: the `count` oldest turns (after any earlier cut) are
  * no longer sent. They stay on screen, above a note that says so; the system prompt is always sent.

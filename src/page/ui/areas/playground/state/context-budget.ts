@@ -5,9 +5,9 @@
 import type { Conversation, Turn } from './conversation-db';
 
 /** Characters per token for text not yet counted: fewer than any of the models' tokenizers average, so an estimate errs high. */
-export const CHARS_PER_TOKEN = 3;
+const CHARS_PER_TOKEN = 3;
 /** Tokens a message costs beyond its text (the chat template's role markers), estimated. */
-export const MESSAGE_OVERHEAD_TOKENS = 8;
+const MESSAGE_OVERHEAD_TOKENS = 8;
 /**
  * The least room an answer needs: a next message that leaves less than this (or than the chat's own
  * max_tokens) does not fit, and the Playground offers the choice instead of sending.
@@ -16,7 +16,7 @@ export const MIN_ANSWER_TOKENS = 256;
 /** The longest summary asked for when a chat continues in a new one. */
 export const SUMMARY_MAX_TOKENS = 512;
 
-export function estimateTokens(text: string): number {
+function estimateTokens(text: string): number {
   return Math.ceil(text.length / CHARS_PER_TOKEN) + MESSAGE_OVERHEAD_TOKENS;
 }
 
@@ -60,7 +60,7 @@ export function contextUsed(conversation: Pick<Conversation, 'system' | 'turns'>
   return { tokens: system + turns.slice(from).reduce((sum, t) => sum + turnTokens(t), 0), exact: false };
 }
 
-export interface Fit {
+interface Fit {
   /** The tokens the next request's messages take (estimated where not yet counted). */
   needed: number;
   /** What is left of the context for the answer. */

@@ -122,7 +122,7 @@ interface ConversationsDB extends DBSchema {
   conversations: { key: string; value: Conversation; indexes: { orgId: string } };
 }
 
-export const CONVERSATIONS_DB = 'inpage-conversations';
+const CONVERSATIONS_DB = 'inpage-conversations';
 
 const open = connection<ConversationsDB>(CONVERSATIONS_DB, 1, (db) => {
   const store = db.createObjectStore('conversations', { keyPath: 'id' });

@@ -7,7 +7,7 @@ import type { Conversation, Params, Turn } from './conversation-db';
 import { KEY_PLACEHOLDER, fetchStreamCode, quote } from '../../../kit/client-code';
 import { sentFrom } from './context-budget';
 
-export interface Messages {
+interface Messages {
   messages: ChatMessage[];
   /** Image parts of earlier turns left out because the model reads text only. */
   imagesLeftOut: number;
@@ -69,7 +69,7 @@ export function requestBody(model: ModelId, messages: ChatMessage[], params: Par
 }
 
 /** The stop sequences to send: the non-empty lines, at most four (the API's limit). */
-export function stopSequences(params: Params): string[] {
+function stopSequences(params: Params): string[] {
   return (params.stop ?? '').split('\n').filter((line) => line !== '').slice(0, 4);
 }
 
