@@ -119,7 +119,11 @@ async function forwarderPairs(browser, port, count) {
   const pairs = await page.evaluate(async ({ count, port }) => {
     const first = async (url) => (await window.benchStream(url, {}, 'up/svc-model-5.2-fast', 'hi', 8)).first;
     const paths = { forwarded: () => first('/fwd/chat/completions'), throughJs: () => first('/fwd-js/chat/completions'), direct: () => first(`http://127.0.0.1:${port - 1}/bench/openai/v1/chat/completions`) };
-    for (let i = 0; i < 3; i++) await paths.forwarded(), await paths.throughJs(), await paths.direct();
+    for (let i = 0; i < 3; i++) {
+      await paths.forwarded();
+      await paths.throughJs();
+      await paths.direct();
+    }
     const out = [];
     const orders = [['forwarded', 'throughJs', 'direct'], ['direct', 'forwarded', 'throughJs'], ['throughJs', 'direct', 'forwarded']];
     for (let i = 0; i < count; i++) {
@@ -176,7 +180,10 @@ export async function benchHybrid({ browser, runs, quick, env, port, log, serveP
             direct: (content) => stream(`${url}/chat/completions`, {}, 'up/svc-model-5.2-fast', content),
           };
           const content = into === 'ttft' ? 'hi' : into === 'paced' ? 'count 200' : 'count 2000';
-          for (let i = 0; i < 3; i++) await paths.inpage('warm'), await paths.direct('warm');
+          for (let i = 0; i < 3; i++) {
+            await paths.inpage('warm');
+            await paths.direct('warm');
+          }
           const pairs = [];
           for (let i = 0; i < count; i++) {
             const order = i % 2 === 0 ? ['inpage', 'direct'] : ['direct', 'inpage'];

@@ -4,7 +4,7 @@
 // a kernel module (splice.mjs's spliceBodies; they use the stack pointer, global 0 in both modules), checked there
 // against ggml's reference like the new ones, then every kernel is called in a loop on the same blocks: ns a call,
 // median of rounds taken in turn. Ratios: generic ÷ new (how many times faster).
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -359,7 +359,7 @@ export function llamaReport(p, data) {
   p('page\'s own, made as the engine makes it (same options and cache), same file, context, thread count and the');
   p('parameters the engine derives from that request. Each request opens with a fresh nonce (no KV-cache reuse),');
   p(`about ${sample.promptTokens} prompt tokens, temperature 0, ${data.maxTokens} tokens out (the end token biased away). Prefill: prompt`);
-  p('tokens prefilled (\`usage\`) ÷ time to the first content token; decode: content deltas after the first (one');
+  p('tokens prefilled (`usage`) ÷ time to the first content token; decode: content deltas after the first (one');
   p(`token each here; wllama's leading newlines, which the engine drops, not counted) ÷ time from the first to the last. ${data.pairs} pairs per run after one warm-up each, alternating which goes`);
   p('first; median per run, then median (range) over the runs. The ratio row is the median, per run, of the ratios');
   p('within each pair (the two paths asked back to back), so a change in load between pairs falls on both paths.');

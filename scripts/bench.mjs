@@ -171,7 +171,6 @@ const pct = (xs, p) => {
   const s = sorted(xs);
   return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))];
 };
-const ms = (x) => `${x.toFixed(2)} ms`;
 const rate = (s) => (s.tokens > 1 ? (s.tokens / (s.total - s.ttfb)) * 1000 : NaN);
 const median = (xs) => pct(xs, 50);
 /** One figure over the runs: median (min–max). */

@@ -5,7 +5,7 @@
 // into NATIVE_LLAMA_DIR (git-ignored), node-llama-cpp at its pinned version and only this machine's binary package,
 // by `npm test`'s set-up (scripts/ensure-test-env.mjs) or by whichever of the three needs it first.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 

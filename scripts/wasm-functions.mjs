@@ -56,11 +56,23 @@ export function readModule(bytes) {
       for (let n = r.u32(); n > 0; n--) {
         const name = `${r.name()}.${r.name()}`;
         const kind = r.u8();
-        if (kind === 0) (r.u32(), imports.push(name));
-        else if (kind === 1) (r.u8(), limits(r));
+        if (kind === 0) {
+          r.u32();
+          imports.push(name);
+        }
+        else if (kind === 1) {
+          r.u8();
+          limits(r);
+        }
         else if (kind === 2) limits(r);
-        else if (kind === 3) (r.u8(), r.u8());
-        else if (kind === 4) (r.u8(), r.u32());
+        else if (kind === 3) {
+          r.u8();
+          r.u8();
+        }
+        else if (kind === 4) {
+          r.u8();
+          r.u32();
+        }
       }
     } else if (id === 7) {
       for (let n = r.u32(); n > 0; n--) {
@@ -134,12 +146,14 @@ export function describeFunction(module, index) {
   const body = bodies[index - imports.length];
   if (!body) return { index, missing: true };
   const r = reader(bytes, body.start);
-  for (let groups = r.u32(); groups > 0; groups--) (r.u32(), r.u8());
+  for (let groups = r.u32(); groups > 0; groups--) {
+    r.u32();
+    r.u8();
+  }
   const simd = new Map();
   let simdTotal = 0;
   let atomics = 0;
   let waits = 0;
-  let floats = 0;
   let instructions = 0;
   const calls = new Map();
   const constants = new Set();
@@ -159,7 +173,10 @@ export function describeFunction(module, index) {
     } else if (op === 0x10 || op === 0x12) {
       const callee = r.u32();
       calls.set(callee, (calls.get(callee) ?? 0) + 1);
-    } else if (op === 0x11 || op === 0x13) (r.u32(), r.u32());
+    } else if (op === 0x11 || op === 0x13) {
+      r.u32();
+      r.u32();
+    }
     else if (op === 0x1c) {
       for (let n = r.u32(); n > 0; n--) r.u8();
     } else if (op >= 0x28 && op <= 0x3e) memarg(r);
@@ -171,9 +188,8 @@ export function describeFunction(module, index) {
       recent.push(value);
       if (recent.length > 3) recent.shift();
     }
-    else if (op === 0x43) (r.at += 4, floats++);
-    else if (op === 0x44) (r.at += 8, floats++);
-    else if (op >= 0x8b && op <= 0xa6) floats++;
+    else if (op === 0x43) r.at += 4;
+    else if (op === 0x44) r.at += 8;
     else if (op === 0xfc) {
       const sub = r.u32();
       if (sub === 8) {
@@ -181,9 +197,15 @@ export function describeFunction(module, index) {
         r.u8();
       }
       else if (sub === 9 || sub === 13 || sub === 15 || sub === 16 || sub === 17) r.u32();
-      else if (sub === 10) (r.u8(), r.u8());
+      else if (sub === 10) {
+        r.u8();
+        r.u8();
+      }
       else if (sub === 11) r.u8();
-      else if (sub === 12 || sub === 14) (r.u32(), r.u32());
+      else if (sub === 12 || sub === 14) {
+        r.u32();
+        r.u32();
+      }
     } else if (op === 0xfd) {
       const sub = r.u32();
       simdTotal++;
@@ -191,7 +213,10 @@ export function describeFunction(module, index) {
       if (sub <= 11 || sub === 92 || sub === 93) memarg(r);
       else if (sub === 12 || sub === 13) r.at += 16;
       else if (sub >= 21 && sub <= 34) r.u8();
-      else if (sub >= 84 && sub <= 91) (memarg(r), r.u8());
+      else if (sub >= 84 && sub <= 91) {
+        memarg(r);
+        r.u8();
+      }
     } else if (op === 0xfe) {
       const sub = r.u32();
       atomics++;

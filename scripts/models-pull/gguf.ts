@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { VariantId } from '../../src/shared/variants';
 import { VARIANTS } from '../../src/shared/variants';
 import { GGUF_DEFAULTS, HUGGING_FACE, splitParts } from '../../worker/engine/llamacpp/models';
-import { download, sizeOf, type PulledFile } from './pull';
+import { download, sizeOf, type PulledFile } from './download';
 
 /** Where under DIR the GGUF files go; `ggufBaseUrl` is this folder as served. */
 export const GGUF_DIR = 'gguf';

@@ -6,15 +6,12 @@
 //
 // Serve DIR at, say, /models and set `{"modelBaseUrl": "/models", "modelLibBaseUrl": "/models/libs"}` in
 // inpage.config.json: the engine then asks exactly these paths (worker/engine/webllm/models.ts, recordFor).
-import { createWriteStream } from 'node:fs';
-import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { VARIANTS, VARIANT_IDS, isVariantId, type VariantId } from '../../src/shared/variants';
 import { modelIdOf, prebuiltRecord, type Precision } from '../../worker/engine/webllm/models';
 import type { ModelIntegrity } from '../../src/shared/model-config';
+import { download, HttpError, sizeOf, type PulledFile } from './download';
 import { GGUF_DIR, pullGguf } from './gguf';
 import { checkedTokenizerFile, modelPins, suggestedConfig, SRI_ALGORITHMS, type SriAlgorithm } from './pins';
 
@@ -42,14 +39,6 @@ export interface PullOptions {
   /** GGUF files from `{ggufSource}/{repo}/resolve/main/{file}` instead of Hugging Face. */
   ggufSource?: string;
   log?: (line: string) => void;
-}
-
-export interface PulledFile {
-  /** Path under DIR. */
-  path: string;
-  bytes: number;
-  /** False when a complete copy was already there. */
-  downloaded: boolean;
 }
 
 export interface PulledModel {
@@ -100,59 +89,6 @@ export function libraryUrl(modelId: string, libSource: string | undefined): stri
 
 export function libraryFile(modelId: string): string {
   return fileName(prebuiltRecord(modelId).model_lib);
-}
-
-class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    url: string,
-  ) {
-    super(`HTTP ${status} for ${url}`);
-  }
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** GET with three tries for network failures and 5xx; a 4xx is final. */
-async function get(url: string): Promise<Response> {
-  let last: unknown;
-  for (let attempt = 0; attempt < 3; attempt++) {
-    if (attempt > 0) await sleep(500 * attempt);
-    try {
-      const res = await fetch(url, { redirect: 'follow' });
-      if (res.ok) return res;
-      await res.body?.cancel();
-      last = new HttpError(res.status, url);
-      if (res.status < 500) break;
-    } catch (err) {
-      last = err;
-    }
-  }
-  throw last instanceof Error ? last : new Error(`Could not fetch ${url}: ${String(last)}`);
-}
-
-export async function sizeOf(path: string): Promise<number | null> {
-  return stat(path).then(
-    (s) => (s.isFile() ? s.size : null),
-    () => null,
-  );
-}
-
-/** Downloads `url` to `path` (through a temporary file, so a cut download never looks complete). */
-export async function download(url: string, path: string, expected?: number): Promise<number> {
-  await mkdir(dirname(path), { recursive: true });
-  const res = await get(url);
-  const partial = `${path}.partial`;
-  try {
-    await pipeline(Readable.fromWeb(res.body as unknown as NodeReadableStream<Uint8Array>), createWriteStream(partial));
-    const bytes = (await sizeOf(partial)) ?? 0;
-    if (expected !== undefined && bytes !== expected) throw new Error(`${url} gave ${bytes} bytes; its manifest says ${expected}.`);
-    await rename(partial, path);
-    return bytes;
-  } catch (err) {
-    await rm(partial, { force: true });
-    throw err;
-  }
 }
 
 async function runLimited<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {

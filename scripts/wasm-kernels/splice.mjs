@@ -74,11 +74,23 @@ export function readModule(bytes) {
         s.name();
         s.name();
         const kind = s.u8();
-        if (kind === 0) (funcTypes.push(types[s.u32()]), importedFuncs++);
-        else if (kind === 1) (s.u8(), limits(s));
+        if (kind === 0) {
+          funcTypes.push(types[s.u32()]);
+          importedFuncs++;
+        }
+        else if (kind === 1) {
+          s.u8();
+          limits(s);
+        }
         else if (kind === 2) memory64 = (limits(s) & 4) !== 0;
-        else if (kind === 3) (s.u8(), s.u8());
-        else if (kind === 4) (s.u8(), s.u32());
+        else if (kind === 3) {
+          s.u8();
+          s.u8();
+        }
+        else if (kind === 4) {
+          s.u8();
+          s.u32();
+        }
       }
     } else if (id === 3) {
       for (let n = s.u32(); n > 0; n--) funcTypes.push(types[s.u32()]);
@@ -126,7 +138,10 @@ function readUint32(bytes, at) {
  */
 export function portableBody(body, what, allowedGlobals = []) {
   const r = reader(body, 0);
-  for (let groups = r.u32(); groups > 0; groups--) (r.u32(), r.u8());
+  for (let groups = r.u32(); groups > 0; groups--) {
+    r.u32();
+    r.u8();
+  }
   const refuse = (why) => {
     throw new Error(`${what}: its body ${why} (at byte ${r.at}): it cannot be moved into wllama's module as it is`);
   };
@@ -160,7 +175,10 @@ export function portableBody(body, what, allowedGlobals = []) {
       if (sub <= 11 || sub === 92 || sub === 93) memarg();
       else if (sub === 12 || sub === 13) r.at += 16;
       else if (sub >= 21 && sub <= 34) r.u8();
-      else if (sub >= 84 && sub <= 91) (memarg(), r.u8());
+      else if (sub >= 84 && sub <= 91) {
+        memarg();
+        r.u8();
+      }
     } else if (op === 0x10 || op === 0x11 || op === 0x12 || op === 0x13) refuse('calls a function');
     else if ((op === 0x23 || op === 0x24) && allowedGlobals.includes(r.u32())) continue;
     else if (op === 0x23 || op === 0x24) refuse('reads or writes a global (the stack pointer?)');
@@ -223,7 +241,10 @@ export function spliceBodies(host, source, names, { hostName, sourceName, allowe
   const total = parts.reduce((n, p) => n + p.length, 0);
   const out = new Uint8Array(total);
   let at = 0;
-  for (const p of parts) (out.set(p, at), (at += p.length));
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
   return { bytes: out, report };
 }
 

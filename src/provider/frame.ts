@@ -9,7 +9,7 @@ import { configUrl } from '#shared/base-path';
 import { DEFAULT_CONFIG, fetchDeploymentConfig, mergeConfig, type InpageConfig } from '#shared/config';
 import { buildCatalog, type ModelCatalog } from '#shared/model-config';
 import type { EngineControl } from '#shared/wire/engine-control';
-import { ConsentStore, localIds, refusal, type Consent } from './consent';
+import { ConsentStore, localIds, refusal } from './consent';
 import { HELLO, OFFER, REFUSED, WAITING, messageType, type ControlMessage, type ControlReply, type FrameMessage } from '#shared/wire/provider-messages';
 import { relay } from './relay';
 import { showConsents } from './consent-page';

@@ -35,7 +35,7 @@ function text(value: unknown): string {
  */
 export function providerHeaders(request: ProviderRequest, deployed: Record<string, unknown>, origin: string): Record<string, string> {
   if (request.path === PROVIDER_PAGE) return { ...PROVIDER_ISOLATION };
-  let from = '';
+  let from: string;
   try {
     const referrer = request.referrer ? new URL(request.referrer) : null;
     from = referrer?.origin === origin ? referrer.pathname : '';

@@ -50,7 +50,7 @@ export async function call(page: Evaluator, path: string, init: { method?: strin
   return page.evaluate(async ({ path, init }) => {
     const res = await fetch(path, init);
     const text = await res.text();
-    let json: unknown = null;
+    let json: unknown;
     try {
       json = JSON.parse(text);
     } catch {

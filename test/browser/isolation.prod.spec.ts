@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { synthesizeGguf } from '../../scripts/gguf/synthesize';
 import { GGUF_DEFAULTS } from '../../worker/engine/llamacpp/models';
-import { call, chat, makeKey, openApp } from './helpers';
+import { call, chat, makeKey } from './helpers';
 import { PROD_BUILD_DIR, serveStatic, type StaticServer } from './static-server';
 import { goToArea, openWorkspace, registerThroughForm } from './workspace-steps';
 

@@ -36,7 +36,7 @@ import type { AdapterReport, ImportFile, ImportProgress, ImportReport } from '#s
 import type { InpageConfig } from '#shared/config';
 import { embeddingFinish, type DownloadSize, type EngineEvent, type ModelStatus } from '#shared/wire/engine-port';
 import { toolCallId } from '#shared/protocol/completion';
-import type { ChatCompletionRequest, ChatMessage, FunctionTool, ModelState, TokenLogprob } from '#shared/protocol/types';
+import type { ChatMessage, FunctionTool, ModelState, TokenLogprob } from '#shared/protocol/types';
 import { activeCatalog, adoptModels, variantOf } from '#shared/catalog';
 import { modelNotFound } from '#shared/protocol/errors';
 import type { ModelId } from '#shared/variants';

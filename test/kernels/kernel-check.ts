@@ -78,7 +78,8 @@ const REFERENCE: Record<KernelName, (x: Uint8Array, y: Uint8Array, nb: number) =
       let sumi = 0;
       for (let l = 0; l < 32; l++) sumi += int8(x[a + 2 + l]!) * int8(y[a + 2 + l]!);
       const term = sumi * half(x, a) * half(y, a);
-      (sum += term), (mag += Math.abs(term));
+      sum += term;
+      mag += Math.abs(term);
     }
     return [sum, mag];
   },
@@ -91,7 +92,8 @@ const REFERENCE: Record<KernelName, (x: Uint8Array, y: Uint8Array, nb: number) =
         sumi += ((q & 0xf) - 8) * int8(y[i * 34 + 2 + j]!) + ((q >> 4) - 8) * int8(y[i * 34 + 2 + j + 16]!);
       }
       const term = sumi * half(x, i * 18) * half(y, i * 34);
-      (sum += term), (mag += Math.abs(term));
+      sum += term;
+      mag += Math.abs(term);
     }
     return [sum, mag];
   },
@@ -112,7 +114,8 @@ const REFERENCE: Record<KernelName, (x: Uint8Array, y: Uint8Array, nb: number) =
       }
       const yd = f32(y, b);
       const term = half(x, a) * yd * sumi - half(x, a + 2) * yd * summ;
-      (sum += term), (mag += Math.abs(half(x, a) * yd * sumi) + Math.abs(half(x, a + 2) * yd * summ));
+      sum += term;
+      mag += Math.abs(half(x, a) * yd * sumi) + Math.abs(half(x, a + 2) * yd * summ);
     }
     return [sum, mag];
   },
@@ -137,7 +140,8 @@ const REFERENCE: Record<KernelName, (x: Uint8Array, y: Uint8Array, nb: number) =
         }
       }
       const term = half(x, a + 208) * f32(y, b) * sumi;
-      (sum += term), (mag += Math.abs(term));
+      sum += term;
+      mag += Math.abs(term);
     }
     return [sum, mag];
   },
@@ -156,7 +160,10 @@ function randomWeights(kernel: KernelName, random: () => number, nb: number, uni
   for (let i = 0; i < nb; i++) {
     const at = i * bytes;
     const d = () => (unit ? 0x3c00 : randomHalf(random));
-    if (type === 'q4_K') (putHalf(out, at, d()), putHalf(out, at + 2, d()));
+    if (type === 'q4_K') {
+      putHalf(out, at, d());
+      putHalf(out, at + 2, d());
+    }
     else if (type === 'q6_K') putHalf(out, at + 208, d());
     else putHalf(out, at, d());
   }

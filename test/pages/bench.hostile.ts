@@ -209,7 +209,7 @@ function arbitraries(keys: HostileKeys) {
     ['content-type', 'application/json'],
   ];
   // Valid requests with only the fields every text variant honours: these must answer 200 with the echo.
-  const plainText = fc.array(fc.stringMatching(/^[A-Za-z0-9,.!?'"<>&;:()éü中😀-]{1,10}$/), { minLength: 1, maxLength: 6 }).map((w) => w.join(' '));
+  const plainText = fc.array(fc.stringMatching(/^[A-Za-z0-9,.!?'"<>&;:()éü中😀-]{1,10}$/u), { minLength: 1, maxLength: 6 }).map((w) => w.join(' '));
   const plain: fc.Arbitrary<Case> = fc
     .record({
       model: fc.constantFrom('svc-model-5.2-fast', 'svc-model-5.2-short-fast'),

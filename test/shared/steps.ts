@@ -6,6 +6,10 @@ import { localIds } from '../../src/provider/consent';
 import { evaluateWithoutGesture, type launch } from '../saa/harness.mjs';
 import type { SharedSites } from './server';
 
+/** An answer's JSON, of whichever shape: the tests read it field by field. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each test asserts the fields it reads
+type Json = any;
+
 export const ctx = {} as { sites: SharedSites; browser: Awaited<ReturnType<typeof launch>> };
 
 export const MODEL = 'svc-model-5.2-short';
@@ -88,7 +92,7 @@ export async function allowInFrame(page: Page, frame: () => Frame | undefined, m
  * `messages` in order; resolves with every reply once each id of `ids` (an id as often as it is expected) has its
  * last answer (`end`, `error`, `aborted` or `status`).
  */
-export async function throughOwnFrame(page: Page, messages: unknown[], ids: string[]): Promise<any[]> {
+export async function throughOwnFrame(page: Page, messages: unknown[], ids: string[]): Promise<Json[]> {
   return page.evaluate(
     async (provider, messages, ids, waitMs) => {
       const frame = document.createElement('iframe');
@@ -140,7 +144,7 @@ export async function ready(page: Page): Promise<string> {
   });
 }
 
-export async function chat(page: Page, key: string, content = 'Hello', model = MODEL): Promise<{ status: number; body: any; servedBy: string | null }> {
+export async function chat(page: Page, key: string, content = 'Hello', model = MODEL): Promise<{ status: number; body: Json; servedBy: string | null }> {
   return page.evaluate(async (key, model, content) => {
     const res = await fetch('/v1/chat/completions', {
       method: 'POST',
@@ -175,7 +179,7 @@ export function providerCard(page: Page, model: string): Promise<string | null> 
   return page.evaluate((m) => document.querySelector(`article[data-model="${m}"] [data-testid="provider"]`)?.textContent ?? null, model);
 }
 
-export async function modelEntry(page: Page, key: string, model = MODEL): Promise<any> {
+export async function modelEntry(page: Page, key: string, model = MODEL): Promise<Json> {
   return page.evaluate(async (key, model) => (await (await fetch(`/v1/models/${model}`, { headers: { authorization: `Bearer ${key}` } })).json()), key, model);
 }
 

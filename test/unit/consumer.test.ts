@@ -14,7 +14,6 @@ import { DeterministicEngine } from '../engine/deterministic-engine';
 import { ConsumerEngine } from '../../worker/engine/consumer';
 import { ProviderEngine } from '../../worker/engine/provider';
 import { Scheduler, type RequestSink } from '../../worker/engine/scheduler';
-import type { Engine } from '../../worker/engine/engine';
 import { engineContract } from './engine-contract';
 
 const PROVIDER = 'https://models.example';

@@ -80,9 +80,6 @@ export interface ContractSupport {
   skip?: Record<string, string>;
 }
 
-/** An answer's text, reasoning and finish, as far as `max_tokens` lets it go. */
-type Answer = Awaited<ReturnType<typeof collect>>;
-
 export function engineContract(name: string, make: () => Engine, supports: ContractSupport): void {
   // As the engine worker sees it: its own methods, and the seam's defaults for the capabilities it lacks.
   const makeEngine = () => complete(make());

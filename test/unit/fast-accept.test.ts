@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import fc from 'fast-check';
 import { acceptPlainChat, CHAT_FIELDS } from '#shared/protocol/fast-accept';
-import { bodyFields, chatRequestSchema, chatSchemasBuilt, validateChatRequest } from '#shared/protocol/validate';
+import { bodyFields, chatRequestSchema, validateChatRequest } from '#shared/protocol/validate';
 
 // What a client sends, good and bad: the values each field of a plain chat may meet.
 const anyValue = fc.oneof(

@@ -7,7 +7,7 @@ import { DEFAULT_CONFIG, type InpageConfig } from '#shared/config';
 import { DEFAULT_CATALOG } from '#shared/model-config';
 import { ApiError } from '#shared/protocol/errors';
 import { validateChatRequest } from '#shared/protocol/validate';
-import { LlamaCppEngine, type WllamaLike } from '../../worker/engine/llamacpp/engine';
+import { LlamaCppEngine } from '../../worker/engine/llamacpp/engine';
 import { llamaOnWebGpu } from '../../worker/engine/production-engine';
 import { fakeWllama, llamaEngineWith } from './wllama-fake';
 import { withPlan } from '../../worker/engine/common/plan';

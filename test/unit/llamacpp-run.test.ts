@@ -269,6 +269,7 @@ describe('LlamaRun', () => {
 
   it('llama.cpp\'s own context error becomes 400 context_length_exceeded', async () => {
     const controller = new AbortController();
+    // eslint-disable-next-line require-yield -- a stream that fails before its first chunk
     async function* failing(): AsyncGenerator<LlamaChunk> {
       throw new Error('request (5000 tokens) exceeds the available context size (4096 tokens), try increasing it');
     }

@@ -31,6 +31,7 @@ class GatedEngine implements Engine {
     this.running++;
     this.maxRunning = Math.max(this.maxRunning, this.running);
     const gate = new Promise<void>((resolve) => this.gates.set(text, resolve));
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- a generator function has no arrow form to keep `this`
     const self = this;
     async function* events(): AsyncGenerator<EngineEvent> {
       try {

@@ -5,7 +5,6 @@ import { MLCEngine, type MLCEngineInterface } from '@mlc-ai/web-llm';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '#shared/protocol/errors';
-import type { ChatCompletionRequest } from '#shared/protocol/types';
 import { resolved, type RequestBody } from './requests';
 import { assertSupported } from '../../worker/engine/common/request-support';
 import { contextLength, kvBytesPerToken, memoryBudgetMB, smallerContext } from '../../worker/engine/webllm/context-size';

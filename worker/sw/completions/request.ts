@@ -3,7 +3,7 @@
 // `text_completion` objects and chunks.
 import { lazy, z } from '#shared/protocol/zod';
 import type { EngineEvent } from '#shared/wire/engine-port';
-import { ApiError, unsupportedParameter } from '#shared/protocol/errors';
+import { unsupportedParameter } from '#shared/protocol/errors';
 import { bodyFields, toApiError, validateChatRequest } from '#shared/protocol/validate';
 import { unixSeconds } from '#shared/protocol/completion';
 import type { ChatCompletionRequest, FinishReason, Timings, TokenLogprob, Usage } from '#shared/protocol/types';

@@ -5,7 +5,7 @@ import { lazy, z } from '#shared/protocol/zod';
 import { ApiError, unsupportedParameter } from '#shared/protocol/errors';
 import { bodyFields, validateChatRequest, toApiError } from '#shared/protocol/validate';
 import type { ChatCompletionRequest } from '#shared/protocol/types';
-import { itemId, type InputTextPart, type InputImagePart, type OutputItem, type ConversationItem } from './items';
+import { itemId, type InputTextPart, type InputImagePart, type ConversationItem } from './items';
 
 // ---- The request ----
 
