@@ -1,10 +1,10 @@
-// Workbox's precache manifest for a built service worker: the app's (sw.js, through the plugin below) and inpage/vite's (inpage-sw.js in an adopting app's build).
+// Workbox's precache manifest for a built service worker: the app's (sw.js) and inpage/vite's (inpage-sw.js in an adopting app's build).
 //
 // The service worker is built as an input of the app's own build (so it shares chunks, aliases and the
 // test/production switch with it); after the files are on disk, workbox-build's `injectManifest` lists them
 // with revisions and writes that list where sw.js says `self.__WB_MANIFEST`, fixing up sw.js's source map.
 import { join } from 'node:path';
-import type { Logger, Plugin, ResolvedConfig } from 'vite';
+import type { Logger } from 'vite';
 import { injectManifest } from 'workbox-build';
 import { ENGINE_FILE_GLOBS } from '#shared/engine-files';
 
@@ -47,18 +47,4 @@ export async function injectShell(outDir: string, options: PrecacheOptions, logg
   });
   for (const warning of warnings) logger.warn(`precache: ${warning}`);
   logger.info(`precache: ${count} files, ${(size / 1024).toFixed(1)} KiB, listed in ${options.swFile}`);
-}
-
-export function precacheManifest(options: PrecacheOptions): Plugin {
-  let config: ResolvedConfig;
-  return {
-    name: 'inpage:precache-manifest',
-    apply: 'build',
-    configResolved(resolved) {
-      config = resolved;
-    },
-    async closeBundle() {
-      await injectShell(config.build.outDir, options, config.logger);
-    },
-  };
 }

@@ -58,9 +58,6 @@ export function engineCache(kind: EngineKind): string {
   return `inpage-engine-${kind}`;
 }
 
-/** Every engine's cache, for the service worker to look through. */
-export const ENGINE_CACHES: readonly string[] = KINDS.map(engineCache);
-
 /** A file's name without its content hash (`engine-llamacpp-index-AbC123.js` → `engine-llamacpp-index.js`): one version kept per name. */
 export function withoutHash(pathname: string): string {
   return pathname.replace(/-[\w-]{8}(\.\w+)$/, '$1');

@@ -7,7 +7,7 @@ import { getWorkspace } from '#shared/keys/workspace';
 import { activeCatalog } from '#shared/catalog';
 import type { ModelId } from '#shared/variants';
 import type { ModelRuntime, ModelStatus } from '#shared/wire/engine-port';
-import type { EngineObject, ModelObject } from '#shared/protocol/types';
+import type { EngineObject, ModelList, ModelObject } from '#shared/protocol/types';
 import { requireKey, type AuthEnv } from './auth';
 import { apiRoute } from '#shared/base-path';
 import { bookUse } from './usage-book';
@@ -121,7 +121,8 @@ export function createApp(link: EngineLink, api = '/v1'): Hono<AuthEnv> {
     const key = c.get('key');
     const data = await modelObjects(key.models);
     c.executionCtx.waitUntil(touchKey(key.id));
-    return jsonResponse({ object: 'list', data });
+    const list: ModelList = { object: 'list', data };
+    return jsonResponse(list);
   });
   app.all('/v1/models', methodNotAllowed('GET'));
 

@@ -7,16 +7,11 @@ import type { ModelId } from '../variants';
 export type {
   ChatCompletionRequest,
   ChatMessage,
-  ChatRequestBody,
   ContentPart,
-  ImagePart,
   ReasoningEffort,
   ResponseFormat,
-  Role,
-  TextPart,
   ToolCall,
   FunctionTool,
-  ToolChoice,
 } from './validate';
 import type { ToolCall } from './validate';
 

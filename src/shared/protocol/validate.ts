@@ -147,8 +147,6 @@ export const chatSchemasBuilt = () => schemas.built;
 // Unknown top-level fields are ignored (zod drops them), as Ollama and llama.cpp do.
 
 // The request types, declared once by the schema above (src/shared/protocol/types.ts re-exports them).
-export type TextPart = z.output<Schemas['textPart']>;
-export type ImagePart = z.output<Schemas['imagePart']>;
 export type ContentPart = z.output<Schemas['contentPart']>;
 type WireMessage = z.output<Schemas['message']>;
 /**
@@ -156,13 +154,10 @@ type WireMessage = z.output<Schemas['message']>;
  * legacy `function_call` is one of its `tool_calls` (the field itself is never set).
  */
 export type ChatMessage = Exclude<WireMessage, { role: 'function' }>;
-export type Role = ChatMessage['role'];
 /** A call the assistant made, in a request's history or an answer; `arguments` is JSON text. */
 export type ToolCall = z.output<Schemas['toolCall']>;
 /** A function the model may call; `parameters` is a JSON Schema (absent: no arguments). */
 export type FunctionTool = z.output<Schemas['functionTool']>;
-/** `auto` (the default with tools): the model decides; `none`: tools are not offered; `required`: at least one call. */
-export type ToolChoice = z.output<Schemas['toolChoice']>;
 export type ResponseFormat = z.output<Schemas['responseFormat']>;
 /** A request body as a client sends it, once its fields are checked (the model id not yet resolved). */
 export type ChatRequestBody = z.output<Schemas['requestSchema']>;
