@@ -1,4 +1,4 @@
-// The /v1 endpoints with plain fetch from a page: routes, auth, errors, headers (CONTRACT.md).
+// The /v1 endpoints with plain fetch from a page: routes, auth, errors, headers (docs/contract.md).
 import { expect, test, type Page } from '@playwright/test';
 import { VARIANT_IDS } from '#shared/variants';
 import { auth, call, chat, makeKey, openApp, type Answer } from './helpers';

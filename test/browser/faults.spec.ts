@@ -117,7 +117,7 @@ test('the service worker stopped mid-stream: its generation stops too, so the ne
   // Chromium fires no MessagePort `close` when the service worker at the other end of a port is stopped; the
   // engine learns it from a Web Lock each service worker instance holds for its life and names over the port
   // (`watch`), and abandons that port's generations. Without that, this orphan (100,000 tokens at 2 ms,
-  // minutes) would hold the queue. CONTRACT.md: "A client that aborts its fetch stops the generation."
+  // minutes) would hold the queue. docs/contract.md: "A client that aborts its fetch stops the generation."
   test.setTimeout(30_000);
   await openApp(page, '/?tokenDelayMs=2');
   const key = await makeKey(page);

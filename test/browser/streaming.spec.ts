@@ -1,4 +1,4 @@
-// Server-sent-event streaming through the service worker, read as raw bytes by fetch (CONTRACT.md "Streaming").
+// Server-sent-event streaming through the service worker, read as raw bytes by fetch (docs/contract.md "Answers", streaming).
 import { expect, test } from '@playwright/test';
 import { auth, call, makeKey, openApp, sseEvents } from './helpers';
 import { expectSchema } from './schema';

@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { VARIANT_IDS } from '#shared/variants';
 import { anyText, hostileHistory, message, word } from './hostile-histories';
 
-/** CONTRACT.md "Errors": code → status, written out from the contract rather than imported from the code. */
+/** docs/contract.md "Errors": code → status, written out from the contract rather than imported from the code. */
 const CONTRACT_STATUS: Record<string, number> = {
   invalid_json: 400,
   invalid_content_type: 400,

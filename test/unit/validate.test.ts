@@ -14,7 +14,7 @@ function rejection(body: unknown): ApiError {
   throw new Error(`accepted: ${JSON.stringify(body)}`);
 }
 
-describe('validateChatRequest: every rule of CONTRACT.md', () => {
+describe('validateChatRequest: every rule of docs/contract.md', () => {
   const cases: [string, unknown, { code: string; param: string | null; status?: number }][] = [
     ['body not an object', [1, 2], { code: 'invalid_type', param: null }],
     ['body a string', 'hello', { code: 'invalid_type', param: null }],
@@ -70,7 +70,7 @@ describe('validateChatRequest: every rule of CONTRACT.md', () => {
     expect(err.message.length).toBeGreaterThan(10);
   });
 
-  it('accepts every field of CONTRACT.md at its bounds', () => {
+  it('accepts every field of docs/contract.md at its bounds', () => {
     const body = {
       model: 'svc-model-5.2',
       messages: [

@@ -1,4 +1,4 @@
-// The /v1 routes (CONTRACT.md "Endpoints") as a Hono app; the service worker feeds it fetch events.
+// The /v1 routes (docs/contract.md "Endpoints") as a Hono app; the service worker feeds it fetch events.
 import type { Context } from 'hono';
 import { HonoBase as Hono } from 'hono/hono-base';
 import { TrieRouter } from 'hono/router/trie-router';

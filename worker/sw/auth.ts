@@ -1,4 +1,4 @@
-// Bearer-key authentication for every /v1 route (CONTRACT.md "Authentication").
+// Bearer-key authentication for every /v1 route (docs/contract.md "Authentication").
 import { createMiddleware } from 'hono/factory';
 import { ApiError } from '#shared/protocol/errors';
 import type { KeyRecord } from '#shared/keys/db';

@@ -1,7 +1,7 @@
 // The service worker's short memory of verified keys: it spares each request a SHA-256 digest and an
 // IndexedDB read (an IPC round trip to the browser's storage backend) on the hot path.
 //
-// Revocation still takes effect for the next request in every tab (CONTRACT.md "Authentication"):
+// Revocation still takes effect for the next request in every tab (docs/contract.md "Authentication"):
 //  - every change to the keys store goes through src/shared/keys/key-store.ts, which commits, then tells the
 //    service worker (KEYS_CHANGED, acknowledged) before `revokeKey` resolves, and posts on the
 //    `inpage-keys` BroadcastChannel; either message empties this memory;

@@ -41,7 +41,7 @@ interface Meta {
   system_fingerprint: string;
 }
 
-/** Builds the chunks of one streamed completion (CONTRACT.md "Streaming"). */
+/** Builds the chunks of one streamed completion (docs/contract.md "Answers", streaming). */
 export class ChunkWriter {
   private readonly meta: Meta;
   private readonly includeUsage: boolean;
@@ -139,7 +139,7 @@ export class ChunkWriter {
   }
 }
 
-/** Gathers engine events into one chat.completion (CONTRACT.md "Non-streaming"). */
+/** Gathers engine events into one chat.completion (docs/contract.md "Answers", non-streaming). */
 export class CompletionCollector {
   private content = '';
   private reasoning = '';

@@ -1,4 +1,4 @@
-// The error catalogue of CONTRACT.md: every failure a caller can see is one of these, in OpenAI's shape.
+// The error catalogue of docs/contract.md: every failure a caller can see is one of these, in OpenAI's shape.
 
 export type ErrorType = 'invalid_request_error' | 'rate_limit_exceeded' | 'server_error';
 

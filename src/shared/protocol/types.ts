@@ -1,4 +1,4 @@
-// Wire types of the /v1 interface (CONTRACT.md "Answers" and "Model object").
+// Wire types of the /v1 interface (docs/contract.md "Answers" and "Model object").
 import type { Timings } from './timings';
 export type { Timings } from './timings';
 import type { ModelId } from '../variants';

@@ -1,4 +1,4 @@
-// Request-body validation: a zod schema for the shape, then CONTRACT.md's codes for what zod reports.
+// Request-body validation: a zod schema for the shape, then docs/contract.md's codes for what zod reports.
 import { lazy, z } from './zod';
 import { acceptPlainChat } from './fast-accept';
 import { ApiError } from './errors';
@@ -259,7 +259,7 @@ export function bodyFields(body: unknown, required: readonly string[]): Record<s
 }
 
 /**
- * Checks a parsed JSON body against CONTRACT.md. Throws the ApiError the caller must see; returns the
+ * Checks a parsed JSON body against docs/contract.md. Throws the ApiError the caller must see; returns the
  * request with `null` optional fields dropped (clients send `null` to mean "not set") and its variant resolved.
  */
 export function validateChatRequest(body: unknown, catalog: ModelCatalog = activeCatalog()): ChatCompletionRequest {
