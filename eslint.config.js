@@ -8,6 +8,7 @@ import { importX } from 'eslint-plugin-import-x';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 import globals from 'globals';
 import { defineConfig } from 'eslint/config';
+import { readdirSync } from 'node:fs';
 
 // The four parts, each where it runs. Paths are relative to this folder.
 const shared = './src/shared';
@@ -15,6 +16,18 @@ const serviceWorker = ['./worker/sw', './worker/sw.ts', './worker/sw-guest.ts'];
 const engine = './worker/engine';
 const page = './src/!(shared)/**/*'; // the page: src/ outside src/shared
 const engineWorkerEntry = './engine/engine-worker.ts'; // relative to worker/
+const areas = './src/page/ui/areas'; // the workspace's areas, one folder each
+
+/** The workspace's area folders (none before the areas move). */
+function areaNames(root = new URL('.', import.meta.url)) {
+  try {
+    return readdirSync(new URL(`${areas}/`, root), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name);
+  } catch {
+    return [];
+  }
+}
 
 /** import-x/no-restricted-paths zones: each realm's forbidden sources. */
 export const realmZones = [
@@ -42,11 +55,23 @@ export const realmZones = [
     message: 'The service worker never imports page code (src/ outside src/shared).',
   },
   {
+    target: serviceWorker,
+    from: engine,
+    message: 'The service worker never imports the engine worker (they talk over the engine port: src/shared/wire/).',
+  },
+  {
     target: page,
     from: './worker',
     except: [engineWorkerEntry],
     message: "Page code never imports worker/ code; only the engine worker's entry, as a URL (`engine-worker.ts?worker&url`).",
   },
+  // No workspace area imports another: what two areas use belongs in src/page/ui/kit/.
+  ...areaNames().map((area) => ({
+    target: `${areas}/${area}`,
+    from: areas,
+    except: [`./${area}`],
+    message: 'A workspace area never imports another area (what two areas use belongs in src/page/ui/kit/).',
+  })),
 ];
 
 export default defineConfig(

@@ -1,6 +1,7 @@
 // The realms' import boundaries (eslint.config.js, run by `npm run lint`) fail on a deliberate violation: ESLint's
 // own API lints an in-memory file placed in each realm, with the project's configuration, and the rule must name it.
 // The lint of the tree itself (no violation, no import circle) is `npm run lint`.
+import { existsSync, readdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { ESLint, type Linter } from 'eslint';
 import { describe, expect, it } from 'vitest';
@@ -54,7 +55,10 @@ describe('the realms (eslint.config.js)', () => {
     ).toEqual(restricted('The engine worker never imports page code'));
   });
 
-  it('the service worker imports no page code', async () => {
+  it('the service worker imports neither page code nor the engine worker', async () => {
+    expect(await boundaryErrors('worker/sw/lint-probe.ts', "import { Scheduler } from '../engine/scheduler';\nexport const x = Scheduler;\n")).toEqual(
+      restricted('The service worker never imports the engine worker'),
+    );
     expect(
       await boundaryErrors('worker/sw/chat/lint-probe.ts', "import { startServiceCore } from '../../../src/lib/inpage';\nexport const x = startServiceCore;\n"),
     ).toEqual(restricted('The service worker never imports page code'));
@@ -76,5 +80,19 @@ describe('the realms (eslint.config.js)', () => {
     expect(await boundaryErrors('src/page/lint-probe.ts', "import '../../worker/engine/engine-worker.ts';\n")).toEqual([
       { rule: 'no-restricted-imports', message: expect.stringContaining("engine worker's entry only as a URL") },
     ]);
+  });
+
+  const areasDir = resolve(root, 'src/page/ui/areas');
+  const areas = existsSync(areasDir)
+    ? readdirSync(areasDir, { withFileTypes: true })
+        .filter((d) => d.isDirectory())
+        .map((d) => d.name)
+    : [];
+  it.skipIf(areas.length < 2)(`no workspace area imports another (areas: ${areas.join(', ') || 'none yet'})`, async () => {
+    const [one, other] = areas as [string, string];
+    expect(await boundaryErrors(`src/page/ui/areas/${one}/lint-probe.ts`, `import * as other from '../${other}';\nexport const x = other;\n`)).toEqual(
+      restricted('A workspace area never imports another area'),
+    );
+    expect(await boundaryErrors(`src/page/ui/areas/${one}/lint-probe.ts`, `import * as own from '.';\nexport const x = own;\n`)).toEqual([]);
   });
 });
