@@ -9,8 +9,10 @@ import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescrip
 import globals from 'globals';
 import { defineConfig } from 'eslint/config';
 import { readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
-// The four parts, each where it runs. Paths are relative to this folder.
+// The four parts, each where it runs. Paths are relative to this folder (`root`), wherever ESLint is started.
+const root = new URL('.', import.meta.url);
 const shared = './src/shared';
 const serviceWorker = ['./worker/sw', './worker/sw.ts', './worker/sw-guest.ts'];
 const engine = './worker/engine';
@@ -19,7 +21,7 @@ const engineWorkerEntry = './engine/engine-worker.ts'; // relative to worker/
 const areas = './src/page/ui/areas'; // the workspace's areas, one folder each
 
 /** The workspace's area folders (none before the areas move). */
-function areaNames(root = new URL('.', import.meta.url)) {
+function areaNames() {
   try {
     return readdirSync(new URL(`${areas}/`, root), { withFileTypes: true })
       .filter((entry) => entry.isDirectory())
@@ -98,7 +100,7 @@ export default defineConfig(
     },
     plugins: { 'import-x': importX },
     settings: {
-      'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.json' })],
+      'import-x/resolver-next': [createTypeScriptImportResolver({ project: fileURLToPath(new URL('./tsconfig.json', root)) })],
       'import-x/extensions': ['.ts', '.tsx', '.js', '.mjs'],
     },
     rules: {
@@ -113,7 +115,7 @@ export default defineConfig(
       // An import the resolver cannot follow would pass the realm rules unseen. Not followed: files a build writes
       // (the wasm the kernels' Vite plugin splices, under the alias #wllama-wasm/; the packed package in dist-pkg/).
       'import-x/no-unresolved': ['error', { ignore: ['^#wllama-wasm/', '/dist-pkg/'] }],
-      'import-x/no-restricted-paths': ['error', { zones: realmZones }],
+      'import-x/no-restricted-paths': ['error', { zones: realmZones, basePath: fileURLToPath(root) }],
     },
   },
   {
