@@ -175,7 +175,7 @@ function statsOf(got: Received, endedAt: number, earlier: TurnStats | undefined,
  */
 export async function run(conversation: Conversation, key: string, history: Turn[], user: Turn | null, onAnswered: (error: ApiCallError | null) => void, options: RunOptions = {}): Promise<void> {
   if (chat.controller) return;
-  const { again, extend } = options;
+  const { extend } = options;
   const model = conversation.model;
   const { messages, imagesLeftOut } = toMessages(conversation.system, user ? [...history, user] : history, model);
   if (extend) messages.push({ role: 'user', content: CONTINUE_PROMPT });

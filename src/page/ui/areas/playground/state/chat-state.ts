@@ -4,7 +4,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { putConversation, type Conversation, type Turn } from './conversation-db';
 
-export interface ChatState {
+interface ChatState {
   orgId: string | null;
   /** Most recently changed first. */
   list: Conversation[];
@@ -120,10 +120,6 @@ if (typeof window !== 'undefined') {
 
 export function newId(prefix: string): string {
   return `${prefix}_${crypto.randomUUID()}`;
-}
-
-export function getChat(): ChatState {
-  return chat.state;
 }
 
 export function current(): Conversation | null {

@@ -11,7 +11,7 @@ import { ApiCallError } from '../../../kit/api';
 import { CONTINUE_PROMPT, run, versionOf } from './chat-run';
 import { sentFrom } from './context-budget';
 
-export { current, getChat, useChat, type ChatState } from './chat-state';
+export { current, useChat } from './chat-state';
 export { CONTINUE_PROMPT };
 
 export type { Conversation, Turn } from './conversation-db';
