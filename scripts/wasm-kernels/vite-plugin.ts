@@ -1,7 +1,7 @@
 // Build step: wllama's wasm with the SIMD kernels spliced in (scripts/wasm-kernels/splice.mjs), one file per
-// variant (and per build: the compat one too when @wllama/wllama-compat is installed), written to
+// variant and build (wllama's main build and its compat one, @wllama/wllama-compat), written to
 // node_modules/.cache/inpage-wasm-variants/ and imported from there through the alias
-// `#wllama-wasm/` (worker/engine/llamacpp/wasm-variants.ts picks one at run time). Made again only when wllama's
+// `#wllama-wasm/` (worker/engine/llamacpp/wasm-variants.ts and wasm-compat-files.ts; one picked at run time). Made again only when wllama's
 // wasm, a kernel file or the splice changes (binaryen's validation takes ~20 s a variant here).
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -15,7 +15,7 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 export const WASM_VARIANTS_DIR = `${root}node_modules/.cache/inpage-wasm-variants`;
 /** wllama's own (generic) wasm, the splice's input. */
 export const WLLAMA_WASM = `${root}node_modules/@wllama/wllama/esm/wasm/wllama.wasm`;
-/** wllama's Safari/Firefox build (32-bit memory), spliced too when installed: `wllama-compat-<variant>.wasm`. */
+/** wllama's Safari build (32-bit memory), spliced too: `wllama-compat-<variant>.wasm`. */
 export const WLLAMA_COMPAT_WASM = `${root}node_modules/@wllama/wllama-compat/wasm/wllama.wasm`;
 export const wasmVariantsAlias = { '#wllama-wasm': WASM_VARIANTS_DIR };
 
@@ -24,7 +24,7 @@ let pending: Promise<void> | null = null;
 /** Writes `<name>-<variant>.wasm` for every input and variant unless the ones there come from the same inputs. */
 export function ensureWasmVariants(log: (line: string) => void = () => undefined): Promise<void> {
   pending ??= (async () => {
-    const inputs = [{ name: 'wllama', file: WLLAMA_WASM }, ...(existsSync(WLLAMA_COMPAT_WASM) ? [{ name: 'wllama-compat', file: WLLAMA_COMPAT_WASM }] : [])];
+    const inputs = [{ name: 'wllama', file: WLLAMA_WASM }, { name: 'wllama-compat', file: WLLAMA_COMPAT_WASM }];
     const hosts = inputs.map(({ name, file }) => ({ name, bytes: new Uint8Array(readFileSync(file)) }));
     const sources = [readFileSync(fileURLToPath(new URL('./splice.mjs', import.meta.url)))];
     for (const { bytes } of hosts) sources.push(Buffer.from(bytes), ...VARIANTS.map((v) => readFileSync(kernelFile(readModule(bytes), v))));

@@ -9,6 +9,7 @@ import { chromium, expect, test, type Browser } from '@playwright/test';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../playwright.config';
 import { splitGguf, splitNames } from '../../scripts/gguf/split';
 import { synthesizeGguf } from '../../scripts/gguf/synthesize';
+import { WASM_VARIANT_WHY } from '../../worker/engine/llamacpp/wasm-detect';
 import { call, chat, makeKey, openApp } from './helpers';
 import { PROD_BUILD_DIR, serveStatic, type StaticServer } from './static-server';
 
@@ -93,7 +94,7 @@ test('GGUF by URL and split GGUF through `models`: listed with their engine, ans
   expect(byId['team-split']).toMatchObject({ engine: { name: 'llamacpp', device: 'cpu', threads }, context_length: 4096, reasoning: true, state: 'not_downloaded' });
   expect(byId['svc-model-5.2']).toMatchObject({ engine: { name: 'webllm', device: 'webgpu' }, state: 'unavailable' });
   // Not tied: the device's choice (llama.cpp, its GGUF default).
-  // Chromium: the main build, OPFS; each with why.
+  // Chromium: the main build, its relaxed-SIMD kernels, OPFS; each with why.
   expect(byId['svc-model-5.2-fast']!.engine).toEqual({
     name: 'llamacpp',
     device: 'cpu',
@@ -101,6 +102,8 @@ test('GGUF by URL and split GGUF through `models`: listed with their engine, ans
     threads_why: expect.stringMatching(/^(One thread|Every logical core)/),
     build: 'main',
     build_why: "wllama's main build (Memory64, JSPI).",
+    wasm: 'relaxed',
+    wasm_why: WASM_VARIANT_WHY.relaxed,
     storage: { store: 'opfs', why: 'OPFS (the origin private file system): kept across visits; a cut download resumes.' },
   });
 

@@ -7,6 +7,7 @@ import { expect, test } from '@playwright/test';
 import Ajv from 'ajv';
 import { synthesizeGguf } from '../../scripts/gguf/synthesize';
 import { GGUF_DEFAULTS } from '../../worker/engine/llamacpp/models';
+import { WASM_VARIANT_WHY } from '../../worker/engine/llamacpp/wasm-detect';
 import { TIMING_FIELDS } from '#shared/protocol/timings';
 import { call, chat, sseEvents } from './helpers';
 import { llamaCppDeployment, ggufPath } from './llamacpp-deployment';
@@ -184,11 +185,11 @@ test('llama.cpp on the CPU through /v1: chosen without WebGPU, exact usage, thin
   // is not cross-origin isolated).
   const models = (await call(page, '/v1/models', { headers: { authorization: `Bearer ${key}` } })).json as { data: { id: string; state: string; context_length: number }[] };
   const shortModel = models.data.find((m) => m.id === 'svc-model-5.2-short')!;
-  // Chromium has Memory64 and JSPI: wllama's main build; OPFS keeps the files.
+  // Chromium has Memory64 and JSPI: wllama's main build, its relaxed-SIMD kernels; OPFS keeps the files.
   expect(shortModel).toMatchObject({
     state: 'ready',
     context_length: 4096,
-    engine: { name: 'llamacpp', device: 'cpu', threads: 1, threads_why: expect.stringMatching(/^One thread: the page is not cross-origin isolated/), build: 'main', build_why: "wllama's main build (Memory64, JSPI).", storage: { store: 'opfs' } },
+    engine: { name: 'llamacpp', device: 'cpu', threads: 1, threads_why: expect.stringMatching(/^One thread: the page is not cross-origin isolated/), build: 'main', build_why: "wllama's main build (Memory64, JSPI).", wasm: 'relaxed', wasm_why: WASM_VARIANT_WHY.relaxed, storage: { store: 'opfs' } },
   });
   // Qwen3-8B's GGUF does not fit this device's memory budget: unavailable before anyone asks for it, saying why.
   expect(models.data.find((m) => m.id === 'svc-model-5.2')).toMatchObject({ state: 'unavailable', why: expect.stringMatching(/do not fit the memory this device can give a model/), engine: { name: 'llamacpp', device: 'cpu' } });

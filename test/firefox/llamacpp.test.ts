@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import { synthesizeGguf } from '../../scripts/gguf/synthesize';
 import { chat, makeKey } from '../browser/helpers';
 import { ggufPath, hostLlamaCppDeployment, type LlamaCppHost } from '../browser/llamacpp-host';
+import { WASM_VARIANT_WHY } from '../../worker/engine/llamacpp/wasm-detect';
 import { SETUP_MS, build, evaluator, firefox, newPage, openApp } from './firefox';
 
 interface Completion {
@@ -50,13 +51,14 @@ describe('Firefox ESR, production build, llama.cpp', { timeout: 240_000 }, () =>
       { prompt: body.usage.prompt_tokens, completion: body.usage.completion_tokens, total: body.usage.total_tokens, reasoning: body.usage.completion_tokens_details.reasoning_tokens },
       { prompt: 9, completion: 12, total: 21, reasoning: 6 },
     );
-    // Firefox ESR 153 has Memory64 and JSPI: wllama's main build; one thread (this server sends no isolation
+    // Firefox ESR 153 has Memory64 and JSPI: wllama's main build, its relaxed-SIMD kernels (as wasm-kernels.test.ts
+    // finds Firefox's detection gives); one thread (this server sends no isolation
     // headers); OPFS keeps the files.
     const models = (await page.evaluate(async (key: string) => (await fetch('/v1/models', { headers: { authorization: `Bearer ${key}` } })).json(), key)) as { data: { id: string; engine: Record<string, unknown> }[] };
     const engine = models.data.find((m) => m.id === 'svc-model-5.2-short')!.engine;
     assert.deepEqual(
-      { build: engine.build, build_why: engine.build_why, threads: engine.threads, store: (engine.storage as { store: string }).store },
-      { build: 'main', build_why: "wllama's main build (Memory64, JSPI).", threads: 1, store: 'opfs' },
+      { build: engine.build, build_why: engine.build_why, wasm: engine.wasm, wasm_why: engine.wasm_why, threads: engine.threads, store: (engine.storage as { store: string }).store },
+      { build: 'main', build_why: "wllama's main build (Memory64, JSPI).", wasm: 'relaxed', wasm_why: WASM_VARIANT_WHY.relaxed, threads: 1, store: 'opfs' },
     );
   });
 });

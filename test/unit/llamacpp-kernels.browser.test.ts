@@ -1,11 +1,16 @@
 // llama.cpp's wasm with the SIMD kernels spliced in (scripts/wasm-kernels), whole, in Chromium: on synthesized
-// Q4_K, Q8_0 and Q4_0 models every variant (relaxed, SIMD128, and wllama's own generic build) answers a prompt
-// greedily with the very text native llama.cpp gives on the same file (nativeGreedy, a vitest command run in Node).
+// Q4_K, Q8_0 and Q4_0 models every variant (relaxed, SIMD128, and wllama's own generic wasm) of both of wllama's
+// builds (main: 64-bit memory; compat, which Safari runs: 32-bit, Asyncify; wllama runs it in Chromium when told to)
+// answers a prompt greedily with the very text native llama.cpp gives on the same file (nativeGreedy, a vitest
+// command run in Node).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commands } from 'vitest/browser';
 import { DEFAULT_CONFIG } from '#shared/config';
 import { synthesizeGguf, type SynthOptions } from '../../scripts/gguf/synthesize';
+import type { WasmBuild } from '#shared/wire/engine-port';
 import { llamaCppDeps } from '../../worker/engine/llamacpp';
+import { compatFiles } from '../../worker/engine/llamacpp/wasm-build';
+import { WASM_COMPAT_URLS } from '../../worker/engine/llamacpp/wasm-compat-files';
 import { WASM_URLS, type WasmVariant } from '../../worker/engine/llamacpp/wasm-variants';
 
 const BASE = `${location.origin}/__kernels-gguf`;
@@ -17,6 +22,7 @@ const MODELS: Record<string, SynthOptions> = {
 const PROMPT = '<|im_start|>user\nHello the world<|im_end|>\n<|im_start|>assistant\n';
 const TOKENS = 24;
 const VARIANTS: WasmVariant[] = ['relaxed', 'simd128', 'generic'];
+const BUILDS: Record<WasmBuild, Record<WasmVariant, string>> = { main: WASM_URLS, compat: WASM_COMPAT_URLS };
 const realFetch = globalThis.fetch;
 
 beforeAll(async () => {
@@ -37,10 +43,44 @@ afterAll(() => {
 // One thread: this page is not cross-origin isolated (as in llamacpp-contract.browser.test.ts).
 const config = { ...DEFAULT_CONFIG, llamaThreads: 1 };
 
-async function wasmGreedy(model: string, variant: WasmVariant): Promise<string> {
-  const wllama = llamaCppDeps(config, 'kernel test', false, variant).create();
+/** What wllama hands its worker (its getWorkerResources()): the wasm's URL, and whether it runs the compat build. */
+interface WorkerResources {
+  wasmPath: string;
+  compat: boolean;
+}
+
+/**
+ * wllama runs its compat build only where the page lacks JSPI or Memory64 (its needCompat(), read in the page when
+ * the model loads); Chromium has both, so WebAssembly.Suspending is hidden from the page while the compat build
+ * loads (its worker is another realm, untouched).
+ */
+async function withoutJspi<T>(run: () => Promise<T>): Promise<T> {
+  const suspending = Object.getOwnPropertyDescriptor(WebAssembly, 'Suspending')!;
+  delete (WebAssembly as { Suspending?: unknown }).Suspending;
   try {
-    await wllama.loadModelFromUrl({ url: `${BASE}/${model}.gguf` }, { n_ctx: 256, n_threads: 1, n_gpu_layers: 0, useCache: true });
+    return await run();
+  } finally {
+    Object.defineProperty(WebAssembly, 'Suspending', suspending);
+  }
+}
+
+async function wasmGreedy(model: string, build: WasmBuild, variant: WasmVariant): Promise<string> {
+  const deps = llamaCppDeps(config, 'kernel test', false, variant, build);
+  expect({ build: deps.wasm?.build, variant: deps.wasm?.variant }).toEqual({ build, variant });
+  const wllama = deps.create();
+  const handed: WorkerResources[] = [];
+  const own = wllama as unknown as { getWorkerResources(): WorkerResources };
+  const resources = own.getWorkerResources.bind(own);
+  own.getWorkerResources = () => {
+    const chosen = resources();
+    handed.push(chosen);
+    return chosen;
+  };
+  try {
+    const load = () => wllama.loadModelFromUrl({ url: `${BASE}/${model}.gguf` }, { n_ctx: 256, n_threads: 1, n_gpu_layers: 0, useCache: true });
+    await (build === 'compat' ? withoutJspi(load) : load());
+    // wllama's worker was handed this build's file of this variant.
+    expect(handed.map((r) => ({ wasm: r.wasmPath, compat: r.compat }))).toEqual([{ wasm: new URL(BUILDS[build][variant], location.href).href, compat: build === 'compat' }]);
     const done = (await (wllama as unknown as { createCompletion(o: object): Promise<{ choices: { text: string }[] }> }).createCompletion({
       prompt: PROMPT,
       max_tokens: TOKENS,
@@ -53,11 +93,23 @@ async function wasmGreedy(model: string, variant: WasmVariant): Promise<string> 
 }
 
 describe('llama.cpp wasm variants against native llama.cpp', () => {
-  it('the three variants are three different files, the spliced ones as large as wllama\u2019s give or take the kernels', async () => {
-    const sizes = await Promise.all(VARIANTS.map(async (v) => (await (await realFetch(WASM_URLS[v])).arrayBuffer()).byteLength));
-    expect(new Set(VARIANTS.map((v) => WASM_URLS[v])).size).toBe(3);
-    expect(new Set(sizes).size).toBe(3);
-    for (const size of sizes) expect(Math.abs(size - sizes[2]!)).toBeLessThan(16_384);
+  for (const [build, urls] of Object.entries(BUILDS)) {
+    it(`${build} build: the three variants are three different files, the spliced ones as large as wllama\u2019s give or take the kernels`, async () => {
+      const sizes = await Promise.all(VARIANTS.map(async (v) => (await (await realFetch(urls[v])).arrayBuffer()).byteLength));
+      expect(new Set(VARIANTS.map((v) => urls[v])).size).toBe(3);
+      expect(new Set(sizes).size).toBe(3);
+      for (const size of sizes) expect(Math.abs(size - sizes[2]!)).toBeLessThan(16_384);
+    });
+  }
+
+  it('the compat build is handed the wasm of the variant chosen, with its worker script', async () => {
+    for (const variant of VARIANTS) {
+      const files = await compatFiles(variant);
+      expect(files.wasm).toBe(WASM_COMPAT_URLS[variant]);
+      // wllama-compat's Emscripten glue (the script wllama runs its worker from).
+      expect(files.worker.code).toMatch(/^var Module=typeof Module!="undefined"\?Module:\{\};/);
+    }
+    expect(new Set([...VARIANTS.map((v) => WASM_URLS[v]), ...VARIANTS.map((v) => WASM_COMPAT_URLS[v])]).size).toBe(6);
   });
 
   for (const model of Object.keys(MODELS)) {
@@ -66,8 +118,9 @@ describe('llama.cpp wasm variants against native llama.cpp', () => {
       // The synthesized model's designed start (synthesize.ts), so the comparison is of a real answer.
       expect(native.startsWith('<think> Let me think.</think> The')).toBe(true);
       const answers: Record<string, string> = {};
-      for (const variant of VARIANTS) answers[variant] = await wasmGreedy(model, variant);
-      expect(answers).toEqual({ relaxed: native, simd128: native, generic: native });
-    }, 180_000);
+      for (const build of Object.keys(BUILDS) as WasmBuild[]) for (const variant of VARIANTS) answers[`${build} ${variant}`] = await wasmGreedy(model, build, variant);
+      expect(answers).toEqual(Object.fromEntries(Object.keys(answers).map((k) => [k, native])));
+      expect(Object.keys(answers).length).toBe(6);
+    }, 360_000);
   }
 });

@@ -1,16 +1,21 @@
 // The build-time splice of the SIMD kernels into wllama's wasm (scripts/wasm-kernels): the committed kernel files
 // are the ones kernels.sha256 names (build.sh reproduces both from kernels.c with Debian's clang 22), each kernel
-// lands in wllama's main (64-bit) build in place of ggml's generic function of the same name and signature, and
+// lands in wllama's main (64-bit) and compat (32-bit) builds in place of ggml's generic function of the same name
+// and signature, and
 // every mismatch fails loudly. Their results are checked in Chromium and Firefox (wasm-kernels.browser.test.ts,
 // test/firefox/wasm-kernels.test.ts).
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { KERNELS, VARIANTS, kernelFile, portableBody, readModule, spliceKernels } from '../../scripts/wasm-kernels/splice.mjs';
-import { WLLAMA_WASM } from '../../scripts/wasm-kernels/vite-plugin';
+import { WLLAMA_COMPAT_WASM, WLLAMA_WASM } from '../../scripts/wasm-kernels/vite-plugin';
 
 const DIR = new URL('../../scripts/wasm-kernels/', import.meta.url);
 const host = new Uint8Array(readFileSync(WLLAMA_WASM));
+const BUILDS = [
+  { build: 'main', bytes: host, memory64: true },
+  { build: 'compat', bytes: new Uint8Array(readFileSync(WLLAMA_COMPAT_WASM)), memory64: false },
+];
 
 describe('wasm kernels: files and splice', () => {
   it('each committed kernel file has the sha256 kernels.sha256 gives it', () => {
@@ -19,11 +24,12 @@ describe('wasm kernels: files and splice', () => {
     for (const [sum, file] of listed) expect(createHash('sha256').update(readFileSync(new URL(file!, DIR))).digest('hex'), file).toBe(sum);
   });
 
-  it('wllama\u2019s main build is 64-bit and names every kernel; each variant replaces exactly those bodies', () => {
+  for (const { build, bytes: host, memory64 } of BUILDS) it(`wllama\u2019s ${build} build is ${memory64 ? 64 : 32}-bit and names every kernel; each variant replaces exactly those bodies`, () => {
     const before = readModule(host);
-    expect(before.memory64).toBe(true);
+    expect(before.memory64).toBe(memory64);
     for (const name of KERNELS) expect(before.byName.has(name), name).toBe(true);
     for (const variant of VARIANTS) {
+      expect(kernelFile(before, variant)).toMatch(new RegExp(`kernels-wasm${memory64 ? 64 : 32}-${variant}\\.wasm$`));
       const { bytes, report } = spliceKernels(host, variant);
       expect(report.map((r) => r.name)).toEqual(KERNELS);
       const after = readModule(bytes);

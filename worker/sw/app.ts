@@ -29,7 +29,7 @@ const touchKey = (id: string, tokens = 0) => bookUse(id, tokens).booked;
 
 const whyField = (why: string | null) => (why ? { why } : {});
 
-/** /v1/models' `engine`: where a model runs, and for llama.cpp its build, threads and store with their reasons. */
+/** /v1/models' `engine`: where a model runs, and for llama.cpp its build, wasm variant, threads and store with their reasons. */
 export function engineObject(runtime: ModelRuntime): EngineObject {
   return {
     name: runtime.engine,
@@ -38,6 +38,8 @@ export function engineObject(runtime: ModelRuntime): EngineObject {
     ...(runtime.threadsWhy ? { threads_why: runtime.threadsWhy } : {}),
     ...(runtime.build ? { build: runtime.build } : {}),
     ...(runtime.buildWhy ? { build_why: runtime.buildWhy } : {}),
+    ...(runtime.wasm ? { wasm: runtime.wasm } : {}),
+    ...(runtime.wasmWhy ? { wasm_why: runtime.wasmWhy } : {}),
     ...(runtime.storage ? { storage: { store: runtime.storage.store, why: runtime.storage.why } } : {}),
   };
 }

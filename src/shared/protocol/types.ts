@@ -140,6 +140,9 @@ export interface EngineObject {
   /** llama.cpp: the wllama WebAssembly build running here (`main` or `compat`), and why (feature detection). */
   build?: 'main' | 'compat';
   build_why?: string;
+  /** llama.cpp: that build's wasm variant running here (`relaxed`, `simd128` or `generic`: its kernels), and why. */
+  wasm?: 'relaxed' | 'simd128' | 'generic';
+  wasm_why?: string;
   /** llama.cpp: where the model files are kept on this device, and what that means. */
   storage?: { store: 'opfs' | 'cache-storage' | 'memory'; why: string };
 }

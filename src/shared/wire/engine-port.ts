@@ -105,12 +105,18 @@ export interface ModelRuntime {
   /** llama.cpp: the wllama WebAssembly build chosen for this browser, and why (wasm-build.ts). */
   build?: WasmBuild;
   buildWhy?: string;
+  /** llama.cpp: the build's wasm variant (its kernels) chosen for this browser, and why (wasm-detect.ts). */
+  wasm?: WasmVariant;
+  wasmWhy?: string;
   /** llama.cpp: where the model files are kept, and what that means (worker/engine/llamacpp/stores.ts). */
   storage?: StoreChoice;
 }
 
 /** wllama's WebAssembly builds: `main` (Memory64, JSPI where the browser has it) and `compat` (32-bit, Asyncify). */
 export type WasmBuild = 'main' | 'compat';
+
+/** Each build's wasm variants: llama.cpp's SIMD kernels with relaxed SIMD, on SIMD128, or wllama's own (generic). */
+export type WasmVariant = 'relaxed' | 'simd128' | 'generic';
 
 /** Where llama.cpp keeps model files: OPFS, else Cache Storage, else memory for the page's life. */
 export type StoreKind = 'opfs' | 'cache-storage' | 'memory';

@@ -3,7 +3,7 @@
 // it (thinking is Qwen3's per-request template switch). Everything touching wllama runs one at a time.
 import type { InpageConfig } from '#shared/config';
 import type { AdapterReport, ImportFile, ImportProgress, ImportReport } from '#shared/wire/engine-control';
-import type { DownloadSize, ModelRuntime, ModelStatus, StoreChoice, WasmBuild } from '#shared/wire/engine-port';
+import type { DownloadSize, ModelRuntime, ModelStatus, StoreChoice, WasmBuild, WasmVariant } from '#shared/wire/engine-port';
 import { contentLength } from '../common/download-size';
 import { imageUrlAllowed } from '#shared/csp';
 import { ApiError } from '#shared/protocol/errors';
@@ -56,8 +56,8 @@ export interface LlamaCppDeps {
   cache: { list(): Promise<CachedModel[]>; remove(url: string): Promise<void>; store?(): Promise<StoreChoice> } & Partial<GgufCacheWriter>;
   /** Threads llama.cpp may use here (1 without cross-origin isolation). */
   threads: number;
-  /** wllama's build for this browser and why, and why this many threads (wasm-build.ts). */
-  wasm?: { build: WasmBuild; buildWhy: string; threadsWhy: string };
+  /** wllama's build for this browser and why, why this many threads (wasm-build.ts), its wasm variant and why (wasm-detect.ts). */
+  wasm?: { build: WasmBuild; buildWhy: string; threadsWhy: string; variant: WasmVariant; variantWhy: string };
   /**
    * Whether llama.cpp offloads the model's layers to WebGPU: its WebGPU backend needs an adapter with
    * `shader-f16` (without one it stays on the CPU); absent or false: the CPU only.
@@ -208,7 +208,7 @@ export class LlamaCppEngine implements Engine {
       engine: 'llamacpp',
       device: this.device(),
       ...(threads ? { threads } : {}),
-      ...(wasm ? { build: wasm.build, buildWhy: wasm.buildWhy, threadsWhy: wasm.threadsWhy } : {}),
+      ...(wasm ? { build: wasm.build, buildWhy: wasm.buildWhy, threadsWhy: wasm.threadsWhy, wasm: wasm.variant, wasmWhy: wasm.variantWhy } : {}),
       ...(this.storage ? { storage: this.storage } : {}),
     };
   }

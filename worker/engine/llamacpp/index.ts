@@ -1,14 +1,15 @@
 // The llama.cpp engine wired to the real @wllama/wllama: its WebAssembly files are part of the build (served
-// from this origin, never a CDN; the build for this browser chosen in wasm-build.ts, the main build's SIMD kernels in
-// wasm-variants.ts), its GGUF cache is wllama's own, in the store this device has (stores.ts: OPFS, else Cache Storage, else memory).
+// from this origin, never a CDN; the build for this browser chosen in wasm-build.ts, its SIMD kernels (either build's)
+// in wasm-variants.ts), its GGUF cache is wllama's own, in the store this device has (stores.ts: OPFS, else Cache Storage, else memory).
 import { LogLevel, ModelManager, Wllama, type WllamaLogger } from '@wllama/wllama';
 import type { InpageConfig } from '#shared/config';
+import type { WasmBuild } from '#shared/wire/engine-port';
 import { LlamaCppEngine, type LlamaCppDeps, type WllamaLike } from './engine';
 import { browserLlamaImageReader } from './images';
 import { ResumableCache } from './resumable-cache';
 import { browserImageReader } from '../common/images';
 import { chooseWasmBuild, compatFiles, detectWasmFeatures, type WasmBuildChoice } from './wasm-build';
-import { WASM_URLS, wasmVariant, type WasmVariant } from './wasm-variants';
+import { WASM_URLS, WASM_VARIANT_WHY, wasmVariant, type WasmVariant } from './wasm-variants';
 
 const quiet: WllamaLogger = { debug: () => undefined, log: () => undefined, warn: console.warn, error: console.error };
 
@@ -29,12 +30,14 @@ export function memoryBudgetBytes(): number {
 
 /**
  * The engine's dependencies on the real wllama (also used by the contract suite in Chromium). `kernels`: which of
- * the main build's wasm files to run (wasm-variants.ts); by default the best this browser runs exactly.
+ * the build's wasm files to run (wasm-variants.ts); by default the best this browser runs exactly. `build`: wllama's
+ * build, for tests that run the compat build where the main one would be chosen (wllama runs either anywhere).
  */
-export function llamaCppDeps(config: InpageConfig, reason: string, gpu = false, kernels: WasmVariant = wasmVariant()): LlamaCppDeps {
+export function llamaCppDeps(config: InpageConfig, reason: string, gpu = false, kernels: WasmVariant = wasmVariant(), build?: WasmBuild): LlamaCppDeps {
   // wllama's cache in the store this device has (stores.ts), with downloads that resume in OPFS (resumable-cache.ts).
   const cacheManager = new ResumableCache();
-  const wasm = llamaWasmChoice(config);
+  const chosen = llamaWasmChoice(config);
+  const wasm = build && build !== chosen.build ? { ...chosen, build, buildWhy: `wllama's ${build} build, chosen by the caller (a test).` } : chosen;
   const manager = new ModelManager({ logger: quiet, allowOffline: true, cacheManager });
   return {
     create: () => {
@@ -57,7 +60,7 @@ export function llamaCppDeps(config: InpageConfig, reason: string, gpu = false, 
       const load = wllama.loadModelFromUrl.bind(wllama);
       const like: Pick<WllamaLike, 'loadModelFromUrl' | 'takeNativeError'> = {
         loadModelFromUrl: async (source, params) => {
-          if (wasm.build === 'compat') wllama.setCompat(await compatFiles(), 'firefox_safari');
+          if (wasm.build === 'compat') wllama.setCompat(await compatFiles(kernels), 'firefox_safari');
           return load(source, { ...params, log_level: LogLevel.ERROR });
         },
         takeNativeError: () => {
@@ -95,7 +98,7 @@ export function llamaCppDeps(config: InpageConfig, reason: string, gpu = false, 
       },
     },
     threads: wasm.threads,
-    wasm: { build: wasm.build, buildWhy: wasm.buildWhy, threadsWhy: wasm.threadsWhy },
+    wasm: { build: wasm.build, buildWhy: wasm.buildWhy, threadsWhy: wasm.threadsWhy, variant: kernels, variantWhy: WASM_VARIANT_WHY[kernels] },
     gpu,
     memoryBudgetBytes: memoryBudgetBytes(),
     origin: self.location.origin,

@@ -6,6 +6,7 @@
 //    Memory64 (Safari, WebKitGTK); slower, and its files (a 19 MB wasm, a 170 kB worker script) load only there.
 // Threads need SharedArrayBuffer, which needs a cross-origin-isolated page; elsewhere llama.cpp runs one thread.
 import type { WasmBuild } from '#shared/wire/engine-port';
+import type { WasmVariant } from './wasm-detect';
 
 /** What the choice reads of the browser. */
 export interface WasmFeatures {
@@ -71,8 +72,8 @@ export interface CompatFiles {
   worker: { code: string };
 }
 
-/** The compat build's files (a chunk of their own: only a browser that needs them loads them). */
-export async function compatFiles(): Promise<CompatFiles> {
-  const { wasm, worker } = await import('./wasm-compat-files');
-  return { wasm, worker: { code: worker } };
+/** The compat build's files, its wasm the `variant` (a chunk of their own: only a browser that needs them loads them). */
+export async function compatFiles(variant: WasmVariant): Promise<CompatFiles> {
+  const { WASM_COMPAT_URLS, worker } = await import('./wasm-compat-files');
+  return { wasm: WASM_COMPAT_URLS[variant], worker: { code: worker } };
 }

@@ -1,8 +1,15 @@
 // Feature detection for llama.cpp's wasm variants (wasm-variants.ts): SIMD128 and relaxed SIMD by
 // WebAssembly.validate on tiny modules, and relaxed SIMD's 8-bit dot product checked for exact sums on the operand
-// ranges the kernels of scripts/wasm-kernels use. No imports: the Firefox kernel test bundles it as it is.
+// ranges the kernels of scripts/wasm-kernels use. No imports but a type: the Firefox kernel test bundles it as it is.
+import type { WasmVariant } from '#shared/wire/engine-port';
 
-export type WasmVariant = 'relaxed' | 'simd128' | 'generic';
+export type { WasmVariant };
+/** Why each variant runs, in words /v1/models (`wasm_why`) and the Models area show: the same for either build. */
+export const WASM_VARIANT_WHY: Readonly<Record<WasmVariant, string>> = {
+  relaxed: "llama.cpp's SIMD kernels with relaxed SIMD's 8-bit dot products: this browser validates relaxed SIMD and its self-check gave the exact sums.",
+  simd128: "llama.cpp's SIMD kernels on SIMD128: this browser has WebAssembly SIMD, but no relaxed SIMD whose 8-bit dot products are exact.",
+  generic: "wllama's own wasm, llama.cpp's generic C kernels: this browser has no WebAssembly SIMD.",
+};
 const HEADER = [0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00];
 const V128_ZERO = [0xfd, 0x0c, ...new Array<number>(16).fill(0)];
 /** A module whose one function computes i32x4.dot_i16x8_s: valid where SIMD128 is. */

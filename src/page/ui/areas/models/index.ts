@@ -229,9 +229,11 @@ function Facts(props: CardProps & { state: ModelState; size: ShownSize | null | 
       ),
     status?.runtime && h('dt', null, 'Runs on'),
     status?.runtime && h('dd', { 'data-testid': 'runtime' }, runtimeText(status.runtime)),
-    // llama.cpp: which wllama build runs in this browser and why (feature detection), and where its files are kept.
+    // llama.cpp: which wllama build and wasm variant run in this browser and why (feature detection), and where its files are kept.
     status?.runtime?.build && h('dt', null, 'llama.cpp build'),
     status?.runtime?.build && h('dd', { 'data-testid': 'build', 'data-build': status.runtime.build }, status.runtime.buildWhy ?? status.runtime.build),
+    status?.runtime?.wasm && h('dt', null, 'llama.cpp kernels'),
+    status?.runtime?.wasm && h('dd', { 'data-testid': 'wasm', 'data-wasm': status.runtime.wasm }, status.runtime.wasmWhy ?? status.runtime.wasm),
     status?.runtime?.storage && h('dt', null, 'Model files kept in'),
     status?.runtime?.storage && h('dd', { 'data-testid': 'storage', 'data-store': status.runtime.storage.store }, status.runtime.storage.why),
     card && h('dt', null, 'Licence'),
