@@ -1,6 +1,7 @@
-// A vitest browser command (vitest.config.ts): native llama.cpp (node-llama-cpp's prebuilt CPU binary, installed on
-// first use by scripts/native-llama.mjs, in the vitest process) answers a raw prompt greedily on a synthesized GGUF, for the browser tests to compare llama.cpp's
-// wasm with (test/unit/llamacpp-kernels.browser.test.ts). The model is synthesized here from the same options.
+// Native llama.cpp (node-llama-cpp's prebuilt CPU binary, installed on first use by scripts/native-llama.mjs) answers
+// a raw prompt greedily on a synthesized GGUF, for the browser tests to compare llama.cpp's wasm with: as a vitest
+// browser command (vitest.config.ts; test/unit/llamacpp-kernels.browser.test.ts), and in the WebKit smoke set's own
+// process (test/webkit/llamacpp.test.ts). The model is synthesized here from the same options.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,8 +15,11 @@ export interface NativeGreedy {
   tokens: number;
 }
 
+/** The vitest command: nativeGreedyText in the vitest process, for a browser test. */
+export const nativeGreedy: BrowserCommand<[NativeGreedy]> = (_context, options) => nativeGreedyText(options);
+
 /** The text of up to `tokens` greedy tokens after `prompt`, stopping at an end-of-generation token. */
-export const nativeGreedy: BrowserCommand<[NativeGreedy]> = async (_context, { model, prompt, tokens }) => {
+export async function nativeGreedyText({ model, prompt, tokens }: NativeGreedy): Promise<string> {
   const { getLlama, LlamaLogLevel } = await importNodeLlamaCpp();
   const dir = await mkdtemp(join(tmpdir(), 'inpage-native-greedy-'));
   const llama = await getLlama({ gpu: false, build: 'never', logLevel: LlamaLogLevel.error });
@@ -40,4 +44,4 @@ export const nativeGreedy: BrowserCommand<[NativeGreedy]> = async (_context, { m
     await llama.dispose();
     await rm(dir, { recursive: true, force: true });
   }
-};
+}

@@ -1,13 +1,19 @@
 // WebKit smoke set, production build: one real llama.cpp answer on the CPU in Safari's engine (WebKitGTK: no
 // WebGPU, no JSPI, no Memory64, no OPFS, not cross-origin isolated), from the GGUF synthesized at test time and
 // served by the same deployment the Chromium and Firefox llama.cpp tests use (test/browser/llamacpp-host.ts). What
-// it takes there: wllama's compat build from the deployment's own files, one thread, and the model files kept
-// in the store this browser has; /v1/models and the Models area say each, with why.
+// it takes there: wllama's compat build from the deployment's own files, with llama.cpp's SIMD kernels of the variant
+// WebKit's own detection picks (scripts/wasm-kernels: the 32-bit kernels checked against ggml's references in this
+// browser first), one thread, and the model files kept in the store this browser has; /v1/models and the Models
+// area say each, with why. The answer is native llama.cpp's on the same file, token for token.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { synthesizeGguf } from '../../scripts/gguf/synthesize';
 import { chat, makeKey } from '../browser/helpers';
+import { engineCache } from '#shared/engine-files';
 import { isolationHeaders } from '#shared/isolation';
+import { WASM_VARIANT_WHY, type WasmVariant } from '../../worker/engine/llamacpp/wasm-detect';
+import { assertKernelResults, checkKernelFileInPage, detectInPage, kernelFileBytes, kernelHarness } from '../kernels/harness';
+import { nativeGreedyText } from '../kernels/native-greedy';
 import { ggufPath, hostLlamaCppDeployment, type LlamaCppHost } from '../browser/llamacpp-host';
 import { SETUP_MS, build, createKeyThroughForm, openApp, registerThroughForm, webkit } from './webkit';
 
@@ -18,14 +24,17 @@ interface Completion {
 }
 
 interface Models {
-  data: { id: string; state: string; why?: string; engine?: { name: string; device: string; threads: number; threads_why: string; build: string; build_why: string; storage: { store: string; why: string } } }[];
+  data: { id: string; state: string; why?: string; engine?: { name: string; device: string; threads: number; threads_why: string; build: string; build_why: string; wasm: WasmVariant; wasm_why: string; storage: { store: string; why: string } } }[];
 }
 
 describe('WebKit (MiniBrowser), production build, llama.cpp', { timeout: 420_000 }, () => {
   let host: LlamaCppHost | undefined;
+  /** Native llama.cpp's greedy answer on the same file to the prompt /v1 makes of one user message "Hello". */
+  let native = '';
   before(async () => {
     build('production');
     const model = synthesizeGguf({ seed: 7 });
+    native = await nativeGreedyText({ model: { seed: 7 }, prompt: '<|im_start|>user\nHello<|im_end|>\n<|im_start|>assistant\n', tokens: 12 });
     host = await hostLlamaCppDeployment({ port: 4185, prefix: 'webkit-gguf', files: (put) => put(ggufPath('qwen3-1.7b'), model.bytes) });
   }, { timeout: SETUP_MS });
   after(async () => {
@@ -33,8 +42,24 @@ describe('WebKit (MiniBrowser), production build, llama.cpp', { timeout: 420_000
   });
   const browser = webkit();
 
-  test("a real answer from llama.cpp's compat build on one thread through /v1; /v1/models and the Models area say build, threads and store, with why", async () => {
+  test("the 32-bit kernels are exact here; native llama.cpp's answer from the compat build's detected variant on one thread through /v1; /v1/models and the Models area say build, variant, threads and store, with why", async (t) => {
     const page = browser();
+    // WebKit's own detection (wasm-detect.ts) and the kernels of the compat build's memory (32-bit), on a blank page.
+    await page.goto('about:blank');
+    await page.evaluate((code: string) => {
+      const script = document.createElement('script');
+      script.textContent = code;
+      document.documentElement.append(script);
+    }, await kernelHarness());
+    const detected = await page.evaluate(detectInPage, null);
+    t.diagnostic(`WebKit: ${JSON.stringify(detected)}`);
+    assert.equal(detected.simd128, true);
+    assert.equal(detected.variant, detected.relaxed && detected.exact ? 'relaxed' : 'simd128');
+    for (const file of ['wasm32-simd128', 'wasm32-relaxed'] as const) {
+      if (file.endsWith('relaxed') && detected.variant !== 'relaxed') continue;
+      assertKernelResults(file, await page.evaluate(checkKernelFileInPage, kernelFileBytes(file)));
+    }
+
     const started = await openApp(page, `${host!.server.origin}/`);
     assert.deepEqual(started, { controlled: true, webgpu: false });
     // Signed up and a key made through the UI, so the page's Models area is the registered workspace's.
@@ -49,6 +74,8 @@ describe('WebKit (MiniBrowser), production build, llama.cpp', { timeout: 420_000
     // The same model, prompt and sampling as in Chromium and Firefox: the same thinking, split the same way.
     assert.equal(choice.message.reasoning_content, 'Let me think.');
     assert.match(choice.message.content ?? '', /^[\x20-\x7e]+$/);
+    // Token for token native llama.cpp's greedy answer (thinking split off as /v1 splits it).
+    assert.equal(`<think> ${choice.message.reasoning_content}</think>${choice.message.content}`, native);
     assert.equal(choice.finish_reason, 'length');
     assert.deepEqual(
       { prompt: body.usage.prompt_tokens, completion: body.usage.completion_tokens, total: body.usage.total_tokens, reasoning: body.usage.completion_tokens_details.reasoning_tokens },
@@ -62,6 +89,12 @@ describe('WebKit (MiniBrowser), production build, llama.cpp', { timeout: 420_000
     const engine = short.engine!;
     assert.deepEqual({ name: engine.name, device: engine.device, build: engine.build, threads: engine.threads }, { name: 'llamacpp', device: 'cpu', build: 'compat', threads: 1 });
     assert.match(engine.build_why, /no WebAssembly Memory64 and no JSPI/);
+    // The compat build's wasm of the variant WebKit's detection picked, and why; and that file is the one wasm
+    // llama.cpp fetched (the service worker keeps the engine's files on first use, in its own cache).
+    assert.deepEqual({ wasm: engine.wasm, wasm_why: engine.wasm_why }, { wasm: detected.variant, wasm_why: WASM_VARIANT_WHY[detected.variant as WasmVariant] });
+    const kept = await page.evaluate(async (name: string) => (await (await caches.open(name)).keys()).map((r) => new URL(r.url).pathname).filter((p) => p.endsWith('.wasm')), engineCache('llamacpp'));
+    assert.equal(kept.length, 1, JSON.stringify(kept));
+    assert.match(kept[0]!, new RegExp(`/wllama-compat-${detected.variant}-[\\w-]+\\.wasm$`));
     assert.match(engine.threads_why, /^One thread: the page is not cross-origin isolated/);
     // WebKitGTK has no OPFS: Cache Storage keeps the files, and says why.
     assert.equal(engine.storage.store, 'cache-storage');
@@ -73,6 +106,7 @@ describe('WebKit (MiniBrowser), production build, llama.cpp', { timeout: 420_000
     await page.click(await page.find('nav a[href="#models"]'));
     const card = await page.textOnceMatching('article[data-model="svc-model-5.2-short"] [data-testid="build"]', /compat build/);
     assert.equal(card, engine.build_why);
+    assert.equal(await page.textOnceMatching('article[data-model="svc-model-5.2-short"] [data-testid="wasm"]', /kernels/), engine.wasm_why);
     assert.equal(await page.textOnceMatching('article[data-model="svc-model-5.2-short"] [data-testid="storage"]', /Cache Storage/), engine.storage.why);
     assert.equal(await page.textOnceMatching('article[data-model="svc-model-5.2-short"] [data-testid="runtime"]', /thread/), 'llama.cpp on the CPU, 1 thread (the page is not cross-origin isolated)');
   });
