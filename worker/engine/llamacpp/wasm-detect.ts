@@ -1,6 +1,7 @@
 // Feature detection for llama.cpp's wasm variants (wasm-variants.ts): SIMD128 and relaxed SIMD by
 // WebAssembly.validate on tiny modules, and relaxed SIMD's 8-bit dot product checked for exact sums on the operand
-// ranges the kernels of scripts/wasm-kernels use. No imports but a type: the Firefox kernel test bundles it as it is.
+// ranges the kernels of scripts/wasm-kernels use. No imports but a type: test/kernels/harness.ts bundles it as it is
+// for the Firefox and WebKit pages.
 import type { WasmVariant } from '#shared/wire/engine-port';
 
 export type { WasmVariant };
