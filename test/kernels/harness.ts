@@ -16,10 +16,13 @@ export async function kernelHarness(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'inpage-kernels-'));
   try {
     const entry = join(dir, 'entry.ts');
-    await writeFile(entry, [
-      `export * from ${JSON.stringify(join(REPO_ROOT, 'test/kernels/kernel-check.ts'))};`,
-      `export * from ${JSON.stringify(join(REPO_ROOT, 'worker/engine/llamacpp/wasm-detect.ts'))};`,
-    ].join('\n'));
+    await writeFile(
+      entry,
+      [
+        `export * from ${JSON.stringify(join(REPO_ROOT, 'test/kernels/kernel-check.ts'))};`,
+        `export * from ${JSON.stringify(join(REPO_ROOT, 'worker/engine/llamacpp/wasm-detect.ts'))};`,
+      ].join('\n'),
+    );
     await build({ input: entry, platform: 'browser', logLevel: 'silent', output: { file: join(dir, 'h.js'), format: 'iife', name: 'kernels' } });
     return await readFile(join(dir, 'h.js'), 'utf8');
   } finally {
@@ -28,7 +31,7 @@ export async function kernelHarness(): Promise<string> {
 }
 
 /** `window.kernels` in a page that ran the harness. */
-export interface Kernels {
+interface Kernels {
   checkDots(bytes: Uint8Array): Promise<KernelResult[]>;
   checkFp16(bytes: Uint8Array): Promise<Record<string, { checked: number; wrong: number[] }>>;
   wasmVariant(): string;
@@ -69,7 +72,11 @@ export function detectInPage(): { simd128: boolean; relaxed: boolean; exact: boo
 export function assertKernelResults(file: string, { dots, fp16 }: Awaited<ReturnType<typeof checkKernelFileInPage>>): void {
   assert.equal(dots.length, 159, file);
   assert.equal(dots.filter((r) => r.exact).length, 48, file);
-  assert.deepEqual(dots.filter((r) => !(Math.abs(r.got - r.want) <= r.tolerance)), [], file);
+  assert.deepEqual(
+    dots.filter((r) => !(Math.abs(r.got - r.want) <= r.tolerance)),
+    [],
+    file,
+  );
   assert.ok(dots.filter((r) => r.want !== 0).length > 150, file);
   assert.deepEqual(fp16, { ggml_cpu_fp16_to_fp32: { checked: 65541, wrong: [] }, ggml_fp16_to_fp32_row: { checked: 65541, wrong: [] } }, file);
 }

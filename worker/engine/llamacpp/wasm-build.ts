@@ -21,7 +21,7 @@ export interface WasmFeatures {
 }
 
 export function detectWasmFeatures(scope: typeof globalThis = globalThis): WasmFeatures {
-  let memory64 = false;
+  let memory64: boolean;
   try {
     new scope.WebAssembly.Memory({ address: 'i64', initial: 1n } as unknown as WebAssembly.MemoryDescriptor);
     memory64 = true;
