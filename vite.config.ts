@@ -81,7 +81,7 @@ export default defineConfig(({ mode }) => {
     '@wllama/wllama': here('./node_modules/@wllama/wllama/esm/index.js'),
     // wllama's wasm with the SIMD kernels spliced in, made by the wasmVariants plugin (scripts/wasm-kernels/).
     ...wasmVariantsAlias,
-    '#engine-impl': here(testBuild ? './test/engine/deterministic-engine.ts' : './worker/engine/production-engine.ts'),
+    '#engine-impl': here(testBuild ? './test/engine/deterministic-engine.ts' : './worker/engine/device-engine.ts'),
   };
   // The licences and notices of every package the build carries (the app, its workers, sw.js), in its folder; not
   // in the test build, which is never shipped (its test pages carry client libraries, some without a licence file).

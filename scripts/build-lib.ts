@@ -59,7 +59,7 @@ export async function buildLibrary({ outDir, test = false, sourcemap = true, log
         '@wllama/wllama/esm': here('node_modules/@wllama/wllama/esm'),
         '@wllama/wllama': here('node_modules/@wllama/wllama/esm/index.js'),
         ...wasmVariantsAlias,
-        '#engine-impl': here(test ? 'test/engine/deterministic-engine.ts' : 'worker/engine/production-engine.ts'),
+        '#engine-impl': here(test ? 'test/engine/deterministic-engine.ts' : 'worker/engine/device-engine.ts'),
       },
     },
   };

@@ -78,7 +78,7 @@ function buildSchemas() {
     /**
      * Hybrid (docs/hybrid.md): which side answers this id. Default: `local` without `upstream`, `prefer-local` with.
      */
-    mode: z.optional(z.enum(MODES)),
+    mode: z.optional(z.enum(HYBRID_MODES)),
     /** Hybrid: the upstream server (`via`, a name in the `upstreams` setting) and its name for the model. */
     upstream: z.optional(z.strictObject({ via: z.optional(nonEmptyName), model: nonEmptyName })),
   };
@@ -148,16 +148,17 @@ export type ModelEntry = WebLlmEntry | LlamaCppEntry;
 export type ModelsConfig = Record<string, ModelEntry>;
 
 /**
- * Hybrid modes (docs/hybrid.md), per id: `local` never asks an upstream; `prefer-local` answers locally when this
- * device can run the model and its weights are ready, else upstream; `prefer-upstream` answers upstream unless it is
- * unreachable or the browser is offline; `upstream` never runs locally.
+ * The hybrid modes (docs/hybrid.md), per id: `local` never asks an upstream; `prefer-local` answers locally when
+ * this device can run the model and its weights are ready, else upstream; `prefer-upstream` answers upstream unless
+ * it is unreachable or the browser is offline; `upstream` never runs locally.
  */
-export const MODES = ['local', 'prefer-local', 'prefer-upstream', 'upstream'] as const;
-export type Mode = (typeof MODES)[number];
+export const HYBRID_MODES = ['local', 'prefer-local', 'prefer-upstream', 'upstream'] as const;
+/** A hybrid mode: whether this device or an upstream server answers an id, and which one first. */
+export type HybridMode = (typeof HYBRID_MODES)[number];
 
 /** Where one id is answered: its mode and, unless `local`, the upstream (by name) and that server's model name. */
 export interface Route {
-  mode: Mode;
+  mode: HybridMode;
   upstream?: { via?: string; model: string };
 }
 

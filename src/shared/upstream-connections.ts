@@ -6,7 +6,7 @@
 import type { DBSchema } from 'idb';
 import { connection } from './idb-connection';
 import { DIALECTS, type Dialect, type UpstreamSpec, DEFAULT_BOUNDS, DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_MS, upstreamUrl } from './upstreams';
-import { MODES, ModelConfigError, type Mode } from './model-config';
+import { HYBRID_MODES, ModelConfigError, type HybridMode } from './model-config';
 
 export interface UpstreamConnection {
   /** 1–64 letters, digits or . _ -: names it in messages, headers and /v1/models (`connection:<name>`). */
@@ -16,14 +16,14 @@ export interface UpstreamConnection {
   /** The person's own key for that server; empty for a server without one (a local Ollama). */
   key: string;
   /** Per inpage id: the server's model name and the mode (default `prefer-local`). */
-  models: Record<string, { model: string; mode?: Mode }>;
+  models: Record<string, { model: string; mode?: HybridMode }>;
   created: number;
 }
 
 /** A person's choice of mode for an id the deployment's config routes to an upstream (the Models area's switch). */
 export interface ModeChoice {
   id: string;
-  mode: Mode;
+  mode: HybridMode;
 }
 
 interface Schema extends DBSchema {
@@ -58,8 +58,8 @@ export async function listModeChoices(): Promise<ModeChoice[]> {
 }
 
 /** Keeps the person's mode for `id` (null: back to the deployment's), and tells the engine worker. */
-export async function chooseMode(id: string, mode: Mode | null): Promise<void> {
-  if (mode !== null && !(MODES as readonly string[]).includes(mode)) throw new ModelConfigError(`mode: one of ${MODES.join(', ')}`);
+export async function chooseMode(id: string, mode: HybridMode | null): Promise<void> {
+  if (mode !== null && !(HYBRID_MODES as readonly string[]).includes(mode)) throw new ModelConfigError(`mode: one of ${HYBRID_MODES.join(', ')}`);
   const database = await db.get();
   if (mode === null) await database.delete('modes', id);
   else await database.put('modes', { id, mode });
@@ -80,7 +80,7 @@ export function checkConnection(raw: Omit<UpstreamConnection, 'created'>, origin
   const models: UpstreamConnection['models'] = {};
   for (const [id, m] of Object.entries(raw.models)) {
     if (!m.model) throw new ModelConfigError(`models.${id}: give the server's name for the model`);
-    if (m.mode !== undefined && !(MODES as readonly string[]).includes(m.mode)) throw new ModelConfigError(`models.${id}.mode: one of ${MODES.join(', ')}`);
+    if (m.mode !== undefined && !(HYBRID_MODES as readonly string[]).includes(m.mode)) throw new ModelConfigError(`models.${id}.mode: one of ${HYBRID_MODES.join(', ')}`);
     models[id] = { model: m.model, ...(m.mode ? { mode: m.mode } : {}) };
   }
   return { name: raw.name, url, dialect: raw.dialect, key: raw.key.trim(), models };

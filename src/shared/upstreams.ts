@@ -3,7 +3,7 @@
 // in it is refused at start-up with the field named: a deployment either calls its own backend on the same site with
 // the browser's cookies (`credentials: "include"`), which holds the real secret and forwards, or lets a person add a
 // connection of their own in the workspace (src/shared/upstream-connections.ts).
-import { ModelConfigError, type Mode, type ModelCatalog } from './model-config';
+import { ModelConfigError, type HybridMode, type ModelCatalog } from './model-config';
 import { looksLikeKey, secretRefusal, urlSecret } from './secrets';
 
 /** How a server speaks OpenAI's wire (what each one does differently: worker/engine/upstream/dialects.ts). */
@@ -45,7 +45,7 @@ export interface UpstreamSpec extends UpstreamBounds {
 
 /** One id's route with its upstream resolved: `local` has none. */
 export interface ResolvedRoute {
-  mode: Mode;
+  mode: HybridMode;
   upstream?: string;
   model?: string;
 }

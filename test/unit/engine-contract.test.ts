@@ -1,12 +1,12 @@
 // One contract, every engine: the deterministic test engine, the web-llm engine over the typed fake of web-llm,
-// and the composite production engine (worker/engine/production-engine.ts) over each, as it picks one per device.
+// and the composite device's engine (worker/engine/device-engine.ts) over each, as it picks one per device.
 // llama.cpp runs it in Chromium (llamacpp-contract.browser.test.ts). Skips: none (an engine that skips a case
 // lists it in its `skip`, with the reason, and the suite names it as skipped).
 import type { ChatCompletionRequest as WebLlmRequest } from '@mlc-ai/web-llm';
 import { DEFAULT_CONFIG } from '#shared/config';
 import { DeterministicEngine } from '../engine/deterministic-engine';
 import { WebLlmEngine } from '../../worker/engine/webllm/adapter';
-import { ChosenEngine } from '../../worker/engine/production-engine';
+import { DeviceEngine } from '../../worker/engine/device-engine';
 import { engineContract } from './engine-contract';
 import { fakeTokens, rig, type Script } from './webllm-fake';
 
@@ -43,13 +43,13 @@ const noGpu = { report: { available: false, reason: 'no adapter', features: [], 
 
 engineContract(
   'composite on a WebGPU device: web-llm (over the fake)',
-  () => new ChosenEngine({ ...DEFAULT_CONFIG }, { probe: async () => gpu, create: async (kind) => (kind === 'webllm' ? webLlmOverTheFake() : unexpected(kind)) }),
+  () => new DeviceEngine({ ...DEFAULT_CONFIG }, { probe: async () => gpu, create: async (kind) => (kind === 'webllm' ? webLlmOverTheFake() : unexpected(kind)) }),
   { rules: true },
 );
 
 engineContract(
   "composite on a device without WebGPU: its CPU engine's place taken by the deterministic engine",
-  () => new ChosenEngine({ ...DEFAULT_CONFIG }, { probe: async () => noGpu, create: async (kind) => (kind === 'llamacpp' ? new DeterministicEngine({ ...DEFAULT_CONFIG }) : unexpected(kind)) }),
+  () => new DeviceEngine({ ...DEFAULT_CONFIG }, { probe: async () => noGpu, create: async (kind) => (kind === 'llamacpp' ? new DeterministicEngine({ ...DEFAULT_CONFIG }) : unexpected(kind)) }),
   { rules: true },
 );
 

@@ -19,7 +19,7 @@ describe('each engine\'s own files', () => {
     expect(engineOfPath('/a/b/inpage-wllama-DrYkKwf9.wasm')).toBe('llamacpp');
     expect(engineOfPath('/assets/wllama-DrYkKwf9.wasm')).toBe('llamacpp');
     expect(engineOfPath('/inpage-engine-worker-4G-e0xNg.js')).toBeNull();
-    expect(engineOfPath('/inpage-production-engine-7Co7utmQ.js')).toBeNull();
+    expect(engineOfPath('/inpage-device-engine-7Co7utmQ.js')).toBeNull();
     expect(engineOfPath('/app/inpage.js')).toBeNull();
     expect(ENGINE_FILE_GLOBS).toEqual(['**/*engine-webllm-*.js', '**/*engine-llamacpp-*.js', '**/*wllama-*.*']);
   });

@@ -9,7 +9,7 @@ import type { ChatCompletionRequest } from '#shared/protocol/types';
 import { VARIANTS } from '#shared/variants';
 import { LlamaRun, type LlamaChunk } from '../../worker/engine/llamacpp/run';
 import { assertSchemasSupported, forcedCallSchema, translateRequest } from '../../worker/engine/llamacpp/translate';
-import { chooseEngine, importRoutes } from '../../worker/engine/production-engine';
+import { chooseEngine, importRoutes } from '../../worker/engine/device-engine';
 import { withPlan } from '../../worker/engine/common/plan';
 
 const gpu = { report: { available: true, features: [], shaderF16: false } };

@@ -5,7 +5,7 @@ import { DEFAULT_CONFIG } from '#shared/config';
 import { NOT_REPORTED, unavailableWhy } from '#shared/unavailable-why';
 import type { ModelStatus } from '#shared/wire/engine-port';
 import { ApiError } from '#shared/protocol/errors';
-import { ChosenEngine } from '../../worker/engine/production-engine';
+import { DeviceEngine } from '../../worker/engine/device-engine';
 import { LlamaCppEngine } from '../../worker/engine/llamacpp/engine';
 import { withPlan } from '../../worker/engine/common/plan';
 import { validateChatRequest } from '#shared/protocol/validate';
@@ -47,7 +47,7 @@ describe("the engines' unavailable states each carry their reason", () => {
 
   test('an engine that cannot start leaves its models unavailable saying why, requests 503 with it, and the adapter says it', async () => {
     const noGpu = { report: { available: false, reason: 'no adapter', features: [], shaderF16: false } };
-    const chosen = new ChosenEngine({ ...DEFAULT_CONFIG }, {
+    const chosen = new DeviceEngine({ ...DEFAULT_CONFIG }, {
       probe: async () => noGpu,
       create: async () => {
         throw new Error('No supported storage backend found');

@@ -6,7 +6,7 @@
 import { providerServes, type EngineRequest, type ModelStatus, type ProviderNote } from '#shared/wire/engine-port';
 import { isEmbeddingRequest, type EmbeddingRequest } from '#shared/protocol/embeddings';
 import type { PlannedRequest } from './common/plan';
-import { AroundLocal, type Engine, type Generation, type Side } from './engine';
+import { RoutingEngine, type Engine, type Generation, type Responder } from './engine';
 import { ProviderEngine } from './provider';
 
 /** The provider's side: its own scheduler queues, so the lane only bounds what is in flight to it. */
@@ -14,8 +14,8 @@ const PROVIDER_LIMIT = 16;
 /** Failures of the provider's side that let this site's engine answer: a refusal, or the provider gone. */
 const PROVIDER_FALLS_OVER: ReadonlySet<string> = new Set(['engine_unavailable']);
 
-export class ConsumerEngine extends AroundLocal {
-  private readonly side: Side;
+export class ConsumerEngine extends RoutingEngine {
+  private readonly side: Responder;
 
   constructor(
     inner: Engine,
@@ -25,17 +25,17 @@ export class ConsumerEngine extends AroundLocal {
     this.side = { kind: 'provider', lane: provider.origin, limit: PROVIDER_LIMIT, fallsOver: PROVIDER_FALLS_OVER };
   }
 
-  route(request: EngineRequest): readonly Side[] {
+  route(request: EngineRequest): readonly Responder[] {
     const id = isEmbeddingRequest(request) ? request.model : request.variant.id;
     const own = this.local.route(request);
     return this.provider.serves(id) ? [this.side, ...own] : own;
   }
 
-  generate(request: PlannedRequest, signal: AbortSignal, side?: Side): Promise<Generation> {
+  generate(request: PlannedRequest, signal: AbortSignal, side?: Responder): Promise<Generation> {
     return side?.kind === 'provider' ? this.provider.generate(request, signal) : this.local.generate(request, signal, side);
   }
 
-  embed(request: EmbeddingRequest, signal: AbortSignal, side?: Side): Promise<Generation> {
+  embed(request: EmbeddingRequest, signal: AbortSignal, side?: Responder): Promise<Generation> {
     return side?.kind === 'provider' ? this.provider.embed(request, signal) : this.local.embed(request, signal, side);
   }
 

@@ -27,15 +27,15 @@ export interface Generation {
 }
 
 /**
- * One side a request may be answered on: the local engine, in its one-at-a-time queue; an upstream server (hybrid,
- * docs/hybrid.md) or the model provider's engine (consumer mode, docs/shared-models.md), each in a lane of its own (at
- * most `limit` at once, never behind the local queue). `fallsOver`: the failure codes before the first token that
+ * Who may answer a request (a "side" of it): the local engine, in its one-at-a-time queue; an upstream server
+ * (hybrid, docs/hybrid.md) or the model provider's engine (consumer mode, docs/shared-models.md), each in a lane of
+ * its own (at most `limit` at once, never behind the local queue). `fallsOver`: the failure codes before the first token that
  * hand the request to the next side (default: the scheduler's list of "this side cannot answer now").
  */
-export type Side = { kind: 'local' } | { kind: 'upstream' | 'provider'; lane: string; limit: number; fallsOver?: ReadonlySet<string> };
+export type Responder = { kind: 'local' } | { kind: 'upstream' | 'provider'; lane: string; limit: number; fallsOver?: ReadonlySet<string> };
 
 /** The one side of an engine without upstreams. */
-export const LOCAL_ONLY: readonly Side[] = [{ kind: 'local' }];
+export const LOCAL_ONLY: readonly Responder[] = [{ kind: 'local' }];
 
 /** Usage of a generation that ended early: `prompt` tokens and `completion` tokens generated so far. */
 export function spentUsage(prompt: number, completion: number, cached = 0, reasoning = 0): Usage {
@@ -60,7 +60,7 @@ export interface Engine extends Partial<EngineCapabilities> {
    * Throws an ApiError before anything is generated; afterwards failures are thrown from `events`.
    * Aborting `signal` ends `events` promptly.
    */
-  generate(request: PlannedRequest, signal: AbortSignal, side?: Side): Promise<Generation>;
+  generate(request: PlannedRequest, signal: AbortSignal, side?: Responder): Promise<Generation>;
   status(): ModelStatus[];
   /** Called on every status change, including download progress. */
   onStatus(listener: () => void): void;
@@ -80,7 +80,7 @@ export interface Engine extends Partial<EngineCapabilities> {
    * place): `embedding` events, one per input in order, then a `finish` whose usage counts the prompt tokens.
    * Throws an ApiError before anything is produced, as `generate` does. Default: refused (`Unsupported`).
    */
-  embed?(request: EmbeddingRequest, signal: AbortSignal, side?: Side): Promise<Generation>;
+  embed?(request: EmbeddingRequest, signal: AbortSignal, side?: Responder): Promise<Generation>;
   /** Optional: where it runs its models (for statuses, /v1/models and the Models area). Default: not said. */
   runtime?(): ModelRuntime | undefined;
   /**
@@ -88,7 +88,7 @@ export interface Engine extends Partial<EngineCapabilities> {
    * sent; a failure of one before its first token moves on to the next. Throws an ApiError when none may (mode
    * `upstream` while offline). Default: the local engine alone. `generate` and `embed` are then called with the side.
    */
-  route?(request: EngineRequest): readonly Side[];
+  route?(request: EngineRequest): readonly Responder[];
 }
 
 /** The capabilities the page controls (EngineControl forwards each to the engine), listed for the engine worker. */
@@ -156,17 +156,18 @@ export function complete(engine: Engine): CompleteEngine {
 export type EngineFactory = (config: InpageConfig) => Engine;
 
 /**
- * A composite around this device's engine (hybrid.ts, consumer.ts): it decides where each request runs; everything
- * else (the device, downloads, the cache, imports) is the device's engine's, delegated here once.
+ * An engine that routes: a composite around this device's engine (hybrid.ts, consumer.ts) that decides which
+ * responder answers each request; everything else (the device, downloads, the cache, imports) is the device's
+ * engine's, delegated here once.
  */
-export abstract class AroundLocal implements Engine {
+export abstract class RoutingEngine implements Engine {
   protected readonly local: CompleteEngine;
 
   constructor(local: Engine) {
     this.local = complete(local);
   }
 
-  abstract generate(request: PlannedRequest, signal: AbortSignal, side?: Side): Promise<Generation>;
+  abstract generate(request: PlannedRequest, signal: AbortSignal, side?: Responder): Promise<Generation>;
   abstract status(): ModelStatus[];
   abstract onStatus(listener: () => void): void;
 

@@ -1,4 +1,4 @@
-// Hybrid inference (docs/hybrid.md): the composite around the device's engine (worker/engine/production-engine.ts in
+// Hybrid inference (docs/hybrid.md): the composite around the device's engine (worker/engine/device-engine.ts in
 // `npm run build`, the deterministic engine in the test build) and the upstream engine (worker/engine/upstream/).
 // Per id a mode decides, per request and before anything is sent, which sides may answer and in which order
 // (`route`); the scheduler runs an upstream side in that upstream's lane and hands a request whose side failed before
@@ -12,7 +12,7 @@ import { buildCatalog, type ModelCatalog } from '#shared/model-config';
 import { activeCatalog, variantOf } from '#shared/catalog';
 import { buildUpstreamPlan, type ResolvedRoute, type UpstreamPlan, type UpstreamSpec } from '#shared/upstreams';
 import { UPSTREAM_CHOICES_CHANNEL, connectionSpec, listConnections, listModeChoices, type ModeChoice, type UpstreamConnection } from '#shared/upstream-connections';
-import { AroundLocal, LOCAL_ONLY, type CompleteEngine, type Engine, type Generation, type Side } from './engine';
+import { RoutingEngine, LOCAL_ONLY, type CompleteEngine, type Engine, type Generation, type Responder } from './engine';
 import { DATA_URLS_ONLY, UpstreamEngine, describeUpstream, type ImageRule, type UpstreamDeps, type UpstreamTarget } from './upstream';
 import { imageUrlAllowed } from '#shared/csp';
 
@@ -61,7 +61,7 @@ function targetsOf(plan: UpstreamPlan): Record<string, UpstreamTarget> {
   return targets;
 }
 
-export class HybridEngine extends AroundLocal {
+export class HybridEngine extends RoutingEngine {
   private upstream: UpstreamEngine;
   private readonly failedAt = new Map<string, number>();
   private readonly fetching = new Set<string>();
@@ -105,12 +105,12 @@ export class HybridEngine extends AroundLocal {
   }
 
   /** The decision for one id now: the sides in order, and why (for /v1/models and the Models area). */
-  decide(id: string): { sides: Side[]; why: string; offline?: boolean } {
+  decide(id: string): { sides: Responder[]; why: string; offline?: boolean } {
     const route = this.routeOf(id);
     const spec = this.specOf(route);
     if (route.mode === 'local' || !spec) return { sides: [{ kind: 'local' }], why: 'Mode local: this device answers.' };
-    const up: Side = { kind: 'upstream', lane: spec.name, limit: spec.concurrency };
-    const local: Side = { kind: 'local' };
+    const up: Responder = { kind: 'upstream', lane: spec.name, limit: spec.concurrency };
+    const local: Responder = { kind: 'local' };
     const online = this.deps.online();
     const failed = this.recentlyFailed(spec.name);
     const who = describeUpstream(spec.name, spec.url);
@@ -135,7 +135,7 @@ export class HybridEngine extends AroundLocal {
     }
   }
 
-  route(request: EngineRequest): readonly Side[] {
+  route(request: EngineRequest): readonly Responder[] {
     const id = isEmbeddingRequest(request) ? request.model : request.variant.id;
     const decision = this.decide(id);
     if (decision.sides.length === 0) throw new ApiError('upstream_unavailable', decision.why);
@@ -149,7 +149,7 @@ export class HybridEngine extends AroundLocal {
   }
 
   /** Runs one side; an upstream's out-of-reach failure is remembered (the `prefer-*` modes pass it over a while). */
-  private async onSide(side: Side | undefined, id: string, run: (engine: CompleteEngine | UpstreamEngine) => Promise<Generation>): Promise<Generation> {
+  private async onSide(side: Responder | undefined, id: string, run: (engine: CompleteEngine | UpstreamEngine) => Promise<Generation>): Promise<Generation> {
     if (side?.kind !== 'upstream') {
       const generation = await run(this.local);
       return generation.servedBy ? generation : { ...generation, servedBy: 'local' };
@@ -168,11 +168,11 @@ export class HybridEngine extends AroundLocal {
     }
   }
 
-  generate(request: PlannedRequest, signal: AbortSignal, side?: Side): Promise<Generation> {
+  generate(request: PlannedRequest, signal: AbortSignal, side?: Responder): Promise<Generation> {
     return this.onSide(side, request.variant.id, (engine) => engine.generate(request, signal));
   }
 
-  embed(request: EmbeddingRequest, signal: AbortSignal, side?: Side): Promise<Generation> {
+  embed(request: EmbeddingRequest, signal: AbortSignal, side?: Responder): Promise<Generation> {
     return this.onSide(side, request.model, (engine) => (engine === this.upstream ? this.upstream.embed(request, signal) : this.local.embed(request, signal)));
   }
 

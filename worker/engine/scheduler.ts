@@ -6,7 +6,7 @@ import { ApiError } from '#shared/protocol/errors';
 import type { EngineEvent, EngineRequest } from '#shared/wire/engine-port';
 import type { Usage } from '#shared/protocol/types';
 import { isEmbeddingRequest } from '#shared/protocol/embeddings';
-import { cannotEmbed, complete, type CompleteEngine, type Engine, type Generation, type Side } from './engine';
+import { cannotEmbed, complete, type CompleteEngine, type Engine, type Generation, type Responder } from './engine';
 import { withPlan, type PlannedRequest } from './common/plan';
 import type { EmbeddingRequest } from '#shared/protocol/embeddings';
 
@@ -41,7 +41,7 @@ interface Job {
   sink: RequestSink;
   abort: AbortController;
   /** The sides the engine's route allows, in order, and the one tried now. */
-  sides: readonly Side[];
+  sides: readonly Responder[];
   at: number;
   /** The failure of an earlier side, said along with the last one's if every side fails. */
   earlier?: ApiError;
@@ -83,7 +83,7 @@ export class Scheduler {
 
   submit(id: string, given: EngineRequest, sink: RequestSink): void {
     let request: PlannedRequest | EmbeddingRequest;
-    let sides: readonly Side[];
+    let sides: readonly Responder[];
     try {
       // The one plan of a chat request, made before any engine sees it (common/plan.ts).
       request = isEmbeddingRequest(given) ? given : withPlan(given);
@@ -176,7 +176,7 @@ export class Scheduler {
     }
   }
 
-  private async run(job: Job, side: Side): Promise<void> {
+  private async run(job: Job, side: Responder): Promise<void> {
     const { request, sink, abort } = job;
     const { signal } = abort;
     let started: Generation | null = null;

@@ -1,4 +1,4 @@
-// The web-llm engine wired to the real web-llm on WebGPU, in this (the engine) worker: production-engine.ts
+// The web-llm engine wired to the real web-llm on WebGPU, in this (the engine) worker: device-engine.ts
 // loads it where WebGPU serves, and the library build's `#engine-impl` alias points here; the parts live beside it.
 import {
   MLCEngine,

@@ -6,7 +6,7 @@
 import { h, type ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { modelIds } from '#shared/catalog';
-import { MODES, type Mode } from '#shared/model-config';
+import { HYBRID_MODES, type HybridMode } from '#shared/model-config';
 import { DIALECTS, type Dialect } from '#shared/upstreams';
 import { chooseMode, displayKey, listConnections, removeConnection, saveConnection, type UpstreamConnection } from '#shared/upstream-connections';
 import type { Serving } from '#shared/wire/engine-port';
@@ -15,14 +15,14 @@ import { getState } from '../../store';
 import { Notice, errorText } from '../../kit/widgets';
 
 /** Each mode in plain words (the mode's own name follows in brackets, as docs/hybrid.md and the config name it). */
-export const MODE_WORDS: Record<Mode, string> = {
+export const MODE_WORDS: Record<HybridMode, string> = {
   local: 'this device only',
   'prefer-local': 'this device first, your server when this device cannot',
   'prefer-upstream': 'your server first, this device when the server fails',
   upstream: 'your server only',
 };
 
-function modeText(mode: Mode): string {
+function modeText(mode: HybridMode): string {
   return `${MODE_WORDS[mode].charAt(0).toUpperCase()}${MODE_WORDS[mode].slice(1)} (${mode})`;
 }
 
@@ -85,7 +85,7 @@ function Field(props: { id: string; label: string; children?: ComponentChildren 
 
 export function UpstreamConnections() {
   const [list, setList] = useState<UpstreamConnection[] | null>(null);
-  const [form, setForm] = useState({ name: '', url: '', dialect: 'openai' as Dialect, key: '', id: modelIds()[0] ?? '', model: '', mode: 'prefer-local' as Mode });
+  const [form, setForm] = useState({ name: '', url: '', dialect: 'openai' as Dialect, key: '', id: modelIds()[0] ?? '', model: '', mode: 'prefer-local' as HybridMode });
   const [error, setError] = useState<string | null>(null);
   /** What the last change did: null before any; else the server's host when the engine worker restarted to reach it. */
   const [changed, setChanged] = useState<{ restartedFor?: string } | null>(null);
@@ -179,7 +179,7 @@ export function UpstreamConnections() {
       h(Field, { id: 'up-key', label: 'API key (optional)' }, h('input', { id: 'up-key', type: 'password', autoComplete: 'off', value: form.key, onInput: set('key') })),
       h(Field, { id: 'up-id', label: 'For the id' }, h('select', { id: 'up-id', value: form.id, onChange: set('id') }, modelIds().map((id) => h('option', { key: id, value: id }, id)))),
       h(Field, { id: 'up-model', label: "The server's model name" }, h('input', { id: 'up-model', required: true, value: form.model, onInput: set('model'), placeholder: 'e.g. Qwen/Qwen3-8B-FP8' })),
-      h(Field, { id: 'up-mode', label: 'Mode' }, h('select', { id: 'up-mode', value: form.mode, onChange: set('mode') }, MODES.map((m) => h('option', { key: m, value: m }, modeText(m))))),
+      h(Field, { id: 'up-mode', label: 'Mode' }, h('select', { id: 'up-mode', value: form.mode, onChange: set('mode') }, HYBRID_MODES.map((m) => h('option', { key: m, value: m }, modeText(m))))),
       error && h(Notice, { kind: 'error' }, error),
       h('button', { type: 'submit', class: 'button primary' }, 'Add connection'),
     ),
@@ -195,7 +195,7 @@ export function ModeSwitch(props: { id: string; serving: Serving; upstreamOnly: 
   if (!props.serving.upstream || props.upstreamOnly) return null;
   const change = (e: Event) => {
     setError(null);
-    chooseMode(props.id, (e.currentTarget as HTMLSelectElement).value as Mode).catch((err: unknown) => setError(errorText(err)));
+    chooseMode(props.id, (e.currentTarget as HTMLSelectElement).value as HybridMode).catch((err: unknown) => setError(errorText(err)));
   };
   return h(
     'span',
@@ -203,7 +203,7 @@ export function ModeSwitch(props: { id: string; serving: Serving; upstreamOnly: 
     h(
       'select',
       { 'aria-label': `Mode for ${props.id}`, value: props.serving.mode, onChange: change },
-      MODES.map((m) => h('option', { key: m, value: m }, modeText(m))),
+      HYBRID_MODES.map((m) => h('option', { key: m, value: m }, modeText(m))),
     ),
     error && h(Notice, { kind: 'error' }, error),
   );

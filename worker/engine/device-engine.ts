@@ -1,4 +1,4 @@
-// The production engine: one of two implementations behind the one Engine seam, chosen once per worker.
+// The device's engine (class DeviceEngine): one of two implementations behind the one Engine seam, chosen once per worker.
 // vite's `#engine-impl` alias points here for `npm run build`.
 //  - `engineChoice: "webllm"` / `"llamacpp"` in the deployment's config forces one;
 //  - `auto` (the default): web-llm where its WebGPU needs are met (an adapter with web-llm's limits),
@@ -68,12 +68,12 @@ function runtimeOf(kind: EngineKind, engine: CompleteEngine): ModelRuntime {
 }
 
 /** What the composite is made of: the device probe and each engine's factory (the real ones load as chunks). */
-export interface ChosenEngineParts {
+export interface DeviceEngineParts {
   probe(): Promise<GpuProbe>;
   create(kind: EngineKind, config: InpageConfig, why: string, probe: GpuProbe): Promise<Engine>;
 }
 
-const realParts: ChosenEngineParts = {
+const realParts: DeviceEngineParts = {
   probe: () => probeGpu(),
   create: async (kind, config, why, probe) =>
     kind === 'webllm' ? (await import('./webllm')).createEngine(config) : (await import('./llamacpp')).createLlamaCppEngine(config, why, llamaOnWebGpu(probe)),
@@ -84,7 +84,7 @@ const realParts: ChosenEngineParts = {
  * (`engine` in an entry, or a model that exists for one engine only). Each request, load and deletion goes to the
  * engine of its variant; one chat model is loaded at a time across both.
  */
-export class ChosenEngine implements Engine {
+export class DeviceEngine implements Engine {
   private readonly engines: Partial<Record<EngineKind, CompleteEngine>> = {};
   /** Why an engine this device needs could not be created (its models are unavailable, saying this). */
   private readonly failed: Partial<Record<EngineKind, string>> = {};
@@ -96,7 +96,7 @@ export class ChosenEngine implements Engine {
 
   constructor(
     private readonly config: InpageConfig,
-    private readonly parts: ChosenEngineParts = realParts,
+    private readonly parts: DeviceEngineParts = realParts,
   ) {
     // The catalog says which variants are tied to which engine; a bad `models` entry stops the start, naming it.
     adoptModels(config.models, "the deployment's models setting");
@@ -256,4 +256,4 @@ export class ChosenEngine implements Engine {
   }
 }
 
-export const createEngine: EngineFactory = (config) => new ChosenEngine(config);
+export const createEngine: EngineFactory = (config) => new DeviceEngine(config);
