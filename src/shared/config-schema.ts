@@ -3,6 +3,7 @@
 // declares each part: the defaults (src/shared/config.ts), the `models` entries' zod schemas (src/shared/model-config.ts) and the
 // upstreams' fields (src/shared/upstreams.ts); `npm run build:pkg` writes it into the package.
 import { DEFAULT_CONFIG, TEST_KNOBS, type InpageConfig } from './config';
+import { ENGINE_KINDS } from './engine-kinds/specs';
 import { modelEntrySchemas } from './model-config';
 import { z } from './protocol/zod';
 import { CREDENTIALS, DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_MS, DIALECTS, UPSTREAM_BOUNDS } from './upstreams';
@@ -23,7 +24,7 @@ const NOTES: Record<keyof InpageConfig, string> = {
   upstreams: 'Hybrid: OpenAI-compatible servers by name, which models entries send ids to (docs/hybrid.md). A literal API key here is refused at start-up: this file is served to every visitor.',
 };
 
-const ENGINE_CHOICES = ['auto', 'webllm', 'llamacpp'];
+const ENGINE_CHOICES = ['auto', ...ENGINE_KINDS];
 
 function upstreamSchema(): Record<string, unknown> {
   return {
@@ -43,7 +44,7 @@ function upstreamSchema(): Record<string, unknown> {
 
 /** The JSON Schema (draft 2020-12) of the settings file. */
 export function configJsonSchema(): Record<string, unknown> {
-  const { webllmEntry, llamacppEntry } = modelEntrySchemas();
+  const entrySchemas = Object.values(modelEntrySchemas());
   // zod's own JSON Schema of the entries; its refinements (URL checks) cannot be expressed and are checked at start-up.
   const toJsonSchema = z.toJSONSchema as (schema: unknown, options: object) => Record<string, unknown>;
   const entry = (schema: unknown) => {
@@ -55,7 +56,7 @@ export function configJsonSchema(): Record<string, unknown> {
     const fallback = DEFAULT_CONFIG[key];
     const description = NOTES[key];
     if (key === 'models') {
-      properties[key] = { type: 'object', description, additionalProperties: { anyOf: [entry(webllmEntry), entry(llamacppEntry)] } };
+      properties[key] = { type: 'object', description, additionalProperties: { anyOf: entrySchemas.map(entry) } };
     } else if (key === 'upstreams') {
       properties[key] = { type: 'object', description, additionalProperties: upstreamSchema() };
     } else if (key === 'engineChoice') {

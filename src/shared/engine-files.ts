@@ -3,7 +3,9 @@
 // device downloads only the engine it runs (a CPU-only visitor never fetches web-llm). An engine that brings more
 // files (wasm variants, a compat build) lists their modules or asset names here (docs/offline.md).
 
-export type EngineKind = 'webllm' | 'llamacpp';
+import type { EngineKind } from './engine-kinds/names';
+
+export type { EngineKind } from './engine-kinds/names';
 
 export interface EngineFiles {
   /** Source modules only this engine runs (their paths): the chunks made of them are named `engine-<kind>-…`. */
@@ -12,6 +14,7 @@ export interface EngineFiles {
   assets: readonly string[];
 }
 
+/** Every engine kind's files (a kind of src/shared/engine-kinds/names.ts missing here does not compile). */
 export const ENGINE_FILES: Readonly<Record<EngineKind, EngineFiles>> = {
   webllm: { modules: /[\\/](?:worker[\\/]engine[\\/]webllm|node_modules[\\/]@mlc-ai[\\/]web-llm)[\\/]/, assets: [] },
   llamacpp: { modules: /[\\/](?:worker[\\/]engine[\\/]llamacpp|node_modules[\\/]@wllama[\\/]wllama(?:-compat)?)[\\/]/, assets: ['wllama'] },

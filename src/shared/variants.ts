@@ -2,6 +2,7 @@
 // which variants share weights). Which real model serves a weight group is each engine's business
 // (worker/engine/webllm/models.ts for web-llm). README's variant table mirrors this; test/unit/variants.test.ts
 // keeps the two in step.
+import type { EngineKind } from './engine-kinds/names';
 
 export const VARIANT_IDS = [
   'svc-model-5.2',
@@ -37,7 +38,7 @@ export interface Variant {
    * the entry says `engine`); `upstream`: an id of the deployment's own that only an upstream server answers (hybrid
    * mode `upstream`, no local model; docs/hybrid.md); absent: the engine the device's policy picks (`engineChoice`).
    */
-  engine?: 'webllm' | 'llamacpp' | 'upstream';
+  engine?: EngineKind | 'upstream';
 }
 
 export interface EmbeddingSpec {

@@ -8,7 +8,7 @@ import { DEFAULT_CATALOG } from '#shared/model-config';
 import { ApiError } from '#shared/protocol/errors';
 import { validateChatRequest } from '#shared/protocol/validate';
 import { LlamaCppEngine } from '../../worker/engine/llamacpp/engine';
-import { llamaOnWebGpu } from '../../worker/engine/device-engine';
+import { llamaOnWebGpu } from '../../worker/engine/llamacpp/descriptor';
 import { fakeWllama, llamaEngineWith } from './wllama-fake';
 import { withPlan } from '../../worker/engine/common/plan';
 

@@ -1,8 +1,8 @@
-// The device's engine (class DeviceEngine): one of two implementations behind the one Engine seam, chosen once per worker.
-// vite's `#engine-impl` alias points here for `npm run build`.
-//  - `engineChoice: "webllm"` / `"llamacpp"` in the deployment's config forces one;
-//  - `auto` (the default): web-llm where its WebGPU needs are met (an adapter with web-llm's limits),
-//    llama.cpp on the CPU otherwise.
+// The device's engine (class DeviceEngine): the one Engine the engine worker runs in `npm run build` (vite's
+// `#engine-impl` alias points here), made of the engine kinds the registry lists (registry.ts), chosen once per worker:
+//  - `engineChoice: "<kind>"` in the deployment's config forces one;
+//  - `auto` (the default): the first kind in the registry's order that can run here (web-llm where its WebGPU needs
+//    are met, an adapter with web-llm's limits; llama.cpp, on the CPU or WebGPU, otherwise).
 // Each engine is a chunk of its own, loaded only when chosen.
 import type { InpageConfig } from '#shared/config';
 import type { AdapterReport, ImportFile, ImportProgress, ImportReport } from '#shared/wire/engine-control';
@@ -12,59 +12,61 @@ import type { EmbeddingRequest } from '#shared/protocol/embeddings';
 import { ApiError } from '#shared/protocol/errors';
 import type { ModelId } from '#shared/variants';
 import { activeCatalog, adoptModels, variantOf } from '#shared/catalog';
+import { ENGINE_KIND_SPECS, isEngineKind, type EngineKind } from '#shared/engine-kinds/specs';
 import { complete, type CompleteEngine, type Engine, type EngineFactory, type Generation } from './engine';
 import { probeGpu, type GpuProbe } from './common/gpu';
+import { ENGINES, ENGINE_ORDER } from './registry';
 
-export type EngineKind = 'webllm' | 'llamacpp';
-
-const ENGINE_NAME: Record<EngineKind, string> = { webllm: 'web-llm (WebGPU)', llamacpp: 'llama.cpp' };
+export type { EngineKind } from '#shared/engine-kinds/specs';
 
 /** The policy, on its own for unit tests. */
 export function chooseEngine(setting: string, probe: Pick<GpuProbe, 'report'>): { kind: EngineKind; reason: string } {
-  if (setting === 'webllm') return { kind: 'webllm', reason: 'The deployment chose web-llm (engineChoice: "webllm").' };
-  if (setting === 'llamacpp') return { kind: 'llamacpp', reason: 'The deployment chose llama.cpp (engineChoice: "llamacpp"); models run on the CPU.' };
-  if (probe.report.available) return { kind: 'webllm', reason: 'WebGPU meets web-llm\'s needs.' };
-  return { kind: 'llamacpp', reason: `llama.cpp on the CPU: ${probe.report.reason ?? 'no usable WebGPU adapter'}` };
+  if (isEngineKind(setting)) return { kind: setting, reason: ENGINES[setting].forcedWhy };
+  let last: { kind: EngineKind; reason: string } | undefined;
+  for (const engine of ENGINE_ORDER) {
+    const { ok, why } = engine.canRun(probe);
+    last = { kind: engine.kind, reason: why };
+    if (ok) return last;
+  }
+  // None says it can: the last one tries, and says why it may not.
+  return last!;
 }
 
 /**
- * Which engine takes which files of an import: `.gguf` files are llama.cpp's, the rest (web-llm's folders:
- * mlc-chat-config.json, shards, tokenizer) web-llm's. `running`: the engines this device runs. Files for an
- * engine that does not run here are not imported, and the report says why.
+ * Which engine takes which files of an import, by each engine's `imports` (registry.ts): `.gguf` files are
+ * llama.cpp's, the rest (web-llm's folders: mlc-chat-config.json, shards, tokenizer) web-llm's. `running`: the
+ * engines this device runs. Files for an engine that does not run here are not imported, and the report says why;
+ * where the engine of the rest does not run and nothing else was routed, the files go to an engine that runs
+ * (which names the files it expected).
  */
 export function importRoutes(files: ImportFile[], running: EngineKind[]): { routes: [EngineKind, ImportFile[]][]; problems: string[] } {
-  const gguf = files.filter((f) => /\.gguf$/i.test(f.path));
-  const rest = files.filter((f) => !/\.gguf$/i.test(f.path));
   const routes: [EngineKind, ImportFile[]][] = [];
   const problems: string[] = [];
-  if (gguf.length > 0) {
-    if (running.includes('llamacpp')) routes.push(['llamacpp', gguf]);
-    else {
-      const names = gguf.map((f) => f.path.split('/').pop()).join(', ');
-      problems.push(
-        `Not imported: ${names}. GGUF files are for the llama.cpp engine, and no model runs on llama.cpp on this device (web-llm serves them all); a deployment ties a model to llama.cpp in its models setting (engine: "llamacpp").`,
-      );
+  const claimed = new Set<ImportFile>();
+  let restKind: EngineKind | undefined;
+  for (const engine of ENGINE_ORDER) {
+    if (engine.imports === 'rest') {
+      restKind ??= engine.kind;
+      continue;
     }
+    const pattern = engine.imports;
+    const mine = files.filter((f) => !claimed.has(f) && pattern.test(f.path));
+    if (mine.length === 0) continue;
+    for (const f of mine) claimed.add(f);
+    if (running.includes(engine.kind)) routes.push([engine.kind, mine]);
+    else if (engine.notImported) problems.push(engine.notImported(mine.map((f) => f.path.split('/').pop()).join(', ')));
   }
-  // The rest goes to web-llm; where only llama.cpp runs, to llama.cpp (which names the files it expected).
+  const rest = files.filter((f) => !claimed.has(f));
   if (rest.length > 0 || (routes.length === 0 && problems.length === 0)) {
-    if (running.includes('webllm')) routes.push(['webllm', rest]);
-    else if (routes.length === 0) routes.push(['llamacpp', files]);
+    if (restKind && running.includes(restKind)) routes.push([restKind, rest]);
+    else if (routes.length === 0 && running[0]) routes.push([running[0], files]);
   }
   return { routes, problems };
 }
 
-/**
- * Whether llama.cpp runs on the GPU here: its WebGPU backend needs an adapter with `shader-f16` (web-llm's limits
- * need not be met: that is where llama.cpp can use a GPU web-llm cannot). SwiftShader has none: the CPU.
- */
-export function llamaOnWebGpu(probe: Pick<GpuProbe, 'report'>): boolean {
-  return probe.report.shaderF16;
-}
-
 /** Where an engine runs its models, for the status (and so /v1/models and the Models area). */
 function runtimeOf(kind: EngineKind, engine: CompleteEngine): ModelRuntime {
-  return engine.runtime() ?? { engine: kind, device: kind === 'webllm' ? 'webgpu' : 'cpu' };
+  return engine.runtime() ?? { engine: kind, device: ENGINES[kind].device };
 }
 
 /** What the composite is made of: the device probe and each engine's factory (the real ones load as chunks). */
@@ -75,8 +77,7 @@ export interface DeviceEngineParts {
 
 const realParts: DeviceEngineParts = {
   probe: () => probeGpu(),
-  create: async (kind, config, why, probe) =>
-    kind === 'webllm' ? (await import('./webllm')).createEngine(config) : (await import('./llamacpp')).createLlamaCppEngine(config, why, llamaOnWebGpu(probe)),
+  create: (kind, config, why, probe) => ENGINES[kind].create(config, why, probe),
 };
 
 /**
@@ -110,14 +111,14 @@ export class DeviceEngine implements Engine {
       this.kind = kind;
       const needed = new Set<EngineKind>([kind, ...activeCatalog().variants.flatMap((v) => (v.engine && v.engine !== 'upstream' ? [v.engine] : []))]);
       for (const each of [kind, ...[...needed].filter((k) => k !== kind)]) {
-        const why = each === kind ? reason : "The deployment's models setting ties some models to llama.cpp; they run on the CPU.";
+        const why = each === kind ? reason : ENGINES[each].tiedWhy;
         // An engine that cannot start here leaves its models unavailable, saying why; the other engine still runs.
         let engine: CompleteEngine;
         try {
           engine = complete(await this.parts.create(each, this.config, why, probe));
         } catch (err) {
           if (err instanceof Error && err.name === 'ModelConfigError') throw err;
-          this.failed[each] = `${ENGINE_NAME[each]} could not start in this browser: ${err instanceof Error ? err.message : String(err)}`;
+          this.failed[each] = `${ENGINE_KIND_SPECS[each].label} could not start in this browser: ${err instanceof Error ? err.message : String(err)}`;
           continue;
         }
         for (const listener of this.listeners) engine.onStatus(listener);
@@ -185,7 +186,7 @@ export class DeviceEngine implements Engine {
       if (!status) return [];
       // Tied by the deployment to the engine this device did not pick, and that engine cannot serve it: say both.
       if (kind !== this.kind && status.state === 'unavailable' && status.error) {
-        return [{ ...status, runtime: runtime!, error: `The deployment's models setting ties ${v.id} to ${ENGINE_NAME[kind]}, which cannot run it here: ${status.error}` }];
+        return [{ ...status, runtime: runtime!, error: `The deployment's models setting ties ${v.id} to ${ENGINE_KIND_SPECS[kind].label}, which cannot run it here: ${status.error}` }];
       }
       return [{ ...status, runtime: runtime! }];
     });
@@ -201,14 +202,8 @@ export class DeviceEngine implements Engine {
     // The device's engine could not start: the page says why, not that a model might run.
     const failure = this.failed[this.kind!];
     if (failure) return { features: [], shaderF16: false, ...this.probe?.report, available: false, reason: failure };
-    // llama.cpp reports the GPU as the probe saw it: the page shows what WebGPU there is either way.
-    if (this.kind === 'llamacpp' && this.probe) {
-      const report = { ...this.probe.report, features: [...this.probe.report.features] };
-      // On the GPU (shader-f16): the page shows the adapter, llama.cpp running on it.
-      if (llamaOnWebGpu(this.probe)) return { ...report, available: true, reason: `llama.cpp runs the models on this GPU (WebGPU). ${report.reason ?? ''}`.trim() };
-      const threads = this.engines.llamacpp?.runtime()?.threads ?? 1;
-      return { ...report, cpu: { threads } };
-    }
+    const own = ENGINES[this.kind!].adapter;
+    if (own && this.probe) return own(this.probe, this.engines[this.kind!]);
     return this.engines[this.kind!]!.adapter();
   }
 

@@ -2,6 +2,7 @@
 import type { Timings } from './timings';
 export type { Timings } from './timings';
 import type { ModelId } from '../variants';
+import type { EngineKind } from '../engine-kinds/names';
 
 // The request's types are declared once, by the zod schema in validate.ts; re-exported here for convenience.
 export type {
@@ -132,7 +133,7 @@ export interface ModelObject {
 
 /** /v1/models' `engine`: the status's runtime, as the API names it. */
 export interface EngineObject {
-  name: 'webllm' | 'llamacpp';
+  name: EngineKind;
   device: 'webgpu' | 'cpu';
   threads?: number;
   /** llama.cpp: why this many threads (one where the page is not cross-origin isolated). */

@@ -2,6 +2,7 @@
 import type { ApiErrorData } from '../protocol/errors';
 import type { ChatCompletionRequest, ChoiceLogprobs, EngineFinishReason, ModelState, Timings, Usage } from '../protocol/types';
 import type { ModelId } from '../variants';
+import type { EngineKind } from '../engine-kinds/names';
 import type { EmbeddingRequest } from '../protocol/embeddings';
 
 /** What the engine is asked to run: a chat request (everything is converted onto it) or an embeddings request. */
@@ -96,7 +97,7 @@ export interface DownloadSize {
 }
 
 export interface ModelRuntime {
-  engine: 'webllm' | 'llamacpp';
+  engine: EngineKind;
   device: 'webgpu' | 'cpu';
   /** CPU threads (llama.cpp). */
   threads?: number;

@@ -27,7 +27,8 @@ const PHASE_LABEL: Record<string, string> = {
 
 /** Whether the weights of a model go to the GPU (web-llm, or llama.cpp on WebGPU) or stay in memory for the CPU. */
 function weightsOnCpu(status: ModelStatus): boolean {
-  if (status.runtime) return status.runtime.engine === 'llamacpp' && status.runtime.device !== 'webgpu';
+  // Whatever the engine: web-llm always runs on WebGPU, llama.cpp on it or on the CPU.
+  if (status.runtime) return status.runtime.device !== 'webgpu';
   return cpuEngine(getState()) !== null;
 }
 

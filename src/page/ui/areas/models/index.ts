@@ -6,6 +6,7 @@ import type { ModelRuntime, ModelStatus } from '#shared/wire/engine-port';
 import type { ModelState } from '#shared/protocol/types';
 import { modelIds, variantOf } from '#shared/catalog';
 import type { ModelId } from '#shared/variants';
+import type { EngineKind } from '#shared/engine-kinds/names';
 import type { RateEstimate } from '../../download-rate';
 import { formatBytes, formatInteger } from '../../kit/format';
 import { cardOf, cardTitle } from '../../../model-cards';
@@ -21,12 +22,18 @@ import { Notice, errorText } from '../../kit/widgets';
 import { ErrorText, plainLoadError } from '../../kit/plain-error';
 import { NOT_REPORTED, unavailableWhy } from '#shared/unavailable-why';
 
-/** Which engine runs the model and where: "llama.cpp on the CPU, 2 threads (cross-origin isolated)". */
+/** Which engine runs the model and where, per engine kind: "llama.cpp on the CPU, 2 threads (cross-origin isolated)". */
+const RUNTIME_TEXT: Record<EngineKind, (runtime: ModelRuntime) => string> = {
+  webllm: () => 'web-llm on WebGPU',
+  llamacpp: (runtime) => {
+    const threads = runtime.threads ?? 1;
+    const isolation = globalThis.crossOriginIsolated ? 'cross-origin isolated' : 'the page is not cross-origin isolated';
+    return `llama.cpp on the ${runtime.device === 'webgpu' ? 'GPU (WebGPU)' : 'CPU'}, ${threads} thread${threads === 1 ? '' : 's'} (${isolation})`;
+  },
+};
+
 function runtimeText(runtime: ModelRuntime): string {
-  if (runtime.engine === 'webllm') return 'web-llm on WebGPU';
-  const threads = runtime.threads ?? 1;
-  const isolation = globalThis.crossOriginIsolated ? 'cross-origin isolated' : 'the page is not cross-origin isolated';
-  return `llama.cpp on the ${runtime.device === 'webgpu' ? 'GPU (WebGPU)' : 'CPU'}, ${threads} thread${threads === 1 ? '' : 's'} (${isolation})`;
+  return RUNTIME_TEXT[runtime.engine](runtime);
 }
 
 function partners(id: ModelId): ModelId[] {

@@ -1,0 +1,105 @@
+// web-llm's `models` entries: a prebuilt model id (one, or one per precision) or a record of the deployment's own,
+// with pins for its files. The engine reads them in worker/engine/webllm/models.ts; the engine itself is
+// worker/engine/webllm/ (its descriptor there). An entry that names no `engine` is web-llm's.
+import { z } from '../protocol/zod';
+import { ModelConfigError, where, type EngineKindSpec, type EntryParts } from '../model-entry';
+import { isVariantId } from '../variants';
+
+/** Bytes of each SRI digest: a pin of another length is a typo, not a hash. */
+const SRI_BYTES = { sha256: 32, sha384: 48, sha512: 64 } as const;
+
+function webllmSchemas({ common, nonEmpty }: EntryParts) {
+  /** One Subresource Integrity hash (`sha256-…`, `sha384-…` or `sha512-…`, base64), as web-llm verifies them. */
+  const sri = z.string().check(
+    z.refine((value: string) => {
+      const m = /^(sha256|sha384|sha512)-([A-Za-z0-9+/]+={0,2})$/.exec(value);
+      if (!m) return false;
+      const b64 = m[2]!;
+      return Math.floor((b64.replace(/=+$/, '').length * 3) / 4) === SRI_BYTES[m[1] as keyof typeof SRI_BYTES];
+    }, 'must be one SRI hash: sha256-, sha384- or sha512- and the base64 digest'),
+  );
+
+  /**
+   * Pins for one web-llm model's files, in web-llm's `ModelRecord.integrity` shape: web-llm 0.2.86 checks its
+   * `mlc-chat-config.json`, its model library (before running it) and the tokenizer file it reads against these,
+   * and a mismatch fails the load (inpage never sets web-llm's `onFailure: "warn"`). The weight shards and
+   * `tensor-cache.json` are not covered by web-llm's check.
+   */
+  const modelIntegrity = z.strictObject({
+    config: z.optional(sri),
+    model_lib: z.optional(sri),
+    /** web-llm reads (and checks) `tokenizer.json`, or `tokenizer.model` when there is no tokenizer.json. */
+    tokenizer: z.optional(z.partialRecord(z.enum(['tokenizer.json', 'tokenizer.model']), sri)),
+  });
+
+  /**
+   * A web-llm `ModelRecord` for a model web-llm does not ship: where its weights and compiled library are, and the
+   * chat options (`overrides`: `conv_template`, `context_window_size`, …) as web-llm takes them. Relative URLs
+   * resolve against the page's origin.
+   */
+  const webllmRecord = z.strictObject({
+    model_id: z.string().check(z.regex(/^[\w.+-]{1,128}$/, 'must be 1–128 letters, digits or . _ + -')),
+    model: z.string().check(z.minLength(1)),
+    model_lib: z.string().check(z.minLength(1)),
+    overrides: z.optional(z.record(z.string(), z.unknown())),
+    vram_required_MB: z.optional(z.number().check(z.positive())),
+    low_resource_required: z.optional(z.boolean()),
+    buffer_size_required_bytes: z.optional(z.number().check(z.positive())),
+    required_features: z.optional(z.array(z.string())),
+    model_type: z.optional(z.int().check(z.minimum(0))),
+  });
+
+  const entry = z.strictObject({
+    engine: z.optional(z.literal('webllm')),
+    ...common,
+    /** A web-llm prebuilt model id for both precisions, or one for adapters with `shader-f16` and one without. */
+    webllm: z.optional(z.union([nonEmpty, z.strictObject({ f16: nonEmpty, f32: nonEmpty })])),
+    /** A model of the deployment's own (see webllmRecord). */
+    record: z.optional(webllmRecord),
+    /**
+     * Pins, by web-llm model id (either precision of this entry's model, or of the shipped model when the entry
+     * names none): the hashes its files must have. `npm run models:pull` writes them for what it pulled.
+     */
+    integrity: z.optional(z.record(nonEmpty, modelIntegrity)),
+  });
+  return { modelIntegrity, webllmRecord, entry };
+}
+type Schemas = ReturnType<typeof webllmSchemas>;
+
+export type ModelIntegrity = z.output<Schemas['modelIntegrity']>;
+export type WebLlmRecordConfig = z.output<Schemas['webllmRecord']>;
+export type WebLlmEntry = z.output<Schemas['entry']>;
+
+export const webllmKind: EngineKindSpec<WebLlmEntry> = {
+  label: 'web-llm (WebGPU)',
+  entry: {
+    schema: (parts) => webllmSchemas(parts).entry,
+    groupKey(web) {
+      if (web.record) return web.record.model_id;
+      if (typeof web.webllm === 'string') return web.webllm;
+      if (web.webllm) return web.webllm.f16 === web.webllm.f32 ? web.webllm.f16 : `${web.webllm.f16}/${web.webllm.f32}`;
+      return null;
+    },
+    // A model the five also use, configured: a group of its own beside the shipped one.
+    groupName: (key, _taken, builtIn) => (builtIn ? `config:${key}` : key),
+    check(id, web, _base, upstreamOnly) {
+      if (upstreamOnly) {
+        for (const field of ['integrity', 'thinking', 'kv'] as const) {
+          if (web[field] !== undefined) throw new ModelConfigError(`${where(id, [field])}: '${id}' has no local model (mode 'upstream' without 'webllm', 'record' or 'gguf'), so '${field}' describes nothing here`);
+        }
+        return;
+      }
+      if (web.webllm !== undefined && web.record !== undefined) {
+        throw new ModelConfigError(`${where(id)}: give either 'webllm' (a prebuilt model id) or 'record' (a model of your own), not both`);
+      }
+      if (!isVariantId(id) && web.webllm === undefined && web.record === undefined) {
+        throw new ModelConfigError(
+          `${where(id)}: a model id of the deployment's own needs 'webllm' (a prebuilt model id) or 'record', or 'engine': 'llamacpp' with 'gguf'; or, answered by an upstream server only, 'mode': 'upstream' with 'upstream'`,
+        );
+      }
+      if (web.webllm === undefined && web.record === undefined && (web.thinking !== undefined || web.kv !== undefined)) {
+        throw new ModelConfigError(`${where(id)}: 'thinking' and 'kv' describe a model: give them with 'webllm' or 'record'`);
+      }
+    },
+  },
+};
