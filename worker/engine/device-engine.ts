@@ -11,7 +11,8 @@ import type { PlannedRequest } from './common/plan';
 import type { EmbeddingRequest } from '#shared/protocol/embeddings';
 import { ApiError } from '#shared/protocol/errors';
 import type { ModelId } from '#shared/variants';
-import { activeCatalog, adoptModels, variantOf } from '#shared/catalog';
+import { adoptModels } from '#shared/catalog';
+import { variantIn, type ModelCatalog } from '#shared/model-config';
 import { ENGINE_KIND_SPECS, isEngineKind, type EngineKind } from '#shared/engine-kinds/specs';
 import { complete, type CompleteEngine, type Engine, type EngineFactory, type Generation } from './engine';
 import { probeGpu, type GpuProbe } from './common/gpu';
@@ -72,12 +73,12 @@ function runtimeOf(kind: EngineKind, engine: CompleteEngine): ModelRuntime {
 /** What the composite is made of: the device probe and each engine's factory (the real ones load as chunks). */
 export interface DeviceEngineParts {
   probe(): Promise<GpuProbe>;
-  create(kind: EngineKind, config: InpageConfig, why: string, probe: GpuProbe): Promise<Engine>;
+  create(kind: EngineKind, config: InpageConfig, catalog: ModelCatalog, why: string, probe: GpuProbe): Promise<Engine>;
 }
 
 const realParts: DeviceEngineParts = {
   probe: () => probeGpu(),
-  create: (kind, config, why, probe) => ENGINES[kind].create(config, why, probe),
+  create: (kind, config, catalog, why, probe) => ENGINES[kind].create(config, catalog, why, probe),
 };
 
 /**
@@ -95,12 +96,17 @@ export class DeviceEngine implements Engine {
   /** The engine the device's policy picks (variants the `models` setting does not tie to one). */
   kind: EngineKind | null = null;
 
+  /** The deployment's catalog, as the engine worker built it (engine-worker-main.ts): which variants are tied to which engine. */
+  private readonly catalog: ModelCatalog;
+
+  /** `catalog`: the engine worker's; without it (the device's engine on its own, in tests), built here from the config. */
   constructor(
     private readonly config: InpageConfig,
     private readonly parts: DeviceEngineParts = realParts,
+    catalog?: ModelCatalog,
   ) {
-    // The catalog says which variants are tied to which engine; a bad `models` entry stops the start, naming it.
-    adoptModels(config.models, "the deployment's models setting");
+    // A bad `models` entry stops the start, naming it.
+    this.catalog = catalog ?? adoptModels(config.models, "the deployment's models setting");
   }
 
   private setup(): Promise<void> {
@@ -109,13 +115,13 @@ export class DeviceEngine implements Engine {
       this.probe = probe;
       const { kind, reason } = chooseEngine(this.config.engineChoice, probe);
       this.kind = kind;
-      const needed = new Set<EngineKind>([kind, ...activeCatalog().variants.flatMap((v) => (v.engine && v.engine !== 'upstream' ? [v.engine] : []))]);
+      const needed = new Set<EngineKind>([kind, ...this.catalog.variants.flatMap((v) => (v.engine && v.engine !== 'upstream' ? [v.engine] : []))]);
       for (const each of [kind, ...[...needed].filter((k) => k !== kind)]) {
         const why = each === kind ? reason : ENGINES[each].tiedWhy;
         // An engine that cannot start here leaves its models unavailable, saying why; the other engine still runs.
         let engine: CompleteEngine;
         try {
-          engine = complete(await this.parts.create(each, this.config, why, probe));
+          engine = complete(await this.parts.create(each, this.config, this.catalog, why, probe));
         } catch (err) {
           if (err instanceof Error && err.name === 'ModelConfigError') throw err;
           this.failed[each] = `${ENGINE_KIND_SPECS[each].label} could not start in this browser: ${err instanceof Error ? err.message : String(err)}`;
@@ -129,7 +135,7 @@ export class DeviceEngine implements Engine {
   }
 
   private kindOf(id: string): EngineKind {
-    const engine = variantOf(id)?.engine;
+    const engine = variantIn(this.catalog, id)?.engine;
     // An id only an upstream answers never reaches this device's engines (the hybrid composite routes it).
     if (engine === 'upstream') throw new ApiError('upstream_unavailable', `'${id}' is answered by an upstream server only; this device has no model for it.`);
     return engine ?? this.kind!;
@@ -176,7 +182,7 @@ export class DeviceEngine implements Engine {
   status(): ModelStatus[] {
     if (!this.kind) return [];
     const byKind = Object.entries(this.engines).map(([kind, engine]) => [kind as EngineKind, engine.status(), runtimeOf(kind as EngineKind, engine)] as const);
-    return activeCatalog().variants.flatMap((v): ModelStatus[] => {
+    return this.catalog.variants.flatMap((v): ModelStatus[] => {
       if (v.engine === 'upstream') return [];
       const kind = v.engine ?? this.kind!;
       const failure = this.failed[kind];
@@ -251,4 +257,4 @@ export class DeviceEngine implements Engine {
   }
 }
 
-export const createEngine: EngineFactory = (config) => new DeviceEngine(config);
+export const createEngine: EngineFactory = (config, catalog) => new DeviceEngine(config, realParts, catalog);

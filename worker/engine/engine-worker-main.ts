@@ -3,6 +3,7 @@
 // engine-worker.ts, only imports this).
 import * as Comlink from 'comlink';
 import type { InpageConfig } from '#shared/config';
+import type { ModelCatalog } from '#shared/model-config';
 import type { EngineCapabilities, EngineControl } from '#shared/wire/engine-control';
 import { packEvents, type FromEngine, type ToEngine } from '#shared/wire/engine-port';
 import { holdForLife, whenReleased } from '#shared/life-locks';
@@ -112,14 +113,14 @@ function listen(on: CompleteEngine, listener: (models: ModelStatus[]) => void): 
  * the person saves a first connection (src/shared/upstream-connections.ts tells the worker): the next request follows it,
  * without a reload. Not for a model provider's engine (never an upstream) nor a consumer's (its composite is built once).
  */
-async function withUpstreamsLater(local: Engine, config: InpageConfig): Promise<void> {
+async function withUpstreamsLater(local: Engine, config: InpageConfig, catalog: ModelCatalog): Promise<void> {
   if (typeof BroadcastChannel === 'undefined') return;
   const { UPSTREAM_CHOICES_CHANNEL } = await import('#shared/upstream-connections');
   const channel = new BroadcastChannel(UPSTREAM_CHOICES_CHANNEL);
   channel.onmessage = async () => {
     if (!(await hasConnections()) || !scheduler) return;
     channel.close();
-    engine = complete(await (await import('./hybrid')).withUpstreams(local, config, self.location.origin));
+    engine = complete(await (await import('./hybrid')).withUpstreams(local, config, self.location.origin, catalog));
     scheduler.use(engine);
     for (const listener of statusListeners) {
       listen(engine, listener);
@@ -131,14 +132,18 @@ function create(config: InpageConfig): Promise<void> {
   creating ??= import('#engine-impl').then(async ({ createEngine }) => {
     // Hybrid (docs/hybrid.md): with upstreams configured, the composite that routes each request around the local
     // engine; its chunk is loaded only then.
-    const local = createEngine(config);
+    // The deployment's catalog, built once here and passed to every engine (a bad `models` entry stops the start,
+    // naming it); the catalog in force in this worker (src/shared/catalog.ts) is this one.
+    const { adoptModels } = await import('#shared/catalog');
+    const catalog = adoptModels(config.models, "the deployment's models setting");
+    const local = createEngine(config, catalog);
     const hybrid = !localOnly && (Object.keys(config.upstreams ?? {}).length > 0 || (await hasConnections()));
-    const own = hybrid ? await (await import('./hybrid')).withUpstreams(local, config, self.location.origin) : local;
+    const own = hybrid ? await (await import('./hybrid')).withUpstreams(local, config, self.location.origin, catalog) : local;
     // Consumer mode, split (docs/shared-models.md): the provider's engine beside this site's; its chunk only then.
     engine = complete(provider ? await (await import('./consumer')).withProvider(own, provider.port, provider.origin) : own);
     scheduler = new Scheduler(engine, config.queueDepth);
     startFailure = null;
-    if (!hybrid && !localOnly && !provider) await withUpstreamsLater(local, config);
+    if (!hybrid && !localOnly && !provider) await withUpstreamsLater(local, config, catalog);
   });
   creating.catch((err: unknown) => {
     creating = null;

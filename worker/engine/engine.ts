@@ -1,6 +1,7 @@
 // The contract every engine implementation meets: web-llm in production, the deterministic one in tests.
 import type { AdapterReport, EngineCapabilities, ImportFile, ImportProgress, ImportReport } from '#shared/wire/engine-control';
 import type { InpageConfig } from '#shared/config';
+import type { ModelCatalog } from '#shared/model-config';
 import type { DownloadSize, EngineEvent, EngineRequest, ModelRuntime, ModelStatus } from '#shared/wire/engine-port';
 import type { ModelId } from '#shared/variants';
 import type { Usage } from '#shared/protocol/types';
@@ -155,7 +156,8 @@ export function complete(engine: Engine): CompleteEngine {
   };
 }
 
-export type EngineFactory = (config: InpageConfig) => Engine;
+/** Creates an engine from the deployment's config and the catalog the engine worker built from it once (engine-worker-main.ts). */
+export type EngineFactory = (config: InpageConfig, catalog: ModelCatalog) => Engine;
 
 /**
  * An engine that routes: a composite around this device's engine (hybrid.ts, consumer.ts) that decides which
@@ -223,7 +225,7 @@ export interface EngineDescriptor<Kind extends EngineKind = EngineKind> {
   /** `engineChoice: "auto"`: whether it can run on this device (the first in the registry's order that can runs), and why (not). */
   canRun(probe: Pick<GpuProbe, 'report'>): { ok: boolean; why: string };
   /** Creates it, loading its chunk. `why`: why it runs here (the engine may say it in its statuses). */
-  create(config: InpageConfig, why: string, probe: GpuProbe): Promise<Engine>;
+  create(config: InpageConfig, catalog: ModelCatalog, why: string, probe: GpuProbe): Promise<Engine>;
   /** Where it runs its models when it does not say (its status's runtime). */
   device: ModelRuntime['device'];
   /** The files of an import it takes, by path; `rest`: those no other engine's pattern takes. */

@@ -8,8 +8,8 @@ import type { EngineRequest, ModelStatus, Serving } from '#shared/wire/engine-po
 import type { PlannedRequest } from './common/plan';
 import { isEmbeddingRequest, type EmbeddingRequest } from '#shared/protocol/embeddings';
 import { ApiError } from '#shared/protocol/errors';
-import { buildCatalog, type ModelCatalog } from '#shared/model-config';
-import { activeCatalog, variantOf } from '#shared/catalog';
+import { variantIn, type ModelCatalog } from '#shared/model-config';
+import { activeCatalog } from '#shared/catalog';
 import { buildUpstreamPlan, type ResolvedRoute, type UpstreamPlan, type UpstreamSpec } from '#shared/upstreams';
 import { UPSTREAM_CHOICES_CHANNEL, connectionSpec, listConnections, listModeChoices, type ModeChoice, type UpstreamConnection } from '#shared/upstream-connections';
 import { RoutingEngine, LOCAL_ONLY, type CompleteEngine, type Engine, type Generation, type Responder } from './engine';
@@ -27,7 +27,7 @@ const OUT_OF_REACH = new Set(['upstream_unavailable', 'upstream_timeout', 'upstr
  * then the person's mode choices for ids the config routes to an upstream (an id without an upstream stays local;
  * an id only an upstream answers stays `upstream`: this device has no model for it).
  */
-export function withConnections(plan: UpstreamPlan, connections: readonly UpstreamConnection[], modes: readonly ModeChoice[] = []): UpstreamPlan {
+export function withConnections(plan: UpstreamPlan, connections: readonly UpstreamConnection[], modes: readonly ModeChoice[], catalog: ModelCatalog): UpstreamPlan {
   const upstreams = { ...plan.upstreams };
   const routes = { ...plan.routes };
   for (const c of connections) {
@@ -37,7 +37,7 @@ export function withConnections(plan: UpstreamPlan, connections: readonly Upstre
   }
   for (const { id, mode } of modes) {
     const route = routes[id];
-    if (route?.upstream && variantOf(id)?.engine !== 'upstream') routes[id] = { ...route, mode };
+    if (route?.upstream && variantIn(catalog, id)?.engine !== 'upstream') routes[id] = { ...route, mode };
   }
   return { upstreams, routes };
 }
@@ -72,6 +72,8 @@ export class HybridEngine extends RoutingEngine {
     private plan: UpstreamPlan,
     private readonly deps: HybridDeps = realDeps,
     private readonly images: ImageRule = DATA_URLS_ONLY,
+    /** The engine worker's catalog (withUpstreams); by default (a composite on its own, in tests) the one in force. */
+    private readonly catalog: ModelCatalog = activeCatalog(),
   ) {
     super(local);
     this.upstream = new UpstreamEngine(targetsOf(plan), deps, images);
@@ -179,7 +181,7 @@ export class HybridEngine extends RoutingEngine {
   status(): ModelStatus[] {
     const statuses = this.local.status().map((s) => ({ ...s, serving: this.serving(s.id) }));
     // Ids only an upstream answers have no local status: this device has no model for them.
-    const upstreamOnly = activeCatalog().variants.filter((v) => v.engine === 'upstream');
+    const upstreamOnly = this.catalog.variants.filter((v) => v.engine === 'upstream');
     return [
       ...statuses,
       ...upstreamOnly.map((v): ModelStatus => ({
@@ -220,18 +222,17 @@ export class HybridEngine extends RoutingEngine {
  * not there, is a ModelConfigError naming the field: the start stops, as for a bad `models` entry) and the people's
  * connections from IndexedDB.
  */
-export async function withUpstreams(local: Engine, config: InpageConfig, origin: string, deps?: HybridDeps): Promise<Engine> {
-  const catalog: ModelCatalog = buildCatalog(config.models);
+export async function withUpstreams(local: Engine, config: InpageConfig, origin: string, catalog: ModelCatalog, deps: HybridDeps = realDeps): Promise<Engine> {
   const base = buildUpstreamPlan(config.upstreams, catalog, origin);
   const connections = await listConnections();
   // Image URLs: the rule local vision applies (src/shared/csp.ts), before anything is sent upstream.
   const images: ImageRule = (url) => imageUrlAllowed(url, config, origin);
-  const engine = new HybridEngine(local, withConnections(base, connections, await listModeChoices()), deps, images);
+  const engine = new HybridEngine(local, withConnections(base, connections, await listModeChoices(), catalog), deps, images, catalog);
   // The person adds or removes a connection, or switches a mode, in the Models area: the next request follows it,
   // without a reload.
   if (typeof BroadcastChannel !== 'undefined') {
     new BroadcastChannel(UPSTREAM_CHOICES_CHANNEL).onmessage = () =>
-      void Promise.all([listConnections(), listModeChoices()]).then(([now, modes]) => engine.setPlan(withConnections(base, now, modes)));
+      void Promise.all([listConnections(), listModeChoices()]).then(([now, modes]) => engine.setPlan(withConnections(base, now, modes, catalog)));
   }
   return engine;
 }

@@ -1,7 +1,7 @@
 // The state of each set of weights (shared by the variants that use them), as /v1/models and the page see it.
 import type { LoadProgress, ModelStatus } from '#shared/wire/engine-port';
 import type { ModelState } from '#shared/protocol/types';
-import { activeCatalog } from '#shared/catalog';
+import type { ModelCatalog } from '#shared/model-config';
 
 interface GroupState {
   state: ModelState;
@@ -17,9 +17,12 @@ export class ModelStates {
   private readonly groups = new Map<string, GroupState>();
   private readonly listeners: (() => void)[] = [];
 
-  /** `defaultContext`: the tokens of context a model loads with until its engine says otherwise. */
-  constructor(defaultContext: number) {
-    for (const variant of activeCatalog().variants) {
+  /** `defaultContext`: the tokens of context a model loads with until its engine says otherwise; `catalog`: the engine's. */
+  constructor(
+    defaultContext: number,
+    private readonly catalog: ModelCatalog,
+  ) {
+    for (const variant of catalog.variants) {
       const group = variant.weightGroup;
       if (!this.groups.has(group)) {
         this.groups.set(group, { state: 'not_downloaded', context: Math.min(defaultContext, variant.trainedContext) });
@@ -92,7 +95,7 @@ export class ModelStates {
   }
 
   status(): ModelStatus[] {
-    return activeCatalog().variants.map(({ id, weightGroup }) => {
+    return this.catalog.variants.map(({ id, weightGroup }) => {
       const g = this.get(weightGroup);
       const status: ModelStatus = { id, state: g.state, context_length: g.context };
       if (g.progress) status.progress = { ...g.progress };

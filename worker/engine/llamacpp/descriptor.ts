@@ -17,7 +17,7 @@ export const llamacppDescriptor: EngineDescriptor<'llamacpp'> = {
   forcedWhy: 'The deployment chose llama.cpp (engineChoice: "llamacpp"); models run on the CPU.',
   tiedWhy: "The deployment's models setting ties some models to llama.cpp; they run on the CPU.",
   canRun: (probe) => ({ ok: true, why: `llama.cpp on the CPU: ${probe.report.reason ?? 'no usable WebGPU adapter'}` }),
-  create: async (config, why, probe) => (await import('./index')).createLlamaCppEngine(config, why, llamaOnWebGpu(probe)),
+  create: async (config, catalog, why, probe) => (await import('./index')).createLlamaCppEngine(config, why, llamaOnWebGpu(probe), catalog),
   device: 'cpu',
   imports: /\.gguf$/i,
   notImported: (names) =>

@@ -9,7 +9,8 @@ import { imageUrlAllowed } from '#shared/csp';
 import { ApiError } from '#shared/protocol/errors';
 import type { ChatCompletionRequest } from '#shared/protocol/types';
 import { withPlan, type PlannedRequest } from '../common/plan';
-import { adoptModels, variantOf } from '#shared/catalog';
+import { adoptModels } from '#shared/catalog';
+import { variantIn, type ModelCatalog } from '#shared/model-config';
 import type { ModelId, Variant } from '#shared/variants';
 import type { Engine, Generation } from '../engine';
 import { assertSupported } from '../common/request-support';
@@ -97,22 +98,27 @@ export class LlamaCppEngine implements Engine {
   /** Where the model files are kept here, once tried (ready()). */
   private storage: StoreChoice | undefined;
 
+  /** The deployment's catalog, as the engine worker built it (engine-worker-main.ts). */
+  private readonly catalog: ModelCatalog;
+
+  /** `catalog`: the engine worker's; without it (an engine on its own, in tests), built here from the config. */
   constructor(
     private readonly config: InpageConfig,
     private readonly deps: LlamaCppDeps,
+    catalog?: ModelCatalog,
   ) {
     // The deployment's catalog (a bad `models` entry stops the engine here, naming it).
-    const catalog = adoptModels(config.models, "the deployment's models setting");
-    this.states = new ModelStates(LLAMA_CONTEXT);
-    for (const variant of weightGroups()) {
+    this.catalog = catalog ?? adoptModels(config.models, "the deployment's models setting");
+    this.states = new ModelStates(LLAMA_CONTEXT, this.catalog);
+    for (const variant of weightGroups(this.catalog)) {
       const source = this.source(variant);
       this.states.setContext(variant.weightGroup, Math.min(source.context ?? LLAMA_CONTEXT, variant.trainedContext));
       // The model's name on its card: the GGUF file (family, size and quantisation are in its name).
       this.states.setModel(variant.weightGroup, fileName(source.url), undefined);
     }
     // Models llama.cpp cannot serve (the embedding model, models tied to web-llm) are listed, unavailable, and say why.
-    const served = new Set(weightGroups().map((v) => v.weightGroup));
-    for (const variant of catalog.variants.filter((v) => !served.has(v.weightGroup))) {
+    const served = new Set(weightGroups(this.catalog).map((v) => v.weightGroup));
+    for (const variant of this.catalog.variants.filter((v) => !served.has(v.weightGroup))) {
       this.states.setContext(variant.weightGroup, variant.trainedContext);
       this.states.set(variant.weightGroup, 'unavailable', { error: webllmOnly(variant) });
     }
@@ -124,19 +130,19 @@ export class LlamaCppEngine implements Engine {
   }
 
   private variant(id: ModelId): Variant {
-    const variant = variantOf(id);
+    const variant = variantIn(this.catalog, id);
     if (!variant) throw new ApiError('model_not_found', `The model '${id}' does not exist or you do not have access to it.`, { param: 'model' });
     return this.served(variant);
   }
 
   /** The variant as served here; a variant llama.cpp cannot serve is refused. */
   private served(variant: Variant): Variant {
-    if (!servedByLlama(variant)) throw new ApiError('webgpu_unavailable', webllmOnly(variant));
+    if (!servedByLlama(variant, this.catalog)) throw new ApiError('webgpu_unavailable', webllmOnly(variant));
     return this.effective(variant);
   }
 
   private source(variant: Variant): GgufSource {
-    return ggufSource(variant, this.config, this.deps.origin);
+    return ggufSource(variant, this.config, this.deps.origin, this.catalog);
   }
 
   private describe(variant: Variant): string {
@@ -154,7 +160,7 @@ export class LlamaCppEngine implements Engine {
 
   private async rescanAll(): Promise<void> {
     const cached = await this.deps.cache.list().catch(() => [] as CachedModel[]);
-    for (const variant of weightGroups()) {
+    for (const variant of weightGroups(this.catalog)) {
       const group = variant.weightGroup;
       const state = this.states.state(group);
       if (state !== 'cached' && state !== 'not_downloaded') continue;
@@ -166,10 +172,10 @@ export class LlamaCppEngine implements Engine {
 
   status(): ModelStatus[] {
     return this.states.status().map((s) => {
-      const variant = variantOf(s.id);
+      const variant = variantIn(this.catalog, s.id);
       if (!variant) return s;
       // A variant tied to web-llm that shares its weights with one llama.cpp serves.
-      if (!servedByLlama(variant)) return { id: s.id, state: 'unavailable', context_length: s.context_length, error: webllmOnly(variant) };
+      if (!servedByLlama(variant, this.catalog)) return { id: s.id, state: 'unavailable', context_length: s.context_length, error: webllmOnly(variant) };
       // Too large for this device: unavailable, saying why, before anyone asks to download it.
       const tooLarge = this.tooLarge(variant);
       if (tooLarge) return { ...s, state: 'unavailable', error: tooLarge.message, ...(this.effective(variant).thinks !== variant.thinks ? { thinks: true } : {}) };

@@ -4,6 +4,7 @@
 import { LogLevel, ModelManager, Wllama, type WllamaLogger } from '@wllama/wllama';
 import type { InpageConfig } from '#shared/config';
 import type { WasmBuild } from '#shared/wire/engine-port';
+import type { ModelCatalog } from '#shared/model-config';
 import { LlamaCppEngine, type LlamaCppDeps, type WllamaLike } from './engine';
 import { browserLlamaImageReader } from './images';
 import { ResumableCache } from './resumable-cache';
@@ -107,6 +108,6 @@ export function llamaCppDeps(config: InpageConfig, reason: string, gpu = false, 
   };
 }
 
-export function createLlamaCppEngine(config: InpageConfig, reason: string, gpu = false): LlamaCppEngine {
-  return new LlamaCppEngine(config, llamaCppDeps(config, reason, gpu));
+export function createLlamaCppEngine(config: InpageConfig, reason: string, gpu = false, catalog?: ModelCatalog): LlamaCppEngine {
+  return new LlamaCppEngine(config, llamaCppDeps(config, reason, gpu), catalog);
 }

@@ -10,7 +10,8 @@ import type { Fetch } from '../common/download-size';
 import { webllmDownloadSize } from './download-size';
 import { ApiError, clientAborted, contextExceeded } from '#shared/protocol/errors';
 import type { PlannedRequest } from '../common/plan';
-import { adoptModels, variantOf } from '#shared/catalog';
+import { adoptModels } from '#shared/catalog';
+import { variantIn, type ModelCatalog } from '#shared/model-config';
 import { modelNotFound } from '#shared/protocol/errors';
 import type { ModelId, Variant } from '#shared/variants';
 import type { EmbeddingRequest } from '#shared/protocol/embeddings';
@@ -80,14 +81,22 @@ export class WebLlmEngine implements Engine {
   /** What web-llm holds of the last turn on the loaded model, so the next turn can keep its KV cache. */
   private readonly kv = new KvMemory();
 
+  /** The deployment's catalog, as the engine worker built it (engine-worker-main.ts). */
+  private readonly catalog: ModelCatalog;
+
+  /**
+   * `catalog`: the engine worker's; without it (an engine on its own, in tests), built here from the config. The
+   * helpers of models.ts read the catalog in force (src/shared/catalog.ts), which the engine worker set to this one.
+   */
   constructor(
     private readonly config: InpageConfig,
     private readonly deps: WebLlmDeps,
+    catalog?: ModelCatalog,
   ) {
+    this.catalog = catalog ?? adoptModels(config.models, "the deployment's models setting");
     // The deployment's models: checked here against this web-llm release (throws naming a bad entry).
-    adoptModels(config.models, "the deployment's models setting");
-    webllmModels();
-    this.states = new ModelStates(WEBLLM_DEFAULT_CONTEXT);
+    webllmModels(this.catalog);
+    this.states = new ModelStates(WEBLLM_DEFAULT_CONTEXT, this.catalog);
     this.appConfig = appConfigFor(config, deps.origin);
     this.cache = new ModelCache(deps.cache, this.appConfig);
     this.mlc = deps.createEngine({ appConfig: this.appConfig, logLevel: 'WARN' });
@@ -172,7 +181,7 @@ export class WebLlmEngine implements Engine {
   }
 
   private variant(id: ModelId): Variant {
-    const variant = variantOf(id);
+    const variant = variantIn(this.catalog, id);
     if (!variant) throw modelNotFound(id);
     return variant;
   }

@@ -7,7 +7,7 @@ export const webllmDescriptor: EngineDescriptor<'webllm'> = {
   forcedWhy: 'The deployment chose web-llm (engineChoice: "webllm").',
   tiedWhy: "The deployment's models setting ties some models to web-llm.",
   canRun: (probe) => (probe.report.available ? { ok: true, why: "WebGPU meets web-llm's needs." } : { ok: false, why: probe.report.reason ?? 'no usable WebGPU adapter' }),
-  create: async (config) => (await import('./index')).createEngine(config),
+  create: async (config, catalog) => (await import('./index')).createEngine(config, catalog),
   device: 'webgpu',
   // Its model folders: mlc-chat-config.json, the shards, the tokenizer; whatever another engine does not take.
   imports: 'rest',

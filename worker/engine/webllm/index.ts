@@ -13,13 +13,17 @@ import { probeGpu, watchDeviceLoss } from '../common/gpu';
 import { browserImageReader } from '../common/images';
 import { inspectMLCEngine } from './introspect';
 
-export const createEngine: EngineFactory = (config) =>
-  new WebLlmEngine(config, {
-    createEngine: (engineConfig) => new MLCEngine(engineConfig),
-    cache: { hasModelInCache, deleteModelAllInfoInCache, deleteModelWasmInCache, deleteChatConfigInCache },
-    probeGpu: () => probeGpu(),
-    inspect: inspectMLCEngine,
-    images: browserImageReader,
-    watchDeviceLoss,
-    origin: self.location.origin,
-  });
+export const createEngine: EngineFactory = (config, catalog) =>
+  new WebLlmEngine(
+    config,
+    {
+      createEngine: (engineConfig) => new MLCEngine(engineConfig),
+      cache: { hasModelInCache, deleteModelAllInfoInCache, deleteModelWasmInCache, deleteChatConfigInCache },
+      probeGpu: () => probeGpu(),
+      inspect: inspectMLCEngine,
+      images: browserImageReader,
+      watchDeviceLoss,
+      origin: self.location.origin,
+    },
+    catalog,
+  );
