@@ -3,7 +3,7 @@
 // use the model a request names, and the one way its tokens are booked to the key.
 import { createMiddleware } from 'hono/factory';
 import { modelNotFound } from '#shared/protocol/errors';
-import { variantOf } from '#shared/catalog';
+import { variantIn, type ModelCatalog } from '#shared/model-config';
 import type { KeyRecord } from '#shared/keys/db';
 import type { AuthEnv } from './auth';
 import type { Accounting } from './answer';
@@ -13,6 +13,8 @@ import { bookUse } from './usage-book';
 /** Who asks, as a model-taking route sees it. */
 export interface Caller {
   readonly key: KeyRecord;
+  /** The deployment's catalog, as the engine's port offer brought it (service.ts). */
+  readonly catalog: ModelCatalog;
   /** Throws 404 `model_not_found` unless `id` is in the deployment's catalog and this key may use it. */
   useModel(id: string): void;
   /** Books a generation's tokens to the key (journaled before the answer closes; see usage-book.ts). */
@@ -21,15 +23,18 @@ export interface Caller {
 
 export type AccessEnv = { Variables: AuthEnv['Variables'] & { caller: Caller } };
 
-export function modelAccess(link: EngineLink) {
+/** `catalog`: the deployment's catalog now (it arrives with the engine's port offer). */
+export function modelAccess(link: EngineLink, catalog: () => ModelCatalog) {
   return createMiddleware<AccessEnv>(async (c, next) => {
     // Model ids are the deployment's: after a restart its catalog arrives with the engine's port offer.
     if (!link.connected) await link.settled();
     const key = c.get('key');
+    const models = catalog();
     c.set('caller', {
       key,
+      catalog: models,
       useModel: (id) => {
-        if (!variantOf(id) || !key.models.includes(id)) throw modelNotFound(id);
+        if (!variantIn(models, id) || !key.models.includes(id)) throw modelNotFound(id);
       },
       accounting: {
         book: (tokens) => bookUse(key.id, tokens),

@@ -4,7 +4,7 @@ import { HonoBase as Hono } from 'hono/hono-base';
 import { TrieRouter } from 'hono/router/trie-router';
 import { ApiError } from '#shared/protocol/errors';
 import { getWorkspace } from '#shared/keys/workspace';
-import { activeCatalog } from '#shared/catalog';
+import type { ModelCatalog } from '#shared/model-config';
 import type { ModelId } from '#shared/variants';
 import type { ModelRuntime, ModelStatus } from '#shared/wire/engine-port';
 import type { EngineObject, ModelList, ModelObject } from '#shared/protocol/types';
@@ -60,12 +60,12 @@ const methodNotAllowed = (allowed: string) => (c: Context) => {
  * `api`: where the API answers, `<base>v1` (src/shared/base-path.ts); the routes below are written at `/v1`, and a
  * request under the app's base is routed by its path there.
  */
-export function createApp(link: EngineLink, api = '/v1'): Hono<AuthEnv> {
+export function createApp(link: EngineLink, api: string, catalog: () => ModelCatalog): Hono<AuthEnv> {
   // TrieRouter: ready as the routes are added. Hono's default (RegExpRouter first) compiles every route into
   // one matcher on the first request, which a restarted worker paid for on the request that started it.
   const app = new Hono<AuthEnv>({ router: new TrieRouter(), getPath: (request) => apiRoute(new URL(request.url).pathname, api) ?? '/' });
   // Every route that names or lists models: the key, the catalog, the key-may-use-this-model check (access.ts).
-  const withModels = [requireKey, modelAccess(link)] as const;
+  const withModels = [requireKey, modelAccess(link, catalog)] as const;
   // The last status an engine reported, so /v1/models stays truthful about context while none is connected.
   let lastStatus: ModelStatus[] | null = null;
 
@@ -82,7 +82,7 @@ export function createApp(link: EngineLink, api = '/v1'): Hono<AuthEnv> {
       missing = err instanceof Error && err.message ? err.message : NO_STATUS;
     }
     // The deployment's catalog (the engine's port offer brings it): the five less hidden ones, plus its own.
-    return activeCatalog().variants.filter((v) => reachable.includes(v.id)).map((v) => {
+    return catalog().variants.filter((v) => reachable.includes(v.id)).map((v) => {
       const id = v.id;
       const status = statuses?.find((s) => s.id === id);
       // Consumer mode: per model when this site's engine runs beside the provider's (split), else the port's.
@@ -140,7 +140,7 @@ export function createApp(link: EngineLink, api = '/v1'): Hono<AuthEnv> {
 
   app.post('/v1/chat/completions', ...withModels, async (c) => {
     const caller = c.get('caller');
-    const request = await readChatRequest(c.req.raw);
+    const request = await readChatRequest(c.req.raw, caller.catalog);
     caller.useModel(request.model);
     return completeChat(link, request, c.req.raw.signal, caller.accounting);
   });

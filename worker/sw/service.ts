@@ -22,7 +22,7 @@ import { errorResponse } from './respond';
 import { holdForLife, whenReleased } from '#shared/life-locks';
 import { ApiError } from '#shared/protocol/errors';
 import { isolated } from '#shared/isolation';
-import { setActiveCatalog } from '#shared/catalog';
+import { DEFAULT_CATALOG, type ModelCatalog } from '#shared/model-config';
 import { PONG, engineFailure, isClaimRequest, isPing, isPortOffer, offerCatalog, offerLock, offerLockPending, offerProvider } from '#shared/wire/page-messages';
 
 declare const self: ServiceWorkerGlobalScope;
@@ -88,7 +88,10 @@ export function startInpage(options: StartOptions): void {
   const base = appBase();
   const api = apiPath(base);
   const settings = configUrl(base);
-  const app = createApp(link, api);
+  // The deployment's catalog: the five as they ship until the engine's port offer brings the deployment's (so
+  // `installInpage({config})` reaches it too); the app's model routes read it through their caller (access.ts).
+  let catalog: ModelCatalog = DEFAULT_CATALOG;
+  const app = createApp(link, api, () => catalog);
   // Uses a previous life of this worker journaled but did not get to book (stopped, or the database blocked).
   void drainUsage();
 
@@ -124,8 +127,7 @@ export function startInpage(options: StartOptions): void {
     }
     const port = event.ports[0];
     if (isPortOffer(event.data) && port) {
-      const catalog = offerCatalog(event.data);
-      if (catalog) setActiveCatalog(catalog);
+      catalog = offerCatalog(event.data) ?? catalog;
       link.provider = offerProvider(event.data) ?? null;
       link.adopt(port, offerLock(event.data), offerLockPending(event.data));
     }

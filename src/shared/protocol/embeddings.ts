@@ -3,7 +3,8 @@
 import { lazy, z } from './zod';
 import { ApiError, modelNotFound, unsupportedParameter } from './errors';
 import { bodyFields, toApiError } from './validate';
-import { variantOf } from '../catalog';
+import { activeCatalog } from '../catalog';
+import { variantIn, type ModelCatalog } from '../model-config';
 import type { ModelId, Variant } from '../variants';
 
 /** OpenAI's limit on how many inputs one request may embed. */
@@ -49,12 +50,13 @@ export function isEmbeddingRequest(request: object): request is EmbeddingRequest
 
 const unsupported = unsupportedParameter;
 
-export function parseEmbeddingRequest(body: unknown): EmbeddingRequest {
+/** `catalog`: the deployment's (the service worker's, from the engine's port offer); by default the one in force. */
+export function parseEmbeddingRequest(body: unknown, catalog: ModelCatalog = activeCatalog()): EmbeddingRequest {
   const cleaned = bodyFields(body, ['model', 'input']);
   const parsed = requestSchema().safeParse(cleaned, { reportInput: true });
   if (!parsed.success) throw toApiError(parsed.error.issues[0]!);
   const req: EmbeddingRequestBody = parsed.data;
-  const variant = variantOf(req.model);
+  const variant = variantIn(catalog, req.model);
   if (!variant) throw modelNotFound(req.model);
   const spec = variant.embeddings;
   if (!spec) {

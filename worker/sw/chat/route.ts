@@ -3,12 +3,13 @@ import { validateChatRequest } from '#shared/protocol/validate';
 import { ChunkWriter, CompletionCollector } from '#shared/protocol/completion';
 import { SSE_DONE, sseData } from '../sse';
 import type { ChatCompletionRequest } from '#shared/protocol/types';
+import type { ModelCatalog } from '#shared/model-config';
 import type { EngineLink } from '#shared/wire/engine-link';
 import { readJsonBody } from '../body';
 import { runAnswer, type Accounting, type AnswerFormat } from '../answer';
 
-export async function readChatRequest(raw: Request): Promise<ChatCompletionRequest> {
-  return validateChatRequest(await readJsonBody(raw));
+export async function readChatRequest(raw: Request, catalog: ModelCatalog): Promise<ChatCompletionRequest> {
+  return validateChatRequest(await readJsonBody(raw), catalog);
 }
 
 /** Chat completions: chunks and `[DONE]`, or one `chat.completion`. */

@@ -7,6 +7,7 @@ import { unsupportedParameter } from '#shared/protocol/errors';
 import { bodyFields, toApiError, validateChatRequest } from '#shared/protocol/validate';
 import { unixSeconds } from '#shared/protocol/completion';
 import type { ChatCompletionRequest, FinishReason, Timings, TokenLogprob, Usage } from '#shared/protocol/types';
+import type { ModelCatalog } from '#shared/model-config';
 
 const num = (min: number, max: number) => z.number().check(z.minimum(min), z.maximum(max));
 
@@ -56,7 +57,7 @@ export function parseTextCompletionRequest(body: unknown): TextCompletionRequest
 }
 
 /** The chat request the engine runs: the prompt as the raw text to continue. */
-export function toChatRequest(request: TextCompletionRequest): ChatCompletionRequest {
+export function toChatRequest(request: TextCompletionRequest, catalog?: ModelCatalog): ChatCompletionRequest {
   const prompt = typeof request.prompt === 'string' ? request.prompt : request.prompt[0]!;
   const body: Record<string, unknown> = {
     model: request.model,
@@ -77,7 +78,7 @@ export function toChatRequest(request: TextCompletionRequest): ChatCompletionReq
     body.top_logprobs = request.logprobs;
   }
   for (const key of Object.keys(body)) if (body[key] === undefined) delete body[key];
-  const chat = validateChatRequest(body);
+  const chat = validateChatRequest(body, catalog);
   return { ...chat, raw_prompt: prompt };
 }
 

@@ -7,7 +7,7 @@ import { readJsonBody } from '../body';
 import { runAnswer } from '../answer';
 
 export async function createEmbeddings(link: EngineLink, raw: Request, caller: Caller): Promise<Response> {
-  const request = parseEmbeddingRequest(await readJsonBody(raw));
+  const request = parseEmbeddingRequest(await readJsonBody(raw), caller.catalog);
   caller.useModel(request.model);
   // The prompt tokens are booked to the key, as a chat answer's are.
   return runAnswer(link, request, raw.signal, caller.accounting, () => {

@@ -5,6 +5,7 @@ import { lazy, z } from '#shared/protocol/zod';
 import { ApiError, unsupportedParameter } from '#shared/protocol/errors';
 import { bodyFields, validateChatRequest, toApiError } from '#shared/protocol/validate';
 import type { ChatCompletionRequest } from '#shared/protocol/types';
+import type { ModelCatalog } from '#shared/model-config';
 import { itemId, type InputTextPart, type InputImagePart, type ConversationItem } from './items';
 
 // ---- The request ----
@@ -407,6 +408,7 @@ export function toChatRequest(
   request: ResponsesRequest,
   previous: readonly ConversationItem[] = [],
   referenced: ReadonlyMap<string, ConversationItem> = new Map(),
+  catalog?: ModelCatalog,
 ): Converted {
   const input = normaliseInput(request, referenced, previous);
   const inputItems = input.map(({ item }) => item);
@@ -450,7 +452,7 @@ export function toChatRequest(
   if (request.parallel_tool_calls !== undefined) body.parallel_tool_calls = request.parallel_tool_calls;
   for (const key of Object.keys(body)) if (body[key] === undefined) delete body[key];
   try {
-    return { chat: validateChatRequest(body), inputItems, origins };
+    return { chat: validateChatRequest(body, catalog), inputItems, origins };
   } catch (err) {
     throw renameParam(err, origins);
   }

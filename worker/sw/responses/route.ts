@@ -23,7 +23,7 @@ export async function createResponse(link: EngineLink, raw: Request, caller: Cal
     }
   }
   const referenced = await findItems(key.id, referencedIds(request));
-  const { chat, inputItems, origins } = toChatRequest(request, previous, referenced);
+  const { chat, inputItems, origins } = toChatRequest(request, previous, referenced, caller.catalog);
   caller.useModel(chat.model);
   const builder = new ResponseBuilder(initialResponse(request), { logprobs: chat.logprobs === true });
   const store = request.store !== false;
