@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { planGgufImport } from '../../worker/engine/llamacpp/import-files';
 import type { GgufSource } from '../../worker/engine/llamacpp/models';
 import type { Variant } from '#shared/variants';
+import { DEFAULT_CATALOG } from '#shared/model-config';
 
 const H = 'https://host.example/m';
 const source = (files: string[], mmproj?: string): GgufSource => ({
@@ -24,7 +25,7 @@ const file = (path: string, size = 3) => ({ path, file: new Blob([new Uint8Array
 
 describe('planGgufImport', () => {
   it('maps each file to the URL the engine downloads it from; split parts in order', () => {
-    const plan = planGgufImport([file('d/Big-00002-of-00002.gguf', 5), file('d/Big-00001-of-00002.gguf', 4), file('d/Small.gguf'), file('d/notes.txt')], sourceOf);
+    const plan = planGgufImport([file('d/Big-00002-of-00002.gguf', 5), file('d/Big-00001-of-00002.gguf', 4), file('d/Small.gguf'), file('d/notes.txt')], sourceOf, DEFAULT_CATALOG);
     expect(plan.problems).toEqual([]);
     expect(plan.models.map((m) => [m.modelId, m.entries.map((e) => [e.url, e.source.path]), m.bytes])).toEqual([
       ['Big-00001-of-00002.gguf', [[`${H}/Big-00001-of-00002.gguf`, 'd/Big-00001-of-00002.gguf'], [`${H}/Big-00002-of-00002.gguf`, 'd/Big-00002-of-00002.gguf']], 9],
@@ -34,11 +35,11 @@ describe('planGgufImport', () => {
   });
 
   it('a missing split part or mmproj is a problem naming it; an mmproj is paired by name beside its model', () => {
-    expect(planGgufImport([file('Big-00001-of-00002.gguf'), file('Vis.gguf')], sourceOf).problems).toEqual([
+    expect(planGgufImport([file('Big-00001-of-00002.gguf'), file('Vis.gguf')], sourceOf, DEFAULT_CATALOG).problems).toEqual([
       'Big-00001-of-00002.gguf: the model is split in 2 files and Big-00002-of-00002.gguf is not in the selection.',
       'Vis.gguf: its vision projector mmproj-Vis-Q8_0.gguf (or one .gguf file with "mmproj" in its name beside the model) is not in the selection.',
     ]);
-    const paired = planGgufImport([file('v/Vis.gguf'), file('v/Vis-mmproj-f16.gguf')], sourceOf);
+    const paired = planGgufImport([file('v/Vis.gguf'), file('v/Vis-mmproj-f16.gguf')], sourceOf, DEFAULT_CATALOG);
     expect(paired.problems).toEqual([]);
     expect(paired.models[0]!.mmprojUrl).toBe(`${H}/mmproj-Vis-Q8_0.gguf`);
     expect(paired.models[0]!.entries.map((e) => e.source.path)).toEqual(['v/Vis.gguf', 'v/Vis-mmproj-f16.gguf']);
@@ -46,7 +47,7 @@ describe('planGgufImport', () => {
   });
 
   it('no expected file: the problem names the files expected and those found', () => {
-    const plan = planGgufImport([file('x/Other.gguf')], sourceOf);
+    const plan = planGgufImport([file('x/Other.gguf')], sourceOf, DEFAULT_CATALOG);
     expect(plan.models).toEqual([]);
     expect(plan.problems[0]).toContain('(it has Other.gguf)');
     expect(plan.problems[0]).toContain('Small.gguf for svc-model-5.2-short');

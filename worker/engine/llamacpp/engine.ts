@@ -248,7 +248,7 @@ export class LlamaCppEngine implements Engine {
     const cache = this.deps.cache;
     if (!cache.put) throw new Error('This llama.cpp engine has no cache to import into.');
     await this.ready();
-    const report = await this.mutex.run(() => importGguf(files, (v) => this.source(v), { put: cache.put!.bind(cache) }, onProgress));
+    const report = await this.mutex.run(() => importGguf(files, (v) => this.source(v), { put: cache.put!.bind(cache) }, this.catalog, onProgress));
     await this.rescanAll();
     return report;
   }

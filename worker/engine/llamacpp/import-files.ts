@@ -5,7 +5,7 @@
 // each file under the URL this deployment's settings give it (models.ts, ggufSource), and the next load fetches
 // nothing. Files are matched by name: the model's file name as in its URL (each part of a split model), and
 // its vision projector by its own name, else the one `.gguf` beside the model whose name contains `mmproj`.
-import { activeCatalog } from '#shared/catalog';
+import type { ModelCatalog } from '#shared/model-config';
 import type { ImportFile, ImportProgress, ImportReport } from '#shared/wire/engine-control';
 import type { ModelId } from '#shared/variants';
 import { fileName, splitParts, weightGroups, type GgufSource } from './models';
@@ -38,19 +38,19 @@ const normalise = (path: string) => path.replace(/\\/g, '/').replace(/^\.?\//, '
 const dirOf = (path: string) => (path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '');
 const baseName = (path: string) => path.slice(path.lastIndexOf('/') + 1);
 
-/** Which of this deployment's llama.cpp models `files` hold, and the URL each file goes under. */
-export function planGgufImport(files: readonly ImportFile[], sourceOf: (variant: Variant) => GgufSource): GgufImportPlan {
+/** Which of this deployment's llama.cpp models (of `catalog`) `files` hold, and the URL each file goes under. */
+export function planGgufImport(files: readonly ImportFile[], sourceOf: (variant: Variant) => GgufSource, catalog: ModelCatalog): GgufImportPlan {
   const picked = files.map((f) => ({ path: normalise(f.path), file: f.file }));
   const byName = new Map<string, ImportFile>();
   for (const f of picked) if (!byName.has(baseName(f.path))) byName.set(baseName(f.path), f);
   const plan: GgufImportPlan = { models: [], problems: [] };
   const expected: string[] = [];
   const used = new Set<string>();
-  for (const variant of weightGroups()) {
+  for (const variant of weightGroups(catalog)) {
     const source = sourceOf(variant);
     const urls = source.files.length > 1 ? source.files : splitParts(source.url);
     const names = urls.map(fileName);
-    const variants = activeCatalog().variants.filter((v) => v.weightGroup === variant.weightGroup).map((v) => v.id);
+    const variants = catalog.variants.filter((v) => v.weightGroup === variant.weightGroup).map((v) => v.id);
     expected.push(`${names[0]}${names.length > 1 ? ` (and its ${names.length - 1} other parts)` : ''} for ${variants.join(', ')}`);
     const found = names.map((n) => byName.get(n));
     if (!found.some(Boolean)) continue;
@@ -110,9 +110,10 @@ export async function importGguf(
   files: readonly ImportFile[],
   sourceOf: (variant: Variant) => GgufSource,
   cache: GgufCacheWriter,
+  catalog: ModelCatalog,
   onProgress?: (progress: ImportProgress) => void,
 ): Promise<ImportReport> {
-  const plan = planGgufImport(files, sourceOf);
+  const plan = planGgufImport(files, sourceOf, catalog);
   for (const model of plan.models) {
     let done = 0;
     // The model's files after its mmproj: wllama counts the model cached only once its first file is there.
