@@ -3,6 +3,7 @@
 // engine-worker.ts, only imports this).
 import * as Comlink from 'comlink';
 import type { InpageConfig } from '#shared/config';
+import { adoptModels } from '#shared/catalog';
 import type { ModelCatalog } from '#shared/model-config';
 import type { EngineCapabilities, EngineControl } from '#shared/wire/engine-control';
 import { packEvents, type FromEngine, type ToEngine } from '#shared/wire/engine-port';
@@ -134,7 +135,6 @@ function create(config: InpageConfig): Promise<void> {
     // engine; its chunk is loaded only then.
     // The deployment's catalog, built once here and passed to every engine (a bad `models` entry stops the start,
     // naming it); the catalog in force in this worker (src/shared/catalog.ts) is this one.
-    const { adoptModels } = await import('#shared/catalog');
     const catalog = adoptModels(config.models, "the deployment's models setting");
     const local = createEngine(config, catalog);
     const hybrid = !localOnly && (Object.keys(config.upstreams ?? {}).length > 0 || (await hasConnections()));
