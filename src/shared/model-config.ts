@@ -12,7 +12,6 @@ import { ModelConfigError, entryParts, where, type CommonEntry, type HybridMode 
 import { VARIANTS, VARIANT_IDS, isVariantId, type Variant } from './variants';
 
 export { ModelConfigError, HYBRID_MODES, type HybridMode } from './model-entry';
-export { SPLIT_PART, type GgufModelConfig, type LlamaCppEntry } from './engine-kinds/llamacpp';
 export type { ModelIntegrity, WebLlmEntry, WebLlmRecordConfig } from './engine-kinds/webllm';
 
 /** Each kind's entry schema (built on first use: see `lazy`; the service worker never parses the setting). */

@@ -72,7 +72,7 @@ export interface EngineKindSpec<Entry extends CommonEntry = CommonEntry> {
 }
 
 /** How one kind's `models` entries are parsed, checked and turned into weight groups. */
-export interface EntryKind<Entry extends CommonEntry = CommonEntry> {
+interface EntryKind<Entry extends CommonEntry = CommonEntry> {
   /** The zod schema of one entry (strict: an unknown field is refused). */
   schema(parts: EntryParts): z.ZodMiniType<Entry>;
   /** The model an entry names, as one key (entries naming the same model share a weight group); null: none named. */

@@ -18,7 +18,6 @@ import { complete, type CompleteEngine, type Engine, type EngineFactory, type Ge
 import { probeGpu, type GpuProbe } from './common/gpu';
 import { ENGINES, ENGINE_ORDER } from './registry';
 
-export type { EngineKind } from '#shared/engine-kinds/specs';
 
 /** The policy, on its own for unit tests. */
 export function chooseEngine(setting: string, probe: Pick<GpuProbe, 'report'>): { kind: EngineKind; reason: string } {

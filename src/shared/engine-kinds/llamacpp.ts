@@ -6,7 +6,7 @@ import { z } from '../protocol/zod';
 import { ModelConfigError, where, type EngineKindSpec, type EntryParts } from '../model-entry';
 
 /** llama.cpp's split naming (gguf-split): `…-00001-of-00003.gguf`; wllama loads a split model from its first part. */
-export const SPLIT_PART = /-(\d{5})-of-(\d{5})\.gguf(\?.*)?$/i;
+const SPLIT_PART = /-(\d{5})-of-(\d{5})\.gguf(\?.*)?$/i;
 
 function llamacppSchema({ common, positiveInt }: EntryParts) {
   /** A GGUF file's URL: http(s), or relative to the page's origin; the name ends in `.gguf` (as wllama requires). */
