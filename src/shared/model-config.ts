@@ -25,7 +25,6 @@ export const modelEntrySchemas = (): Readonly<Record<EngineKind, z.ZodMiniType<C
 
 /** One entry of the `models` setting, parsed: its engine kind's shape. */
 export type ModelEntry = WebLlmEntry | LlamaCppEntry;
-export type ModelsConfig = Record<string, ModelEntry>;
 
 /** Where one id is answered: its mode and, unless `local`, the upstream (by name) and that server's model name. */
 export interface Route {

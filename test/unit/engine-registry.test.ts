@@ -49,11 +49,17 @@ describe('the engine registry', () => {
     expect(() => buildCatalog({ x: { engine: 'other' } })).toThrow(`models["x"].engine: unknown engine "other" (engines: ${ENGINE_KINDS.join(', ')})`);
   });
 
-  it('routes an import by each engine\'s files: GGUF to llama.cpp, the rest to web-llm', () => {
+  it("routes an import by each engine's files: GGUF to llama.cpp, the rest to web-llm", () => {
     const file = (path: string) => ({ path, file: new Blob([]) });
     const gguf = file('m/model.gguf');
     const config = file('w/mlc-chat-config.json');
-    expect(importRoutes([gguf, config], ['webllm', 'llamacpp'])).toEqual({ routes: [['llamacpp', [gguf]], ['webllm', [config]]], problems: [] });
+    expect(importRoutes([gguf, config], ['webllm', 'llamacpp'])).toEqual({
+      routes: [
+        ['llamacpp', [gguf]],
+        ['webllm', [config]],
+      ],
+      problems: [],
+    });
     const notHere = importRoutes([gguf, config], ['webllm']);
     expect(notHere.routes).toEqual([['webllm', [config]]]);
     expect(notHere.problems).toEqual([expect.stringContaining('Not imported: model.gguf. GGUF files are for the llama.cpp engine')]);

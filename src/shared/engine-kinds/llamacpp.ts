@@ -60,7 +60,9 @@ function ggufFiles(id: string, gguf: string | string[]): string[] {
   if (files.length === 1) {
     const m = parts[0];
     if (m && Number(m[1]) !== 1) {
-      throw new ModelConfigError(`${where(id, ['gguf'])}: '${files[0]}' is part ${Number(m[1])} of a split model; give the first part (-00001-of-${m[2]}.gguf) or every part in order`);
+      throw new ModelConfigError(
+        `${where(id, ['gguf'])}: '${files[0]}' is part ${Number(m[1])} of a split model; give the first part (-00001-of-${m[2]}.gguf) or every part in order`,
+      );
     }
     return files;
   }
@@ -95,16 +97,24 @@ export const llamacppKind: EngineKindSpec<LlamaCppEntry> = {
     check(id, l, base) {
       if (base?.embeddings) throw new ModelConfigError(`${where(id, ['engine'])}: the llama.cpp engine has no embedding model; '${id}' runs on web-llm only`);
       if (l.gguf === undefined) {
-        if (!base) throw new ModelConfigError(`${where(id)}: a model id of the deployment's own on llama.cpp needs 'gguf' (the model file's URL, or its split parts' URLs)`);
+        if (!base)
+          throw new ModelConfigError(
+            `${where(id)}: a model id of the deployment's own on llama.cpp needs 'gguf' (the model file's URL, or its split parts' URLs)`,
+          );
         for (const field of ['mmproj', 'thinking', 'contextLength', 'bytes'] as const) {
-          if (l[field] !== undefined) throw new ModelConfigError(`${where(id, [field])}: '${field}' describes a model: give it with 'gguf' (without 'gguf', ${id} keeps its GGUF default)`);
+          if (l[field] !== undefined)
+            throw new ModelConfigError(
+              `${where(id, [field])}: '${field}' describes a model: give it with 'gguf' (without 'gguf', ${id} keeps its GGUF default)`,
+            );
         }
         return;
       }
       ggufFiles(id, l.gguf);
       const vision = l.vision ?? base?.vision ?? false;
-      if (vision && l.mmproj === undefined) throw new ModelConfigError(`${where(id)}: a vision model on llama.cpp needs 'mmproj' (its vision projector's URL), or set 'vision' to false`);
-      if (!vision && l.mmproj !== undefined) throw new ModelConfigError(`${where(id, ['mmproj'])}: a vision projector is for a vision model: set 'vision' to true, or leave 'mmproj' out`);
+      if (vision && l.mmproj === undefined)
+        throw new ModelConfigError(`${where(id)}: a vision model on llama.cpp needs 'mmproj' (its vision projector's URL), or set 'vision' to false`);
+      if (!vision && l.mmproj !== undefined)
+        throw new ModelConfigError(`${where(id, ['mmproj'])}: a vision projector is for a vision model: set 'vision' to true, or leave 'mmproj' out`);
       if (l.context !== undefined && l.contextLength !== undefined && l.context > l.contextLength) {
         throw new ModelConfigError(`${where(id, ['context'])}: ${l.context} is more than the model's trained maximum ('contextLength': ${l.contextLength})`);
       }

@@ -85,7 +85,10 @@ export const webllmKind: EngineKindSpec<WebLlmEntry> = {
     check(id, web, _base, upstreamOnly) {
       if (upstreamOnly) {
         for (const field of ['integrity', 'thinking', 'kv'] as const) {
-          if (web[field] !== undefined) throw new ModelConfigError(`${where(id, [field])}: '${id}' has no local model (mode 'upstream' without 'webllm', 'record' or 'gguf'), so '${field}' describes nothing here`);
+          if (web[field] !== undefined)
+            throw new ModelConfigError(
+              `${where(id, [field])}: '${id}' has no local model (mode 'upstream' without 'webllm', 'record' or 'gguf'), so '${field}' describes nothing here`,
+            );
         }
         return;
       }

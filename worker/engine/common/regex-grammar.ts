@@ -88,7 +88,7 @@ class Parser {
 
   private quantified(atom: string): string {
     const c = this.peek();
-    let out = atom;
+    let out: string;
     if (c === '?' || c === '*' || c === '+') {
       this.at++;
       out = `(${atom})${c}`;

@@ -2,7 +2,7 @@
 // Qwen3's template switch (`enable_thinking`); stop sequences are applied by inpage to the answer (run.ts),
 // not given to llama.cpp, which would match them against the thinking as well. Image parts of a user turn
 // become wllama's image parts (the image's bytes, read beforehand: images.ts), in their place among the text.
-import type { ChatCompletionRequest, ChatMessage } from '#shared/protocol/types';
+import type { ChatMessage } from '#shared/protocol/types';
 import { checkSchema, jsonFormatBesideAutoTools, jsonObjectGrammar, jsonSchemaGrammar, thinkingFirst } from '../common/json-grammar';
 import type { PlannedRequest, ToolPlan } from '../common/plan';
 

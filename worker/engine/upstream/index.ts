@@ -330,7 +330,3 @@ export function servedByUpstream(spec: Pick<UpstreamSpec, 'url'>): string {
   }
   return `upstream; host=${host}`;
 }
-
-export function createUpstreamEngine(targets: Record<string, UpstreamTarget>, deps?: UpstreamDeps): UpstreamEngine {
-  return new UpstreamEngine(targets, deps);
-}

@@ -8,7 +8,6 @@ import type {
   ResponseFormat as WebLlmResponseFormat,
 } from '@mlc-ai/web-llm';
 import type { ChatMessage } from '#shared/protocol/types';
-import { ApiError } from '#shared/protocol/errors';
 import type { PlannedRequest, RequestPlan, ToolPlan } from '../common/plan';
 import { jsonFormatBesideAutoTools } from '../common/json-grammar';
 import { assistantText, jsonFormat, systemWithTools, toolCallFormat, toolResponses } from './qwen3-tools';
