@@ -27,12 +27,17 @@ const serviceWorkerPolicy = (): Plugin => ({
       // The model provider's page and its engine worker (no service worker controls them): their own isolation
       // (require-corp, not the app's credentialless) and the engine worker's policy, kept over preview's headers.
       const origin = `http://${req.headers.host ?? 'localhost'}`;
-      const provider = providerHeaders({ path: path ?? '', dest: req.headers['sec-fetch-dest'] as string | undefined, referrer: req.headers.referer }, deployedConfig(server.config), origin);
+      const provider = providerHeaders(
+        { path: path ?? '', dest: req.headers['sec-fetch-dest'] as string | undefined, referrer: req.headers.referer },
+        deployedConfig(server.config),
+        origin,
+      );
       if (Object.keys(provider).length > 0) {
         const set = res.setHeader.bind(res);
         for (const [name, value] of Object.entries(provider)) set(name, value);
         const kept = new Set(Object.keys(provider).map((n) => n.toLowerCase()));
-        res.setHeader = ((name: string, value: string | number | readonly string[]) => (kept.has(name.toLowerCase()) ? res : set(name, value))) as typeof res.setHeader;
+        res.setHeader = ((name: string, value: string | number | readonly string[]) =>
+          kept.has(name.toLowerCase()) ? res : set(name, value)) as typeof res.setHeader;
       }
       next();
     });
@@ -62,7 +67,9 @@ const RESERVED_OUT_DIRS = new Set(['dist-pkg', 'dist-lib', 'dist-lib-test']);
 function outDirFor(base: string): string {
   const dir = base + (process.env.INPAGE_BUILD_SUFFIX ?? '');
   if (RESERVED_OUT_DIRS.has(dir)) {
-    throw new Error(`INPAGE_BUILD_SUFFIX=${process.env.INPAGE_BUILD_SUFFIX} would build into ${dir}/, the folder of another build (the npm package's or the library's): choose another suffix.`);
+    throw new Error(
+      `INPAGE_BUILD_SUFFIX=${process.env.INPAGE_BUILD_SUFFIX} would build into ${dir}/, the folder of another build (the npm package's or the library's): choose another suffix.`,
+    );
   }
   return dir;
 }
@@ -92,7 +99,12 @@ export default defineConfig(({ mode }) => {
     define: testBuildDefine(testBuild),
     // After the app: sw.js, one classic script built on its own, with the app shell listed in it for Workbox to
     // precache (offline use).
-    plugins: [wasmVariants(), serviceWorkerBundle({ entry: here('./worker/sw.ts'), file: 'sw.js', alias, plugins: noticePlugins }), serviceWorkerPolicy(), ...noticePlugins],
+    plugins: [
+      wasmVariants(),
+      serviceWorkerBundle({ entry: here('./worker/sw.ts'), file: 'sw.js', alias, plugins: noticePlugins }),
+      serviceWorkerPolicy(),
+      ...noticePlugins,
+    ],
     resolve: { alias },
     build: {
       // INPAGE_BUILD_SUFFIX lets parallel work trees on one machine build side by side.
@@ -125,7 +137,11 @@ export default defineConfig(({ mode }) => {
     },
     // Each engine's chunks are named after it (src/shared/engine-files.ts): the precache leaves them to the devices that run it.
     // The worker's own code is a chunk of its own, so no chunk imports the worker's entry (scripts/worker-chunks.ts).
-    worker: { format: 'es', plugins: () => (testBuild ? [] : [notices.recorder()]), rollupOptions: { output: { ...WORKER_CHUNKS, chunkFileNames: engineChunkFileNames('assets/') } } },
+    worker: {
+      format: 'es',
+      plugins: () => (testBuild ? [] : [notices.recorder()]),
+      rollupOptions: { output: { ...WORKER_CHUNKS, chunkFileNames: engineChunkFileNames('assets/') } },
+    },
     // `npm start` is cross-origin isolated from the first visit (the service worker adds the same headers later),
     // so llama.cpp gets threads. Not the dev server: vitest's browser tests run on it, one thread (see there).
     preview: { host: '127.0.0.1', port: 4173, strictPort: true, headers: { ...ISOLATION_HEADERS } },

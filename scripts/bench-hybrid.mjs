@@ -28,8 +28,21 @@ const rate = (x) => `${x.toFixed(1)} tokens/s`;
 
 /** Starts the test build's preview (unless the caller serves it) and the upstream server; resolves with a stop(). */
 async function serve({ env, port, upstreamPort, preview }) {
-  const children = [spawn('node', ['--import', './test/firefox/register-ts.mjs', 'test/upstream/server.ts', String(upstreamPort)], { env, stdio: ['ignore', 'ignore', 'inherit'], detached: true })];
-  if (preview) children.push(spawn('npx', ['vite', 'preview', '--mode', 'test', '--port', String(port), '--strictPort'], { env, stdio: ['ignore', 'ignore', 'inherit'], detached: true }));
+  const children = [
+    spawn('node', ['--import', './test/firefox/register-ts.mjs', 'test/upstream/server.ts', String(upstreamPort)], {
+      env,
+      stdio: ['ignore', 'ignore', 'inherit'],
+      detached: true,
+    }),
+  ];
+  if (preview)
+    children.push(
+      spawn('npx', ['vite', 'preview', '--mode', 'test', '--port', String(port), '--strictPort'], {
+        env,
+        stdio: ['ignore', 'ignore', 'inherit'],
+        detached: true,
+      }),
+    );
   const stop = () =>
     children.forEach((c) => {
       try {
@@ -60,7 +73,11 @@ async function serve({ env, port, upstreamPort, preview }) {
 function defineStream() {
   window.benchStream = async (path, headers, model, content, max) => {
     const t0 = performance.now();
-    const res = await fetch(path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ model, messages: [{ role: 'user', content }], stream: true, max_tokens: max }) });
+    const res = await fetch(path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify({ model, messages: [{ role: 'user', content }], stream: true, max_tokens: max }),
+    });
     const reader = res.body.getReader();
     const decoder = new TextDecoder();
     let text = '';
@@ -116,23 +133,34 @@ async function forwarderPairs(browser, port, count) {
     if (!navigator.serviceWorker.controller) await new Promise((r) => navigator.serviceWorker.addEventListener('controllerchange', r, { once: true }));
   });
   await page.evaluate(defineStream);
-  const pairs = await page.evaluate(async ({ count, port }) => {
-    const first = async (url) => (await window.benchStream(url, {}, 'up/svc-model-5.2-fast', 'hi', 8)).first;
-    const paths = { forwarded: () => first('/fwd/chat/completions'), throughJs: () => first('/fwd-js/chat/completions'), direct: () => first(`http://127.0.0.1:${port - 1}/bench/openai/v1/chat/completions`) };
-    for (let i = 0; i < 3; i++) {
-      await paths.forwarded();
-      await paths.throughJs();
-      await paths.direct();
-    }
-    const out = [];
-    const orders = [['forwarded', 'throughJs', 'direct'], ['direct', 'forwarded', 'throughJs'], ['throughJs', 'direct', 'forwarded']];
-    for (let i = 0; i < count; i++) {
-      const pair = {};
-      for (const path of orders[i % 3]) pair[path] = await paths[path]();
-      out.push(pair);
-    }
-    return out;
-  }, { count, port });
+  const pairs = await page.evaluate(
+    async ({ count, port }) => {
+      const first = async (url) => (await window.benchStream(url, {}, 'up/svc-model-5.2-fast', 'hi', 8)).first;
+      const paths = {
+        forwarded: () => first('/fwd/chat/completions'),
+        throughJs: () => first('/fwd-js/chat/completions'),
+        direct: () => first(`http://127.0.0.1:${port - 1}/bench/openai/v1/chat/completions`),
+      };
+      for (let i = 0; i < 3; i++) {
+        await paths.forwarded();
+        await paths.throughJs();
+        await paths.direct();
+      }
+      const out = [];
+      const orders = [
+        ['forwarded', 'throughJs', 'direct'],
+        ['direct', 'forwarded', 'throughJs'],
+        ['throughJs', 'direct', 'forwarded'],
+      ];
+      for (let i = 0; i < count; i++) {
+        const pair = {};
+        for (const path of orders[i % 3]) pair[path] = await paths[path]();
+        out.push(pair);
+      }
+      return out;
+    },
+    { count, port },
+  );
   await context.close();
   return pairs;
 }
@@ -159,7 +187,10 @@ export async function benchHybrid({ browser, runs, quick, env, port, log, serveP
     const key = await page.evaluate(() => window.bench.makeKey('bench'));
     return { context, page, key };
   }
-  const route = (mode, id, url = up) => ({ upstreams: { gpu: { url, dialect: 'openai', concurrency: 8 } }, models: { [id]: { mode, upstream: { model: `up/${id}` } } } });
+  const route = (mode, id, url = up) => ({
+    upstreams: { gpu: { url, dialect: 'openai', concurrency: 8 } },
+    models: { [id]: { mode, upstream: { model: `up/${id}` } } },
+  });
   const pairs = quick ? 10 : 40;
   const out = [];
   for (let r = 0; r < runs; r++) {
@@ -197,7 +228,11 @@ export async function benchHybrid({ browser, runs, quick, env, port, log, serveP
       );
       await context.close();
       if (into === 'ttft') run.pairs = samples.map((s) => ({ inpage: s.inpage.first, direct: s.direct.first }));
-      else run[into] = samples.map((s) => ({ inpage: ((s.inpage.tokens - 1) / (s.inpage.total - s.inpage.first)) * 1000, direct: ((s.direct.tokens - 1) / (s.direct.total - s.direct.first)) * 1000 }));
+      else
+        run[into] = samples.map((s) => ({
+          inpage: ((s.inpage.tokens - 1) / (s.inpage.total - s.inpage.first)) * 1000,
+          direct: ((s.direct.tokens - 1) / (s.direct.total - s.direct.first)) * 1000,
+        }));
     }
     run.forwarder = await forwarderPairs(browser, port + 8, pairs);
     // First visit: a fresh context (nothing downloaded), one request; prefer-local answers from the upstream.
@@ -205,7 +240,11 @@ export async function benchHybrid({ browser, runs, quick, env, port, log, serveP
       const f = await fresh(mode === 'local' ? {} : route(mode, 'svc-model-5.2-short-fast'));
       const ms = await f.page.evaluate(async (key) => {
         const t0 = performance.now();
-        const res = await fetch('/v1/chat/completions', { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'svc-model-5.2-short-fast', messages: [{ role: 'user', content: 'hi' }], stream: true }) });
+        const res = await fetch('/v1/chat/completions', {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ model: 'svc-model-5.2-short-fast', messages: [{ role: 'user', content: 'hi' }], stream: true }),
+        });
         const reader = res.body.getReader();
         let text = '';
         while (!/"content":"[^"]/.test(text)) text += new TextDecoder().decode((await reader.read()).value);
@@ -245,24 +284,58 @@ export function hybridReport(p, data) {
   p('the difference within each pair. *The floor*: the same pairs from a page on another port whose service worker only');
   p('forwards the request to the upstream (reads the body, `fetch`es, returns the response): what any service-worker');
   p('design costs at the least; *the floor of a converter*: the same worker passing the body through a JavaScript');
-  p(`TransformStream (inpage rewrites every answer, so it pays this at least). Rates: 3 pairs per run, the ratio within each pair. ${data.runs.length} runs: median (range) over the runs.`);
+  p(
+    `TransformStream (inpage rewrites every answer, so it pays this at least). Rates: 3 pairs per run, the ratio within each pair. ${data.runs.length} runs: median (range) over the runs.`,
+  );
   p();
   p('| row | through the service worker | direct fetch | through − direct, or ÷ |');
   p('|---|---|---|---|');
   p(`| time to the first token | ${spread(inpage, msf)} | ${spread(direct, msf)} | ${spread(added, msf)} added |`);
-  p(`| time to the first token, the floor: a service worker that only forwards | ${spread(forwarded, msf)} | ${spread(forwardDirect, msf)} | ${spread(floor, msf)} added |`);
-  p(`| time to the first token, the floor of a converter: the same, the body passed through JavaScript | ${spread(throughJs, msf)} | ${spread(forwardDirect, msf)} | ${spread(floorJs, msf)} added |`);
-  p(`| streaming rate at 200 tokens/s ("count 200") | ${spread(perRun((r) => median(r.paced.map((s) => s.inpage))), rate)} | ${spread(perRun((r) => median(r.paced.map((s) => s.direct))), rate)} | ${spread(paced, (x) => `${x.toFixed(3)}×`)} |`);
-  p(`| streaming ceiling, unpaced ("count 2000") | ${spread(perRun((r) => median(r.ceiling.map((s) => s.inpage))), rate)} | ${spread(perRun((r) => median(r.ceiling.map((s) => s.direct))), rate)} | ${spread(ceiling, (x) => `${x.toFixed(3)}×`)} |`);
+  p(
+    `| time to the first token, the floor: a service worker that only forwards | ${spread(forwarded, msf)} | ${spread(forwardDirect, msf)} | ${spread(floor, msf)} added |`,
+  );
+  p(
+    `| time to the first token, the floor of a converter: the same, the body passed through JavaScript | ${spread(throughJs, msf)} | ${spread(forwardDirect, msf)} | ${spread(floorJs, msf)} added |`,
+  );
+  p(
+    `| streaming rate at 200 tokens/s ("count 200") | ${spread(
+      perRun((r) => median(r.paced.map((s) => s.inpage))),
+      rate,
+    )} | ${spread(
+      perRun((r) => median(r.paced.map((s) => s.direct))),
+      rate,
+    )} | ${spread(paced, (x) => `${x.toFixed(3)}×`)} |`,
+  );
+  p(
+    `| streaming ceiling, unpaced ("count 2000") | ${spread(
+      perRun((r) => median(r.ceiling.map((s) => s.inpage))),
+      rate,
+    )} | ${spread(
+      perRun((r) => median(r.ceiling.map((s) => s.direct))),
+      rate,
+    )} | ${spread(ceiling, (x) => `${x.toFixed(3)}×`)} |`,
+  );
   p();
   p('First visit, time to the first token for a variant not yet downloaded (a fresh browser context each): prefer-local');
-  p(`${spread(perRun((r) => r.firstVisit['prefer-local'][0]), msf)}, local ${spread(perRun((r) => r.firstVisit.local[0]), msf)}. The test engine's weights are pretend`);
+  p(
+    `${spread(
+      perRun((r) => r.firstVisit['prefer-local'][0]),
+      msf,
+    )}, local ${spread(
+      perRun((r) => r.firstVisit.local[0]),
+      msf,
+    )}. The test engine's weights are pretend`,
+  );
   p('(4 MiB, loaded at once), so the local figure is a floor: real weights take minutes to download, while prefer-local');
   p('answers from the upstream in the time above.');
   p();
   return [
     // Once a target (≤ 2 ms), retired: a service worker that passes the body through JavaScript already costs most of it.
-    ['hybrid: added time to the first token through inpage to an upstream', `${msf(median(added))} (median of runs; a forwarding service worker alone adds ${msf(median(floor))}, one passing the body through JavaScript ${msf(median(floorJs))})`, null],
+    [
+      'hybrid: added time to the first token through inpage to an upstream',
+      `${msf(median(added))} (median of runs; a forwarding service worker alone adds ${msf(median(floor))}, one passing the body through JavaScript ${msf(median(floorJs))})`,
+      null,
+    ],
     ['hybrid: streaming through inpage ≥ 0.98× direct at 200 tokens/s', `${median(paced).toFixed(3)}×`, median(paced) >= 0.98],
   ];
 }
@@ -281,7 +354,12 @@ export async function benchHybridOnly({ outFile, quick, noBuild, env, port, log,
   await browser.close();
   const lines = [];
   const targets = hybridReport((s = '') => lines.push(s), data);
-  lines.splice(2, 0, `From \`npm run bench -- --only hybrid\` (${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, ${((Date.now() - started) / 1000).toFixed(0)} s${quick ? ', --quick' : ''}), not the full run above: load before \`${before}\`, after \`${uptime()}\`.`, '');
+  lines.splice(
+    2,
+    0,
+    `From \`npm run bench -- --only hybrid\` (${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, ${((Date.now() - started) / 1000).toFixed(0)} s${quick ? ', --quick' : ''}), not the full run above: load before \`${before}\`, after \`${uptime()}\`.`,
+    '',
+  );
   spliceSection(outFile, '## Hybrid (upstream)', lines.join('\n') + '\n', 'hybrid: ', targets);
   log(`wrote the hybrid rows into ${outFile}`);
   for (const [t, m, ok] of targets) log(`${metWord(ok)} ${t}: ${m}`);

@@ -19,7 +19,11 @@ const CHROMIUM_ARGS = JSON.parse(readFileSync(join(ROOT, 'test/chromium-flags.js
 function modules() {
   const wllama = readModule(new Uint8Array(readFileSync(join(ROOT, 'node_modules/@wllama/wllama/esm/wasm/wllama.wasm'))));
   const kernelFile = (v) => new Uint8Array(readFileSync(join(ROOT, `scripts/wasm-kernels/kernels-wasm64-${v}.wasm`)));
-  const generic = spliceBodies(readModule(kernelFile('simd128')), wllama, KERNELS, { hostName: 'the kernel module', sourceName: "wllama's wasm", allowedGlobals: [0] }).bytes;
+  const generic = spliceBodies(readModule(kernelFile('simd128')), wllama, KERNELS, {
+    hostName: 'the kernel module',
+    sourceName: "wllama's wasm",
+    allowedGlobals: [0],
+  }).bytes;
   return { mods: { generic, simd128: kernelFile('simd128'), relaxed: kernelFile('relaxed') }, table: fp16Table(wllama) };
 }
 
@@ -66,7 +70,12 @@ async function harness() {
   const { build } = await import('rolldown');
   const dir = await mkdtemp(join(tmpdir(), 'inpage-bench-kernels-'));
   try {
-    await build({ input: join(ROOT, 'test/kernels/kernel-check.ts'), platform: 'browser', logLevel: 'silent', output: { file: join(dir, 'h.js'), format: 'iife', name: 'kernels' } });
+    await build({
+      input: join(ROOT, 'test/kernels/kernel-check.ts'),
+      platform: 'browser',
+      logLevel: 'silent',
+      output: { file: join(dir, 'h.js'), format: 'iife', name: 'kernels' },
+    });
     return await readFile(join(dir, 'h.js'), 'utf8');
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -127,7 +136,10 @@ export async function benchKernels({ log = console.log, rounds = 9, calls = 2000
     // The generic bodies, moved, still compute what ggml's reference does (else the timing would be of something else).
     const checks = {};
     for (const [name, bytes] of Object.entries(mods)) {
-      const results = await page.evaluate(async ({ b, table, source }) => window.kernels.checkDots(Uint8Array.from(b), 38, (e) => new Function(`return ${source}`)()(e, table)), { b: [...bytes], table, source: placeTable.toString() });
+      const results = await page.evaluate(
+        async ({ b, table, source }) => window.kernels.checkDots(Uint8Array.from(b), 38, (e) => new Function(`return ${source}`)()(e, table)),
+        { b: [...bytes], table, source: placeTable.toString() },
+      );
       checks[name] = results.filter((r) => !(Math.abs(r.got - r.want) <= r.tolerance)).length;
     }
     log(`  kernels off ggml's reference (of 159 cases each): ${JSON.stringify(checks)}`);

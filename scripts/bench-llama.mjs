@@ -124,7 +124,16 @@ async function nativeLlama(file) {
           tokens.push(token);
           if (tokens.length === body.max_tokens) break;
         }
-        return { ttft: first - t0, decodeMs: last - first, deltas: tokens.length, promptTokens: prompt.length, cachedTokens: 0, text: model.detokenize(tokens), gaps, threads: context.currentThreads };
+        return {
+          ttft: first - t0,
+          decodeMs: last - first,
+          deltas: tokens.length,
+          promptTokens: prompt.length,
+          cachedTokens: 0,
+          text: model.detokenize(tokens),
+          gaps,
+          threads: context.currentThreads,
+        };
       };
       return { request, close: () => context.dispose() };
     },
@@ -157,7 +166,12 @@ export async function serveLlamaBench({ noBuild, env, port, log }) {
   const host = await helpers.serveStatic(port + 4 - offset, { '/': hostDir }, { cors: true });
 
   log(`  serving the bench-llama build on 127.0.0.1:${appPort}, the model on ${host.origin}`);
-  const server = spawn('npx', ['vite', 'preview', '--mode', 'bench-llama', '--port', String(appPort), '--strictPort'], { env, stdio: ['ignore', 'pipe', 'inherit'], detached: true, cwd: ROOT });
+  const server = spawn('npx', ['vite', 'preview', '--mode', 'bench-llama', '--port', String(appPort), '--strictPort'], {
+    env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+    detached: true,
+    cwd: ROOT,
+  });
   const stop = () => {
     try {
       process.kill(-server.pid, 'SIGTERM');
@@ -266,7 +280,8 @@ export async function benchLlama({ browser, runs, quick, noBuild, env, port, log
             out.nativeMismatches++;
             out.nativeMismatch ??= { native: nat.at(-1).text, wllama: wl.at(-1).text };
           }
-          if (nat.at(-1).promptTokens !== wl.at(-1).promptTokens) throw new Error(`native llama.cpp's prompt is ${nat.at(-1).promptTokens} tokens, wllama's ${wl.at(-1).promptTokens}: not the same prompt`);
+          if (nat.at(-1).promptTokens !== wl.at(-1).promptTokens)
+            throw new Error(`native llama.cpp's prompt is ${nat.at(-1).promptTokens} tokens, wllama's ${wl.at(-1).promptTokens}: not the same prompt`);
         }
         await nativeRun.close();
         // wllama's own wasm (generic kernels) on the same requests, directly: the kernels' end-to-end speed-up.
@@ -330,10 +345,10 @@ const v1Native = (x, rate) => median(x.v1.map((v, i) => rate(v) / rate(x.native[
 const promptCompute = (s) => s.timings.prompt_ms;
 /** llama.cpp's own ms for the decode steps between the first and the last content token. */
 const decodeCompute = (s) => (s.deltas - 1) * s.timings.predicted_per_token_ms;
-const matchedPrefill = (v, d) => ((v.promptTokens - v.cachedTokens) / (v.ttft - promptCompute(v) + promptCompute(d))) / (prefill(d) / 1000);
-const matchedDecode = (v, d) => ((v.deltas - 1) / (v.decodeMs - decodeCompute(v) + (v.deltas - 1) * d.timings.predicted_per_token_ms)) / (decode(d) / 1000);
+const matchedPrefill = (v, d) => (v.promptTokens - v.cachedTokens) / (v.ttft - promptCompute(v) + promptCompute(d)) / (prefill(d) / 1000);
+const matchedDecode = (v, d) => (v.deltas - 1) / (v.decodeMs - decodeCompute(v) + (v.deltas - 1) * d.timings.predicted_per_token_ms) / (decode(d) / 1000);
 /** llama.cpp's own speed, /v1 ÷ direct, within a pair: prompt tokens per prompt ms, and decode steps per ms. */
-const ownPrefill = (v, d) => (v.timings.prompt_n / v.timings.prompt_ms) / (d.timings.prompt_n / d.timings.prompt_ms);
+const ownPrefill = (v, d) => v.timings.prompt_n / v.timings.prompt_ms / (d.timings.prompt_n / d.timings.prompt_ms);
 const ownDecode = (v, d) => d.timings.predicted_per_token_ms / v.timings.predicted_per_token_ms;
 /** Geometric mean of ratios and its 95 % interval (mean of logs ± 1.96 standard errors). */
 function geoInterval(ratios) {
@@ -353,14 +368,18 @@ export function llamaReport(p, data) {
   p();
   p(`The production engine worker running llama.cpp (@wllama/wllama, chosen by the deployment: \`engineChoice: "llamacpp"\`)`);
   p(`on a model synthesized at bench time (scripts/gguf/synthesize.ts: llama architecture, ${LLAMA_MODEL.embedding} wide, ${LLAMA_MODEL.layers} layers,`);
-  p(`${(m.parameters / 1e6).toFixed(1)}M parameters, ${LLAMA_MODEL.type.toUpperCase()}, ${(m.bytes / 1e6).toFixed(1)} MB; random weights), served by a CORS model host of its own.`);
+  p(
+    `${(m.parameters / 1e6).toFixed(1)}M parameters, ${LLAMA_MODEL.type.toUpperCase()}, ${(m.bytes / 1e6).toFixed(1)} MB; random weights), served by a CORS model host of its own.`,
+  );
   p('The bench page (test/pages/bench-llama.ts) times the same streamed request two ways: *inpage* through');
   p('`/v1/chat/completions` (service worker → engine worker → wllama), and *wllama* straight to a Wllama of the');
-  p('page\'s own, made as the engine makes it (same options and cache), same file, context, thread count and the');
+  p("page's own, made as the engine makes it (same options and cache), same file, context, thread count and the");
   p('parameters the engine derives from that request. Each request opens with a fresh nonce (no KV-cache reuse),');
   p(`about ${sample.promptTokens} prompt tokens, temperature 0, ${data.maxTokens} tokens out (the end token biased away). Prefill: prompt`);
   p('tokens prefilled (`usage`) ÷ time to the first content token; decode: content deltas after the first (one');
-  p(`token each here; wllama's leading newlines, which the engine drops, not counted) ÷ time from the first to the last. ${data.pairs} pairs per run after one warm-up each, alternating which goes`);
+  p(
+    `token each here; wllama's leading newlines, which the engine drops, not counted) ÷ time from the first to the last. ${data.pairs} pairs per run after one warm-up each, alternating which goes`,
+  );
   p('first; median per run, then median (range) over the runs. The ratio row is the median, per run, of the ratios');
   p('within each pair (the two paths asked back to back), so a change in load between pairs falls on both paths.');
   p('Threads: the page is cross-origin isolated, the');
@@ -369,32 +388,100 @@ export function llamaReport(p, data) {
   p('| threads | path | prefill tokens/s | decode tokens/s |');
   p('|---|---|---|---|');
   for (const t of data.threads) {
-    p(`| ${t} | inpage (/v1) | ${spread(per(t, (x) => median(x.v1.map(prefill))), fx(0))} | ${spread(per(t, (x) => median(x.v1.map(decode))), fx(1))} |`);
-    p(`| ${t} | wllama directly | ${spread(per(t, (x) => median(x.wllama.map(prefill))), fx(0))} | ${spread(per(t, (x) => median(x.wllama.map(decode))), fx(1))} |`);
-    p(`| ${t} | inpage ÷ wllama, within pairs | ${spread(per(t, (x) => paired(x, prefill)), fx(3))} | ${spread(per(t, (x) => paired(x, decode)), fx(3))} |`);
-    p(`| ${t} | native llama.cpp (node-llama-cpp ${data.nativeVersion}, CPU) | ${spread(per(t, (x) => median(x.native.map(prefill))), fx(0))} | ${spread(per(t, (x) => median(x.native.map(decode))), fx(1))} |`);
-    p(`| ${t} | wllama ÷ native, within pairs | ${spread(per(t, (x) => pairedNative(x, prefill)), fx(3))} | ${spread(per(t, (x) => pairedNative(x, decode)), fx(3))} |`);
-    p(`| ${t} | **inpage (/v1) ÷ native, within triples** | ${spread(per(t, (x) => v1Native(x, prefill)), fx(3))} | ${spread(per(t, (x) => v1Native(x, decode)), fx(3))} |`);
+    p(
+      `| ${t} | inpage (/v1) | ${spread(
+        per(t, (x) => median(x.v1.map(prefill))),
+        fx(0),
+      )} | ${spread(
+        per(t, (x) => median(x.v1.map(decode))),
+        fx(1),
+      )} |`,
+    );
+    p(
+      `| ${t} | wllama directly | ${spread(
+        per(t, (x) => median(x.wllama.map(prefill))),
+        fx(0),
+      )} | ${spread(
+        per(t, (x) => median(x.wllama.map(decode))),
+        fx(1),
+      )} |`,
+    );
+    p(
+      `| ${t} | inpage ÷ wllama, within pairs | ${spread(
+        per(t, (x) => paired(x, prefill)),
+        fx(3),
+      )} | ${spread(
+        per(t, (x) => paired(x, decode)),
+        fx(3),
+      )} |`,
+    );
+    p(
+      `| ${t} | native llama.cpp (node-llama-cpp ${data.nativeVersion}, CPU) | ${spread(
+        per(t, (x) => median(x.native.map(prefill))),
+        fx(0),
+      )} | ${spread(
+        per(t, (x) => median(x.native.map(decode))),
+        fx(1),
+      )} |`,
+    );
+    p(
+      `| ${t} | wllama ÷ native, within pairs | ${spread(
+        per(t, (x) => pairedNative(x, prefill)),
+        fx(3),
+      )} | ${spread(
+        per(t, (x) => pairedNative(x, decode)),
+        fx(3),
+      )} |`,
+    );
+    p(
+      `| ${t} | **inpage (/v1) ÷ native, within triples** | ${spread(
+        per(t, (x) => v1Native(x, prefill)),
+        fx(3),
+      )} | ${spread(
+        per(t, (x) => v1Native(x, decode)),
+        fx(3),
+      )} |`,
+    );
     if (data.runs[0].threads[t].generic.length) {
-      p(`| ${t} | wllama directly, its own generic wasm | ${spread(per(t, (x) => median(x.generic.map(prefill))), fx(0))} | ${spread(per(t, (x) => median(x.generic.map(decode))), fx(1))} |`);
-      p(`| ${t} | wllama, ${data.wasm} kernels ÷ generic (medians per run) | ${spread(per(t, (x) => median(x.wllama.map(prefill)) / median(x.generic.map(prefill))), fx(2))} | ${spread(per(t, (x) => median(x.wllama.map(decode)) / median(x.generic.map(decode))), fx(2))} |`);
+      p(
+        `| ${t} | wllama directly, its own generic wasm | ${spread(
+          per(t, (x) => median(x.generic.map(prefill))),
+          fx(0),
+        )} | ${spread(
+          per(t, (x) => median(x.generic.map(decode))),
+          fx(1),
+        )} |`,
+      );
+      p(
+        `| ${t} | wllama, ${data.wasm} kernels ÷ generic (medians per run) | ${spread(
+          per(t, (x) => median(x.wllama.map(prefill)) / median(x.generic.map(prefill))),
+          fx(2),
+        )} | ${spread(
+          per(t, (x) => median(x.wllama.map(decode)) / median(x.generic.map(decode))),
+          fx(2),
+        )} |`,
+      );
     }
   }
   p();
-  p(`llama.cpp's wasm that ran: **${data.wasm}** (worker/engine/llamacpp/wasm-variants.ts: relaxed SIMD / SIMD128 / generic, by feature detection in this Chromium). The generic rows: wllama's own wasm, loaded directly in the same page after the pairs, ${data.runs[0].threads[data.threads[0]].generic.length} requests a run.`);
+  p(
+    `llama.cpp's wasm that ran: **${data.wasm}** (worker/engine/llamacpp/wasm-variants.ts: relaxed SIMD / SIMD128 / generic, by feature detection in this Chromium). The generic rows: wllama's own wasm, loaded directly in the same page after the pairs, ${data.runs[0].threads[data.threads[0]].generic.length} requests a run.`,
+  );
   p();
-  p('Native llama.cpp: node-llama-cpp\'s prebuilt CPU binary (an npm package), in the bench\'s Node process, on the');
+  p("Native llama.cpp: node-llama-cpp's prebuilt CPU binary (an npm package), in the bench's Node process, on the");
   p(`same file with the same context (${CONTEXT}), thread count and greedy sampling, the prompt rendered as the engine renders it`);
-  p('(ChatML with the non-thinking variant\'s empty thinking block; its token count checked equal to wllama\'s on every');
+  p("(ChatML with the non-thinking variant's empty thinking block; its token count checked equal to wllama's on every");
   p('request), its history cleared before each. Each request of a run goes to all three paths back to back, the order');
-  p(`rotating. Greedy answers, native and wllama: ${data.nativeMismatches === 0 ? 'identical text every time' : `${data.nativeMismatches} of ${data.runs.length * data.threads.length * data.pairs} differed (first: \`${JSON.stringify(data.nativeMismatch).slice(0, 160)}\`)`}.`);
+  p(
+    `rotating. Greedy answers, native and wllama: ${data.nativeMismatches === 0 ? 'identical text every time' : `${data.nativeMismatches} of ${data.runs.length * data.threads.length * data.pairs} differed (first: \`${JSON.stringify(data.nativeMismatch).slice(0, 160)}\`)`}.`,
+  );
   p();
-  p('The same pairs with llama.cpp\'s own compute matched. Every answer carries llama.cpp\'s `timings` (through /v1');
-  p('on the stream\'s finish chunk; directly from wllama). In each pair, the /v1 request\'s window (to the first');
-  p('token; first to last token) has llama.cpp\'s own compute in it (`prompt_ms`; the decode steps at');
-  p('`predicted_per_token_ms`) swapped for the direct request\'s; everything else in the window, which is the path\'s');
-  p('own cost, stays. llama.cpp\'s compute for the same work varies from request to request here, by up to 2× (see');
-  p('the notes), and this takes that out of the ratio. The last row is llama.cpp\'s own speed, /v1 ÷ direct within');
+  p("The same pairs with llama.cpp's own compute matched. Every answer carries llama.cpp's `timings` (through /v1");
+  p("on the stream's finish chunk; directly from wllama). In each pair, the /v1 request's window (to the first");
+  p("token; first to last token) has llama.cpp's own compute in it (`prompt_ms`; the decode steps at");
+  p("`predicted_per_token_ms`) swapped for the direct request's; everything else in the window, which is the path's");
+  p("own cost, stays. llama.cpp's compute for the same work varies from request to request here, by up to 2× (see");
+  p("the notes), and this takes that out of the ratio. The last row is llama.cpp's own speed, /v1 ÷ direct within");
   p('pairs, over every pair of every run: geometric mean and its 95 % interval. A /v1 path that slowed llama.cpp');
   p('down (by taking CPU from its threads) would show there, and would be hidden by the matched ratio.');
   p();
@@ -402,7 +489,15 @@ export function llamaReport(p, data) {
   p('|---|---|---|---|');
   const allPairs = (t, f) => data.runs.flatMap((r) => r.threads[t].v1.map((s, i) => f(s, r.threads[t].wllama[i])));
   for (const t of data.threads) {
-    p(`| ${t} | inpage ÷ wllama, compute matched (median per run; median and range over runs) | ${spread(per(t, (x) => pairedBy(x, matchedPrefill)), fx(3))} | ${spread(per(t, (x) => pairedBy(x, matchedDecode)), fx(3))} |`);
+    p(
+      `| ${t} | inpage ÷ wllama, compute matched (median per run; median and range over runs) | ${spread(
+        per(t, (x) => pairedBy(x, matchedPrefill)),
+        fx(3),
+      )} | ${spread(
+        per(t, (x) => pairedBy(x, matchedDecode)),
+        fx(3),
+      )} |`,
+    );
     p(`| ${t} | llama.cpp's own speed, /v1 ÷ direct (all pairs) | ${geoInterval(allPairs(t, ownPrefill))} | ${geoInterval(allPairs(t, ownDecode))} |`);
   }
   const samples = data.runs.flatMap((r) => data.threads.flatMap((t) => [...r.threads[t].v1, ...r.threads[t].wllama]));
@@ -412,30 +507,55 @@ export function llamaReport(p, data) {
   p();
   p('Decode at the pace kept while nothing else slowed a request (tokens/s from the lower quartile of its token');
   p('gaps): single requests on either path run at one of two paces, one about 1.5× slower, for the whole request;');
-  p('the rows above mix the two. Not the target\'s figure; shown to separate the path\'s cost from that.');
+  p("the rows above mix the two. Not the target's figure; shown to separate the path's cost from that.");
   p();
   p('| threads | inpage (/v1) | wllama directly | inpage ÷ wllama, within pairs |');
   p('|---|---|---|---|');
   for (const t of data.threads) {
-    p(`| ${t} | ${spread(per(t, (x) => median(x.v1.map(quickDecode))), fx(1))} | ${spread(per(t, (x) => median(x.wllama.map(quickDecode))), fx(1))} | ${spread(per(t, (x) => paired(x, quickDecode)), fx(3))} |`);
+    p(
+      `| ${t} | ${spread(
+        per(t, (x) => median(x.v1.map(quickDecode))),
+        fx(1),
+      )} | ${spread(
+        per(t, (x) => median(x.wllama.map(quickDecode))),
+        fx(1),
+      )} | ${spread(
+        per(t, (x) => paired(x, quickDecode)),
+        fx(3),
+      )} |`,
+    );
   }
   p();
   const all = data.runs.flatMap((r) => data.threads.flatMap((t) => r.threads[t].v1));
   const batched = all.filter((s) => s.deltas !== s.completionTokens).length;
-  p(`Answers of the two paths to the same request: ${data.mismatches === 0 ? 'identical text every time' : `**${data.mismatches} differed** (first: \`${JSON.stringify(data.mismatch).slice(0, 160)}\`)`}. /v1 streams that carried more than one token in a delta: ${batched} of ${all.length}.`);
+  p(
+    `Answers of the two paths to the same request: ${data.mismatches === 0 ? 'identical text every time' : `**${data.mismatches} differed** (first: \`${JSON.stringify(data.mismatch).slice(0, 160)}\`)`}. /v1 streams that carried more than one token in a delta: ${batched} of ${all.length}.`,
+  );
   p();
   p('Load: `engine.control.load` of the model in a fresh browser context (from the network: the model host served');
-  p('the file) and after a reload of that page (a new engine worker: from wllama\'s cache), in seconds. wllama');
+  p("the file) and after a reload of that page (a new engine worker: from wllama's cache), in seconds. wllama");
   p('directly from the cache, in the same page, for comparison.');
   p();
   p('| threads | from the network | model GETs | from the cache (reload) | model GETs | wllama directly, cache |');
   p('|---|---|---|---|---|---|');
   for (const t of data.threads) {
     const s = (x) => (x / 1000).toFixed(2);
-    p(`| ${t} | ${spread(per(t, (x) => x.network), s)} | ${Math.max(...per(t, (x) => x.networkGets))} | ${spread(per(t, (x) => x.cache), s)} | ${Math.max(...per(t, (x) => x.cacheGets))} | ${spread(per(t, (x) => x.directLoad), s)} |`);
+    p(
+      `| ${t} | ${spread(
+        per(t, (x) => x.network),
+        s,
+      )} | ${Math.max(...per(t, (x) => x.networkGets))} | ${spread(
+        per(t, (x) => x.cache),
+        s,
+      )} | ${Math.max(...per(t, (x) => x.cacheGets))} | ${spread(
+        per(t, (x) => x.directLoad),
+        s,
+      )} |`,
+    );
   }
   p();
-  if (data.consoleErrors.length) p(`Console errors in the llama.cpp pages: ${data.consoleErrors.length} (first: \`${data.consoleErrors[0].slice(0, 200)}\`).\n`);
+  if (data.consoleErrors.length)
+    p(`Console errors in the llama.cpp pages: ${data.consoleErrors.length} (first: \`${data.consoleErrors[0].slice(0, 200)}\`).\n`);
 
   const ratios = data.threads.flatMap((t) => [median(per(t, (x) => paired(x, prefill))), median(per(t, (x) => paired(x, decode)))]);
   const worst = Math.min(...ratios);
@@ -444,7 +564,7 @@ export function llamaReport(p, data) {
   const cacheGets = Math.max(...data.threads.flatMap((t) => per(t, (x) => x.cacheGets)));
   return [
     [
-      'llama.cpp through /v1 ≥ 0.97× wllama directly (prefill and decode tokens/s, 1 and 2 threads), llama.cpp\'s own compute matched within pairs',
+      "llama.cpp through /v1 ≥ 0.97× wllama directly (prefill and decode tokens/s, 1 and 2 threads), llama.cpp's own compute matched within pairs",
       `${worstMatched.toFixed(3)}× (worst of the four); unmatched ${worst.toFixed(3)}×`,
       worstMatched >= 0.97 && offCount === 0,
     ],
@@ -453,7 +573,11 @@ export function llamaReport(p, data) {
       .filter((t) => t === 2)
       .map((t) => {
         const ratio = median(per(t, (x) => v1Native(x, decode)));
-        return [`llama.cpp decode through /v1 ≥ 0.5× native llama.cpp at 2 threads (${(m.parameters / 1e6).toFixed(0)}M ${LLAMA_MODEL.type.toUpperCase()}, ${data.wasm} wasm)`, `${ratio.toFixed(3)}×`, ratio >= 0.5];
+        return [
+          `llama.cpp decode through /v1 ≥ 0.5× native llama.cpp at 2 threads (${(m.parameters / 1e6).toFixed(0)}M ${LLAMA_MODEL.type.toUpperCase()}, ${data.wasm} wasm)`,
+          `${ratio.toFixed(3)}×`,
+          ratio >= 0.5,
+        ];
       }),
   ];
 }
@@ -472,7 +596,12 @@ export async function benchLlamaOnly({ outFile, quick, noBuild, env, port, log, 
   const lines = [];
   const p = (s = '') => lines.push(s);
   const targets = llamaReport(p, data);
-  lines.splice(2, 0, `From \`npm run bench -- --only llama\` (${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, ${((Date.now() - started) / 1000).toFixed(0)} s${quick ? ', --quick' : ''}), not the full run above: load before \`${before}\`, after \`${uptime()}\`.`, '');
+  lines.splice(
+    2,
+    0,
+    `From \`npm run bench -- --only llama\` (${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, ${((Date.now() - started) / 1000).toFixed(0)} s${quick ? ', --quick' : ''}), not the full run above: load before \`${before}\`, after \`${uptime()}\`.`,
+    '',
+  );
   spliceSection(outFile, '## llama.cpp on the CPU', lines.join('\n') + '\n', 'llama.cpp ', targets);
   log(`wrote the llama.cpp rows into ${outFile}`);
   for (const [t, m, ok] of targets) log(`${metWord(ok)} ${t}: ${m}`);

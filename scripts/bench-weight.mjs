@@ -34,7 +34,9 @@ export async function benchWeight({ noBuild, port, log, chromiumPath, chromiumAr
     log('building the package into dist-pkg/');
     execFileSync('node', ['scripts/build-pkg.mjs'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
   }
-  const [packed] = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
+  const [packed] = JSON.parse(
+    execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }),
+  );
   const { build, preview, runnerImport } = await import('vite');
   const { inpage } = await import(new URL('../dist-pkg/vite.js', import.meta.url).href);
   const outDir = join(ROOT, `dist-weight${process.env.INPAGE_BUILD_SUFFIX ?? '-bench'}`);
@@ -78,7 +80,13 @@ export async function benchWeight({ noBuild, port, log, chromiumPath, chromiumAr
     return { name, raw: bytes.length, gzip: gzipSync(bytes).length };
   };
   /** The files among these paths (unique), less the API, the settings and the model's weights. */
-  const files = (paths) => [...new Set(paths)].filter((p) => !p.startsWith('/v1') && !p.startsWith('/gguf/') && p !== '/inpage.config.json' && existsSync(join(outDir, p === '/' ? 'index.html' : p.slice(1)))).map(sizeOf);
+  const files = (paths) =>
+    [...new Set(paths)]
+      .filter(
+        (p) =>
+          !p.startsWith('/v1') && !p.startsWith('/gguf/') && p !== '/inpage.config.json' && existsSync(join(outDir, p === '/' ? 'index.html' : p.slice(1))),
+      )
+      .map(sizeOf);
   const precache = [...readFileSync(join(outDir, 'inpage-sw.js'), 'utf8').matchAll(/"url":"([^"]+)"/g)].map((m) => sizeOf(`/${m[1]}`));
   const server = await preview(config);
   const origin = `http://127.0.0.1:${port}`;

@@ -61,7 +61,18 @@ const log = (...a) => console.log(`[bench ${new Date().toISOString().slice(11, 1
 
 if (process.argv[process.argv.indexOf('--only') + 1] === 'llama' && process.argv.includes('--only')) {
   const uptime = () => execFileSync('uptime', { encoding: 'utf8' }).trim();
-  await benchLlamaOnly({ outFile, quick: QUICK, noBuild: args.has('--no-build'), env, port: PORT, log, chromiumPath: CHROMIUM_PATH, chromiumArgs: CHROMIUM_ARGS, runs: QUICK ? 1 : RUNS, uptime });
+  await benchLlamaOnly({
+    outFile,
+    quick: QUICK,
+    noBuild: args.has('--no-build'),
+    env,
+    port: PORT,
+    log,
+    chromiumPath: CHROMIUM_PATH,
+    chromiumArgs: CHROMIUM_ARGS,
+    runs: QUICK ? 1 : RUNS,
+    uptime,
+  });
   process.exit(0);
 }
 
@@ -71,7 +82,10 @@ if (process.argv[process.argv.indexOf('--only') + 1] === 'kernels' && process.ar
   const before = uptime();
   const data = await benchKernels({ log });
   const lines = ["## llama.cpp's wasm kernels", ''];
-  lines.push(`From \`npm run bench -- --only kernels\` (${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC): scripts/bench-kernels.mjs, each kernel of scripts/wasm-kernels against the generic body wllama ships for it (docs/engines.md). Load before \`${before}\`, after \`${uptime()}\`.`, '');
+  lines.push(
+    `From \`npm run bench -- --only kernels\` (${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC): scripts/bench-kernels.mjs, each kernel of scripts/wasm-kernels against the generic body wllama ships for it (docs/engines.md). Load before \`${before}\`, after \`${uptime()}\`.`,
+    '',
+  );
   kernelsReport((line = '') => lines.push(line), data);
   spliceSection(outFile, "## llama.cpp's wasm kernels", lines.join('\n') + '\n', 'wasm kernel ', []);
   log(`wrote the kernel rows into ${outFile}`);
@@ -80,7 +94,18 @@ if (process.argv[process.argv.indexOf('--only') + 1] === 'kernels' && process.ar
 
 if (process.argv[process.argv.indexOf('--only') + 1] === 'hybrid' && process.argv.includes('--only')) {
   const uptime = () => execFileSync('uptime', { encoding: 'utf8' }).trim();
-  await benchHybridOnly({ outFile, quick: QUICK, noBuild: args.has('--no-build'), env, port: PORT, log, chromiumPath: CHROMIUM_PATH, chromiumArgs: CHROMIUM_ARGS, runs: QUICK ? 1 : RUNS, uptime });
+  await benchHybridOnly({
+    outFile,
+    quick: QUICK,
+    noBuild: args.has('--no-build'),
+    env,
+    port: PORT,
+    log,
+    chromiumPath: CHROMIUM_PATH,
+    chromiumArgs: CHROMIUM_ARGS,
+    runs: QUICK ? 1 : RUNS,
+    uptime,
+  });
   process.exit(0);
 }
 
@@ -114,7 +139,9 @@ process.on('exit', stopServers);
 async function serve(mode, port, probe) {
   log(`serving the ${mode} build on 127.0.0.1:${port}`);
   const modeArgs = mode === 'test' ? ['--mode', 'test'] : [];
-  servers.push(spawn('npx', ['vite', 'preview', ...modeArgs, '--port', String(port), '--strictPort'], { env, stdio: ['ignore', 'pipe', 'inherit'], detached: true }));
+  servers.push(
+    spawn('npx', ['vite', 'preview', ...modeArgs, '--port', String(port), '--strictPort'], { env, stdio: ['ignore', 'pipe', 'inherit'], detached: true }),
+  );
   for (let i = 0; ; i++) {
     try {
       if ((await fetch(`http://127.0.0.1:${port}${probe}`)).ok) return;
@@ -185,7 +212,10 @@ const mib = (b) => `${(b / 1024 / 1024).toFixed(2)} MiB`;
 // launch, and a worker in its page's process streams to it ~35% faster than one in another (the port-fed floor
 // ran at 159-192k chunks/s in its page's process and 112-126k outside it, seen with the threads of each
 // process in /proc), so the floor and inpage could be compared across different layouts.
-const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: [...CHROMIUM_ARGS, `--remote-debugging-port=${DEVTOOLS_PORT}`, '--process-per-site'] });
+const browser = await chromium.launch({
+  executablePath: CHROMIUM_PATH,
+  args: [...CHROMIUM_ARGS, `--remote-debugging-port=${DEVTOOLS_PORT}`, '--process-per-site'],
+});
 const context = await browser.newContext();
 const page = await context.newPage();
 const floorPage = await context.newPage();
@@ -320,8 +350,12 @@ for (let runIndex = 0; runIndex < RUNS; runIndex++) {
     ceil.portBytes.push(portCeil.bytes / (portCeil.tokens + 3));
   }
   r.ceiling = {
-    sw: median(ceil.sw), direct: median(ceil.direct), port: median(ceil.port), ratio: median(ceil.ratio),
-    swBytes: median(ceil.swBytes), portBytes: median(ceil.portBytes),
+    sw: median(ceil.sw),
+    direct: median(ceil.direct),
+    port: median(ceil.port),
+    ratio: median(ceil.ratio),
+    swBytes: median(ceil.swBytes),
+    portBytes: median(ceil.portBytes),
   };
 
   log(`  cold service worker: ${COLD} times stopped, then one request`);
@@ -340,7 +374,9 @@ for (let runIndex = 0; runIndex < RUNS; runIndex++) {
   r.keyHit = [];
   for (let i = 0; i < COLD; i++) {
     r.keyMiss.push(await page.evaluate(() => window.bench.keyMiss(3)));
-    r.keyHit.push(await page.evaluate((key) => window.bench.swRun(key, { model: 'svc-model-5.2-fast', messages: [{ role: 'user', content: 'count 3' }] }), key));
+    r.keyHit.push(
+      await page.evaluate((key) => window.bench.swRun(key, { model: 'svc-model-5.2-fast', messages: [{ role: 'user', content: 'count 3' }] }), key),
+    );
   }
 
   log(`  page start: ${STARTS} cold and warm starts of each build`);
@@ -388,7 +424,10 @@ stopServers();
 log('multi-turn: a 20-turn conversation through the production adapter over the typed fake; the request path');
 const multiFile = `/tmp/inpage-bench-multi-turn-${process.pid}.json`;
 const pathFile = `/tmp/inpage-bench-request-path-${process.pid}.json`;
-execFileSync('npx', ['vitest', 'run', '--config', 'test/bench/vitest.config.ts'], { env: { ...env, INPAGE_BENCH_OUT: multiFile, INPAGE_BENCH_PATH_OUT: pathFile }, stdio: 'inherit' });
+execFileSync('npx', ['vitest', 'run', '--config', 'test/bench/vitest.config.ts'], {
+  env: { ...env, INPAGE_BENCH_OUT: multiFile, INPAGE_BENCH_PATH_OUT: pathFile },
+  stdio: 'inherit',
+});
 const multi = JSON.parse(readFileSync(multiFile, 'utf8'));
 const requestPath = JSON.parse(readFileSync(pathFile, 'utf8'));
 const elapsed = (Date.now() - started) / 1000;
@@ -400,13 +439,17 @@ const cpu = os.cpus();
 const lines = [];
 const p = (s = '') => lines.push(s);
 const targets = [];
-const ttfb50 = (samples) => pct(samples.map((s) => s.ttfb), 50);
+const ttfb50 = (samples) =>
+  pct(
+    samples.map((s) => s.ttfb),
+    50,
+  );
 const perRun = (f) => runs.map(f);
 
 p('# Benchmarks');
 p();
 p('`npm run bench` (scripts/bench.mjs) measured these on the test build (the deterministic test engine from');
-p('test/engine/ instead of web-llm, so the figures are the service layer\'s own; it yields to the event loop');
+p("test/engine/ instead of web-llm, so the figures are the service layer's own; it yields to the event loop");
 p('through a MessageChannel every 32 tokens), in headless Chromium; page start also on the production build.');
 p(`Every figure is the median of ${RUNS} runs with the range (min–max) of the ${RUNS} runs' values beside it.`);
 p('The machine is shared: read the load figures below before the timings. Re-run it to refresh this file.');
@@ -430,7 +473,7 @@ p('in a different order each run. *inpage* is `fetch("/v1/chat/completions", {st
 p('through the service worker and the engine worker; *direct* is a second engine worker spoken to over a');
 p('MessageChannel (no service worker). The floors are a bare service worker controlling test/pages/floor.html:');
 p('*bare* answers a fixed SSE body; *port-fed* streams tokens a worker sends it over a MessagePort, 32 a message.');
-p('TTFB: until the first body bytes (the role chunk) / the engine\'s `start` message. p50 per run, then the');
+p("TTFB: until the first body bytes (the role chunk) / the engine's `start` message. p50 per run, then the");
 p('median (range) over the runs.');
 p();
 p('| test engine pace | inpage | direct | bare service worker | port-fed service worker | inpage − bare | inpage ÷ bare |');
@@ -443,7 +486,9 @@ for (const [i, pace] of RATES.entries()) {
   const added = perRun((r) => ttfb50(r.overhead[i].sw) - ttfb50(r.overhead[i].fixed));
   const ratio = perRun((r) => ttfb50(r.overhead[i].sw) / ttfb50(r.overhead[i].fixed));
   pace.added = median(added);
-  p(`| ${pace.label} (${pace.count} tokens) | ${spread(sw, msf)} | ${spread(dir, msf)} | ${spread(fixed, msf)} | ${spread(port, msf)} | ${spread(added, msf)} | ${spread(ratio, fx(2))}× |`);
+  p(
+    `| ${pace.label} (${pace.count} tokens) | ${spread(sw, msf)} | ${spread(dir, msf)} | ${spread(fixed, msf)} | ${spread(port, msf)} | ${spread(added, msf)} | ${spread(ratio, fx(2))}× |`,
+  );
 }
 p();
 p('Streaming rate at a paced engine (content tokens ÷ time from first byte to the end, p50 per run), inpage as a');
@@ -457,7 +502,12 @@ for (const [i, pace] of RATES.entries()) {
   const dir = perRun((r) => median(r.overhead[i].direct.map(rate).filter(Number.isFinite)));
   const share = perRun((r) => median(r.overhead[i].sw.map(rate).filter(Number.isFinite)) / median(r.overhead[i].direct.map(rate).filter(Number.isFinite)));
   pace.share = median(share);
-  p(`| ${pace.label} | ${spread(sw, fx(1))} | ${spread(dir, fx(1))} | ${spread(share.map((x) => x * 100), fx(1))} % |`);
+  p(
+    `| ${pace.label} | ${spread(sw, fx(1))} | ${spread(dir, fx(1))} | ${spread(
+      share.map((x) => x * 100),
+      fx(1),
+    )} % |`,
+  );
 }
 p();
 
@@ -467,14 +517,32 @@ p('## Throughput ceiling');
 p();
 p(`${CEILING_STREAMS} streams of ${CEILING_TOKENS} tokens per path and run from the unpaced test engine, the paths in turn,`);
 p('counted as SSE events arriving at the page. *direct* is the engine alone over its MessageChannel; the floor is');
-p('the port-fed bare service worker. Each run\'s figure is the median of its streams; the ratio is the median of');
+p("the port-fed bare service worker. Each run's figure is the median of its streams; the ratio is the median of");
 p('the ratios of streams taken one after the other.');
 p();
 p('| path | chunks/s | bytes per event |');
 p('|---|---|---|');
-p(`| inpage (service worker) | ${spread(swCeil, fx(0))} | ${spread(perRun((r) => r.ceiling.swBytes), fx(1))} |`);
-p(`| direct (engine worker alone) | ${spread(perRun((r) => r.ceiling.direct), fx(0))} | (structured messages) |`);
-p(`| floor: port-fed bare service worker | ${spread(perRun((r) => r.ceiling.port), fx(0))} | ${spread(perRun((r) => r.ceiling.portBytes), fx(1))} |`);
+p(
+  `| inpage (service worker) | ${spread(swCeil, fx(0))} | ${spread(
+    perRun((r) => r.ceiling.swBytes),
+    fx(1),
+  )} |`,
+);
+p(
+  `| direct (engine worker alone) | ${spread(
+    perRun((r) => r.ceiling.direct),
+    fx(0),
+  )} | (structured messages) |`,
+);
+p(
+  `| floor: port-fed bare service worker | ${spread(
+    perRun((r) => r.ceiling.port),
+    fx(0),
+  )} | ${spread(
+    perRun((r) => r.ceiling.portBytes),
+    fx(1),
+  )} |`,
+);
 p(`| inpage ÷ floor | ${spread(ceilRatio, fx(2))}× | |`);
 p();
 
@@ -492,8 +560,21 @@ p('| case | TTFB | ratio |');
 p('|---|---|---|');
 p(`| inpage, cold service worker | ${spread(coldTtfb, msf)} | ${spread(coldRatio, fx(2))}× the bare cold worker |`);
 p(`| bare service worker, cold | ${spread(coldBare, msf)} | |`);
-p(`| inpage, key-cache miss (warm worker) | ${spread(perRun((r) => ttfb50(r.keyMiss)), msf)} | ${spread(perRun((r) => ttfb50(r.keyMiss) / ttfb50(r.keyHit)), fx(2))}× a hit |`);
-p(`| inpage, key-cache hit (warm worker) | ${spread(perRun((r) => ttfb50(r.keyHit)), msf)} | |`);
+p(
+  `| inpage, key-cache miss (warm worker) | ${spread(
+    perRun((r) => ttfb50(r.keyMiss)),
+    msf,
+  )} | ${spread(
+    perRun((r) => ttfb50(r.keyMiss) / ttfb50(r.keyHit)),
+    fx(2),
+  )}× a hit |`,
+);
+p(
+  `| inpage, key-cache hit (warm worker) | ${spread(
+    perRun((r) => ttfb50(r.keyHit)),
+    msf,
+  )} | |`,
+);
 p();
 
 const startRows = [];
@@ -503,7 +584,7 @@ p(`${STARTS} starts per build and run, each in a fresh browser context (cold: no
 p('then one reload of it (warm: the service worker controls the page, the app is precached). First paint:');
 p('`first-contentful-paint`; usable: the workspace UI shows its first real screen (no longer "Starting…");');
 p('engine connected: `window.inpage.engine` is set (the engine worker is up and its port handed over). The');
-p('production build\'s engine is web-llm on SwiftShader\'s WebGPU. Milliseconds from navigation start.');
+p("production build's engine is web-llm on SwiftShader's WebGPU. Milliseconds from navigation start.");
 p();
 p('| build | start | first paint | usable | engine connected |');
 p('|---|---|---|---|---|');
@@ -525,13 +606,15 @@ p('A 20-turn conversation (system message, ~100-token questions and answers; the
 p('~35 tokens a turn) through the production web-llm adapter over the typed fake (test/unit/webllm-fake.ts), which');
 p('keeps or resets its KV cache as web-llm 0.2.86 does. Prefilled: tokens web-llm prefilled over all turns; new:');
 p('the tokens each turn adds (its user message and the reply header; the whole first prompt); without reuse:');
-p('the sum of every turn\'s full prompt, what web-llm prefills when it resets on every turn. Deterministic: one run.');
+p("the sum of every turn's full prompt, what web-llm prefills when it resets on every turn. Deterministic: one run.");
 p();
 p('| variant | turns reusing the cache | prefilled | new | prefilled ÷ new | without reuse | last prompt |');
 p('|---|---|---|---|---|---|---|');
 for (const m of multi) {
   const without = m.turns.reduce((n, t) => n + t.prompt, 0);
-  p(`| ${m.model} | ${m.reused} of ${m.turns.length - 1} | ${m.prefilled} | ${m.fresh} | ${(m.prefilled / m.fresh).toFixed(2)} | ${without} | ${m.finalPrompt} |`);
+  p(
+    `| ${m.model} | ${m.reused} of ${m.turns.length - 1} | ${m.prefilled} | ${m.fresh} | ${(m.prefilled / m.fresh).toFixed(2)} | ${without} | ${m.finalPrompt} |`,
+  );
 }
 p();
 p('Tokens prefilled per turn: ' + multi.map((m) => `${m.model}: ${m.turns.map((t) => t.prefilled).join(', ')}`).join('; ') + '.');
@@ -539,14 +622,17 @@ p();
 p('## The path of one chat request with tools in the engine worker');
 p();
 p('test/bench/request-path.run.ts: one request (a tool offered, the model calls it) through the scheduler and each');
-p('production engine over its fake, after a warm-up request, with V8\'s precise coverage: the product files (src/,');
+p("production engine over its fake, after a warm-up request, with V8's precise coverage: the product files (src/,");
 p('worker/) with a function called, and how many functions. The request arrives checked, with its variant, as the');
 p('service worker hands it over; the scheduler makes its plan (worker/engine/common/plan.ts). Deterministic: one run.');
 p();
 p('| engine | files | functions called | files, by calls |');
 p('|---|---|---|---|');
 for (const [engine, m] of Object.entries(requestPath)) {
-  const byCalls = Object.entries(m.byFile).sort((a, b) => b[1].calls - a[1].calls).map(([file, f]) => `${file.replace(/^worker\/engine\//, '')} ${f.calls}`).join(', ');
+  const byCalls = Object.entries(m.byFile)
+    .sort((a, b) => b[1].calls - a[1].calls)
+    .map(([file, f]) => `${file.replace(/^worker\/engine\//, '')} ${f.calls}`)
+    .join(', ');
   p(`| ${engine} | ${m.files} | ${m.functions} | ${byCalls} |`);
 }
 p();
@@ -567,14 +653,18 @@ p(row(`${SEQUENTIAL} sequential (after 10 warm-up)`, seq));
 p();
 p(`The ${SEQUENTIAL} sequential requests took ${(seq.ms / 1000).toFixed(1)} s (${(seq.ms / SEQUENTIAL).toFixed(2)} ms each). After the load a`);
 p(`further stream answered ${after.tokens} tokens normally.`);
-for (const [name, r] of [['default queue', loadDefault], ['deep queue', loadDeep], ['sequential', seq]]) {
+for (const [name, r] of [
+  ['default queue', loadDefault],
+  ['deep queue', loadDeep],
+  ['sequential', seq],
+]) {
   if (r.errors.length) p(`\nErrors (${name}): ${r.errors.map((e) => '`' + e.replace(/`/g, "'").slice(0, 200) + '`').join(', ')}`);
 }
 p();
 p('## Memory (first run)');
 p();
 p('JavaScript heap in use after a forced garbage collection (DevTools protocol `HeapProfiler.collectGarbage`, then');
-p('`Runtime.getHeapUsage` on the service worker\'s and the hosted engine worker\'s targets).');
+p("`Runtime.getHeapUsage` on the service worker's and the hosted engine worker's targets).");
 p();
 p(`| target | after 10 requests | after ${10 + SEQUENTIAL} requests | change |`);
 p('|---|---|---|---|');
@@ -613,7 +703,9 @@ for (const [t, m, ok] of targets) p(`| ${t} | ${m} | ${metCell(ok)} |`);
 p();
 // 4xx answers (429 under load, the config file's 404) show as "Failed to load resource"; anything else is news.
 const unexpected = consoleErrors.filter((e) => !e.startsWith('Failed to load resource'));
-p(`Console errors during the run other than the browser's "Failed to load resource" for 4xx answers: ${unexpected.length}${unexpected.length ? ` (first: \`${unexpected[0].slice(0, 200)}\`)` : ''}.`);
+p(
+  `Console errors during the run other than the browser's "Failed to load resource" for 4xx answers: ${unexpected.length}${unexpected.length ? ` (first: \`${unexpected[0].slice(0, 200)}\`)` : ''}.`,
+);
 p();
 
 // The hand-written part of BENCHMARKS.md (from NOTES_MARKER on) survives a re-run.

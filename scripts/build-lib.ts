@@ -70,7 +70,14 @@ export async function buildLibrary({ outDir, test = false, sourcemap = true, log
       plugins: () => [notices.recorder()],
       // Each engine's chunks are named after it (src/shared/engine-files.ts): the precache leaves them to the devices that run it.
       // The worker's own code is a chunk no other imports as an entry (scripts/worker-chunks.ts).
-      rollupOptions: { output: { ...WORKER_CHUNKS, entryFileNames: 'inpage-[name]-[hash].js', chunkFileNames: engineChunkFileNames('inpage-'), assetFileNames: 'inpage-[name]-[hash][extname]' } },
+      rollupOptions: {
+        output: {
+          ...WORKER_CHUNKS,
+          entryFileNames: 'inpage-[name]-[hash].js',
+          chunkFileNames: engineChunkFileNames('inpage-'),
+          assetFileNames: 'inpage-[name]-[hash][extname]',
+        },
+      },
     },
     build: {
       outDir,
@@ -94,7 +101,10 @@ export async function buildLibrary({ outDir, test = false, sourcemap = true, log
   });
   // The service worker on its own (inpage-sw.js) and inpage as a guest in an app's own one (inpage-sw-guest.js, for
   // importScripts): each one classic script.
-  for (const [name, entry] of [['inpage-sw', 'worker/sw.ts'], ['inpage-sw-guest', 'worker/sw-guest.ts']] as const) {
+  for (const [name, entry] of [
+    ['inpage-sw', 'worker/sw.ts'],
+    ['inpage-sw-guest', 'worker/sw-guest.ts'],
+  ] as const) {
     await build({
       ...shared,
       build: {
@@ -110,7 +120,11 @@ export async function buildLibrary({ outDir, test = false, sourcemap = true, log
   mkdirSync(join(out, 'sw-template'), { recursive: true });
   for (const file of ['inpage-sw.js', 'inpage-sw.js.map']) if (existsSync(join(out, file))) copyFileSync(join(out, file), join(out, 'sw-template', file));
   // The code every device runs; each engine's own files are kept on first use by the devices that run it.
-  await injectShell(out, { swFile: 'inpage-sw.js', globPatterns: ['inpage*.{js,css}'], globIgnores: ['inpage-sw-guest.js', '**/*.map', ...ENGINE_FILE_GLOBS] }, console);
+  await injectShell(
+    out,
+    { swFile: 'inpage-sw.js', globPatterns: ['inpage*.{js,css}'], globIgnores: ['inpage-sw-guest.js', '**/*.map', ...ENGINE_FILE_GLOBS] },
+    console,
+  );
   notices.write(join(out, LIBRARY_NOTICES_FILE));
   return notices;
 }

@@ -26,7 +26,14 @@ export async function buildPackage(): Promise<void> {
   const notices = await buildLibrary({ outDir: `${PACKAGE_DIR}/lib`, sourcemap: false });
   // One module each, beside lib/: the plugin for Node (vite.js) and the guest service worker for bundlers (sw.js).
   const module = (build: BuildOptions) =>
-    buildWith({ configFile: false, root, logLevel: 'warn', publicDir: false, plugins: [notices.recorder()], build: { outDir: PACKAGE_DIR, emptyOutDir: false, minify: false, ...build } });
+    buildWith({
+      configFile: false,
+      root,
+      logLevel: 'warn',
+      publicDir: false,
+      plugins: [notices.recorder()],
+      build: { outDir: PACKAGE_DIR, emptyOutDir: false, minify: false, ...build },
+    });
   await module({
     ssr: here('src/lib/vite.ts'),
     target: 'node20',

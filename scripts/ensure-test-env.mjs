@@ -44,14 +44,20 @@ if (lacking.length > 0) {
   const root = process.getuid?.() === 0;
   if (!debian) {
     const own = lacking.filter((need) => need.env).map((need) => `${need.env}=/path/to/${need.debian}`);
-    stop(`npm test needs ${names}: install them (Debian: apt-get install -y ${packages.join(' ')})${own.length ? ` or point ${own.join(' ')} at your own` : ''}, then run npm test again.`);
+    stop(
+      `npm test needs ${names}: install them (Debian: apt-get install -y ${packages.join(' ')})${own.length ? ` or point ${own.join(' ')} at your own` : ''}, then run npm test again.`,
+    );
   }
   if (!root) stop(`npm test needs ${names}: run  sudo apt-get update && sudo apt-get install -y ${packages.join(' ')}  then npm test again.`);
   console.log(`npm test: installing Debian's ${packages.join(' ')} (${names} not found)…`);
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  for (const args of [['update', '-qq'], ['install', '-y', '-qq', ...packages]]) {
+  for (const args of [
+    ['update', '-qq'],
+    ['install', '-y', '-qq', ...packages],
+  ]) {
     const run = spawnSync('apt-get', args, { stdio: ['ignore', 'ignore', 'inherit'], env });
-    if (run.status !== 0) stop(`apt-get ${args.join(' ')} failed (exit ${run.status ?? run.error?.message}): install ${packages.join(' ')} yourself, then run npm test again.`);
+    if (run.status !== 0)
+      stop(`apt-get ${args.join(' ')} failed (exit ${run.status ?? run.error?.message}): install ${packages.join(' ')} yourself, then run npm test again.`);
   }
   const still = missing();
   if (still.length > 0) stop(`npm test: after apt-get install, still not found: ${still.map((need) => `${need.what} at ${need.path}`).join(', ')}.`);

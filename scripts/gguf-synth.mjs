@@ -20,7 +20,9 @@ const { values, positionals } = parseArgs({
 });
 const out = positionals[0];
 if (!out) {
-  console.error('usage: node scripts/gguf-synth.mjs OUT.gguf [--embedding N] [--layers N] [--feed-forward N] [--heads N] [--type f32|f16|q8_0|q4_0|q4_k] [--seed N]');
+  console.error(
+    'usage: node scripts/gguf-synth.mjs OUT.gguf [--embedding N] [--layers N] [--feed-forward N] [--heads N] [--type f32|f16|q8_0|q4_0|q4_k] [--seed N]',
+  );
   process.exit(2);
 }
 const num = (v) => (v === undefined ? undefined : Number(v));

@@ -47,8 +47,12 @@ export function ensureNodeLlamaCpp() {
   console.error(`Installing node-llama-cpp ${NODE_LLAMA_CPP_VERSION} with ${binary} into ${NATIVE_LLAMA_DIR} (native llama.cpp for the tests and the bench)…`);
   // The other platforms' binaries are node-llama-cpp's optional dependencies: left out. Its postinstall would
   // look for a binary to download or build; the one it needs is installed here already.
-  execFileSync('npm', ['install', '--omit=optional', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: NATIVE_LLAMA_DIR, stdio: ['ignore', 'ignore', 'inherit'] });
-  if (versionAt(join(modules, binary)) !== NODE_LLAMA_CPP_VERSION) throw new Error(`node-llama-cpp: ${binary}@${NODE_LLAMA_CPP_VERSION} did not install into ${modules}.`);
+  execFileSync('npm', ['install', '--omit=optional', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], {
+    cwd: NATIVE_LLAMA_DIR,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  if (versionAt(join(modules, binary)) !== NODE_LLAMA_CPP_VERSION)
+    throw new Error(`node-llama-cpp: ${binary}@${NODE_LLAMA_CPP_VERSION} did not install into ${modules}.`);
 }
 
 /** node-llama-cpp's module, installed first if needed. */

@@ -64,8 +64,12 @@ SOFTWARE.
   // wllama's compat build (the same project and release as @wllama/wllama, whose MIT licence it does not ship): its
   // wasm and worker script are llama.cpp and ggml compiled, as wllama's.
   '@wllama/wllama-compat': [
-    { what: "wllama (https://github.com/ngxson/wllama), whose compat build this package is; its licence from @wllama/wllama", package: '@wllama/wllama' },
-    { what: 'llama.cpp and ggml (https://github.com/ggml-org/llama.cpp), compiled into wasm/wllama.wasm and wasm/wllama.js', licence: 'MIT', text: 'The MIT License text and copyright given for llama.cpp and ggml under @wllama/wllama above.\n' },
+    { what: 'wllama (https://github.com/ngxson/wllama), whose compat build this package is; its licence from @wllama/wllama', package: '@wllama/wllama' },
+    {
+      what: 'llama.cpp and ggml (https://github.com/ggml-org/llama.cpp), compiled into wasm/wllama.wasm and wasm/wllama.js',
+      licence: 'MIT',
+      text: 'The MIT License text and copyright given for llama.cpp and ggml under @wllama/wllama above.\n',
+    },
   ],
   // web-llm's lib/index.js carries loglevel, tslib's helpers, TVM's runtime (tvmjs) and xgrammar, and types
   // adapted from openai-node; the last three are Apache-2.0, web-llm's own licence above.
@@ -135,13 +139,16 @@ export function packageNotice(dir: string): PackageNotice {
   for (const embedded of EMBEDDED[notice.name] ?? []) {
     if (embedded.package) {
       const other = ownNotice(installedFrom(dir, embedded.package));
-      for (const { file, text } of other.texts) notice.texts.push({ file: `${embedded.what}: ${other.name} ${other.version} (${other.licence}), ${file}`, text });
+      for (const { file, text } of other.texts)
+        notice.texts.push({ file: `${embedded.what}: ${other.name} ${other.version} (${other.licence}), ${file}`, text });
     } else {
       notice.texts.push({ file: `${embedded.what} (${embedded.licence})`, text: embedded.text ?? '' });
     }
   }
   if (notice.texts.length === 0) {
-    throw new Error(`notices: ${notice.name}@${notice.version} (${notice.licence}) is bundled but ships no licence file in ${dir}: add its licence text to EMBEDDED (scripts/notices.ts).`);
+    throw new Error(
+      `notices: ${notice.name}@${notice.version} (${notice.licence}) is bundled but ships no licence file in ${dir}: add its licence text to EMBEDDED (scripts/notices.ts).`,
+    );
   }
   return notice;
 }

@@ -29,7 +29,10 @@ const log = (...a) => console.error(`[profile ${new Date().toISOString().slice(1
 const CHROMIUM_ARGS = JSON.parse(readFileSync(new URL('../test/chromium-flags.json', import.meta.url), 'utf8'));
 
 const { origin, host, model, stop } = await serveLlamaBench({ noBuild: process.argv.includes('--no-build'), env, port: PORT, log });
-const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: [...CHROMIUM_ARGS, `--remote-debugging-port=${DEVTOOLS}`] });
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+  args: [...CHROMIUM_ARGS, `--remote-debugging-port=${DEVTOOLS}`],
+});
 const context = await browser.newContext();
 const config = { engineChoice: 'llamacpp', ggufBaseUrl: host.origin, engineHeartbeatMs: 0, llamaThreads: THREADS };
 await context.route('**/inpage.config.json', (route) => route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(config) }));
@@ -41,7 +44,13 @@ log(`wllama loaded ${LLAMA_MODEL.name} (${LLAMA_MODEL.type}) with ${loaded.threa
 
 const sentence = 'The quick brown fox jumps over the lazy dog while the cat sleeps in the warm sun. ';
 let nonce = 0;
-const request = (content, maxTokens) => ({ model: MODEL, messages: [{ role: 'user', content: `${++nonce}-${Math.random().toString(36).slice(2, 8)} ${content}` }], temperature: 0, max_tokens: maxTokens, logit_bias: { [model.imEnd]: -100 } });
+const request = (content, maxTokens) => ({
+  model: MODEL,
+  messages: [{ role: 'user', content: `${++nonce}-${Math.random().toString(36).slice(2, 8)} ${content}` }],
+  temperature: 0,
+  max_tokens: maxTokens,
+  logit_bias: { [model.imEnd]: -100 },
+});
 const CASES = [
   { name: 'prefill', body: () => request(sentence.repeat(2), 1) },
   { name: 'decode', body: () => request('Tell me a story.', 64) },
@@ -73,7 +82,10 @@ if (process.argv.includes('--compare')) {
   const lines = [
     `| load parameters | prefill tokens/s (llama.cpp's own) | decode tokens/s (llama.cpp's own) |`,
     '|---|---|---|',
-    ...Object.entries(sides).map(([side, load]) => `| ${side === 'engine' ? "the engine's" : JSON.stringify(other)} ${JSON.stringify(load)} | ${med(seen[side].prefill).toFixed(1)} (${Math.min(...seen[side].prefill).toFixed(1)}–${Math.max(...seen[side].prefill).toFixed(1)}) | ${med(seen[side].decode).toFixed(1)} (${Math.min(...seen[side].decode).toFixed(1)}–${Math.max(...seen[side].decode).toFixed(1)}) |`),
+    ...Object.entries(sides).map(
+      ([side, load]) =>
+        `| ${side === 'engine' ? "the engine's" : JSON.stringify(other)} ${JSON.stringify(load)} | ${med(seen[side].prefill).toFixed(1)} (${Math.min(...seen[side].prefill).toFixed(1)}–${Math.max(...seen[side].prefill).toFixed(1)}) | ${med(seen[side].decode).toFixed(1)} (${Math.min(...seen[side].decode).toFixed(1)}–${Math.max(...seen[side].decode).toFixed(1)}) |`,
+    ),
     '',
     `${LLAMA_MODEL.name} (${LLAMA_MODEL.type}), ${THREADS} thread(s), ${ROUNDS} rounds of 2 prefill and 2 decode requests per side, sides in turn; load \`${readFileSync('/proc/loadavg', 'utf8').trim()}\`.`,
   ];
@@ -112,7 +124,11 @@ function selfTimes(profile) {
     const dt = (profile.timeDeltas[i + 1] ?? 0) / 1000;
     const { functionName, url } = node.callFrame;
     const wasm = functionName.match(WASM) ?? (url.startsWith('wasm://') ? functionName.match(/(\d+)/) : null);
-    const key = wasm ? `wasm ${name(Number(wasm[1])) ?? `function ${wasm[1]}`}` : url ? `js ${functionName || '(anonymous)'} (${url.split('/').pop().split('?')[0]})` : functionName;
+    const key = wasm
+      ? `wasm ${name(Number(wasm[1])) ?? `function ${wasm[1]}`}`
+      : url
+        ? `js ${functionName || '(anonymous)'} (${url.split('/').pop().split('?')[0]})`
+        : functionName;
     ms.set(key, (ms.get(key) ?? 0) + dt);
   }
   return ms;
@@ -120,23 +136,33 @@ function selfTimes(profile) {
 
 const report = [];
 const p = (s = '') => report.push(s);
-p(`### Where llama.cpp's time goes in the browser (${LLAMA_MODEL.name}, ${LLAMA_MODEL.type}, ${THREADS} thread${THREADS > 1 ? 's' : ''}${Object.keys(LOAD).length ? `, ${JSON.stringify(LOAD)}` : ''})`);
+p(
+  `### Where llama.cpp's time goes in the browser (${LLAMA_MODEL.name}, ${LLAMA_MODEL.type}, ${THREADS} thread${THREADS > 1 ? 's' : ''}${Object.keys(LOAD).length ? `, ${JSON.stringify(LOAD)}` : ''})`,
+);
 p();
-p(`\`node scripts/profile-llama.mjs\` (${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC): V8's sampling profiler (200 µs) on the bench page and every worker under it, wllama`);
+p(
+  `\`node scripts/profile-llama.mjs\` (${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC): V8's sampling profiler (200 µs) on the bench page and every worker under it, wllama`,
+);
 p('called directly in the page (the engine worker adds nothing here: /v1 ÷ wllama is in the rows above). Self time per');
 p("function, wasm functions named by wllama's own name table. Load: `" + readFileSync('/proc/loadavg', 'utf8').trim() + '`.');
 for (const c of CASES) {
-  await Promise.all(sessions.map(async (s) => {
-    await cdp.send('Profiler.enable', {}, s.sessionId).catch(() => undefined);
-    await cdp.send('Profiler.setSamplingInterval', { interval: 200 }, s.sessionId).catch(() => undefined);
-    await cdp.send('Profiler.start', {}, s.sessionId).catch(() => undefined);
-  }));
+  await Promise.all(
+    sessions.map(async (s) => {
+      await cdp.send('Profiler.enable', {}, s.sessionId).catch(() => undefined);
+      await cdp.send('Profiler.setSamplingInterval', { interval: 200 }, s.sessionId).catch(() => undefined);
+      await cdp.send('Profiler.start', {}, s.sessionId).catch(() => undefined);
+    }),
+  );
   const t0 = Date.now();
   const sample = await page.evaluate((body) => window.benchLlama.viaWllama(body), c.body());
   const wall = Date.now() - t0;
-  const profiles = await Promise.all(sessions.map(async (s) => ({ ...s, profile: (await cdp.send('Profiler.stop', {}, s.sessionId).catch(() => null))?.profile })));
+  const profiles = await Promise.all(
+    sessions.map(async (s) => ({ ...s, profile: (await cdp.send('Profiler.stop', {}, s.sessionId).catch(() => null))?.profile })),
+  );
   p();
-  p(`**${c.name}**: ${sample.promptTokens} prompt tokens, ${sample.completionTokens} out, ${wall} ms wall; llama.cpp's own timings: prompt ${sample.timings?.prompt_ms?.toFixed(0)} ms (${sample.timings?.prompt_per_second?.toFixed(0)} tokens/s), decode ${sample.timings?.predicted_ms?.toFixed(0)} ms (${sample.timings?.predicted_per_second?.toFixed(1)} tokens/s).`);
+  p(
+    `**${c.name}**: ${sample.promptTokens} prompt tokens, ${sample.completionTokens} out, ${wall} ms wall; llama.cpp's own timings: prompt ${sample.timings?.prompt_ms?.toFixed(0)} ms (${sample.timings?.prompt_per_second?.toFixed(0)} tokens/s), decode ${sample.timings?.predicted_ms?.toFixed(0)} ms (${sample.timings?.predicted_per_second?.toFixed(1)} tokens/s).`,
+  );
   p();
   p('| target | function | self ms | share of the target |');
   p('|---|---|---|---|');

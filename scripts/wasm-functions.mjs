@@ -59,17 +59,14 @@ export function readModule(bytes) {
         if (kind === 0) {
           r.u32();
           imports.push(name);
-        }
-        else if (kind === 1) {
+        } else if (kind === 1) {
           r.u8();
           limits(r);
-        }
-        else if (kind === 2) limits(r);
+        } else if (kind === 2) limits(r);
         else if (kind === 3) {
           r.u8();
           r.u8();
-        }
-        else if (kind === 4) {
+        } else if (kind === 4) {
           r.u8();
           r.u32();
         }
@@ -108,7 +105,8 @@ export function readModule(bytes) {
   // Passive segments: their addresses are the memory.init destinations (an i32.const three instructions before).
   if (data.some((d) => d.offset === null)) {
     for (let i = 0; i < bodies.length; i++) {
-      for (const [segment, destination] of describeFunction(module, imports.length + i).inits) if (data[segment]?.offset === null) data[segment].offset = destination;
+      for (const [segment, destination] of describeFunction(module, imports.length + i).inits)
+        if (data[segment]?.offset === null) data[segment].offset = destination;
     }
   }
   return module;
@@ -176,8 +174,7 @@ export function describeFunction(module, index) {
     } else if (op === 0x11 || op === 0x13) {
       r.u32();
       r.u32();
-    }
-    else if (op === 0x1c) {
+    } else if (op === 0x1c) {
       for (let n = r.u32(); n > 0; n--) r.u8();
     } else if (op >= 0x28 && op <= 0x3e) memarg(r);
     else if (op === 0x3f || op === 0x40 || op === 0xd0) r.u8();
@@ -187,21 +184,18 @@ export function describeFunction(module, index) {
       constants.add(value);
       recent.push(value);
       if (recent.length > 3) recent.shift();
-    }
-    else if (op === 0x43) r.at += 4;
+    } else if (op === 0x43) r.at += 4;
     else if (op === 0x44) r.at += 8;
     else if (op === 0xfc) {
       const sub = r.u32();
       if (sub === 8) {
         inits.push([r.u32(), recent[0]]);
         r.u8();
-      }
-      else if (sub === 9 || sub === 13 || sub === 15 || sub === 16 || sub === 17) r.u32();
+      } else if (sub === 9 || sub === 13 || sub === 15 || sub === 16 || sub === 17) r.u32();
       else if (sub === 10) {
         r.u8();
         r.u8();
-      }
-      else if (sub === 11) r.u8();
+      } else if (sub === 11) r.u8();
       else if (sub === 12 || sub === 14) {
         r.u32();
         r.u32();

@@ -6,7 +6,13 @@ import { extname, join, normalize } from 'node:path';
 
 const root = process.env.INPAGE_EXAMPLE_OUT ?? 'dist';
 const port = Number(process.env.PORT ?? 4182);
-const TYPES = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.json': 'application/json', '.wasm': 'application/wasm', '.gguf': 'application/octet-stream' };
+const TYPES = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.json': 'application/json',
+  '.wasm': 'application/wasm',
+  '.gguf': 'application/octet-stream',
+};
 
 createServer(async (req, res) => {
   const path = normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname)).replace(/^(\.\.[/\\])+/, '');

@@ -24,7 +24,10 @@ export function checkedTokenizerFile(tokenizerFiles: readonly string[]): 'tokeni
 }
 
 /** The pins for one model from its files' bytes. */
-export function modelPins(files: { config: Uint8Array; lib: Uint8Array; tokenizer?: { name: 'tokenizer.json' | 'tokenizer.model'; data: Uint8Array } }, algorithm: SriAlgorithm): ModelIntegrity {
+export function modelPins(
+  files: { config: Uint8Array; lib: Uint8Array; tokenizer?: { name: 'tokenizer.json' | 'tokenizer.model'; data: Uint8Array } },
+  algorithm: SriAlgorithm,
+): ModelIntegrity {
   return {
     config: sri(files.config, algorithm),
     model_lib: sri(files.lib, algorithm),
@@ -36,7 +39,10 @@ export function modelPins(files: { config: Uint8Array; lib: Uint8Array; tokenize
  * The settings models:pull suggests: the pulled folder as the model source, and each pulled model's pins on the
  * first variant it serves (a pin applies to the model id wherever it is used, so once is enough).
  */
-export function suggestedConfig(pulled: readonly { modelId: string; variants: readonly VariantId[]; integrity: ModelIntegrity }[], libDir: string): Record<string, unknown> {
+export function suggestedConfig(
+  pulled: readonly { modelId: string; variants: readonly VariantId[]; integrity: ModelIntegrity }[],
+  libDir: string,
+): Record<string, unknown> {
   const models: Record<string, { integrity: Record<string, ModelIntegrity> }> = {};
   for (const { modelId, variants, integrity } of pulled) {
     const owner = variants[0]!;

@@ -232,8 +232,7 @@ export function parseArgs(argv: readonly string[]): ParsedArgs | { help: true } 
       const v = value();
       if (!(SRI_ALGORITHMS as readonly string[]).includes(v)) throw new Error(`--sri is ${SRI_ALGORITHMS.join(', ')}, not '${v}'.`);
       sriAlgorithm = v as SriAlgorithm;
-    }
-    else if (arg.startsWith('--')) throw new Error(`Unknown option ${arg}.`);
+    } else if (arg.startsWith('--')) throw new Error(`Unknown option ${arg}.`);
     else if (arg === 'all') variants.push(...VARIANT_IDS);
     else if (isVariantId(arg)) variants.push(arg);
     else throw new Error(`Unknown variant '${arg}'; choose from ${VARIANT_IDS.join(', ')} or all.`);
@@ -282,7 +281,9 @@ export async function main(argv: readonly string[]): Promise<number> {
     const files = [...report.models.flatMap((m) => m.files), ...gguf.flatMap((g) => g.files)];
     const bytes = files.reduce((n, f) => n + f.bytes, 0);
     const names = [...report.models.map((m) => m.modelId), ...gguf.flatMap((g) => g.files.map((f) => f.path.split('/').pop()!))];
-    console.log(`Pulled ${names.join(', ')} into ${options.out}: ${(bytes / 1024 / 1024).toFixed(1)} MiB, ${files.filter((f) => f.downloaded).length} files downloaded.`);
+    console.log(
+      `Pulled ${names.join(', ')} into ${options.out}: ${(bytes / 1024 / 1024).toFixed(1)} MiB, ${files.filter((f) => f.downloaded).length} files downloaded.`,
+    );
     const settings: Record<string, unknown> = report.models.length > 0 ? suggestedConfig(report.models, LIB_DIR) : {};
     // The GGUF defaults under DIR/gguf in Hugging Face's layout: llama.cpp's source is that folder as served.
     if (gguf.length > 0) settings.ggufBaseUrl = `/models/${GGUF_DIR}`;

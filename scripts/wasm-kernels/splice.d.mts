@@ -21,7 +21,11 @@ export interface SpliceReport {
 export declare function readModule(bytes: Uint8Array): WasmModuleInfo;
 export declare function portableBody(body: Uint8Array, what: string, allowedGlobals?: number[]): { dots: number; relaxedDots: number };
 export declare function kernelFile(host: { memory64: boolean }, variant: string): string;
-export declare function spliceKernels(hostBytes: Uint8Array, variant: string, kernelBytes?: Uint8Array): { bytes: Uint8Array; report: SpliceReport[]; memory64: boolean };
+export declare function spliceKernels(
+  hostBytes: Uint8Array,
+  variant: string,
+  kernelBytes?: Uint8Array,
+): { bytes: Uint8Array; report: SpliceReport[]; memory64: boolean };
 export declare function validate(bytes: Uint8Array, what: string): Promise<void>;
 export declare function sha256(bytes: Uint8Array): string;
 export declare function spliceBodies(

@@ -24,7 +24,6 @@ export const KERNELS = [
 /** The wasm variants beside wllama's own (generic): SIMD128 kernels, and relaxed-SIMD dot products where exact. */
 export const VARIANTS = ['simd128', 'relaxed'];
 
-
 function leb(n) {
   const out = [];
   do {
@@ -77,17 +76,14 @@ export function readModule(bytes) {
         if (kind === 0) {
           funcTypes.push(types[s.u32()]);
           importedFuncs++;
-        }
-        else if (kind === 1) {
+        } else if (kind === 1) {
           s.u8();
           limits(s);
-        }
-        else if (kind === 2) memory64 = (limits(s) & 4) !== 0;
+        } else if (kind === 2) memory64 = (limits(s) & 4) !== 0;
         else if (kind === 3) {
           s.u8();
           s.u8();
-        }
-        else if (kind === 4) {
+        } else if (kind === 4) {
           s.u8();
           s.u32();
         }
@@ -217,7 +213,10 @@ export function spliceBodies(host, source, names, { hostName, sourceName, allowe
     if (at < host.importedFuncs) throw new Error(`${name} is imported in ${hostName}`);
     const want = host.funcTypes[at];
     const have = source.funcTypes[from];
-    if (want !== have) throw new Error(`${name}: ${hostName === "wllama's wasm" ? "wllama's" : hostName + "'s"} signature is ${want}, the kernel's ${have}: the kernel does not fit`);
+    if (want !== have)
+      throw new Error(
+        `${name}: ${hostName === "wllama's wasm" ? "wllama's" : hostName + "'s"} signature is ${want}, the kernel's ${have}: the kernel does not fit`,
+      );
     const body = source.bodies[from - source.importedFuncs];
     const { dots, relaxedDots } = portableBody(body, `kernel ${name}`, allowedGlobals);
     replaced.set(at - host.importedFuncs, body);

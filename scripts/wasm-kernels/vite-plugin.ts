@@ -24,7 +24,10 @@ let pending: Promise<void> | null = null;
 /** Writes `<name>-<variant>.wasm` for every input and variant unless the ones there come from the same inputs. */
 export function ensureWasmVariants(log: (line: string) => void = () => undefined): Promise<void> {
   pending ??= (async () => {
-    const inputs = [{ name: 'wllama', file: WLLAMA_WASM }, { name: 'wllama-compat', file: WLLAMA_COMPAT_WASM }];
+    const inputs = [
+      { name: 'wllama', file: WLLAMA_WASM },
+      { name: 'wllama-compat', file: WLLAMA_COMPAT_WASM },
+    ];
     const hosts = inputs.map(({ name, file }) => ({ name, bytes: new Uint8Array(readFileSync(file)) }));
     const sources = [readFileSync(fileURLToPath(new URL('./splice.mjs', import.meta.url)))];
     for (const { bytes } of hosts) sources.push(Buffer.from(bytes), ...VARIANTS.map((v) => readFileSync(kernelFile(readModule(bytes), v))));

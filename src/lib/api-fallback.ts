@@ -18,4 +18,3 @@ export function answerApiWithoutWorker(api: string): Connect.NextHandleFunction 
     res.end(JSON.stringify(error.toBody()));
   };
 }
-

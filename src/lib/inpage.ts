@@ -134,11 +134,19 @@ async function ownWorkerRunsInpage(): Promise<string> {
   if (!sw) throw new Error('inpage: this browser has no service workers (or the page is not in a secure context): /v1 cannot be served.');
   const within = <T>(promise: Promise<T>, why: () => string) =>
     Promise.race([promise, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(why())), OWN_WORKER_MS))]);
-  const registration = await within(sw.ready, () => `inpage: no service worker of this app became active within ${OWN_WORKER_MS / 1000} s: register the worker that imports inpage before calling installInpage({serviceWorker: 'own'}).`);
+  const registration = await within(
+    sw.ready,
+    () =>
+      `inpage: no service worker of this app became active within ${OWN_WORKER_MS / 1000} s: register the worker that imports inpage before calling installInpage({serviceWorker: 'own'}).`,
+  );
   if (!sw.controller) {
     const controlled = new Promise<void>((resolve) => sw.addEventListener('controllerchange', () => resolve(), { once: true }));
     registration.active?.postMessage(CLAIM_REQUEST);
-    await within(controlled, () => `inpage: the app's service worker (${registration.active?.scriptURL}) did not take control of this page within ${OWN_WORKER_MS / 1000} s (a worker running inpage takes control when inpage asks: does it import inpage?).`);
+    await within(
+      controlled,
+      () =>
+        `inpage: the app's service worker (${registration.active?.scriptURL}) did not take control of this page within ${OWN_WORKER_MS / 1000} s (a worker running inpage takes control when inpage asks: does it import inpage?).`,
+    );
   }
   const controller = sw.controller!;
   const channel = new MessageChannel();
@@ -192,14 +200,19 @@ export function startServiceCore(options: ServiceCoreOptions) {
   const { bound } = options;
   // The worker's scope is the app's base: the API answers at `<scope>v1`.
   const controlled: Promise<string> = spec
-    ? bound.within(
-        refuseAnotherWorker(spec).then(() => registerServiceWorker(spec)),
-        `registering the service worker ${new URL(spec.url, location.href).href} (scope ${new URL(spec.scope, location.href).href}) and its taking control of this page`,
-        "check that the file is served there as JavaScript; the browser's DevTools (Application, Service workers) show its state.",
-      ).then(() => new URL(spec.scope, location.href).href)
+    ? bound
+        .within(
+          refuseAnotherWorker(spec).then(() => registerServiceWorker(spec)),
+          `registering the service worker ${new URL(spec.url, location.href).href} (scope ${new URL(spec.scope, location.href).href}) and its taking control of this page`,
+          "check that the file is served there as JavaScript; the browser's DevTools (Application, Service workers) show its state.",
+        )
+        .then(() => new URL(spec.scope, location.href).href)
     : bound.within(ownWorkerRunsInpage(), "the app's own service worker taking control of this page", 'register it before calling installInpage.');
   let baseURL = spec ? `${location.origin}${apiPath(new URL(spec.scope, location.href))}` : `${location.origin}/v1`;
-  void controlled.then((scope) => (baseURL = `${location.origin}${apiPath(scope)}`), () => undefined);
+  void controlled.then(
+    (scope) => (baseURL = `${location.origin}${apiPath(scope)}`),
+    () => undefined,
+  );
   // As the app's page does: a service worker lost under this page is registered again, or the loss is reported.
   let state: ServiceState = { running: true };
   const lostListeners = new Set<(reason: string) => void>();
@@ -241,7 +254,10 @@ export function startServiceCore(options: ServiceCoreOptions) {
   // An engine that could not start: /v1 answers 503 naming the cause meanwhile (src/shared/wire/engine-link.ts).
   leadership.catch((err: unknown) => navigator.serviceWorker?.controller?.postMessage(engineFailed(err instanceof Error ? err.message : String(err))));
   let claimed: EngineLeadership | null = null;
-  void leadership.then((l) => (claimed = l), () => undefined);
+  void leadership.then(
+    (l) => (claimed = l),
+    () => undefined,
+  );
   return {
     controlled,
     leadership,
@@ -252,7 +268,11 @@ export function startServiceCore(options: ServiceCoreOptions) {
     get host(): EngineHost | null {
       return claimed?.host ?? null;
     },
-    onEngine: (listener: (host: EngineHost) => void) => void leadership.then((l) => l?.onHost(listener), () => undefined),
+    onEngine: (listener: (host: EngineHost) => void) =>
+      void leadership.then(
+        (l) => l?.onHost(listener),
+        () => undefined,
+      ),
     storage: { report: storageReport, persist: requestPersistence },
     modelFiles: modelTools(() => claimed?.host ?? null),
     get service() {
@@ -260,7 +280,11 @@ export function startServiceCore(options: ServiceCoreOptions) {
     },
     onServiceLost: (listener: (reason: string) => void) => void lostListeners.add(listener),
     onServiceRestored: (listener: () => void) => void restoredListeners.add(listener),
-    stopWatching: () => void watch.then((w) => w?.stop(), () => undefined),
+    stopWatching: () =>
+      void watch.then(
+        (w) => w?.stop(),
+        () => undefined,
+      ),
   };
 }
 
@@ -273,7 +297,10 @@ export async function installInpage(options: InstallOptions = {}): Promise<Inpag
   const loaded = fetchDeploymentConfig(settingsFile).then((deployed) =>
     mergeConfig(mergeConfig({ ...DEFAULT_CONFIG }, deployed), (options.config ?? {}) as Record<string, unknown>),
   );
-  const { config, offered } = await settleConfig(bound.within(loaded, `reading the settings file ${settingsFile.href}`, 'is the server answering?'), 'installInpage({config})');
+  const { config, offered } = await settleConfig(
+    bound.within(loaded, `reading the settings file ${settingsFile.href}`, 'is the server answering?'),
+    'installInpage({config})',
+  );
   const models = [...(options.models ?? offered)];
   const unknown = models.filter((id) => !offered.includes(id));
   if (unknown.length > 0) throw new Error(`Unknown inpage model ${unknown.map((id) => `'${id}'`).join(', ')}; choose from ${offered.join(', ')}.`);

@@ -66,7 +66,8 @@ export function inpage(options: InpagePluginOptions = {}): Plugin {
   const libDir = options.libDir ?? join(dirname(fileURLToPath(import.meta.url)), 'lib');
   const ownWorker = options.serviceWorker === 'own';
   const files = new Set(libraryFiles(libDir).filter((name) => !(ownWorker && name.startsWith('inpage-sw.js'))));
-  const isolation = options.isolation === false ? null : isolationHeaders(options.isolation === true || options.isolation === undefined ? 'credentialless' : options.isolation);
+  const isolation =
+    options.isolation === false ? null : isolationHeaders(options.isolation === true || options.isolation === undefined ? 'credentialless' : options.isolation);
   let base = '/';
   let config: ResolvedConfig;
 
@@ -100,7 +101,9 @@ export function inpage(options: InpagePluginOptions = {}): Plugin {
       config = resolved;
       base = config.base.endsWith('/') ? config.base : `${config.base}/`;
       if (!base.startsWith('/')) {
-        throw new Error(`inpage/vite: the app's base must be an absolute path ('/' or '/app/'), not '${config.base}': the service worker lives at a fixed place.`);
+        throw new Error(
+          `inpage/vite: the app's base must be an absolute path ('/' or '/app/'), not '${config.base}': the service worker lives at a fixed place.`,
+        );
       }
     },
     // `import … from 'inpage'` loads the module the plugin serves, at run time, from the app's own origin.

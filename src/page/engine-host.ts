@@ -143,7 +143,13 @@ class HostedEngine implements EngineHost {
       worker.addEventListener('error', onError);
       if (until < Infinity) {
         timer = setTimeout(
-          () => reject(new EngineStartError(`The engine worker (${ENGINE_WORKER_URL}) loaded but did not finish starting its engine in time: its console (DevTools, the worker's context) may say why.`, true)),
+          () =>
+            reject(
+              new EngineStartError(
+                `The engine worker (${ENGINE_WORKER_URL}) loaded but did not finish starting its engine in time: its console (DevTools, the worker's context) may say why.`,
+                true,
+              ),
+            ),
           Math.max(0, until - performance.now()),
         );
       }
@@ -294,7 +300,12 @@ export interface ProviderBeside {
 }
 
 /** Hosts the engine worker; rejects with why if it has not started by `until` (default: START_TIMEOUT_MS from now). */
-export async function hostEngine(config: InpageConfig, providerNote?: ProviderNote, provider?: ProviderBeside, until = performance.now() + START_TIMEOUT_MS): Promise<EngineHost> {
+export async function hostEngine(
+  config: InpageConfig,
+  providerNote?: ProviderNote,
+  provider?: ProviderBeside,
+  until = performance.now() + START_TIMEOUT_MS,
+): Promise<EngineHost> {
   const host = new HostedEngine(config, providerNote, provider);
   try {
     await host.start(until);

@@ -108,4 +108,9 @@ window.inpageReady.catch((err: unknown) => {
 // The workspace page (index.html) shows its UI in #app; pages without one (test clients) only boot. The UI is
 // usable once the service worker controls the page; it follows the engine as it connects.
 const root = document.getElementById('app');
-if (root) mountWorkspace(root, booting.then(({ api }) => api), booting.then(({ engine }) => engine));
+if (root)
+  mountWorkspace(
+    root,
+    booting.then(({ api }) => api),
+    booting.then(({ engine }) => engine),
+  );

@@ -25,8 +25,18 @@ export const MODEL_CARDS: { readonly [engine in ModelRuntime['engine']]: Readonl
     'Qwen3-8B-q4f32_1-MLC': { family: 'Qwen3', size: '8B', quantisation: '4-bit weights, 32-bit activations (q4f32_1)', ...QWEN3_LICENCE },
     'Qwen3-1.7B-q4f16_1-MLC': { family: 'Qwen3', size: '1.7B', quantisation: '4-bit weights, 16-bit activations (q4f16_1)', ...QWEN3_LICENCE },
     'Qwen3-1.7B-q4f32_1-MLC': { family: 'Qwen3', size: '1.7B', quantisation: '4-bit weights, 32-bit activations (q4f32_1)', ...QWEN3_LICENCE },
-    'Phi-3.5-vision-instruct-q4f16_1-MLC': { family: 'Phi-3.5-vision-instruct', size: '4.2B', quantisation: '4-bit weights, 16-bit activations (q4f16_1)', ...PHI_LICENCE },
-    'Phi-3.5-vision-instruct-q4f32_1-MLC': { family: 'Phi-3.5-vision-instruct', size: '4.2B', quantisation: '4-bit weights, 32-bit activations (q4f32_1)', ...PHI_LICENCE },
+    'Phi-3.5-vision-instruct-q4f16_1-MLC': {
+      family: 'Phi-3.5-vision-instruct',
+      size: '4.2B',
+      quantisation: '4-bit weights, 16-bit activations (q4f16_1)',
+      ...PHI_LICENCE,
+    },
+    'Phi-3.5-vision-instruct-q4f32_1-MLC': {
+      family: 'Phi-3.5-vision-instruct',
+      size: '4.2B',
+      quantisation: '4-bit weights, 32-bit activations (q4f32_1)',
+      ...PHI_LICENCE,
+    },
     'snowflake-arctic-embed-s-q0f32-MLC-b4': {
       family: 'snowflake-arctic-embed-s',
       size: '33M',

@@ -28,8 +28,7 @@ export async function filesOfDirectory(dir: FileSystemDirectoryHandle, prefix = 
   return out;
 }
 
-const notHosting = () =>
-  new Error('Another tab of this site hosts the engine: import the model there (or close that tab, and this one takes over).');
+const notHosting = () => new Error('Another tab of this site hosts the engine: import the model there (or close that tab, and this one takes over).');
 
 /** What `window.inpage.modelFiles` and installInpage's `modelFiles` offer. */
 export interface ModelTools {

@@ -44,7 +44,18 @@ function embed(config: InpageConfig, quiet = false): Promise<Embedded> {
   frame.allow = 'cross-origin-isolated';
   frame.src = url.href;
   // Out of sight until the frame needs the person's click (WAITING); it must stay in the page while it serves.
-  Object.assign(frame.style, { position: 'fixed', right: '16px', bottom: '16px', width: '420px', height: '150px', border: '1px solid #8888', borderRadius: '8px', background: 'Canvas', zIndex: '2147483647', visibility: 'hidden' });
+  Object.assign(frame.style, {
+    position: 'fixed',
+    right: '16px',
+    bottom: '16px',
+    width: '420px',
+    height: '150px',
+    border: '1px solid #8888',
+    borderRadius: '8px',
+    background: 'Canvas',
+    zIndex: '2147483647',
+    visibility: 'hidden',
+  });
   document.body.append(frame);
   return new Promise((resolve) => {
     const done = (outcome: Embedded) => {
@@ -55,7 +66,11 @@ function embed(config: InpageConfig, quiet = false): Promise<Embedded> {
       resolve(outcome);
     };
     const timer = setTimeout(
-      () => done({ ok: false, why: `the model provider ${url.origin} did not offer its models within ${config.modelProviderWaitMs / 1000} s (no answer, or no click in its frame)` }),
+      () =>
+        done({
+          ok: false,
+          why: `the model provider ${url.origin} did not offer its models within ${config.modelProviderWaitMs / 1000} s (no answer, or no click in its frame)`,
+        }),
       config.modelProviderWaitMs,
     );
     const onMessage = (event: MessageEvent) => {
@@ -68,8 +83,7 @@ function embed(config: InpageConfig, quiet = false): Promise<Embedded> {
         const height = Number((event.data as { height?: unknown }).height);
         if (Number.isFinite(height) && height > 0) frame.style.height = `${Math.min(Math.ceil(height) + 2, innerHeight - 32)}px`;
         frame.style.visibility = 'visible';
-      }
-      else if (type === REFUSED) done({ ok: false, why: `the model provider ${url.origin} refused: ${String((event.data as { why?: unknown }).why)}` });
+      } else if (type === REFUSED) done({ ok: false, why: `the model provider ${url.origin} refused: ${String((event.data as { why?: unknown }).why)}` });
     };
     window.addEventListener('message', onMessage);
     frame.addEventListener('load', () => frame.contentWindow?.postMessage({ type: HELLO }, url.origin), { once: true });
@@ -108,7 +122,12 @@ class ProviderHost implements EngineHost {
     const providerSide: Partial<Record<keyof EngineControl, (...args: never[]) => Promise<unknown> | void>> = {
       ping: async () => true,
       status: () => this.providerStatus(),
-      adapter: async (): Promise<AdapterReport> => ({ available: false, reason: `The models run in the engine of the model provider ${origin}, from the files this browser keeps for it.`, features: [], shaderF16: false }),
+      adapter: async (): Promise<AdapterReport> => ({
+        available: false,
+        reason: `The models run in the engine of the model provider ${origin}, from the files this browser keeps for it.`,
+        features: [],
+        shaderF16: false,
+      }),
       rescan: async () => undefined,
       subscribe: () => undefined,
     };
@@ -167,12 +186,14 @@ class ProviderHost implements EngineHost {
       // The refused request's own answer (the provider's reason) is on its way to the service worker on the engine
       // port, a channel of its own: the ports are declared dead (their locks released) a moment later, or that
       // request could end first with "the engine went away" (seen once in test:shared under load).
-      else if (reply?.type === REFUSED && reply.model !== undefined) setTimeout(() => void this.split(`the model provider ${this.origin} refused: ${reply.why}`), REFUSAL_SETTLE_MS);
+      else if (reply?.type === REFUSED && reply.model !== undefined)
+        setTimeout(() => void this.split(`the model provider ${this.origin} refused: ${reply.why}`), REFUSAL_SETTLE_MS);
       else if (reply?.type === REFUSED) setTimeout(() => void this.fallBack(`the model provider ${this.origin} refused: ${reply.why}`), REFUSAL_SETTLE_MS);
     };
     this.beat = setInterval(() => {
       if (outstanding) {
-        if (performance.now() - outstanding.at > MISSED_BEATS * BEAT_MS) void this.fallBack(`the model provider ${this.origin} stopped answering (its frame or engine is gone)`);
+        if (performance.now() - outstanding.at > MISSED_BEATS * BEAT_MS)
+          void this.fallBack(`the model provider ${this.origin} stopped answering (its frame or engine is gone)`);
         return;
       }
       outstanding = { id: ++this.nextId, at: performance.now() };
@@ -190,9 +211,12 @@ class ProviderHost implements EngineHost {
     // site's engine (both clear it).
     this.poll = setInterval(() => {
       if (this.subscribers.length === 0) return;
-      this.providerStatus().then((models) => {
-        for (const listener of this.subscribers) listener(models);
-      }, () => undefined);
+      this.providerStatus().then(
+        (models) => {
+          for (const listener of this.subscribers) listener(models);
+        },
+        () => undefined,
+      );
     }, 2000);
     return offered;
   }
@@ -279,7 +303,9 @@ class ProviderHost implements EngineHost {
       return;
     }
     const served = new Set(theirs.map((m) => m.id));
-    const missing = activeCatalog().variants.filter((v) => !served.has(v.id)).map((v) => v.id);
+    const missing = activeCatalog()
+      .variants.filter((v) => !served.has(v.id))
+      .map((v) => v.id);
     if (missing.length > 0) await this.split(`the model provider ${this.origin} does not serve this site ${missing.join(', ')}`);
   }
 
@@ -292,7 +318,11 @@ class ProviderHost implements EngineHost {
     if (this.fallen) return this.fallen;
     return (this.splitting ??= (async () => {
       console.info(`inpage: ${why}; this site's own engine runs those, the model provider the others.`);
-      this.note = { origin: this.origin, serving: true, why: `the model provider ${this.origin} serves the models it lets this site use; this site's own engine runs the others` };
+      this.note = {
+        origin: this.origin,
+        serving: true,
+        why: `the model provider ${this.origin} serves the models it lets this site use; this site's own engine runs the others`,
+      };
       const local = await hostEngine(this.config, this.note, { origin: this.origin, port: () => this.newPort() });
       if (this.fallen) return local.dispose();
       // The new engine's port is with the service worker: the provider's own ports go (requests not yet begun move).
@@ -325,7 +355,10 @@ class ProviderHost implements EngineHost {
     clearInterval(this.beat);
     clearInterval(this.poll);
     // A split engine (the provider beside it) is replaced by a plain one.
-    const split = await this.splitting?.then(() => this.local, () => null);
+    const split = await this.splitting?.then(
+      () => this.local,
+      () => null,
+    );
     this.note = { origin: this.origin, serving: false, why };
     console.warn(`inpage: this site's own engine serves: ${why}.`);
     const placeholder = hostEngine(this.config, this.note);

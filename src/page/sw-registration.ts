@@ -91,10 +91,7 @@ export interface ServiceWatch {
  * controller changes. When the registration is gone or the page lost its controller, registers again;
  * `onLost` hears when that fails (with why), `onRestored` when the service is back.
  */
-export function watchServiceWorker(
-  handlers: { onLost(reason: string): void; onRestored(): void },
-  spec: ServiceWorkerSpec = APP_SERVICE_WORKER,
-): ServiceWatch {
+export function watchServiceWorker(handlers: { onLost(reason: string): void; onRestored(): void }, spec: ServiceWorkerSpec = APP_SERVICE_WORKER): ServiceWatch {
   const sw = navigator.serviceWorker;
   let repairing: Promise<void> | null = null;
   let lost = false;

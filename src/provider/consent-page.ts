@@ -21,9 +21,9 @@ export function modelBoxes(into: HTMLElement, ids: string[], ticked: (id: string
 export async function showConsents(main: HTMLElement, store: ConsentStore, ids: string[]): Promise<void> {
   const consents = (await store.list()).sort((a, b) => a.origin.localeCompare(b.origin));
   const title = document.createElement('h1');
-  title.textContent = 'Sites that use this browser\'s models';
+  title.textContent = "Sites that use this browser's models";
   const intro = document.createElement('p');
-  intro.textContent = 'A site listed as allowed runs the models kept here, nothing else: it never sees this page\'s keys, stored responses or conversations.';
+  intro.textContent = "A site listed as allowed runs the models kept here, nothing else: it never sees this page's keys, stored responses or conversations.";
   if (consents.length === 0) {
     const none = document.createElement('p');
     none.id = 'no-sites';

@@ -95,9 +95,9 @@ export class ConsentStore {
 
 /** Why `consent` does not let its site run `model` (any model when `model` is omitted); null: it does. */
 export function refusal(consent: Consent | null, model?: string): string | null {
-  if (!consent) return 'this site was never allowed to use the provider\'s models';
-  if (consent.state === 'refused') return 'the person refused this site the provider\'s models';
-  if (consent.state === 'revoked') return 'the person revoked this site\'s use of the provider\'s models on the provider\'s page';
+  if (!consent) return "this site was never allowed to use the provider's models";
+  if (consent.state === 'refused') return "the person refused this site the provider's models";
+  if (consent.state === 'revoked') return "the person revoked this site's use of the provider's models on the provider's page";
   // Only the ids the record names (an unmigrated `null` names none here: ConsentStore migrates before this is asked).
   if (model !== undefined && !consent.models?.includes(model)) return `this site may not use the model '${model}' of the provider`;
   return null;

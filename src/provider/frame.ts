@@ -52,7 +52,8 @@ async function askBrowser(): Promise<{ handle: StorageAccessHandle } | { why: st
   try {
     const handle = (await request.call(document, TYPES)) as StorageAccessHandle | undefined;
     // The extension is detected by what comes back: Firefox resolves with undefined (cookies only).
-    if (!handle || typeof handle !== 'object' || !('indexedDB' in handle)) return { why: 'this browser gives no storage handle (the Storage Access API opens cookies only here)' };
+    if (!handle || typeof handle !== 'object' || !('indexedDB' in handle))
+      return { why: 'this browser gives no storage handle (the Storage Access API opens cookies only here)' };
     return { handle };
   } catch (err) {
     return { why: `the browser refused storage access (${err instanceof Error ? `${err.name}: ${err.message}` : String(err)})` };
@@ -108,7 +109,11 @@ class Frame {
   }
 
   private waiting(): void {
-    this.post({ type: WAITING, why: `the model provider ${this.provider} waits for a click in its frame to let this site use its models`, height: document.documentElement.scrollHeight });
+    this.post({
+      type: WAITING,
+      why: `the model provider ${this.provider} waits for a click in its frame to let this site use its models`,
+      height: document.documentElement.scrollHeight,
+    });
   }
 
   /**
@@ -119,7 +124,9 @@ class Frame {
   private ask(): void {
     const visibility = watchVisibility(main);
     main.replaceChildren(
-      ...question(this.consumer, this.provider, this.deployment!.ids, { allow: (ids) => void this.allow(ids), refuse: () => void this.refuseSite() }, () => visibility.seen()),
+      ...question(this.consumer, this.provider, this.deployment!.ids, { allow: (ids) => void this.allow(ids), refuse: () => void this.refuseSite() }, () =>
+        visibility.seen(),
+      ),
     );
     this.waiting();
   }
@@ -141,7 +148,11 @@ class Frame {
     use.id = 'use';
     use.textContent = 'Use the models I allowed there';
     use.addEventListener('click', () => void this.useDecided());
-    say(`${this.consumer} asks to use the AI models this browser already has (kept by ${this.provider}). This browser cannot show that this question is not covered, so it is asked on the provider's own page.`, link, use);
+    say(
+      `${this.consumer} asks to use the AI models this browser already has (kept by ${this.provider}). This browser cannot show that this question is not covered, so it is asked on the provider's own page.`,
+      link,
+      use,
+    );
     this.waiting();
   }
 
@@ -151,7 +162,8 @@ class Frame {
       if ('why' in got) return this.refuse(got.why);
       this.handle = got.handle;
     }
-    if (!(await this.decided())) say(`Nothing is decided for ${this.consumer} yet: decide on ${this.provider}'s page first.`, ...main.querySelectorAll<HTMLElement>('#decide, #use'));
+    if (!(await this.decided()))
+      say(`Nothing is decided for ${this.consumer} yet: decide on ${this.provider}'s page first.`, ...main.querySelectorAll<HTMLElement>('#decide, #use'));
   }
 
   private async allow(models: string[]): Promise<void> {
@@ -166,7 +178,7 @@ class Frame {
 
   private async refuseSite(): Promise<void> {
     if (this.handle) await this.consents.set(this.consumer, 'refused');
-    this.refuse('the person said no in the provider\'s frame');
+    this.refuse("the person said no in the provider's frame");
   }
 
   private async connect(): Promise<void> {
@@ -177,7 +189,12 @@ class Frame {
     this.engine = engine;
     // A worker that cannot start (its script blocked, e.g. served without the isolation its frame has) says so.
     const failed = new Promise<never>((_, reject) =>
-      worker.addEventListener('error', (event) => reject(new Error(`the provider's engine worker failed to start${event.message ? `: ${event.message}` : ' (its script could not be loaded)'}`)), { once: true }),
+      worker.addEventListener(
+        'error',
+        (event) =>
+          reject(new Error(`the provider's engine worker failed to start${event.message ? `: ${event.message}` : ' (its script could not be loaded)'}`)),
+        { once: true },
+      ),
     );
     await Promise.race([
       (async () => {
@@ -234,7 +251,8 @@ async function askHere(site: string): Promise<void> {
 if (window.top === window) {
   const site = new URLSearchParams(location.search).get('site');
   if (site !== null && secureConsumer(site)) void askHere(site);
-  else if (site !== null) say(`${site} cannot be asked about: a site that uses this browser's models must be https (or plain http on this machine, in development).`);
+  else if (site !== null)
+    say(`${site} cannot be asked about: a site that uses this browser's models must be https (or plain http on this machine, in development).`);
   else void deployment(location.origin).then(({ ids }) => showConsents(main, new ConsentStore(indexedDB, ids), ids));
 } else {
   say('Waiting for the page that embeds this frame…');

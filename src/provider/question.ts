@@ -101,7 +101,13 @@ export interface Answers {
  * has* (enabled once a box is ticked) and *Not for this site*. `gate`: whether a click counts now (the frame's
  * visibility check); a click it turns down is answered with a note (`#unseen`) and changes nothing.
  */
-export function question(site: string, provider: string, ids: readonly string[], answers: Answers, gate: () => boolean | Promise<boolean> = () => true): HTMLElement[] {
+export function question(
+  site: string,
+  provider: string,
+  ids: readonly string[],
+  answers: Answers,
+  gate: () => boolean | Promise<boolean> = () => true,
+): HTMLElement[] {
   const text = document.createElement('p');
   text.textContent = `Let ${site} use the AI models this browser already has (kept by ${provider})? It can run the models you tick here, nothing else.`;
   const fieldset = document.createElement('fieldset');

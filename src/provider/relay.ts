@@ -36,7 +36,10 @@ export function refusedError(provider: string, why: string): ApiError {
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (value && typeof value === 'object') {
-    return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`).join(',')}}`;
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
   }
   return JSON.stringify(value) ?? 'undefined';
 }
@@ -77,7 +80,8 @@ function malformed(message: Record<string, unknown>, type: string): { why: strin
   const request = message.request as Record<string, unknown> | null;
   if (!request || typeof request !== 'object' || Array.isArray(request)) return { why: `A '${type}' message needs its request object.`, param: 'request' };
   if (typeof request.model !== 'string') return { why: `A '${type}' message's request needs its 'model' (a string).`, param: 'model' };
-  if ((type === 'embed') !== (request.kind === 'embeddings')) return { why: `A '${type}' message carries ${type === 'embed' ? 'an embeddings request' : 'a chat request'} only.`, param: 'kind' };
+  if ((type === 'embed') !== (request.kind === 'embeddings'))
+    return { why: `A '${type}' message carries ${type === 'embed' ? 'an embeddings request' : 'a chat request'} only.`, param: 'kind' };
   return null;
 }
 
@@ -96,7 +100,11 @@ export function relay({ consumer, engine, provider, catalog, localIds, check, on
     if (typeof type !== 'string' || !(type in FIELDS)) {
       // `watch` names a lock of the consumer's partition (meaningless here); the rest is not an engine request.
       if (type === 'watch') return;
-      if (id !== undefined) fail(id, new ApiError('invalid_value', `The model provider's port carries engine requests only (generate, embed, abort, status), not '${String(type)}'.`));
+      if (id !== undefined)
+        fail(
+          id,
+          new ApiError('invalid_value', `The model provider's port carries engine requests only (generate, embed, abort, status), not '${String(type)}'.`),
+        );
       return;
     }
     if (id === undefined) return; // nothing to answer to
@@ -119,7 +127,14 @@ export function relay({ consumer, engine, provider, catalog, localIds, check, on
       variant = catalog.variants.find((v) => v.id === model);
       // Another definition of the id than the provider's: the engines would run what it names, not what was allowed.
       if (variant && canonical(request!.variant) !== canonical(variant)) {
-        return fail(id, new ApiError('invalid_value', `The model provider ${provider} runs '${model}' as its own catalog defines it; this request's 'variant' is not that model.`, { param: 'variant' }));
+        return fail(
+          id,
+          new ApiError(
+            'invalid_value',
+            `The model provider ${provider} runs '${model}' as its own catalog defines it; this request's 'variant' is not that model.`,
+            { param: 'variant' },
+          ),
+        );
       }
     }
     let why: string | null;
@@ -128,7 +143,8 @@ export function relay({ consumer, engine, provider, catalog, localIds, check, on
     try {
       const consent = await check();
       why = refusal(consent, model);
-      if (why === null && model !== undefined && (!variant || !localIds.includes(model))) why = `it runs only the models it keeps in this browser for other sites, and '${model}' is not one`;
+      if (why === null && model !== undefined && (!variant || !localIds.includes(model)))
+        why = `it runs only the models it keeps in this browser for other sites, and '${model}' is not one`;
       onlyThisModel = why !== null && model !== undefined && refusal(consent) === null;
       allowed = (consent?.models ?? []).filter((m) => localIds.includes(m));
     } catch (err) {

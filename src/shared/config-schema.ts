@@ -15,13 +15,15 @@ const NOTES: Record<keyof InpageConfig, string> = {
   modelLibBaseUrl: "Where web-llm's compiled model libraries (.wasm) are fetched from: {modelLibBaseUrl}/{file}. Empty: web-llm's prebuilt hosts.",
   gpuMemoryMB: "GPU memory (MB) one loaded model may use, which sets each model's context length. 0: half of navigator.deviceMemory.",
   engineHeartbeatMs: 'How often the page checks that its engine worker is alive (ms); one silent for 3 periods is restarted. 0: never.',
-  models: 'Which models serve the public ids, which ids are hidden, ids of the deployment\'s own, and per id the hybrid mode (docs/configuration.md).',
+  models: "Which models serve the public ids, which ids are hidden, ids of the deployment's own, and per id the hybrid mode (docs/configuration.md).",
   engineChoice: 'Which engine serves the models on this device: auto (web-llm where its WebGPU needs are met, else llama.cpp), webllm or llamacpp.',
   ggufBaseUrl: "Where llama.cpp's GGUF files are fetched from: {ggufBaseUrl}/{repo}/resolve/main/{file}. Empty: Hugging Face.",
   llamaThreads: 'CPU threads llama.cpp may use; 0: all logical cores (one when the page is not cross-origin isolated).',
-  modelProvider: "Consumer mode (docs/shared-models.md): the model provider whose models this site runs (its origin, or its provider.html URL); where it cannot serve, this site's own engine does and /v1/models says why. Empty: off.",
+  modelProvider:
+    "Consumer mode (docs/shared-models.md): the model provider whose models this site runs (its origin, or its provider.html URL); where it cannot serve, this site's own engine does and /v1/models says why. Empty: off.",
   modelProviderWaitMs: "How long (ms) the page waits for the model provider's frame, a person's click included, before this site's own engine serves.",
-  upstreams: 'Hybrid: OpenAI-compatible servers by name, which models entries send ids to (docs/hybrid.md). A literal API key here is refused at start-up: this file is served to every visitor.',
+  upstreams:
+    'Hybrid: OpenAI-compatible servers by name, which models entries send ids to (docs/hybrid.md). A literal API key here is refused at start-up: this file is served to every visitor.',
 };
 
 const ENGINE_CHOICES = ['auto', ...ENGINE_KINDS];
@@ -33,11 +35,34 @@ function upstreamSchema(): Record<string, unknown> {
     required: ['url'],
     properties: {
       url: { type: 'string', description: 'The base URL the OpenAI paths go under ({url}/chat/completions): absolute, or a path on this site.' },
-      dialect: { enum: [...DIALECTS], default: 'openai', description: 'How the server speaks OpenAI\'s wire (thinking switch, reasoning field, stream quirks).' },
-      credentials: { enum: [...CREDENTIALS], default: 'omit', description: 'include: send the site\'s cookies (a backend of your own on the same site, which holds the key).' },
-      concurrency: { type: 'integer', minimum: 1, default: DEFAULT_CONCURRENCY, description: 'Requests that may run at once on this server; one more is 429 queue_full.' },
-      timeoutMs: { type: 'integer', minimum: 1, default: DEFAULT_TIMEOUT_MS, description: 'No first token within this time: fall over, or 504 upstream_timeout.' },
-      ...Object.fromEntries(Object.entries(UPSTREAM_BOUNDS).map(([field, b]) => [field, { type: 'integer', minimum: b.min, maximum: b.max, default: b.default, description: b.note }])),
+      dialect: {
+        enum: [...DIALECTS],
+        default: 'openai',
+        description: "How the server speaks OpenAI's wire (thinking switch, reasoning field, stream quirks).",
+      },
+      credentials: {
+        enum: [...CREDENTIALS],
+        default: 'omit',
+        description: "include: send the site's cookies (a backend of your own on the same site, which holds the key).",
+      },
+      concurrency: {
+        type: 'integer',
+        minimum: 1,
+        default: DEFAULT_CONCURRENCY,
+        description: 'Requests that may run at once on this server; one more is 429 queue_full.',
+      },
+      timeoutMs: {
+        type: 'integer',
+        minimum: 1,
+        default: DEFAULT_TIMEOUT_MS,
+        description: 'No first token within this time: fall over, or 504 upstream_timeout.',
+      },
+      ...Object.fromEntries(
+        Object.entries(UPSTREAM_BOUNDS).map(([field, b]) => [
+          field,
+          { type: 'integer', minimum: b.min, maximum: b.max, default: b.default, description: b.note },
+        ]),
+      ),
     },
   };
 }

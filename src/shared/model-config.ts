@@ -85,7 +85,13 @@ function kindOf(e: CommonEntry): EngineKind {
  * local engine serves.
  */
 function upstreamOnly(id: string, e: CommonEntry): boolean {
-  return !isVariantId(id) && e.mode === 'upstream' && e.upstream !== undefined && e.engine === undefined && ENGINE_KIND_SPECS[DEFAULT_ENTRY_KIND].entry.groupKey(e) === null;
+  return (
+    !isVariantId(id) &&
+    e.mode === 'upstream' &&
+    e.upstream !== undefined &&
+    e.engine === undefined &&
+    ENGINE_KIND_SPECS[DEFAULT_ENTRY_KIND].entry.groupKey(e) === null
+  );
 }
 
 /** Checks what a parsed entry says as a whole (shape is zod's job), then what its engine kind checks. Throws a ModelConfigError naming it. */
@@ -97,7 +103,9 @@ function checkEntry(id: string, e: CommonEntry): void {
     throw new ModelConfigError(`${where(id, ['kv'])}: give 'contextLength' (the trained maximum) with 'kv'`);
   }
   if (e.thinks === true && e.thinking === 'none') {
-    throw new ModelConfigError(`${where(id)}: a model that thinks needs a thinking switch ('thinking': 'enable_thinking'), else 'reasoning_effort: none' could not be honoured`);
+    throw new ModelConfigError(
+      `${where(id)}: a model that thinks needs a thinking switch ('thinking': 'enable_thinking'), else 'reasoning_effort: none' could not be honoured`,
+    );
   }
   ENGINE_KIND_SPECS[kindOf(e)].entry.check(id, e, isVariantId(id) ? VARIANTS[id] : undefined, upstreamOnly(id, e));
 }
@@ -140,7 +148,9 @@ export function buildCatalog(models: unknown): ModelCatalog {
       if (before) {
         const { pinnedBy: _by, ...earlier } = before;
         if (JSON.stringify(earlier) !== JSON.stringify(pin)) {
-          throw new ModelConfigError(`${where(id, ['integrity', modelId])}: pins '${modelId}' differently from ${where(before.pinnedBy, ['integrity', modelId])}`);
+          throw new ModelConfigError(
+            `${where(id, ['integrity', modelId])}: pins '${modelId}' differently from ${where(before.pinnedBy, ['integrity', modelId])}`,
+          );
         }
         continue;
       }
@@ -196,7 +206,8 @@ export function buildCatalog(models: unknown): ModelCatalog {
     const configured = key !== null;
     // The engine the entry ties the variant to: the one its model is for, or the one it names.
     const engine = e?.engine !== undefined || configured ? kindOf(e!) : undefined;
-    const trainedContext = configured && kind!.trainedContext ? kind!.trainedContext(e!) : (e?.contextLength ?? (configured || !base ? 4096 : base.trainedContext));
+    const trainedContext =
+      configured && kind!.trainedContext ? kind!.trainedContext(e!) : (e?.contextLength ?? (configured || !base ? 4096 : base.trainedContext));
     variants.push({
       id: id as Variant['id'],
       thinks: e?.thinks ?? base?.thinks ?? false,

@@ -24,8 +24,7 @@ export interface ResponsesDB<Record extends ResponseRecordBase = ResponseRecordB
 export const RESPONSES_DB_NAME = 'inpage-responses';
 
 /** The ids of the items a stored response holds: its input, then its output (what `item_reference` can name). */
-export const itemIdsOf = (record: Omit<ResponseRecordBase, 'itemIds'>): string[] =>
-  [...record.inputItems, ...record.response.output].map((item) => item.id);
+export const itemIdsOf = (record: Omit<ResponseRecordBase, 'itemIds'>): string[] => [...record.inputItems, ...record.response.output].map((item) => item.id);
 
 // Version 1: the responses by id and by key. Version 2: the index over item ids, filled for the records kept.
 const responsesDb = connection<ResponsesDB>(RESPONSES_DB_NAME, 2, async (db, oldVersion, _newVersion, tx) => {
@@ -40,8 +39,7 @@ const responsesDb = connection<ResponsesDB>(RESPONSES_DB_NAME, 2, async (db, old
 });
 
 /** This realm's connection, typed by the caller's record. */
-export const responsesDatabase = <Record extends ResponseRecordBase>() =>
-  responsesDb.get() as unknown as Promise<IDBPDatabase<ResponsesDB<Record>>>;
+export const responsesDatabase = <Record extends ResponseRecordBase>() => responsesDb.get() as unknown as Promise<IDBPDatabase<ResponsesDB<Record>>>;
 
 /** Closes this realm's connection, e.g. before deleting the database in tests. */
 export const closeResponsesDatabase = responsesDb.close;

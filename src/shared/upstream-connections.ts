@@ -80,7 +80,8 @@ export function checkConnection(raw: Omit<UpstreamConnection, 'created'>, origin
   const models: UpstreamConnection['models'] = {};
   for (const [id, m] of Object.entries(raw.models)) {
     if (!m.model) throw new ModelConfigError(`models.${id}: give the server's name for the model`);
-    if (m.mode !== undefined && !(HYBRID_MODES as readonly string[]).includes(m.mode)) throw new ModelConfigError(`models.${id}.mode: one of ${HYBRID_MODES.join(', ')}`);
+    if (m.mode !== undefined && !(HYBRID_MODES as readonly string[]).includes(m.mode))
+      throw new ModelConfigError(`models.${id}.mode: one of ${HYBRID_MODES.join(', ')}`);
     models[id] = { model: m.model, ...(m.mode ? { mode: m.mode } : {}) };
   }
   return { name: raw.name, url, dialect: raw.dialect, key: raw.key.trim(), models };

@@ -18,9 +18,24 @@ export const CREDENTIALS = ['omit', 'same-origin', 'include'] as const;
  * its entry with this default and range. A connection a person adds takes the defaults.
  */
 export const UPSTREAM_BOUNDS = {
-  idleMs: { default: 60_000, min: 100, max: 600_000, note: 'After the first token, no chunk within this time (ms): the answer ends with an in-band upstream_timeout error.' },
-  maxEventBytes: { default: 1_048_576, min: 1024, max: 67_108_864, note: 'The largest stream event (or line without a newline) read, in bytes; more is an upstream_error.' },
-  maxAnswerBytes: { default: 67_108_864, min: 1024, max: 1_073_741_824, note: 'The most of one answer read, in bytes: a whole stream, or a JSON or embeddings body; more is an upstream_error.' },
+  idleMs: {
+    default: 60_000,
+    min: 100,
+    max: 600_000,
+    note: 'After the first token, no chunk within this time (ms): the answer ends with an in-band upstream_timeout error.',
+  },
+  maxEventBytes: {
+    default: 1_048_576,
+    min: 1024,
+    max: 67_108_864,
+    note: 'The largest stream event (or line without a newline) read, in bytes; more is an upstream_error.',
+  },
+  maxAnswerBytes: {
+    default: 67_108_864,
+    min: 1024,
+    max: 1_073_741_824,
+    note: 'The most of one answer read, in bytes: a whole stream, or a JSON or embeddings body; more is an upstream_error.',
+  },
   maxErrorBytes: { default: 16_384, min: 256, max: 1_048_576, note: "The most of an upstream's error body read, in bytes (the rest is not read)." },
   maxToolCalls: { default: 128, min: 1, max: 4096, note: 'The most tool calls one answer may carry; more is an upstream_error.' },
   maxToolArgumentBytes: { default: 1_048_576, min: 256, max: 67_108_864, note: "The largest one tool call's arguments, in bytes; more is an upstream_error." },
@@ -114,11 +129,13 @@ function boundsOf(entry: Record<string, unknown>, name: string): UpstreamBounds 
 /** The `upstreams` setting, checked. Throws a ModelConfigError naming the first bad field (secrets first). */
 export function parseUpstreams(setting: unknown, origin: string): Record<string, UpstreamSpec> {
   const given = setting ?? {};
-  if (typeof given !== 'object' || given === null || Array.isArray(given)) throw new ModelConfigError('upstreams: expected an object of upstream servers by name');
+  if (typeof given !== 'object' || given === null || Array.isArray(given))
+    throw new ModelConfigError('upstreams: expected an object of upstream servers by name');
   refuseSecrets(given, 'upstreams');
   const out: Record<string, UpstreamSpec> = {};
   for (const [name, raw] of Object.entries(given)) {
-    if (!/^[A-Za-z0-9][\w.-]{0,63}$/.test(name)) throw new ModelConfigError(`${at(name)}: a name is 1–64 letters, digits or . _ - and starts with a letter or digit`);
+    if (!/^[A-Za-z0-9][\w.-]{0,63}$/.test(name))
+      throw new ModelConfigError(`${at(name)}: a name is 1–64 letters, digits or . _ - and starts with a letter or digit`);
     if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new ModelConfigError(`${at(name)}: expected an object with 'url'`);
     const entry = raw as Record<string, unknown>;
     const unknown = Object.keys(entry).filter((k) => !(FIELDS as readonly string[]).includes(k));
@@ -151,8 +168,10 @@ export function buildUpstreamPlan(setting: unknown, catalog: Pick<ModelCatalog, 
     }
     const via = route.upstream.via ?? (names.length === 1 ? names[0] : undefined);
     const where = `models[${JSON.stringify(id)}].upstream.via`;
-    if (via === undefined) throw new ModelConfigError(`${where}: name the upstream (${names.length === 0 ? "the 'upstreams' setting has none" : `one of ${names.join(', ')}`})`);
-    if (!upstreams[via]) throw new ModelConfigError(`${where}: no upstream '${via}' in the 'upstreams' setting${names.length ? ` (there: ${names.join(', ')})` : ''}`);
+    if (via === undefined)
+      throw new ModelConfigError(`${where}: name the upstream (${names.length === 0 ? "the 'upstreams' setting has none" : `one of ${names.join(', ')}`})`);
+    if (!upstreams[via])
+      throw new ModelConfigError(`${where}: no upstream '${via}' in the 'upstreams' setting${names.length ? ` (there: ${names.join(', ')})` : ''}`);
     routes[id] = { mode: route.mode, upstream: via, model: route.upstream.model };
   }
   return { upstreams, routes };

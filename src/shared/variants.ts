@@ -4,14 +4,7 @@
 // keeps the two in step.
 import type { EngineKind } from './engine-kinds/names';
 
-export const VARIANT_IDS = [
-  'svc-model-5.2',
-  'svc-model-5.2-fast',
-  'svc-model-5.2-short',
-  'svc-model-5.2-short-fast',
-  'svc-vision',
-  'svc-embed',
-] as const;
+export const VARIANT_IDS = ['svc-model-5.2', 'svc-model-5.2-fast', 'svc-model-5.2-short', 'svc-model-5.2-short-fast', 'svc-vision', 'svc-embed'] as const;
 
 export type VariantId = (typeof VARIANT_IDS)[number];
 

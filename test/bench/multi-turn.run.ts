@@ -38,7 +38,8 @@ async function conversation(model: VariantId) {
     expect(content).toBe(answer);
     const prefilled = r.engine().prefilled.at(-1)!;
     // Tokens new to this turn: the user message in its template, and the reply header.
-    const fresh = fakeTokens(`<|im_start|>user\n${question}<|im_end|>\n`).length + fakeTokens(`<|im_start|>assistant\n${thinks ? '' : '<think>\n\n</think>\n\n'}`).length;
+    const fresh =
+      fakeTokens(`<|im_start|>user\n${question}<|im_end|>\n`).length + fakeTokens(`<|im_start|>assistant\n${thinks ? '' : '<think>\n\n</think>\n\n'}`).length;
     turns.push({ prompt: usage!.prompt_tokens, prefilled, cached: usage!.prompt_tokens_details.cached_tokens, fresh });
     messages.push({ role: 'assistant', content });
   }

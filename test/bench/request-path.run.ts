@@ -21,7 +21,9 @@ const BODY = {
     { role: 'system', content: 'Use the tools.' },
     { role: 'user', content: 'Weather in Oslo?' },
   ],
-  tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } }],
+  tools: [
+    { type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } },
+  ],
   max_tokens: 64,
   temperature: 0,
 };

@@ -22,7 +22,12 @@ function ask(page: Page, key: string, content: string, options: { stream?: boole
       const res = await fetch('/v1/chat/completions', {
         method: 'POST',
         headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'svc-model-5.2-fast', messages: [{ role: 'user', content }], stream, stream_options: stream ? { include_usage: true } : undefined }),
+        body: JSON.stringify({
+          model: 'svc-model-5.2-fast',
+          messages: [{ role: 'user', content }],
+          stream,
+          stream_options: stream ? { include_usage: true } : undefined,
+        }),
       });
       if (res.status !== 200) throw new Error(`status ${res.status}: ${await res.text()}`);
       if (!stream) return { tokens: ((await res.json()) as { usage: { total_tokens: number } }).usage.total_tokens, complete: true };
@@ -155,7 +160,12 @@ test('IndexedDB blocked while answers go out: their bookings wait and are made o
     });
   });
   // With them, a stream that fails in-band: booked with its prompt once the database opens.
-  const [broken, ...rest] = await Promise.all([ask(page, key, 'fail after 6', { stream: true }), ask(page, key, 'count 7'), ask(page, key, 'count 9', { stream: true }), ask(page, key, 'count 11')]);
+  const [broken, ...rest] = await Promise.all([
+    ask(page, key, 'fail after 6', { stream: true }),
+    ask(page, key, 'count 7'),
+    ask(page, key, 'count 9', { stream: true }),
+    ask(page, key, 'count 11'),
+  ]);
   told.push(...rest);
   expect(told.every((t) => t.complete)).toBe(true);
   expect(broken).toEqual({ tokens: 6, complete: false });

@@ -80,7 +80,13 @@ test('a key sees only the models it reaches; others answer exactly like unknown 
 });
 
 test('POST /v1/chat/completions answers a chat.completion object', async () => {
-  const answer = await chat(page, key, { ...hi, messages: [{ role: 'system', content: 'be kind' }, { role: 'user', content: 'hello world' }] });
+  const answer = await chat(page, key, {
+    ...hi,
+    messages: [
+      { role: 'system', content: 'be kind' },
+      { role: 'user', content: 'hello world' },
+    ],
+  });
   expect(answer.status).toBe(200);
   expect(answer.headers['content-type']).toBe('application/json; charset=utf-8');
   expect(answer.headers['x-request-id']).toMatch(/^req_/);
@@ -117,11 +123,18 @@ test('usage.prompt_tokens_details.cached_tokens: the earlier turns of a continue
   const first = await ask([{ role: 'user', content: 'turn one' }]);
   expect(first.usage.prompt_tokens_details.cached_tokens).toBe(0);
   // The client sends back the content only; the reasoning it was given stays out, as clients do.
-  const history = [{ role: 'user', content: 'turn one' }, { role: 'assistant', content: first.content }];
+  const history = [
+    { role: 'user', content: 'turn one' },
+    { role: 'assistant', content: first.content },
+  ];
   const second = await ask([...history, { role: 'user', content: 'turn two' }]);
   // Everything but the new message ("turn two": 2 tokens, plus 4 of the test engine's template) was cached.
   expect(second.usage.prompt_tokens_details.cached_tokens).toBe(second.usage.prompt_tokens - (2 + 4));
-  const edited = await ask([{ role: 'user', content: 'turn 1' }, { role: 'assistant', content: first.content }, { role: 'user', content: 'turn two' }]);
+  const edited = await ask([
+    { role: 'user', content: 'turn 1' },
+    { role: 'assistant', content: first.content },
+    { role: 'user', content: 'turn two' },
+  ]);
   expect(edited.usage.prompt_tokens_details.cached_tokens).toBe(0);
 });
 
@@ -156,7 +169,8 @@ test('max_tokens and max_completion_tokens cut with finish_reason length; stop c
   };
   expect(stopped.choices[0]).toMatchObject({ message: { content: '1 2 3 4' }, finish_reason: 'stop' });
   // A thinking variant: the stop sequence also occurs in the thinking, which runs on; only the answer is cut.
-  const thought = (await chat(page, key, { ...hi, model: 'svc-model-5.2', messages: [{ role: 'user', content: 'count 10' }], stop: ['about', ' 10'] })).json as {
+  const thought = (await chat(page, key, { ...hi, model: 'svc-model-5.2', messages: [{ role: 'user', content: 'count 10' }], stop: ['about', ' 10'] }))
+    .json as {
     choices: { message: { content: string; reasoning_content: string }; finish_reason: string }[];
   };
   expect(thought.choices[0]).toMatchObject({ message: { content: '1 2 3 4 5 6 7 8 9', reasoning_content: 'Thinking about: count 10' }, finish_reason: 'stop' });
@@ -165,7 +179,11 @@ test('max_tokens and max_completion_tokens cut with finish_reason length; stop c
 test('401: missing header, not Bearer, unknown key, revoked key', async () => {
   expectError(await call(page, '/v1/models'), 401, 'missing_api_key');
   expectError(await call(page, '/v1/models', { headers: { authorization: `Basic ${key}` } }), 401, 'missing_api_key');
-  expectError(await call(page, '/v1/chat/completions', { method: 'POST', body: JSON.stringify(hi), headers: { 'content-type': 'application/json' } }), 401, 'missing_api_key');
+  expectError(
+    await call(page, '/v1/chat/completions', { method: 'POST', body: JSON.stringify(hi), headers: { 'content-type': 'application/json' } }),
+    401,
+    'missing_api_key',
+  );
   const forged = `sk-svc-${'A'.repeat(43)}`;
   const unknown = await call(page, '/v1/models', { headers: { authorization: `Bearer ${forged}` } });
   expectError(unknown, 401, 'invalid_api_key');
@@ -214,7 +232,11 @@ test('400 context_length_exceeded before anything is generated', async () => {
 test('413 request_too_large over 20 MiB', async () => {
   const answer = await page.evaluate(async (key) => {
     const big = JSON.stringify({ model: 'svc-model-5.2-fast', messages: [{ role: 'user', content: 'x'.repeat(21 * 1024 * 1024) }] });
-    const res = await fetch('/v1/chat/completions', { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: big });
+    const res = await fetch('/v1/chat/completions', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: big,
+    });
     return { status: res.status, body: await res.json() };
   }, key);
   expect(answer.status).toBe(413);

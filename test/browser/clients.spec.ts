@@ -101,7 +101,11 @@ test('AI SDK openai-compatible provider: generateText and streamText', async ({ 
 test('LangChain ChatOpenAI: invoke and stream', async ({ page }) => {
   const key = await setup(page);
   const result = await page.evaluate(async (apiKey) => {
-    const model = new window.clients.ChatOpenAI({ model: 'svc-model-5.2-fast', apiKey, configuration: { baseURL: `${location.origin}/v1`, dangerouslyAllowBrowser: true } });
+    const model = new window.clients.ChatOpenAI({
+      model: 'svc-model-5.2-fast',
+      apiKey,
+      configuration: { baseURL: `${location.origin}/v1`, dangerouslyAllowBrowser: true },
+    });
     const reply = await model.invoke('hello langchain');
     let streamed = '';
     for await (const chunk of await model.stream('count 3')) streamed += chunk.content as string;
@@ -144,7 +148,12 @@ test('openai SDK: runTools to completion, a streamed tool call, parse with zodRe
     const stream = client.chat.completions.stream({
       model: 'svc-model-5.2-short',
       messages: [{ role: 'user', content: 'anything' }],
-      tools: [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object', properties: { q: { type: 'string', minLength: 5 } }, required: ['q'] } } }],
+      tools: [
+        {
+          type: 'function',
+          function: { name: 'lookup', parameters: { type: 'object', properties: { q: { type: 'string', minLength: 5 } }, required: ['q'] } },
+        },
+      ],
       tool_choice: 'required',
     });
     let fragments = 0;
@@ -252,7 +261,12 @@ test('LangChain: bindTools and a ToolMessage round trip; withStructuredOutput wi
   const key = await setup(page);
   const result = await page.evaluate(async (apiKey) => {
     const { ChatOpenAI, HumanMessage, langchainTool, z } = window.clients;
-    const model = new ChatOpenAI({ model: 'svc-model-5.2-fast', apiKey, maxRetries: 0, configuration: { baseURL: `${location.origin}/v1`, dangerouslyAllowBrowser: true } });
+    const model = new ChatOpenAI({
+      model: 'svc-model-5.2-fast',
+      apiKey,
+      maxRetries: 0,
+      configuration: { baseURL: `${location.origin}/v1`, dangerouslyAllowBrowser: true },
+    });
     const weather = langchainTool(async ({ city }: { city: string }) => `sunny in ${city}`, {
       name: 'get_weather',
       description: 'The weather in a city',

@@ -66,7 +66,7 @@ test('the page\'s clock a year ahead: "last used" never before "created", and bo
   await expect(row.locator('[data-label="Last used"]')).toHaveText('just now');
 });
 
-test('the service worker\'s clock ran an hour ahead and was corrected: lastUsedAt is not left in the future', async ({ page, context }) => {
+test("the service worker's clock ran an hour ahead and was corrected: lastUsedAt is not left in the future", async ({ page, context }) => {
   await openApp(page);
   const key = await makeKey(page, { name: 'corrected' });
   const sw = await serviceWorker(context);
@@ -87,7 +87,10 @@ test('the service worker\'s clock ran an hour ahead and was corrected: lastUsedA
   expect(await sw.evaluate(() => (globalThis as unknown as { __skew?: number }).__skew)).toBe(0); // the same worker throughout
 });
 
-test('a key deleted from IndexedDB while the service worker\'s clock is an hour behind stops answering within the key memory\'s 5 s', async ({ page, context }) => {
+test("a key deleted from IndexedDB while the service worker's clock is an hour behind stops answering within the key memory's 5 s", async ({
+  page,
+  context,
+}) => {
   await openApp(page);
   const key = await makeKey(page, { name: 'deleted' });
   const sw = await serviceWorker(context);

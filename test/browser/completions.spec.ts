@@ -19,20 +19,30 @@ test('legacy completions: JSON, stream with [DONE], refusals; openai SDK complet
     usage: { prompt_tokens: 4, completion_tokens: 5, total_tokens: 9 },
   });
 
-  const short = await post({ model: 'svc-model-5.2-fast', prompt: 'one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen' });
+  const short = await post({
+    model: 'svc-model-5.2-fast',
+    prompt: 'one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen',
+  });
   expect(short.json).toMatchObject({ choices: [{ finish_reason: 'length' }], usage: { completion_tokens: 16 } });
 
   const streamed = await post({ model: 'svc-model-5.2-fast', prompt: 'a b', stream: true, stream_options: { include_usage: true } });
   expect(streamed.headers['content-type']).toMatch(/^text\/event-stream/);
   const events = sseEvents(streamed.text);
   expect(events.at(-1)).toBe('[DONE]');
-  const chunks = events.slice(0, -1).map((e) => JSON.parse(e) as { object: string; choices: { text: string; finish_reason: string | null }[]; usage?: unknown });
+  const chunks = events
+    .slice(0, -1)
+    .map((e) => JSON.parse(e) as { object: string; choices: { text: string; finish_reason: string | null }[]; usage?: unknown });
   for (const chunk of chunks) expect(chunk.object).toBe('text_completion');
   expect(chunks.map((c) => c.choices[0]?.text ?? '').join('')).toBe('Echo: a b');
   expect(chunks.at(-2)!.choices[0]!.finish_reason).toBe('stop');
   expect(chunks.at(-1)).toMatchObject({ choices: [], usage: { prompt_tokens: 2, completion_tokens: 3 } });
 
-  for (const [field, value] of [['n', 2], ['suffix', 'tail'], ['best_of', 2], ['echo', true]] as const) {
+  for (const [field, value] of [
+    ['n', 2],
+    ['suffix', 'tail'],
+    ['best_of', 2],
+    ['echo', true],
+  ] as const) {
     const refused = await post({ model: 'svc-model-5.2-fast', prompt: 'x', [field]: value });
     expect(refused.status).toBe(400);
     expect(refused.json).toMatchObject({ error: { code: 'unsupported_parameter', param: field } });
@@ -48,5 +58,9 @@ test('legacy completions: JSON, stream with [DONE], refusals; openai SDK complet
     for await (const chunk of stream) text += chunk.choices[0]?.text ?? '';
     return { text: completion.choices[0]!.text, usage: completion.usage, streamed: text };
   }, key);
-  expect(sdk).toEqual({ text: 'Echo: hello legacy', usage: expect.objectContaining({ prompt_tokens: 2, completion_tokens: 3 }), streamed: 'Echo: streamed legacy' });
+  expect(sdk).toEqual({
+    text: 'Echo: hello legacy',
+    usage: expect.objectContaining({ prompt_tokens: 2, completion_tokens: 3 }),
+    streamed: 'Echo: streamed legacy',
+  });
 });

@@ -63,18 +63,20 @@ test('the example app answers through the openai SDK, JSON and streamed, from in
   await expect(second.getByRole('status')).toHaveText('Ready.', { timeout: 30_000 });
   expect(await second.evaluate(() => (window as unknown as { inpage: { engine: unknown } }).inpage.engine)).toBeNull();
   expect(await ask(second, 'from the second tab', false)).toBe('Echo: from the second tab');
-  const keys = await second.evaluate(async () => (await (window as unknown as { inpage: { keys: { list(): Promise<{ name: string }[]> } } }).inpage.keys.list()).map((k) => k.name));
+  const keys = await second.evaluate(async () =>
+    (await (window as unknown as { inpage: { keys: { list(): Promise<{ name: string }[]> } } }).inpage.keys.list()).map((k) => k.name),
+  );
   expect(keys).toEqual(['openai-app']);
 
   // The first tab closes; the second takes the engine over and keeps answering.
   await page.close();
-  await expect
-    .poll(() => second.evaluate(() => (window as unknown as { inpage: { engine: unknown } }).inpage.engine !== null), { timeout: 15_000 })
-    .toBe(true);
+  await expect.poll(() => second.evaluate(() => (window as unknown as { inpage: { engine: unknown } }).inpage.engine !== null), { timeout: 15_000 }).toBe(true);
   expect(await ask(second, 'after the takeover', true)).toBe('Echo: after the takeover');
 });
 
-test('the library watches its service worker: unregistered, it is registered again; when that fails the app hears why, and then that it is back', async ({ page }) => {
+test('the library watches its service worker: unregistered, it is registered again; when that fails the app hears why, and then that it is back', async ({
+  page,
+}) => {
   test.setTimeout(90_000);
   type Inpage = { service: { running: boolean; reason?: string }; onServiceLost(l: (r: string) => void): void; onServiceRestored(l: () => void): void };
   await page.goto(`${server.origin}/`);
@@ -156,7 +158,10 @@ test("an app with its own service worker: inpage runs in it as a guest (importSc
       "self.addEventListener('fetch', (event) => { if (new URL(event.request.url).pathname === '/from-app-worker') event.respondWith(new Response('the app worker answered')); });",
     ].join('\n'),
   );
-  server.override('/plain-sw.js', "self.addEventListener('activate', (event) => event.waitUntil(self.clients.claim())); self.addEventListener('fetch', () => {});");
+  server.override(
+    '/plain-sw.js',
+    "self.addEventListener('activate', (event) => event.waitUntil(self.clients.claim())); self.addEventListener('fetch', () => {});",
+  );
   const context = await browser.newContext();
   try {
     const page = await context.newPage();
@@ -188,7 +193,10 @@ test("an app with its own service worker: inpage runs in it as a guest (importSc
       await navigator.serviceWorker.register('/plain-sw.js', { scope: '/' });
       const url = '/inpage.js';
       const { installInpage } = (await import(/* @vite-ignore */ url)) as { installInpage(o: unknown): Promise<unknown> };
-      return installInpage({ models: ['svc-model-5.2-short-fast'], serviceWorker: 'own' }).then(() => 'installed', (err: unknown) => String(err));
+      return installInpage({ models: ['svc-model-5.2-short-fast'], serviceWorker: 'own' }).then(
+        () => 'installed',
+        (err: unknown) => String(err),
+      );
     });
     expect(refused).toContain(`the service worker that controls this page (${server.origin}/plain-sw.js) does not run inpage`);
     await other.close();
@@ -198,7 +206,9 @@ test("an app with its own service worker: inpage runs in it as a guest (importSc
   }
 });
 
-test('without the plugin, at a sub-path: inpage finds its service worker, settings file and engine beside itself, and the API is <base>v1', async ({ browser }) => {
+test('without the plugin, at a sub-path: inpage finds its service worker, settings file and engine beside itself, and the API is <base>v1', async ({
+  browser,
+}) => {
   server.override('/plain/index.html', '<!doctype html><title>plain at a sub-path</title>');
   server.override('/plain/inpage.config.json', '{"queueDepth": 4}');
   const context = await browser.newContext();
@@ -218,7 +228,12 @@ test('without the plugin, at a sub-path: inpage finds its service worker, settin
       });
       const body = (await res.json()) as { choices: { message: { content: string } }[] };
       const registration = await navigator.serviceWorker.getRegistration();
-      return { baseURL: inpage.baseURL, content: body.choices[0]!.message.content, scope: registration?.scope, worker: navigator.serviceWorker.controller?.scriptURL };
+      return {
+        baseURL: inpage.baseURL,
+        content: body.choices[0]!.message.content,
+        scope: registration?.scope,
+        worker: navigator.serviceWorker.controller?.scriptURL,
+      };
     });
     expect(outcome).toEqual({
       baseURL: `${server.origin}/plain/v1`,

@@ -10,11 +10,16 @@ test.beforeEach(async ({ context }) => {
   await deployConfig(context, { modelBaseUrl: `${NOWHERE}/models`, modelLibBaseUrl: `${NOWHERE}/libs` });
 });
 
-test('embeddings whose model cannot load: 503 model_load_failed naming snowflake-arctic-embed-s, its state kept; checks before the engine still 400', async ({ page }) => {
+test('embeddings whose model cannot load: 503 model_load_failed naming snowflake-arctic-embed-s, its state kept; checks before the engine still 400', async ({
+  page,
+}) => {
   await openApp(page, '/');
   const key = await makeKey(page);
   const ask = (body: unknown) => call(page, '/v1/embeddings', { method: 'POST', headers: auth(key), body: JSON.stringify(body) });
-  for (const body of [{ model: 'svc-embed', input: 'hello' }, { model: 'svc-embed', input: ['a', 'b'], encoding_format: 'base64' }]) {
+  for (const body of [
+    { model: 'svc-embed', input: 'hello' },
+    { model: 'svc-embed', input: ['a', 'b'], encoding_format: 'base64' },
+  ]) {
     const answer = await ask(body);
     expect(answer.status, answer.text).toBe(503);
     expect(answer.json).toMatchObject({ error: { type: 'server_error', code: 'model_load_failed', param: null } });

@@ -13,7 +13,6 @@ function expectError(answer: Answer, status: number, code: string, param: string
 
 const post = (page: Page, key: string, body: unknown) => call(page, '/v1/embeddings', { method: 'POST', headers: auth(key), body: JSON.stringify(body) });
 
-
 test('openai SDK embeddings.create: float and base64, 384 unit-length dimensions, same input same vector', async ({ page }) => {
   await openApp(page, '/test/pages/clients.html');
   const key = await makeKey(page);
@@ -121,7 +120,7 @@ test('the Connect area has an embeddings snippet, and it runs as shown with the 
   expect(Math.abs(similarity)).toBeLessThan(0.999);
 });
 
-test("Connect snippets name models the filled-in key reaches, and say when it reaches no embedding model", async ({ page }) => {
+test('Connect snippets name models the filled-in key reaches, and say when it reaches no embedding model', async ({ page }) => {
   await openWorkspace(page);
   await registerThroughForm(page);
   const key = await page.evaluate(async () => (await window.inpage!.keys.create({ name: 'narrow', models: ['svc-model-5.2-short-fast'] })).key);
@@ -135,19 +134,24 @@ test("Connect snippets name models the filled-in key reaches, and say when it re
     await expect(code(id)).toContainText("'svc-model-5.2-short-fast'");
     await expect(code(id)).not.toContainText("'svc-model-5.2-fast'");
   }
-  await expect(page.locator('[data-snippet="embeddings"] .hint')).toHaveText('npm install openai. This key reaches no embedding model: make one that includes svc-embed in API Keys.');
+  await expect(page.locator('[data-snippet="embeddings"] .hint')).toHaveText(
+    'npm install openai. This key reaches no embedding model: make one that includes svc-embed in API Keys.',
+  );
   const fetchCode = (await code('fetch').textContent())!;
   const openaiCode = (await code('openai').textContent())!;
   // Run as copied: both print the answer of the one model the key reaches.
   await page.goto('/test/pages/clients.html');
   await page.evaluate(async () => void (await window.inpageReady));
-  const logged = await page.evaluate(async ([fetchSource, openaiSource]) => {
-    const AsyncFunction = (async () => undefined).constructor as new (...args: string[]) => (OpenAI: unknown, console: unknown) => Promise<void>;
-    const lines: unknown[] = [];
-    const console = { log: (line: unknown) => lines.push(line) };
-    await new AsyncFunction('OpenAI', 'console', fetchSource!)(window.clients.OpenAI, console);
-    await new AsyncFunction('OpenAI', 'console', openaiSource!.replace("import OpenAI from 'openai';", ''))(window.clients.OpenAI, console);
-    return lines;
-  }, [fetchCode, openaiCode]);
+  const logged = await page.evaluate(
+    async ([fetchSource, openaiSource]) => {
+      const AsyncFunction = (async () => undefined).constructor as new (...args: string[]) => (OpenAI: unknown, console: unknown) => Promise<void>;
+      const lines: unknown[] = [];
+      const console = { log: (line: unknown) => lines.push(line) };
+      await new AsyncFunction('OpenAI', 'console', fetchSource!)(window.clients.OpenAI, console);
+      await new AsyncFunction('OpenAI', 'console', openaiSource!.replace("import OpenAI from 'openai';", ''))(window.clients.OpenAI, console);
+      return lines;
+    },
+    [fetchCode, openaiCode],
+  );
   expect(logged).toEqual(['Echo: Say hello in five words.', 'Echo: Say hello in five words.']);
 });

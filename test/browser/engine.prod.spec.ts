@@ -35,7 +35,14 @@ test('the production worker boots on SwiftShader and reports the adapter and its
 
   const key = await makeKey(page);
   const models = (await call(page, '/v1/models', { headers: { authorization: `Bearer ${key}` } })).json as ModelList;
-  expect(models.data.map((m) => m.id)).toEqual(['svc-model-5.2', 'svc-model-5.2-fast', 'svc-model-5.2-short', 'svc-model-5.2-short-fast', 'svc-vision', 'svc-embed']);
+  expect(models.data.map((m) => m.id)).toEqual([
+    'svc-model-5.2',
+    'svc-model-5.2-fast',
+    'svc-model-5.2-short',
+    'svc-model-5.2-short-fast',
+    'svc-vision',
+    'svc-embed',
+  ]);
   for (const model of models.data) {
     expect(model.state).toBe('not_downloaded');
     if (model.id === 'svc-embed') continue;
@@ -144,10 +151,28 @@ test('svc-vision reads data:, blob: and image URLs of the allowed hosts in the e
     const data = `data:image/png;base64,${btoa(String.fromCharCode(...bytes))}`;
     const revoked = URL.createObjectURL(blob);
     URL.revokeObjectURL(revoked);
-    return { data, blob: URL.createObjectURL(blob), revoked, notImage: `data:image/png;base64,${btoa('not a picture')}`, own: `${location.origin}/test-images/cat.png`, gone: `${location.origin}/test-images/gone.png` };
+    return {
+      data,
+      blob: URL.createObjectURL(blob),
+      revoked,
+      notImage: `data:image/png;base64,${btoa('not a picture')}`,
+      own: `${location.origin}/test-images/cat.png`,
+      gone: `${location.origin}/test-images/gone.png`,
+    };
   });
   const ask = (url: string) =>
-    chat(page, key, { model: 'svc-vision', messages: [{ role: 'user', content: [{ type: 'text', text: 'what is this?' }, { type: 'image_url', image_url: { url } }] }] });
+    chat(page, key, {
+      model: 'svc-vision',
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'what is this?' },
+            { type: 'image_url', image_url: { url } },
+          ],
+        },
+      ],
+    });
 
   // Readable images get as far as the model load, which fails here for want of weights.
   for (const url of [urls.data, urls.blob, urls.own]) {
@@ -185,7 +210,10 @@ test('an engine worker that dies is restarted and serves the service worker agai
   expect((await adapterReport(page)).available).toBe(true);
 });
 
-test('without a WebGPU adapter: web-llm (when the deployment forces it) answers 503 webgpu_unavailable with the browser\'s reason; by default llama.cpp serves on the CPU', async ({ browserName, baseURL }) => {
+test("without a WebGPU adapter: web-llm (when the deployment forces it) answers 503 webgpu_unavailable with the browser's reason; by default llama.cpp serves on the CPU", async ({
+  browserName,
+  baseURL,
+}) => {
   expect(browserName).toBe('chromium');
   // A browser of its own without the unsafe SwiftShader adapter: on this GPU-less machine it has no WebGPU adapter.
   const args = CHROMIUM_ARGS.filter((arg) => !arg.startsWith('--enable-unsafe-'));
@@ -220,11 +248,21 @@ test('without a WebGPU adapter: web-llm (when the deployment forces it) answers 
     expect((small.json as ErrorBody).error.message).toContain(`${NOWHERE}/gguf/`);
     const states = (await call(auto, '/v1/models', { headers: { authorization: `Bearer ${autoKey}` } })).json as ModelList;
     // Qwen3-8B's two variants are unavailable before anyone asks (too large here), the rest not downloaded.
-    expect(states.data.filter((m) => m.id !== 'svc-embed').map((m) => m.state)).toEqual(['unavailable', 'unavailable', 'not_downloaded', 'not_downloaded', 'not_downloaded']);
+    expect(states.data.filter((m) => m.id !== 'svc-embed').map((m) => m.state)).toEqual([
+      'unavailable',
+      'unavailable',
+      'not_downloaded',
+      'not_downloaded',
+      'not_downloaded',
+    ]);
     expect(states.data.find((m) => m.id === 'svc-model-5.2-fast')).toMatchObject({ state: 'unavailable' });
     // llama.cpp has no embedding model: svc-embed is listed as unavailable, and a request says why.
     expect(states.data.find((m) => m.id === 'svc-embed')!.state).toBe('unavailable');
-    const embed = await call(auto, '/v1/embeddings', { method: 'POST', headers: { authorization: `Bearer ${autoKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'svc-embed', input: 'x' }) });
+    const embed = await call(auto, '/v1/embeddings', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${autoKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'svc-embed', input: 'x' }),
+    });
     expect(embed.status).toBe(503);
     expect((embed.json as ErrorBody).error.message).toContain('web-llm');
   } finally {

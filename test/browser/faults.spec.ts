@@ -20,7 +20,11 @@ declare global {
 async function startStream(page: Page, key: string, events: number, content = 'count 100000'): Promise<string> {
   return page.evaluate(
     async ({ key, body, events }) => {
-      const res = await fetch('/v1/chat/completions', { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const res = await fetch('/v1/chat/completions', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
       const reader = res.body!.getReader();
       const decoder = new TextDecoder();
       let text = '';
@@ -35,7 +39,6 @@ async function startStream(page: Page, key: string, events: number, content = 'c
     { key, body: { ...long, messages: [{ role: 'user', content }] }, events },
   );
 }
-
 
 /** Reads the started stream to its end: how it ended, and the last of its text. */
 async function finishStream(page: Page): Promise<{ ended: 'done' | 'error'; error?: string; tail: string; text: string }> {
@@ -79,7 +82,7 @@ const readState = (page: Page) =>
       req.onsuccess = () => resolve(req.result);
       req.onerror = () => reject(req.error);
     });
-    const get = <T,>(store: string, key?: string) =>
+    const get = <T>(store: string, key?: string) =>
       new Promise<T>((resolve, reject) => {
         const req = key === undefined ? db.transaction(store).objectStore(store).getAll() : db.transaction(store).objectStore(store).get(key);
         req.onsuccess = () => resolve(req.result as T);
@@ -89,7 +92,12 @@ const readState = (page: Page) =>
     const setting = await get<unknown>('settings', 'fault-test');
     const workspace = await get<{ orgId: string }>('workspace', 'current');
     db.close();
-    return { version: db.version, keys: keys.map((k) => ({ id: k.id, name: k.name, hash: k.hash, revokedAt: k.revokedAt })).sort((a, b) => a.id.localeCompare(b.id)), setting, orgId: workspace.orgId };
+    return {
+      version: db.version,
+      keys: keys.map((k) => ({ id: k.id, name: k.name, hash: k.hash, revokedAt: k.revokedAt })).sort((a, b) => a.id.localeCompare(b.id)),
+      setting,
+      orgId: workspace.orgId,
+    };
   });
 
 test('the service worker stopped mid-stream: the stream ends as a network error, the next request works', async ({ page }) => {
@@ -176,9 +184,11 @@ test('an engine worker that hangs is replaced after missed heartbeats; the next 
   const engineWorker = page.workers().find((w) => w.url().includes('engine-worker'));
   expect(engineWorker).toBeDefined();
   // Alive (its locks held) but never answering again.
-  void engineWorker!.evaluate(() => {
-    for (;;);
-  }).catch(() => undefined);
+  void engineWorker!
+    .evaluate(() => {
+      for (;;);
+    })
+    .catch(() => undefined);
   await expect.poll(() => page.evaluate(() => window.inpage!.engine!.restarts), { timeout: 10_000 }).toBe(1);
   let next = await chat(page, key, hi('after the hang'));
   for (let attempt = 0; next.status === 503 && attempt < 40; attempt++) {
@@ -291,7 +301,9 @@ test('storage quota exhausted: writes fail with a clear error, /v1 keeps answeri
   const made = await page.evaluate(async () => (await window.inpage!.keys.create({ name: 'after the squeeze' })).record.name);
   expect(made).toBe('after the squeeze');
   const names = (await readState(page)).keys.map((k) => k.name).sort();
-  expect(names).toEqual(refused.createKey === 'ok' ? ['after the squeeze', 'before the squeeze', 'during the squeeze'] : ['after the squeeze', 'before the squeeze']);
+  expect(names).toEqual(
+    refused.createKey === 'ok' ? ['after the squeeze', 'before the squeeze', 'during the squeeze'] : ['after the squeeze', 'before the squeeze'],
+  );
   expect((await chat(page, key, hi('roomy'))).status).toBe(200);
 });
 

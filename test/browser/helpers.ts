@@ -22,9 +22,7 @@ export interface Answer {
  * place, with `installInpage({config})`, that model sources, queue depth and heartbeat come from).
  */
 export async function deployConfig(context: BrowserContext, config: Record<string, unknown>): Promise<void> {
-  await context.route('**/inpage.config.json', (route) =>
-    route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(config) }),
-  );
+  await context.route('**/inpage.config.json', (route) => route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(config) }));
 }
 
 /** Opens `path`, waits until the service worker controls it (and the engine is hosted), returns nothing. */
@@ -37,27 +35,33 @@ export async function openApp(page: Page, path = '/'): Promise<void> {
 
 /** Registers the workspace (if needed) and makes a key; returns the full key. */
 export async function makeKey(page: Evaluator, options: { name?: string; models?: ModelId[] } = {}): Promise<string> {
-  return page.evaluate(async ({ name, models }) => {
-    const api = await window.inpageReady!;
-    await api.workspace.register('Test workspace');
-    const created = await api.keys.create(models ? { name, models } : { name });
-    return created.key;
-  }, { name: options.name ?? 'test key', models: options.models });
+  return page.evaluate(
+    async ({ name, models }) => {
+      const api = await window.inpageReady!;
+      await api.workspace.register('Test workspace');
+      const created = await api.keys.create(models ? { name, models } : { name });
+      return created.key;
+    },
+    { name: options.name ?? 'test key', models: options.models },
+  );
 }
 
 /** A fetch made by a script of the page, as any client of the origin would. */
 export async function call(page: Evaluator, path: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Answer> {
-  return page.evaluate(async ({ path, init }) => {
-    const res = await fetch(path, init);
-    const text = await res.text();
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = null;
-    }
-    return { status: res.status, headers: Object.fromEntries(res.headers.entries()), text, json };
-  }, { path, init });
+  return page.evaluate(
+    async ({ path, init }) => {
+      const res = await fetch(path, init);
+      const text = await res.text();
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch {
+        json = null;
+      }
+      return { status: res.status, headers: Object.fromEntries(res.headers.entries()), text, json };
+    },
+    { path, init },
+  );
 }
 
 export function auth(key: string, extra: Record<string, string> = {}): Record<string, string> {

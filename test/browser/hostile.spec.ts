@@ -43,10 +43,10 @@ test('thousands of generated requests: contract-shaped answers only, no 500, the
   const sw = await watchServiceWorker(page);
   const seed = Number(process.env.HOSTILE_SEED ?? Date.now() % 2 ** 31);
 
-  const report = await page.evaluate(
-    ({ keys, options }) => window.bench.hostile(keys, options),
-    { keys: { all, fastOnly, revoked }, options: { numRuns: NUM_RUNS, seed, timeLimitMs: TIME_LIMIT_MS } },
-  );
+  const report = await page.evaluate(({ keys, options }) => window.bench.hostile(keys, options), {
+    keys: { all, fastOnly, revoked },
+    options: { numRuns: NUM_RUNS, seed, timeLimitMs: TIME_LIMIT_MS },
+  });
   test.info().annotations.push({ type: 'hostile', description: JSON.stringify({ ...report, counterexample: undefined }) });
 
   expect(report.failed, `seed ${report.seed} (HOSTILE_SEED=${report.seed} reproduces): ${report.error}\ncounterexample: ${report.counterexample}`).toBe(false);
@@ -59,7 +59,19 @@ test('thousands of generated requests: contract-shaped answers only, no 500, the
   expect(report.statuses['500'] ?? 0).toBe(0);
   // The generators reached both sides: real completions and every kind of client mistake.
   expect(report.successes).toBeGreaterThan(report.numRuns / 10);
-  for (const code of ['invalid_json', 'invalid_content_type', 'missing_api_key', 'invalid_api_key', 'model_not_found', 'unknown_url', 'method_not_allowed', 'invalid_type', 'invalid_value', 'missing_required_parameter', 'unsupported_parameter']) {
+  for (const code of [
+    'invalid_json',
+    'invalid_content_type',
+    'missing_api_key',
+    'invalid_api_key',
+    'model_not_found',
+    'unknown_url',
+    'method_not_allowed',
+    'invalid_type',
+    'invalid_value',
+    'missing_required_parameter',
+    'unsupported_parameter',
+  ]) {
     expect(report.codes[code] ?? 0, `no case produced ${code}: ${JSON.stringify(report.codes)}`).toBeGreaterThan(0);
   }
 

@@ -16,7 +16,10 @@ async function preferLocalClients(page: Page, context: BrowserContext, prefix: s
   return makeKey(page);
 }
 
-test('openai SDK in prefer-local: completion, stream with usage, a tool call and a json_schema object are the same from the upstream and from here', async ({ page, context }) => {
+test('openai SDK in prefer-local: completion, stream with usage, a tool call and a json_schema object are the same from the upstream and from here', async ({
+  page,
+  context,
+}) => {
   const key = await preferLocalClients(page, context, 'sdk');
   const run = () =>
     page.evaluate(async (apiKey) => {
@@ -24,7 +27,12 @@ test('openai SDK in prefer-local: completion, stream with usage, a tool call and
       const client = new OpenAI({ baseURL: `${location.origin}/v1`, apiKey, dangerouslyAllowBrowser: true });
       const model = 'svc-model-5.2-short-fast';
       const { data: completion, response } = await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'hello sdk' }] }).withResponse();
-      const stream = await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'count 5' }], stream: true, stream_options: { include_usage: true } });
+      const stream = await client.chat.completions.create({
+        model,
+        messages: [{ role: 'user', content: 'count 5' }],
+        stream: true,
+        stream_options: { include_usage: true },
+      });
       let streamed = '';
       let usage: unknown = null;
       for await (const chunk of stream) {
@@ -34,7 +42,9 @@ test('openai SDK in prefer-local: completion, stream with usage, a tool call and
       const tools = await client.chat.completions.create({
         model,
         messages: [{ role: 'user', content: 'what is the weather' }],
-        tools: [{ type: 'function', function: { name: 'weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } }],
+        tools: [
+          { type: 'function', function: { name: 'weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } },
+        ],
         tool_choice: 'required',
       });
       const parsed = await client.chat.completions.parse({
@@ -62,7 +72,11 @@ test('openai SDK in prefer-local: completion, stream with usage, a tool call and
   expect(first.finish).toBe('tool_calls');
   expect(first.object).toEqual({ x: expect.any(Number), label: expect.any(String) });
   // The weights downloaded meanwhile: this device answers now, with the same parsed results.
-  await expect.poll(async () => ((await call(page, '/v1/models/svc-model-5.2-short-fast', { headers: auth(key) })).json as { serving: { engine: string } }).serving.engine).toBe('local');
+  await expect
+    .poll(
+      async () => ((await call(page, '/v1/models/svc-model-5.2-short-fast', { headers: auth(key) })).json as { serving: { engine: string } }).serving.engine,
+    )
+    .toBe('local');
   const second = await run();
   expect(second.servedBy).toBe('local');
   const { servedBy: _a, ...fromUpstream } = first;
@@ -70,7 +84,10 @@ test('openai SDK in prefer-local: completion, stream with usage, a tool call and
   expect(fromHere).toEqual(fromUpstream);
 });
 
-test('AI SDK and LangChain in prefer-local: text, stream, a tool call and an object are the same from the upstream and from here', async ({ page, context }) => {
+test('AI SDK and LangChain in prefer-local: text, stream, a tool call and an object are the same from the upstream and from here', async ({
+  page,
+  context,
+}) => {
   const key = await preferLocalClients(page, context, 'frameworks');
   const run = () =>
     page.evaluate(async (apiKey) => {
@@ -83,7 +100,14 @@ test('AI SDK and LangChain in prefer-local: text, stream, a tool call and an obj
         return res;
       };
       const model = 'svc-model-5.2-short-fast';
-      const provider = createOpenAICompatible({ name: 'inpage', baseURL: `${location.origin}/v1`, apiKey, includeUsage: true, supportsStructuredOutputs: true, fetch: recording });
+      const provider = createOpenAICompatible({
+        name: 'inpage',
+        baseURL: `${location.origin}/v1`,
+        apiKey,
+        includeUsage: true,
+        supportsStructuredOutputs: true,
+        fetch: recording,
+      });
       const text = await generateText({ model: provider(model), prompt: 'hello ai sdk' });
       const streamed = streamText({ model: provider(model), prompt: 'count 4' });
       let streamedText = '';
@@ -115,7 +139,11 @@ test('AI SDK and LangChain in prefer-local: text, stream, a tool call and an obj
   expect(first).toMatchObject({ aiText: 'Echo: hello ai sdk', aiStreamed: '1 2 3 4', lcReply: 'Echo: hello langchain', lcStreamed: '1 2 3' });
   expect(first.aiCall).toEqual([{ name: 'weather', input: { city: expect.any(String) } }]);
   expect(first.aiObject).toEqual({ x: expect.any(Number), label: expect.any(String) });
-  await expect.poll(async () => ((await call(page, '/v1/models/svc-model-5.2-short-fast', { headers: auth(key) })).json as { serving: { engine: string } }).serving.engine).toBe('local');
+  await expect
+    .poll(
+      async () => ((await call(page, '/v1/models/svc-model-5.2-short-fast', { headers: auth(key) })).json as { serving: { engine: string } }).serving.engine,
+    )
+    .toBe('local');
   const second = await run();
   expect(new Set(second.servedBy)).toEqual(new Set(['local']));
   const { servedBy: _a, ...fromUpstream } = first;

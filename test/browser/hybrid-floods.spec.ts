@@ -59,10 +59,19 @@ async function localFromAnotherTab(context: BrowserContext, key: string): Promis
 }
 
 /** Starts a streamed request for FAST on `page` (not awaited), runs the other tab's local request meanwhile, then returns both. */
-async function floodBeside(page: Page, context: BrowserContext, key: string, body: Record<string, unknown> = {}): Promise<{ flood: string; local: string | null }> {
+async function floodBeside(
+  page: Page,
+  context: BrowserContext,
+  key: string,
+  body: Record<string, unknown> = {},
+): Promise<{ flood: string; local: string | null }> {
   const flood = page.evaluate(
     async ({ key, body }) => {
-      const res = await fetch('/v1/chat/completions', { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'svc-model-5.2-fast', messages: [{ role: 'user', content: 'x' }], stream: true, ...body }) });
+      const res = await fetch('/v1/chat/completions', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'svc-model-5.2-fast', messages: [{ role: 'user', content: 'x' }], stream: true, ...body }),
+      });
       return res.text();
     },
     { key, body },
@@ -76,7 +85,10 @@ async function start(page: Page): Promise<string> {
   return makeKey(page);
 }
 
-test('64 MiB without a newline, at the default bounds: an in-band upstream_error naming maxEventBytes, the upstream cut off; another tab answers meanwhile', async ({ page, context }) => {
+test('64 MiB without a newline, at the default bounds: an in-band upstream_error naming maxEventBytes, the upstream cut off; another tab answers meanwhile', async ({
+  page,
+  context,
+}) => {
   test.setTimeout(180_000);
   const tag = await deploy(context, 'flood-line');
   const key = await start(page);
@@ -133,14 +145,20 @@ test('usage of 1e308: disregarded, the answer counted here in safe whole numbers
   await deploy(context, 'flood-usage');
   const key = await start(page);
   const answer = await chat(page, key, { model: FAST, messages: [{ role: 'user', content: 'x' }] });
-  const json = answer.json as { choices: { message: { content: string }; finish_reason: string }[]; usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number } };
+  const json = answer.json as {
+    choices: { message: { content: string }; finish_reason: string }[];
+    usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
+  };
   expect(json.choices[0]).toMatchObject({ message: { content: 'One two' }, finish_reason: 'stop' });
   expect(json.usage.completion_tokens).toBe(2);
   expect(Number.isSafeInteger(json.usage.prompt_tokens) && json.usage.prompt_tokens > 0).toBe(true);
   expect(json.usage.total_tokens).toBe(json.usage.prompt_tokens + 2);
 });
 
-test('half an answer without its finish or [DONE] is an in-band upstream_error in chat, legacy completions and Responses streams, never a stop', async ({ page, context }) => {
+test('half an answer without its finish or [DONE] is an in-band upstream_error in chat, legacy completions and Responses streams, never a stop', async ({
+  page,
+  context,
+}) => {
   await deploy(context, 'flood-truncated');
   const key = await start(page);
   const words = 'broke off its answer: it ended without a finish_reason';
@@ -150,7 +168,9 @@ test('half an answer without its finish or [DONE] is an in-band upstream_error i
   expect(chatStream.error).toMatchObject({ code: 'upstream_error' });
   expect(chatStream.error.message).toContain(words);
 
-  const legacy = inBand((await call(page, '/v1/completions', { method: 'POST', headers: auth(key), body: JSON.stringify({ model: FAST, prompt: 'x', stream: true }) })).text);
+  const legacy = inBand(
+    (await call(page, '/v1/completions', { method: 'POST', headers: auth(key), body: JSON.stringify({ model: FAST, prompt: 'x', stream: true }) })).text,
+  );
   expect(legacy.content).toBe('One half');
   expect(legacy.finishes).toEqual([]);
   expect(legacy.error.message).toContain(words);
@@ -182,7 +202,14 @@ test("an upstream that echoes the key in its error: the connection's key is reda
         open.onerror = () => reject(open.error);
         open.onsuccess = () => {
           const tx = open.result.transaction('connections', 'readwrite');
-          tx.objectStore('connections').put({ name: 'echo', url, dialect: 'openai', key: secret, models: { 'svc-model-5.2-fast': { model: 'up/x', mode: 'upstream' } }, created: Date.now() });
+          tx.objectStore('connections').put({
+            name: 'echo',
+            url,
+            dialect: 'openai',
+            key: secret,
+            models: { 'svc-model-5.2-fast': { model: 'up/x', mode: 'upstream' } },
+            created: Date.now(),
+          });
           tx.oncomplete = () => (open.result.close(), resolve());
           tx.onerror = () => reject(tx.error);
         };
@@ -202,17 +229,40 @@ test("an upstream that echoes the key in its error: the connection's key is reda
 
 test('a vision request routed upstream with a link-local image URL is a 400 before anything is sent', async ({ page, context }) => {
   const tag = newTag();
-  await deployConfig(context, { upstreams: { gpu: { url: `${UP}/${tag}/openai/v1`, dialect: 'openai' } }, models: { 'svc-vision': { mode: 'upstream', upstream: { model: 'up/svc-vision' } } } });
+  await deployConfig(context, {
+    upstreams: { gpu: { url: `${UP}/${tag}/openai/v1`, dialect: 'openai' } },
+    models: { 'svc-vision': { mode: 'upstream', upstream: { model: 'up/svc-vision' } } },
+  });
   const key = await start(page);
-  const answer = await chat(page, key, { model: 'svc-vision', messages: [{ role: 'user', content: [{ type: 'text', text: 'what is this' }, { type: 'image_url', image_url: { url: 'http://169.254.169.254/latest/meta-data/iam/' } }] }] });
+  const answer = await chat(page, key, {
+    model: 'svc-vision',
+    messages: [
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'what is this' },
+          { type: 'image_url', image_url: { url: 'http://169.254.169.254/latest/meta-data/iam/' } },
+        ],
+      },
+    ],
+  });
   expect(answer.status).toBe(400);
-  expect((answer.json as ErrorBody).error).toMatchObject({ code: 'invalid_value', type: 'invalid_request_error', param: 'messages[0].content[1].image_url.url' });
+  expect((answer.json as ErrorBody).error).toMatchObject({
+    code: 'invalid_value',
+    type: 'invalid_request_error',
+    param: 'messages[0].content[1].image_url.url',
+  });
   expect(await upstreamLog(tag)).toEqual([]);
 });
 
 test('a key in a model-file base URL is refused at start-up, naming the setting', async ({ page, context }) => {
   await deployConfig(context, { ggufBaseUrl: 'https://cdn.example.com/models?sig=abc' });
   await page.goto('/');
-  const failure = await page.evaluate(() => window.inpageReady!.then(() => 'started', (err: Error) => err.message));
+  const failure = await page.evaluate(() =>
+    window.inpageReady!.then(
+      () => 'started',
+      (err: Error) => err.message,
+    ),
+  );
   expect(failure).toContain('ggufBaseUrl: a literal credential in inpage.config.json is refused');
 });

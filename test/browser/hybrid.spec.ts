@@ -14,10 +14,22 @@ const HOST = `upstream; host=127.0.0.1:${UPSTREAM_PORT}`;
 
 let tags = 0;
 /** Deploys one upstream `gpu` at `/<tag>/<flavour>/v1` and routes `ids` to it in `mode` (model `up/<id>`). */
-async function hybrid(context: BrowserContext, flavour: string, mode: string, ids: string[], options: { base?: string; timeoutMs?: number; tag?: string } = {}): Promise<string> {
+async function hybrid(
+  context: BrowserContext,
+  flavour: string,
+  mode: string,
+  ids: string[],
+  options: { base?: string; timeoutMs?: number; tag?: string } = {},
+): Promise<string> {
   const tag = options.tag ?? `t${process.pid}-${Date.now()}-${tags++}`;
   await deployConfig(context, {
-    upstreams: { gpu: { url: `${options.base ?? UP}/${tag}/${flavour}/v1`, dialect: flavour === 'llama' ? 'llama-server' : flavour.startsWith('fault') ? 'openai' : flavour, ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}) } },
+    upstreams: {
+      gpu: {
+        url: `${options.base ?? UP}/${tag}/${flavour}/v1`,
+        dialect: flavour === 'llama' ? 'llama-server' : flavour.startsWith('fault') ? 'openai' : flavour,
+        ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+      },
+    },
     models: Object.fromEntries(ids.map((id) => [id, { mode, upstream: { model: `up/${id}` } }])),
   });
   return tag;
@@ -25,7 +37,14 @@ async function hybrid(context: BrowserContext, flavour: string, mode: string, id
 const upstreamLog = async (tag: string): Promise<string[]> => (await (await fetch(`${UP}/${tag}/_log`)).json()) as string[];
 const upstreamLast = async (tag: string): Promise<Record<string, unknown>> => (await (await fetch(`${UP}/${tag}/_last`)).json()) as Record<string, unknown>;
 
-type Completion = { choices: { message: { content: string | null; reasoning?: string; reasoning_content?: string; tool_calls?: { function: { name: string; arguments: string } }[] }; finish_reason: string }[]; usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number }; timings?: Record<string, number> };
+type Completion = {
+  choices: {
+    message: { content: string | null; reasoning?: string; reasoning_content?: string; tool_calls?: { function: { name: string; arguments: string } }[] };
+    finish_reason: string;
+  }[];
+  usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
+  timings?: Record<string, number>;
+};
 const servedBy = (a: Answer) => a.headers['x-inpage-served-by'];
 const errorOf = (a: Answer) => (a.json as { error: { code: string; message: string; type: string } }).error;
 
@@ -37,7 +56,10 @@ async function start(page: Page): Promise<string> {
 test('prefer-local, weights not here: the upstream answers at once while they download, then this device answers the same', async ({ page, context }) => {
   const tag = await hybrid(context, 'vllm', 'prefer-local', ['svc-model-5.2-fast']);
   const key = await start(page);
-  const models = (await call(page, '/v1/models/svc-model-5.2-fast', { headers: auth(key) })).json as { mode: string; serving: { engine: string; why: string; upstream: { host: string } } };
+  const models = (await call(page, '/v1/models/svc-model-5.2-fast', { headers: auth(key) })).json as {
+    mode: string;
+    serving: { engine: string; why: string; upstream: { host: string } };
+  };
   expect(models.mode).toBe('prefer-local');
   expect(models.serving.engine).toBe('upstream');
   expect(models.serving.why).toContain('not downloaded');
@@ -47,7 +69,9 @@ test('prefer-local, weights not here: the upstream answers at once while they do
   // vLLM's thinking switch went with the -fast id, and the upstream's model name.
   expect(await upstreamLast(tag)).toMatchObject({ model: 'up/svc-model-5.2-fast', chat_template_kwargs: { enable_thinking: false }, stream: true });
   // The weights download in the background; once here, this device answers.
-  await expect.poll(async () => ((await call(page, '/v1/models/svc-model-5.2-fast', { headers: auth(key) })).json as { serving: { engine: string } }).serving.engine).toBe('local');
+  await expect
+    .poll(async () => ((await call(page, '/v1/models/svc-model-5.2-fast', { headers: auth(key) })).json as { serving: { engine: string } }).serving.engine)
+    .toBe('local');
   const second = await chat(page, key, body);
   expect(servedBy(second)).toBe('local');
   const a = first.json as Completion;
@@ -57,14 +81,21 @@ test('prefer-local, weights not here: the upstream answers at once while they do
   expect(b.usage).toEqual(a.usage);
 });
 
-test('thinking through vLLM\'s `reasoning` comes back in both spellings; the stream carries usage', async ({ page, context }) => {
+test("thinking through vLLM's `reasoning` comes back in both spellings; the stream carries usage", async ({ page, context }) => {
   await hybrid(context, 'vllm', 'upstream', ['svc-model-5.2']);
   const key = await start(page);
   const json = (await chat(page, key, { model: 'svc-model-5.2', messages: [{ role: 'user', content: 'hi' }] })).json as Completion;
   expect(json.choices[0]!.message).toMatchObject({ content: 'Echo: hi', reasoning: 'Thinking about: hi', reasoning_content: 'Thinking about: hi' });
-  const streamed = await chat(page, key, { model: 'svc-model-5.2', messages: [{ role: 'user', content: 'hi' }], stream: true, stream_options: { include_usage: true } });
+  const streamed = await chat(page, key, {
+    model: 'svc-model-5.2',
+    messages: [{ role: 'user', content: 'hi' }],
+    stream: true,
+    stream_options: { include_usage: true },
+  });
   expect(servedBy(streamed)).toBe(HOST);
-  const chunks = sseEvents(streamed.text).filter((d) => d !== '[DONE]').map((d) => JSON.parse(d) as { choices: { delta: { content?: string; reasoning?: string } }[]; usage?: { total_tokens: number } });
+  const chunks = sseEvents(streamed.text)
+    .filter((d) => d !== '[DONE]')
+    .map((d) => JSON.parse(d) as { choices: { delta: { content?: string; reasoning?: string } }[]; usage?: { total_tokens: number } });
   expect(chunks.map((c) => c.choices[0]?.delta.content ?? '').join('')).toBe('Echo: hi');
   expect(chunks.map((c) => c.choices[0]?.delta.reasoning ?? '').join('')).toBe('Thinking about: hi');
   expect(chunks.at(-1)!.usage!.total_tokens).toBe(json.usage.total_tokens);
@@ -75,7 +106,9 @@ test('offline: prefer-upstream answers here without asking; upstream mode says 5
   const key = await start(page);
   await context.setOffline(true);
   try {
-    await expect.poll(async () => ((await call(page, '/v1/models/svc-model-5.2-fast', { headers: auth(key) })).json as { serving: { why: string } }).serving.why).toContain('offline');
+    await expect
+      .poll(async () => ((await call(page, '/v1/models/svc-model-5.2-fast', { headers: auth(key) })).json as { serving: { why: string } }).serving.why)
+      .toContain('offline');
     const answer = await chat(page, key, { model: 'svc-model-5.2-fast', messages: [{ role: 'user', content: 'count 2' }] });
     expect(servedBy(answer)).toBe('local');
     expect((answer.json as Completion).choices[0]!.message.content).toBe('1 2');
@@ -90,7 +123,9 @@ test('upstream mode while offline is 503 upstream_unavailable saying so', async 
   const key = await start(page);
   await context.setOffline(true);
   try {
-    await expect.poll(async () => errorOf(await chat(page, key, { model: 'svc-model-5.2-fast', messages: [{ role: 'user', content: 'x' }] }))?.message ?? '').toContain('offline');
+    await expect
+      .poll(async () => errorOf(await chat(page, key, { model: 'svc-model-5.2-fast', messages: [{ role: 'user', content: 'x' }] }))?.message ?? '')
+      .toContain('offline');
     const answer = await chat(page, key, { model: 'svc-model-5.2-fast', messages: [{ role: 'user', content: 'x' }] });
     expect(answer.status).toBe(503);
     expect(errorOf(answer)).toMatchObject({ code: 'upstream_unavailable', type: 'server_error' });
@@ -122,7 +157,10 @@ const FAILURES: [string, number, string, string, number?][] = [
 ];
 for (const [flavour, status, code, words, timeoutMs] of FAILURES) {
   test(`upstream mode, upstream ${flavour}: ${status} ${code}, naming the upstream (a 401 is not the client's key)`, async ({ page, context }) => {
-    await hybrid(context, flavour === 'down' ? 'vllm' : flavour, 'upstream', ['svc-model-5.2-fast'], { ...(flavour === 'down' ? { base: DOWN } : {}), ...(timeoutMs ? { timeoutMs } : {}) });
+    await hybrid(context, flavour === 'down' ? 'vllm' : flavour, 'upstream', ['svc-model-5.2-fast'], {
+      ...(flavour === 'down' ? { base: DOWN } : {}),
+      ...(timeoutMs ? { timeoutMs } : {}),
+    });
     const key = await start(page);
     const answer = await chat(page, key, { model: 'svc-model-5.2-fast', messages: [{ role: 'user', content: 'x' }] });
     expect(answer.status).toBe(status);
@@ -139,7 +177,12 @@ test('a stream that breaks after its first token carries the failure in-band; ab
   // Abort after the first pieces: the upstream sees its client go.
   const got = await page.evaluate(async (key) => {
     const controller = new AbortController();
-    const res = await fetch('/v1/chat/completions', { method: 'POST', signal: controller.signal, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'svc-model-5.2-fast', messages: [{ role: 'user', content: 'x' }], stream: true }) });
+    const res = await fetch('/v1/chat/completions', {
+      method: 'POST',
+      signal: controller.signal,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'svc-model-5.2-fast', messages: [{ role: 'user', content: 'x' }], stream: true }),
+    });
     const reader = res.body!.getReader();
     let text = '';
     while (!text.includes('"2 "')) text += new TextDecoder().decode((await reader.read()).value);
@@ -162,7 +205,13 @@ test('a stream that breaks after its first token carries the failure in-band; ab
 });
 
 /** The same request answered here and by the upstream (its flavour), parsed. */
-async function bothSides(page: Page, context: BrowserContext, flavour: string, request: Record<string, unknown>, path = '/v1/chat/completions'): Promise<[Answer, Answer]> {
+async function bothSides(
+  page: Page,
+  context: BrowserContext,
+  flavour: string,
+  request: Record<string, unknown>,
+  path = '/v1/chat/completions',
+): Promise<[Answer, Answer]> {
   await hybrid(context, flavour, 'upstream', [String(request.model)]);
   await openApp(page);
   const key = await makeKey(page);
@@ -181,14 +230,20 @@ test('tools through Ollama (whole calls in one delta) parse as they do here', as
     { type: 'function', function: { name: 'weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } },
     { type: 'function', function: { name: 'time', parameters: { type: 'object', properties: {} } } },
   ];
-  const [remote, local] = await bothSides(page, context, 'ollama', { model: 'svc-model-5.2-fast', messages: [{ role: 'user', content: 'weather and time please' }], tools, stream: true });
+  const [remote, local] = await bothSides(page, context, 'ollama', {
+    model: 'svc-model-5.2-fast',
+    messages: [{ role: 'user', content: 'weather and time please' }],
+    tools,
+    stream: true,
+  });
   expect(servedBy(remote)).toBe(HOST);
   expect(servedBy(local)).toBe('local');
   const calls = (a: Answer) => {
     const out: Record<number, { name: string; args: string }> = {};
     for (const d of sseEvents(a.text)) {
       if (d === '[DONE]') continue;
-      for (const c of (JSON.parse(d) as { choices: { delta: { tool_calls?: { index: number; function: { name?: string; arguments?: string } }[] } }[] }).choices[0]?.delta.tool_calls ?? []) {
+      for (const c of (JSON.parse(d) as { choices: { delta: { tool_calls?: { index: number; function: { name?: string; arguments?: string } }[] } }[] })
+        .choices[0]?.delta.tool_calls ?? []) {
         out[c.index] ??= { name: '', args: '' };
         out[c.index]!.name += c.function.name ?? '';
         out[c.index]!.args += c.function.arguments ?? '';
@@ -205,7 +260,11 @@ test('tools through Ollama (whole calls in one delta) parse as they do here', as
 
 test('json_schema through vLLM: the same object as here', async ({ page, context }) => {
   const schema = { type: 'object', properties: { name: { type: 'string' }, age: { type: 'integer' } }, required: ['name', 'age'], additionalProperties: false };
-  const [remote, local] = await bothSides(page, context, 'vllm', { model: 'svc-model-5.2-fast', messages: [{ role: 'user', content: 'a person' }], response_format: { type: 'json_schema', json_schema: { name: 'p', schema, strict: true } } });
+  const [remote, local] = await bothSides(page, context, 'vllm', {
+    model: 'svc-model-5.2-fast',
+    messages: [{ role: 'user', content: 'a person' }],
+    response_format: { type: 'json_schema', json_schema: { name: 'p', schema, strict: true } },
+  });
   expect(servedBy(remote)).toBe(HOST);
   const parsed = JSON.parse((remote.json as Completion).choices[0]!.message.content!) as unknown;
   expect(parsed).toEqual({ name: expect.any(String), age: expect.any(Number) });
@@ -213,10 +272,21 @@ test('json_schema through vLLM: the same object as here', async ({ page, context
 });
 
 test('the Responses API through the upstream (llama-server dialect) gives what this device gives', async ({ page, context }) => {
-  const [remote, local] = await bothSides(page, context, 'llama-server', { model: 'svc-model-5.2', input: 'hello responses', reasoning: { effort: 'low' } }, '/v1/responses');
+  const [remote, local] = await bothSides(
+    page,
+    context,
+    'llama-server',
+    { model: 'svc-model-5.2', input: 'hello responses', reasoning: { effort: 'low' } },
+    '/v1/responses',
+  );
   expect(servedBy(remote)).toBe(HOST);
   type R = { output: { type: string; content?: { type: string; text: string }[] }[]; usage: { input_tokens: number; output_tokens: number } };
-  const text = (a: Answer) => (a.json as R).output.flatMap((o) => o.content ?? []).filter((c) => c.type === 'output_text').map((c) => c.text).join('');
+  const text = (a: Answer) =>
+    (a.json as R).output
+      .flatMap((o) => o.content ?? [])
+      .filter((c) => c.type === 'output_text')
+      .map((c) => c.text)
+      .join('');
   expect(text(remote)).toBe('Echo: hello responses');
   expect(text(remote)).toBe(text(local));
   expect((remote.json as R).usage).toEqual((local.json as R).usage);
@@ -246,7 +316,10 @@ test('real llama.cpp upstream (llama-server dialect): JSON and SSE, its thinking
   expect(c.usage.total_tokens).toBe(c.usage.prompt_tokens + 10);
   expect(c.timings).toMatchObject({ predicted_n: 10, prompt_n: c.usage.prompt_tokens });
   const sse = await chat(page, key, { model: 'svc-model-5.2-short', messages: [{ role: 'user', content: 'Hello the world' }], max_tokens: 10, stream: true });
-  const content = sseEvents(sse.text).filter((d) => d !== '[DONE]').map((d) => (JSON.parse(d) as { choices: { delta: { content?: string } }[] }).choices[0]?.delta.content ?? '').join('');
+  const content = sseEvents(sse.text)
+    .filter((d) => d !== '[DONE]')
+    .map((d) => (JSON.parse(d) as { choices: { delta: { content?: string } }[] }).choices[0]?.delta.content ?? '')
+    .join('');
   // Greedy: the same answer again.
   expect(content).toBe(c.choices[0]!.message.content);
 });
@@ -254,12 +327,19 @@ test('real llama.cpp upstream (llama-server dialect): JSON and SSE, its thinking
 test('a config holding a literal API key is refused at start-up, naming the field', async ({ page, context }) => {
   await deployConfig(context, { upstreams: { gpu: { url: `${UP}/x/vllm/v1`, dialect: 'vllm', apiKey: 'sk-live-123' } } });
   await page.goto('/');
-  const failure = await page.evaluate(() => window.inpageReady!.then(() => 'started', (err: Error) => err.message));
+  const failure = await page.evaluate(() =>
+    window.inpageReady!.then(
+      () => 'started',
+      (err: Error) => err.message,
+    ),
+  );
   expect(failure).toContain('upstreams.gpu.apiKey');
   expect(failure).toContain('served to every visitor');
 });
 
-test("a person's connection: added in the Models area with their own key, used by the next request without a reload, shown only in part, removed the same way", async ({ page }) => {
+test("a person's connection: added in the Models area with their own key, used by the next request without a reload, shown only in part, removed the same way", async ({
+  page,
+}) => {
   const tag = `conn-${process.pid}-${Date.now()}`;
   await openWorkspace(page);
   await registerThroughForm(page);
@@ -281,7 +361,9 @@ test("a person's connection: added in the Models area with their own key, used b
   await expect(row).not.toContainText('sk-test-connection');
   // The mode in plain words, in the list and in the form's choices.
   await expect(row).toContainText('svc-model-5.2-fast → up/svc-model-5.2-fast: your server only');
-  await expect(form.getByLabel('Mode', { exact: true }).locator('option[value="prefer-local"]')).toHaveText('This device first, your server when this device cannot (prefer-local)');
+  await expect(form.getByLabel('Mode', { exact: true }).locator('option[value="prefer-local"]')).toHaveText(
+    'This device first, your server when this device cannot (prefer-local)',
+  );
 
   // The next request, without a reload, goes to the new connection (the engine worker was told on a BroadcastChannel).
   await expect(page.locator('article[data-model="svc-model-5.2-fast"]').getByTestId('serving')).toHaveAttribute('data-engine', 'upstream');
@@ -303,7 +385,9 @@ test("a person's connection: added in the Models area with their own key, used b
   expect(servedBy(await chat(page, key, body))).toBe('local');
 });
 
-test("a connection's Test button: a reachable server's models (and whether the connection's model is among them); a dead one, a refused key and a failing server each named by their cause", async ({ page }) => {
+test("a connection's Test button: a reachable server's models (and whether the connection's model is among them); a dead one, a refused key and a failing server each named by their cause", async ({
+  page,
+}) => {
   const tag = `test-${process.pid}-${Date.now()}`;
   await openWorkspace(page);
   await registerThroughForm(page);
@@ -336,7 +420,9 @@ test("a connection's Test button: a reachable server's models (and whether the c
   expect(good.text).toBe('Reachable: the server lists 2 models: up/svc-model-5.2-fast, up/svc-model-5.2-short.');
   const other = await tested('other-name');
   expect(other.ok).toBe('true');
-  expect(other.text).toBe("Reachable: the server lists 2 models: up/svc-model-5.2-fast, up/svc-model-5.2-short. Not among them: up/not-there (check the server's model name).");
+  expect(other.text).toBe(
+    "Reachable: the server lists 2 models: up/svc-model-5.2-fast, up/svc-model-5.2-short. Not among them: up/not-there (check the server's model name).",
+  );
   const refused = await tested('wrong-key');
   expect(refused.ok).toBe('false');
   expect(refused.text).toBe('The server refused the key (HTTP 401).');
@@ -349,10 +435,15 @@ test("a connection's Test button: a reachable server's models (and whether the c
   const failing = await tested('failing');
   expect(failing.ok).toBe('false');
   expect(failing.text).toBe('The server is failing (HTTP 500).');
-  await page.locator('section.upstream-connections').screenshot({ path: `${process.env.INPAGE_SCREENS_DIR ?? 'test-results/screens'}/models-connection-tests.png` });
+  await page
+    .locator('section.upstream-connections')
+    .screenshot({ path: `${process.env.INPAGE_SCREENS_DIR ?? 'test-results/screens'}/models-connection-tests.png` });
 });
 
-test('the Playground says per answer where it ran: the upstream (with its host) for an id in upstream mode, this device for the others', async ({ page, context }) => {
+test('the Playground says per answer where it ran: the upstream (with its host) for an id in upstream mode, this device for the others', async ({
+  page,
+  context,
+}) => {
   await hybrid(context, 'vllm', 'upstream', ['svc-model-5.2-short-fast']);
   await openWorkspace(page);
   await registerThroughForm(page);
@@ -368,7 +459,10 @@ test('the Playground says per answer where it ran: the upstream (with its host) 
   await expect(here.getByTestId('stats')).not.toContainText('upstream');
 });
 
-test('a variant too large for this CPU device that an upstream serves (prefer-local) is no "cannot run here": the Playground sends it, the upstream answers', async ({ page, context }) => {
+test('a variant too large for this CPU device that an upstream serves (prefer-local) is no "cannot run here": the Playground sends it, the upstream answers', async ({
+  page,
+  context,
+}) => {
   await hybrid(context, 'vllm', 'prefer-local', ['svc-model-5.2-fast']);
   // The test build's knob: a device without WebGPU with 4 GiB for a model, which Qwen3-8B does not fit.
   await openWorkspace(page, '/?cpuMemoryMiB=4096');
@@ -398,7 +492,9 @@ async function upstreamOnlyId(context: BrowserContext): Promise<string> {
 test("an id of the deployment's own that only an upstream answers: listed with its route, answered upstream, 503 offline", async ({ page, context }) => {
   const tag = await upstreamOnlyId(context);
   const key = await start(page);
-  const listed = (await call(page, '/v1/models', { headers: auth(key) })).json as { data: { id: string; mode?: string; serving?: { engine: string; why: string; upstream: { model: string } } }[] };
+  const listed = (await call(page, '/v1/models', { headers: auth(key) })).json as {
+    data: { id: string; mode?: string; serving?: { engine: string; why: string; upstream: { model: string } } }[];
+  };
   const own = listed.data.find((m) => m.id === 'acme-large');
   expect(own).toMatchObject({ mode: 'upstream', serving: { engine: 'upstream', upstream: { model: 'up/acme-large' } } });
   // The five are still this device's.
@@ -426,8 +522,12 @@ test("an id of the deployment's own that only an upstream answers is sendable in
   await goToArea(page, 'Models');
   // Not "Unavailable": this device has no model for it, and the upstream answers it.
   await expect(page.locator('article[data-model="acme-large"]').getByTestId('state')).toHaveText('Answered upstream');
-  await expect(page.locator('article[data-model="acme-large"]').getByTestId('unavailable')).toHaveText('Answered by an upstream server only: this device has no model for it.');
-  await page.locator('article[data-model="acme-large"]').screenshot({ path: `${process.env.INPAGE_SCREENS_DIR ?? 'test-results/screens'}/models-upstream-only-card.png` });
+  await expect(page.locator('article[data-model="acme-large"]').getByTestId('unavailable')).toHaveText(
+    'Answered by an upstream server only: this device has no model for it.',
+  );
+  await page
+    .locator('article[data-model="acme-large"]')
+    .screenshot({ path: `${process.env.INPAGE_SCREENS_DIR ?? 'test-results/screens'}/models-upstream-only-card.png` });
   await goToArea(page, 'Playground');
   await expect(page.getByTestId('cannot-run')).toHaveCount(0);
   const sent = await sendAndWait(page, 'hello own id');
@@ -448,7 +548,9 @@ test('the Models area switches the mode of an id the config routes: the next req
   await expect(page.getByLabel('Mode for svc-model-5.2-short')).toHaveCount(0);
 
   // The card as a person sees it (test-results/screens, as the workspace specs keep theirs).
-  await page.locator('article[data-model="svc-model-5.2-fast"]').screenshot({ path: `${process.env.INPAGE_SCREENS_DIR ?? 'test-results/screens'}/models-mode-switch-card.png` });
+  await page
+    .locator('article[data-model="svc-model-5.2-fast"]')
+    .screenshot({ path: `${process.env.INPAGE_SCREENS_DIR ?? 'test-results/screens'}/models-mode-switch-card.png` });
   await page.getByLabel('Mode for svc-model-5.2-fast').selectOption('local');
   await expect(serving).toHaveAttribute('data-mode', 'local');
   await expect(serving).toHaveAttribute('data-engine', 'local');

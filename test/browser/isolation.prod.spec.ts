@@ -44,7 +44,9 @@ test.afterAll(async () => {
 
 const ask = { model: 'svc-model-5.2-short-fast', messages: [{ role: 'user', content: 'Hello' }], temperature: 0, max_tokens: 6 };
 
-test('not isolated on a first visit to a host without the headers: one thread; under the service worker: isolated, several threads, cross-origin GGUF download works', async ({ browser }) => {
+test('not isolated on a first visit to a host without the headers: one thread; under the service worker: isolated, several threads, cross-origin GGUF download works', async ({
+  browser,
+}) => {
   test.setTimeout(150_000);
   const context = await browser.newContext({ baseURL: app.origin });
   const page = await context.newPage();
@@ -61,7 +63,9 @@ test('not isolated on a first visit to a host without the headers: one thread; u
   const before = (await call(page, '/v1/models', { headers: { authorization: `Bearer ${key}` } })).json as Models;
   expect(before.data.find((m) => m.id === 'svc-model-5.2-short')).toMatchObject({ state: 'ready', engine: { name: 'llamacpp', device: 'cpu', threads: 1 } });
   await goToArea(page, 'Models');
-  await expect(page.locator('[data-model="svc-model-5.2-short"] [data-testid="runtime"]')).toHaveText('llama.cpp on the CPU, 1 thread (the page is not cross-origin isolated)');
+  await expect(page.locator('[data-model="svc-model-5.2-short"] [data-testid="runtime"]')).toHaveText(
+    'llama.cpp on the CPU, 1 thread (the page is not cross-origin isolated)',
+  );
 
   // The service worker now controls the origin: a new visit gets COOP/COEP on the page and the engine worker.
   const second = await context.newPage();
@@ -83,7 +87,9 @@ test('not isolated on a first visit to a host without the headers: one thread; u
   const after = (await call(second, '/v1/models', { headers: { authorization: `Bearer ${key}` } })).json as Models;
   expect(after.data.find((m) => m.id === 'svc-model-5.2-short')).toMatchObject({ state: 'ready', engine: { name: 'llamacpp', device: 'cpu', threads } });
   await goToArea(second, 'Models');
-  await expect(second.locator('[data-model="svc-model-5.2-short"] [data-testid="runtime"]')).toHaveText(`llama.cpp on the CPU, ${threads} thread${threads === 1 ? '' : 's'} (cross-origin isolated)`);
+  await expect(second.locator('[data-model="svc-model-5.2-short"] [data-testid="runtime"]')).toHaveText(
+    `llama.cpp on the CPU, ${threads} thread${threads === 1 ? '' : 's'} (cross-origin isolated)`,
+  );
 
   // A model downloaded from the cross-origin host while isolated (COEP credentialless, CORS fetch): the other
   // weights group's file is fetched now, from the GGUF host, and answers.
@@ -91,7 +97,9 @@ test('not isolated on a first visit to a host without the headers: one thread; u
   await second.evaluate(async () => (await window.inpageReady)!.engine!.control.deleteFromCache('svc-model-5.2-short'));
   const again = await chat(second, key, ask);
   expect(again.status).toBe(200);
-  expect(modelHost.gets.slice(fetchedBefore).filter((p) => p.includes('/resolve/'))).toEqual([`/${GGUF_DEFAULTS['qwen3-1.7b']!.repo}/resolve/main/${GGUF_DEFAULTS['qwen3-1.7b']!.file}`]);
+  expect(modelHost.gets.slice(fetchedBefore).filter((p) => p.includes('/resolve/'))).toEqual([
+    `/${GGUF_DEFAULTS['qwen3-1.7b']!.repo}/resolve/main/${GGUF_DEFAULTS['qwen3-1.7b']!.file}`,
+  ]);
   await context.close();
 });
 

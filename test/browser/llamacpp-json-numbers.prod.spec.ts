@@ -21,7 +21,10 @@ const deployment = llamaCppDeployment({
 });
 
 interface Completion {
-  choices: { message: { content: string | null; reasoning_content?: string; tool_calls?: { function: { name: string; arguments: string } }[] }; finish_reason: string }[];
+  choices: {
+    message: { content: string | null; reasoning_content?: string; tool_calls?: { function: { name: string; arguments: string } }[] };
+    finish_reason: string;
+  }[];
 }
 
 const weather = {
@@ -119,5 +122,8 @@ test('a schema keyword the grammar cannot hold is refused before llama.cpp is as
     response_format: { type: 'json_schema', json_schema: { name: 'n', schema: { type: 'object', properties: { n: { type: 'number', minimum: 0.5 } } } } },
   });
   expect(answer.status).toBe(400);
-  expect((answer.json as { error: { code: string; param: string } }).error).toMatchObject({ code: 'unsupported_parameter', param: 'response_format.json_schema.schema.properties.n.minimum' });
+  expect((answer.json as { error: { code: string; param: string } }).error).toMatchObject({
+    code: 'unsupported_parameter',
+    param: 'response_format.json_schema.schema.properties.n.minimum',
+  });
 });

@@ -89,9 +89,26 @@ test('GGUF by URL and split GGUF through `models`: listed with their engine, ans
 
   const list = (await call(page, '/v1/models', { headers })).json as { data: ModelObject[] };
   const byId = Object.fromEntries(list.data.map((m) => [m.id, m]));
-  expect(list.data.map((m) => m.id)).toEqual(['svc-model-5.2', 'svc-model-5.2-fast', 'svc-model-5.2-short', 'svc-model-5.2-short-fast', 'svc-embed', 'team-split']);
-  expect(byId['svc-model-5.2-short']).toMatchObject({ engine: { name: 'llamacpp', device: 'cpu', threads }, context_length: 2048, reasoning: true, state: 'not_downloaded' });
-  expect(byId['team-split']).toMatchObject({ engine: { name: 'llamacpp', device: 'cpu', threads }, context_length: 4096, reasoning: true, state: 'not_downloaded' });
+  expect(list.data.map((m) => m.id)).toEqual([
+    'svc-model-5.2',
+    'svc-model-5.2-fast',
+    'svc-model-5.2-short',
+    'svc-model-5.2-short-fast',
+    'svc-embed',
+    'team-split',
+  ]);
+  expect(byId['svc-model-5.2-short']).toMatchObject({
+    engine: { name: 'llamacpp', device: 'cpu', threads },
+    context_length: 2048,
+    reasoning: true,
+    state: 'not_downloaded',
+  });
+  expect(byId['team-split']).toMatchObject({
+    engine: { name: 'llamacpp', device: 'cpu', threads },
+    context_length: 4096,
+    reasoning: true,
+    state: 'not_downloaded',
+  });
   expect(byId['svc-model-5.2']).toMatchObject({ engine: { name: 'webllm', device: 'webgpu' }, state: 'unavailable' });
   // Not tied: the device's choice (llama.cpp, its GGUF default).
   // Chromium: the main build, its relaxed-SIMD kernels, OPFS; each with why.
@@ -129,7 +146,11 @@ test('GGUF by URL and split GGUF through `models`: listed with their engine, ans
   expect(s.choices[0]!.message).toEqual(w.choices[0]!.message);
   expect(s.usage).toEqual(w.usage);
   expect(s.system_fingerprint).toBe('fp_llamacpp_gguf:tiny');
-  for (const part of PARTS) expect(server.gets.filter((p) => p === part), part).toHaveLength(1);
+  for (const part of PARTS)
+    expect(
+      server.gets.filter((p) => p === part),
+      part,
+    ).toHaveLength(1);
 
   const listed = (await call(page, '/v1/models', { headers })).json as { data: ModelObject[] };
   expect(listed.data.find((m) => m.id === 'team-split')!.state).toBe('ready');
@@ -150,7 +171,9 @@ test('GGUF by URL and split GGUF through `models`: listed with their engine, ans
   await expect(page.locator('article[data-model="team-split"]').getByTestId('runtime')).toContainText(`llama.cpp on the CPU, ${reloaded} thread`);
   await expect(page.locator('article[data-model="team-split"]').getByTestId('real-model')).toHaveText('tiny-00001-of-00003.gguf');
   await expect(page.locator('article[data-model="svc-model-5.2"]').getByTestId('runtime')).toHaveText('web-llm on WebGPU');
-  await expect(page.locator('article[data-model="svc-model-5.2"]').getByTestId('unavailable')).toContainText("The deployment's models setting ties svc-model-5.2 to web-llm (WebGPU), which cannot run it here");
+  await expect(page.locator('article[data-model="svc-model-5.2"]').getByTestId('unavailable')).toContainText(
+    "The deployment's models setting ties svc-model-5.2 to web-llm (WebGPU), which cannot run it here",
+  );
   await expect(page.getByRole('region', { name: /cannot run in this browser/ })).toHaveCount(0);
 
   // A second tab, which does not host the engine (this one does), says the same from the hosting tab's report.

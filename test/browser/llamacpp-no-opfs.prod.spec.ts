@@ -37,7 +37,8 @@ async function openWithout(page: Page): Promise<string> {
   return makeKey(page);
 }
 
-const ask = (page: Page, key: string) => chat(page, key, { model: 'svc-model-5.2-short', messages: [{ role: 'user', content: 'Hello' }], temperature: 0, max_tokens: 12 });
+const ask = (page: Page, key: string) =>
+  chat(page, key, { model: 'svc-model-5.2-short', messages: [{ role: 'user', content: 'Hello' }], temperature: 0, max_tokens: 12 });
 
 test('without OPFS: Cache Storage keeps the model, /v1/models and the card say so and why; the next visit fetches nothing', async () => {
   serveWorkerEntryWith(NO_OPFS);
@@ -67,7 +68,9 @@ test('without OPFS: Cache Storage keeps the model, /v1/models and the card say s
   await page.close();
   const again = await ask(second, key);
   expect(again.status, again.text).toBe(200);
-  expect(again.json).toMatchObject({ choices: [{ message: { content: (first.json as { choices: { message: { content: string } }[] }).choices[0]!.message.content } }] });
+  expect(again.json).toMatchObject({
+    choices: [{ message: { content: (first.json as { choices: { message: { content: string } }[] }).choices[0]!.message.content } }],
+  });
   expect(deployment.server.gets.filter((path) => path.startsWith('/gguf/')).length).toBe(before);
   await context.close();
 });
@@ -82,7 +85,9 @@ test('without OPFS and Cache Storage: the model is kept in memory for the pageâ€
   const models = (await call(page, '/v1/models', { headers: auth(key) })).json as Models;
   const storage = models.data.find((m) => m.id === 'svc-model-5.2-short')!.engine!.storage!;
   expect(storage.store).toBe('memory');
-  expect(storage.why).toMatch(/^Memory, for this page's life only, because no store can be used here \(OPFS: this browser has no OPFS \(navigator\.storage\.getDirectory\); Cache Storage: this browser has no Cache Storage\): every visit downloads the model again\.$/);
+  expect(storage.why).toMatch(
+    /^Memory, for this page's life only, because no store can be used here \(OPFS: this browser has no OPFS \(navigator\.storage\.getDirectory\); Cache Storage: this browser has no Cache Storage\): every visit downloads the model again\.$/,
+  );
   // Loaded again, the UI shows the workspace the API made.
   await page.goto('/#models');
   await page.reload();

@@ -39,7 +39,11 @@ test.beforeAll(async () => {
     const start = range ? Number(/^bytes=(\d+)-$/.exec(range)?.[1] ?? NaN) : 0;
     if (Number.isNaN(start)) return void res.writeHead(416, cors).end();
     const body = model.bytes.subarray(start);
-    res.writeHead(range ? 206 : 200, { ...headers, 'content-length': String(body.length), ...(range ? { 'content-range': `bytes ${start}-${size - 1}/${size}` } : {}) });
+    res.writeHead(range ? 206 : 200, {
+      ...headers,
+      'content-length': String(body.length),
+      ...(range ? { 'content-range': `bytes ${start}-${size - 1}/${size}` } : {}),
+    });
     if (dropNext) {
       // Half the file, then the connection closes: the client sees the body end short of its length.
       dropNext = false;
@@ -86,7 +90,9 @@ test('a GGUF download cut half way resumes with a Range request; the model loads
     await window.inpageReady;
   });
   const again = await chat(page, key, { model: 'svc-model-5.2-short-fast', messages: [{ role: 'user', content: 'Hello' }], temperature: 0, max_tokens: 5 });
-  expect(again.json).toMatchObject({ choices: [{ message: { content: (answer.json as { choices: { message: { content: string } }[] }).choices[0]!.message.content } }] });
+  expect(again.json).toMatchObject({
+    choices: [{ message: { content: (answer.json as { choices: { message: { content: string } }[] }).choices[0]!.message.content } }],
+  });
   expect(gets).toHaveLength(2);
   await context.close();
 });

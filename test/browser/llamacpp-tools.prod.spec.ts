@@ -22,7 +22,10 @@ interface Completion {
   usage: { prompt_tokens: number; completion_tokens: number };
 }
 interface Chunk {
-  choices: { delta: { content?: string | null; tool_calls?: { index: number; id?: string; function: { name?: string; arguments?: string } }[] }; finish_reason: string | null }[];
+  choices: {
+    delta: { content?: string | null; tool_calls?: { index: number; id?: string; function: { name?: string; arguments?: string } }[] };
+    finish_reason: string | null;
+  }[];
 }
 
 test.describe.configure({ mode: 'serial' });
@@ -46,7 +49,11 @@ function expectValidCall(call: { name: string; arguments: string }, name?: strin
   expect(validate!(args), `${call.arguments}: ${JSON.stringify(validate!.errors)}`).toBe(true);
 }
 
-async function streamed(page: Page, key: string, body: Record<string, unknown>): Promise<{ calls: { name: string; arguments: string }[]; finish: string | null; text: string }> {
+async function streamed(
+  page: Page,
+  key: string,
+  body: Record<string, unknown>,
+): Promise<{ calls: { name: string; arguments: string }[]; finish: string | null; text: string }> {
   const answer = await chat(page, key, { ...body, stream: true });
   expect(answer.status).toBe(200);
   const chunks = sseEvents(answer.text)
@@ -78,7 +85,16 @@ test('llama.cpp: tool_choice "required" and a named function give a call matchin
   for (const [i, prompt] of prompts.entries()) {
     for (const { tool_choice, name } of choices) {
       for (const model of ['svc-model-5.2-short-fast', 'svc-model-5.2-short']) {
-        const body = { model, messages: [{ role: 'user', content: prompt }], tools, tool_choice, parallel_tool_calls: false, temperature: 1, seed: 11 + i, max_tokens: 80 };
+        const body = {
+          model,
+          messages: [{ role: 'user', content: prompt }],
+          tools,
+          tool_choice,
+          parallel_tool_calls: false,
+          temperature: 1,
+          seed: 11 + i,
+          max_tokens: 80,
+        };
         const what = `${model} ${JSON.stringify(tool_choice)} "${prompt}"`;
         const answer = await chat(page, key, body);
         expect(answer.status, what).toBe(200);

@@ -62,9 +62,14 @@ test('llama.cpp: an answer of invalid UTF-8 bytes comes back with replacement ch
   // The same as a stream: valid UTF-8 on the wire, the same text, the same usage.
   const sse = await strict(page, key, ask({ stream: true, stream_options: { include_usage: true } }));
   expect(sse.status).toBe(200);
-  const events = sse.text.split('\n\n').filter(Boolean).map((block) => block.replace(/^data: /, ''));
+  const events = sse.text
+    .split('\n\n')
+    .filter(Boolean)
+    .map((block) => block.replace(/^data: /, ''));
   expect(events.at(-1)).toBe('[DONE]');
-  const chunks = events.slice(0, -1).map((e) => JSON.parse(e) as { choices: { delta: { content?: string }; finish_reason: string | null }[]; usage?: Completion['usage'] });
+  const chunks = events
+    .slice(0, -1)
+    .map((e) => JSON.parse(e) as { choices: { delta: { content?: string }; finish_reason: string | null }[]; usage?: Completion['usage'] });
   expect(chunks.map((c) => c.choices[0]?.delta.content ?? '').join('')).toBe(`${REPLACEMENT}${REPLACEMENT}!`);
   expect(chunks.find((c) => c.choices[0]?.finish_reason)!.choices[0]!.finish_reason).toBe('stop');
   const { prompt_tokens, completion_tokens, total_tokens } = answer.usage;
@@ -86,7 +91,13 @@ test('llama.cpp: an answer of invalid UTF-8 bytes comes back with replacement ch
   // (the service's rule for late failures); never a hang, and the next request is answered.
   const jsonLogprobs = await page.evaluate(async (key) => {
     const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
-    const body = JSON.stringify({ model: 'svc-model-5.2-short-fast', messages: [{ role: 'user', content: 'Hello' }], temperature: 0, max_tokens: 10, logprobs: true });
+    const body = JSON.stringify({
+      model: 'svc-model-5.2-short-fast',
+      messages: [{ role: 'user', content: 'Hello' }],
+      temperature: 0,
+      max_tokens: 10,
+      logprobs: true,
+    });
     try {
       const res = await fetch('/v1/chat/completions', { method: 'POST', headers, body });
       return `${res.status} ${await res.text()}`;
@@ -97,7 +108,10 @@ test('llama.cpp: an answer of invalid UTF-8 bytes comes back with replacement ch
   expect(jsonLogprobs).toBe('TypeError');
   const streamedLogprobs = await strict(page, key, ask({ logprobs: true, stream: true }));
   expect(streamedLogprobs.status).toBe(200);
-  const failed = streamedLogprobs.text.split('\n\n').filter(Boolean).map((block) => block.replace(/^data: /, ''));
+  const failed = streamedLogprobs.text
+    .split('\n\n')
+    .filter(Boolean)
+    .map((block) => block.replace(/^data: /, ''));
   expect(failed.at(-1)).toBe('[DONE]');
   const inBand = JSON.parse(failed.at(-2)!) as ErrorBody;
   expect(inBand.error).toMatchObject({ type: 'server_error', code: 'internal_error' });

@@ -62,7 +62,21 @@ test('llama.cpp reads images through its mmproj: data: and same-origin URLs, any
   // the image's tokens (the encoder's 16 patches), which only an encoded image gives. llama.cpp joins a turn's
   // parts with "\n" and puts its media marker in the image's place, so the plain prompt is "Hello" and an empty
   // part: the same text tokens.
-  const plain = await chat(page, key, withImages([], { messages: [{ role: 'user', content: [{ type: 'text', text: 'Hello' }, { type: 'text', text: '' }] }] }));
+  const plain = await chat(
+    page,
+    key,
+    withImages([], {
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'Hello' },
+            { type: 'text', text: '' },
+          ],
+        },
+      ],
+    }),
+  );
   expect(plain.status, plain.text).toBe(200);
   const plainUsage = (plain.json as Completion).usage;
   const pictured = await chat(page, key, withImages([pngDataUrl]));
@@ -76,7 +90,12 @@ test('llama.cpp reads images through its mmproj: data: and same-origin URLs, any
   // Both files were fetched once, together (the empty browser context had nothing cached). wllama also asks
   // for Hugging Face's LFS pointers (`/raw/` instead of `/resolve/`) to learn the files' SHA-256.
   const files = [`/gguf/${pathOf(VISION)}`, `/gguf/${pathOf(VISION, GGUF_DEFAULTS[VISION]!.mmproj)}`];
-  expect(deployment.server.gets.slice(start).filter((p) => p.endsWith('.gguf') && p.includes('/resolve/')).sort()).toEqual([...files].sort());
+  expect(
+    deployment.server.gets
+      .slice(start)
+      .filter((p) => p.endsWith('.gguf') && p.includes('/resolve/'))
+      .sort(),
+  ).toEqual([...files].sort());
 
   // The same picture by URL of this origin (fetched by the engine worker, as the host allowlist permits), and
   // as WebP (which llama.cpp cannot decode: re-encoded as PNG first): the same prompt size.
@@ -114,7 +133,10 @@ test('llama.cpp reads images through its mmproj: data: and same-origin URLs, any
       temperature: 0,
       max_tokens: 4,
       messages: [
-        { role: 'user', content: [{ type: 'text', text: 'Hello' }, image ? { type: 'image_url', image_url: { url: pngDataUrl } } : { type: 'text', text: '' }] },
+        {
+          role: 'user',
+          content: [{ type: 'text', text: 'Hello' }, image ? { type: 'image_url', image_url: { url: pngDataUrl } } : { type: 'text', text: '' }],
+        },
         { role: 'assistant', content: 'Hi there' },
         { role: 'user', content: 'And now?' },
       ],
@@ -132,14 +154,20 @@ test('llama.cpp reads images through its mmproj: data: and same-origin URLs, any
   // Streamed: the same answer, usage in the last chunk.
   const streamed = await chat(page, key, withImages([pngDataUrl], { stream: true, stream_options: { include_usage: true } }));
   expect(streamed.status).toBe(200);
-  const chunks = sseEvents(streamed.text).slice(0, -1).map((e) => JSON.parse(e) as { choices: { delta: { content?: string } }[]; usage?: Completion['usage'] | null });
+  const chunks = sseEvents(streamed.text)
+    .slice(0, -1)
+    .map((e) => JSON.parse(e) as { choices: { delta: { content?: string } }[]; usage?: Completion['usage'] | null });
   expect(chunks.map((c) => c.choices[0]?.delta.content ?? '').join('')).toBe(answer.choices[0]!.message.content);
   expect(chunks.at(-1)!.usage).toMatchObject({ prompt_tokens: answer.usage.prompt_tokens, completion_tokens: 12 });
 
   // Images that cannot be read: a clear 400 naming the part, before the model is touched.
   const elsewhere = await chat(page, key, withImages(['https://images.example.com/cat.png']));
   expect(elsewhere.status).toBe(400);
-  expect((elsewhere.json as ErrorBody).error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_value', param: 'messages[0].content[1].image_url.url' });
+  expect((elsewhere.json as ErrorBody).error).toMatchObject({
+    type: 'invalid_request_error',
+    code: 'invalid_value',
+    param: 'messages[0].content[1].image_url.url',
+  });
   expect((elsewhere.json as ErrorBody).error.message).toContain('not on a host this service may reach');
   const missing = await chat(page, key, withImages([`${deployment.server.origin}/gguf/pictures/none.png`]));
   expect(missing.status).toBe(400);
@@ -169,7 +197,15 @@ test('llama.cpp reads images through its mmproj: data: and same-origin URLs, any
       model: 'svc-vision',
       temperature: 0,
       max_output_tokens: 16,
-      input: [{ role: 'user', content: [{ type: 'input_text', text: 'Hello' }, { type: 'input_image', image_url: pngDataUrl }] }],
+      input: [
+        {
+          role: 'user',
+          content: [
+            { type: 'input_text', text: 'Hello' },
+            { type: 'input_image', image_url: pngDataUrl },
+          ],
+        },
+      ],
     }),
   });
   expect(response.status, response.text).toBe(200);
@@ -194,7 +230,12 @@ test('llama.cpp reads images through its mmproj: data: and same-origin URLs, any
   expect((await status()).state).toBe('not_downloaded');
   const afterDelete = deployment.server.gets.length;
   expect((await chat(page, key, withImages([pngDataUrl]))).status).toBe(200);
-  expect(deployment.server.gets.slice(afterDelete).filter((p) => p.endsWith('.gguf') && p.includes('/resolve/')).sort()).toEqual([...files].sort());
+  expect(
+    deployment.server.gets
+      .slice(afterDelete)
+      .filter((p) => p.endsWith('.gguf') && p.includes('/resolve/'))
+      .sort(),
+  ).toEqual([...files].sort());
 
   // The Playground says what the engine does: svc-vision's model here always thinks (no reasoning_effort
   // "none" on llama.cpp), so its Thinking switch is on and cannot be turned off, and the hint says it thinks.

@@ -14,7 +14,10 @@ import { llamaCppDeployment, ggufPath } from './llamacpp-deployment';
 
 interface Completion {
   choices: {
-    message: { content: string | null; reasoning_content?: string; tool_calls?: { id: string; type: string; function: { name: string; arguments: string } }[] }; finish_reason: string; logprobs: { content: { token: string; top_logprobs: unknown[] }[] } | null }[];
+    message: { content: string | null; reasoning_content?: string; tool_calls?: { id: string; type: string; function: { name: string; arguments: string } }[] };
+    finish_reason: string;
+    logprobs: { content: { token: string; top_logprobs: unknown[] }[] } | null;
+  }[];
   usage: {
     prompt_tokens: number;
     completion_tokens: number;
@@ -74,7 +77,13 @@ test('llama.cpp on the CPU through /v1: chosen without WebGPU, exact usage, thin
   expect(t.choices[0]!.message.content).not.toContain('think>');
   expect(t.choices[0]!.finish_reason).toBe('length');
   // <think> Let me think . </think> are 6 tokens of thinking, then 6 of answer.
-  expect(t.usage).toEqual({ prompt_tokens: 9, completion_tokens: 12, total_tokens: 21, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 6 } });
+  expect(t.usage).toEqual({
+    prompt_tokens: 9,
+    completion_tokens: 12,
+    total_tokens: 21,
+    prompt_tokens_details: { cached_tokens: 0 },
+    completion_tokens_details: { reasoning_tokens: 6 },
+  });
   expect(t.system_fingerprint).toContain('llamacpp');
   // llama.cpp's own timings, as its server sends them: it evaluated all 9 prompt tokens and generated 12.
   expect(t.timings).toMatchObject({ prompt_n: 9, predicted_n: 12 });
@@ -91,7 +100,14 @@ test('llama.cpp on the CPU through /v1: chosen without WebGPU, exact usage, thin
   expect(streamed.headers['content-type']).toContain('text/event-stream');
   const events = sseEvents(streamed.text);
   expect(events.at(-1)).toBe('[DONE]');
-  const chunks = events.slice(0, -1).map((e) => JSON.parse(e) as { choices: { delta: { content?: string; reasoning_content?: string }; finish_reason: string | null }[]; usage?: Completion['usage']; timings?: Record<string, number> });
+  const chunks = events.slice(0, -1).map(
+    (e) =>
+      JSON.parse(e) as {
+        choices: { delta: { content?: string; reasoning_content?: string }; finish_reason: string | null }[];
+        usage?: Completion['usage'];
+        timings?: Record<string, number>;
+      },
+  );
   const text = chunks.map((c) => c.choices[0]?.delta.content ?? '').join('');
   const reasoning = chunks.map((c) => c.choices[0]?.delta.reasoning_content ?? '').join('');
   expect(text).toBe(t.choices[0]!.message.content);
@@ -140,7 +156,15 @@ test('llama.cpp on the CPU through /v1: chosen without WebGPU, exact usage, thin
     required: ['city', 'count', 'ok'],
     additionalProperties: false,
   };
-  const structured = await chat(page, key, ask('Give me JSON', { model: 'svc-model-5.2-short-fast', max_tokens: 200, response_format: { type: 'json_schema', json_schema: { name: 'answer', schema, strict: true } } }));
+  const structured = await chat(
+    page,
+    key,
+    ask('Give me JSON', {
+      model: 'svc-model-5.2-short-fast',
+      max_tokens: 200,
+      response_format: { type: 'json_schema', json_schema: { name: 'answer', schema, strict: true } },
+    }),
+  );
   const value = JSON.parse((structured.json as Completion).choices[0]!.message.content ?? '') as unknown;
   const validate = new Ajv().compile(schema);
   expect(validate(value), JSON.stringify(validate.errors)).toBe(true);
@@ -159,7 +183,8 @@ test('llama.cpp on the CPU through /v1: chosen without WebGPU, exact usage, thin
   // Abort in flight, and abort while queued behind it; the next request is answered in full.
   const abortedRun = await page.evaluate(async (key) => {
     const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
-    const body = (max: number) => JSON.stringify({ model: 'svc-model-5.2-short-fast', messages: [{ role: 'user', content: 'Hello' }], max_tokens: max, stream: true, temperature: 0 });
+    const body = (max: number) =>
+      JSON.stringify({ model: 'svc-model-5.2-short-fast', messages: [{ role: 'user', content: 'Hello' }], max_tokens: max, stream: true, temperature: 0 });
     const first = new AbortController();
     const queued = new AbortController();
     const running = await fetch('/v1/chat/completions', { method: 'POST', headers, body: body(2000), signal: first.signal });
@@ -171,8 +196,17 @@ test('llama.cpp on the CPU through /v1: chosen without WebGPU, exact usage, thin
     first.abort();
     const queuedOutcome = await waiting;
     const began = performance.now();
-    const next = await fetch('/v1/chat/completions', { method: 'POST', headers, body: JSON.stringify({ model: 'svc-model-5.2-short-fast', messages: [{ role: 'user', content: 'Hello' }], max_tokens: 5, temperature: 0 }) });
-    return { queuedOutcome: typeof queuedOutcome === 'string' ? queuedOutcome : 'answered', status: next.status, json: (await next.json()) as Completion, ms: performance.now() - began };
+    const next = await fetch('/v1/chat/completions', {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ model: 'svc-model-5.2-short-fast', messages: [{ role: 'user', content: 'Hello' }], max_tokens: 5, temperature: 0 }),
+    });
+    return {
+      queuedOutcome: typeof queuedOutcome === 'string' ? queuedOutcome : 'answered',
+      status: next.status,
+      json: (await next.json()) as Completion,
+      ms: performance.now() - began,
+    };
   }, key);
   expect(abortedRun.queuedOutcome).toBe('AbortError');
   expect(abortedRun.status).toBe(200);
@@ -183,16 +217,32 @@ test('llama.cpp on the CPU through /v1: chosen without WebGPU, exact usage, thin
 
   // /v1/models: the loaded model is ready with llama.cpp's context, and says where it runs (one thread: this page
   // is not cross-origin isolated).
-  const models = (await call(page, '/v1/models', { headers: { authorization: `Bearer ${key}` } })).json as { data: { id: string; state: string; context_length: number }[] };
+  const models = (await call(page, '/v1/models', { headers: { authorization: `Bearer ${key}` } })).json as {
+    data: { id: string; state: string; context_length: number }[];
+  };
   const shortModel = models.data.find((m) => m.id === 'svc-model-5.2-short')!;
   // Chromium has Memory64 and JSPI: wllama's main build, its relaxed-SIMD kernels; OPFS keeps the files.
   expect(shortModel).toMatchObject({
     state: 'ready',
     context_length: 4096,
-    engine: { name: 'llamacpp', device: 'cpu', threads: 1, threads_why: expect.stringMatching(/^One thread: the page is not cross-origin isolated/), build: 'main', build_why: "wllama's main build (Memory64, JSPI).", wasm: 'relaxed', wasm_why: WASM_VARIANT_WHY.relaxed, storage: { store: 'opfs' } },
+    engine: {
+      name: 'llamacpp',
+      device: 'cpu',
+      threads: 1,
+      threads_why: expect.stringMatching(/^One thread: the page is not cross-origin isolated/),
+      build: 'main',
+      build_why: "wllama's main build (Memory64, JSPI).",
+      wasm: 'relaxed',
+      wasm_why: WASM_VARIANT_WHY.relaxed,
+      storage: { store: 'opfs' },
+    },
   });
   // Qwen3-8B's GGUF does not fit this device's memory budget: unavailable before anyone asks for it, saying why.
-  expect(models.data.find((m) => m.id === 'svc-model-5.2')).toMatchObject({ state: 'unavailable', why: expect.stringMatching(/do not fit the memory this device can give a model/), engine: { name: 'llamacpp', device: 'cpu' } });
+  expect(models.data.find((m) => m.id === 'svc-model-5.2')).toMatchObject({
+    state: 'unavailable',
+    why: expect.stringMatching(/do not fit the memory this device can give a model/),
+    engine: { name: 'llamacpp', device: 'cpu' },
+  });
   await page.context().close();
 });
 
@@ -266,7 +316,15 @@ test('llama.cpp: a second load reads the cached GGUF (no model bytes fetched); t
   // Streamed: the call opens with its id and name at index 0, its argument fragments add up to the same JSON.
   const toolStream = sseEvents((await chat(page, key, { ...toolBody, stream: true })).text)
     .slice(0, -1)
-    .map((e) => JSON.parse(e) as { choices: { delta: { tool_calls?: { index: number; id?: string; function: { name?: string; arguments?: string } }[] }; finish_reason: string | null }[] });
+    .map(
+      (e) =>
+        JSON.parse(e) as {
+          choices: {
+            delta: { tool_calls?: { index: number; id?: string; function: { name?: string; arguments?: string } }[] };
+            finish_reason: string | null;
+          }[];
+        },
+    );
   const deltas = toolStream.flatMap((c) => c.choices[0]?.delta.tool_calls ?? []);
   expect(deltas[0]).toMatchObject({ index: 0, function: { name: 'get_weather' } });
   expect(deltas.every((d) => d.index === 0)).toBe(true);

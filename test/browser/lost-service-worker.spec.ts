@@ -35,7 +35,10 @@ test('another tab unregisters the service worker: open tabs register it again an
   await fresh.goto('/?engine=off');
   const outcome = await fresh.evaluate(() =>
     Promise.race([
-      window.inpageReady!.then(() => 'ready', (err: Error) => `failed: ${err.message}`),
+      window.inpageReady!.then(
+        () => 'ready',
+        (err: Error) => `failed: ${err.message}`,
+      ),
       new Promise<string>((resolve) => setTimeout(() => resolve('still starting'), 8000)),
     ]),
   );
@@ -43,7 +46,7 @@ test('another tab unregisters the service worker: open tabs register it again an
   expect(await served(fresh)).toBe('service 401');
 });
 
-test('the site\'s data cleared under an open tab: the service comes back (a fresh, empty one)', async ({ page }) => {
+test("the site's data cleared under an open tab: the service comes back (a fresh, empty one)", async ({ page }) => {
   await openApp(page);
   await makeKey(page);
   const cdp = await page.context().newCDPSession(page);
@@ -52,20 +55,32 @@ test('the site\'s data cleared under an open tab: the service comes back (a fres
   // while no service worker controls the page (the web server's, from npm start), then the service's own.
   const seen = new Set<string>();
   await cdp.send('Storage.clearDataForOrigin', { origin, storageTypes: 'all' });
-  await expect.poll(async () => {
-    const answer = await call(page, '/v1/models');
-    const json = answer.json as { error?: { code: string; type: string; message: string } } | null;
-    seen.add(json?.error ? `${answer.status} ${json.error.type} ${json.error.code}` : `${answer.status} ${answer.headers['content-type']}`);
-    return answer.status;
-  }, { timeout: 15_000, intervals: [0] }).toBe(401);
-  expect([...seen].every((s) => s === '401 invalid_request_error missing_api_key' || s === '503 server_error service_unavailable'), [...seen].join(', ')).toBe(true);
+  await expect
+    .poll(
+      async () => {
+        const answer = await call(page, '/v1/models');
+        const json = answer.json as { error?: { code: string; type: string; message: string } } | null;
+        seen.add(json?.error ? `${answer.status} ${json.error.type} ${json.error.code}` : `${answer.status} ${answer.headers['content-type']}`);
+        return answer.status;
+      },
+      { timeout: 15_000, intervals: [0] },
+    )
+    .toBe(401);
+  expect(
+    [...seen].every((s) => s === '401 invalid_request_error missing_api_key' || s === '503 server_error service_unavailable'),
+    [...seen].join(', '),
+  ).toBe(true);
   // Everything of the origin went with it: no workspace, no keys; and the page did not show the failure notice.
   expect(await page.evaluate(async () => (await window.inpage!.keys.list()).length)).toBe(0);
   await expect(page.locator('#inpage-service-lost')).toHaveCount(0);
 });
 
-test('a /v1 request that reaches the web server (no service worker controls it) gets the contract\'s 503, not a 404 page', async ({ request }) => {
-  for (const [method, path] of [['POST', '/v1/chat/completions'], ['GET', '/v1/models'], ['POST', '/v1/responses']] as const) {
+test("a /v1 request that reaches the web server (no service worker controls it) gets the contract's 503, not a 404 page", async ({ request }) => {
+  for (const [method, path] of [
+    ['POST', '/v1/chat/completions'],
+    ['GET', '/v1/models'],
+    ['POST', '/v1/responses'],
+  ] as const) {
     const answer = await request.fetch(path, { method, headers: { 'content-type': 'application/json' }, data: '{}' });
     expect(answer.status(), `${method} ${path}`).toBe(503);
     expect(answer.headers()['content-type']).toMatch(/^application\/json/);

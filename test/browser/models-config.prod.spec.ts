@@ -12,7 +12,7 @@ import { PROD_BUILD_DIR, serveStatic } from './static-server';
 const MODEL_ID = 'Acme-Chat-q4f32_1-MLC';
 const LIB = 'Acme-Chat-q4f32_1-webgpu.wasm';
 
-test('a custom record: /v1/models lists the id, web-llm fetches the record\'s URLs, the load error names them', async ({ page, context }) => {
+test("a custom record: /v1/models lists the id, web-llm fetches the record's URLs, the load error names them", async ({ page, context }) => {
   const dir = await mkdtemp(join(tmpdir(), 'inpage-custom-model-'));
   const model = fakeModel(MODEL_ID, { lib: LIB });
   await writeHosted(join(dir, 'files'), model);
@@ -22,14 +22,30 @@ test('a custom record: /v1/models lists the id, web-llm fetches the record\'s UR
     await deployConfig(context, {
       models: {
         'acme-chat': {
-          record: { model_id: MODEL_ID, model: `/models/hf/${MODEL_ID}`, model_lib: `/models/libs/${LIB}`, vram_required_MB: 600, overrides: { context_window_size: 2048 } },
+          record: {
+            model_id: MODEL_ID,
+            model: `/models/hf/${MODEL_ID}`,
+            model_lib: `/models/libs/${LIB}`,
+            vram_required_MB: 600,
+            overrides: { context_window_size: 2048 },
+          },
         },
       },
     });
     await openApp(page, `${server.origin}/`);
     const key = await makeKey(page);
-    const list = (await call(page, '/v1/models', { headers: { authorization: `Bearer ${key}` } })).json as { data: { id: string; state: string; context_length: number }[] };
-    expect(list.data.map((m) => m.id)).toEqual(['svc-model-5.2', 'svc-model-5.2-fast', 'svc-model-5.2-short', 'svc-model-5.2-short-fast', 'svc-vision', 'svc-embed', 'acme-chat']);
+    const list = (await call(page, '/v1/models', { headers: { authorization: `Bearer ${key}` } })).json as {
+      data: { id: string; state: string; context_length: number }[];
+    };
+    expect(list.data.map((m) => m.id)).toEqual([
+      'svc-model-5.2',
+      'svc-model-5.2-fast',
+      'svc-model-5.2-short',
+      'svc-model-5.2-short-fast',
+      'svc-vision',
+      'svc-embed',
+      'acme-chat',
+    ]);
     expect(list.data.at(-1)).toMatchObject({ state: 'not_downloaded', context_length: 4096 });
     expect(await page.evaluate(async () => (await window.inpage!.engine!.control.status()).find((s) => s.id === 'acme-chat')!.modelId)).toBe(MODEL_ID);
 

@@ -22,7 +22,14 @@ test('configured models: listed, reachable by keys, answered, fingerprinted by t
   await openApp(page);
   const key = await makeKey(page);
   const list = (await call(page, '/v1/models', { headers: { authorization: `Bearer ${key}` } })).json as ModelList;
-  expect(list.data.map((m) => m.id)).toEqual(['svc-model-5.2', 'svc-model-5.2-fast', 'svc-model-5.2-short', 'svc-model-5.2-short-fast', 'svc-embed', 'acme-chat']);
+  expect(list.data.map((m) => m.id)).toEqual([
+    'svc-model-5.2',
+    'svc-model-5.2-fast',
+    'svc-model-5.2-short',
+    'svc-model-5.2-short-fast',
+    'svc-embed',
+    'acme-chat',
+  ]);
   const acme = list.data.find((m) => m.id === 'acme-chat')!;
   expect(acme).toMatchObject({ object: 'model', reasoning: false, vision: false });
   expect(acme.created).toBeGreaterThan(list.data.find((m) => m.id === 'svc-model-5.2-short-fast')!.created);
@@ -34,7 +41,9 @@ test('configured models: listed, reachable by keys, answered, fingerprinted by t
   expect(completion.model).toBe('acme-chat');
   expect(completion.choices[0]!.message.content).toBe('1 2 3');
   expect(completion.system_fingerprint).toBe('fp_test_Acme-Chat-q4f32_1-MLC');
-  const mapped = (await chat(page, key, { model: 'svc-model-5.2-short-fast', messages: [{ role: 'user', content: 'hi' }] })).json as { system_fingerprint: string };
+  const mapped = (await chat(page, key, { model: 'svc-model-5.2-short-fast', messages: [{ role: 'user', content: 'hi' }] })).json as {
+    system_fingerprint: string;
+  };
   expect(mapped.system_fingerprint).toBe('fp_test_Qwen3-0.6B-q4f32_1-MLC');
 
   const hidden = await chat(page, key, { model: 'svc-vision', messages: [{ role: 'user', content: 'hi' }] });
@@ -67,14 +76,24 @@ test('a bad models entry stops the page at start with an error that names the en
   // Checked by the page: the shape of every entry. The workspace shows the error.
   await deployConfig(context, { models: { 'svc-model-5.2': { webllm: 'Qwen3-4B-q4f16_1-MLC', colour: 'red' } } });
   await page.goto('/');
-  const shape = await page.evaluate(() => window.inpageReady!.then(() => 'started', (err: Error) => err.message));
+  const shape = await page.evaluate(() =>
+    window.inpageReady!.then(
+      () => 'started',
+      (err: Error) => err.message,
+    ),
+  );
   expect(shape).toBe('inpage.config.json: models["svc-model-5.2"]: unknown field \'colour\'');
   await expect(page.getByRole('alert')).toContainText('models["svc-model-5.2"]: unknown field');
 
   // A llama.cpp entry whose split parts are not named as llama.cpp names them: refused by the page, by name.
   await deployConfig(context, { models: { 'team-gguf': { engine: 'llamacpp', gguf: ['/m/team-00001-of-00002.gguf', '/m/team-2.gguf'] } } });
   await page.goto('/');
-  const split = await page.evaluate(() => window.inpageReady!.then(() => 'started', (err: Error) => err.message));
+  const split = await page.evaluate(() =>
+    window.inpageReady!.then(
+      () => 'started',
+      (err: Error) => err.message,
+    ),
+  );
   expect(split).toContain('inpage.config.json: models["team-gguf"].gguf[1]: the parts of a split model must be named');
   expect(split).toContain("expected '/m/team-00002-of-00002.gguf'");
   await expect(page.getByRole('alert')).toContainText('models["team-gguf"].gguf[1]');
@@ -82,7 +101,12 @@ test('a bad models entry stops the page at start with an error that names the en
   // Checked by the engine against the models it can run: the engine does not start, and says why.
   await deployConfig(context, { models: { 'svc-model-5.2': { webllm: 'No-Such-Model-MLC' } } });
   await page.goto('/');
-  const failure = await page.evaluate(() => window.inpageReady!.then(() => 'started', (err: Error) => err.message));
+  const failure = await page.evaluate(() =>
+    window.inpageReady!.then(
+      () => 'started',
+      (err: Error) => err.message,
+    ),
+  );
   expect(failure).toContain('models["svc-model-5.2"].webllm');
   expect(failure).toContain("'No-Such-Model-MLC'");
   await expect(page.getByRole('alert')).toContainText('models["svc-model-5.2"].webllm');
@@ -119,7 +143,8 @@ test("after the service worker restarts, every route that takes a model knows th
     seen[route] = answer.status === 200 ? 'ok' : `${answer.status} ${json?.error?.code}`;
     if (answer.status !== 200) continue;
     if (route === '/v1/chat/completions') expect((json as { choices: { message: { content: string } }[] }).choices[0]!.message.content).toBe('1 2');
-    if (route === '/v1/responses') expect((json as { output_text?: string; output: { content?: { text: string }[] }[] }).output.at(-1)!.content![0]!.text).toBe('1 2');
+    if (route === '/v1/responses')
+      expect((json as { output_text?: string; output: { content?: { text: string }[] }[] }).output.at(-1)!.content![0]!.text).toBe('1 2');
     if (route === '/v1/completions') expect((json as { model: string }).model).toBe('acme-chat');
     if (route === '/v1/models/acme-chat') expect(json).toMatchObject({ id: 'acme-chat', object: 'model' });
     if (route === '/v1/models') expect((json as unknown as ModelList).data.map((m) => m.id)).toContain('acme-chat');

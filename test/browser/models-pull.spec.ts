@@ -31,11 +31,16 @@ test('models:pull downloads the variants’ files, resumes without fetching shar
   const args = [
     'svc-model-5.2-short',
     'svc-model-5.2-short-fast', // same weights: pulled once
-    '--precision', 'f16',
-    '--out', out,
-    '--source', `${host.origin}/hf`,
-    '--lib-source', `${host.origin}/libs`,
-    '--engine', 'webllm',
+    '--precision',
+    'f16',
+    '--out',
+    out,
+    '--source',
+    `${host.origin}/hf`,
+    '--lib-source',
+    `${host.origin}/libs`,
+    '--engine',
+    'webllm',
   ];
   try {
     const first = await pullCli(args);
@@ -89,14 +94,38 @@ test('models:pull takes an older ndarray-cache.json, and fails clearly on a miss
   await writeHosted(join(dir, 'host'), legacy);
   const host = await serveStatic(4580, { '/': join(dir, 'host') });
   try {
-    const ok = await pullCli(['svc-model-5.2', '--precision', 'f32', '--out', join(dir, 'out'), '--source', `${host.origin}/hf`, '--lib-source', `${host.origin}/libs`, '--engine', 'webllm']);
+    const ok = await pullCli([
+      'svc-model-5.2',
+      '--precision',
+      'f32',
+      '--out',
+      join(dir, 'out'),
+      '--source',
+      `${host.origin}/hf`,
+      '--lib-source',
+      `${host.origin}/libs`,
+      '--engine',
+      'webllm',
+    ]);
     expect(ok.code, ok.stderr).toBe(0);
     // web-llm 0.2.86 reads tensor-cache.json: the old manifest is kept under that name.
     const saved = await readFile(join(dir, 'out', legacy.modelId, 'resolve', 'main', 'tensor-cache.json'));
     expect(sha256(saved)).toBe(sha256(legacy.files.get('ndarray-cache.json')!));
 
     await rm(join(dir, 'host', 'hf', legacy.modelId, 'resolve', 'main', 'params_shard_1.bin'));
-    const broken = await pullCli(['svc-model-5.2', '--precision', 'f32', '--out', join(dir, 'out2'), '--source', `${host.origin}/hf`, '--lib-source', `${host.origin}/libs`, '--engine', 'webllm']);
+    const broken = await pullCli([
+      'svc-model-5.2',
+      '--precision',
+      'f32',
+      '--out',
+      join(dir, 'out2'),
+      '--source',
+      `${host.origin}/hf`,
+      '--lib-source',
+      `${host.origin}/libs`,
+      '--engine',
+      'webllm',
+    ]);
     expect(broken.code).toBe(1);
     expect(broken.stderr).toContain('models:pull failed: HTTP 404');
     expect(broken.stderr).toContain('params_shard_1.bin');

@@ -8,7 +8,9 @@ import { expect, test } from '@playwright/test';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const versionOf = (name: string) => (JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
 
-test('THIRD-PARTY-NOTICES.txt: inpage’s MIT licence, then every package the app, its workers and sw.js bundle, each with its licence text', async ({ request }) => {
+test('THIRD-PARTY-NOTICES.txt: inpage’s MIT licence, then every package the app, its workers and sw.js bundle, each with its licence text', async ({
+  request,
+}) => {
   const res = await request.get('/THIRD-PARTY-NOTICES.txt');
   expect(res.status()).toBe(200);
   const notices = await res.text();

@@ -51,7 +51,9 @@ test('a pinned model: a changed config or library is refused naming the file; th
     server.override(configPath, JSON.stringify({ ...tampered, context_window_size: 131072 }, null, 1));
     const first = await ask();
     expect(first.code).toBe('model_load_failed');
-    expect(first.message).toContain(`${server.origin}${configPath} does not match the hash this deployment pinned for it (pinned ${sri(model.files.get('mlc-chat-config.json')!)}, the file has sha384-`);
+    expect(first.message).toContain(
+      `${server.origin}${configPath} does not match the hash this deployment pinned for it (pinned ${sri(model.files.get('mlc-chat-config.json')!)}, the file has sha384-`,
+    );
     const libAsked = () => server.gets.filter((p) => p === libPath).length;
     expect(libAsked()).toBe(0); // stopped at the config: the library was never fetched
 
@@ -62,7 +64,9 @@ test('a pinned model: a changed config or library is refused naming the file; th
     server.override(libPath, evil);
     const second = await ask();
     expect(second.code).toBe('model_load_failed');
-    expect(second.message).toContain(`${server.origin}${libPath} does not match the hash this deployment pinned for it (pinned ${sri(model.libBytes)}, the file has ${sri(evil)})`);
+    expect(second.message).toContain(
+      `${server.origin}${libPath} does not match the hash this deployment pinned for it (pinned ${sri(model.libBytes)}, the file has ${sri(evil)})`,
+    );
     expect(second.message).not.toContain('mlc-chat-config.json does not match');
 
     // The pinned bytes: both files pass web-llm's check, and the load goes on to run the library, which fails

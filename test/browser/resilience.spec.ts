@@ -48,7 +48,12 @@ test('an aborted queued request is dropped when its turn comes; aborting a JSON 
   const outcome = await page.evaluate(
     async ({ key, body }) => {
       const post = (b: unknown, signal?: AbortSignal) =>
-        fetch('/v1/chat/completions', { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(b), signal });
+        fetch('/v1/chat/completions', {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: JSON.stringify(b),
+          signal,
+        });
       const first = new AbortController();
       const queued = new AbortController();
       // A JSON answer's headers come when generation begins; its body when the reply is complete.
@@ -75,7 +80,9 @@ test('with no engine connected, /v1 answers 503 engine_unavailable instead of ha
   const key = await makeKey(page);
   const answer = await chat(page, key, { model: 'svc-model-5.2-fast', messages: [{ role: 'user', content: 'anyone?' }] });
   expect(answer.status).toBe(503);
-  expect(answer.json).toEqual({ error: { message: expect.stringContaining('No inference engine'), type: 'server_error', param: null, code: 'engine_unavailable' } });
+  expect(answer.json).toEqual({
+    error: { message: expect.stringContaining('No inference engine'), type: 'server_error', param: null, code: 'engine_unavailable' },
+  });
   const streamed = await chat(page, key, { ...long, messages: [{ role: 'user', content: 'anyone?' }] });
   expect(streamed.status).toBe(503);
   // The model list still answers, saying the models cannot be used now.
@@ -142,7 +149,12 @@ test('a full queue answers 429 queue_full with retry-after, and frees up afterwa
       const post = (b: unknown) => {
         const c = new AbortController();
         controllers.push(c);
-        return fetch('/v1/chat/completions', { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(b), signal: c.signal });
+        return fetch('/v1/chat/completions', {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: JSON.stringify(b),
+          signal: c.signal,
+        });
       };
       const running = post(body).catch(() => null);
       await new Promise((r) => setTimeout(r, 200));

@@ -107,7 +107,12 @@ test.describe('plain fetch', () => {
     const unstored = (await post(page, key, { model: 'svc-model-5.2-fast', input: 'forget me', store: false })).json as { id: string; store: boolean };
     expect(unstored.store).toBe(false);
     expectError(await call(page, `/v1/responses/${unstored.id}`, { headers: auth(key) }), 404, 'response_not_found', 'response_id');
-    expectError(await post(page, key, { model: 'svc-model-5.2-fast', input: 'x', previous_response_id: unstored.id }), 404, 'response_not_found', 'previous_response_id');
+    expectError(
+      await post(page, key, { model: 'svc-model-5.2-fast', input: 'x', previous_response_id: unstored.id }),
+      404,
+      'response_not_found',
+      'previous_response_id',
+    );
   });
 
   test('another key cannot read, continue, list or delete; deleted is gone; revoked key is refused', async () => {
@@ -116,7 +121,12 @@ test.describe('plain fetch', () => {
     expectError(await call(page, `/v1/responses/${mine.id}`, { headers: auth(other) }), 404, 'response_not_found', 'response_id');
     expectError(await call(page, `/v1/responses/${mine.id}/input_items`, { headers: auth(other) }), 404, 'response_not_found', 'response_id');
     expectError(await call(page, `/v1/responses/${mine.id}`, { method: 'DELETE', headers: auth(other) }), 404, 'response_not_found', 'response_id');
-    expectError(await post(page, other, { model: 'svc-model-5.2-fast', input: 'x', previous_response_id: mine.id }), 404, 'response_not_found', 'previous_response_id');
+    expectError(
+      await post(page, other, { model: 'svc-model-5.2-fast', input: 'x', previous_response_id: mine.id }),
+      404,
+      'response_not_found',
+      'previous_response_id',
+    );
     expectError(await call(page, '/v1/responses/resp_unknown', { headers: auth(key) }), 404, 'response_not_found', 'response_id');
 
     const deleted = await call(page, `/v1/responses/${mine.id}`, { method: 'DELETE', headers: auth(key) });
@@ -142,7 +152,11 @@ test.describe('plain fetch', () => {
     expectError(await post(page, key, { model: 'svc-model-5.2-fast' }), 400, 'missing_required_parameter', 'input');
     expectError(await post(page, key, { ...base, model: 'svc-nope' }), 404, 'model_not_found', 'model');
     expectError(await post(page, key, { ...base, reasoning: { effort: 'high' } }), 400, 'unsupported_parameter', 'reasoning.effort');
-    expectError(await call(page, '/v1/responses', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(base) }), 401, 'missing_api_key');
+    expectError(
+      await call(page, '/v1/responses', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(base) }),
+      401,
+      'missing_api_key',
+    );
     const narrow = await makeKey(page, { name: 'narrow', models: ['svc-vision'] });
     expectError(await post(page, narrow, base), 404, 'model_not_found', 'model');
     expectError(await call(page, '/v1/responses', { headers: auth(key) }), 405, 'method_not_allowed');
@@ -187,7 +201,18 @@ test.describe('real clients', () => {
       } catch (err) {
         afterDelete = (err as { status?: number }).status;
       }
-      return { outputText: created.output_text, retrievedText: retrieved.output_text, types, text, reasoning, completed, itemIds, hasMore: items.has_more, all, afterDelete };
+      return {
+        outputText: created.output_text,
+        retrievedText: retrieved.output_text,
+        types,
+        text,
+        reasoning,
+        completed,
+        itemIds,
+        hasMore: items.has_more,
+        all,
+        afterDelete,
+      };
     }, key);
     expect(result.outputText).toBe('Echo: three');
     expect(result.retrievedText).toBe('Echo: three');
@@ -231,12 +256,19 @@ test.describe('real clients', () => {
       const stream = await client.responses.create({ model: 'svc-model-5.2-fast', input: 'please call get_weather', tools, stream: true });
       const events: { type: string; arguments?: string; delta?: string }[] = [];
       for await (const event of stream) {
-        if (event.type === 'response.output_item.added' && event.item.type === 'function_call') events.push({ type: event.type, arguments: event.item.arguments });
+        if (event.type === 'response.output_item.added' && event.item.type === 'function_call')
+          events.push({ type: event.type, arguments: event.item.arguments });
         else if (event.type === 'response.function_call_arguments.delta') events.push({ type: event.type, delta: event.delta });
         else if (event.type === 'response.function_call_arguments.done') events.push({ type: event.type, arguments: event.arguments });
       }
       const items = await client.responses.inputItems.list(second.id);
-      return { call: { name: call.name, arguments: call.arguments, callId: call.call_id }, status: first.status, text: second.output_text, events, items: items.data.map((i) => i.type) };
+      return {
+        call: { name: call.name, arguments: call.arguments, callId: call.call_id },
+        status: first.status,
+        text: second.output_text,
+        events,
+        items: items.data.map((i) => i.type),
+      };
     }, key);
     expect(result.call.name).toBe('get_weather');
     expect(JSON.parse(result.call.arguments)).toEqual({ city: 'a' });
@@ -247,7 +279,12 @@ test.describe('real clients', () => {
     expect(result.events.filter((e) => e.type === 'response.function_call_arguments.delta').length).toBeGreaterThanOrEqual(2);
     const done = result.events.at(-1)!;
     expect(done.type).toBe('response.function_call_arguments.done');
-    expect(result.events.filter((e) => e.delta).map((e) => e.delta).join('')).toBe(done.arguments);
+    expect(
+      result.events
+        .filter((e) => e.delta)
+        .map((e) => e.delta)
+        .join(''),
+    ).toBe(done.arguments);
     expect(result.items).toEqual(['function_call_output']);
   });
 
@@ -274,7 +311,7 @@ test.describe('real clients', () => {
     expect(result.responseId).toMatch(/^resp_/);
   });
 
-  test('openai SDK: item_reference by hand resolves a key\'s stored items; another key\'s, unknown or deleted ones are OpenAI\'s 404', async ({ page }) => {
+  test("openai SDK: item_reference by hand resolves a key's stored items; another key's, unknown or deleted ones are OpenAI's 404", async ({ page }) => {
     await openApp(page, '/test/pages/clients.html');
     const key = await makeKey(page);
     const other = await makeKey(page, { name: 'other' });
@@ -284,14 +321,28 @@ test.describe('real clients', () => {
         const base = { baseURL: `${location.origin}/v1`, dangerouslyAllowBrowser: true, maxRetries: 0 };
         const client = new OpenAI({ ...base, apiKey });
         const stranger = new OpenAI({ ...base, apiKey: otherKey });
-        const tools = [{ type: 'function' as const, name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }, strict: false }];
+        const tools = [
+          {
+            type: 'function' as const,
+            name: 'get_weather',
+            parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+            strict: false,
+          },
+        ];
         const grab = async (p: Promise<unknown>) => {
           try {
             await p;
             return null;
           } catch (err) {
             const e = err as InstanceType<typeof OpenAI.APIError>;
-            return { notFound: err instanceof OpenAI.NotFoundError, status: e.status, type: e.type, code: e.code, param: e.param, message: e.error && (e.error as { message?: string }).message };
+            return {
+              notFound: err instanceof OpenAI.NotFoundError,
+              status: e.status,
+              type: e.type,
+              code: e.code,
+              param: e.param,
+              message: e.error && (e.error as { message?: string }).message,
+            };
           }
         };
         // A thinking turn that calls the tool: output reasoning (rs_…) and function_call (fc_…).
@@ -317,9 +368,16 @@ test.describe('real clients', () => {
         const third = await client.responses.create({
           model: 'svc-model-5.2-fast',
           tools,
-          input: [{ type: 'item_reference', id: question!.id }, { type: 'item_reference', id: call.id! }, { type: 'item_reference', id: output.id! }],
+          input: [
+            { type: 'item_reference', id: question!.id },
+            { type: 'item_reference', id: call.id! },
+            { type: 'item_reference', id: output.id! },
+          ],
         });
-        const refs = (id: string) => [{ role: 'user' as const, content: 'hi' }, { type: 'item_reference' as const, id }];
+        const refs = (id: string) => [
+          { role: 'user' as const, content: 'hi' },
+          { type: 'item_reference' as const, id },
+        ];
         const othersKey = await grab(stranger.responses.create({ model: 'svc-model-5.2', input: refs(reasoning.id) }));
         const unknown = await grab(client.responses.create({ model: 'svc-model-5.2', input: refs('msg_0123456789abcdef') }));
         await client.responses.delete(first.id);
@@ -388,15 +446,30 @@ test.describe('real clients', () => {
               return `sunny in ${city}`;
             },
           });
-          const generated = await generateText({ model: provider(model), prompt: 'Ask get_weather, then tell me.', tools: { get_weather: getWeather }, stopWhen: stepCountIs(4) });
+          const generated = await generateText({
+            model: provider(model),
+            prompt: 'Ask get_weather, then tell me.',
+            tools: { get_weather: getWeather },
+            stopWhen: stepCountIs(4),
+          });
           const generatedSent = sent.splice(0);
-          const streamed = streamText({ model: provider(model), prompt: 'Ask get_weather, then tell me.', tools: { get_weather: getWeather }, stopWhen: stepCountIs(4) });
+          const streamed = streamText({
+            model: provider(model),
+            prompt: 'Ask get_weather, then tell me.',
+            tools: { get_weather: getWeather },
+            stopWhen: stepCountIs(4),
+          });
           let streamedText = '';
           for await (const part of streamed.textStream) streamedText += part;
           const steps = await streamed.steps;
-          const summary = (s: typeof steps) => s.map((step) => ({ finish: step.finishReason, results: step.toolResults.map((r) => [r.toolName, r.input, r.output]) }));
+          const summary = (s: typeof steps) =>
+            s.map((step) => ({ finish: step.finishReason, results: step.toolResults.map((r) => [r.toolName, r.input, r.output]) }));
           return {
-            generated: { text: generated.text, steps: summary(generated.steps), reasoningIds: generated.steps[0]!.content.flatMap((part) => (part.type === 'reasoning' ? [part.providerMetadata?.openai?.itemId] : [])) },
+            generated: {
+              text: generated.text,
+              steps: summary(generated.steps),
+              reasoningIds: generated.steps[0]!.content.flatMap((part) => (part.type === 'reasoning' ? [part.providerMetadata?.openai?.itemId] : [])),
+            },
             streamed: { text: streamedText, steps: summary(steps) },
             calledWith,
             generatedSent,
@@ -421,7 +494,11 @@ test.describe('real clients', () => {
         expect(sent).toHaveLength(2);
         expect(sent[0]).toEqual([{ type: 'user' }]);
         expect(sent[1]).toContainEqual({ type: 'item_reference', id: expect.stringMatching(/^rs_/) });
-        expect(sent[1]!.filter((item) => item.type !== 'item_reference')).toEqual([{ type: 'user' }, { type: 'function_call' }, { type: 'function_call_output' }]);
+        expect(sent[1]!.filter((item) => item.type !== 'item_reference')).toEqual([
+          { type: 'user' },
+          { type: 'function_call' },
+          { type: 'function_call_output' },
+        ]);
       }
       expect(result.generatedSent[1]).toContainEqual({ type: 'item_reference', id: reasoningId });
     });

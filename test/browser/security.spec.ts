@@ -114,7 +114,10 @@ test('full keys appear in no database, cache, web storage or console output of t
   expect(stored).toContain('sk-svc-'); // the display forms are there: the dump did read the key records
   for (const key of keys) {
     const secret = key.slice('sk-svc-'.length);
-    for (const [where, text] of [['storage', stored], ['console', lines.join('\n')]] as const) {
+    for (const [where, text] of [
+      ['storage', stored],
+      ['console', lines.join('\n')],
+    ] as const) {
       expect(text.includes(secret), `the key's secret is in ${where}`).toBe(false);
       // Nor any long piece of it (the display form shows 4 + 4 characters).
       for (let at = 0; at + 12 <= secret.length; at += 4) {
@@ -143,7 +146,10 @@ test('revocation holds for the very next request, in the same tab and in another
     }, `round ${round}`);
     const [a, b] = await Promise.all([chat(page, key, hi), chat(other, key, hi)]);
     expect([a.status, b.status]).toEqual([401, 401]);
-    expect((a.json as { error: { code: string; message: string } }).error).toMatchObject({ code: 'invalid_api_key', message: expect.stringContaining('has been revoked') });
+    expect((a.json as { error: { code: string; message: string } }).error).toMatchObject({
+      code: 'invalid_api_key',
+      message: expect.stringContaining('has been revoked'),
+    });
   }
 });
 
@@ -171,7 +177,10 @@ test('the page carries a strict Content-Security-Policy, the app runs under it w
   await goToArea(page, 'Playground');
   await playgroundKey(page);
   await page.evaluate(() => ((window as unknown as { pwned: number[] }).pwned = []));
-  const answer = await sendAndWait(page, '<img src=x onerror="window.pwned.push(1)"> <script>window.pwned.push(2)</script> [go](javascript:window.pwned.push(3))');
+  const answer = await sendAndWait(
+    page,
+    '<img src=x onerror="window.pwned.push(1)"> <script>window.pwned.push(2)</script> [go](javascript:window.pwned.push(3))',
+  );
   await expect(answer).toContainText('<img src=x onerror="window.pwned.push(1)">');
   await expect(answer.locator('img, script, [onerror], a[href^="javascript"]')).toHaveCount(0);
   expect(await page.evaluate(() => (window as unknown as { pwned: number[] }).pwned)).toEqual([]);

@@ -40,7 +40,11 @@ export interface StaticServer {
  * Serves each mount's folder under its URL prefix (longest prefix wins); `/` serves index.html.
  * Answers are never cached by the browser, so what a test changes is what the next request gets.
  */
-export async function serveStatic(basePort: number, mounts: Record<string, string>, options: { cors?: boolean; headers?: Record<string, string> } = {}): Promise<StaticServer> {
+export async function serveStatic(
+  basePort: number,
+  mounts: Record<string, string>,
+  options: { cors?: boolean; headers?: Record<string, string> } = {},
+): Promise<StaticServer> {
   // INPAGE_PORT_OFFSET lets work trees on one machine run these tests side by side.
   const port = basePort + Number(process.env.INPAGE_PORT_OFFSET ?? 0);
   const overrides = new Map<string, string | Uint8Array>();
@@ -59,7 +63,12 @@ export async function serveStatic(basePort: number, mounts: Record<string, strin
       const info = await stat(file).catch(() => null);
       if (info?.isDirectory()) file = join(file, 'index.html');
       else if (!info) continue;
-      if (await stat(file).then((s) => s.isFile()).catch(() => false)) return file;
+      if (
+        await stat(file)
+          .then((s) => s.isFile())
+          .catch(() => false)
+      )
+        return file;
     }
     return null;
   }

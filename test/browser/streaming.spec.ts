@@ -107,6 +107,9 @@ test('a failure after the stream began travels in-band, then [DONE]', async ({ p
   const error = JSON.parse(events.at(-2)!) as { error: Record<string, unknown> };
   expectSchema('ErrorResponse', error);
   expect(error).toEqual({ error: { message: expect.stringContaining('after 3 tokens'), type: 'server_error', param: null, code: 'internal_error' } });
-  const content = events.slice(0, -2).map((e) => (JSON.parse(e) as Chunk).choices[0]?.delta.content ?? '').join('');
+  const content = events
+    .slice(0, -2)
+    .map((e) => (JSON.parse(e) as Chunk).choices[0]?.delta.content ?? '')
+    .join('');
   expect(content).toBe('tick tick tick');
 });

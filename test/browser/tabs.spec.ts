@@ -52,7 +52,10 @@ async function startWork(page: Page, key: string, label: string): Promise<void> 
 async function outcome(page: Page, label: string) {
   return page.evaluate(async (label) => {
     const w = window as unknown as Record<string, Promise<unknown>>;
-    return { stream: (await w[`${label}Stream`]) as { status: number; text: string }, queued: (await w[`${label}Queued`]) as { status: number; body: unknown } };
+    return {
+      stream: (await w[`${label}Stream`]) as { status: number; text: string },
+      queued: (await w[`${label}Queued`]) as { status: number; body: unknown },
+    };
   }, label);
 }
 

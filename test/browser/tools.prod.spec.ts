@@ -29,7 +29,11 @@ test('tools and json_schema requests get past validation to loading (503 model_l
   for (const body of [
     { model: 'svc-model-5.2-short-fast', messages, tools: [weather], tool_choice: 'required' },
     { model: 'svc-model-5.2-short', messages: messages.slice(0, 1), tools: [weather], stream: true },
-    { model: 'svc-model-5.2-short', messages: messages.slice(0, 1), response_format: { type: 'json_schema', json_schema: { name: 'w', strict: true, schema: weather.function.parameters } } },
+    {
+      model: 'svc-model-5.2-short',
+      messages: messages.slice(0, 1),
+      response_format: { type: 'json_schema', json_schema: { name: 'w', strict: true, schema: weather.function.parameters } },
+    },
   ]) {
     const answer = await chat(page, key, body);
     expect(answer.status, answer.text).toBe(503);

@@ -17,12 +17,23 @@ test('a JSON tool call: tool_calls, content null, finish_reason tool_calls; lega
   expectSchema('CreateChatCompletionResponse', answer.json);
   const choice = (answer.json as { choices: { message: Record<string, unknown>; finish_reason: string }[] }).choices[0]!;
   expect(choice.finish_reason).toBe('tool_calls');
-  expect(choice.message).toMatchObject({ role: 'assistant', content: null, tool_calls: [{ type: 'function', function: { name: 'get_weather', arguments: '{"city":"a"}' } }] });
+  expect(choice.message).toMatchObject({
+    role: 'assistant',
+    content: null,
+    tool_calls: [{ type: 'function', function: { name: 'get_weather', arguments: '{"city":"a"}' } }],
+  });
 
-  const legacy = await chat(page, key, { model: 'svc-model-5.2-fast', messages: [{ role: 'user', content: 'get_weather now' }], functions: [weather.function] });
+  const legacy = await chat(page, key, {
+    model: 'svc-model-5.2-fast',
+    messages: [{ role: 'user', content: 'get_weather now' }],
+    functions: [weather.function],
+  });
   expectSchema('CreateChatCompletionResponse', legacy.json);
   const legacyChoice = (legacy.json as { choices: { message: Record<string, unknown>; finish_reason: string }[] }).choices[0]!;
-  expect(legacyChoice).toMatchObject({ finish_reason: 'function_call', message: { content: null, function_call: { name: 'get_weather', arguments: '{"city":"a"}' } } });
+  expect(legacyChoice).toMatchObject({
+    finish_reason: 'function_call',
+    message: { content: null, function_call: { name: 'get_weather', arguments: '{"city":"a"}' } },
+  });
 });
 
 test('a streamed tool call: indexed deltas, the first with id, type, name and arguments ""', async ({ page }) => {
@@ -34,7 +45,9 @@ test('a streamed tool call: indexed deltas, the first with id, type, name and ar
     body: JSON.stringify({ model: 'svc-model-5.2-fast', messages: [{ role: 'user', content: 'x' }], tools: [weather], tool_choice: 'required', stream: true }),
   });
   expect(answer.status, answer.text).toBe(200);
-  const chunks = sseEvents(answer.text).slice(0, -1).map((e) => JSON.parse(e) as { choices: { delta: Record<string, unknown>; finish_reason: string | null }[] });
+  const chunks = sseEvents(answer.text)
+    .slice(0, -1)
+    .map((e) => JSON.parse(e) as { choices: { delta: Record<string, unknown>; finish_reason: string | null }[] });
   for (const chunk of chunks) expectSchema('CreateChatCompletionStreamResponse', chunk);
   expect(chunks[0]!.choices[0]!.delta).toEqual({ role: 'assistant', content: '' });
   const calls = chunks.flatMap((c) => (c.choices[0]?.delta.tool_calls as Record<string, unknown>[] | undefined) ?? []);
@@ -50,7 +63,8 @@ test('a streamed tool call: indexed deltas, the first with id, type, name and ar
 test('refusals: svc-vision with tools, audio output, web search; svc-vision with tool_choice none answers', async ({ page }) => {
   await openApp(page);
   const key = await makeKey(page);
-  const ask = (extra: Record<string, unknown>) => chat(page, key, { model: 'svc-model-5.2-fast', messages: [{ role: 'user', content: 'get_weather' }], ...extra });
+  const ask = (extra: Record<string, unknown>) =>
+    chat(page, key, { model: 'svc-model-5.2-fast', messages: [{ role: 'user', content: 'get_weather' }], ...extra });
   const vision = await ask({ model: 'svc-vision', tools: [weather] });
   expect(vision.status).toBe(400);
   expectSchema('ErrorResponse', vision.json);

@@ -27,7 +27,10 @@ test('the attacker server is live and reachable from the test (so zero requests 
   attacker.requests.splice(0);
 });
 
-test('a link naming model and library hosts is ignored with a notice: zero requests reach them, the engine loads from the deployment', async ({ page, context }) => {
+test('a link naming model and library hosts is ignored with a notice: zero requests reach them, the engine loads from the deployment', async ({
+  page,
+  context,
+}) => {
   const configured: string[] = [];
   await context.route('https://models.example/**', (route) => {
     configured.push(route.request().url());
@@ -61,7 +64,7 @@ test('a link naming model and library hosts is ignored with a notice: zero reque
   expect(attacker.requests).toEqual([]);
 });
 
-test('npm run build contains none of the test build\'s knobs', async () => {
+test("npm run build contains none of the test build's knobs", async () => {
   const dist = join(REPO_ROOT, `dist${process.env.INPAGE_BUILD_SUFFIX ?? ''}`);
   const files = (await readdir(dist, { recursive: true })).filter((f) => f.endsWith('.js'));
   expect(files.length).toBeGreaterThan(2);

@@ -19,7 +19,7 @@ test('heartbeat and queue links are ignored with a notice: no restarts, no 429, 
       const res = await fetch('/v1/chat/completions', {
         method: 'POST',
         headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'svc-model-5.2-fast', messages: [{ role: 'user', content: "count 40" }], user: `client-${i}`, stream: true }),
+        body: JSON.stringify({ model: 'svc-model-5.2-fast', messages: [{ role: 'user', content: 'count 40' }], user: `client-${i}`, stream: true }),
       });
       const text = await res.text();
       return { status: res.status, done: text.endsWith('data: [DONE]\n\n'), inBandError: text.includes('"error"'), ms: performance.now() - started };

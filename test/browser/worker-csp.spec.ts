@@ -50,7 +50,7 @@ test('the engine worker reaches the origin and the configured model hosts only, 
   expect((await chat(page, key, { model: 'svc-model-5.2-fast', messages: [{ role: 'user', content: 'hi' }] })).status).toBe(200);
 });
 
-test('after a reload and with web-llm\'s default hosts the policy holds too; the service worker script has its own', async ({ page, context, request }) => {
+test("after a reload and with web-llm's default hosts the policy holds too; the service worker script has its own", async ({ page, context, request }) => {
   await openApp(page);
   await page.reload();
   await page.evaluate(async () => void (await window.inpageReady));

@@ -15,11 +15,21 @@ async function axeViolations(page: Page): Promise<string[]> {
   // Evaluated through the DevTools protocol: the page's Content-Security-Policy (no inline script) stays as it is.
   await page.evaluate(`${AXE}\n;undefined`);
   return page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run: (ctx: Document, opts: object) => Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe;
+    const axe = (
+      window as unknown as {
+        axe: { run: (ctx: Document, opts: object) => Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> };
+      }
+    ).axe;
     const result = await axe.run(document, { resultTypes: ['violations'] });
     return result.violations
       .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).slice(0, 4).join(', ')}`);
+      .map(
+        (v) =>
+          `${v.id} (${v.impact}): ${v.nodes
+            .map((n) => n.target.join(' '))
+            .slice(0, 4)
+            .join(', ')}`,
+      );
   });
 }
 
@@ -41,7 +51,9 @@ for (const device of [
   { name: 'desktop', viewport: { width: 1366, height: 900 } },
   { name: 'phone', viewport: { width: 390, height: 844 } },
 ]) {
-  test(`${device.name}: every area passes an axe-core scan (no serious or critical violation), light and dark; the sign-up is on the first screen`, async ({ page }) => {
+  test(`${device.name}: every area passes an axe-core scan (no serious or critical violation), light and dark; the sign-up is on the first screen`, async ({
+    page,
+  }) => {
     test.setTimeout(180_000);
     await page.setViewportSize(device.viewport);
     await openWorkspace(page);
@@ -161,7 +173,11 @@ test('focus after every action, the shortcuts and their list, the chat list as o
 
   // Models: after Load the focus is on Unload, after Unload on Load (never the page's body).
   await goToArea(page, 'Models');
-  await page.getByRole('button', { name: 'Load svc-model-5.2-fast', exact: true }).or(page.getByRole('button', { name: 'Unload svc-model-5.2-fast', exact: true })).first().waitFor();
+  await page
+    .getByRole('button', { name: 'Load svc-model-5.2-fast', exact: true })
+    .or(page.getByRole('button', { name: 'Unload svc-model-5.2-fast', exact: true }))
+    .first()
+    .waitFor();
   const unload = page.getByRole('button', { name: 'Unload svc-model-5.2-fast', exact: true });
   if (await unload.isVisible()) {
     await unload.click();
@@ -177,7 +193,9 @@ async function downloadedText(download: Download): Promise<string> {
   return readFileSync((await download.path())!, 'utf8');
 }
 
-test('rendering: maths, code labels and no guessed language, JSON answers indented; parameters refuse values out of range; an exported chat imports back the same', async ({ page }) => {
+test('rendering: maths, code labels and no guessed language, JSON answers indented; parameters refuse values out of range; an exported chat imports back the same', async ({
+  page,
+}) => {
   test.setTimeout(120_000);
   await openWorkspace(page);
   await registerThroughForm(page);

@@ -24,7 +24,12 @@ const toEnd = (page: Page) => page.evaluate(() => document.documentElement.scrol
  * and the scroll not yet (under load frames come late, so that gap grows past the 48 px of "at the end").
  */
 const toEndAsShown = (page: Page) =>
-  page.evaluate(() => new Promise<number>((resolve) => requestAnimationFrame(() => setTimeout(() => resolve(document.documentElement.scrollHeight - (scrollY + innerHeight)), 0))));
+  page.evaluate(
+    () =>
+      new Promise<number>((resolve) =>
+        requestAnimationFrame(() => setTimeout(() => resolve(document.documentElement.scrollHeight - (scrollY + innerHeight)), 0)),
+      ),
+  );
 
 /**
  * The last turn ends above the composer's top (the composer never covers it) and on screen, once the page has
@@ -40,7 +45,9 @@ async function lastTurnUncovered(page: Page, viewportHeight: number): Promise<vo
   }).toPass({ timeout: 5000 });
 }
 
-test('desktop: the page follows the streaming answer, stops when the reader scrolls up, and "Jump to latest" brings it back; the composer stays small and off the last message, also after a reload', async ({ page }) => {
+test('desktop: the page follows the streaming answer, stops when the reader scrolls up, and "Jump to latest" brings it back; the composer stays small and off the last message, also after a reload', async ({
+  page,
+}) => {
   await page.setViewportSize(DESKTOP);
   await startPlayground(page, '/?tokenDelayMs=5');
   // The composer: one text box and its button, a small part of the screen.
@@ -103,7 +110,9 @@ test('desktop: the page follows the streaming answer, stops when the reader scro
   await lastTurnUncovered(page, DESKTOP.height);
 });
 
-test('phone: the conversation comes first; chats in a drawer, system prompt and parameters in a sheet; the composer is small and off the last message', async ({ page }) => {
+test('phone: the conversation comes first; chats in a drawer, system prompt and parameters in a sheet; the composer is small and off the last message', async ({
+  page,
+}) => {
   await page.setViewportSize(PHONE);
   await startPlayground(page);
   // The key line is one slim row: the key itself, then its button, within the screen.

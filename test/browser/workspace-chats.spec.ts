@@ -42,7 +42,9 @@ async function downloaded(page: Page, button: string): Promise<string> {
   return readFile((await (file as Download).path())!, 'utf8');
 }
 
-test('chats: start, switch, rename and delete; each keeps its model and system prompt; drafts and chats survive area changes and reloads; export as JSON and Markdown', async ({ page }) => {
+test('chats: start, switch, rename and delete; each keeps its model and system prompt; drafts and chats survive area changes and reloads; export as JSON and Markdown', async ({
+  page,
+}) => {
   await startPlayground(page);
   await sendAndWait(page, 'hello one');
   await expect(page.getByTestId('chat-title')).toHaveText('hello one');
@@ -69,12 +71,16 @@ test('chats: start, switch, rename and delete; each keeps its model and system p
   await expect(chatList(page).locator('.chat-open[aria-current="true"]')).toBeFocused();
 
   // Switching brings back that chat's turns, model and system prompt.
-  await chatList(page).getByRole('button', { name: /^hello one/ }).click();
+  await chatList(page)
+    .getByRole('button', { name: /^hello one/ })
+    .click();
   await expect(page.getByTestId('chat-title')).toHaveText('hello one');
   await expect(page.locator('.turn.assistant .answer')).toHaveText(['Echo: hello one']);
   await expect(page.getByLabel('Model')).toHaveValue('svc-model-5.2-fast');
   await expect(page.getByLabel('System prompt')).toHaveValue('');
-  await chatList(page).getByRole('button', { name: /^Counting/ }).click();
+  await chatList(page)
+    .getByRole('button', { name: /^Counting/ })
+    .click();
   await expect(page.getByLabel('Model')).toHaveValue('svc-model-5.2-short-fast');
   await expect(page.getByLabel('System prompt')).toHaveValue('Be brief.');
 
@@ -102,7 +108,26 @@ test('chats: start, switch, rename and delete; each keeps its model and system p
     ],
   });
   const markdown = await downloaded(page, 'Export Markdown');
-  expect(markdown).toBe(['# Counting', '', 'Model: `svc-model-5.2-short-fast`', '', '## System', '', 'Be brief.', '', '## You', '', 'count 3', '', '## svc-model-5.2-short-fast', '', '1 2 3', ''].join('\n'));
+  expect(markdown).toBe(
+    [
+      '# Counting',
+      '',
+      'Model: `svc-model-5.2-short-fast`',
+      '',
+      '## System',
+      '',
+      'Be brief.',
+      '',
+      '## You',
+      '',
+      'count 3',
+      '',
+      '## svc-model-5.2-short-fast',
+      '',
+      '1 2 3',
+      '',
+    ].join('\n'),
+  );
 
   // Delete asks once; the other chat opens, and the deleted one stays gone after a reload.
   // With the mouse, behind the chat's own "⋯" menu.
@@ -116,7 +141,9 @@ test('chats: start, switch, rename and delete; each keeps its model and system p
   await expect(chatList(page).locator('.chat-title')).toHaveText(['hello one']);
 });
 
-test('an answer keeps streaming while the person looks at another area; the thinking block is open while it streams, then folds with its time', async ({ page }) => {
+test('an answer keeps streaming while the person looks at another area; the thinking block is open while it streams, then folds with its time', async ({
+  page,
+}) => {
   await startPlayground(page, '/?tokenDelayMs=100');
   await page.getByLabel('Model').selectOption('svc-model-5.2');
   // 40 words: about 4 s of thinking at 100 ms a token.
@@ -181,7 +208,14 @@ test('an image turn, then a text model: the image is left out, said once in the 
   await expect(note).toHaveCount(1);
   await expect(page.getByRole('alert')).toHaveCount(0);
   const json = JSON.parse(await downloaded(page, 'Export JSON')) as { messages: { content: unknown }[] };
-  expect(json.messages.map((m) => m.content)).toEqual(['what is in this picture', 'Echo: what is in this picture [image]', 'and now in words', 'Echo: and now in words', 'once more', 'Echo: once more']);
+  expect(json.messages.map((m) => m.content)).toEqual([
+    'what is in this picture',
+    'Echo: what is in this picture [image]',
+    'and now in words',
+    'Echo: and now in words',
+    'once more',
+    'Echo: once more',
+  ]);
   await screens(page, 'playground-image-then-text');
 
   // Back on svc-vision the image is sent again.

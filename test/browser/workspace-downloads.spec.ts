@@ -19,7 +19,9 @@ test('Models: the size before download; over 100 MB asks once per model (Escape 
   const short = card(page, 'svc-model-5.2-short');
   // The card names the model it stands for (the test build says the test engine stands in for it) and tells
   // the download's size and source before anything downloads.
-  await expect(page.getByTestId('test-build')).toHaveText('Test build: the deterministic test engine answers in place of the models named below; its weights are pretend and nothing is downloaded.');
+  await expect(page.getByTestId('test-build')).toHaveText(
+    'Test build: the deterministic test engine answers in place of the models named below; its weights are pretend and nothing is downloaded.',
+  );
   await expect(short.getByTestId('model-name')).toHaveText('Qwen3 1.7B · 4-bit');
   await expect(short.getByTestId('download-size')).toHaveText('191 MiB (pretend weights from inpage-test; by the model’s manifest)');
   await expect(card(page, 'svc-vision').getByTestId('download-size')).toHaveText(/^191 MiB /);

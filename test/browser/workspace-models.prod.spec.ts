@@ -74,7 +74,10 @@ test('a failed download offline: one error in plain words, the detail folded, Re
     // Its files only (the other cards ask for their own manifests, which this host does not have).
     const mine = (paths: string[]) => paths.filter((p) => p.startsWith(`/hf/${modelId}/`) || p.startsWith('/libs/Qwen3-1.7B-'));
     expect(mine(server.current.gets)).toEqual([`/hf/${modelId}/resolve/main/tensor-cache.json`]);
-    expect(mine(server.current.requests)).toEqual([`/hf/${modelId}/resolve/main/tensor-cache.json`, expect.stringMatching(/^\/libs\/Qwen3-1\.7B-q4f(16|32)_1_cs1k-webgpu\.wasm$/)]);
+    expect(mine(server.current.requests)).toEqual([
+      `/hf/${modelId}/resolve/main/tensor-cache.json`,
+      expect.stringMatching(/^\/libs\/Qwen3-1\.7B-q4f(16|32)_1_cs1k-webgpu\.wasm$/),
+    ]);
     expect(server.current.gets.filter((p) => p.includes('params_shard'))).toEqual([]);
     const before = server.current.requests.length;
     await page.getByRole('button', { name: 'Retry loading svc-model-5.2-short' }).click();
@@ -86,7 +89,10 @@ test('a failed download offline: one error in plain words, the detail folded, Re
     );
     await expect(page.getByTestId('load-error')).toHaveCount(1);
     await expect(page.getByRole('dialog')).toHaveCount(0);
-    expect(mine(server.current.requests.slice(before))).toEqual([`/hf/${modelId}/resolve/main/mlc-chat-config.json`, expect.stringMatching(/^\/libs\/Qwen3-1\.7B-q4f(16|32)_1_cs1k-webgpu\.wasm$/)]);
+    expect(mine(server.current.requests.slice(before))).toEqual([
+      `/hf/${modelId}/resolve/main/mlc-chat-config.json`,
+      expect.stringMatching(/^\/libs\/Qwen3-1\.7B-q4f(16|32)_1_cs1k-webgpu\.wasm$/),
+    ]);
     await screens(page, 'models-retry-reached');
 
     // Offline on a later visit, the host cannot be asked: the card shows the size measured before, saying so.
@@ -95,7 +101,9 @@ test('a failed download offline: one error in plain words, the detail folded, Re
     await expect(page.locator('article[data-model="svc-model-5.2-short"]').getByTestId('download-size')).toHaveText(
       `635 KiB (weights and model library from ${new URL(host).host}; measured on an earlier visit)`,
     );
-    await expect(page.locator('article[data-model="svc-model-5.2"]').getByTestId('download-size')).toHaveText(`size unknown until download starts (the files come from ${new URL(host).host})`);
+    await expect(page.locator('article[data-model="svc-model-5.2"]').getByTestId('download-size')).toHaveText(
+      `size unknown until download starts (the files come from ${new URL(host).host})`,
+    );
   } finally {
     await server.current?.close();
     await rm(dir, { recursive: true, force: true });

@@ -71,7 +71,10 @@ test('no GPU: the Playground starts on a variant this device runs, and it answer
     const ask = page.getByRole('dialog');
     await ask.getByRole('button', { name: 'Download' }).click();
     const plain = vision.getByTestId('load-error').locator('.plain');
-    await expect(plain).toContainText(/^The model file \S+\.gguf is missing at http:\/\/127\.0\.0\.1:\d+\/gguf\/\S+: 127\.0\.0\.1:\d+ answered 404 \(not found\)\./, { timeout: 60_000 });
+    await expect(plain).toContainText(
+      /^The model file \S+\.gguf is missing at http:\/\/127\.0\.0\.1:\d+\/gguf\/\S+: 127\.0\.0\.1:\d+ answered 404 \(not found\)\./,
+      { timeout: 60_000 },
+    );
     await expect(plain).not.toContainText('Could not reach');
     await screens(page, 'no-gpu-models-404');
     // The Playground says the same of it.
@@ -80,7 +83,9 @@ test('no GPU: the Playground starts on a variant this device runs, and it answer
     await page.getByLabel('Message').fill('What is this?');
     await page.getByRole('button', { name: 'Send' }).click();
     // Asked once for this model already (in Models): no question now.
-    await expect(page.locator('form.composer .notice-error .plain')).toContainText(/The model file \S+\.gguf is missing at .*answered 404 \(not found\)/, { timeout: 60_000 });
+    await expect(page.locator('form.composer .notice-error .plain')).toContainText(/The model file \S+\.gguf is missing at .*answered 404 \(not found\)/, {
+      timeout: 60_000,
+    });
     await expect(page.getByLabel('Message')).toHaveValue('What is this?');
   } finally {
     await context.close();

@@ -50,7 +50,9 @@ test('without WebGPU: a clear page on what to do, while keys and Connect still w
 
 // A device without WebGPU where llama.cpp runs the models on the CPU, with 4 GiB for a model (the test build's
 // knob): Qwen3-8B's variants do not fit it.
-test('on a CPU device: the Playground starts on a variant that runs here, marks the others with the reason and the alternative, and never offers to download them; the same after a reload', async ({ page }) => {
+test('on a CPU device: the Playground starts on a variant that runs here, marks the others with the reason and the alternative, and never offers to download them; the same after a reload', async ({
+  page,
+}) => {
   await openWorkspace(page, '/?cpuMemoryMiB=4096');
   await registerThroughForm(page);
   await goToArea(page, 'Playground');

@@ -10,7 +10,9 @@ async function startPlayground(page: Page, path = '/'): Promise<void> {
   await playgroundKey(page);
 }
 
-test('parameters: stop sequences, seed and penalties are sent; a JSON schema answers as json_schema, and one that is not JSON stops the send', async ({ page }) => {
+test('parameters: stop sequences, seed and penalties are sent; a JSON schema answers as json_schema, and one that is not JSON stops the send', async ({
+  page,
+}) => {
   await startPlayground(page);
   await openChatSettings(page);
   await page.getByText('Parameters').click();

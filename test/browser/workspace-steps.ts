@@ -89,9 +89,17 @@ export function unlabeledControls(page: Page): Promise<string[]> {
       const aria = el.getAttribute('aria-label');
       if (aria?.trim()) return aria.trim();
       const by = el.getAttribute('aria-labelledby');
-      if (by) return by.split(/\s+/).map((id) => document.getElementById(id)?.textContent ?? '').join(' ').trim();
+      if (by)
+        return by
+          .split(/\s+/)
+          .map((id) => document.getElementById(id)?.textContent ?? '')
+          .join(' ')
+          .trim();
       const labels = (el as HTMLInputElement).labels;
-      if (labels && labels.length > 0) return Array.from(labels, (l) => l.textContent ?? '').join(' ').trim();
+      if (labels && labels.length > 0)
+        return Array.from(labels, (l) => l.textContent ?? '')
+          .join(' ')
+          .trim();
       if (['BUTTON', 'A', 'SUMMARY'].includes(el.tagName)) return el.textContent?.trim() ?? '';
       return '';
     };

@@ -114,7 +114,13 @@ function replyFor(text: string, request: PlannedRequest): { content: string; fai
   const count = /^count (\d+)$/.exec(text.trim());
   if (count) return { content: Array.from({ length: Number(count[1]) }, (_, i) => String(i + 1)).join(' ') };
   const fail = /^fail after (\d+)$/.exec(text.trim());
-  if (fail) return { content: Array(Number(fail[1]) + 1).fill('tick').join(' '), failAfter: Number(fail[1]) };
+  if (fail)
+    return {
+      content: Array(Number(fail[1]) + 1)
+        .fill('tick')
+        .join(' '),
+      failAfter: Number(fail[1]),
+    };
   return { content: `Echo: ${text}` };
 }
 
@@ -170,7 +176,10 @@ export class DeterministicEngine implements Engine {
     const bytes = GGUF_DEFAULTS[this.groupOf(id)]?.bytes ?? 0;
     if (this.cpuBudget <= 0 || bytes <= this.cpuBudget) return null;
     const gb = (n: number) => `${(n / 1e9).toFixed(2)} GB`;
-    return new ApiError('model_too_large_for_device', `${id} runs here on llama.cpp on the CPU, and its GGUF weights (${gb(bytes)}) do not fit the memory this device can give a model (${gb(this.cpuBudget)}). Use a smaller variant, or a device with WebGPU.`);
+    return new ApiError(
+      'model_too_large_for_device',
+      `${id} runs here on llama.cpp on the CPU, and its GGUF weights (${gb(bytes)}) do not fit the memory this device can give a model (${gb(this.cpuBudget)}). Use a smaller variant, or a device with WebGPU.`,
+    );
   }
 
   private group(id: ModelId): GroupState {
@@ -186,28 +195,30 @@ export class DeterministicEngine implements Engine {
 
   status(): ModelStatus[] {
     // An id only an upstream answers is not this device's (the hybrid composite reports it).
-    return activeCatalog().variants.filter((v) => v.engine !== 'upstream').map(({ id, weightGroup }) => {
-      const g = this.group(id);
-      // What production would load here (an adapter without shader-f16): names the real model as web-llm does.
-      const model = webllmModels().get(weightGroup)?.f32;
-      // An embedding model's window is its own (512 tokens), as web-llm reports it.
-      const variant = variantOf(id);
-      const context = variant?.embeddings ? variant.trainedContext : TEST_CONTEXT_LENGTH;
-      const status: ModelStatus = { id, state: g.state, context_length: context, ...(model ? { modelId: model } : {}) };
-      if (g.state === 'downloading') {
-        status.progress = {
-          phase: 'download',
-          bytesDone: g.bytesDone,
-          bytesTotal: this.pretendBytes,
-          percent: Math.round((g.bytesDone / this.pretendBytes) * 100),
-          text: `Fetching pretend weights ${g.bytesDone}/${this.pretendBytes} bytes`,
-        };
-      }
-      if (g.state === 'cached' || g.state === 'loading' || g.state === 'ready') status.sizeOnDisk = this.pretendBytes;
-      const tooLarge = this.tooLarge(id);
-      if (tooLarge) return { ...status, state: 'unavailable', error: tooLarge.message };
-      return status;
-    });
+    return activeCatalog()
+      .variants.filter((v) => v.engine !== 'upstream')
+      .map(({ id, weightGroup }) => {
+        const g = this.group(id);
+        // What production would load here (an adapter without shader-f16): names the real model as web-llm does.
+        const model = webllmModels().get(weightGroup)?.f32;
+        // An embedding model's window is its own (512 tokens), as web-llm reports it.
+        const variant = variantOf(id);
+        const context = variant?.embeddings ? variant.trainedContext : TEST_CONTEXT_LENGTH;
+        const status: ModelStatus = { id, state: g.state, context_length: context, ...(model ? { modelId: model } : {}) };
+        if (g.state === 'downloading') {
+          status.progress = {
+            phase: 'download',
+            bytesDone: g.bytesDone,
+            bytesTotal: this.pretendBytes,
+            percent: Math.round((g.bytesDone / this.pretendBytes) * 100),
+            text: `Fetching pretend weights ${g.bytesDone}/${this.pretendBytes} bytes`,
+          };
+        }
+        if (g.state === 'cached' || g.state === 'loading' || g.state === 'ready') status.sizeOnDisk = this.pretendBytes;
+        const tooLarge = this.tooLarge(id);
+        if (tooLarge) return { ...status, state: 'unavailable', error: tooLarge.message };
+        return status;
+      });
   }
 
   onStatus(listener: () => void): void {
@@ -215,7 +226,8 @@ export class DeterministicEngine implements Engine {
   }
 
   async adapter(): Promise<AdapterReport> {
-    if (this.cpuBudget > 0) return { available: false, reason: 'The test build pretends a device without WebGPU.', features: [], shaderF16: false, cpu: { threads: 1 } };
+    if (this.cpuBudget > 0)
+      return { available: false, reason: 'The test build pretends a device without WebGPU.', features: [], shaderF16: false, cpu: { threads: 1 } };
     return { available: true, vendor: 'inpage-test', architecture: 'deterministic', description: 'Deterministic test engine', features: [], shaderF16: false };
   }
 
@@ -330,10 +342,21 @@ export class DeterministicEngine implements Engine {
     this.held = null;
     // A turn of tool calls is not kept: its calls' ids are new to the client, so no next request continues it.
     const keep = (given: string) => {
-      if (raw === undefined && calls.length === 0 && !(stopped && reasoning.length > 0)) this.held = { group, messages: [...request.messages, { role: 'assistant', content: given }] };
+      if (raw === undefined && calls.length === 0 && !(stopped && reasoning.length > 0))
+        this.held = { group, messages: [...request.messages, { role: 'assistant', content: given }] };
     };
     const tally = { completion: 0, reasoning: 0 };
-    const events = this.stream(reasoning, tokenize(content), calls, { promptTokens, cachedTokens, limit, stopped, failAfter: reply.failAfter, logprobs, signal, keep, tally });
+    const events = this.stream(reasoning, tokenize(content), calls, {
+      promptTokens,
+      cachedTokens,
+      limit,
+      stopped,
+      failAfter: reply.failAfter,
+      logprobs,
+      signal,
+      keep,
+      tally,
+    });
     return {
       // Names the real model, as web-llm's does: the one production would load here (no shader-f16).
       fingerprint: `fp_test_${webllmModels().get(group)?.f32 ?? group}`,

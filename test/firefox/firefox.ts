@@ -16,7 +16,11 @@ export const SETUP_MS = 180_000;
 
 /** Builds the test build (`--mode test`) or the production build into dist*, as Playwright's web servers do. */
 export function build(kind: 'test' | 'production'): void {
-  execFileSync('npx', ['vite', 'build', '--logLevel', 'error', ...(kind === 'test' ? ['--mode', 'test'] : [])], { cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'inherit'], timeout: SETUP_MS });
+  execFileSync('npx', ['vite', 'build', '--logLevel', 'error', ...(kind === 'test' ? ['--mode', 'test'] : [])], {
+    cwd: REPO_ROOT,
+    stdio: ['ignore', 'ignore', 'inherit'],
+    timeout: SETUP_MS,
+  });
 }
 
 /**
@@ -26,12 +30,18 @@ export function build(kind: 'test' | 'production'): void {
  */
 export function firefox(): () => Browser {
   let browser: Browser | undefined;
-  before(async () => {
-    browser = await puppeteer.launch({ browser: 'firefox', protocol: 'webDriverBiDi', executablePath: FIREFOX_PATH, headless: true, timeout: WAIT_MS });
-  }, { timeout: 2 * WAIT_MS });
-  after(async () => {
-    await browser?.close();
-  }, { timeout: WAIT_MS });
+  before(
+    async () => {
+      browser = await puppeteer.launch({ browser: 'firefox', protocol: 'webDriverBiDi', executablePath: FIREFOX_PATH, headless: true, timeout: WAIT_MS });
+    },
+    { timeout: 2 * WAIT_MS },
+  );
+  after(
+    async () => {
+      await browser?.close();
+    },
+    { timeout: WAIT_MS },
+  );
   return () => {
     if (!browser) throw new Error('Firefox is used before it was launched');
     return browser;
@@ -52,7 +62,9 @@ export async function newPage(browser: Browser): Promise<Page> {
  * plain data, never element handles, so Puppeteer's handle unwrapping in its types does not apply.
  */
 export function evaluator(page: Page): Evaluator {
-  return { evaluate: <R, Arg>(fn: (arg: Arg) => R | Promise<R>, arg: Arg) => page.evaluate(fn as (arg: unknown) => R | Promise<R>, arg as unknown) as Promise<R> };
+  return {
+    evaluate: <R, Arg>(fn: (arg: Arg) => R | Promise<R>, arg: Arg) => page.evaluate(fn as (arg: unknown) => R | Promise<R>, arg as unknown) as Promise<R>,
+  };
 }
 
 /** Opens `url` and waits until the service worker controls it and the engine is hosted; says whether it does. */

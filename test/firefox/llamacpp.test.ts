@@ -18,11 +18,14 @@ interface Completion {
 
 describe('Firefox ESR, production build, llama.cpp', { timeout: 240_000 }, () => {
   let host: LlamaCppHost | undefined;
-  before(async () => {
-    build('production');
-    const model = synthesizeGguf({ seed: 7 });
-    host = await hostLlamaCppDeployment({ port: 4181, prefix: 'firefox-gguf', files: (put) => put(ggufPath('qwen3-1.7b'), model.bytes) });
-  }, { timeout: SETUP_MS });
+  before(
+    async () => {
+      build('production');
+      const model = synthesizeGguf({ seed: 7 });
+      host = await hostLlamaCppDeployment({ port: 4181, prefix: 'firefox-gguf', files: (put) => put(ggufPath('qwen3-1.7b'), model.bytes) });
+    },
+    { timeout: SETUP_MS },
+  );
   after(async () => {
     await host?.close();
   });
@@ -37,7 +40,12 @@ describe('Firefox ESR, production build, llama.cpp', { timeout: 240_000 }, () =>
     assert.equal(adapter.available, false);
     const key = await makeKey(evaluator(page));
 
-    const answer = await chat(evaluator(page), key, { model: 'svc-model-5.2-short', messages: [{ role: 'user', content: 'Hello' }], temperature: 0, max_tokens: 12 });
+    const answer = await chat(evaluator(page), key, {
+      model: 'svc-model-5.2-short',
+      messages: [{ role: 'user', content: 'Hello' }],
+      temperature: 0,
+      max_tokens: 12,
+    });
     assert.equal(answer.status, 200, answer.text);
     const body = answer.json as Completion;
     assert.match(body.system_fingerprint, /llamacpp/);
@@ -48,16 +56,30 @@ describe('Firefox ESR, production build, llama.cpp', { timeout: 240_000 }, () =>
     assert.equal(choice.finish_reason, 'length');
     // Prompt tokens by the model's own tokenizer: <|im_start|> user \n Hello <|im_end|> \n <|im_start|> assistant \n.
     assert.deepEqual(
-      { prompt: body.usage.prompt_tokens, completion: body.usage.completion_tokens, total: body.usage.total_tokens, reasoning: body.usage.completion_tokens_details.reasoning_tokens },
+      {
+        prompt: body.usage.prompt_tokens,
+        completion: body.usage.completion_tokens,
+        total: body.usage.total_tokens,
+        reasoning: body.usage.completion_tokens_details.reasoning_tokens,
+      },
       { prompt: 9, completion: 12, total: 21, reasoning: 6 },
     );
     // Firefox ESR 153 has Memory64 and JSPI: wllama's main build, its relaxed-SIMD kernels (as wasm-kernels.test.ts
     // finds Firefox's detection gives); one thread (this server sends no isolation
     // headers); OPFS keeps the files.
-    const models = (await page.evaluate(async (key: string) => (await fetch('/v1/models', { headers: { authorization: `Bearer ${key}` } })).json(), key)) as { data: { id: string; engine: Record<string, unknown> }[] };
+    const models = (await page.evaluate(async (key: string) => (await fetch('/v1/models', { headers: { authorization: `Bearer ${key}` } })).json(), key)) as {
+      data: { id: string; engine: Record<string, unknown> }[];
+    };
     const engine = models.data.find((m) => m.id === 'svc-model-5.2-short')!.engine;
     assert.deepEqual(
-      { build: engine.build, build_why: engine.build_why, wasm: engine.wasm, wasm_why: engine.wasm_why, threads: engine.threads, store: (engine.storage as { store: string }).store },
+      {
+        build: engine.build,
+        build_why: engine.build_why,
+        wasm: engine.wasm,
+        wasm_why: engine.wasm_why,
+        threads: engine.threads,
+        store: (engine.storage as { store: string }).store,
+      },
       { build: 'main', build_why: "wllama's main build (Memory64, JSPI).", wasm: 'relaxed', wasm_why: WASM_VARIANT_WHY.relaxed, threads: 1, store: 'opfs' },
     );
   });

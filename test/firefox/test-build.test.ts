@@ -17,10 +17,13 @@ const ok = (answer: Answer) => assert.equal(answer.status, 200, answer.text);
 
 describe('Firefox ESR, test build', { timeout: 240_000 }, () => {
   let server: StaticServer | undefined;
-  before(async () => {
-    build('test');
-    server = await serveStatic(4180, { '/': TEST_BUILD_DIR });
-  }, { timeout: SETUP_MS });
+  before(
+    async () => {
+      build('test');
+      server = await serveStatic(4180, { '/': TEST_BUILD_DIR });
+    },
+    { timeout: SETUP_MS },
+  );
   after(async () => {
     await server?.close();
   });
@@ -48,11 +51,19 @@ describe('Firefox ESR, test build', { timeout: 240_000 }, () => {
     const body = answer.json as { object: string; model: string; choices: { message: { role: string; content: string }; finish_reason: string }[] };
     assert.equal(body.object, 'chat.completion');
     assert.equal(body.model, 'svc-model-5.2-fast');
-    assert.deepEqual(body.choices.map((c) => [c.message.role, c.message.content, c.finish_reason]), [['assistant', 'Echo: hello firefox', 'stop']]);
+    assert.deepEqual(
+      body.choices.map((c) => [c.message.role, c.message.content, c.finish_reason]),
+      [['assistant', 'Echo: hello firefox', 'stop']],
+    );
   });
 
   test('chat completion, stream with usage', async () => {
-    const answer = await chat(evaluator(page), key, { model: 'svc-model-5.2-fast', messages: [{ role: 'user', content: 'count 5' }], stream: true, stream_options: { include_usage: true } });
+    const answer = await chat(evaluator(page), key, {
+      model: 'svc-model-5.2-fast',
+      messages: [{ role: 'user', content: 'count 5' }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     ok(answer);
     assert.match(answer.headers['content-type'] ?? '', /^text\/event-stream/);
     const events = sseEvents(answer.text);
@@ -69,7 +80,11 @@ describe('Firefox ESR, test build', { timeout: 240_000 }, () => {
   });
 
   test('Responses: created, then retrieved by id', async () => {
-    const created = await call(evaluator(page), '/v1/responses', { method: 'POST', headers: auth(key), body: JSON.stringify({ model: 'svc-model-5.2-short', input: 'hello responses' }) });
+    const created = await call(evaluator(page), '/v1/responses', {
+      method: 'POST',
+      headers: auth(key),
+      body: JSON.stringify({ model: 'svc-model-5.2-short', input: 'hello responses' }),
+    });
     ok(created);
     const response = created.json as { id: string; object: string; status: string; output: { type: string; content: { type: string; text: string }[] }[] };
     assert.equal(response.object, 'response');
@@ -87,11 +102,18 @@ describe('Firefox ESR, test build', { timeout: 240_000 }, () => {
   });
 
   test('embeddings: 384 unit-length dimensions, the same input the same vector', async () => {
-    const answer = await call(evaluator(page), '/v1/embeddings', { method: 'POST', headers: auth(key), body: JSON.stringify({ model: 'svc-embed', input: ['the cat sat', 'on the mat', 'the cat sat'], encoding_format: 'float' }) });
+    const answer = await call(evaluator(page), '/v1/embeddings', {
+      method: 'POST',
+      headers: auth(key),
+      body: JSON.stringify({ model: 'svc-embed', input: ['the cat sat', 'on the mat', 'the cat sat'], encoding_format: 'float' }),
+    });
     ok(answer);
     const body = answer.json as { object: string; data: { index: number; embedding: number[] }[]; usage: unknown };
     assert.equal(body.object, 'list');
-    assert.deepEqual(body.data.map((d) => d.index), [0, 1, 2]);
+    assert.deepEqual(
+      body.data.map((d) => d.index),
+      [0, 1, 2],
+    );
     const [a, b, c] = body.data.map((d) => d.embedding);
     for (const v of [a!, b!, c!]) {
       assert.equal(v.length, 384);

@@ -16,7 +16,10 @@ describe('Firefox ESR, wasm kernels', { timeout: 240_000 }, () => {
     const detected = await page.evaluate(detectInPage);
     // Firefox ESR here validates relaxed SIMD or not; the choice follows it, and is relaxed only with exact sums.
     assert.equal(detected.simd128, true);
-    assert.deepEqual({ variant: detected.variant, exact: detected.exact }, detected.relaxed ? { variant: 'relaxed', exact: true } : { variant: 'simd128', exact: null });
+    assert.deepEqual(
+      { variant: detected.variant, exact: detected.exact },
+      detected.relaxed ? { variant: 'relaxed', exact: true } : { variant: 'simd128', exact: null },
+    );
     t.diagnostic(`Firefox runs the ${detected.variant} variant`);
     for (const file of KERNEL_FILES) {
       if (file.endsWith('relaxed') && !detected.relaxed) continue;

@@ -72,7 +72,8 @@ function scaleMin(s: Uint8Array, at: number, j: number): [number, number] {
 /** Reference dot products: [Σ over blocks, Σ of the blocks' magnitudes]. Integers exact, the rest in float64. */
 const REFERENCE: Record<KernelName, (x: Uint8Array, y: Uint8Array, nb: number) => [number, number]> = {
   ggml_vec_dot_q8_0_q8_0(x, y, nb) {
-    let sum = 0, mag = 0;
+    let sum = 0,
+      mag = 0;
     for (let i = 0; i < nb; i++) {
       const a = i * 34;
       let sumi = 0;
@@ -84,7 +85,8 @@ const REFERENCE: Record<KernelName, (x: Uint8Array, y: Uint8Array, nb: number) =
     return [sum, mag];
   },
   ggml_vec_dot_q4_0_q8_0(x, y, nb) {
-    let sum = 0, mag = 0;
+    let sum = 0,
+      mag = 0;
     for (let i = 0; i < nb; i++) {
       let sumi = 0;
       for (let j = 0; j < 16; j++) {
@@ -98,10 +100,13 @@ const REFERENCE: Record<KernelName, (x: Uint8Array, y: Uint8Array, nb: number) =
     return [sum, mag];
   },
   ggml_vec_dot_q4_K_q8_K(x, y, nb) {
-    let sum = 0, mag = 0;
+    let sum = 0,
+      mag = 0;
     for (let i = 0; i < nb; i++) {
-      const a = i * 144, b = i * 292;
-      let sumi = 0, summ = 0;
+      const a = i * 144,
+        b = i * 292;
+      let sumi = 0,
+        summ = 0;
       for (let s = 0; s < 8; s++) {
         const [sc, m] = scaleMin(x, a + 4, s);
         let dot = 0;
@@ -120,13 +125,18 @@ const REFERENCE: Record<KernelName, (x: Uint8Array, y: Uint8Array, nb: number) =
     return [sum, mag];
   },
   ggml_vec_dot_q6_K_q8_K(x, y, nb) {
-    let sum = 0, mag = 0;
+    let sum = 0,
+      mag = 0;
     for (let i = 0; i < nb; i++) {
-      const a = i * 210, b = i * 292;
+      const a = i * 210,
+        b = i * 292;
       let sumi = 0;
       // dequantize_row_q6_K's walk: two halves of 128, element l + 32k with scale sc[is + 2k].
       for (let n = 0; n < 2; n++) {
-        const ql = a + 64 * n, qh = a + 128 + 32 * n, sc = a + 192 + 8 * n, q8 = b + 4 + 128 * n;
+        const ql = a + 64 * n,
+          qh = a + 128 + 32 * n,
+          sc = a + 192 + 8 * n,
+          q8 = b + 4 + 128 * n;
         for (let l = 0; l < 32; l++) {
           const is = l >> 4;
           const h = x[qh + l]!;
@@ -154,7 +164,8 @@ const putHalf = (bytes: Uint8Array, at: number, h: number) => ((bytes[at] = h & 
 
 /** Random blocks of a weight type, every byte random (all nibbles, 6-bit scales and signs reached) but the scales. */
 function randomWeights(kernel: KernelName, random: () => number, nb: number, unit: boolean): Uint8Array {
-  const type = kernel === 'ggml_vec_dot_q4_K_q8_K' ? 'q4_K' : kernel === 'ggml_vec_dot_q6_K_q8_K' ? 'q6_K' : kernel === 'ggml_vec_dot_q4_0_q8_0' ? 'q4_0' : 'q8_0';
+  const type =
+    kernel === 'ggml_vec_dot_q4_K_q8_K' ? 'q4_K' : kernel === 'ggml_vec_dot_q6_K_q8_K' ? 'q6_K' : kernel === 'ggml_vec_dot_q4_0_q8_0' ? 'q4_0' : 'q8_0';
   const { bytes } = LAYOUT[type];
   const out = randomBytes(random, nb * bytes);
   for (let i = 0; i < nb; i++) {
@@ -163,8 +174,7 @@ function randomWeights(kernel: KernelName, random: () => number, nb: number, uni
     if (type === 'q4_K') {
       putHalf(out, at, d());
       putHalf(out, at + 2, d());
-    }
-    else if (type === 'q6_K') putHalf(out, at + 208, d());
+    } else if (type === 'q6_K') putHalf(out, at + 208, d());
     else putHalf(out, at, d());
   }
   return out;
@@ -174,7 +184,11 @@ function randomWeights(kernel: KernelName, random: () => number, nb: number, uni
 function randomActivations(kernel: KernelName, random: () => number, nb: number, unit: boolean, range = 128): Uint8Array {
   const n = nb * (kernel.endsWith('q8_K') ? QK_K : 32);
   const qs = Int8Array.from({ length: n }, () => Math.max(-128, Math.min(127, Math.floor((random() * 2 - 1) * range))));
-  if (kernel.endsWith('q8_K')) return q8K(qs, Float32Array.from({ length: nb }, () => (unit ? 1 : Math.fround(2 ** (-8 + 6 * random())))));
+  if (kernel.endsWith('q8_K'))
+    return q8K(
+      qs,
+      Float32Array.from({ length: nb }, () => (unit ? 1 : Math.fround(2 ** (-8 + 6 * random())))),
+    );
   const out = new Uint8Array(nb * 34);
   for (let i = 0; i < nb; i++) {
     putHalf(out, i * 34, unit ? 0x3c00 : randomHalf(random));
@@ -254,11 +268,17 @@ export async function checkDots(bytes: BufferSource, seed = 38, prepare?: (expor
     for (const nb of [1, 2, 3, 8, 17]) {
       for (let rep = 0; rep < 4; rep++) run('random', false, randomWeights(kernel, random, nb, false), randomActivations(kernel, random, nb, false), nb);
       // Unit scales and activations within ±16 keep every sum below 2²⁴: the float result is the exact integer.
-      if (nb <= 3) for (let rep = 0; rep < 4; rep++) run('random', true, randomWeights(kernel, random, nb, true), randomActivations(kernel, random, nb, true, 16), nb);
+      if (nb <= 3)
+        for (let rep = 0; rep < 4; rep++) run('random', true, randomWeights(kernel, random, nb, true), randomActivations(kernel, random, nb, true, 16), nb);
       const synth = synthesized(kernel, random, nb);
       if (synth) run('synthesizer', false, synth[0], synth[1], nb);
     }
-    for (const [w, a] of [[255, -128], [255, 127], [0, -128], [0, 127]] as const) {
+    for (const [w, a] of [
+      [255, -128],
+      [255, 127],
+      [0, -128],
+      [0, 127],
+    ] as const) {
       const [x, y] = extremes(kernel, 1, w, a);
       run('extremes', false, x, y, 1);
     }

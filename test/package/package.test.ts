@@ -74,7 +74,15 @@ const EXAMPLES: Example[] = [
     serve: (dir, port) => spawn('node', ['serve.mjs'], { cwd: dir, stdio: 'ignore', detached: true, env: { ...process.env, PORT: String(port) } }),
     worker: '/sw.js',
   },
-  { name: 'sub-app', from: 'openai-app', base: SUB_BASE, port: 4656 + OFFSET, build: (dir) => run('npx', ['vite', 'build', '--logLevel', 'warn'], dir), serve: vitePreview, worker: `${SUB_BASE}inpage-sw.js` },
+  {
+    name: 'sub-app',
+    from: 'openai-app',
+    base: SUB_BASE,
+    port: 4656 + OFFSET,
+    build: (dir) => run('npx', ['vite', 'build', '--logLevel', 'warn'], dir),
+    serve: vitePreview,
+    worker: `${SUB_BASE}inpage-sw.js`,
+  },
 ];
 
 interface Answer {
@@ -107,20 +115,29 @@ function json<T>(answer: Answer, what: string): T {
 interface Completion {
   object: string;
   model: string;
-  choices: { message: { role: string; content: string | null; tool_calls?: { type: string; function: { name: string; arguments: string } }[] }; finish_reason: string }[];
+  choices: {
+    message: { role: string; content: string | null; tool_calls?: { type: string; function: { name: string; arguments: string } }[] };
+    finish_reason: string;
+  }[];
   usage: { prompt_tokens: number; completion_tokens: number };
 }
 
 /** A plain answer: the synthesized model's free text, from the engine (not an error), with its usage. */
 async function expectJsonAnswer(page: Page, what: string): Promise<void> {
-  const completion = json<Completion>(await v1(page, '/chat/completions', { model: MODEL, messages: [{ role: 'user', content: 'Hello' }], max_tokens: 8, seed: 1 }), what);
+  const completion = json<Completion>(
+    await v1(page, '/chat/completions', { model: MODEL, messages: [{ role: 'user', content: 'Hello' }], max_tokens: 8, seed: 1 }),
+    what,
+  );
   assert.equal(completion.object, 'chat.completion', what);
   assert.equal(completion.model, MODEL, what);
   const choice = completion.choices[0]!;
   assert.equal(choice.message.role, 'assistant', what);
   assert.match(choice.message.content ?? '', /^[\x20-\x7e]+$/, `${what}: ${JSON.stringify(choice.message)}`);
   assert.ok(['stop', 'length'].includes(choice.finish_reason), `${what}: ${choice.finish_reason}`);
-  assert.ok(completion.usage.prompt_tokens > 0 && completion.usage.completion_tokens > 0 && completion.usage.completion_tokens <= 8, `${what}: ${JSON.stringify(completion.usage)}`);
+  assert.ok(
+    completion.usage.prompt_tokens > 0 && completion.usage.completion_tokens > 0 && completion.usage.completion_tokens <= 8,
+    `${what}: ${JSON.stringify(completion.usage)}`,
+  );
 }
 
 async function expectStream(page: Page, what: string): Promise<void> {
@@ -134,8 +151,13 @@ async function expectStream(page: Page, what: string): Promise<void> {
       return block.slice('data: '.length);
     });
   assert.equal(events.at(-1), '[DONE]', what);
-  const chunks = events.slice(0, -1).map((e) => JSON.parse(e) as { object: string; choices: { delta: { content?: string | null }; finish_reason: string | null }[] });
-  assert.ok(chunks.every((c) => c.object === 'chat.completion.chunk'), what);
+  const chunks = events
+    .slice(0, -1)
+    .map((e) => JSON.parse(e) as { object: string; choices: { delta: { content?: string | null }; finish_reason: string | null }[] });
+  assert.ok(
+    chunks.every((c) => c.object === 'chat.completion.chunk'),
+    what,
+  );
   const text = chunks.map((c) => c.choices[0]?.delta.content ?? '').join('');
   assert.match(text, /^[\x20-\x7e]+$/, `${what}: ${text}`);
   assert.ok(['stop', 'length'].includes(chunks.find((c) => c.choices[0]?.finish_reason)?.choices[0]?.finish_reason ?? ''), what);
@@ -145,7 +167,16 @@ async function expectStream(page: Page, what: string): Promise<void> {
 async function expectToolCall(page: Page, what: string): Promise<void> {
   // As test/browser/llamacpp-tools.prod.spec.ts asks it (the synthesized model's sampling, seeded), with room
   // for the grammar's whitespace.
-  const body = { model: MODEL, messages: [{ role: 'user', content: 'Weather in Paris?' }], tools: [weather, count], tool_choice: { type: 'function', function: { name: 'get_weather' } }, parallel_tool_calls: false, temperature: 1, seed: 11, max_tokens: 160 };
+  const body = {
+    model: MODEL,
+    messages: [{ role: 'user', content: 'Weather in Paris?' }],
+    tools: [weather, count],
+    tool_choice: { type: 'function', function: { name: 'get_weather' } },
+    parallel_tool_calls: false,
+    temperature: 1,
+    seed: 11,
+    max_tokens: 160,
+  };
   const choice = json<Completion>(await v1(page, '/chat/completions', body), what).choices[0]!;
   assert.equal(choice.finish_reason, 'tool_calls', `${what}: ${JSON.stringify(choice.message)}`);
   assert.equal(choice.message.content, null, what);
@@ -183,14 +214,32 @@ async function cached(page: Page): Promise<Record<string, string[]>> {
  */
 function onlyWhatTheDeviceRuns(caches: Record<string, string[]>, requested: string[], base: string, what: string): void {
   const all = Object.values(caches).flat();
-  assert.deepEqual(all.filter((path) => /engine-webllm/.test(path)), [], `${what}: web-llm kept`);
-  assert.deepEqual(requested.filter((path) => /engine-webllm/.test(path)), [], `${what}: web-llm fetched`);
-  const precache = Object.entries(caches).filter(([name]) => name.startsWith('workbox-precache')).flatMap(([, paths]) => paths);
-  assert.deepEqual(precache.filter((path) => /engine-(webllm|llamacpp)|\.wasm$/.test(path)), [], `${what}: engine files precached`);
+  assert.deepEqual(
+    all.filter((path) => /engine-webllm/.test(path)),
+    [],
+    `${what}: web-llm kept`,
+  );
+  assert.deepEqual(
+    requested.filter((path) => /engine-webllm/.test(path)),
+    [],
+    `${what}: web-llm fetched`,
+  );
+  const precache = Object.entries(caches)
+    .filter(([name]) => name.startsWith('workbox-precache'))
+    .flatMap(([, paths]) => paths);
+  assert.deepEqual(
+    precache.filter((path) => /engine-(webllm|llamacpp)|\.wasm$/.test(path)),
+    [],
+    `${what}: engine files precached`,
+  );
   // llama.cpp's own cache: its script chunk and its wasm, at the app's base, and nothing else.
   const llama = caches['inpage-engine-llamacpp'] ?? [];
   const ours = new RegExp(`^${base}inpage-(engine-llamacpp-[\\w-]+\\.js|wllama-[\\w-]+\\.wasm)$`);
-  assert.deepEqual(llama.filter((path) => !ours.test(path)), [], what);
+  assert.deepEqual(
+    llama.filter((path) => !ours.test(path)),
+    [],
+    what,
+  );
   assert.ok(llama.some((p) => p.endsWith('.js')) && llama.some((p) => p.endsWith('.wasm')), `${what}: ${JSON.stringify(caches)}`);
 }
 
@@ -211,43 +260,58 @@ describe('the packed package in fresh apps', { timeout: 1_700_000 }, () => {
   const servers: ChildProcess[] = [];
   let browser: Browser | undefined;
 
-  before(async () => {
-    // What `prepack` runs, with its log apart from npm's JSON.
-    execFileSync('node', ['scripts/build-pkg.mjs'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
-    // `npm pack --dry-run --json` lists what `npm pack` puts in the tarball; the same listing comes with the pack.
-    const packed = JSON.parse(run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], ROOT)) as { filename: string; files: { path: string }[] }[];
-    const tarball = join(work, packed[0]!.filename);
-    files = packed[0]!.files.map((f) => f.path);
-    // The deployment's model: a GGUF synthesized here, served by each app's own server at /gguf.
-    const model = synthesizeGguf({ seed: 7 });
-    // The three apps' installs side by side (mostly waiting on npm's cache), then each build.
-    await Promise.all(
-      EXAMPLES.map(async (example) => {
+  before(
+    async () => {
+      // What `prepack` runs, with its log apart from npm's JSON.
+      execFileSync('node', ['scripts/build-pkg.mjs'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+      // `npm pack --dry-run --json` lists what `npm pack` puts in the tarball; the same listing comes with the pack.
+      const packed = JSON.parse(run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], ROOT)) as {
+        filename: string;
+        files: { path: string }[];
+      }[];
+      const tarball = join(work, packed[0]!.filename);
+      files = packed[0]!.files.map((f) => f.path);
+      // The deployment's model: a GGUF synthesized here, served by each app's own server at /gguf.
+      const model = synthesizeGguf({ seed: 7 });
+      // The three apps' installs side by side (mostly waiting on npm's cache), then each build.
+      await Promise.all(
+        EXAMPLES.map(async (example) => {
+          const app = dirs[example.name]!;
+          cpSync(join(ROOT, 'examples', example.from ?? example.name), app, {
+            recursive: true,
+            filter: (src) => !src.includes('node_modules') && !/[/\\]dist$/.test(src),
+          });
+          if (example.base) writeFileSync(join(app, 'vite.config.js'), SUB_APP_CONFIG);
+          // The app's own dependencies from the registry (npm's cache), inpage from the tarball.
+          await runAsync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball], app);
+        }),
+      );
+      for (const example of EXAMPLES) {
         const app = dirs[example.name]!;
-        cpSync(join(ROOT, 'examples', example.from ?? example.name), app, { recursive: true, filter: (src) => !src.includes('node_modules') && !/[/\\]dist$/.test(src) });
-        if (example.base) writeFileSync(join(app, 'vite.config.js'), SUB_APP_CONFIG);
-        // The app's own dependencies from the registry (npm's cache), inpage from the tarball.
-        await runAsync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball], app);
-      }),
-    );
-    for (const example of EXAMPLES) {
-      const app = dirs[example.name]!;
-      example.build(app);
-      const gguf = join(app, 'dist/gguf', ggufPath('qwen3-1.7b'));
-      mkdirSync(dirname(gguf), { recursive: true });
-      writeFileSync(gguf, model.bytes);
-      // At the app's base: the model's files too (found only through this file: the default source is the Hub).
-      writeFileSync(join(app, 'dist/inpage.config.json'), JSON.stringify({ ggufBaseUrl: `${example.base ?? '/'}gguf` }));
-      servers.push(example.serve(app, example.port));
-    }
-    for (const example of EXAMPLES) {
-      for (let i = 0; i < 100; i++) {
-        if (await fetch(`http://127.0.0.1:${example.port}${example.base ?? '/'}`).then((r) => r.ok, () => false)) break;
-        await new Promise((resolve) => setTimeout(resolve, 300));
+        example.build(app);
+        const gguf = join(app, 'dist/gguf', ggufPath('qwen3-1.7b'));
+        mkdirSync(dirname(gguf), { recursive: true });
+        writeFileSync(gguf, model.bytes);
+        // At the app's base: the model's files too (found only through this file: the default source is the Hub).
+        writeFileSync(join(app, 'dist/inpage.config.json'), JSON.stringify({ ggufBaseUrl: `${example.base ?? '/'}gguf` }));
+        servers.push(example.serve(app, example.port));
       }
-    }
-    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS.filter((a) => !/webgpu|swiftshader/i.test(a)) });
-  }, { timeout: 600_000 });
+      for (const example of EXAMPLES) {
+        for (let i = 0; i < 100; i++) {
+          if (
+            await fetch(`http://127.0.0.1:${example.port}${example.base ?? '/'}`).then(
+              (r) => r.ok,
+              () => false,
+            )
+          )
+            break;
+          await new Promise((resolve) => setTimeout(resolve, 300));
+        }
+      }
+      browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS.filter((a) => !/webgpu|swiftshader/i.test(a)) });
+    },
+    { timeout: 600_000 },
+  );
 
   after(async () => {
     await browser?.close();
@@ -256,21 +320,46 @@ describe('the packed package in fresh apps', { timeout: 1_700_000 }, () => {
   });
 
   test('the tarball (npm pack’s listing) holds the built library, the plugin and their types, and nothing of the tests', () => {
-    for (const f of ['package.json', 'dist-pkg/config.schema.json', 'dist-pkg/sw.js', 'dist-pkg/lib/inpage-sw-guest.js', 'dist-pkg/lib/inpage.js', 'dist-pkg/lib/inpage-sw.js', 'dist-pkg/vite.js', 'dist-pkg/types/src/lib/inpage.d.ts', 'dist-pkg/types/src/lib/vite.d.ts']) {
+    for (const f of [
+      'package.json',
+      'dist-pkg/config.schema.json',
+      'dist-pkg/sw.js',
+      'dist-pkg/lib/inpage-sw-guest.js',
+      'dist-pkg/lib/inpage.js',
+      'dist-pkg/lib/inpage-sw.js',
+      'dist-pkg/vite.js',
+      'dist-pkg/types/src/lib/inpage.d.ts',
+      'dist-pkg/types/src/lib/vite.d.ts',
+    ]) {
       assert.ok(files.includes(f), f);
     }
-    assert.ok(files.some((f) => /^dist-pkg\/lib\/inpage-wllama-[\w-]+\.wasm$/.test(f)), 'llama.cpp wasm');
-    assert.deepEqual(files.filter((f) => /^(test|src|worker|scripts|examples)\//.test(f) || /deterministic|fixture|\.map$/i.test(f)), []);
+    assert.ok(
+      files.some((f) => /^dist-pkg\/lib\/inpage-wllama-[\w-]+\.wasm$/.test(f)),
+      'llama.cpp wasm',
+    );
+    assert.deepEqual(
+      files.filter((f) => /^(test|src|worker|scripts|examples)\//.test(f) || /deterministic|fixture|\.map$/i.test(f)),
+      [],
+    );
     // No file carries the deterministic test engine (its answers start "Echo: "), whatever its name.
     const scripts = files.filter((f) => f.startsWith('dist-pkg/') && f.endsWith('.js'));
     assert.ok(scripts.length > 10);
-    assert.deepEqual(scripts.filter((f) => readFileSync(join(ROOT, f), 'utf8').includes('Echo: ')), []);
-    const installed = JSON.parse(readFileSync(join(dirs['openai-app']!, 'node_modules/inpage/package.json'), 'utf8')) as { dependencies: Record<string, string>; license: string };
+    assert.deepEqual(
+      scripts.filter((f) => readFileSync(join(ROOT, f), 'utf8').includes('Echo: ')),
+      [],
+    );
+    const installed = JSON.parse(readFileSync(join(dirs['openai-app']!, 'node_modules/inpage/package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+      license: string;
+    };
     assert.deepEqual(Object.keys(installed.dependencies), ['workbox-build']);
     // The declarations name no repository-only import (`#shared/…` points into src/, which is not shipped).
     const declarations = files.filter((f) => f.endsWith('.d.ts'));
     assert.ok(declarations.some((f) => f.startsWith('dist-pkg/types/src/shared/')));
-    assert.deepEqual(declarations.filter((f) => readFileSync(join(ROOT, f), 'utf8').includes("'#shared/")), []);
+    assert.deepEqual(
+      declarations.filter((f) => readFileSync(join(ROOT, f), 'utf8').includes("'#shared/")),
+      [],
+    );
     assert.equal(installed.license, 'MIT');
   });
 
@@ -279,7 +368,19 @@ describe('the packed package in fresh apps', { timeout: 1_700_000 }, () => {
     assert.equal(readFileSync(join(inpage, 'LICENSE'), 'utf8'), readFileSync(join(ROOT, 'LICENSE'), 'utf8'));
     assert.match(readFileSync(join(inpage, 'LICENSE'), 'utf8'), /^MIT License\n/);
     // What the library, the plugin and the guest worker bundle (scripts/notices.ts reads the bundler's module list).
-    const bundled = ['@mlc-ai/web-llm', '@wllama/wllama', '@wllama/wllama-compat', 'comlink', 'hono', 'idb', 'workbox-core', 'workbox-precaching', 'workbox-routing', 'workbox-strategies', 'zod'];
+    const bundled = [
+      '@mlc-ai/web-llm',
+      '@wllama/wllama',
+      '@wllama/wllama-compat',
+      'comlink',
+      'hono',
+      'idb',
+      'workbox-core',
+      'workbox-precaching',
+      'workbox-routing',
+      'workbox-strategies',
+      'zod',
+    ];
     for (const file of ['dist-pkg/THIRD-PARTY-NOTICES.txt', 'dist-pkg/lib/inpage-third-party-notices.txt']) {
       assert.ok(files.includes(file), file);
       const notices = readFileSync(join(inpage, file), 'utf8');
@@ -294,7 +395,10 @@ describe('the packed package in fresh apps', { timeout: 1_700_000 }, () => {
       assert.match(notices, /Copyright \(c\) 2023-2024 The ggml authors/, file);
     }
     // inpage/vite copies lib/ (its notices included) into the app's build.
-    assert.equal(readFileSync(join(dirs['openai-app']!, 'dist/inpage-third-party-notices.txt'), 'utf8'), readFileSync(join(inpage, 'dist-pkg/lib/inpage-third-party-notices.txt'), 'utf8'));
+    assert.equal(
+      readFileSync(join(dirs['openai-app']!, 'dist/inpage-third-party-notices.txt'), 'utf8'),
+      readFileSync(join(inpage, 'dist-pkg/lib/inpage-third-party-notices.txt'), 'utf8'),
+    );
   });
 
   test('the plugin’s build carries inpage at the app’s root, its service worker listing the app for offline use', () => {
@@ -306,7 +410,10 @@ describe('the packed package in fresh apps', { timeout: 1_700_000 }, () => {
     assert.match(sw, /"url":"inpage\.js"/);
     // The app's bundle imports inpage.js from the app's root at run time; it does not carry a copy of inpage.
     const assets = readdirSync(join(app, 'dist/assets'));
-    assert.deepEqual(assets.filter((f) => f.startsWith('inpage')), []);
+    assert.deepEqual(
+      assets.filter((f) => f.startsWith('inpage')),
+      [],
+    );
     const bundles = assets.filter((f) => f.endsWith('.js')).map((f) => readFileSync(join(app, 'dist/assets', f), 'utf8'));
     assert.ok(bundles.some((text) => /from\s*["']\/inpage\.js["']/.test(text)));
     assert.ok(bundles.every((text) => !text.includes('function installInpage') && !text.includes('inpage-sw.js')));
@@ -347,9 +454,17 @@ describe('the packed package in fresh apps', { timeout: 1_700_000 }, () => {
         isolated: crossOriginIsolated,
         baseURL: (window as unknown as { inpage: { baseURL: string } }).inpage.baseURL,
       }));
-      assert.deepEqual(workers, { controller: `${origin}${example.worker}`, registered: [[`${origin}${example.worker}`, `${origin}${base}`]], isolated: true, baseURL: `${origin}${base}v1` });
+      assert.deepEqual(workers, {
+        controller: `${origin}${example.worker}`,
+        registered: [[`${origin}${example.worker}`, `${origin}${base}`]],
+        isolated: true,
+        baseURL: `${origin}${base}v1`,
+      });
       const models = json<{ data: { id: string }[] }>(await v1(page, '/models'), 'models');
-      assert.deepEqual(models.data.map((m) => m.id), [MODEL]);
+      assert.deepEqual(
+        models.data.map((m) => m.id),
+        [MODEL],
+      );
       await expectJsonAnswer(page, `${example.name} JSON`);
       await expectStream(page, `${example.name} stream`);
       await expectToolCall(page, `${example.name} tool call`);
@@ -357,7 +472,11 @@ describe('the packed package in fresh apps', { timeout: 1_700_000 }, () => {
       if (example.name === 'openai-app') await openaiSdkAnswers(page);
       onlyWhatTheDeviceRuns(await cached(page), requested, base, example.name);
       // Nothing of inpage was asked for outside the app's base (its settings file, its scripts, the API).
-      assert.deepEqual(requested.filter((path) => !path.startsWith(base)), [], example.name);
+      assert.deepEqual(
+        requested.filter((path) => !path.startsWith(base)),
+        [],
+        example.name,
+      );
 
       // Offline: the page comes from its service worker's precache, and /v1 still answers from the model kept.
       await context.setOffline(true);
@@ -369,7 +488,7 @@ describe('the packed package in fresh apps', { timeout: 1_700_000 }, () => {
     });
   }
 
-  test('sub-app: the API lives at <base>v1; a request that reaches the server there gets the contract\'s 503, and / is not inpage\'s', async () => {
+  test("sub-app: the API lives at <base>v1; a request that reaches the server there gets the contract's 503, and / is not inpage's", async () => {
     const origin = `http://127.0.0.1:${4656 + OFFSET}`;
     const res = await fetch(`${origin}${SUB_BASE}v1/models`);
     assert.equal(res.status, 503);
@@ -379,7 +498,7 @@ describe('the packed package in fresh apps', { timeout: 1_700_000 }, () => {
     assert.notEqual((await fetch(`${origin}/v1/models`)).status, 503);
   });
 
-  test('sub-app built without its engine worker\'s file: installInpage rejects naming the file, and /app/v1 answers a 503 naming it', async () => {
+  test("sub-app built without its engine worker's file: installInpage rejects naming the file, and /app/v1 answers a 503 naming it", async () => {
     const app = dirs['sub-app']!;
     // The deploy that dropped a file: the engine worker's script, and the settings file (the defaults then apply, said once).
     cpSync(join(app, 'dist'), join(app, 'dist-broken'), { recursive: true });
@@ -391,7 +510,13 @@ describe('the packed package in fresh apps', { timeout: 1_700_000 }, () => {
     servers.push(vitePreview(app, port, 'dist-broken'));
     const origin = `http://127.0.0.1:${port}`;
     for (let i = 0; i < 100; i++) {
-      if (await fetch(`${origin}${SUB_BASE}`).then((r) => r.ok, () => false)) break;
+      if (
+        await fetch(`${origin}${SUB_BASE}`).then(
+          (r) => r.ok,
+          () => false,
+        )
+      )
+        break;
       await new Promise((resolve) => setTimeout(resolve, 300));
     }
     const context = await browser!.newContext();
@@ -404,7 +529,10 @@ describe('the packed package in fresh apps', { timeout: 1_700_000 }, () => {
     const script = `${origin}${SUB_BASE}${dropped[0]}`;
     const message = await failed;
     // (A server answers 404, or its fallback page, which is not JavaScript.)
-    assert.ok(/^\(HTTP 404|served as text\/html/.test(message.slice(`The engine worker failed to start: its script ${script} could not be loaded `.length)), message);
+    assert.ok(
+      /^\(HTTP 404|served as text\/html/.test(message.slice(`The engine worker failed to start: its script ${script} could not be loaded `.length)),
+      message,
+    );
     assert.ok(message.startsWith(`The engine worker failed to start: its script ${script} could not be loaded (`), message);
     assert.match(message, /check that inpage's files \(inpage-\*\.js\) are all deployed beside inpage\.js/);
     assert.equal(await page.locator('#status').textContent(), 'Starting inpage…');
@@ -412,7 +540,12 @@ describe('the packed package in fresh apps', { timeout: 1_700_000 }, () => {
     const said = heard.filter((line) => line.includes('no settings file at'));
     // (vite preview answers a path it does not have with the app's index.html.)
     assert.equal(said.length, 1, said.join('\n'));
-    assert.match(said[0]!, new RegExp(`^info: inpage: no settings file at ${origin}${SUB_BASE}inpage\\.config\\.json \\((HTTP 404|served as text/html[^)]*, not JSON)\\): the default settings apply \\(docs/configuration\\.md\\)\\.$`));
+    assert.match(
+      said[0]!,
+      new RegExp(
+        `^info: inpage: no settings file at ${origin}${SUB_BASE}inpage\\.config\\.json \\((HTTP 404|served as text/html[^)]*, not JSON)\\): the default settings apply \\(docs/configuration\\.md\\)\\.$`,
+      ),
+    );
     // The API meanwhile: a client of the app (one that does not host the engine) gets the 503, naming the same cause.
     const answer = await page.evaluate(async () => {
       const setup = `${location.pathname}inpage.js`;
@@ -431,7 +564,10 @@ describe('the packed package in fresh apps', { timeout: 1_700_000 }, () => {
     await context.close();
   });
 
-  for (const [name, port] of [['openai-app', 4652 + OFFSET], ['sub-app', 4658 + OFFSET]] as const) {
+  for (const [name, port] of [
+    ['openai-app', 4652 + OFFSET],
+    ['sub-app', 4658 + OFFSET],
+  ] as const) {
     test(`${name} in \`vite dev\`: the plugin serves inpage there too, and llama.cpp answers`, async () => {
       const example = EXAMPLES.find((e) => e.name === name)!;
       const base = example.base ?? '/';
@@ -443,7 +579,13 @@ describe('the packed package in fresh apps', { timeout: 1_700_000 }, () => {
       servers.push(dev);
       const origin = `http://127.0.0.1:${port}`;
       for (let i = 0; i < 100; i++) {
-        if (await fetch(`${origin}${base}`).then((r) => r.ok, () => false)) break;
+        if (
+          await fetch(`${origin}${base}`).then(
+            (r) => r.ok,
+            () => false,
+          )
+        )
+          break;
         await new Promise((resolve) => setTimeout(resolve, 300));
       }
       const context = await browser!.newContext();
@@ -475,8 +617,13 @@ describe('the packed package in fresh apps', { timeout: 1_700_000 }, () => {
         (err: Error) => err.message,
       );
     });
-    assert.match(refused, new RegExp(`already has a service worker at scope ${origin}/ \\(${origin}/sw\\.js\\); registering inpage's \\(/inpage-sw\\.js\\) there would replace it`));
-    const registered = await page.evaluate(async () => (await navigator.serviceWorker.getRegistrations()).map((r) => [r.active?.scriptURL, r.installing, r.waiting]));
+    assert.match(
+      refused,
+      new RegExp(`already has a service worker at scope ${origin}/ \\(${origin}/sw\\.js\\); registering inpage's \\(/inpage-sw\\.js\\) there would replace it`),
+    );
+    const registered = await page.evaluate(async () =>
+      (await navigator.serviceWorker.getRegistrations()).map((r) => [r.active?.scriptURL, r.installing, r.waiting]),
+    );
     assert.deepEqual(registered, [[`${origin}/sw.js`, null, null]]);
     await context.close();
   });

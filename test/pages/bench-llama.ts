@@ -123,7 +123,11 @@ let direct: { wllama: WllamaLike; threads: number } | null = null;
  * Loads the variant's GGUF into a Wllama of this page's own, as the engine does (same file, context, threads).
  * `wasm`: which of llama.cpp's wasm files (wasm-variants.ts); by default the one the engine picks in this browser.
  */
-async function directLoad(model: ModelId, overrides: Record<string, unknown> = {}, wasm: WasmVariant = wasmVariant()): Promise<{ ms: number; threads: number; url: string; wasm: WasmVariant }> {
+async function directLoad(
+  model: ModelId,
+  overrides: Record<string, unknown> = {},
+  wasm: WasmVariant = wasmVariant(),
+): Promise<{ ms: number; threads: number; url: string; wasm: WasmVariant }> {
   await directExit();
   const config = await loadConfig(location);
   const variant = variantOf(model)!;

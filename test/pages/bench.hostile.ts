@@ -133,9 +133,9 @@ function arbitraries(keys: HostileKeys) {
     { requiredKeys: [] },
   );
   // A valid-ish body with one field (or the whole of something) swapped for any JSON value.
-  const mutated = fc.tuple(validish, fc.constantFrom('model', 'messages', 'stream', 'stop', 'max_tokens', 'temperature', 'response_format', 'stream_options'), fc.jsonValue()).map(
-    ([body, field, value]) => ({ ...body, [field]: value }),
-  );
+  const mutated = fc
+    .tuple(validish, fc.constantFrom('model', 'messages', 'stream', 'stop', 'max_tokens', 'temperature', 'response_format', 'stream_options'), fc.jsonValue())
+    .map(([body, field, value]) => ({ ...body, [field]: value }));
   const jsonBody = fc.oneof(
     { weight: 5, arbitrary: validish.map((b) => JSON.stringify(b)) },
     { weight: 2, arbitrary: mutated.map((b) => JSON.stringify(b)) },
@@ -163,7 +163,10 @@ function arbitraries(keys: HostileKeys) {
     segment.map((s) => `/v1/models/${s}`),
     fc.array(segment, { minLength: 1, maxLength: 4 }).map((parts) => `/v1/${parts.join('/')}`),
   );
-  const query = fc.oneof({ weight: 5, arbitrary: fc.constant('') }, fc.webQueryParameters().map((q) => `?${q}`));
+  const query = fc.oneof(
+    { weight: 5, arbitrary: fc.constant('') },
+    fc.webQueryParameters().map((q) => `?${q}`),
+  );
 
   const headerList = (authorization: string | undefined, contentType: string | undefined, extra: [string, string][]) => {
     const headers: [string, string][] = [...extra];
@@ -185,9 +188,17 @@ function arbitraries(keys: HostileKeys) {
       authorization: fc.option(authorization, { nil: undefined, freq: 6 }),
       contentType: fc.option(contentType, { nil: undefined, freq: 6 }),
       extra: extraHeaders,
-      body: fc.oneof(validish.map((b) => JSON.stringify(b)), binaryBody),
+      body: fc.oneof(
+        validish.map((b) => JSON.stringify(b)),
+        binaryBody,
+      ),
     })
-    .map(({ authorization, contentType, extra, body }) => ({ method: 'POST', path: '/v1/chat/completions', headers: headerList(authorization, contentType, extra), body }));
+    .map(({ authorization, contentType, extra, body }) => ({
+      method: 'POST',
+      path: '/v1/chat/completions',
+      headers: headerList(authorization, contentType, extra),
+      body,
+    }));
 
   // Routes: any method, path, headers and body.
   const routes: fc.Arbitrary<Case> = fc
@@ -237,7 +248,9 @@ function arbitraries(keys: HostileKeys) {
   // Valid requests but for one field the chosen variant cannot honour: 400 unsupported_parameter naming it.
   const refusal = fc.oneof(
     fc.integer({ min: 2, max: 8 }).map((n) => ({ model: 'svc-model-5.2-fast', extra: { n }, param: 'n', last: 'user' })),
-    fc.constantFrom('low', 'medium', 'high').map((effort) => ({ model: 'svc-model-5.2-short-fast', extra: { reasoning_effort: effort }, param: 'reasoning_effort', last: 'user' })),
+    fc
+      .constantFrom('low', 'medium', 'high')
+      .map((effort) => ({ model: 'svc-model-5.2-short-fast', extra: { reasoning_effort: effort }, param: 'reasoning_effort', last: 'user' })),
     fc.constantFrom('svc-model-5.2-fast', 'svc-vision').map((model) => ({ model, extra: {}, param: 'messages[1].role', last: 'assistant' })),
   );
   const unsupported: fc.Arbitrary<Case> = fc.record({ refusal, text: plainText, stream: fc.boolean() }).map(({ refusal, text, stream }) => ({
@@ -246,7 +259,10 @@ function arbitraries(keys: HostileKeys) {
     headers: validHeaders,
     body: JSON.stringify({
       model: refusal.model,
-      messages: [{ role: 'user', content: text }, { role: refusal.last, content: text }],
+      messages: [
+        { role: 'user', content: text },
+        { role: refusal.last, content: text },
+      ],
       stream,
       ...refusal.extra,
     }),

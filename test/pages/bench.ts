@@ -197,7 +197,12 @@ interface LoadReport {
  * One client: streaming or JSON, optionally aborting after `abortAfterMs`. Its outcome, or `hung` if it has not
  * settled within `deadlineMs` (the request is then aborted so the run can end).
  */
-async function client(key: string, kind: 'stream' | 'json' | 'abort', count: number, deadlineMs: number): Promise<{ outcome: Outcome; detail?: string; status?: number }> {
+async function client(
+  key: string,
+  kind: 'stream' | 'json' | 'abort',
+  count: number,
+  deadlineMs: number,
+): Promise<{ outcome: Outcome; detail?: string; status?: number }> {
   const controller = new AbortController();
   const body = JSON.stringify({ ...countRequest(count), stream: kind !== 'json' });
   let hung = false;

@@ -29,7 +29,10 @@ const toolCall = fc.record({ id: toolId, type: fc.constant('function'), function
 const role = fc.constantFrom('system', 'developer', 'user', 'assistant');
 const part = fc.oneof(
   fc.record({ type: fc.constant('text'), text: anyText }),
-  fc.record({ type: fc.constant('image_url'), image_url: fc.record({ url: fc.constantFrom('data:image/png;base64,iVBORw0KGgo=', 'https://example.invalid/a.png', 'javascript:alert(1)', '') }) }),
+  fc.record({
+    type: fc.constant('image_url'),
+    image_url: fc.record({ url: fc.constantFrom('data:image/png;base64,iVBORw0KGgo=', 'https://example.invalid/a.png', 'javascript:alert(1)', '') }),
+  }),
   fc.record({ type: word, text: anyText }),
 );
 /** The plain messages the hostile run has always sent: any role, text, parts or null. */
@@ -41,7 +44,11 @@ export const message = fc.record(
 /** One turn of a tool-using history: text turns of any role, assistant calls, tool results (maybe for no call). */
 const turn = fc.oneof(
   { weight: 3, arbitrary: fc.record({ role, content: hostileText }) },
-  fc.record({ role: fc.constant('assistant'), content: fc.oneof(fc.constant(null), hostileText), tool_calls: fc.array(toolCall, { minLength: 1, maxLength: 3 }) }),
+  fc.record({
+    role: fc.constant('assistant'),
+    content: fc.oneof(fc.constant(null), hostileText),
+    tool_calls: fc.array(toolCall, { minLength: 1, maxLength: 3 }),
+  }),
   fc.record({ role: fc.constant('tool'), tool_call_id: toolId, content: hostileText }),
 );
 

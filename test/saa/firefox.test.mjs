@@ -36,21 +36,24 @@ describe('Firefox ESR: a storage-access grant gives the provider frame cookies, 
     }
   }
 
-  before(async () => {
-    // Loopback http always: Firefox is not given the *.test names of SAA_HTTPS.
-    sites = await serveSites(undefined, false);
-    o = sites.origins;
-    browser = await puppeteer.launch({
-      browser: 'firefox',
-      protocol: 'webDriverBiDi',
-      executablePath: FIREFOX_PATH,
-      headless: true,
-      timeout: 2 * WAIT_MS,
-      extraPrefsFirefox: { 'dom.storage_access.prompt.testing': true, 'dom.storage_access.prompt.testing.allow': true },
-    });
-    A = await openConsumer('consumerA');
-    B = await openConsumer('consumerB');
-  }, { timeout: 60_000 });
+  before(
+    async () => {
+      // Loopback http always: Firefox is not given the *.test names of SAA_HTTPS.
+      sites = await serveSites(undefined, false);
+      o = sites.origins;
+      browser = await puppeteer.launch({
+        browser: 'firefox',
+        protocol: 'webDriverBiDi',
+        executablePath: FIREFOX_PATH,
+        headless: true,
+        timeout: 2 * WAIT_MS,
+        extraPrefsFirefox: { 'dom.storage_access.prompt.testing': true, 'dom.storage_access.prompt.testing.allow': true },
+      });
+      A = await openConsumer('consumerA');
+      B = await openConsumer('consumerB');
+    },
+    { timeout: 60_000 },
+  );
 
   after(async () => {
     await browser?.close();

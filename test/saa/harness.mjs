@@ -80,9 +80,13 @@ export async function revokeStorageAccess(browser, origin, embedded) {
   // Loopback hosts are stored as scheme://host; domains as scheme://[*.]domain (the site, subdomains too).
   for (const wildcard of ['', '[*.]']) {
     const pattern = (url) => `${new URL(url).protocol}//${wildcard}${new URL(url).hostname}`;
-    await settings.evaluate((primary, secondary) => {
-      globalThis.chrome.send('resetCategoryPermissionForPattern', [primary, secondary, 'storage-access', false]);
-    }, pattern(embedded), pattern(origin));
+    await settings.evaluate(
+      (primary, secondary) => {
+        globalThis.chrome.send('resetCategoryPermissionForPattern', [primary, secondary, 'storage-access', false]);
+      },
+      pattern(embedded),
+      pattern(origin),
+    );
   }
   await new Promise((ok) => setTimeout(ok, 500));
   await settings.close();

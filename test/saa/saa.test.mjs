@@ -31,24 +31,27 @@ function consumerUrl(origins, site, { query = '', frameQuery = '' } = {}) {
   return `${origins[site]}/consumer.html?provider=${encodeURIComponent(`${origins.provider}/provider.html${frameQuery}`)}${query}`;
 }
 
-describe('third-party cookies blocked (this Chromium\'s default profile); storage access granted to A and B, refused to D', () => {
+describe("third-party cookies blocked (this Chromium's default profile); storage access granted to A and B, refused to D", () => {
   let sites;
   let run;
   let o;
   let A, B, C, D, T;
 
-  before(async () => {
-    sites = await serveSites();
-    o = sites.origins;
-    run = await h.launch(h.storageAccessGrants(o.provider, [o.consumerA, o.consumerB], [o.consumerD]));
-    // The provider's top level (T) opens later: C asks once before any top-level visit to the provider.
-    [A, B, C, D] = await Promise.all([
-      h.openConsumer(run.browser, consumerUrl(o, 'consumerA'), o.provider),
-      h.openConsumer(run.browser, consumerUrl(o, 'consumerB', { query: '&sw=1' }), o.provider),
-      h.openConsumer(run.browser, consumerUrl(o, 'consumerC'), o.provider),
-      h.openConsumer(run.browser, consumerUrl(o, 'consumerD'), o.provider),
-    ]);
-  }, { timeout: 90_000 });
+  before(
+    async () => {
+      sites = await serveSites();
+      o = sites.origins;
+      run = await h.launch(h.storageAccessGrants(o.provider, [o.consumerA, o.consumerB], [o.consumerD]));
+      // The provider's top level (T) opens later: C asks once before any top-level visit to the provider.
+      [A, B, C, D] = await Promise.all([
+        h.openConsumer(run.browser, consumerUrl(o, 'consumerA'), o.provider),
+        h.openConsumer(run.browser, consumerUrl(o, 'consumerB', { query: '&sw=1' }), o.provider),
+        h.openConsumer(run.browser, consumerUrl(o, 'consumerC'), o.provider),
+        h.openConsumer(run.browser, consumerUrl(o, 'consumerD'), o.provider),
+      ]);
+    },
+    { timeout: 90_000 },
+  );
 
   after(async () => {
     await run?.close();
@@ -63,7 +66,7 @@ describe('third-party cookies blocked (this Chromium\'s default profile); storag
     assert.equal(await h.evaluateWithoutGesture(A.frame, 'typeof document.requestStorageAccess'), 'function');
   });
 
-  test('without the handle, the provider frame\'s storage is partitioned per top-level site', async () => {
+  test("without the handle, the provider frame's storage is partitioned per top-level site", async () => {
     assert.deepEqual(await h.saa(A.frame, 'write', 'plain', 'A-partitioned'), all('ok'));
     assert.deepEqual(await h.saa(A.frame, 'read', 'plain'), all('A-partitioned'));
     assert.deepEqual(await h.saa(B.frame, 'read', 'plain'), EMPTY);
@@ -84,7 +87,7 @@ describe('third-party cookies blocked (this Chromium\'s default profile); storag
     // After a top-level visit to the provider (with a click on it) the call still rejects: headless Chromium
     // answers the prompt with a refusal, which it stores (last test of this suite).
     T = await h.openProvider(run.browser, `${o.provider}/provider.html`);
-    assert.deepEqual(await h.saa(T.frame, 'read', 'plain'), EMPTY, 'the top level does not see the frame\'s partition');
+    assert.deepEqual(await h.saa(T.frame, 'read', 'plain'), EMPTY, "the top level does not see the frame's partition");
     await h.clickToRequest(T.frame, TYPES);
     assert.deepEqual(await h.clickToRequest(C.frame, TYPES), NOT_ALLOWED);
   });
@@ -96,7 +99,7 @@ describe('third-party cookies blocked (this Chromium\'s default profile); storag
     assert.equal(await h.saa(A.frame, 'hasStorageAccess'), false);
   });
 
-  test('a handle\'s getter for a type not asked for throws SecurityError', async () => {
+  test("a handle's getter for a type not asked for throws SecurityError", async () => {
     const error = await h.evaluateWithoutGesture(
       B.frame,
       `document.requestStorageAccess({ indexedDB: true }).then((narrow) => { try { return narrow.caches && 'no error'; } catch (err) { return err.name; } })`,
@@ -104,7 +107,7 @@ describe('third-party cookies blocked (this Chromium\'s default profile); storag
     assert.equal(error, 'SecurityError');
   });
 
-  test('IndexedDB, Cache Storage and OPFS through the handle are the provider\'s first-party ones', async () => {
+  test("IndexedDB, Cache Storage and OPFS through the handle are the provider's first-party ones", async () => {
     assert.deepEqual(await h.saa(A.frame, 'write', 'handle', 'A-handle'), all('ok'));
     assert.deepEqual(await h.saa(B.frame, 'read', 'handle'), all('A-handle'));
     assert.deepEqual(await h.saa(T.frame, 'read', 'plain'), all('A-handle'));
@@ -113,7 +116,7 @@ describe('third-party cookies blocked (this Chromium\'s default profile); storag
     assert.deepEqual(await h.saa(A.frame, 'read', 'plain'), all('A-partitioned'));
   });
 
-  test('Web Locks and BroadcastChannel through the handle reach the other site\'s frame and the top level', async () => {
+  test("Web Locks and BroadcastChannel through the handle reach the other site's frame and the top level", async () => {
     assert.equal(await h.saa(A.frame, 'hold', 'handle', 'saa-lock'), 'held');
     assert.deepEqual(await h.saa(B.frame, 'heldLocks', 'handle'), ['saa-lock']);
     assert.deepEqual(await h.saa(T.frame, 'heldLocks', 'plain'), ['saa-lock']);
@@ -138,7 +141,7 @@ describe('third-party cookies blocked (this Chromium\'s default profile); storag
     assert.equal(await h.saa(A.frame, 'dedicatedWithHandleDir', { op: 'writeDir', token: 'A-handle' }), 'ok');
   });
 
-  test('the handle\'s SharedWorker is one worker for every site\'s frame and the top level, with first-party storage', async () => {
+  test("the handle's SharedWorker is one worker for every site's frame and the top level, with first-party storage", async () => {
     assert.equal(await h.saa(A.frame, 'shared', 'handle', { op: 'connections' }), 1);
     assert.equal(await h.saa(B.frame, 'shared', 'handle', { op: 'connections' }), 2);
     // The top level joins it only with sameSiteCookies 'none' (its default, 'all', is another worker).
@@ -166,7 +169,11 @@ describe('third-party cookies blocked (this Chromium\'s default profile); storag
   });
 
   test('isolation: COEP frame with allow="cross-origin-isolated" is isolated with the handle; the SharedWorker never is', async () => {
-    const I = await h.openConsumer(run.browser, consumerUrl(o, 'consumerA', { query: '&coep=1&sw=1&allow=cross-origin-isolated', frameQuery: '?coep=1' }), o.provider);
+    const I = await h.openConsumer(
+      run.browser,
+      consumerUrl(o, 'consumerA', { query: '&coep=1&sw=1&allow=cross-origin-isolated', frameQuery: '?coep=1' }),
+      o.provider,
+    );
     assert.equal(await I.page.evaluate(() => crossOriginIsolated), true);
     const frame = await h.saa(I.frame, 'env');
     assert.deepEqual([frame.crossOriginIsolated, frame.sharedMemory], [true, true]);
@@ -202,7 +209,7 @@ describe('third-party cookies blocked (this Chromium\'s default profile); storag
     await L.page.close();
   });
 
-  test('revoking A\'s grant in site settings leaves the live handle working; only a new document is refused', async () => {
+  test("revoking A's grant in site settings leaves the live handle working; only a new document is refused", async () => {
     await h.revokeStorageAccess(run.browser, o.consumerA, o.provider);
     assert.equal(await h.saa(A.frame, 'permission'), 'prompt');
     // The handle A's frame holds still reads and writes first-party storage, and asking again in that document
@@ -216,7 +223,7 @@ describe('third-party cookies blocked (this Chromium\'s default profile); storag
     await again.page.close();
   });
 
-  test('Browser.setPermission(storage-access) is no grant: the promise resolves, then the browser kills the frame\'s renderer', async () => {
+  test("Browser.setPermission(storage-access) is no grant: the promise resolves, then the browser kills the frame's renderer", async () => {
     await h.setStorageAccess(run.cdp, 'granted', o.consumerC, o.provider);
     await h.saa(C.frame, 'startTicks');
     await sleep(300);
@@ -248,10 +255,13 @@ describe('no top-level visit to the provider: a click in the frame stores nothin
   let sites;
   let run;
 
-  before(async () => {
-    sites = await serveSites();
-    run = await h.launch({});
-  }, { timeout: 90_000 });
+  before(
+    async () => {
+      sites = await serveSites();
+      run = await h.launch({});
+    },
+    { timeout: 90_000 },
+  );
 
   after(async () => {
     await run?.close();
@@ -272,11 +282,14 @@ describe('third-party cookies allowed in the profile, no storage-access grant', 
   let run;
   let o;
 
-  before(async () => {
-    sites = await serveSites();
-    o = sites.origins;
-    run = await h.launch(h.THIRD_PARTY_COOKIES_ALLOWED);
-  }, { timeout: 90_000 });
+  before(
+    async () => {
+      sites = await serveSites();
+      o = sites.origins;
+      run = await h.launch(h.THIRD_PARTY_COOKIES_ALLOWED);
+    },
+    { timeout: 90_000 },
+  );
 
   after(async () => {
     await run?.close();

@@ -49,7 +49,27 @@ export const HTTPS_FLAGS = ['--host-resolver-rules=MAP *.test 127.0.0.1', '--ign
 /** A self-signed certificate for *.test (openssl), made for one run. */
 function testCertificate() {
   const dir = mkdtempSync(join(tmpdir(), 'inpage-saa-tls-'));
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=inpage-saa', '-addext', 'subjectAltName=DNS:*.test', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=inpage-saa',
+      '-addext',
+      'subjectAltName=DNS:*.test',
+      '-keyout',
+      join(dir, 'key.pem'),
+      '-out',
+      join(dir, 'cert.pem'),
+    ],
+    { stdio: 'ignore' },
+  );
   const tls = { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) };
   rmSync(dir, { recursive: true, force: true });
   return tls;

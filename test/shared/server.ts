@@ -36,7 +36,12 @@ export interface SharedSites {
   close(): Promise<void>;
 }
 
-export async function serveSharedSites(build: string, modelPath: string, model: Uint8Array, offset = Number(process.env.INPAGE_PORT_OFFSET ?? 0)): Promise<SharedSites> {
+export async function serveSharedSites(
+  build: string,
+  modelPath: string,
+  model: Uint8Array,
+  offset = Number(process.env.INPAGE_PORT_OFFSET ?? 0),
+): Promise<SharedSites> {
   const origins = {} as Record<Role, string>;
   const modelRequests = { consumerA: 0, consumerB: 0, provider: 0, consumerC: 0, consumerD: 0 } as Record<Role, number>;
   const modelBytes = { consumerA: 0, consumerB: 0, provider: 0, consumerC: 0, consumerD: 0 } as Record<Role, number>;
@@ -51,7 +56,11 @@ export async function serveSharedSites(build: string, modelPath: string, model: 
     const server = createServer((req, res) => {
       const path = new URL(req.url ?? '/', 'http://x').pathname;
       // Every answer may be embedded or fetched by another site (the provider's frame under an isolated consumer).
-      const headers: Record<string, string> = { 'cache-control': 'no-store', 'cross-origin-resource-policy': 'cross-origin', 'access-control-allow-origin': '*' };
+      const headers: Record<string, string> = {
+        'cache-control': 'no-store',
+        'cross-origin-resource-policy': 'cross-origin',
+        'access-control-allow-origin': '*',
+      };
       if (path === '/inpage.config.json') return void res.writeHead(200, { ...headers, 'content-type': 'application/json' }).end(configs[role]);
       if (path === `/gguf/${modelPath}`) {
         modelRequests[role]++;
@@ -64,14 +73,22 @@ export async function serveSharedSites(build: string, modelPath: string, model: 
       }
       const file = path === '/' ? '/index.html' : path;
       const type = TYPES[extname(file)];
-      if (type?.startsWith('text/html')) Object.assign(headers, { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'credentialless' });
+      if (type?.startsWith('text/html'))
+        Object.assign(headers, { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'credentialless' });
       // The provider's page and its engine worker, as a deployment sends them (docs/shared-models.md): isolated with
       // require-corp (framed by isolated consumers), the worker under the engine worker's policy.
       const dest = req.headers['sec-fetch-dest'];
-      for (const [name, value] of Object.entries(providerHeaders({ path: file, dest: typeof dest === 'string' ? dest : undefined, referrer: req.headers.referer }, JSON.parse(configs[role]), origins[role]))) {
+      for (const [name, value] of Object.entries(
+        providerHeaders(
+          { path: file, dest: typeof dest === 'string' ? dest : undefined, referrer: req.headers.referer },
+          JSON.parse(configs[role]),
+          origins[role],
+        ),
+      )) {
         headers[name.toLowerCase()] = value;
       }
-      if (role === 'provider' && req.headers['sec-fetch-dest'] === 'worker') workerRequests.push({ path: file, csp: headers['content-security-policy'] ?? null });
+      if (role === 'provider' && req.headers['sec-fetch-dest'] === 'worker')
+        workerRequests.push({ path: file, csp: headers['content-security-policy'] ?? null });
       readFile(join(build, normalize(file).replace(/^(\.\.[/\\])+/, ''))).then(
         (body) => res.writeHead(200, { ...headers, 'content-type': type ?? 'application/octet-stream' }).end(body),
         () => res.writeHead(404, headers).end('Not found'),

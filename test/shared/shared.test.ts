@@ -15,7 +15,29 @@ import { launch, storageAccessGrants, evaluateWithoutGesture } from '../saa/harn
 import { serveSharedSites, type SharedSites } from './server';
 import { validateChatRequest } from '#shared/protocol/validate';
 import { engineWorkerCsp } from '#shared/csp';
-import { allowInFrame, chat, ctx, LOCAL_IDS, WAIT_MS, listedSites, MODEL, modelEntry, openConsumer, PREFERS_UPSTREAM, PROVIDER_CATALOG, PROVIDER_MODELS, providerCard, providerUpstreamLog, ready, SCREENS, throughOwnFrame, toggleModel, until, UP_ONLY, UPSTREAM_PORT } from './steps';
+import {
+  allowInFrame,
+  chat,
+  ctx,
+  LOCAL_IDS,
+  WAIT_MS,
+  listedSites,
+  MODEL,
+  modelEntry,
+  openConsumer,
+  PREFERS_UPSTREAM,
+  PROVIDER_CATALOG,
+  PROVIDER_MODELS,
+  providerCard,
+  providerUpstreamLog,
+  ready,
+  SCREENS,
+  throughOwnFrame,
+  toggleModel,
+  until,
+  UP_ONLY,
+  UPSTREAM_PORT,
+} from './steps';
 
 let sites: SharedSites;
 let browser: Awaited<ReturnType<typeof launch>>;
@@ -46,7 +68,9 @@ before(async () => {
     upstreams: { gpu: { url: `http://127.0.0.1:${UPSTREAM_PORT}/shared-d/openai/v1`, dialect: 'openai' } },
     models: { [MODEL]: { mode: 'prefer-local', upstream: { model: `up/${MODEL}` } } },
   });
-  upstream = spawn(process.execPath, ['--import', './test/firefox/register-ts.mjs', 'test/upstream/server.ts', String(UPSTREAM_PORT)], { stdio: ['ignore', 'ignore', 'inherit'] });
+  upstream = spawn(process.execPath, ['--import', './test/firefox/register-ts.mjs', 'test/upstream/server.ts', String(UPSTREAM_PORT)], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   await until('the upstream server', async () => (await fetch(`http://127.0.0.1:${UPSTREAM_PORT}/ready/_log`)).ok);
   // The person allowed the provider under A, B and C (an answered prompt); refused it under D.
   ctx.browser = browser = await launch(storageAccessGrants(origins.provider, [origins.consumerA, origins.consumerB, origins.consumerC], [origins.consumerD]));
@@ -80,22 +104,40 @@ test('clickjacking: a click through a see-through provider frame over a button r
   });
   // Every box ticked (as earlier clicks through the frame could do), then the person clicks "Play": where the frame's
   // answer lies under it.
-  await evaluateWithoutGesture(f, `for (const b of document.querySelectorAll('#models input')) { b.checked = true; b.dispatchEvent(new Event('change', { bubbles: true })); }`);
+  await evaluateWithoutGesture(
+    f,
+    `for (const b of document.querySelectorAll('#models input')) { b.checked = true; b.dispatchEvent(new Event('change', { bubbles: true })); }`,
+  );
   await page.bringToFront();
   const at = JSON.parse((await evaluateWithoutGesture(f, `JSON.stringify(document.getElementById('allow').getBoundingClientRect())`)) as string) as DOMRect;
   await new Promise((ok) => setTimeout(ok, 1000)); // longer than the question must be visible: it never is
   await page.mouse.click(at.x + at.width / 2, at.y + at.height / 2);
   // The frame turns the click down and says so (it was not visible); nothing is stored.
   const outcome = await until('the frame to answer the click', async () =>
-    evaluateWithoutGesture(f, `document.getElementById('unseen')?.hidden === false ? 'unseen' : document.body.innerText.includes('uses the models') ? 'allowed' : ''`),
+    evaluateWithoutGesture(
+      f,
+      `document.getElementById('unseen')?.hidden === false ? 'unseen' : document.body.innerText.includes('uses the models') ? 'allowed' : ''`,
+    ),
   );
   assert.equal(outcome, 'unseen');
   assert.equal(await evaluateWithoutGesture(f, `document.getElementById('provider').dataset.seen`), 'false');
   // Read while the frame is still open (closing its page could cut short a write the click had started), and after.
-  assert.deepEqual((await listedSites()).filter(([o]) => o === origins.consumerB), [], 'no consent recorded for B');
-  assert.equal(await evaluateWithoutGesture(f, `!!document.getElementById('allow') && document.getElementById('unseen').hidden === false`), true, 'the question is still asked');
+  assert.deepEqual(
+    (await listedSites()).filter(([o]) => o === origins.consumerB),
+    [],
+    'no consent recorded for B',
+  );
+  assert.equal(
+    await evaluateWithoutGesture(f, `!!document.getElementById('allow') && document.getElementById('unseen').hidden === false`),
+    true,
+    'the question is still asked',
+  );
   await page.close();
-  assert.deepEqual((await listedSites()).filter(([o]) => o === origins.consumerB), [], 'no consent recorded for B');
+  assert.deepEqual(
+    (await listedSites()).filter(([o]) => o === origins.consumerB),
+    [],
+    'no consent recorded for B',
+  );
 });
 
 test('a model downloaded through site A is used by site B with 0 model bytes fetched', async () => {
@@ -108,7 +150,11 @@ test('a model downloaded through site A is used by site B with 0 model bytes fet
   assert.equal(first.status, 200, JSON.stringify(first.body));
   assert.equal(first.body.choices[0].message.reasoning_content, 'Let me think.');
   const entryA = await modelEntry(a.page, keyA);
-  assert.deepEqual(entryA.provider, { origin: origins.provider, serving: true, why: `the model provider ${origins.provider} serves this site from the files this browser keeps for it` });
+  assert.deepEqual(entryA.provider, {
+    origin: origins.provider,
+    serving: true,
+    why: `the model provider ${origins.provider} serves this site from the files this browser keeps for it`,
+  });
   assert.equal(modelBytes.provider, size, 'the provider downloaded the model once, whole');
   assert.equal(modelRequests.consumerA, 0, "A's own copy was never fetched");
   const requestsAfterA = modelRequests.provider;
@@ -140,7 +186,12 @@ test("a consumer reaches the provider's local models only: other message kinds a
   const replies = await throughOwnFrame(
     pages.b,
     [
-      ...[{ type: 'keys', id: 'k' }, { type: 'GET', id: 'c', path: ['listKeys'] }, { type: 'responses', id: 'r' }, { type: 'conversations', id: 'v' }],
+      ...[
+        { type: 'keys', id: 'k' },
+        { type: 'GET', id: 'c', path: ['listKeys'] },
+        { type: 'responses', id: 'r' },
+        { type: 'conversations', id: 'v' },
+      ],
       { type: 'generate', id: 'up', request: upOnly },
       { type: 'generate', id: 'pu', request: prefersUpstream },
     ],
@@ -161,7 +212,7 @@ test("a consumer reaches the provider's local models only: other message kinds a
   assert.deepEqual(await providerUpstreamLog(), [], 'the upstream server heard nothing from a consumer');
 });
 
-test('revoked on the provider\'s page: the next request is refused, then the consumer falls back and says why', async () => {
+test("revoked on the provider's page: the next request is refused, then the consumer falls back and says why", async () => {
   const { origins, modelBytes } = sites;
   const size = synthesizeGguf({ seed: 7 }).bytes.byteLength;
   const provider = await browser.browser.newPage();
@@ -187,7 +238,11 @@ test('revoked on the provider\'s page: the next request is refused, then the con
     location.hash = '#models';
   });
   const card = await until("the Models area's provider note", () => providerCard(pages.a, MODEL)).catch(async (err: unknown) => {
-    const seen = await pages.a.evaluate(() => ({ hash: location.hash, cards: document.querySelectorAll('article[data-model]').length, text: document.body.innerText.slice(0, 1500) }));
+    const seen = await pages.a.evaluate(() => ({
+      hash: location.hash,
+      cards: document.querySelectorAll('article[data-model]').length,
+      text: document.body.innerText.slice(0, 1500),
+    }));
     throw new Error(`${String(err)}: ${JSON.stringify(seen)}`);
   });
   assert.match(card, /^Not used: .*revoked this site's use of the provider's models.*This site's own engine runs it\.$/);
@@ -197,28 +252,35 @@ test('revoked on the provider\'s page: the next request is refused, then the con
 });
 
 test('the provider frame closed mid-stream: the stream ends with a contract-shaped error', async () => {
-  const status = await pages.b.evaluate(async (key, model) => {
-    const res = await fetch('/v1/chat/completions', {
-      method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model, messages: [{ role: 'user', content: 'Tell a long story' }], max_tokens: 3500, temperature: 0, stream: true }),
-    });
-    const reader = res.body!.getReader();
-    const decoder = new TextDecoder();
-    let text = decoder.decode((await reader.read()).value);
-    (window as unknown as { rest: Promise<string> }).rest = (async () => {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) return text;
-        text += decoder.decode(value);
-      }
-    })();
-    document.getElementById('inpage-provider-frame')!.remove();
-    return res.status;
-  }, pages.keyB, MODEL);
+  const status = await pages.b.evaluate(
+    async (key, model) => {
+      const res = await fetch('/v1/chat/completions', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model, messages: [{ role: 'user', content: 'Tell a long story' }], max_tokens: 3500, temperature: 0, stream: true }),
+      });
+      const reader = res.body!.getReader();
+      const decoder = new TextDecoder();
+      let text = decoder.decode((await reader.read()).value);
+      (window as unknown as { rest: Promise<string> }).rest = (async () => {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) return text;
+          text += decoder.decode(value);
+        }
+      })();
+      document.getElementById('inpage-provider-frame')!.remove();
+      return res.status;
+    },
+    pages.keyB,
+    MODEL,
+  );
   assert.equal(status, 200);
   const text: string = await pages.b.evaluate(() => (window as unknown as { rest: Promise<string> }).rest);
-  const events = text.split('\n').filter((l) => l.startsWith('data: ') && l !== 'data: [DONE]').map((l) => JSON.parse(l.slice(6)));
+  const events = text
+    .split('\n')
+    .filter((l) => l.startsWith('data: ') && l !== 'data: [DONE]')
+    .map((l) => JSON.parse(l.slice(6)));
   const last = events.at(-1);
   assert.equal(last.error?.code, 'engine_unavailable', text.slice(-400));
   assert.ok(!events.some((e) => e.choices?.[0]?.finish_reason), 'it did not finish: the frame went away first');
@@ -248,7 +310,10 @@ test('a site never asked and a site the browser refused get nothing; each falls 
   await provider.goto(`${origins.provider}/provider.html`);
   await provider.waitForSelector('#sites, #no-sites');
   const listed = await provider.evaluate(() => [...document.querySelectorAll('tr')].map((r) => [r.dataset.origin, r.cells[1]!.textContent]));
-  assert.deepEqual(listed.filter(([o]) => o === origins.consumerC || o === origins.consumerD), []);
+  assert.deepEqual(
+    listed.filter(([o]) => o === origins.consumerC || o === origins.consumerD),
+    [],
+  );
 });
 
 test("consent per model: a site allowed one model runs it from the provider's files and the others on its own engine; the provider's page widens it (no reload), and allows a revoked site again, whose page, shown again, is served again (no reload)", async () => {
@@ -263,12 +328,21 @@ test("consent per model: a site allowed one model runs it from the provider's fi
     const found = c.frame();
     return found && (await evaluateWithoutGesture(found, `document.querySelectorAll('#models input').length > 0`)) ? found : null;
   });
-  const boxes = (await evaluateWithoutGesture(f, `[...document.querySelectorAll('#models input')].map((b) => b.value + (b.checked ? ' on' : ' off')).join(',')`)) as string;
+  const boxes = (await evaluateWithoutGesture(
+    f,
+    `[...document.querySelectorAll('#models input')].map((b) => b.value + (b.checked ? ' on' : ' off')).join(',')`,
+  )) as string;
   // The provider's local ids: not its upstream-only one.
-  assert.deepEqual(boxes.split(','), ['svc-model-5.2', 'svc-model-5.2-fast', 'svc-model-5.2-short', 'svc-model-5.2-short-fast', 'svc-vision', 'svc-embed'].map((id) => `${id} off`));
+  assert.deepEqual(
+    boxes.split(','),
+    ['svc-model-5.2', 'svc-model-5.2-fast', 'svc-model-5.2-short', 'svc-model-5.2-short-fast', 'svc-vision', 'svc-embed'].map((id) => `${id} off`),
+  );
   assert.equal(await evaluateWithoutGesture(f, `document.getElementById('allow').disabled`), true, 'nothing to allow before a box is ticked');
   // The person ticks one model, looks, and allows.
-  await evaluateWithoutGesture(f, `for (const b of document.querySelectorAll('#models input')) { b.checked = b.value === ${JSON.stringify(allowed)}; b.dispatchEvent(new Event('change', { bubbles: true })); }`);
+  await evaluateWithoutGesture(
+    f,
+    `for (const b of document.querySelectorAll('#models input')) { b.checked = b.value === ${JSON.stringify(allowed)}; b.dispatchEvent(new Event('change', { bubbles: true })); }`,
+  );
   // The frame is as tall as its question: the boxes and both buttons show.
   const needed = Number(await evaluateWithoutGesture(f, 'document.documentElement.scrollHeight'));
   const shown = await c.page.evaluate(() => document.getElementById('inpage-provider-frame')!.getBoundingClientRect().height);
@@ -304,14 +378,29 @@ test("consent per model: a site allowed one model runs it from the provider's fi
   const other = validateChatRequest({ model: 'svc-model-5.2', messages: [{ role: 'user', content: 'Hello' }], max_tokens: 4 });
   const tried = await throughOwnFrame(
     c.page,
-    [{ type: 'generate', id: 'swap', request: { ...asAllowed, variant: other.variant } }, ...Array(3).fill({ type: 'status', id: 'dup' }), { type: 'generate', id: 'ok', request: asAllowed }],
+    [
+      { type: 'generate', id: 'swap', request: { ...asAllowed, variant: other.variant } },
+      ...Array(3).fill({ type: 'status', id: 'dup' }),
+      { type: 'generate', id: 'ok', request: asAllowed },
+    ],
     ['swap', 'dup', 'dup', 'dup', 'ok'],
   );
   const swap = tried.filter((r) => r.id === 'swap');
-  assert.deepEqual(swap.map((r) => [r.type, r.error?.code, r.error?.param]), [['error', 'invalid_value', 'variant']], JSON.stringify(swap));
-  assert.deepEqual(tried.filter((r) => r.id === 'dup').map((r) => [r.type, r.models.map((m: { id: string }) => m.id)]), Array(3).fill(['status', [allowed]]));
+  assert.deepEqual(
+    swap.map((r) => [r.type, r.error?.code, r.error?.param]),
+    [['error', 'invalid_value', 'variant']],
+    JSON.stringify(swap),
+  );
+  assert.deepEqual(
+    tried.filter((r) => r.id === 'dup').map((r) => [r.type, r.models.map((m: { id: string }) => m.id)]),
+    Array(3).fill(['status', [allowed]]),
+  );
   assert.equal(tried.filter((r) => r.id === 'ok').at(-1)?.type, 'end', 'the model C was allowed still runs');
-  assert.deepEqual(sites.otherModelRequests.filter((url) => url.startsWith(origins.provider)), [], 'the provider fetched no other model');
+  assert.deepEqual(
+    sites.otherModelRequests.filter((url) => url.startsWith(origins.provider)),
+    [],
+    'the provider fetched no other model',
+  );
   // The model C may not run on the provider's: its own engine downloads its own copy and answers.
   const own = await chat(c.page, keyC);
   assert.equal(own.status, 200, JSON.stringify(own.body));
@@ -421,7 +510,10 @@ test("the question at top level (where a browser cannot verify a frame is visibl
   page.setDefaultTimeout(WAIT_MS);
   await page.goto(`${origins.provider}/provider.html?site=${encodeURIComponent(site)}`);
   await page.waitForSelector('#models input');
-  assert.deepEqual(await page.$$eval('#models input', (boxes) => boxes.map((b) => `${(b as HTMLInputElement).value} ${(b as HTMLInputElement).checked ? 'on' : 'off'}`)), LOCAL_IDS.map((id) => `${id} off`));
+  assert.deepEqual(
+    await page.$$eval('#models input', (boxes) => boxes.map((b) => `${(b as HTMLInputElement).value} ${(b as HTMLInputElement).checked ? 'on' : 'off'}`)),
+    LOCAL_IDS.map((id) => `${id} off`),
+  );
   await page.click(`#models input[value="${MODEL}"]`);
   await page.click('#allow');
   await page.waitForFunction((s) => document.body.innerText.includes(`${s} may use the models you ticked`), {}, site);

@@ -66,7 +66,10 @@ export async function clickInFrame(page: Page, frame: () => Frame | undefined, s
   if (process.env.SHARED_DEBUG === '1') {
     for (let i = 0; i < 6; i++) {
       await new Promise((ok) => setTimeout(ok, 1000));
-      console.log('[frame]', await evaluateWithoutGesture(f, 'document.body.innerText + " | isolated=" + crossOriginIsolated').catch((e: unknown) => String(e)));
+      console.log(
+        '[frame]',
+        await evaluateWithoutGesture(f, 'document.body.innerText + " | isolated=" + crossOriginIsolated').catch((e: unknown) => String(e)),
+      );
     }
   }
 }
@@ -82,8 +85,14 @@ export async function allowInFrame(page: Page, frame: () => Frame | undefined, m
     const found = frame();
     return found && (await evaluateWithoutGesture(found, `document.querySelectorAll('#models input').length > 0`)) ? found : null;
   });
-  await evaluateWithoutGesture(f, `for (const b of document.querySelectorAll('#models input')) { b.checked = ${JSON.stringify(models)}.includes(b.value); b.dispatchEvent(new Event('change', { bubbles: true })); }`);
-  await until('the question verifiably visible', async () => (await evaluateWithoutGesture(f, `document.getElementById('provider').dataset.seen === 'true'`)) === true);
+  await evaluateWithoutGesture(
+    f,
+    `for (const b of document.querySelectorAll('#models input')) { b.checked = ${JSON.stringify(models)}.includes(b.value); b.dispatchEvent(new Event('change', { bubbles: true })); }`,
+  );
+  await until(
+    'the question verifiably visible',
+    async () => (await evaluateWithoutGesture(f, `document.getElementById('provider').dataset.seen === 'true'`)) === true,
+  );
   await clickInFrame(page, frame, '#allow');
 }
 
@@ -145,14 +154,19 @@ export async function ready(page: Page): Promise<string> {
 }
 
 export async function chat(page: Page, key: string, content = 'Hello', model = MODEL): Promise<{ status: number; body: Json; servedBy: string | null }> {
-  return page.evaluate(async (key, model, content) => {
-    const res = await fetch('/v1/chat/completions', {
-      method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model, messages: [{ role: 'user', content }], max_tokens: 12, temperature: 0 }),
-    });
-    return { status: res.status, body: await res.json(), servedBy: res.headers.get('x-inpage-served-by') };
-  }, key, model, content);
+  return page.evaluate(
+    async (key, model, content) => {
+      const res = await fetch('/v1/chat/completions', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model, messages: [{ role: 'user', content }], max_tokens: 12, temperature: 0 }),
+      });
+      return { status: res.status, body: await res.json(), servedBy: res.headers.get('x-inpage-served-by') };
+    },
+    key,
+    model,
+    content,
+  );
 }
 
 /**
@@ -180,6 +194,5 @@ export function providerCard(page: Page, model: string): Promise<string | null> 
 }
 
 export async function modelEntry(page: Page, key: string, model = MODEL): Promise<Json> {
-  return page.evaluate(async (key, model) => (await (await fetch(`/v1/models/${model}`, { headers: { authorization: `Bearer ${key}` } })).json()), key, model);
+  return page.evaluate(async (key, model) => await (await fetch(`/v1/models/${model}`, { headers: { authorization: `Bearer ${key}` } })).json(), key, model);
 }
-

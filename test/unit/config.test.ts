@@ -4,7 +4,10 @@ import { DEFAULT_CONFIG, loadConfig, refusedUrlSettings, TEST_KNOBS, urlSettings
 const at = (search: string) => ({ origin: 'https://app.example', search }) as Location;
 
 function serveDeployment(body: unknown) {
-  vi.stubGlobal('fetch', vi.fn(async () => new Response(JSON.stringify(body), { headers: { 'content-type': 'application/json' } })));
+  vi.stubGlobal(
+    'fetch',
+    vi.fn(async () => new Response(JSON.stringify(body), { headers: { 'content-type': 'application/json' } })),
+  );
 }
 
 afterEach(() => {
@@ -12,11 +15,9 @@ afterEach(() => {
 });
 
 describe('settings come from the deployment, never from the page URL', () => {
-  it('ignores every deployment setting in the URL and keeps the deployment\'s values', async () => {
+  it("ignores every deployment setting in the URL and keeps the deployment's values", async () => {
     serveDeployment({ modelBaseUrl: 'https://models.example', queueDepth: 3, engineHeartbeatMs: 700 });
-    const config = await loadConfig(
-      at('?modelBaseUrl=http://127.0.0.2/w&modelLibBaseUrl=http://127.0.0.2/lib&engineHeartbeatMs=1&queueDepth=0&gpuMemoryMB=1'),
-    );
+    const config = await loadConfig(at('?modelBaseUrl=http://127.0.0.2/w&modelLibBaseUrl=http://127.0.0.2/lib&engineHeartbeatMs=1&queueDepth=0&gpuMemoryMB=1'));
     expect(config).toMatchObject({ modelBaseUrl: 'https://models.example', modelLibBaseUrl: '', queueDepth: 3, engineHeartbeatMs: 700, gpuMemoryMB: 0 });
   });
 
@@ -40,9 +41,15 @@ describe('settings come from the deployment, never from the page URL', () => {
       serveDeployment(body);
       expect(await loadConfig(at(''))).toEqual(DEFAULT_CONFIG);
     }
-    vi.stubGlobal('fetch', vi.fn(async () => new Response('nope', { status: 404 })));
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => new Response('nope', { status: 404 })),
+    );
     expect(await loadConfig(at(''))).toEqual(DEFAULT_CONFIG);
-    vi.stubGlobal('fetch', vi.fn(async () => Promise.reject(new TypeError('offline'))));
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => Promise.reject(new TypeError('offline'))),
+    );
     expect(await loadConfig(at('?queueDepth=0'))).toEqual(DEFAULT_CONFIG);
   });
 
@@ -52,12 +59,15 @@ describe('settings come from the deployment, never from the page URL', () => {
   });
 });
 
-describe('the settings file lives at the app\'s base', () => {
+describe("the settings file lives at the app's base", () => {
   it('is read at the base, and a missing file is said once in the console', async () => {
     const { fetchDeploymentConfig } = await import('#shared/config');
     const { configUrl } = await import('#shared/base-path');
     const fetched: string[] = [];
-    vi.stubGlobal('fetch', vi.fn(async (url: string) => (fetched.push(url), new Response('nope', { status: 404 }))));
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string) => (fetched.push(url), new Response('nope', { status: 404 }))),
+    );
     const info = vi.spyOn(console, 'info').mockImplementation(() => undefined);
     const url = configUrl('https://app.example/app/');
     expect(await fetchDeploymentConfig(url)).toEqual({});

@@ -50,7 +50,15 @@ function provider(consent: Consent, fail?: () => ApiError | null) {
     };
     scheduler.submit(m.id, m.request, sink);
   };
-  relay({ consumer: consumer.port2, engine: engineEnd.port2, provider: PROVIDER, catalog: DEFAULT_CATALOG, localIds: localIds(DEFAULT_CATALOG), check: async () => consent, onRefused: (_why, model) => refused.push(model) });
+  relay({
+    consumer: consumer.port2,
+    engine: engineEnd.port2,
+    provider: PROVIDER,
+    catalog: DEFAULT_CATALOG,
+    localIds: localIds(DEFAULT_CATALOG),
+    check: async () => consent,
+    onRefused: (_why, model) => refused.push(model),
+  });
   onTestFinished(() => [consumer.port1, consumer.port2, engineEnd.port1, engineEnd.port2].forEach((p) => p.close()));
   return { port: consumer.port1, generated, refused, close: () => consumer.port1.close() };
 }
@@ -141,12 +149,18 @@ describe("this site's engine with the model provider's beside it", () => {
 // The provider's engine through its port alone, every request allowed: the one contract every engine meets.
 // Skips: what the provider's own engine does on its side of the port (its page manages its models; its scheduler
 // refuses an unsupported field before queueing, there).
-const ON_ITS_SIDE = "checked by the provider's engine when the request arrives there (its scheduler refuses before queueing): this side cannot ask it synchronously; the refusal comes back from generate";
-engineContract("the model provider's engine over its port (the deterministic engine behind the relay)", () => new ProviderEngine(provider(granted(EVERY)).port, PROVIDER), {
-  rules: true,
-  skip: {
-    'refuses what it cannot honour with 400 unsupported_parameter naming the field, before it generates': ON_ITS_SIDE,
-    'through the scheduler: one at a time in order; aborted in the queue it never starts, in flight it stops': ON_ITS_SIDE,
-    'status lists the five ids with a context; load makes a group ready, unload leaves it cached': "the provider's models are loaded and unloaded on the provider's own page; here its statuses are read (ProviderEngine.start), as the composite's tests check",
+const ON_ITS_SIDE =
+  "checked by the provider's engine when the request arrives there (its scheduler refuses before queueing): this side cannot ask it synchronously; the refusal comes back from generate";
+engineContract(
+  "the model provider's engine over its port (the deterministic engine behind the relay)",
+  () => new ProviderEngine(provider(granted(EVERY)).port, PROVIDER),
+  {
+    rules: true,
+    skip: {
+      'refuses what it cannot honour with 400 unsupported_parameter naming the field, before it generates': ON_ITS_SIDE,
+      'through the scheduler: one at a time in order; aborted in the queue it never starts, in flight it stops': ON_ITS_SIDE,
+      'status lists the five ids with a context; load makes a group ready, unload leaves it cached':
+        "the provider's models are loaded and unloaded on the provider's own page; here its statuses are read (ProviderEngine.start), as the composite's tests check",
+    },
   },
-});
+);

@@ -15,7 +15,13 @@ describe('what a Playground conversation sends', () => {
     expect(vision.imagesLeftOut).toBe(0);
     expect(vision.messages).toEqual([
       { role: 'system', content: 'Be brief.' },
-      { role: 'user', content: [{ type: 'text', text: 'look' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'look' },
+          { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } },
+        ],
+      },
       { role: 'assistant', content: 'a dot' },
       { role: 'user', content: 'and now?' },
     ]);
@@ -47,7 +53,15 @@ describe('what a Playground conversation sends', () => {
   it('sends seed, penalties, up to four stop sequences, and a JSON schema as json_schema (over JSON mode)', () => {
     const messages = [{ role: 'user' as const, content: 'hi' }];
     const schema = { type: 'object', properties: { a: { type: 'string' } } };
-    const params = { ...DEFAULT_PARAMS, seed: 7, presence_penalty: 0.5, frequency_penalty: -1, stop: 'END\n\n###\na\nb\nc', json: true, schema: JSON.stringify(schema) };
+    const params = {
+      ...DEFAULT_PARAMS,
+      seed: 7,
+      presence_penalty: 0.5,
+      frequency_penalty: -1,
+      stop: 'END\n\n###\na\nb\nc',
+      json: true,
+      schema: JSON.stringify(schema),
+    };
     expect(requestBody('svc-model-5.2-fast', messages, params)).toEqual({
       model: 'svc-model-5.2-fast',
       messages,

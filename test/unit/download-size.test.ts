@@ -4,7 +4,12 @@ import { contentLength, type Fetch } from '../../worker/engine/common/download-s
 import { manifestBytes, webllmDownloadSize, webllmFilesUrl } from '../../worker/engine/webllm/download-size';
 
 const record = { model: 'https://huggingface.co/mlc-ai/Qwen3-1.7B-q4f16_1-MLC', model_lib: 'https://libs.example/Qwen3-1.7B-q4f16_1_cs1k-webgpu.wasm' };
-const manifest = { records: [{ dataPath: 'params_shard_0.bin', nbytes: 1000 }, { dataPath: 'params_shard_1.bin', nbytes: 2500 }] };
+const manifest = {
+  records: [
+    { dataPath: 'params_shard_0.bin', nbytes: 1000 },
+    { dataPath: 'params_shard_1.bin', nbytes: 2500 },
+  ],
+};
 
 /** Answers from a table of URL → response; records the requests (method and URL). */
 function server(answers: Record<string, () => Response>) {
@@ -43,9 +48,15 @@ describe('download size', () => {
 
   it('says so when the library has no length, and is unknown when the manifest cannot be had', async () => {
     const noLib = server({ 'https://huggingface.co/mlc-ai/Qwen3-1.7B-q4f16_1-MLC/resolve/main/tensor-cache.json': () => Response.json(manifest) });
-    expect(await webllmDownloadSize(record, noLib.fetchFn)).toMatchObject({ bytes: 3500, basis: 'manifest', covers: expect.stringContaining('library’s size is not known') });
+    expect(await webllmDownloadSize(record, noLib.fetchFn)).toMatchObject({
+      bytes: 3500,
+      basis: 'manifest',
+      covers: expect.stringContaining('library’s size is not known'),
+    });
     expect(await webllmDownloadSize(record, server({}).fetchFn)).toEqual({ bytes: null, basis: 'unknown', host: 'huggingface.co' });
-    const missing = server({ 'https://huggingface.co/mlc-ai/Qwen3-1.7B-q4f16_1-MLC/resolve/main/tensor-cache.json': () => new Response('Not found', { status: 404 }) });
+    const missing = server({
+      'https://huggingface.co/mlc-ai/Qwen3-1.7B-q4f16_1-MLC/resolve/main/tensor-cache.json': () => new Response('Not found', { status: 404 }),
+    });
     expect(await webllmDownloadSize(record, missing.fetchFn)).toEqual({ bytes: null, basis: 'unknown', host: 'huggingface.co' });
   });
 

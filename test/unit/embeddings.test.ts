@@ -2,13 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { ApiError } from '#shared/protocol/errors';
-import {
-  decodeBase64Float32,
-  embeddingResponse,
-  encodeBase64Float32,
-  isEmbeddingRequest,
-  parseEmbeddingRequest,
-} from '#shared/protocol/embeddings';
+import { decodeBase64Float32, embeddingResponse, encodeBase64Float32, isEmbeddingRequest, parseEmbeddingRequest } from '#shared/protocol/embeddings';
 import { validateChatRequest } from '#shared/protocol/validate';
 import { DEFAULT_CONFIG } from '#shared/config';
 import { deterministicEmbedding } from '../engine/deterministic-embedding';
@@ -32,7 +26,10 @@ describe('the embeddings request', () => {
     const one = parseEmbeddingRequest({ model: 'svc-embed', input: 'hello', encoding_format: null, dimensions: null, user: 'u1' });
     expect([one.kind, one.model, one.input, one.encoding_format]).toEqual(['embeddings', 'svc-embed', ['hello'], 'float']);
     expect(isEmbeddingRequest(one)).toBe(true);
-    expect(parseEmbeddingRequest({ model: 'svc-embed', input: ['a', 'b'], encoding_format: 'base64' })).toMatchObject({ input: ['a', 'b'], encoding_format: 'base64' });
+    expect(parseEmbeddingRequest({ model: 'svc-embed', input: ['a', 'b'], encoding_format: 'base64' })).toMatchObject({
+      input: ['a', 'b'],
+      encoding_format: 'base64',
+    });
     expect(parseEmbeddingRequest({ model: 'svc-embed', input: [1, 2, 3] }).input).toEqual([[1, 2, 3]]);
     expect(parseEmbeddingRequest({ model: 'svc-embed', input: [[1], [2, 3]] }).input).toEqual([[1], [2, 3]]);
     expect(parseEmbeddingRequest({ model: 'svc-embed', input: 'x', dimensions: 384 }).input).toEqual(['x']);
@@ -89,7 +86,7 @@ describe('the answer', () => {
     );
   });
 
-  it('is OpenAI\'s list: one embedding per input in order, total_tokens = prompt_tokens', () => {
+  it("is OpenAI's list: one embedding per input in order, total_tokens = prompt_tokens", () => {
     const request = parseEmbeddingRequest({ model: 'svc-embed', input: ['a', 'b'] });
     expect(embeddingResponse(request, [[0.5], [0.25]], 7)).toEqual({
       object: 'list',
@@ -105,7 +102,7 @@ describe('the answer', () => {
   });
 });
 
-describe('the test engine\'s vectors', () => {
+describe("the test engine's vectors", () => {
   it('are fixed-size, unit length, the same for the same input and different for different inputs', () => {
     const seen = new Map<string, number[]>();
     fc.assert(

@@ -43,13 +43,18 @@ const noGpu = { report: { available: false, reason: 'no adapter', features: [], 
 
 engineContract(
   'composite on a WebGPU device: web-llm (over the fake)',
-  () => new DeviceEngine({ ...DEFAULT_CONFIG }, { probe: async () => gpu, create: async (kind) => (kind === 'webllm' ? webLlmOverTheFake() : unexpected(kind)) }),
+  () =>
+    new DeviceEngine({ ...DEFAULT_CONFIG }, { probe: async () => gpu, create: async (kind) => (kind === 'webllm' ? webLlmOverTheFake() : unexpected(kind)) }),
   { rules: true },
 );
 
 engineContract(
   "composite on a device without WebGPU: its CPU engine's place taken by the deterministic engine",
-  () => new DeviceEngine({ ...DEFAULT_CONFIG }, { probe: async () => noGpu, create: async (kind) => (kind === 'llamacpp' ? new DeterministicEngine({ ...DEFAULT_CONFIG }) : unexpected(kind)) }),
+  () =>
+    new DeviceEngine(
+      { ...DEFAULT_CONFIG },
+      { probe: async () => noGpu, create: async (kind) => (kind === 'llamacpp' ? new DeterministicEngine({ ...DEFAULT_CONFIG }) : unexpected(kind)) },
+    ),
   { rules: true },
 );
 

@@ -20,8 +20,7 @@ type Finish = Extract<EngineEvent, { type: 'finish' }>;
 
 /** A request as a client would send it, checked and resolved as the service worker does. */
 const ask = (body: Record<string, unknown>): PlannedRequest => withPlan(validateChatRequest({ temperature: 0, ...body }));
-const say = (model: string, content: string, extra: Record<string, unknown> = {}) =>
-  ask({ model, messages: [{ role: 'user', content }], ...extra });
+const say = (model: string, content: string, extra: Record<string, unknown> = {}) => ask({ model, messages: [{ role: 'user', content }], ...extra });
 
 async function collect(engine: Engine, request: PlannedRequest, signal = new AbortController().signal) {
   const generation = await engine.generate(request, signal);
@@ -92,7 +91,7 @@ export function engineContract(name: string, make: () => Engine, supports: Contr
   const rules = (check: () => void) => {
     if (supports.rules) check();
   };
-  const rulesOr = <T,>(byRules: T, otherwise: T): T => (supports.rules ? byRules : otherwise);
+  const rulesOr = <T>(byRules: T, otherwise: T): T => (supports.rules ? byRules : otherwise);
   describe(`engine contract: ${name}${supports.rules ? '' : ' (answers checked against its own)'}`, () => {
     it('streams deltas, then exactly one finish (last) with usage that adds up; names its weights', async () => {
       const engine = makeEngine();
@@ -180,7 +179,16 @@ export function engineContract(name: string, make: () => Engine, supports: Contr
       const cases: [PlannedRequest, string][] = [
         [say('svc-model-5.2-fast', 'hi', { n: 2 }), 'n'],
         [say('svc-model-5.2-fast', 'hi', { reasoning_effort: 'high' }), 'reasoning_effort'],
-        [ask({ model: 'svc-model-5.2', messages: [{ role: 'user', content: 'a' }, { role: 'assistant', content: 'b' }] }), 'messages[1].role'],
+        [
+          ask({
+            model: 'svc-model-5.2',
+            messages: [
+              { role: 'user', content: 'a' },
+              { role: 'assistant', content: 'b' },
+            ],
+          }),
+          'messages[1].role',
+        ],
       ];
       for (const [request, param] of cases) {
         expect(() => engine.supports(request)).toThrow(ApiError);
@@ -227,7 +235,9 @@ export function engineContract(name: string, make: () => Engine, supports: Contr
       const log: string[] = [];
       const settled: Record<string, Promise<void>> = {};
       for (const id of ['a', 'b', 'c']) {
-        settled[id] = new Promise<void>((resolve) => scheduler.submit(id, say('svc-model-5.2-fast', `count ${id === 'a' ? 30 : 3}`, { max_tokens: 40 }), sink(log, id, resolve)));
+        settled[id] = new Promise<void>((resolve) =>
+          scheduler.submit(id, say('svc-model-5.2-fast', `count ${id === 'a' ? 30 : 3}`, { max_tokens: 40 }), sink(log, id, resolve)),
+        );
       }
       scheduler.abort('b');
       await Promise.all([settled.a, settled.c]);

@@ -6,7 +6,13 @@ import { packEvents, type EngineEvent, type FromEngine, type ToEngine } from '#s
 import type { ChatCompletionRequest } from '#shared/protocol/types';
 import { resolved } from './requests';
 
-const usage = { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } };
+const usage = {
+  prompt_tokens: 1,
+  completion_tokens: 1,
+  total_tokens: 2,
+  prompt_tokens_details: { cached_tokens: 0 },
+  completion_tokens_details: { reasoning_tokens: 0 },
+};
 const ask = (content: string): ChatCompletionRequest => resolved({ model: 'svc-model-5.2-fast', messages: [{ role: 'user', content }] });
 const channels: MessageChannel[] = [];
 
@@ -64,7 +70,10 @@ async function drain(run: AsyncIterable<EngineEvent>): Promise<string[]> {
 }
 
 async function failure(p: Promise<unknown>): Promise<ApiError> {
-  const err = await p.then(() => null, (e: unknown) => e);
+  const err = await p.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(ApiError);
   return err as ApiError;
 }

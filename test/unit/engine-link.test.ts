@@ -7,7 +7,13 @@ import { resolved } from './requests';
 import { engineFailed, engineFailure } from '#shared/wire/page-messages';
 
 const request: ChatCompletionRequest = resolved({ model: 'svc-model-5.2-fast', messages: [{ role: 'user', content: 'hi' }] });
-const usage = { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } };
+const usage = {
+  prompt_tokens: 1,
+  completion_tokens: 1,
+  total_tokens: 2,
+  prompt_tokens_details: { cached_tokens: 0 },
+  completion_tokens_details: { reasoning_tokens: 0 },
+};
 const channels: MessageChannel[] = [];
 
 /** A scripted engine on the far end of a real MessageChannel. */
@@ -33,7 +39,10 @@ const happy = (message: ToEngine, reply: (m: FromEngine) => void) => {
 };
 
 async function rejection(p: Promise<unknown>): Promise<ApiError> {
-  const err = await p.then(() => null, (e: unknown) => e);
+  const err = await p.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(ApiError);
   return err as ApiError;
 }
@@ -57,10 +66,15 @@ describe('EngineLink', () => {
 
   it('names why the engine could not start, as its page said, until an engine connects', async () => {
     const link = new EngineLink({ requestPort: async () => undefined, connectTimeoutMs: 30 });
-    const why = 'The engine worker failed to start: its script https://x.example/app/inpage-engine-worker-AbC12345.js could not be loaded (HTTP 404 Not Found); check …';
+    const why =
+      'The engine worker failed to start: its script https://x.example/app/inpage-engine-worker-AbC12345.js could not be loaded (HTTP 404 Not Found); check …';
     link.failure = engineFailure(engineFailed(why)) ?? null;
     const err = await rejection(link.generate(request, new AbortController().signal));
-    expect([err.status, err.code, err.message]).toEqual([503, 'engine_unavailable', `No inference engine is connected: the page that was to host it could not start it. ${why}`]);
+    expect([err.status, err.code, err.message]).toEqual([
+      503,
+      'engine_unavailable',
+      `No inference engine is connected: the page that was to host it could not start it. ${why}`,
+    ]);
     // A port adopted clears it: the engine is there.
     link.adopt(engine(happy).port);
     expect(link.failure).toBeNull();
@@ -83,7 +97,8 @@ describe('EngineLink', () => {
 
   it('rejects with the engine’s own error when it fails before starting', async () => {
     const { port } = engine((m, reply) => {
-      if (m.type === 'generate') reply({ type: 'error', id: m.id, error: new ApiError('context_length_exceeded', 'Too long.', { param: 'messages' }).toData() });
+      if (m.type === 'generate')
+        reply({ type: 'error', id: m.id, error: new ApiError('context_length_exceeded', 'Too long.', { param: 'messages' }).toData() });
     });
     const link = new EngineLink({ requestPort: async () => undefined });
     link.adopt(port);
@@ -139,7 +154,11 @@ describe('EngineLink', () => {
 
     const running = new AbortController();
     const run = await link.generate({ ...request, messages: [{ role: 'user', content: 'start' }] }, running.signal);
-    const iterating = rejection((async () => { for await (const _ of run) void _; })());
+    const iterating = rejection(
+      (async () => {
+        for await (const _ of run) void _;
+      })(),
+    );
     running.abort();
     await iterating;
     await new Promise((r) => setTimeout(r, 10));
@@ -148,7 +167,7 @@ describe('EngineLink', () => {
     expect(aborts).toEqual(generates);
   });
 
-  it('learns what a cancelled or failed generation cost: the engine\'s report after an abort, or with its error', async () => {
+  it("learns what a cancelled or failed generation cost: the engine's report after an abort, or with its error", async () => {
     const spent = { ...usage, prompt_tokens: 9, completion_tokens: 4, total_tokens: 13 };
     const { port } = engine((m, reply) => {
       if (m.type === 'generate') {
@@ -169,9 +188,11 @@ describe('EngineLink', () => {
     expect(await run.spent).toEqual(spent);
 
     const failed = await link.generate(resolved({ model: 'svc-model-5.2-fast', messages: [{ role: 'user', content: 'fail' }] }), new AbortController().signal);
-    await rejection((async () => {
-      for await (const _ of failed) void _;
-    })());
+    await rejection(
+      (async () => {
+        for await (const _ of failed) void _;
+      })(),
+    );
     expect(await failed.spent).toEqual(spent);
 
     // A finished generation's cost is in its finish event: nothing more to wait for.

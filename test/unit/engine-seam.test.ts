@@ -33,7 +33,13 @@ describe('complete(): the defaults of the optional capabilities, in one place', 
 
   it('the scheduler refuses an embeddings request to an engine without embed before it queues', () => {
     const errors: ApiError[] = [];
-    const sink: RequestSink = { accepted: () => errors.push(new ApiError('internal_error', 'accepted')), start: () => undefined, event: () => undefined, end: () => undefined, error: (e) => errors.push(e) };
+    const sink: RequestSink = {
+      accepted: () => errors.push(new ApiError('internal_error', 'accepted')),
+      start: () => undefined,
+      event: () => undefined,
+      end: () => undefined,
+      error: (e) => errors.push(e),
+    };
     new Scheduler(bare, 4).submit('e', { kind: 'embeddings', model: 'svc-embed', input: ['a'] } as never, sink);
     expect(errors.map((e) => [e.code, e.message])).toEqual([['invalid_value', "This engine cannot create embeddings ('svc-embed')."]]);
   });

@@ -6,10 +6,14 @@ afterEach(() => {
   vi.unstubAllGlobals();
 });
 
-const answer = (res: Response | Error) => vi.stubGlobal('fetch', vi.fn(async () => (res instanceof Error ? Promise.reject(res) : res)));
+const answer = (res: Response | Error) =>
+  vi.stubGlobal(
+    'fetch',
+    vi.fn(async () => (res instanceof Error ? Promise.reject(res) : res)),
+  );
 
 describe('engineStartError', () => {
-  it('names the script and the server\'s refusal, which lasts (no retry)', async () => {
+  it("names the script and the server's refusal, which lasts (no retry)", async () => {
     answer(new Response('nope', { status: 404, statusText: 'Not Found' }));
     const err = await engineStartError(new Event('error'), 'https://x.example/app/inpage-engine-worker-AbC.js');
     expect([err.lasting, err.message]).toEqual([

@@ -8,14 +8,23 @@ const delta = (content: string): EngineEvent => ({ type: 'delta', content });
 const finish: EngineEvent = {
   type: 'finish',
   finish_reason: 'stop',
-  usage: { prompt_tokens: 1, completion_tokens: 3, total_tokens: 4, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } },
+  usage: {
+    prompt_tokens: 1,
+    completion_tokens: 3,
+    total_tokens: 4,
+    prompt_tokens_details: { cached_tokens: 0 },
+    completion_tokens_details: { reasoning_tokens: 0 },
+  },
 };
 
 /** A batch whose turns end when the test says so, and what it sent. */
 function batchWithTurns() {
   const tasks: (() => void)[] = [];
   const sent: EngineEvent[][] = [];
-  const batch = new EventBatch((events) => sent.push(events), (task) => void tasks.push(task));
+  const batch = new EventBatch(
+    (events) => sent.push(events),
+    (task) => void tasks.push(task),
+  );
   return { batch, sent, endTurn: () => tasks.splice(0).forEach((t) => t()) };
 }
 
@@ -83,7 +92,11 @@ describe('packEvents / unpackEvents', () => {
     const event: fc.Arbitrary<EngineEvent> = fc.oneof(
       fc.record({ type: fc.constant('delta' as const), content: text }),
       fc.record({ type: fc.constant('delta' as const), content: text, reasoning: text }, { requiredKeys: ['type'] }),
-      fc.record({ type: fc.constant('delta' as const), content: text, logprobs: fc.constant<TokenLogprob[]>([{ token: 'a', logprob: -1, bytes: [97], top_logprobs: [] }]) }),
+      fc.record({
+        type: fc.constant('delta' as const),
+        content: text,
+        logprobs: fc.constant<TokenLogprob[]>([{ token: 'a', logprob: -1, bytes: [97], top_logprobs: [] }]),
+      }),
       fc.record({ type: fc.constant('tool_call' as const), index: fc.nat(3), id: fc.constant('call_1'), name: text }),
       fc.record({ type: fc.constant('tool_arguments' as const), index: fc.nat(3), arguments: text }),
     );
@@ -100,9 +113,12 @@ describe('packEvents / unpackEvents', () => {
     );
     // The short form is what crosses the port for a plain delta (a line holding its JSON string); anything else
     // keeps its object. Line breaks inside the text are escaped by JSON, so they never split a line.
-    expect(packEvents([{ type: 'delta', content: ' 1\n' }, { type: 'delta', content: 'x', reasoning: 'y' }])).toBe(
-      '" 1\\n"\n{"type":"delta","content":"x","reasoning":"y"}',
-    );
+    expect(
+      packEvents([
+        { type: 'delta', content: ' 1\n' },
+        { type: 'delta', content: 'x', reasoning: 'y' },
+      ]),
+    ).toBe('" 1\\n"\n{"type":"delta","content":"x","reasoning":"y"}');
     expect(unpackEvents(packEvents([]))).toEqual([]);
   });
 

@@ -44,7 +44,10 @@ describe('cache changes behind the engine’s back', () => {
 
     const seen: string[] = [];
     engine.onStatus(() => seen.push(state(engine, 'svc-model-5.2-short-fast').state));
-    const generation = await engine.generate(resolved({ model: 'svc-model-5.2-short-fast', messages: [{ role: 'user', content: 'hi' }] }), new AbortController().signal);
+    const generation = await engine.generate(
+      resolved({ model: 'svc-model-5.2-short-fast', messages: [{ role: 'user', content: 'hi' }] }),
+      new AbortController().signal,
+    );
     for await (const event of generation.events) void event;
     expect(seen).toContain('downloading');
     expect(state(engine, 'svc-model-5.2-short-fast')).toMatchObject({ state: 'ready' });

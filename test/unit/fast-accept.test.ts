@@ -57,16 +57,20 @@ const good: Record<string, fc.Arbitrary<unknown>> = {
   tools: fc.constant([]),
   metadata: fc.constant({ a: 'b' }),
 };
-const field = fc.constantFrom(...CHAT_FIELDS.map(([k]) => k).filter((k) => k !== 'model' && k !== 'messages')).chain((k) =>
-  fc.tuple(fc.constant(k), fc.oneof({ weight: 5, arbitrary: good[k] ?? anyValue }, { weight: 1, arbitrary: anyValue })),
-);
+const field = fc
+  .constantFrom(...CHAT_FIELDS.map(([k]) => k).filter((k) => k !== 'model' && k !== 'messages'))
+  .chain((k) => fc.tuple(fc.constant(k), fc.oneof({ weight: 5, arbitrary: good[k] ?? anyValue }, { weight: 1, arbitrary: anyValue })));
 // A body: the two required fields (mostly right), some other fields of the schema (mostly right; the ones the
 // plain path leaves to the schemas too), and fields no schema knows.
 const body = fc
   .record(
     {
       model: fc.oneof({ weight: 8, arbitrary: fc.constant('svc-model-5.2-fast') }, { weight: 1, arbitrary: anyValue }),
-      messages: fc.oneof({ weight: 8, arbitrary: fc.array(message, { minLength: 1, maxLength: 4 }) }, { weight: 1, arbitrary: fc.constant([]) }, { weight: 1, arbitrary: anyValue }),
+      messages: fc.oneof(
+        { weight: 8, arbitrary: fc.array(message, { minLength: 1, maxLength: 4 }) },
+        { weight: 1, arbitrary: fc.constant([]) },
+        { weight: 1, arbitrary: anyValue },
+      ),
       fields: fc.array(field, { maxLength: 5 }).map((pairs) => Object.fromEntries(pairs)),
       unknown: fc.dictionary(fc.constantFrom('frobnicate', 'raw', 'extra_body', 'x'), anyValue, { maxKeys: 2 }),
     },
@@ -109,8 +113,27 @@ describe('the plain-chat path (fast-accept.ts) against the chat request schema',
     const bodies = [
       { model: 'svc-model-5.2-fast', messages: history },
       { model: 'svc-model-5.2', messages: history, stream: true, stream_options: { include_usage: true }, temperature: 0.7, top_p: 1, max_tokens: 64 },
-      { model: 'svc-model-5.2', messages: history, stream: false, n: 1, stop: ['\n\n', 'END'], seed: 3, presence_penalty: 0, frequency_penalty: 0.5, user: 'u1' },
-      { model: 'svc-model-5.2', messages: history, max_completion_tokens: 9, reasoning_effort: 'low', parallel_tool_calls: true, store: false, logprobs: true, top_logprobs: 2 },
+      {
+        model: 'svc-model-5.2',
+        messages: history,
+        stream: false,
+        n: 1,
+        stop: ['\n\n', 'END'],
+        seed: 3,
+        presence_penalty: 0,
+        frequency_penalty: 0.5,
+        user: 'u1',
+      },
+      {
+        model: 'svc-model-5.2',
+        messages: history,
+        max_completion_tokens: 9,
+        reasoning_effort: 'low',
+        parallel_tool_calls: true,
+        store: false,
+        logprobs: true,
+        top_logprobs: 2,
+      },
       { model: 'svc-model-5.2', messages: history, tools: null, response_format: null, unknown_extension: { a: 1 } },
     ];
     for (const b of bodies) {

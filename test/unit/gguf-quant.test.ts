@@ -134,7 +134,8 @@ describe('block encodings', () => {
     const decoded = decode.q4_k(bytes);
     decoded.forEach((y, i) => expect(y).toBeCloseTo(x[i]!, 6));
     // The nibbles themselves: 64 values per 32 bytes, the first 32 low, the next 32 high.
-    for (let c = 0; c < 4; c++) for (let l = 0; l < 32; l++) expect([bytes[16 + 32 * c + l]! & 15, bytes[16 + 32 * c + l]! >> 4]).toEqual([L[64 * c + l], L[64 * c + 32 + l]]);
+    for (let c = 0; c < 4; c++)
+      for (let l = 0; l < 32; l++) expect([bytes[16 + 32 * c + l]! & 15, bytes[16 + 32 * c + l]! >> 4]).toEqual([L[64 * c + l], L[64 * c + 32 + l]]);
   });
 
   it('random values come back within each encoding’s step', () => {

@@ -27,13 +27,24 @@ describe('the upstreams setting', () => {
       [{ gpu: { url: 'https://user:pass@llm.example.com/v1' } }, 'upstreams["gpu"].url'],
       [{ gpu: { url: 'https://llm.example.com/v1?api_key=abc' } }, 'upstreams["gpu"].url'],
     ] as const) {
-      expect(() => plan(upstreams, {}), field).toThrow(expect.objectContaining({ name: 'ModelConfigError', message: expect.stringContaining(`${field}: a literal credential in inpage.config.json is refused`) }));
+      expect(() => plan(upstreams, {}), field).toThrow(
+        expect.objectContaining({
+          name: 'ModelConfigError',
+          message: expect.stringContaining(`${field}: a literal credential in inpage.config.json is refused`),
+        }),
+      );
     }
   });
   it('routes resolve against the upstreams: via may be left out with one; an unknown one, or a mode without an upstream, is named', () => {
     const p = plan({ gpu: { url: '/llm/v1', dialect: 'vllm', credentials: 'include' } }, { 'svc-model-5.2': { upstream: { model: 'Qwen/Qwen3-8B-FP8' } } });
     expect(p.routes['svc-model-5.2']).toEqual({ mode: 'prefer-local', upstream: 'gpu', model: 'Qwen/Qwen3-8B-FP8' });
-    expect(p.upstreams.gpu).toMatchObject({ url: 'https://app.example.com/llm/v1', dialect: 'vllm', credentials: 'include', concurrency: 4, timeoutMs: 15_000 });
+    expect(p.upstreams.gpu).toMatchObject({
+      url: 'https://app.example.com/llm/v1',
+      dialect: 'vllm',
+      credentials: 'include',
+      concurrency: 4,
+      timeoutMs: 15_000,
+    });
     expect(() => plan({ gpu: { url: 'https://a.example/v1' } }, { 'svc-model-5.2': { mode: 'upstream', upstream: { via: 'cpu', model: 'x' } } })).toThrow(
       /models\["svc-model-5.2"\]\.upstream\.via: no upstream 'cpu'/,
     );
@@ -49,11 +60,15 @@ describe('the upstreams setting', () => {
     // The five stay this device's.
     expect(catalog.variants.filter((v) => v.engine === 'upstream').map((v) => v.id)).toEqual(['big-model']);
     for (const mode of ['prefer-local', 'prefer-upstream', 'local']) {
-      expect(() => buildCatalog({ 'big-model': { mode, upstream: { model: 'Qwen/Qwen3-235B' } } }), mode).toThrow(/models\["big-model"\]: a model id of the deployment's own needs .*'mode': 'upstream' with 'upstream'/);
+      expect(() => buildCatalog({ 'big-model': { mode, upstream: { model: 'Qwen/Qwen3-235B' } } }), mode).toThrow(
+        /models\["big-model"\]: a model id of the deployment's own needs .*'mode': 'upstream' with 'upstream'/,
+      );
     }
-    expect(() => buildCatalog({ 'big-model': { mode: 'upstream', upstream: { model: 'x' }, integrity: {} } })).toThrow(/models\["big-model"\]\.integrity: 'big-model' has no local model/);
+    expect(() => buildCatalog({ 'big-model': { mode: 'upstream', upstream: { model: 'x' }, integrity: {} } })).toThrow(
+      /models\["big-model"\]\.integrity: 'big-model' has no local model/,
+    );
   });
-  it("the composite reports an id only an upstream answers: unavailable here, served upstream; offline, nobody", () => {
+  it('the composite reports an id only an upstream answers: unavailable here, served upstream; offline, nobody', () => {
     const models = { 'big-model': { mode: 'upstream', upstream: { model: 'Qwen/Qwen3-235B' } } };
     const p = plan(GPU, models);
     const local = localWith({});
@@ -64,7 +79,10 @@ describe('the upstreams setting', () => {
     let online = true;
     const engine = new HybridEngine(local, p, { fetch: async () => new Response(''), online: () => online, now: () => 0 });
     const status = () => engine.status().find((s) => s.id === 'big-model');
-    expect(status()).toMatchObject({ state: 'unavailable', serving: { mode: 'upstream', engine: 'upstream', upstream: { name: 'gpu', model: 'Qwen/Qwen3-235B' } } });
+    expect(status()).toMatchObject({
+      state: 'unavailable',
+      serving: { mode: 'upstream', engine: 'upstream', upstream: { name: 'gpu', model: 'Qwen/Qwen3-235B' } },
+    });
     online = false;
     expect(() => engine.route(withPlan(validateChatRequest({ model: 'big-model', messages: [{ role: 'user', content: 'hi' }] })))).toThrow(/offline/);
   });
@@ -86,7 +104,12 @@ function hybrid(mode: string, local: Engine, world: { online?: boolean; now?: nu
   const p: UpstreamPlan = plan(GPU, { 'svc-model-5.2-fast': { mode, upstream: { model: 'Qwen/Qwen3-8B-FP8' } } });
   const clock = { now: world.now ?? 1_000_000 };
   const engine = new HybridEngine(local, p, {
-    fetch: world.fetch ?? (async () => new Response('data: {"choices":[{"index":0,"delta":{"content":"from upstream"},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n', { headers: { 'content-type': 'text/event-stream' } })),
+    fetch:
+      world.fetch ??
+      (async () =>
+        new Response('data: {"choices":[{"index":0,"delta":{"content":"from upstream"},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n', {
+          headers: { 'content-type': 'text/event-stream' },
+        })),
     online: () => world.online ?? true,
     now: () => clock.now,
   });
@@ -106,18 +129,27 @@ describe('the decision, per request, before anything is sent', () => {
     // Too large for this device: only the upstream, and the status says why.
     const { engine: big } = hybrid('prefer-local', localWith({ 'svc-model-5.2-fast': 'unavailable' }));
     expect(kinds(big.route(fast()))).toEqual(['upstream']);
-    expect(big.status().find((s) => s.id === 'svc-model-5.2-fast')!.serving).toMatchObject({ mode: 'prefer-local', engine: 'upstream', upstream: { name: 'gpu', host: 'llm.example.com', model: 'Qwen/Qwen3-8B-FP8' } });
+    expect(big.status().find((s) => s.id === 'svc-model-5.2-fast')!.serving).toMatchObject({
+      mode: 'prefer-local',
+      engine: 'upstream',
+      upstream: { name: 'gpu', host: 'llm.example.com', model: 'Qwen/Qwen3-8B-FP8' },
+    });
   });
   it('offline: prefer-* use local without a wasted request; upstream is 503 upstream_unavailable saying so', () => {
-    for (const mode of ['prefer-local', 'prefer-upstream']) expect(kinds(hybrid(mode, localWith({}), { online: false }).engine.route(fast()))).toEqual(['local']);
+    for (const mode of ['prefer-local', 'prefer-upstream'])
+      expect(kinds(hybrid(mode, localWith({}), { online: false }).engine.route(fast()))).toEqual(['local']);
     const { engine } = hybrid('upstream', localWith({}), { online: false });
-    expect(() => engine.route(fast())).toThrow(expect.objectContaining({ code: 'upstream_unavailable', status: 503, message: expect.stringContaining('offline') }));
+    expect(() => engine.route(fast())).toThrow(
+      expect.objectContaining({ code: 'upstream_unavailable', status: 503, message: expect.stringContaining('offline') }),
+    );
     expect(engine.status().find((s) => s.id === 'svc-model-5.2-fast')!.serving!.why).toContain('offline');
   });
   it('prefer-upstream: upstream then local; after an out-of-reach failure, local first for a while', async () => {
     const failing = hybrid('prefer-upstream', localWith({}), { fetch: async () => Promise.reject(new TypeError('Failed to fetch')) });
     expect(kinds(failing.engine.route(fast()))).toEqual(['upstream', 'local']);
-    await expect(failing.engine.generate(fast(), new AbortController().signal, { kind: 'upstream', lane: 'gpu', limit: 2 })).rejects.toMatchObject({ code: 'upstream_unavailable' });
+    await expect(failing.engine.generate(fast(), new AbortController().signal, { kind: 'upstream', lane: 'gpu', limit: 2 })).rejects.toMatchObject({
+      code: 'upstream_unavailable',
+    });
     expect(kinds(failing.engine.route(fast()))).toEqual(['local', 'upstream']);
     failing.clock.now += RECENT_FAILURE_MS + 1;
     expect(kinds(failing.engine.route(fast()))).toEqual(['upstream', 'local']);
@@ -145,7 +177,15 @@ describe('through the scheduler', () => {
   it('upstream requests run at once beside the local queue, up to the limit; one more is 429 queue_full (mode upstream)', async () => {
     const release: (() => void)[] = [];
     const slow: typeof fetch = () =>
-      new Promise((resolve) => release.push(() => resolve(new Response('data: {"choices":[{"index":0,"delta":{"content":"up"},"finish_reason":"stop"}]}\n\n', { headers: { 'content-type': 'text/event-stream' } }))));
+      new Promise((resolve) =>
+        release.push(() =>
+          resolve(
+            new Response('data: {"choices":[{"index":0,"delta":{"content":"up"},"finish_reason":"stop"}]}\n\n', {
+              headers: { 'content-type': 'text/event-stream' },
+            }),
+          ),
+        ),
+      );
     const { engine } = hybrid('upstream', localWith({}), { fetch: slow });
     const scheduler = new Scheduler(engine, 16);
     const log: string[] = [];
@@ -153,7 +193,9 @@ describe('through the scheduler', () => {
     scheduler.submit('c', fast(), sink(log, 'c'));
     expect(log).toContain('c:error:queue_full');
     // The local queue is free meanwhile.
-    const local = new Promise<void>((r) => scheduler.submit('l', validateChatRequest({ model: 'svc-model-5.2-short-fast', messages: [{ role: 'user', content: 'count 2' }] }), sink(log, 'l', r)));
+    const local = new Promise<void>((r) =>
+      scheduler.submit('l', validateChatRequest({ model: 'svc-model-5.2-short-fast', messages: [{ role: 'user', content: 'count 2' }] }), sink(log, 'l', r)),
+    );
     await local;
     expect(log).toContain('l:1 2');
     expect(log).toContain('l:start:local');
@@ -191,6 +233,9 @@ describe('never a hang', () => {
       );
     const p = plan({ gpu: { url: 'https://llm.example.com/v1', timeoutMs: 100 } }, { 'svc-model-5.2-fast': { mode: 'upstream', upstream: { model: 'm' } } });
     const engine = new HybridEngine(localWith({}), p, { fetch: silent, online: () => true, now: () => Date.now() });
-    await expect(engine.generate(fast(), new AbortController().signal, { kind: 'upstream', lane: 'gpu', limit: 4 })).rejects.toMatchObject({ code: 'upstream_timeout', status: 504 });
+    await expect(engine.generate(fast(), new AbortController().signal, { kind: 'upstream', lane: 'gpu', limit: 4 })).rejects.toMatchObject({
+      code: 'upstream_timeout',
+      status: 504,
+    });
   });
 });

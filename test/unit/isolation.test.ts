@@ -6,7 +6,11 @@ import { isolated, isolationHeaders } from '#shared/isolation';
 describe('isolation headers', () => {
   test('a response without them gets COOP same-origin and COEP credentialless', () => {
     const out = isolated(new Response('<!doctype html>', { headers: { 'content-type': 'text/html' } }));
-    expect(Object.fromEntries(out.headers)).toEqual({ 'content-type': 'text/html', 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'credentialless' });
+    expect(Object.fromEntries(out.headers)).toEqual({
+      'content-type': 'text/html',
+      'cross-origin-opener-policy': 'same-origin',
+      'cross-origin-embedder-policy': 'credentialless',
+    });
   });
 
   test('the require-corp variant a server sends; the service worker puts credentialless over it', () => {

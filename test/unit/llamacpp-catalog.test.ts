@@ -18,7 +18,8 @@ function engineWith(models: InpageConfig['models'], loads: { url: string; mmproj
   return llamaEngineWith(models, fakeWllama({ loads, calls }));
 }
 
-const ask = (model: string, extra: Record<string, unknown> = {}) => withPlan(validateChatRequest({ model, messages: [{ role: 'user', content: 'hi' }], ...extra }));
+const ask = (model: string, extra: Record<string, unknown> = {}) =>
+  withPlan(validateChatRequest({ model, messages: [{ role: 'user', content: 'hi' }], ...extra }));
 
 async function drain(engine: LlamaCppEngine, model: string, extra: Record<string, unknown> = {}) {
   const generation = await engine.generate(ask(model, extra), new AbortController().signal);
@@ -37,7 +38,11 @@ describe('the llama.cpp engine and the models setting', () => {
       loads,
     );
     await engine.ready();
-    expect(engine.status().find((s) => s.id === 'svc-model-5.2-short')).toMatchObject({ context_length: 2048, modelId: 'own-Q8_0.gguf', state: 'not_downloaded' });
+    expect(engine.status().find((s) => s.id === 'svc-model-5.2-short')).toMatchObject({
+      context_length: 2048,
+      modelId: 'own-Q8_0.gguf',
+      state: 'not_downloaded',
+    });
     const short = await drain(engine, 'svc-model-5.2-short');
     expect(short.fingerprint).toBe('fp_llamacpp_gguf:own-Q8_0');
     await drain(engine, 'team');

@@ -85,7 +85,14 @@ describe('llama.cpp images', () => {
     expect(first.data).not.toBe(last.data);
     expect(first.data).not.toBe(bytes);
     // Text-only content stays a string; an image not read beforehand is a bug, not a silent drop.
-    expect(translateRequest(visionRequest([{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }])).messages[0]!.content).toBe('a\nb');
+    expect(
+      translateRequest(
+        visionRequest([
+          { type: 'text', text: 'a' },
+          { type: 'text', text: 'b' },
+        ]),
+      ).messages[0]!.content,
+    ).toBe('a\nb');
     expect(() => translateRequest(request)).toThrow(/was not read before translation/);
   });
 
@@ -122,7 +129,10 @@ describe('llama.cpp images', () => {
   it('refuses an image on a host it may not reach before the model is touched', async () => {
     const log: string[] = [];
     const engine = engineWith(log, []);
-    const request = visionRequest([{ type: 'text', text: 'Hi' }, { type: 'image_url', image_url: { url: 'https://elsewhere.example/cat.png' } }]);
+    const request = visionRequest([
+      { type: 'text', text: 'Hi' },
+      { type: 'image_url', image_url: { url: 'https://elsewhere.example/cat.png' } },
+    ]);
     const error = await engine.generate(request, new AbortController().signal).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiError);
     expect(error).toMatchObject({ code: 'invalid_value', param: 'messages[0].content[1].image_url.url' });
@@ -133,7 +143,13 @@ describe('llama.cpp images', () => {
     const engine = engineWith([], []);
     // svc-vision served by weights without a vision projector (as a deployment may configure it).
     const variant = { ...VARIANTS['svc-vision'], weightGroup: 'qwen3-1.7b' };
-    const request = visionRequest([{ type: 'text', text: 'Hi' }, { type: 'image_url', image_url: { url: dataUrl('image/png', PNG) } }], variant);
+    const request = visionRequest(
+      [
+        { type: 'text', text: 'Hi' },
+        { type: 'image_url', image_url: { url: dataUrl('image/png', PNG) } },
+      ],
+      variant,
+    );
     let error: unknown;
     try {
       engine.supports(request);
@@ -142,7 +158,9 @@ describe('llama.cpp images', () => {
     }
     expect(error).toBeInstanceOf(ApiError);
     expect(error).toMatchObject({ code: 'unsupported_parameter', param: 'messages[0].content[1]' });
-    expect((error as ApiError).message).toMatch(/^The model 'svc-vision' does not take image input \('messages\[0\]\.content\[1\]'\): .*no vision projector \(mmproj\)/);
+    expect((error as ApiError).message).toMatch(
+      /^The model 'svc-vision' does not take image input \('messages\[0\]\.content\[1\]'\): .*no vision projector \(mmproj\)/,
+    );
     // Without images the same variant is fine.
     expect(() => engine.supports(visionRequest('Hi', variant))).not.toThrow();
   });

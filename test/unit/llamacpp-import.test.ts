@@ -25,10 +25,21 @@ const file = (path: string, size = 3) => ({ path, file: new Blob([new Uint8Array
 
 describe('planGgufImport', () => {
   it('maps each file to the URL the engine downloads it from; split parts in order', () => {
-    const plan = planGgufImport([file('d/Big-00002-of-00002.gguf', 5), file('d/Big-00001-of-00002.gguf', 4), file('d/Small.gguf'), file('d/notes.txt')], sourceOf, DEFAULT_CATALOG);
+    const plan = planGgufImport(
+      [file('d/Big-00002-of-00002.gguf', 5), file('d/Big-00001-of-00002.gguf', 4), file('d/Small.gguf'), file('d/notes.txt')],
+      sourceOf,
+      DEFAULT_CATALOG,
+    );
     expect(plan.problems).toEqual([]);
     expect(plan.models.map((m) => [m.modelId, m.entries.map((e) => [e.url, e.source.path]), m.bytes])).toEqual([
-      ['Big-00001-of-00002.gguf', [[`${H}/Big-00001-of-00002.gguf`, 'd/Big-00001-of-00002.gguf'], [`${H}/Big-00002-of-00002.gguf`, 'd/Big-00002-of-00002.gguf']], 9],
+      [
+        'Big-00001-of-00002.gguf',
+        [
+          [`${H}/Big-00001-of-00002.gguf`, 'd/Big-00001-of-00002.gguf'],
+          [`${H}/Big-00002-of-00002.gguf`, 'd/Big-00002-of-00002.gguf'],
+        ],
+        9,
+      ],
       ['Small.gguf', [[`${H}/Small.gguf`, 'd/Small.gguf']], 3],
     ]);
     expect(plan.models[1]!.variants).toContain('svc-model-5.2-short');

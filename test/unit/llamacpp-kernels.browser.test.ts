@@ -80,12 +80,14 @@ async function wasmGreedy(model: string, build: WasmBuild, variant: WasmVariant)
     const load = () => wllama.loadModelFromUrl({ url: `${BASE}/${model}.gguf` }, { n_ctx: 256, n_threads: 1, n_gpu_layers: 0, useCache: true });
     await (build === 'compat' ? withoutJspi(load) : load());
     // wllama's worker was handed this build's file of this variant.
-    expect(handed.map((r) => ({ wasm: r.wasmPath, compat: r.compat }))).toEqual([{ wasm: new URL(BUILDS[build][variant], location.href).href, compat: build === 'compat' }]);
-    const done = (await (wllama as unknown as { createCompletion(o: object): Promise<{ choices: { text: string }[] }> }).createCompletion({
+    expect(handed.map((r) => ({ wasm: r.wasmPath, compat: r.compat }))).toEqual([
+      { wasm: new URL(BUILDS[build][variant], location.href).href, compat: build === 'compat' },
+    ]);
+    const done = await (wllama as unknown as { createCompletion(o: object): Promise<{ choices: { text: string }[] }> }).createCompletion({
       prompt: PROMPT,
       max_tokens: TOKENS,
       temperature: 0,
-    }));
+    });
     return done.choices[0]!.text;
   } finally {
     await wllama.exit().catch(() => undefined);
@@ -118,7 +120,8 @@ describe('llama.cpp wasm variants against native llama.cpp', () => {
       // The synthesized model's designed start (synthesize.ts), so the comparison is of a real answer.
       expect(native.startsWith('<think> Let me think.</think> The')).toBe(true);
       const answers: Record<string, string> = {};
-      for (const build of Object.keys(BUILDS) as WasmBuild[]) for (const variant of VARIANTS) answers[`${build} ${variant}`] = await wasmGreedy(model, build, variant);
+      for (const build of Object.keys(BUILDS) as WasmBuild[])
+        for (const variant of VARIANTS) answers[`${build} ${variant}`] = await wasmGreedy(model, build, variant);
       expect(answers).toEqual(Object.fromEntries(Object.keys(answers).map((k) => [k, native])));
       expect(Object.keys(answers).length).toBe(6);
     }, 360_000);

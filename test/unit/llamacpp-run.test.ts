@@ -31,7 +31,13 @@ describe('translateRequest', () => {
       variant: VARIANTS['svc-model-5.2-short-fast'],
       messages: [
         { role: 'developer', content: 'Be brief.' },
-        { role: 'user', content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'a' },
+            { type: 'text', text: 'b' },
+          ],
+        },
       ],
       max_completion_tokens: 7,
       max_tokens: 99,
@@ -59,7 +65,10 @@ describe('translateRequest', () => {
 
   it('JSON output and forced calls go to llama.cpp as inpage’s grammar (bounded numbers); a JSON format beside auto tools, or a schema keyword the grammar cannot hold, is refused naming it', () => {
     const base = { model: 'svc-model-5.2-short-fast', variant: VARIANTS['svc-model-5.2-short-fast'], messages: [{ role: 'user', content: 'x' }] };
-    const weather = { type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { t: { type: 'number' } }, required: ['t'] } } };
+    const weather = {
+      type: 'function',
+      function: { name: 'get_weather', parameters: { type: 'object', properties: { t: { type: 'number' } }, required: ['t'] } },
+    };
     const object = translateRequest(withPlan({ ...base, response_format: { type: 'json_object' } } as ChatCompletionRequest));
     expect(object.grammar).toBe(jsonObjectGrammar());
     const forced = translateRequest(withPlan({ ...base, tools: [weather], tool_choice: 'required' } as ChatCompletionRequest));
@@ -67,8 +76,12 @@ describe('translateRequest', () => {
     expect(forced.grammar).toContain(`("0" | [1-9] [0-9]{0,${NUMBER_INTEGER_DIGITS - 1}})`);
     // A variant that thinks may think first: the grammar lets a thinking block come before the answer.
     const thinking = { ...base, model: 'svc-model-5.2-short', variant: VARIANTS['svc-model-5.2-short'] };
-    expect(translateRequest(withPlan({ ...thinking, response_format: { type: 'json_object' } } as ChatCompletionRequest)).grammar).toBe(thinkingFirst(jsonObjectGrammar()));
-    expect(translateRequest(withPlan({ ...thinking, tools: [weather], tool_choice: 'required' } as ChatCompletionRequest)).grammar).toBe(thinkingFirst(jsonSchemaGrammar(forcedCallSchema([weather]), 'tools')));
+    expect(translateRequest(withPlan({ ...thinking, response_format: { type: 'json_object' } } as ChatCompletionRequest)).grammar).toBe(
+      thinkingFirst(jsonObjectGrammar()),
+    );
+    expect(translateRequest(withPlan({ ...thinking, tools: [weather], tool_choice: 'required' } as ChatCompletionRequest)).grammar).toBe(
+      thinkingFirst(jsonSchemaGrammar(forcedCallSchema([weather]), 'tools')),
+    );
     // Under auto, llama.cpp builds the calls' grammar itself: no grammar of ours.
     expect(translateRequest(withPlan({ ...base, tools: [weather] } as ChatCompletionRequest))).not.toHaveProperty('grammar');
     const refused = (request: object) => {
@@ -81,18 +94,29 @@ describe('translateRequest', () => {
       }
     };
     expect(refused({ tools: [weather], response_format: { type: 'json_object' } })).toEqual({ code: 'unsupported_parameter', param: 'response_format' });
-    expect(refused({ response_format: { type: 'json_schema', json_schema: { name: 'n', schema: { type: 'object', properties: { n: { type: 'integer', multipleOf: 2 } } } } } })).toEqual({ code: 'unsupported_parameter', param: 'response_format.json_schema.schema.properties.n.multipleOf' });
+    expect(
+      refused({
+        response_format: { type: 'json_schema', json_schema: { name: 'n', schema: { type: 'object', properties: { n: { type: 'integer', multipleOf: 2 } } } } },
+      }),
+    ).toEqual({ code: 'unsupported_parameter', param: 'response_format.json_schema.schema.properties.n.multipleOf' });
     const bad = { type: 'function', function: { name: 'f', parameters: { type: 'object', properties: { n: { type: 'number', minimum: 0.5 } } } } };
-    expect(refused({ tools: [weather, bad], tool_choice: 'required' })).toEqual({ code: 'unsupported_parameter', param: 'tools[1].function.parameters.properties.n.minimum' });
+    expect(refused({ tools: [weather, bad], tool_choice: 'required' })).toEqual({
+      code: 'unsupported_parameter',
+      param: 'tools[1].function.parameters.properties.n.minimum',
+    });
     // A named choice holds only that tool's schema.
     expect(refused({ tools: [weather, bad], tool_choice: { type: 'function', function: { name: 'get_weather' } } })).toBeNull();
-    expect(refused({ tools: [weather], response_format: { type: 'json_schema', json_schema: { name: 'n', schema: { type: 'object' } } }, tool_choice: 'required' })).toBeNull();
+    expect(
+      refused({ tools: [weather], response_format: { type: 'json_schema', json_schema: { name: 'n', schema: { type: 'object' } } }, tool_choice: 'required' }),
+    ).toBeNull();
   });
 
   it('gives llama.cpp replayed arguments it can read as JSON, text with lone surrogates too (U+FFFD in their place)', () => {
     // llama.cpp parses each call's arguments as JSON and throws on a lone surrogate's escape ("\udfff").
     const wellFormed = (v: unknown): boolean =>
-      typeof v === 'string' ? (v as string & { isWellFormed(): boolean }).isWellFormed() : typeof v !== 'object' || v === null || Object.entries(v).every(([k, x]) => wellFormed(k) && wellFormed(x));
+      typeof v === 'string'
+        ? (v as string & { isWellFormed(): boolean }).isWellFormed()
+        : typeof v !== 'object' || v === null || Object.entries(v).every(([k, x]) => wellFormed(k) && wellFormed(x));
     const cases: [string, unknown][] = [
       ['𩖶\udfff', '𩖶\ufffd'],
       ['a\ud83d', 'a\ufffd'],
@@ -170,7 +194,7 @@ const timings = {
 };
 
 describe('LlamaRun', () => {
-  it('splits thinking, counts its tokens, drops the empty block\'s newlines, and reports llama.cpp\'s usage', async () => {
+  it("splits thinking, counts its tokens, drops the empty block's newlines, and reports llama.cpp's usage", async () => {
     const r = rig([
       progress,
       chunk({ reasoning_content: ' Let' }, 2),
@@ -192,17 +216,33 @@ describe('LlamaRun', () => {
       {
         type: 'finish',
         finish_reason: 'length',
-        usage: { prompt_tokens: 9, completion_tokens: 6, total_tokens: 15, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 4 } },
+        usage: {
+          prompt_tokens: 9,
+          completion_tokens: 6,
+          total_tokens: 15,
+          prompt_tokens_details: { cached_tokens: 0 },
+          completion_tokens_details: { reasoning_tokens: 4 },
+        },
         timings: finite,
       },
     ]);
     expect(r.settled()).toBe(1);
   });
 
-  it('cuts the answer before a stop sequence (held across chunks), ends llama.cpp\'s request, counts what was generated', async () => {
-    const r = rig([progress, chunk({ reasoning_content: 'ab' }, 1), chunk({ content: 'one tw' }, 2), chunk({ content: 'o three' }, 3), chunk({ content: ' four' }, 4), usage(4)], {
-      stops: ['two', 'ab'],
-    });
+  it("cuts the answer before a stop sequence (held across chunks), ends llama.cpp's request, counts what was generated", async () => {
+    const r = rig(
+      [
+        progress,
+        chunk({ reasoning_content: 'ab' }, 1),
+        chunk({ content: 'one tw' }, 2),
+        chunk({ content: 'o three' }, 3),
+        chunk({ content: ' four' }, 4),
+        usage(4),
+      ],
+      {
+        stops: ['two', 'ab'],
+      },
+    );
     await r.run.start();
     const events = await collect(r.run);
     expect(events).toEqual([
@@ -211,7 +251,13 @@ describe('LlamaRun', () => {
       {
         type: 'finish',
         finish_reason: 'stop',
-        usage: { prompt_tokens: 9, completion_tokens: 3, total_tokens: 12, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 1 } },
+        usage: {
+          prompt_tokens: 9,
+          completion_tokens: 3,
+          total_tokens: 12,
+          prompt_tokens_details: { cached_tokens: 0 },
+          completion_tokens_details: { reasoning_tokens: 1 },
+        },
         // The timings of the last chunk llama.cpp sent before it stopped.
         timings: { predicted_n: 3 },
       },
@@ -246,7 +292,7 @@ describe('LlamaRun', () => {
     expect(r.settled()).toBe(1);
   });
 
-  it('an aborted run says what it cost once llama.cpp has stopped: the prompt\'s tokens and its running count of generated tokens', async () => {
+  it("an aborted run says what it cost once llama.cpp has stopped: the prompt's tokens and its running count of generated tokens", async () => {
     const r = rig([progress, chunk({ content: 'a' }, 1), chunk({ content: 'b' }, 2), chunk({ content: 'c' }, 3), chunk({ content: 'd' }, 4)]);
     await r.run.start();
     let delivered = 0;
@@ -260,24 +306,31 @@ describe('LlamaRun', () => {
     expect(r.settled()).toBe(1);
   });
 
-  it('a run that ended with llama.cpp\'s usage reports that', async () => {
+  it("a run that ended with llama.cpp's usage reports that", async () => {
     const r = rig([progress, chunk({ content: 'a' }, 1), usage(1)]);
     await r.run.start();
     await collect(r.run);
     expect(await r.run.spent()).toMatchObject({ prompt_tokens: 9, completion_tokens: 1, total_tokens: 10 });
   });
 
-  it('llama.cpp\'s own context error becomes 400 context_length_exceeded', async () => {
+  it("llama.cpp's own context error becomes 400 context_length_exceeded", async () => {
     const controller = new AbortController();
     // eslint-disable-next-line require-yield -- a stream that fails before its first chunk
     async function* failing(): AsyncGenerator<LlamaChunk> {
       throw new Error('request (5000 tokens) exceeds the available context size (4096 tokens), try increasing it');
     }
-    const run = new LlamaRun(failing(), { stops: [], maxTokens: undefined, context: 4096, signal: controller.signal, interrupt: () => undefined, settled: () => undefined });
+    const run = new LlamaRun(failing(), {
+      stops: [],
+      maxTokens: undefined,
+      context: 4096,
+      signal: controller.signal,
+      interrupt: () => undefined,
+      settled: () => undefined,
+    });
     await expect(run.start()).rejects.toMatchObject({ code: 'context_length_exceeded', status: 400 });
   });
 
-  it('a native exception before llama.cpp\'s first chunk is the request\'s (400, in llama.cpp\'s words), unless memory ran out; after it, a 500', async () => {
+  it("a native exception before llama.cpp's first chunk is the request's (400, in llama.cpp's words), unless memory ran out; after it, a 500", async () => {
     const typedArray = new RangeError('Invalid typed array length: 1163217991');
     const failRun = (before: LlamaChunk[], native: string | null, logprobs = false) => {
       const topLogprobs = logprobs ? 0 : null;
@@ -285,32 +338,55 @@ describe('LlamaRun', () => {
         yield* before;
         throw typedArray;
       }
-      const options = { stops: [], maxTokens: undefined, context: 4096, signal: new AbortController().signal, interrupt: () => undefined, settled: () => undefined };
+      const options = {
+        stops: [],
+        maxTokens: undefined,
+        context: 4096,
+        signal: new AbortController().signal,
+        interrupt: () => undefined,
+        settled: () => undefined,
+      };
       return new LlamaRun(failing(), { ...options, topLogprobs, nativeError: () => native });
     };
-    const parse = '[json.exception.parse_error.101] parse error at line 1, column 4: syntax error while parsing value - invalid string: surrogate U+DC00..U+DFFF must follow U+D800..U+DBFF';
-    const refused = await failRun([], parse).start().then(
-      () => null,
-      (e: unknown) => e,
-    );
+    const parse =
+      '[json.exception.parse_error.101] parse error at line 1, column 4: syntax error while parsing value - invalid string: surrogate U+DC00..U+DFFF must follow U+D800..U+DBFF';
+    const refused = await failRun([], parse)
+      .start()
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
     expect(refused).toBeInstanceOf(ApiError);
     expect(refused).toMatchObject({ status: 400, code: 'invalid_value', type: 'invalid_request_error', param: 'messages' });
     expect((refused as ApiError).message).toContain(parse);
     // Out of memory, no native text, or after the first chunk: the service's failure, with what is known.
-    await expect(failRun([], 'std::bad_alloc').start()).rejects.toMatchObject({ status: 500, code: 'internal_error', message: expect.stringContaining('std::bad_alloc') });
-    await expect(failRun([], null).start()).rejects.toMatchObject({ status: 500, code: 'internal_error', message: expect.stringContaining('often out of memory') });
+    await expect(failRun([], 'std::bad_alloc').start()).rejects.toMatchObject({
+      status: 500,
+      code: 'internal_error',
+      message: expect.stringContaining('std::bad_alloc'),
+    });
+    await expect(failRun([], null).start()).rejects.toMatchObject({
+      status: 500,
+      code: 'internal_error',
+      message: expect.stringContaining('often out of memory'),
+    });
     const late = failRun([progress, chunk({ content: 'a' }, 1)], parse);
     await late.start();
-    await expect((async () => {
-      for await (const _ of late.events()) void _;
-    })()).rejects.toMatchObject({ status: 500, code: 'internal_error', message: expect.stringContaining(parse) });
+    await expect(
+      (async () => {
+        for await (const _ of late.events()) void _;
+      })(),
+    ).rejects.toMatchObject({ status: 500, code: 'internal_error', message: expect.stringContaining(parse) });
     // With logprobs, after the first chunk: the likely cause in plain words first, then llama.cpp's own.
     const utf8 = '[json.exception.type_error.316] invalid UTF-8 byte at index 0: 0x80';
     const logprobs = failRun([progress, chunk({ content: 'a' }, 1)], utf8, true);
     await logprobs.start();
     const said = await (async () => {
       for await (const _ of logprobs.events()) void _;
-    })().then(() => null, (e: unknown) => e as ApiError);
+    })().then(
+      () => null,
+      (e: unknown) => e as ApiError,
+    );
     expect(said).toMatchObject({ status: 500, code: 'internal_error' });
     expect(said!.message).toContain('not valid UTF-8 on its own');
     expect(said!.message).toContain(`llama.cpp said: ${utf8}`);
@@ -325,7 +401,10 @@ describe('importRoutes: which engine takes which imported files', () => {
 
   it('sends .gguf files to llama.cpp and the rest to web-llm when both run', () => {
     const r = importRoutes([gguf, config], ['webllm', 'llamacpp']);
-    expect(paths(r)).toEqual([['llamacpp', [gguf.path]], ['webllm', [config.path]]]);
+    expect(paths(r)).toEqual([
+      ['llamacpp', [gguf.path]],
+      ['webllm', [config.path]],
+    ]);
     expect(r.problems).toEqual([]);
   });
 

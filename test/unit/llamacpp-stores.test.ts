@@ -5,12 +5,19 @@ import { afterEach, describe, expect, test, vi } from 'vitest';
 import { ChosenStore, MemoryBackend, STORE_CANDIDATES, chooseStore, type StoreCandidate } from '../../worker/engine/llamacpp/stores';
 import { ResumableCache } from '../../worker/engine/llamacpp/resumable-cache';
 
-const refusing = (store: StoreCandidate['store'], why: string): StoreCandidate => ({ store, open: async () => Promise.reject(new DOMException(why, 'SecurityError')) });
+const refusing = (store: StoreCandidate['store'], why: string): StoreCandidate => ({
+  store,
+  open: async () => Promise.reject(new DOMException(why, 'SecurityError')),
+});
 const memory: StoreCandidate = { store: 'memory', open: async () => new MemoryBackend() };
 
 describe('the store llama.cpp keeps its files in', () => {
   test('OPFS refused (a private window): Cache Storage, saying why and what it means', async () => {
-    const { choice } = await chooseStore([refusing('opfs', 'The operation is insecure.'), { store: 'cache-storage', open: async () => new MemoryBackend() }, memory]);
+    const { choice } = await chooseStore([
+      refusing('opfs', 'The operation is insecure.'),
+      { store: 'cache-storage', open: async () => new MemoryBackend() },
+      memory,
+    ]);
     expect(choice).toEqual({
       store: 'cache-storage',
       why: 'Cache Storage, because OPFS cannot be used here (OPFS: The operation is insecure.): kept across visits; a cut download starts over.',

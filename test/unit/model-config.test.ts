@@ -51,14 +51,32 @@ describe('the models setting', () => {
     const fast = catalog.variants.find((v) => v.id === 'svc-model-5.2-short-fast')!;
     const short = catalog.variants.find((v) => v.id === 'svc-model-5.2-short')!;
     expect(short.weightGroup).toBe('qwen3-1.7b');
-    expect(fast).toMatchObject({ thinks: false, vision: false, trainedContext: 4096, hostedContext: 200_000, created: VARIANTS['svc-model-5.2-short-fast'].created });
+    expect(fast).toMatchObject({
+      thinks: false,
+      vision: false,
+      trainedContext: 4096,
+      hostedContext: 200_000,
+      created: VARIANTS['svc-model-5.2-short-fast'].created,
+    });
     expect(fast.weightGroup).not.toBe(short.weightGroup);
-    expect(webllmModels(catalog).get(fast.weightGroup)).toEqual({ f16: 'Qwen3-0.6B-q4f16_1-MLC', f32: 'Qwen3-0.6B-q4f32_1-MLC', thinkingSwitch: 'enable_thinking' });
+    expect(webllmModels(catalog).get(fast.weightGroup)).toEqual({
+      f16: 'Qwen3-0.6B-q4f16_1-MLC',
+      f32: 'Qwen3-0.6B-q4f32_1-MLC',
+      thinkingSwitch: 'enable_thinking',
+    });
   });
 
-  it('hides any of the five and adds ids of the deployment\'s own, after the five, in order', () => {
+  it("hides any of the five and adds ids of the deployment's own, after the five, in order", () => {
     const catalog = buildCatalog({ 'svc-vision': { hidden: true }, 'acme-chat': { record: OWN_RECORD }, 'team/llama': LLAMA });
-    expect(catalog.variants.map((v) => v.id)).toEqual(['svc-model-5.2', 'svc-model-5.2-fast', 'svc-model-5.2-short', 'svc-model-5.2-short-fast', 'svc-embed', 'acme-chat', 'team/llama']);
+    expect(catalog.variants.map((v) => v.id)).toEqual([
+      'svc-model-5.2',
+      'svc-model-5.2-fast',
+      'svc-model-5.2-short',
+      'svc-model-5.2-short-fast',
+      'svc-embed',
+      'acme-chat',
+      'team/llama',
+    ]);
     const [acme, llama] = catalog.variants.slice(5);
     expect(acme).toMatchObject({ thinks: false, vision: false, hostedContext: null, trainedContext: 4096 });
     expect(llama!.created).toBeGreaterThan(acme!.created);
@@ -86,7 +104,13 @@ describe('the models setting', () => {
 
   it('llama.cpp entries: a GGUF by URL (or split parts), its projector, thinking, context; ids naming one file share a group', () => {
     const catalog = buildCatalog({
-      'svc-model-5.2-short': { engine: 'llamacpp', gguf: 'https://files.example/q/Qwen3-4B-Q8_0.gguf', contextLength: 32768, context: 8192, bytes: 4_280_000_000 },
+      'svc-model-5.2-short': {
+        engine: 'llamacpp',
+        gguf: 'https://files.example/q/Qwen3-4B-Q8_0.gguf',
+        contextLength: 32768,
+        context: 8192,
+        bytes: 4_280_000_000,
+      },
       'svc-model-5.2-short-fast': { engine: 'llamacpp', gguf: 'https://files.example/q/Qwen3-4B-Q8_0.gguf', thinks: false },
       'svc-vision': { engine: 'llamacpp', gguf: ['/g/vl-00001-of-00002.gguf', '/g/vl-00002-of-00002.gguf'], mmproj: '/g/mmproj-vl.gguf', thinks: true },
       'svc-model-5.2': { engine: 'llamacpp' },
@@ -130,7 +154,10 @@ describe('the models setting', () => {
       [{ mine: { ...LLAMA, colour: 'red' } }, /^models\["mine"\]: unknown field 'colour'/],
       [{ mine: { ...LLAMA, record: OWN_RECORD } }, /^models\["mine"\]: give either 'webllm'/],
       [{ mine: { record: { ...OWN_RECORD, model_lib: 3 } } }, /^models\["mine"\]\.record\.model_lib: /],
-      [{ mine: { record: { ...OWN_RECORD, model_id: 'Qwen3-8B-q4f32_1-MLC' } } }, /^models\["mine"\]\.record\.model_id: 'Qwen3-8B-q4f32_1-MLC' is a web-llm prebuilt id/],
+      [
+        { mine: { record: { ...OWN_RECORD, model_id: 'Qwen3-8B-q4f32_1-MLC' } } },
+        /^models\["mine"\]\.record\.model_id: 'Qwen3-8B-q4f32_1-MLC' is a web-llm prebuilt id/,
+      ],
       [{ mine: { ...LLAMA, kv: { layers: 16, kvHeads: 8, headDim: 64 } } }, /^models\["mine"\]\.kv: give 'contextLength'/],
       [{ 'svc-model-5.2': { thinking: 'none' } }, /^models\["svc-model-5\.2"\]: 'thinking' and 'kv' describe a model/],
       [{ 'bad id!': LLAMA }, /^models\["bad id!"\]: a model id must be/],
@@ -141,15 +168,33 @@ describe('the models setting', () => {
       [{ mine: { engine: 'llamacpp', gguf: 'file:///m.gguf' } }, /^models\["mine"\]\.gguf: must be an http\(s\) URL/],
       [{ mine: { engine: 'llamacpp', gguf: ['/a.gguf', 7] } }, /^models\["mine"\]\.gguf\[1\]: /],
       [{ mine: { engine: 'llamacpp', gguf: [] } }, /^models\["mine"\]\.gguf: /],
-      [{ mine: { engine: 'llamacpp', gguf: '/m-00002-of-00003.gguf' } }, /^models\["mine"\]\.gguf: '\/m-00002-of-00003\.gguf' is part 2 of a split model; give the first part \(-00001-of-00003\.gguf\)/],
-      [{ mine: { engine: 'llamacpp', gguf: ['/m-00001-of-00002.gguf', '/m-00003-of-00002.gguf'] } }, /^models\["mine"\]\.gguf\[1\]: the parts of a split model must be named .* expected '\/m-00002-of-00002\.gguf', got '\/m-00003-of-00002\.gguf'/],
-      [{ mine: { engine: 'llamacpp', gguf: ['/m-00001-of-00003.gguf', '/m-00002-of-00003.gguf'] } }, /^models\["mine"\]\.gguf\[0\]: the parts of a split model .* expected '\/m-00001-of-00002\.gguf'/],
-      [{ mine: { engine: 'llamacpp', gguf: ['/a-00001-of-00002.gguf', '/b-00002-of-00002.gguf'] } }, /^models\["mine"\]\.gguf\[1\]: .* one prefix: expected '\/a-00002-of-00002\.gguf'/],
+      [
+        { mine: { engine: 'llamacpp', gguf: '/m-00002-of-00003.gguf' } },
+        /^models\["mine"\]\.gguf: '\/m-00002-of-00003\.gguf' is part 2 of a split model; give the first part \(-00001-of-00003\.gguf\)/,
+      ],
+      [
+        { mine: { engine: 'llamacpp', gguf: ['/m-00001-of-00002.gguf', '/m-00003-of-00002.gguf'] } },
+        /^models\["mine"\]\.gguf\[1\]: the parts of a split model must be named .* expected '\/m-00002-of-00002\.gguf', got '\/m-00003-of-00002\.gguf'/,
+      ],
+      [
+        { mine: { engine: 'llamacpp', gguf: ['/m-00001-of-00003.gguf', '/m-00002-of-00003.gguf'] } },
+        /^models\["mine"\]\.gguf\[0\]: the parts of a split model .* expected '\/m-00001-of-00002\.gguf'/,
+      ],
+      [
+        { mine: { engine: 'llamacpp', gguf: ['/a-00001-of-00002.gguf', '/b-00002-of-00002.gguf'] } },
+        /^models\["mine"\]\.gguf\[1\]: .* one prefix: expected '\/a-00002-of-00002\.gguf'/,
+      ],
       [{ mine: { engine: 'llamacpp', gguf: ['/a.gguf', '/b.gguf'] } }, /^models\["mine"\]\.gguf\[0\]: the parts of a split model/],
       [{ mine: { engine: 'llamacpp', gguf: '/m.gguf', vision: true } }, /^models\["mine"\]: a vision model on llama\.cpp needs 'mmproj'/],
       [{ mine: { engine: 'llamacpp', gguf: '/m.gguf', mmproj: '/p.gguf' } }, /^models\["mine"\]\.mmproj: a vision projector is for a vision model/],
-      [{ mine: { engine: 'llamacpp', gguf: '/m.gguf', kv: { layers: 1, kvHeads: 1, headDim: 1 } } }, /^models\["mine"\]\.kv: 'kv' sizes web-llm's context; on llama\.cpp give 'context'/],
-      [{ mine: { engine: 'llamacpp', gguf: '/m.gguf', context: 8192, contextLength: 4096 } }, /^models\["mine"\]\.context: 8192 is more than the model's trained maximum/],
+      [
+        { mine: { engine: 'llamacpp', gguf: '/m.gguf', kv: { layers: 1, kvHeads: 1, headDim: 1 } } },
+        /^models\["mine"\]\.kv: 'kv' sizes web-llm's context; on llama\.cpp give 'context'/,
+      ],
+      [
+        { mine: { engine: 'llamacpp', gguf: '/m.gguf', context: 8192, contextLength: 4096 } },
+        /^models\["mine"\]\.context: 8192 is more than the model's trained maximum/,
+      ],
       [{ mine: { engine: 'llamacpp', gguf: '/m.gguf', thinks: true, thinking: 'none' } }, /^models\["mine"\]: a model that thinks needs a thinking switch/],
       [{ mine: { engine: 'llamacpp', gguf: '/m.gguf', webllm: 'Qwen3-4B-q4f16_1-MLC' } }, /^models\["mine"\]: unknown field 'webllm'/],
       [{ 'svc-embed': { engine: 'llamacpp' } }, /^models\["svc-embed"\]\.engine: the llama\.cpp engine has no embedding model/],
@@ -159,7 +204,7 @@ describe('the models setting', () => {
     for (const [models, expected] of cases) expect(errorOf(models), JSON.stringify(models)).toMatch(expected);
   });
 
-  it('pins: each model id\'s hashes reach its web-llm record (shipped, prebuilt or own), always as errors, never warnings', () => {
+  it("pins: each model id's hashes reach its web-llm record (shipped, prebuilt or own), always as errors, never warnings", () => {
     const pin = { config: `sha384-${'A'.repeat(64)}`, model_lib: `sha256-${'B'.repeat(43)}=`, tokenizer: { 'tokenizer.json': `sha512-${'C'.repeat(86)}==` } };
     adoptModels(
       {
@@ -182,16 +227,28 @@ describe('the models setting', () => {
   it('refuses a pin that is not one SRI hash, a file web-llm does not check, a contradiction and a model nothing serves', () => {
     const good = `sha384-${'A'.repeat(64)}`;
     const cases: [unknown, RegExp][] = [
-      [{ 'svc-model-5.2': { integrity: { 'Qwen3-8B-q4f16_1-MLC': { config: 'sha384-abc' } } } }, /^models\["svc-model-5\.2"\]\.integrity\.Qwen3-8B-q4f16_1-MLC\.config: must be one SRI hash/],
+      [
+        { 'svc-model-5.2': { integrity: { 'Qwen3-8B-q4f16_1-MLC': { config: 'sha384-abc' } } } },
+        /^models\["svc-model-5\.2"\]\.integrity\.Qwen3-8B-q4f16_1-MLC\.config: must be one SRI hash/,
+      ],
       [{ 'svc-model-5.2': { integrity: { 'Qwen3-8B-q4f16_1-MLC': { config: `md5-${'A'.repeat(24)}` } } } }, /must be one SRI hash/],
       [{ 'svc-model-5.2': { integrity: { 'Qwen3-8B-q4f16_1-MLC': { config: `${good} ${good}` } } } }, /must be one SRI hash/],
-      [{ 'svc-model-5.2': { integrity: { 'Qwen3-8B-q4f16_1-MLC': { tokenizer: { 'vocab.json': good } } } } }, /^models\["svc-model-5\.2"\]\.integrity\.Qwen3-8B-q4f16_1-MLC\.tokenizer/],
+      [
+        { 'svc-model-5.2': { integrity: { 'Qwen3-8B-q4f16_1-MLC': { tokenizer: { 'vocab.json': good } } } } },
+        /^models\["svc-model-5\.2"\]\.integrity\.Qwen3-8B-q4f16_1-MLC\.tokenizer/,
+      ],
       [{ 'svc-model-5.2': { integrity: { 'Qwen3-8B-q4f16_1-MLC': { onFailure: 'warn' } } } }, /unknown field 'onFailure'/],
       [
-        { 'svc-model-5.2': { integrity: { 'Qwen3-8B-q4f16_1-MLC': { config: good } } }, 'svc-model-5.2-fast': { integrity: { 'Qwen3-8B-q4f16_1-MLC': { config: `sha384-${'B'.repeat(64)}` } } } },
+        {
+          'svc-model-5.2': { integrity: { 'Qwen3-8B-q4f16_1-MLC': { config: good } } },
+          'svc-model-5.2-fast': { integrity: { 'Qwen3-8B-q4f16_1-MLC': { config: `sha384-${'B'.repeat(64)}` } } },
+        },
         /^models\["svc-model-5\.2-fast"\]\.integrity\.Qwen3-8B-q4f16_1-MLC: pins 'Qwen3-8B-q4f16_1-MLC' differently from models\["svc-model-5\.2"\]/,
       ],
-      [{ 'svc-model-5.2': { integrity: { 'Qwen3-8B-q4f16-MLC': { config: good } } } }, /^models\["svc-model-5\.2"\]\.integrity: no id of this deployment is served by 'Qwen3-8B-q4f16-MLC'/],
+      [
+        { 'svc-model-5.2': { integrity: { 'Qwen3-8B-q4f16-MLC': { config: good } } } },
+        /^models\["svc-model-5\.2"\]\.integrity: no id of this deployment is served by 'Qwen3-8B-q4f16-MLC'/,
+      ],
     ];
     for (const [models, expected] of cases) expect(errorOf(models), JSON.stringify(models)).toMatch(expected);
   });
@@ -199,7 +256,11 @@ describe('the models setting', () => {
   it('any value at all: a catalog of at least one model, or a ModelConfigError naming where; never another failure', () => {
     // GGUF URLs near the rules: split parts in and out of order, other extensions, odd schemes.
     const ggufName = fc
-      .tuple(fc.constantFrom('/m', 'https://h.example/m', 'data:m', '', 'ftp://x/m'), fc.constantFrom('', '-00001-of-00002', '-00002-of-00002', '-00001-of-00001', '-1-of-2'), fc.constantFrom('.gguf', '.GGUF', '.bin', '.gguf?x=1'))
+      .tuple(
+        fc.constantFrom('/m', 'https://h.example/m', 'data:m', '', 'ftp://x/m'),
+        fc.constantFrom('', '-00001-of-00002', '-00002-of-00002', '-00001-of-00001', '-1-of-2'),
+        fc.constantFrom('.gguf', '.GGUF', '.bin', '.gguf?x=1'),
+      )
       .map(([a, b, c]) => a + b + c);
     const entryValue = fc.oneof(
       fc.anything(),
@@ -212,8 +273,14 @@ describe('the models setting', () => {
           thinking: fc.constantFrom('enable_thinking', 'none', 'maybe'),
           contextLength: fc.oneof(fc.integer({ min: -5, max: 200_000 }), fc.double()),
           kv: fc.record({ layers: fc.integer({ min: 0, max: 64 }), kvHeads: fc.integer({ min: 0, max: 64 }), headDim: fc.integer({ min: 0, max: 256 }) }),
-          webllm: fc.oneof(fc.constantFrom('Qwen3-4B-q4f16_1-MLC', 'Llama-3.2-1B-Instruct-q4f32_1-MLC', 'Phi-3.5-vision-instruct-q4f32_1-MLC', 'Nope-MLC', ''), fc.record({ f16: fc.string(), f32: fc.string() })),
-          record: fc.record({ model_id: fc.string(), model: fc.string(), model_lib: fc.oneof(fc.string(), fc.integer()), overrides: fc.anything() }, { requiredKeys: [] }),
+          webllm: fc.oneof(
+            fc.constantFrom('Qwen3-4B-q4f16_1-MLC', 'Llama-3.2-1B-Instruct-q4f32_1-MLC', 'Phi-3.5-vision-instruct-q4f32_1-MLC', 'Nope-MLC', ''),
+            fc.record({ f16: fc.string(), f32: fc.string() }),
+          ),
+          record: fc.record(
+            { model_id: fc.string(), model: fc.string(), model_lib: fc.oneof(fc.string(), fc.integer()), overrides: fc.anything() },
+            { requiredKeys: [] },
+          ),
           gguf: fc.oneof(ggufName, fc.array(ggufName, { maxLength: 4 }), fc.anything()),
           mmproj: fc.oneof(ggufName, fc.integer()),
           context: fc.integer({ min: -1, max: 100_000 }),
@@ -260,22 +327,35 @@ describe('the web-llm engine serves a configured model', () => {
     expect(sent.max_tokens).toBe(5);
     expect(out.fingerprint).toBe('fp_Llama-3.2-1B-Instruct-q4f32_1-MLC');
     const status = engine.status();
-    expect(status.find((s) => s.id === 'svc-model-5.2-short-fast')).toMatchObject({ modelId: 'Llama-3.2-1B-Instruct-q4f32_1-MLC', state: 'ready', context_length: 4096 });
+    expect(status.find((s) => s.id === 'svc-model-5.2-short-fast')).toMatchObject({
+      modelId: 'Llama-3.2-1B-Instruct-q4f32_1-MLC',
+      state: 'ready',
+      context_length: 4096,
+    });
     expect(status.find((s) => s.id === 'svc-model-5.2-short')).toMatchObject({ modelId: 'Qwen3-1.7B-q4f32_1-MLC', state: 'not_downloaded' });
     // Qwen3 as shipped still gets its switch.
     await run(engine, 'svc-model-5.2-fast', { max_tokens: 5 });
     expect(r.engine().requests[1]!.extra_body).toEqual({ enable_thinking: false });
   });
 
-  it('an id of the deployment\'s own, from its own record: listed, loadable, its load error names the configured URLs', async () => {
+  it("an id of the deployment's own, from its own record: listed, loadable, its load error names the configured URLs", async () => {
     const r = rig();
     const engine = new WebLlmEngine({ ...DEFAULT_CONFIG, models: { 'acme-chat': { record: OWN_RECORD }, 'svc-vision': { hidden: true } } }, r.deps);
     await engine.ready();
-    expect(engine.status().map((s) => s.id)).toEqual(['svc-model-5.2', 'svc-model-5.2-fast', 'svc-model-5.2-short', 'svc-model-5.2-short-fast', 'svc-embed', 'acme-chat']);
+    expect(engine.status().map((s) => s.id)).toEqual([
+      'svc-model-5.2',
+      'svc-model-5.2-fast',
+      'svc-model-5.2-short',
+      'svc-model-5.2-short-fast',
+      'svc-embed',
+      'acme-chat',
+    ]);
     r.engine().onReload = () => {
       throw new Error('HTTP 404 Not Found');
     };
-    const err = await engine.generate(planned({ model: 'acme-chat', messages: [{ role: 'user', content: 'hi' }] }), new AbortController().signal).catch((e: unknown) => e);
+    const err = await engine
+      .generate(planned({ model: 'acme-chat', messages: [{ role: 'user', content: 'hi' }] }), new AbortController().signal)
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect(err).toMatchObject({ code: 'model_load_failed' });
     expect((err as ApiError).message).toContain('https://app.example/models/Acme-Chat-q4f32_1-MLC');
@@ -285,22 +365,38 @@ describe('the web-llm engine serves a configured model', () => {
 
   it('a file that fails its pin: model_load_failed naming the file and both hashes; the rejected config and library leave the cache', async () => {
     const r = rig();
-    const engine = new WebLlmEngine({ ...DEFAULT_CONFIG, models: { 'acme-chat': { record: OWN_RECORD, integrity: { [OWN_RECORD.model_id]: { model_lib: `sha256-${'B'.repeat(43)}=` } } } } }, r.deps);
+    const engine = new WebLlmEngine(
+      { ...DEFAULT_CONFIG, models: { 'acme-chat': { record: OWN_RECORD, integrity: { [OWN_RECORD.model_id]: { model_lib: `sha256-${'B'.repeat(43)}=` } } } } },
+      r.deps,
+    );
     await engine.ready();
     const url = 'https://app.example/models/libs/Acme-Chat-q4f32_1-webgpu.wasm';
     r.engine().onReload = () => {
       // web-llm's IntegrityError, as it throws it (its own message is several lines).
-      throw Object.assign(new Error(`Integrity verification failed for ${url}\n  Expected: x\n  Actual: y`), { name: 'IntegrityError', url, expected: `sha256-${'B'.repeat(43)}=`, actual: 'sha256-Zm9v' });
+      throw Object.assign(new Error(`Integrity verification failed for ${url}\n  Expected: x\n  Actual: y`), {
+        name: 'IntegrityError',
+        url,
+        expected: `sha256-${'B'.repeat(43)}=`,
+        actual: 'sha256-Zm9v',
+      });
     };
-    const err = await engine.generate(planned({ model: 'acme-chat', messages: [{ role: 'user', content: 'hi' }] }), new AbortController().signal).catch((e: unknown) => e);
+    const err = await engine
+      .generate(planned({ model: 'acme-chat', messages: [{ role: 'user', content: 'hi' }] }), new AbortController().signal)
+      .catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'model_load_failed' });
-    expect((err as ApiError).message).toContain(`${url} does not match the hash this deployment pinned for it (pinned sha256-${'B'.repeat(43)}=, the file has sha256-Zm9v)`);
+    expect((err as ApiError).message).toContain(
+      `${url} does not match the hash this deployment pinned for it (pinned sha256-${'B'.repeat(43)}=, the file has sha256-Zm9v)`,
+    );
     expect(r.cache.deletedParts.sort()).toEqual([`${OWN_RECORD.model_id}:config`, `${OWN_RECORD.model_id}:library`]);
     expect(r.engine().reloads[0]!.modelId).toBe(OWN_RECORD.model_id);
-    expect(appConfigFor({ modelBaseUrl: '', modelLibBaseUrl: '' }, 'https://app.example').model_list.find((m) => m.model_id === OWN_RECORD.model_id)!.integrity).toMatchObject({ onFailure: 'error' });
+    expect(
+      appConfigFor({ modelBaseUrl: '', modelLibBaseUrl: '' }, 'https://app.example').model_list.find((m) => m.model_id === OWN_RECORD.model_id)!.integrity,
+    ).toMatchObject({ onFailure: 'error' });
   });
 
   it('a bad entry stops the engine at start, naming it', () => {
-    expect(() => new WebLlmEngine({ ...DEFAULT_CONFIG, models: { 'svc-model-5.2': { webllm: 'Nope-MLC' } } }, rig().deps)).toThrow(/models\["svc-model-5\.2"\]\.webllm/);
+    expect(() => new WebLlmEngine({ ...DEFAULT_CONFIG, models: { 'svc-model-5.2': { webllm: 'Nope-MLC' } } }, rig().deps)).toThrow(
+      /models\["svc-model-5\.2"\]\.webllm/,
+    );
   });
 });

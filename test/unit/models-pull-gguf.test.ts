@@ -37,12 +37,22 @@ afterAll(async () => {
 describe('models:pull, GGUF', () => {
   it('knows which files each variant needs: one set per weight group, the projector of a vision model, none for svc-embed', () => {
     expect(ggufFor(['svc-model-5.2-short', 'svc-model-5.2-short-fast', 'svc-vision', 'svc-embed'])).toEqual([
-      { group: 'qwen3-1.7b', variants: ['svc-model-5.2-short', 'svc-model-5.2-short-fast'], repo: GGUF_DEFAULTS['qwen3-1.7b']!.repo, files: [GGUF_DEFAULTS['qwen3-1.7b']!.file] },
-      { group: 'phi-3.5-vision', variants: ['svc-vision'], repo: GGUF_DEFAULTS['phi-3.5-vision']!.repo, files: [GGUF_DEFAULTS['phi-3.5-vision']!.file, GGUF_DEFAULTS['phi-3.5-vision']!.mmproj] },
+      {
+        group: 'qwen3-1.7b',
+        variants: ['svc-model-5.2-short', 'svc-model-5.2-short-fast'],
+        repo: GGUF_DEFAULTS['qwen3-1.7b']!.repo,
+        files: [GGUF_DEFAULTS['qwen3-1.7b']!.file],
+      },
+      {
+        group: 'phi-3.5-vision',
+        variants: ['svc-vision'],
+        repo: GGUF_DEFAULTS['phi-3.5-vision']!.repo,
+        files: [GGUF_DEFAULTS['phi-3.5-vision']!.file, GGUF_DEFAULTS['phi-3.5-vision']!.mmproj],
+      },
     ]);
   });
 
-  it('pulls into DIR/gguf in Hugging Face\'s layout; a whole file stays, a cut one is fetched again', async () => {
+  it("pulls into DIR/gguf in Hugging Face's layout; a whole file stays, a cut one is fetched again", async () => {
     const out = join(dir, 'out');
     const source = `${host.origin}/`;
     const first = await pullGguf({ variants: ['svc-model-5.2-short', 'svc-vision'], out, ggufSource: source });

@@ -45,7 +45,10 @@ describe('models:pull pins', () => {
       libSource: `${host.origin}/libs`,
     });
     expect(report.models.map((m) => m.modelId)).toEqual([f16.modelId, f32.modelId]);
-    for (const [pulled, model] of [[report.models[0]!, f16], [report.models[1]!, f32]] as const) {
+    for (const [pulled, model] of [
+      [report.models[0]!, f16],
+      [report.models[1]!, f32],
+    ] as const) {
       const files = filesOf(model);
       expect(pulled.integrity).toEqual({
         config: b64('sha384', files.config),
@@ -65,7 +68,7 @@ describe('models:pull pins', () => {
     }
   });
 
-  it('the command line writes the suggested settings, which the models setting accepts and web-llm\'s records carry', async () => {
+  it("the command line writes the suggested settings, which the models setting accepts and web-llm's records carry", async () => {
     const out = join(dir, 'cli');
     const lines: string[] = [];
     const log = console.log;
@@ -74,7 +77,21 @@ describe('models:pull pins', () => {
     console.error = () => undefined;
     let code: number;
     try {
-      code = await main(['svc-model-5.2-short', '--precision', 'f16', '--sri', 'sha256', '--out', out, '--source', `${host.origin}/hf`, '--lib-source', `${host.origin}/libs`, '--engine', 'webllm']);
+      code = await main([
+        'svc-model-5.2-short',
+        '--precision',
+        'f16',
+        '--sri',
+        'sha256',
+        '--out',
+        out,
+        '--source',
+        `${host.origin}/hf`,
+        '--lib-source',
+        `${host.origin}/libs`,
+        '--engine',
+        'webllm',
+      ]);
     } finally {
       console.log = log;
       console.error = err;
@@ -89,7 +106,11 @@ describe('models:pull pins', () => {
       models: {
         'svc-model-5.2-short': {
           integrity: {
-            [f16.modelId]: { config: b64('sha256', files.config), model_lib: b64('sha256', files.lib), tokenizer: { 'tokenizer.json': b64('sha256', files.tokenizer) } },
+            [f16.modelId]: {
+              config: b64('sha256', files.config),
+              model_lib: b64('sha256', files.lib),
+              tokenizer: { 'tokenizer.json': b64('sha256', files.tokenizer) },
+            },
           },
         },
       },
@@ -100,7 +121,10 @@ describe('models:pull pins', () => {
       webllmModels(catalog);
       // Both short variants use this model: the pin reaches its record whichever id loads it.
       const record = recordFor(f16.modelId, suggested, 'http://127.0.0.1:1');
-      expect(record.integrity).toEqual({ ...(suggested.models as Record<string, { integrity: Record<string, object> }>)['svc-model-5.2-short']!.integrity[f16.modelId], onFailure: 'error' });
+      expect(record.integrity).toEqual({
+        ...(suggested.models as Record<string, { integrity: Record<string, object> }>)['svc-model-5.2-short']!.integrity[f16.modelId],
+        onFailure: 'error',
+      });
       expect(recordFor(f32.modelId, suggested, 'http://127.0.0.1:1').integrity).toBeUndefined();
     } finally {
       setActiveCatalog(DEFAULT_CATALOG);

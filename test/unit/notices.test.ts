@@ -96,7 +96,9 @@ describe('the notices of a real bundle', () => {
     expect(own.license).toBe('MIT');
     expect(text.startsWith(`${own.name} ${own.version} (MIT) and the third-party software it bundles.\n`)).toBe(true);
     expect(text).toContain(readFileSync(join(ROOT, 'LICENSE'), 'utf8').trimEnd());
-    expect(text).toContain(`Bundled third-party packages (3):\n  @wllama/wllama ${version('@wllama/wllama')} — MIT\n  marked ${version('marked')} — MIT\n  preact ${version('preact')} — MIT\n`);
+    expect(text).toContain(
+      `Bundled third-party packages (3):\n  @wllama/wllama ${version('@wllama/wllama')} — MIT\n  marked ${version('marked')} — MIT\n  preact ${version('preact')} — MIT\n`,
+    );
     for (const name of ['marked', 'preact']) {
       for (const { text: licence } of packageNotice(nm(name)).texts) expect(text).toContain(licence.trimEnd());
     }

@@ -41,8 +41,21 @@ describe('OpenAI schema fixture', () => {
 
 describe('OpenAI schema fixture: Responses, completions, embeddings', () => {
   const response = {
-    id: 'resp_1', object: 'response', created_at: 1, status: 'completed', error: null, incomplete_details: null, instructions: null,
-    model: 'm', tools: [], output: [], parallel_tool_calls: true, metadata: {}, tool_choice: 'auto', temperature: null, top_p: null,
+    id: 'resp_1',
+    object: 'response',
+    created_at: 1,
+    status: 'completed',
+    error: null,
+    incomplete_details: null,
+    instructions: null,
+    model: 'm',
+    tools: [],
+    output: [],
+    parallel_tool_calls: true,
+    metadata: {},
+    tool_choice: 'auto',
+    temperature: null,
+    top_p: null,
   };
   it('requires what the spec requires', () => {
     expect(check('Response', response)).toBe(true);
@@ -51,10 +64,37 @@ describe('OpenAI schema fixture: Responses, completions, embeddings', () => {
     expect(check('Response', { ...response, usage: null })).toBe(false);
     expect(check('ResponseStreamEvent', { type: 'response.created', response, sequence_number: 0 })).toBe(true);
     expect(check('ResponseStreamEvent', { type: 'response.created', response })).toBe(false);
-    expect(check('ResponseStreamEvent', { type: 'response.output_text.delta', item_id: 'm', output_index: 0, content_index: 0, delta: 'x', sequence_number: 3 })).toBe(false);
-    expect(check('CreateEmbeddingResponse', { object: 'list', model: 'm', data: [{ index: 0, object: 'embedding', embedding: [0.5] }], usage: { prompt_tokens: 1, total_tokens: 1 } })).toBe(true);
-    expect(check('CreateEmbeddingResponse', { object: 'list', model: 'm', data: [{ index: 0, embedding: [0.5] }], usage: { prompt_tokens: 1, total_tokens: 1 } })).toBe(false);
-    expect(check('CreateCompletionResponse', { id: 'c', object: 'text_completion', created: 1, model: 'm', choices: [{ index: 0, text: 'x', logprobs: null, finish_reason: 'stop' }] })).toBe(true);
-    expect(check('CreateCompletionResponse', { id: 'c', object: 'text_completion', created: 1, model: 'm', choices: [{ index: 0, text: 'x', finish_reason: 'stop' }] })).toBe(false);
+    expect(
+      check('ResponseStreamEvent', { type: 'response.output_text.delta', item_id: 'm', output_index: 0, content_index: 0, delta: 'x', sequence_number: 3 }),
+    ).toBe(false);
+    expect(
+      check('CreateEmbeddingResponse', {
+        object: 'list',
+        model: 'm',
+        data: [{ index: 0, object: 'embedding', embedding: [0.5] }],
+        usage: { prompt_tokens: 1, total_tokens: 1 },
+      }),
+    ).toBe(true);
+    expect(
+      check('CreateEmbeddingResponse', { object: 'list', model: 'm', data: [{ index: 0, embedding: [0.5] }], usage: { prompt_tokens: 1, total_tokens: 1 } }),
+    ).toBe(false);
+    expect(
+      check('CreateCompletionResponse', {
+        id: 'c',
+        object: 'text_completion',
+        created: 1,
+        model: 'm',
+        choices: [{ index: 0, text: 'x', logprobs: null, finish_reason: 'stop' }],
+      }),
+    ).toBe(true);
+    expect(
+      check('CreateCompletionResponse', {
+        id: 'c',
+        object: 'text_completion',
+        created: 1,
+        model: 'm',
+        choices: [{ index: 0, text: 'x', finish_reason: 'stop' }],
+      }),
+    ).toBe(false);
   });
 });

@@ -3,7 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { resolved } from './requests';
 import { withPlan } from '../../worker/engine/common/plan';
 
-const tools = [{ type: 'function' as const, function: { name: 'f', parameters: { type: 'object' } } }, { type: 'function' as const, function: { name: 'g' } }];
+const tools = [
+  { type: 'function' as const, function: { name: 'f', parameters: { type: 'object' } } },
+  { type: 'function' as const, function: { name: 'g' } },
+];
 const user = [{ role: 'user' as const, content: 'hi' }];
 
 describe('request plan', () => {
@@ -23,8 +26,17 @@ describe('request plan', () => {
     expect(resolved({ model: 'svc-model-5.2', messages: user, tools, tool_choice: 'none' }).plan.tools).toBeNull();
     expect(resolved({ model: 'svc-model-5.2', messages: user }).plan.tools).toBeNull();
     expect(resolved({ model: 'svc-model-5.2', messages: user, tools }).plan.tools).toEqual({ tools, mode: 'auto', parallel: true });
-    expect(resolved({ model: 'svc-model-5.2', messages: user, tools, tool_choice: 'required', parallel_tool_calls: false }).plan.tools).toEqual({ tools, mode: 'required', parallel: false });
-    expect(resolved({ model: 'svc-model-5.2', messages: user, tools, tool_choice: { type: 'function', function: { name: 'g' } } }).plan.tools).toEqual({ tools, mode: 'named', name: 'g', parallel: true });
+    expect(resolved({ model: 'svc-model-5.2', messages: user, tools, tool_choice: 'required', parallel_tool_calls: false }).plan.tools).toEqual({
+      tools,
+      mode: 'required',
+      parallel: false,
+    });
+    expect(resolved({ model: 'svc-model-5.2', messages: user, tools, tool_choice: { type: 'function', function: { name: 'g' } } }).plan.tools).toEqual({
+      tools,
+      mode: 'named',
+      name: 'g',
+      parallel: true,
+    });
   });
 
   it('thinks on a thinking variant unless reasoning_effort is "none" or the prompt is raw', () => {

@@ -17,7 +17,9 @@ it('gives each fixed test port to one file', () => {
   const sources = [...files(join(root, 'test')), ...files(join(root, 'scripts')), join(root, 'playwright.config.ts')];
   for (const file of sources) {
     const text = readFileSync(file, 'utf8');
-    for (const m of text.matchAll(/(?:\b[A-Za-z]*[pP]ort[A-Za-z]*: |\bconsumer[A-D]: |\bprovider: |serveStatic\(|listen\(|PORT = |_PORT \?\? |\$\{)(4[5-9]\d\d)\b/g)) {
+    for (const m of text.matchAll(
+      /(?:\b[A-Za-z]*[pP]ort[A-Za-z]*: |\bconsumer[A-D]: |\bprovider: |serveStatic\(|listen\(|PORT = |_PORT \?\? |\$\{)(4[5-9]\d\d)\b/g,
+    )) {
       const port = Number(m[1]);
       if (!owners.has(port)) owners.set(port, new Set());
       owners.get(port)!.add(relative(root, file));

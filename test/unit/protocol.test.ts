@@ -6,14 +6,29 @@ import { SSE_DONE, encodeSse, sseData } from '../../worker/sw/sse';
 import { packEvents, TextDelta, unpackEvents, type EngineEvent } from '#shared/wire/engine-port';
 import type { TokenLogprob } from '#shared/protocol/types';
 
-const usage = { prompt_tokens: 5, completion_tokens: 3, total_tokens: 8, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 1 } };
+const usage = {
+  prompt_tokens: 5,
+  completion_tokens: 3,
+  total_tokens: 8,
+  prompt_tokens_details: { cached_tokens: 0 },
+  completion_tokens_details: { reasoning_tokens: 1 },
+};
 const events: EngineEvent[] = [
   { type: 'delta', reasoning: 'hmm' },
   { type: 'delta', content: 'Hello' },
   { type: 'delta', content: ' world' },
   { type: 'finish', finish_reason: 'stop', usage },
 ];
-const timings = { prompt_n: 5, prompt_ms: 100, prompt_per_token_ms: 20, prompt_per_second: 50, predicted_n: 3, predicted_ms: 60, predicted_per_token_ms: 20, predicted_per_second: 50 };
+const timings = {
+  prompt_n: 5,
+  prompt_ms: 100,
+  prompt_per_token_ms: 20,
+  prompt_per_second: 50,
+  predicted_n: 3,
+  predicted_ms: 60,
+  predicted_per_token_ms: 20,
+  predicted_per_second: 50,
+};
 const timed: EngineEvent[] = [...events.slice(0, -1), { type: 'finish', finish_reason: 'stop', usage, timings }];
 
 describe('ApiError', () => {
@@ -112,7 +127,7 @@ describe('ChunkWriter', () => {
     for (const c of chunks.slice(0, -1)) expect(c.usage).toBeNull();
   });
 
-  it('puts the engine\'s timings on the finish chunk only (where llama.cpp\'s server puts them), with or without include_usage', () => {
+  it("puts the engine's timings on the finish chunk only (where llama.cpp's server puts them), with or without include_usage", () => {
     for (const includeUsage of [false, true]) {
       const writer = new ChunkWriter('m', 'fp', includeUsage);
       const chunks = timed.flatMap((e) => writer.next(e));
@@ -122,7 +137,10 @@ describe('ChunkWriter', () => {
       expect(chunks.filter((c) => 'timings' in c)).toHaveLength(1);
       // Parsed from the stream's text as a client reads it.
       const sse = timed.map((e) => writer.nextSse(e)).join('');
-      const parsed = sse.split('\n\n').filter(Boolean).map((line) => JSON.parse(line.slice(6)) as { timings?: unknown });
+      const parsed = sse
+        .split('\n\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line.slice(6)) as { timings?: unknown });
       expect(parsed.filter((c) => c.timings).map((c) => c.timings)).toEqual([timings]);
     }
     // An engine that measures nothing sends no timings.
@@ -137,10 +155,12 @@ describe('ChunkWriter', () => {
 
   it('writes the same SSE text through nextSse as sseData of each chunk of next, for any event', () => {
     const text = fc.string({ unit: 'binary' });
-    const delta = fc.record(
-      { content: text, reasoning: text, logprobs: fc.constant<TokenLogprob[]>([{ token: 'a', logprob: -0.5, bytes: [97], top_logprobs: [] }]) },
-      { requiredKeys: [] },
-    ).map((d) => ({ type: 'delta' as const, ...d }));
+    const delta = fc
+      .record(
+        { content: text, reasoning: text, logprobs: fc.constant<TokenLogprob[]>([{ token: 'a', logprob: -0.5, bytes: [97], top_logprobs: [] }]) },
+        { requiredKeys: [] },
+      )
+      .map((d) => ({ type: 'delta' as const, ...d }));
     const event: fc.Arbitrary<EngineEvent> = fc.oneof(
       delta,
       fc.record({ type: fc.constant('tool_call' as const), index: fc.nat(3), id: fc.constant('call_1'), name: text }),
@@ -150,10 +170,23 @@ describe('ChunkWriter', () => {
     fc.assert(
       fc.property(fc.constantFrom('svc-model-5.2', 'm"\\x'), fc.boolean(), fc.boolean(), fc.array(event), (model, usage, legacy, list) => {
         const writer = new ChunkWriter(model, 'fp_x', usage, legacy);
-        for (const e of list) expect(writer.nextSse(e)).toBe(writer.next(e).map((c) => sseData(c)).join(''));
+        for (const e of list)
+          expect(writer.nextSse(e)).toBe(
+            writer
+              .next(e)
+              .map((c) => sseData(c))
+              .join(''),
+          );
         // The same events as they arrive from the engine port (a text delta unparsed, as a TextDelta).
         const arrived = unpackEvents(packEvents(list));
-        arrived.forEach((e, i) => expect(writer.nextSse(e)).toBe(writer.next(list[i]!).map((c) => sseData(c)).join('')));
+        arrived.forEach((e, i) =>
+          expect(writer.nextSse(e)).toBe(
+            writer
+              .next(list[i]!)
+              .map((c) => sseData(c))
+              .join(''),
+          ),
+        );
       }),
       { numRuns: 500 },
     );
@@ -191,7 +224,7 @@ describe('CompletionCollector', () => {
     expect(completion.created).toBe(Math.floor(completion.created));
   });
 
-  it('carries the engine\'s timings when it sent them, and none otherwise', () => {
+  it("carries the engine's timings when it sent them, and none otherwise", () => {
     const collector = new CompletionCollector();
     for (const e of timed) collector.add(e);
     expect(collector.build('m', 'fp').timings).toEqual(timings);

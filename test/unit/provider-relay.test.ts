@@ -35,7 +35,15 @@ function setup(consent: Consent | null, catalog: ModelCatalog = DEFAULT_CATALOG)
     }
   };
   const check: ConsentCheck = async () => consent;
-  relay({ consumer: consumer.port2, engine: engine.port2, provider: PROVIDER, catalog, localIds: localIds(catalog), check, onRefused: (why, model) => refused.push(model === undefined ? { why } : { why, model }) });
+  relay({
+    consumer: consumer.port2,
+    engine: engine.port2,
+    provider: PROVIDER,
+    catalog,
+    localIds: localIds(catalog),
+    check,
+    onRefused: (why, model) => refused.push(model === undefined ? { why } : { why, model }),
+  });
   const replies: FromEngine[] = [];
   consumer.port1.onmessage = (event) => replies.push(event.data as FromEngine);
   const next = async (): Promise<FromEngine> => {
@@ -52,7 +60,11 @@ let close: (() => void) | undefined;
 afterEach(() => close?.());
 
 const granted = (models: string[] | null): Consent => ({ origin: 'https://a.example', state: 'granted', models, at: 0 });
-const generate = (id: string, model: string, extra: Record<string, unknown> = {}) => ({ type: 'generate', id, request: { ...validateChatRequest({ model, messages: [{ role: 'user', content: 'hi' }] }), ...extra } });
+const generate = (id: string, model: string, extra: Record<string, unknown> = {}) => ({
+  type: 'generate',
+  id,
+  request: { ...validateChatRequest({ model, messages: [{ role: 'user', content: 'hi' }] }), ...extra },
+});
 const settle = () => new Promise((r) => setTimeout(r, 50));
 
 describe('the provider relay', () => {
@@ -112,7 +124,9 @@ describe('the provider relay', () => {
     for (const id of ['g1', 'g2']) {
       const reply = (await r.next()) as Extract<FromEngine, { type: 'error' }>;
       expect(reply).toMatchObject({ type: 'error', id, error: { code: 'invalid_value', param: 'variant', type: 'invalid_request_error' } });
-      expect(reply.error.message).toBe(`The model provider ${PROVIDER} runs 'svc-model-5.2-short-fast' as its own catalog defines it; this request's 'variant' is not that model.`);
+      expect(reply.error.message).toBe(
+        `The model provider ${PROVIDER} runs 'svc-model-5.2-short-fast' as its own catalog defines it; this request's 'variant' is not that model.`,
+      );
     }
     expect(r.seenByEngine).toEqual([]);
     expect(r.refused).toEqual([]);
@@ -130,8 +144,11 @@ describe('the provider relay', () => {
     expect(r.seenByEngine).toEqual([]);
   });
 
-  it("an upstream-only id of the provider is never run, even when a record names it", async () => {
-    const catalog = buildCatalog({ 'up-only': { mode: 'upstream', upstream: { model: 'x' } }, 'svc-model-5.2': { mode: 'upstream', upstream: { model: 'y' } } });
+  it('an upstream-only id of the provider is never run, even when a record names it', async () => {
+    const catalog = buildCatalog({
+      'up-only': { mode: 'upstream', upstream: { model: 'x' } },
+      'svc-model-5.2': { mode: 'upstream', upstream: { model: 'y' } },
+    });
     expect(localIds(catalog)).not.toContain('up-only');
     expect(localIds(catalog)).not.toContain('svc-model-5.2');
     const r = setup(granted(['svc-model-5.2-short', 'up-only', 'svc-model-5.2']), catalog);
@@ -139,7 +156,10 @@ describe('the provider relay', () => {
     const upOnly = catalog.variants.find((v) => v.id === 'up-only')!;
     r.send({ type: 'generate', id: 'g1', request: { ...generate('x', 'svc-model-5.2-short').request, model: 'up-only', variant: upOnly } });
     r.send(generate('g2', 'svc-model-5.2'));
-    for (const [id, model] of [['g1', 'up-only'], ['g2', 'svc-model-5.2']]) {
+    for (const [id, model] of [
+      ['g1', 'up-only'],
+      ['g2', 'svc-model-5.2'],
+    ]) {
       const reply = (await r.next()) as Extract<FromEngine, { type: 'error' }>;
       expect(reply).toMatchObject({ type: 'error', id, error: { code: 'engine_unavailable' } });
       expect(reply.error.message).toContain(`it runs only the models it keeps in this browser for other sites, and '${model}' is not one`);
@@ -182,7 +202,18 @@ describe('the provider relay', () => {
 
 describe('which sites may be consumers', () => {
   it('https, or plain http on a loopback host; never an opaque origin or plain http elsewhere', () => {
-    const verdicts = ['https://app.example', 'http://localhost:5173', 'http://127.0.0.3:4903', 'http://[::1]:8080', 'http://app.localhost', 'http://app.example', 'null', 'file://', 'https://app.example/path', 'data:text/html,x'].map((o) => [o, secureConsumer(o)]);
+    const verdicts = [
+      'https://app.example',
+      'http://localhost:5173',
+      'http://127.0.0.3:4903',
+      'http://[::1]:8080',
+      'http://app.localhost',
+      'http://app.example',
+      'null',
+      'file://',
+      'https://app.example/path',
+      'data:text/html,x',
+    ].map((o) => [o, secureConsumer(o)]);
     expect(verdicts).toEqual([
       ['https://app.example', true],
       ['http://localhost:5173', true],

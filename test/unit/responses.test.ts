@@ -65,20 +65,34 @@ describe('Responses request → chat request', () => {
       user: 'u1',
       stream: true,
     });
-    expect(inputItems).toEqual([{ id: expect.stringMatching(/^msg_/), type: 'message', role: 'user', content: [{ type: 'input_text', text: 'hello' }], status: 'completed' }]);
+    expect(inputItems).toEqual([
+      { id: expect.stringMatching(/^msg_/), type: 'message', role: 'user', content: [{ type: 'input_text', text: 'hello' }], status: 'completed' },
+    ]);
   });
 
   it('maps message items (easy and typed, parts and images) and replays a stored conversation first', () => {
     const previous: ConversationItem[] = [
       { id: 'msg_a', type: 'message', role: 'user', content: [{ type: 'input_text', text: 'first' }], status: 'completed' },
       { id: 'rs_a', type: 'reasoning', summary: [], content: [{ type: 'reasoning_text', text: 'hmm' }], status: 'completed' },
-      { id: 'msg_b', type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'answer', annotations: [], logprobs: [] }], status: 'completed' },
+      {
+        id: 'msg_b',
+        type: 'message',
+        role: 'assistant',
+        content: [{ type: 'output_text', text: 'answer', annotations: [], logprobs: [] }],
+        status: 'completed',
+      },
     ];
     const { chat } = convert(
       {
         model: 'svc-vision',
         input: [
-          { role: 'user', content: [{ type: 'input_text', text: 'look' }, { type: 'input_image', image_url: 'data:image/png;base64,AAAA' }] },
+          {
+            role: 'user',
+            content: [
+              { type: 'input_text', text: 'look' },
+              { type: 'input_image', image_url: 'data:image/png;base64,AAAA' },
+            ],
+          },
         ],
       },
       previous,
@@ -86,14 +100,28 @@ describe('Responses request → chat request', () => {
     expect(chat.messages).toEqual([
       { role: 'user', content: 'first' },
       { role: 'assistant', content: 'answer' },
-      { role: 'user', content: [{ type: 'text', text: 'look' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA', detail: 'auto' } }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'look' },
+          { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA', detail: 'auto' } },
+        ],
+      },
     ]);
   });
 
   it('maps function tools, tool_choice, function_call and function_call_output items onto chat tools', () => {
     const { chat } = convert({
       model: 'svc-model-5.2-fast',
-      tools: [{ type: 'function', name: 'get_weather', description: 'Weather', parameters: { type: 'object', properties: { city: { type: 'string' } } }, strict: true }],
+      tools: [
+        {
+          type: 'function',
+          name: 'get_weather',
+          description: 'Weather',
+          parameters: { type: 'object', properties: { city: { type: 'string' } } },
+          strict: true,
+        },
+      ],
       tool_choice: { type: 'function', name: 'get_weather' },
       parallel_tool_calls: false,
       input: [
@@ -103,7 +131,10 @@ describe('Responses request → chat request', () => {
       ],
     });
     expect(chat.tools).toEqual([
-      { type: 'function', function: { name: 'get_weather', description: 'Weather', parameters: { type: 'object', properties: { city: { type: 'string' } } }, strict: true } },
+      {
+        type: 'function',
+        function: { name: 'get_weather', description: 'Weather', parameters: { type: 'object', properties: { city: { type: 'string' } } }, strict: true },
+      },
     ]);
     expect(chat.tool_choice).toEqual({ type: 'function', function: { name: 'get_weather' } });
     expect(chat.parallel_tool_calls).toBe(false);
@@ -113,7 +144,17 @@ describe('Responses request → chat request', () => {
       { role: 'tool', content: 'sunny', tool_call_id: 'call_1' },
     ]);
     // An output with no call before it names the Responses item.
-    expect(refusal(() => convert({ model: 'svc-model-5.2-fast', input: [{ role: 'user', content: 'x' }, { type: 'function_call_output', call_id: 'nope', output: 'y' }] }))).toMatchObject({
+    expect(
+      refusal(() =>
+        convert({
+          model: 'svc-model-5.2-fast',
+          input: [
+            { role: 'user', content: 'x' },
+            { type: 'function_call_output', call_id: 'nope', output: 'y' },
+          ],
+        }),
+      ),
+    ).toMatchObject({
       code: 'invalid_value',
       param: 'input[1]',
     });
@@ -125,7 +166,13 @@ describe('Responses request → chat request', () => {
       { id: 'rs_1', type: 'reasoning', summary: [], content: [{ type: 'reasoning_text', text: 'Thinking about: weather' }], status: 'completed' },
       { id: 'fc_1', type: 'function_call', call_id: 'call_1', name: 'get_weather', arguments: '{"city":"Paris"}', status: 'completed' },
       { id: 'fco_1', type: 'function_call_output', call_id: 'call_1', output: 'sunny', status: 'completed' },
-      { id: 'msg_a', type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'It is sunny.', annotations: [], logprobs: [] }], status: 'completed' },
+      {
+        id: 'msg_a',
+        type: 'message',
+        role: 'assistant',
+        content: [{ type: 'output_text', text: 'It is sunny.', annotations: [], logprobs: [] }],
+        status: 'completed',
+      },
     ];
     const byId = new Map(stored.map((item) => [item.id, item]));
     const tools = [{ type: 'function', name: 'get_weather' }];
@@ -178,7 +225,13 @@ describe('Responses request → chat request', () => {
     it("answers an id the key cannot read as OpenAI does: 404, param 'input', code null", () => {
       let caught: unknown;
       try {
-        convert({ model: 'svc-model-5.2', input: [{ role: 'user', content: 'x' }, { type: 'item_reference', id: 'rs_gone' }] });
+        convert({
+          model: 'svc-model-5.2',
+          input: [
+            { role: 'user', content: 'x' },
+            { type: 'item_reference', id: 'rs_gone' },
+          ],
+        });
       } catch (err) {
         caught = err;
       }
@@ -186,7 +239,8 @@ describe('Responses request → chat request', () => {
       expect((caught as ApiError).status).toBe(404);
       expect((caught as ApiError).toBody()).toEqual({
         error: {
-          message: "Item with id 'rs_gone' not found. Items are not persisted when `store` is set to false. Try again with `store` set to true, or remove this item from your input.",
+          message:
+            "Item with id 'rs_gone' not found. Items are not persisted when `store` is set to false. Try again with `store` set to true, or remove this item from your input.",
           type: 'invalid_request_error',
           param: 'input',
           code: null,
@@ -204,10 +258,43 @@ describe('Responses request → chat request', () => {
         }
         return null;
       };
-      const duplicate = (id: string) => ({ status: 400, type: 'invalid_request_error', param: 'input', code: null, message: `Duplicate item found with id ${id}. Remove duplicate items from your input and try again.` });
-      expect(twice({ model: 'svc-model-5.2', input: [{ type: 'item_reference', id: 'msg_u' }, { type: 'item_reference', id: 'msg_u' }] })).toEqual(duplicate('msg_u'));
-      expect(twice({ model: 'svc-model-5.2', input: [{ type: 'item_reference', id: 'msg_u' }, { role: 'user', content: 'again', id: 'msg_u' }] })).toEqual(duplicate('msg_u'));
-      expect(twice({ model: 'svc-model-5.2', input: [{ type: 'item_reference', id: 'msg_a' }, { role: 'user', content: 'next' }] }, [stored[0]!, stored[4]!])).toEqual(duplicate('msg_a'));
+      const duplicate = (id: string) => ({
+        status: 400,
+        type: 'invalid_request_error',
+        param: 'input',
+        code: null,
+        message: `Duplicate item found with id ${id}. Remove duplicate items from your input and try again.`,
+      });
+      expect(
+        twice({
+          model: 'svc-model-5.2',
+          input: [
+            { type: 'item_reference', id: 'msg_u' },
+            { type: 'item_reference', id: 'msg_u' },
+          ],
+        }),
+      ).toEqual(duplicate('msg_u'));
+      expect(
+        twice({
+          model: 'svc-model-5.2',
+          input: [
+            { type: 'item_reference', id: 'msg_u' },
+            { role: 'user', content: 'again', id: 'msg_u' },
+          ],
+        }),
+      ).toEqual(duplicate('msg_u'));
+      expect(
+        twice(
+          {
+            model: 'svc-model-5.2',
+            input: [
+              { type: 'item_reference', id: 'msg_a' },
+              { role: 'user', content: 'next' },
+            ],
+          },
+          [stored[0]!, stored[4]!],
+        ),
+      ).toEqual(duplicate('msg_a'));
       // Not in that conversation: the reference adds it after it.
       const { chat } = toChatRequest(parseResponsesRequest({ model: 'svc-model-5.2', input: [{ type: 'item_reference', id: 'msg_u' }] }), [stored[4]!], byId);
       expect(chat.messages).toEqual([
@@ -219,17 +306,31 @@ describe('Responses request → chat request', () => {
 
   it('refuses what needs the hosted service, naming the Responses field', () => {
     const base = { model: 'svc-model-5.2-fast', input: 'x' };
-    expect(refusal(() => convert({ ...base, tools: [{ type: 'function', name: 'f' }, { type: 'web_search' }] }))).toEqual({ status: 400, code: 'unsupported_parameter', param: 'tools[1].type' });
+    expect(refusal(() => convert({ ...base, tools: [{ type: 'function', name: 'f' }, { type: 'web_search' }] }))).toEqual({
+      status: 400,
+      code: 'unsupported_parameter',
+      param: 'tools[1].type',
+    });
     expect(refusal(() => convert({ ...base, tools: [{ type: 'code_interpreter', container: { type: 'auto' } }] }))).toMatchObject({ param: 'tools[0].type' });
     expect(refusal(() => convert({ ...base, background: true }))).toMatchObject({ code: 'unsupported_parameter', param: 'background' });
     expect(refusal(() => convert({ ...base, conversation: 'conv_1' }))).toMatchObject({ code: 'unsupported_parameter', param: 'conversation' });
-    expect(refusal(() => convert({ ...base, include: ['message.output_text.logprobs', 'file_search_call.results'] }))).toMatchObject({ code: 'unsupported_parameter', param: 'include[1]' });
+    expect(refusal(() => convert({ ...base, include: ['message.output_text.logprobs', 'file_search_call.results'] }))).toMatchObject({
+      code: 'unsupported_parameter',
+      param: 'include[1]',
+    });
     expect(refusal(() => convert({ ...base, max_output_tokens: 15 }))).toMatchObject({ status: 400, code: 'invalid_value', param: 'max_output_tokens' });
     expect(refusal(() => convert({ model: 'svc-model-5.2-fast' }))).toEqual({ status: 400, code: 'missing_required_parameter', param: 'input' });
-    expect(refusal(() => convert({ ...base, input: [{ type: 'web_search_call', id: 'ws_1' }] }))).toMatchObject({ code: 'unsupported_parameter', param: 'input[0].type' });
-    expect(refusal(() => convert({ ...base, input: [{ role: 'user', content: [{ type: 'input_file', file_id: 'f' }] }] }))).toMatchObject({ param: 'input[0].content[0]' });
+    expect(refusal(() => convert({ ...base, input: [{ type: 'web_search_call', id: 'ws_1' }] }))).toMatchObject({
+      code: 'unsupported_parameter',
+      param: 'input[0].type',
+    });
+    expect(refusal(() => convert({ ...base, input: [{ role: 'user', content: [{ type: 'input_file', file_id: 'f' }] }] }))).toMatchObject({
+      param: 'input[0].content[0]',
+    });
     // Chat-level refusals come back under Responses names.
-    expect(refusal(() => convert({ ...base, input: [{ role: 'user', content: [{ type: 'input_image', image_url: 'data:image/png;base64,AA' }] }] }))).toMatchObject({
+    expect(
+      refusal(() => convert({ ...base, input: [{ role: 'user', content: [{ type: 'input_image', image_url: 'data:image/png;base64,AA' }] }] })),
+    ).toMatchObject({
       code: 'unsupported_parameter',
       param: 'input[0].content[0]',
     });
@@ -238,7 +339,16 @@ describe('Responses request → chat request', () => {
   });
 
   it('treats null as not set, and accepts the documented no-op fields', () => {
-    const { chat } = convert({ model: 'svc-model-5.2-fast', input: 'x', temperature: null, store: null, metadata: { a: 'b' }, service_tier: 'auto', truncation: 'disabled', include: ['reasoning.encrypted_content'] });
+    const { chat } = convert({
+      model: 'svc-model-5.2-fast',
+      input: 'x',
+      temperature: null,
+      store: null,
+      metadata: { a: 'b' },
+      service_tier: 'auto',
+      truncation: 'disabled',
+      include: ['reasoning.encrypted_content'],
+    });
     expect(chat.temperature).toBeUndefined();
   });
 });
@@ -289,13 +399,21 @@ describe('engine events → response and stream events', () => {
         { type: 'reasoning', status: 'completed', summary: [], content: [{ type: 'reasoning_text', text: 'Thinking hard' }] },
         { type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'Echo: hi', annotations: [], logprobs: [] }] },
       ],
-      usage: { input_tokens: 10, output_tokens: 4, output_tokens_details: { reasoning_tokens: 2 }, total_tokens: 14, input_tokens_details: { cached_tokens: 0 } },
+      usage: {
+        input_tokens: 10,
+        output_tokens: 4,
+        output_tokens_details: { reasoning_tokens: 2 },
+        total_tokens: 14,
+        input_tokens_details: { cached_tokens: 0 },
+      },
     });
     expect(final.completed_at).toEqual(expect.any(Number));
   });
 
   it('turns tool-call events into function_call items that open with empty arguments', () => {
-    const builder = new ResponseBuilder(initialResponse(parseResponsesRequest({ model: 'svc-model-5.2-fast', input: 'hi', tools: [{ type: 'function', name: 'f' }] })));
+    const builder = new ResponseBuilder(
+      initialResponse(parseResponsesRequest({ model: 'svc-model-5.2-fast', input: 'hi', tools: [{ type: 'function', name: 'f' }] })),
+    );
     const out = [
       ...builder.start(),
       ...builder.next({ type: 'tool_call', index: 0, id: 'call_a', name: 'f' }),
@@ -317,7 +435,9 @@ describe('engine events → response and stream events', () => {
     expect(out[2]!.data.item).toMatchObject({ type: 'function_call', call_id: 'call_a', name: 'f', arguments: '', status: 'in_progress' });
     expect(out[5]!.data).toMatchObject({ name: 'f', arguments: '{"a":1}' });
     for (const e of out) valid('ResponseStreamEvent', e.data);
-    expect(builder.response.output).toEqual([{ id: expect.stringMatching(/^fc_/), type: 'function_call', call_id: 'call_a', name: 'f', arguments: '{"a":1}', status: 'completed' }]);
+    expect(builder.response.output).toEqual([
+      { id: expect.stringMatching(/^fc_/), type: 'function_call', call_id: 'call_a', name: 'f', arguments: '{"a":1}', status: 'completed' },
+    ]);
     expect(builder.response.status).toBe('completed');
     valid('Response', builder.response);
   });
@@ -338,7 +458,13 @@ describe('engine events → response and stream events', () => {
     const start = builder.start();
     const mid = builder.next({ type: 'delta', content: 'tick' });
     const failed = builder.fail(new ApiError('internal_error', 'boom'));
-    expect(failed.map((e) => e.type)).toEqual(['response.output_text.done', 'response.content_part.done', 'response.output_item.done', 'error', 'response.failed']);
+    expect(failed.map((e) => e.type)).toEqual([
+      'response.output_text.done',
+      'response.content_part.done',
+      'response.output_item.done',
+      'error',
+      'response.failed',
+    ]);
     expect(failed.at(-1)!.data.sequence_number).toBe(start.length + mid.length + failed.length - 1);
     for (const e of failed) valid('ResponseStreamEvent', e.data);
     expect(builder.response).toMatchObject({ status: 'failed', error: { code: 'server_error', message: 'boom' } });

@@ -39,7 +39,17 @@ class GatedEngine implements Engine {
         await Promise.race([gate, new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }))]);
         if (signal.aborted) throw new ApiError('internal_error', 'aborted');
         yield { type: 'delta', content: `${text}-2` };
-        yield { type: 'finish', finish_reason: 'stop', usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } } };
+        yield {
+          type: 'finish',
+          finish_reason: 'stop',
+          usage: {
+            prompt_tokens: 1,
+            completion_tokens: 2,
+            total_tokens: 3,
+            prompt_tokens_details: { cached_tokens: 0 },
+            completion_tokens_details: { reasoning_tokens: 0 },
+          },
+        };
       } finally {
         self.running--;
       }
@@ -197,7 +207,13 @@ describe('Scheduler', () => {
   });
 
   it('after an abort or a failure part-way, the sink learns what the generation cost, once the engine has stopped', async () => {
-    const usage = (prompt: number, completion: number) => ({ prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } });
+    const usage = (prompt: number, completion: number) => ({
+      prompt_tokens: prompt,
+      completion_tokens: completion,
+      total_tokens: prompt + completion,
+      prompt_tokens_details: { cached_tokens: 0 },
+      completion_tokens_details: { reasoning_tokens: 0 },
+    });
     let generated = 0;
     let stopped = false;
     const engine = new GatedEngine();

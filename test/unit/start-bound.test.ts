@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { START_TIMEOUT_MS, StartBound } from '../../src/lib/start-bound';
 
-describe('the start\'s bound (installInpage\'s startTimeoutMs)', () => {
+describe("the start's bound (installInpage's startTimeoutMs)", () => {
   it('rejects a step still running when it ends, naming the step and what to check', async () => {
     const bound = new StartBound(20);
     const never = new Promise<never>(() => undefined);

@@ -2,14 +2,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { deleteDB, openDB } from 'idb';
 import { RESPONSES_DB_NAME, closeResponsesDatabase, countResponses, deleteAllResponses } from '#shared/responses-db';
-import {
-  deleteResponse,
-  findItems,
-  getResponse,
-  listInputItems,
-  saveResponse,
-  type StoredResponse,
-} from '../../worker/sw/responses/store';
+import { deleteResponse, findItems, getResponse, listInputItems, saveResponse, type StoredResponse } from '../../worker/sw/responses/store';
 import { initialResponse } from '../../worker/sw/responses/events';
 import { parseResponsesRequest } from '../../worker/sw/responses/request';
 import type { ConversationItem } from '../../worker/sw/responses/items';
@@ -20,7 +13,13 @@ beforeEach(async () => {
   await deleteDB(RESPONSES_DB_NAME);
 });
 
-const item = (n: number): ConversationItem => ({ id: `msg_${n}`, type: 'message', role: 'user', content: [{ type: 'input_text', text: `m${n}` }], status: 'completed' });
+const item = (n: number): ConversationItem => ({
+  id: `msg_${n}`,
+  type: 'message',
+  role: 'user',
+  content: [{ type: 'input_text', text: `m${n}` }],
+  status: 'completed',
+});
 
 function record(id: string, keyId: string, items = 3): StoredResponse {
   const response = { ...initialResponse(parseResponsesRequest({ model: 'svc-model-5.2-fast', input: 'x' }), id), status: 'completed' as const };
@@ -70,7 +69,7 @@ describe('stored responses', () => {
     expect(await code(listInputItems('key_2', 'resp_p'))).toBe('404 response_not_found');
   });
 
-  it('finds the input and output items of a key\'s responses by id, and nothing of another key\'s or a deleted one', async () => {
+  it("finds the input and output items of a key's responses by id, and nothing of another key's or a deleted one", async () => {
     const answered = record('resp_i', 'key_1', 2);
     const reasoning: ConversationItem = { id: 'rs_i', type: 'reasoning', summary: [], content: [{ type: 'reasoning_text', text: 'hmm' }], status: 'completed' };
     const call: ConversationItem = { id: 'fc_i', type: 'function_call', call_id: 'call_i', name: 'f', arguments: '{}', status: 'completed' };

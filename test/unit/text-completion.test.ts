@@ -21,7 +21,16 @@ function refusal(fn: () => unknown): { code: string; param: string | null } {
 describe('legacy completion request → chat request', () => {
   it('carries the prompt raw, never thinks, and maps the fields', () => {
     const chat = convert({ model: 'svc-model-5.2', prompt: ['Once upon'], temperature: 0.2, stop: '\n', seed: 3, logprobs: 2 });
-    expect(chat).toMatchObject({ model: 'svc-model-5.2', raw_prompt: 'Once upon', max_tokens: 16, temperature: 0.2, stop: '\n', seed: 3, logprobs: true, top_logprobs: 2 });
+    expect(chat).toMatchObject({
+      model: 'svc-model-5.2',
+      raw_prompt: 'Once upon',
+      max_tokens: 16,
+      temperature: 0.2,
+      stop: '\n',
+      seed: 3,
+      logprobs: true,
+      top_logprobs: 2,
+    });
     expect(thinks(chat)).toBe(false);
     expect(convert({ model: 'svc-model-5.2-fast', prompt: 'x', max_tokens: 40 }).max_tokens).toBe(40);
   });
@@ -46,7 +55,13 @@ describe('legacy completion request → chat request', () => {
 });
 
 describe('engine events → text_completion', () => {
-  const usage = { prompt_tokens: 2, completion_tokens: 2, total_tokens: 4, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } };
+  const usage = {
+    prompt_tokens: 2,
+    completion_tokens: 2,
+    total_tokens: 4,
+    prompt_tokens_details: { cached_tokens: 0 },
+    completion_tokens_details: { reasoning_tokens: 0 },
+  };
   const lp = (token: string) => ({ token, logprob: -0.5, bytes: null, top_logprobs: [{ token, logprob: -0.5, bytes: null }] });
 
   it('streams text chunks then a finish chunk (and usage), and builds the whole object', () => {
@@ -60,11 +75,15 @@ describe('engine events → text_completion', () => {
     expect(chunks[1]!.choices[0]!.logprobs).toEqual({ tokens: [' hi'], token_logprobs: [-0.5], top_logprobs: [{ ' hi': -0.5 }], text_offset: [5] });
     expect(chunks.at(-1)).toMatchObject({ object: 'text_completion', choices: [], usage });
     const whole = writer.build();
-    expect(whole).toMatchObject({ object: 'text_completion', choices: [{ index: 0, text: 'Echo: hi', finish_reason: 'stop', logprobs: { text_offset: [0, 5] } }], usage });
+    expect(whole).toMatchObject({
+      object: 'text_completion',
+      choices: [{ index: 0, text: 'Echo: hi', finish_reason: 'stop', logprobs: { text_offset: [0, 5] } }],
+      usage,
+    });
     expect(whole.id).toMatch(/^cmpl-/);
   });
 
-  it('carries the engine\'s timings on the finish chunk and in the whole object', () => {
+  it("carries the engine's timings on the finish chunk and in the whole object", () => {
     const timings = { prompt_n: 2, prompt_ms: 10, predicted_n: 2, predicted_ms: 30 };
     const writer = new TextCompletionWriter('m', 'fp', { logprobs: false, includeUsage: true });
     const chunks = [...writer.next({ type: 'delta', content: 'a' }), ...writer.next({ type: 'finish', finish_reason: 'stop', usage, timings })];

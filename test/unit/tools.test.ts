@@ -57,7 +57,11 @@ describe('request schema: tools, tool messages, legacy functions', () => {
     expect(req.tools).toEqual([weather]);
     expect(req.tool_choice).toEqual({ type: 'function', function: { name: 'get_weather' } });
     expect(req.parallel_tool_calls).toBe(false);
-    expect(req.messages[1]).toEqual({ role: 'assistant', content: '', tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }] });
+    expect(req.messages[1]).toEqual({
+      role: 'assistant',
+      content: '',
+      tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }],
+    });
     expect(req.messages[2]).toEqual({ role: 'tool', tool_call_id: 'call_1', content: [{ type: 'text', text: 'sunny' }] });
     expect(req.legacy_functions).toBeUndefined();
   });
@@ -113,21 +117,57 @@ describe('request schema: tools, tool messages, legacy functions', () => {
   const cases: [string, unknown, { code: string; param: string }][] = [
     ['tool of another type', { ...base, tools: [{ type: 'custom', custom: {} }] }, { code: 'invalid_value', param: 'tools[0].type' }],
     ['tool without a name', { ...base, tools: [{ type: 'function', function: {} }] }, { code: 'missing_required_parameter', param: 'tools[0].function.name' }],
-    ['tool name with a space', { ...base, tools: [{ type: 'function', function: { name: 'get weather' } }] }, { code: 'invalid_value', param: 'tools[0].function.name' }],
+    [
+      'tool name with a space',
+      { ...base, tools: [{ type: 'function', function: { name: 'get weather' } }] },
+      { code: 'invalid_value', param: 'tools[0].function.name' },
+    ],
     ['the same name twice', { ...base, tools: [weather, weather] }, { code: 'invalid_value', param: 'tools[1].function.name' }],
-    ['parameters not an object', { ...base, tools: [{ type: 'function', function: { name: 'f', parameters: 'x' } }] }, { code: 'invalid_type', param: 'tools[0].function.parameters' }],
+    [
+      'parameters not an object',
+      { ...base, tools: [{ type: 'function', function: { name: 'f', parameters: 'x' } }] },
+      { code: 'invalid_type', param: 'tools[0].function.parameters' },
+    ],
     ['tool_choice unknown', { ...base, tools: [weather], tool_choice: 'sometimes' }, { code: 'invalid_value', param: 'tool_choice' }],
-    ['tool_choice names no tool', { ...base, tools: [weather], tool_choice: { type: 'function', function: { name: 'nope' } } }, { code: 'invalid_value', param: 'tool_choice' }],
+    [
+      'tool_choice names no tool',
+      { ...base, tools: [weather], tool_choice: { type: 'function', function: { name: 'nope' } } },
+      { code: 'invalid_value', param: 'tool_choice' },
+    ],
     ['tool_choice required without tools', { ...base, tool_choice: 'required' }, { code: 'invalid_value', param: 'tool_choice' }],
     ['parallel_tool_calls not boolean', { ...base, tools: [weather], parallel_tool_calls: 'yes' }, { code: 'invalid_type', param: 'parallel_tool_calls' }],
-    ['tool message without tool_call_id', { ...base, messages: [user('a'), { role: 'tool', content: 'x' }] }, { code: 'missing_required_parameter', param: 'messages[1].tool_call_id' }],
-    ['tool message answering nothing', { ...base, messages: [user('a'), { role: 'tool', tool_call_id: 'call_9', content: 'x' }] }, { code: 'invalid_value', param: 'messages[1].role' }],
-    ['tool message with an image', { ...base, messages: [user('a'), { role: 'tool', tool_call_id: 'c', content: [{ type: 'image_url', image_url: { url: 'https://x/y.png' } }] }] }, { code: 'invalid_value', param: 'messages[1].content[0].type' }],
-    ['assistant tool call without id', { ...base, messages: [user('a'), { role: 'assistant', tool_calls: [{ type: 'function', function: { name: 'f', arguments: '{}' } }] }] }, { code: 'missing_required_parameter', param: 'messages[1].tool_calls[0].id' }],
-    ['arguments as an object', { ...base, messages: [user('a'), { role: 'assistant', tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: {} } }] }] }, { code: 'invalid_type', param: 'messages[1].tool_calls[0].function.arguments' }],
+    [
+      'tool message without tool_call_id',
+      { ...base, messages: [user('a'), { role: 'tool', content: 'x' }] },
+      { code: 'missing_required_parameter', param: 'messages[1].tool_call_id' },
+    ],
+    [
+      'tool message answering nothing',
+      { ...base, messages: [user('a'), { role: 'tool', tool_call_id: 'call_9', content: 'x' }] },
+      { code: 'invalid_value', param: 'messages[1].role' },
+    ],
+    [
+      'tool message with an image',
+      { ...base, messages: [user('a'), { role: 'tool', tool_call_id: 'c', content: [{ type: 'image_url', image_url: { url: 'https://x/y.png' } }] }] },
+      { code: 'invalid_value', param: 'messages[1].content[0].type' },
+    ],
+    [
+      'assistant tool call without id',
+      { ...base, messages: [user('a'), { role: 'assistant', tool_calls: [{ type: 'function', function: { name: 'f', arguments: '{}' } }] }] },
+      { code: 'missing_required_parameter', param: 'messages[1].tool_calls[0].id' },
+    ],
+    [
+      'arguments as an object',
+      { ...base, messages: [user('a'), { role: 'assistant', tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: {} } }] }] },
+      { code: 'invalid_type', param: 'messages[1].tool_calls[0].function.arguments' },
+    ],
     ['functions and tools together', { ...base, tools: [weather], functions: [weather.function] }, { code: 'invalid_value', param: 'functions' }],
     ['function_call without functions', { ...base, function_call: 'auto' }, { code: 'invalid_value', param: 'function_call' }],
-    ['function message without a call', { ...base, messages: [user('a'), { role: 'function', name: 'f', content: 'x' }] }, { code: 'invalid_value', param: 'messages[1].role' }],
+    [
+      'function message without a call',
+      { ...base, messages: [user('a'), { role: 'function', name: 'f', content: 'x' }] },
+      { code: 'invalid_value', param: 'messages[1].role' },
+    ],
     ['logit_bias over 100', { ...base, logit_bias: { '1': 101 } }, { code: 'invalid_value', param: 'logit_bias.1' }],
     ['logit_bias key not a token id', { ...base, logit_bias: { hello: 1 } }, { code: 'invalid_value', param: 'logit_bias.hello' }],
     ['audio output', { ...base, modalities: ['text', 'audio'] }, { code: 'unsupported_parameter', param: 'modalities' }],
@@ -142,7 +182,13 @@ describe('request schema: tools, tool messages, legacy functions', () => {
   });
 });
 
-const usage = { prompt_tokens: 5, completion_tokens: 4, total_tokens: 9, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } };
+const usage = {
+  prompt_tokens: 5,
+  completion_tokens: 4,
+  total_tokens: 9,
+  prompt_tokens_details: { cached_tokens: 0 },
+  completion_tokens_details: { reasoning_tokens: 0 },
+};
 const callEvents: EngineEvent[] = [
   { type: 'tool_call', index: 0, id: 'call_a', name: 'get_weather' },
   { type: 'tool_arguments', index: 0, arguments: '{"city"' },
@@ -239,7 +285,14 @@ describe('smallest instance of a JSON schema (the test engine rules)', () => {
     ['type array: the first non-null type', { type: ['null', 'integer'] }, 0],
     [
       '$ref into $defs, zod-style',
-      { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: { p: { $ref: '#/$defs/P' } }, required: ['p'], additionalProperties: false, $defs: { P: { type: 'object', properties: { n: { type: 'string', minLength: 2 } }, required: ['n'] } } },
+      {
+        $schema: 'http://json-schema.org/draft-07/schema#',
+        type: 'object',
+        properties: { p: { $ref: '#/$defs/P' } },
+        required: ['p'],
+        additionalProperties: false,
+        $defs: { P: { type: 'object', properties: { n: { type: 'string', minLength: 2 } }, required: ['n'] } },
+      },
       { p: { n: 'aa' } },
     ],
     ['$ref into definitions', { properties: { x: { $ref: '#/definitions/X' } }, required: ['x'], definitions: { X: { enum: [3, 4] } } }, { x: 3 }],
@@ -289,7 +342,9 @@ describe('deterministic engine: tools, formats, logprobs', () => {
     const both = [user('get_weather and get_time')];
     expect(calls(await run({ messages: both, tools: [weather, time], parallel_tool_calls: false }))).toEqual([['get_weather', '{"city":"a"}']]);
     expect(calls(await run({ messages: [user('hello')], tools: [time, weather], tool_choice: 'required' }))).toEqual([['get_time', '{}']]);
-    expect(calls(await run({ messages: [user('hello')], tools: [time, weather], tool_choice: { type: 'function', function: { name: 'get_weather' } } }))).toEqual([['get_weather', '{"city":"a"}']]);
+    expect(
+      calls(await run({ messages: [user('hello')], tools: [time, weather], tool_choice: { type: 'function', function: { name: 'get_weather' } } })),
+    ).toEqual([['get_weather', '{"city":"a"}']]);
     const none = await run({ messages: both, tools: [weather, time], tool_choice: 'none' });
     expect(none.completion.choices[0]!.message).toMatchObject({ content: 'Echo: get_weather and get_time' });
   });
@@ -298,7 +353,14 @@ describe('deterministic engine: tools, formats, logprobs', () => {
     const messages = [
       user('get_time'),
       { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_time', arguments: '{}' } }] },
-      { role: 'tool', tool_call_id: 'call_1', content: [{ type: 'text', text: 'noon' }, { type: 'text', text: 'UTC' }] },
+      {
+        role: 'tool',
+        tool_call_id: 'call_1',
+        content: [
+          { type: 'text', text: 'noon' },
+          { type: 'text', text: 'UTC' },
+        ],
+      },
     ];
     const auto = await run({ messages, tools: [time] });
     expect(auto.completion.choices[0]).toMatchObject({ message: { content: 'Tool said: noon\nUTC' }, finish_reason: 'stop' });
@@ -307,7 +369,10 @@ describe('deterministic engine: tools, formats, logprobs', () => {
 
   it('legacy functions get the legacy answer', async () => {
     const result = await run({ messages: [user('get_weather')], functions: [weather.function] });
-    expect(result.completion.choices[0]).toMatchObject({ finish_reason: 'function_call', message: { content: null, function_call: { name: 'get_weather', arguments: '{"city":"a"}' } } });
+    expect(result.completion.choices[0]).toMatchObject({
+      finish_reason: 'function_call',
+      message: { content: null, function_call: { name: 'get_weather', arguments: '{"city":"a"}' } },
+    });
   });
 
   it('json_schema answers the smallest instance, json_object {}', async () => {
@@ -321,8 +386,24 @@ describe('deterministic engine: tools, formats, logprobs', () => {
   it('logprobs: -0.5 per content token, alternatives alt1…altN at -1, -2, …; none asked: []', async () => {
     const two = await run({ messages: [user('count 2')], logprobs: true, top_logprobs: 2 });
     expect(two.completion.choices[0]!.logprobs!.content).toEqual([
-      { token: '1', logprob: -0.5, bytes: [49], top_logprobs: [{ token: 'alt1', logprob: -1, bytes: [97, 108, 116, 49] }, { token: 'alt2', logprob: -2, bytes: [97, 108, 116, 50] }] },
-      { token: ' 2', logprob: -0.5, bytes: [32, 50], top_logprobs: [{ token: 'alt1', logprob: -1, bytes: [97, 108, 116, 49] }, { token: 'alt2', logprob: -2, bytes: [97, 108, 116, 50] }] },
+      {
+        token: '1',
+        logprob: -0.5,
+        bytes: [49],
+        top_logprobs: [
+          { token: 'alt1', logprob: -1, bytes: [97, 108, 116, 49] },
+          { token: 'alt2', logprob: -2, bytes: [97, 108, 116, 50] },
+        ],
+      },
+      {
+        token: ' 2',
+        logprob: -0.5,
+        bytes: [32, 50],
+        top_logprobs: [
+          { token: 'alt1', logprob: -1, bytes: [97, 108, 116, 49] },
+          { token: 'alt2', logprob: -2, bytes: [97, 108, 116, 50] },
+        ],
+      },
     ]);
     const bare = await run({ messages: [user('count 1')], logprobs: true });
     expect(bare.completion.choices[0]!.logprobs!.content).toEqual([{ token: '1', logprob: -0.5, bytes: [49], top_logprobs: [] }]);
@@ -338,7 +419,10 @@ describe('deterministic engine: tools, formats, logprobs', () => {
   });
 
   it('svc-vision: tools are refused unless tool_choice is none', async () => {
-    await expect(run({ model: 'svc-vision', messages: [user('get_time')], tools: [time] })).rejects.toMatchObject({ code: 'unsupported_parameter', param: 'tools' });
+    await expect(run({ model: 'svc-vision', messages: [user('get_time')], tools: [time] })).rejects.toMatchObject({
+      code: 'unsupported_parameter',
+      param: 'tools',
+    });
     const none = await run({ model: 'svc-vision', messages: [user('get_time')], tools: [time], tool_choice: 'none' });
     expect(none.completion.choices[0]!.message.content).toBe('Echo: get_time');
   });

@@ -16,7 +16,8 @@ const base: ModelStatus = { id: 'svc-model-5.2', state: 'unavailable', context_l
 
 describe('unavailableWhy', () => {
   test('a model that is not unavailable has no reason', () => {
-    for (const state of ['not_downloaded', 'downloading', 'cached', 'loading', 'ready'] as const) expect(unavailableWhy({ ...base, state }, 'fallback')).toBeNull();
+    for (const state of ['not_downloaded', 'downloading', 'cached', 'loading', 'ready'] as const)
+      expect(unavailableWhy({ ...base, state }, 'fallback')).toBeNull();
   });
   test("the engine's error first, then the hybrid note, then the provider's, then why no status came", () => {
     expect(unavailableWhy({ ...base, error: 'too large' }, 'fallback')).toBe('too large');
@@ -41,21 +42,35 @@ describe("the engines' unavailable states each carry their reason", () => {
     await engine.ready();
     const unavailable = engine.status().filter((s) => s.state === 'unavailable');
     // Every variant of the catalog: none fits 1,000 bytes, and svc-embed is web-llm's only.
-    expect(unavailable.map((s) => s.id).sort()).toEqual(activeCatalog().variants.map((v) => v.id).sort());
-    for (const s of unavailable) expect(unavailableWhy(s, 'fallback'), s.id).toMatch(s.id === 'svc-embed' ? /web-llm \(WebGPU\) only/ : /do not fit the memory this device can give a model/);
+    expect(unavailable.map((s) => s.id).sort()).toEqual(
+      activeCatalog()
+        .variants.map((v) => v.id)
+        .sort(),
+    );
+    for (const s of unavailable)
+      expect(unavailableWhy(s, 'fallback'), s.id).toMatch(
+        s.id === 'svc-embed' ? /web-llm \(WebGPU\) only/ : /do not fit the memory this device can give a model/,
+      );
   });
 
   test('an engine that cannot start leaves its models unavailable saying why, requests 503 with it, and the adapter says it', async () => {
     const noGpu = { report: { available: false, reason: 'no adapter', features: [], shaderF16: false } };
-    const chosen = new DeviceEngine({ ...DEFAULT_CONFIG }, {
-      probe: async () => noGpu,
-      create: async () => {
-        throw new Error('No supported storage backend found');
+    const chosen = new DeviceEngine(
+      { ...DEFAULT_CONFIG },
+      {
+        probe: async () => noGpu,
+        create: async () => {
+          throw new Error('No supported storage backend found');
+        },
       },
-    });
+    );
     await chosen.ready();
     const statuses = chosen.status();
-    expect(statuses.map((s) => s.id).sort()).toEqual(activeCatalog().variants.map((v) => v.id).sort());
+    expect(statuses.map((s) => s.id).sort()).toEqual(
+      activeCatalog()
+        .variants.map((v) => v.id)
+        .sort(),
+    );
     for (const s of statuses) {
       expect(s.state).toBe('unavailable');
       expect(unavailableWhy(s, 'fallback')).toBe('llama.cpp could not start in this browser: No supported storage backend found');
@@ -66,7 +81,11 @@ describe("the engines' unavailable states each carry their reason", () => {
       (err: unknown) => err,
     );
     expect(refused).toBeInstanceOf(ApiError);
-    expect((refused as ApiError).toData()).toMatchObject({ code: 'engine_unavailable', status: 503, message: "'svc-model-5.2-fast' cannot run here: llama.cpp could not start in this browser: No supported storage backend found" });
+    expect((refused as ApiError).toData()).toMatchObject({
+      code: 'engine_unavailable',
+      status: 503,
+      message: "'svc-model-5.2-fast' cannot run here: llama.cpp could not start in this browser: No supported storage backend found",
+    });
     expect(await chosen.adapter()).toMatchObject({ available: false, reason: 'llama.cpp could not start in this browser: No supported storage backend found' });
   });
 });

@@ -55,13 +55,19 @@ const failure = async (p: Promise<unknown>): Promise<ApiError> => {
   expect(err).toBeInstanceOf(ApiError);
   return err as ApiError;
 };
-const chunk = (delta: Record<string, unknown>, finish: string | null = null) => `data: ${JSON.stringify({ choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
+  `data: ${JSON.stringify({ choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
 
 describe('the SSE parser', () => {
   it('finds lines wherever the network splits them: CR at the end of one piece and LF at the start of the next, a character split in two', async () => {
     const e = enc.encode('data: "é"\n\n');
     const at = 8; // inside é's two bytes
-    expect(await payloads(body([...text('data: a\r'), new Uint8Array(0), ...text('\ndata: b\r\n\r'), ...text('\n'), e.slice(0, at), e.slice(at), ...text('data: [DONE]\n\n')]).stream)).toEqual(['a\nb', '"é"', SSE_DONE]);
+    expect(
+      await payloads(
+        body([...text('data: a\r'), new Uint8Array(0), ...text('\ndata: b\r\n\r'), ...text('\n'), e.slice(0, at), e.slice(at), ...text('data: [DONE]\n\n')])
+          .stream,
+      ),
+    ).toEqual(['a\nb', '"é"', SSE_DONE]);
   });
 
   it('64 MiB without a newline: refused once it passes maxEventBytes, the body read no further and cancelled', async () => {
@@ -129,14 +135,22 @@ describe('the answer', () => {
     expect(many.message).toContain("more than 128 tool calls in one answer (its 'maxToolCalls' bound)");
     const under = await read([chunk({ tool_calls: calls.slice(0, 128) }, 'tool_calls'), 'data: [DONE]\n\n']);
     expect(under.filter((e) => e.type === 'tool_call')).toHaveLength(128);
-    const big = [chunk({ tool_calls: [{ index: 0, id: 'c', function: { name: 'f', arguments: '' } }] }), ...Array.from({ length: 5 }, () => chunk({ tool_calls: [{ index: 0, function: { arguments: 'x'.repeat(300) } }] }))];
+    const big = [
+      chunk({ tool_calls: [{ index: 0, id: 'c', function: { name: 'f', arguments: '' } }] }),
+      ...Array.from({ length: 5 }, () => chunk({ tool_calls: [{ index: 0, function: { arguments: 'x'.repeat(300) } }] })),
+    ];
     const err = await failure(read([...big, chunk({}, 'tool_calls'), 'data: [DONE]\n\n'], { maxToolArgumentBytes: 1000 }));
     expect(err.message).toContain("arguments pass 1000 bytes (its 'maxToolArgumentBytes' bound)");
   });
 
   it('usage numbers that are not whole numbers from 0 to 2^31−1 are disregarded: counted here, never Infinity', async () => {
     for (const bad of [1e308, -5, 2.5, '7', 2 ** 53]) {
-      const events = await read([chunk({ content: 'a' }), chunk({ content: 'b' }, 'stop'), `data: ${JSON.stringify({ choices: [], usage: { prompt_tokens: bad, completion_tokens: bad, total_tokens: bad } })}\n\n`, 'data: [DONE]\n\n']);
+      const events = await read([
+        chunk({ content: 'a' }),
+        chunk({ content: 'b' }, 'stop'),
+        `data: ${JSON.stringify({ choices: [], usage: { prompt_tokens: bad, completion_tokens: bad, total_tokens: bad } })}\n\n`,
+        'data: [DONE]\n\n',
+      ]);
       const finish = events.at(-1) as Extract<EngineEvent, { type: 'finish' }>;
       // The prompt's estimate (3) and one token per piece (2), as for a server that reports no usage.
       expect(finish.usage, String(bad)).toMatchObject({ prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 });
@@ -148,12 +162,22 @@ describe("the key in an upstream's error text", () => {
   const KEY = 'sk-proj-Abc123def456ghi789jkl';
   const res = (status: number, text: string) => new Response(text, { status });
   it("is redacted: the connection's own key whatever its shape, key-shaped strings and Bearer values", async () => {
-    const echo = await httpError(res(401, JSON.stringify({ error: { message: `Invalid key ${KEY}. Header was Bearer ${KEY}` } })), WHO, { ...DEFAULT_BOUNDS, key: KEY });
+    const echo = await httpError(res(401, JSON.stringify({ error: { message: `Invalid key ${KEY}. Header was Bearer ${KEY}` } })), WHO, {
+      ...DEFAULT_BOUNDS,
+      key: KEY,
+    });
     expect(echo.message).not.toContain('Abc123');
     expect(echo.message).toContain('Invalid key [redacted]');
     const odd = await httpError(res(400, 'no such key: plain-secret-value-9'), WHO, { ...DEFAULT_BOUNDS, key: 'plain-secret-value-9' });
     expect(odd.message).toBe(`The upstream ${WHO} refused the request (HTTP 400): no such key: [redacted]`);
-    for (const shaped of ['gsk_abcdefgh12345678', 'AIzaSyA1234567890abcdefghijk', 'xai-abcdefgh1234', 'hf_abcdefghijkl', 'ghp_abcdefghijklmnop1234', 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.sig_nature']) {
+    for (const shaped of [
+      'gsk_abcdefgh12345678',
+      'AIzaSyA1234567890abcdefghijk',
+      'xai-abcdefgh1234',
+      'hf_abcdefghijkl',
+      'ghp_abcdefghijklmnop1234',
+      'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.sig_nature',
+    ]) {
       const err = await httpError(res(500, `gateway said: ${shaped} is wrong`), WHO, DEFAULT_BOUNDS);
       expect(err.message, shaped).toBe(`The upstream ${WHO} failed (HTTP 500): gateway said: [redacted] is wrong`);
     }
@@ -169,14 +193,25 @@ describe("the key in an upstream's error text", () => {
   });
   it('an error event mid-stream is redacted as well', () => {
     const reader = new ChunkReader(WHO, 1, { ...DEFAULT_BOUNDS, expectDone: true, key: KEY });
-    expect(() => reader.chunk(JSON.stringify({ error: { message: `key ${KEY} expired` } }))).toThrow(expect.objectContaining({ message: `The upstream ${WHO} failed mid-answer: key [redacted] expired` }));
+    expect(() => reader.chunk(JSON.stringify({ error: { message: `key ${KEY} expired` } }))).toThrow(
+      expect.objectContaining({ message: `The upstream ${WHO} failed mid-answer: key [redacted] expired` }),
+    );
   });
 });
 
 /** An upstream engine over a fake fetch; `answer` is the server's body. */
 function engineWith(answer: () => ReadableStream<Uint8Array>, bounds: Partial<UpstreamSpec> = {}, type = 'text/event-stream') {
   const sent: string[] = [];
-  const spec: UpstreamSpec = { name: 'gpu', url: 'https://llm.example.com/v1', dialect: 'openai', credentials: 'omit', concurrency: 2, timeoutMs: 5000, ...DEFAULT_BOUNDS, ...bounds };
+  const spec: UpstreamSpec = {
+    name: 'gpu',
+    url: 'https://llm.example.com/v1',
+    dialect: 'openai',
+    credentials: 'omit',
+    concurrency: 2,
+    timeoutMs: 5000,
+    ...DEFAULT_BOUNDS,
+    ...bounds,
+  };
   const engine = new UpstreamEngine(
     { 'svc-vision': { spec, model: 'v' }, 'svc-model-5.2-fast': { spec, model: 'm' }, 'svc-embed': { spec, model: 'e' } },
     {
@@ -206,7 +241,10 @@ describe('the upstream engine', () => {
         }),
       { idleMs: 150 },
     );
-    const generation = await engine.generate(withPlan(validateChatRequest({ model: 'svc-model-5.2-fast', messages: [{ role: 'user', content: 'x' }] })), new AbortController().signal);
+    const generation = await engine.generate(
+      withPlan(validateChatRequest({ model: 'svc-model-5.2-fast', messages: [{ role: 'user', content: 'x' }] })),
+      new AbortController().signal,
+    );
     const got: EngineEvent[] = [];
     const err = await failure(
       (async () => {
@@ -222,7 +260,11 @@ describe('the upstream engine', () => {
   it('a JSON chat body and an embeddings body are read up to maxAnswerBytes, not whole', async () => {
     const big = () => body(repeat(enc.encode(`{"data":[${'0.5,'.repeat(16_000)}`), 64));
     for (const run of [
-      (engine: UpstreamEngine) => engine.generate(withPlan(validateChatRequest({ model: 'svc-model-5.2-fast', messages: [{ role: 'user', content: 'x' }] })), new AbortController().signal),
+      (engine: UpstreamEngine) =>
+        engine.generate(
+          withPlan(validateChatRequest({ model: 'svc-model-5.2-fast', messages: [{ role: 'user', content: 'x' }] })),
+          new AbortController().signal,
+        ),
       (engine: UpstreamEngine) => engine.embed({ model: 'svc-embed', input: ['a'] } as Parameters<UpstreamEngine['embed']>[0], new AbortController().signal),
     ]) {
       const answer = big();
@@ -239,7 +281,20 @@ describe('the upstream engine', () => {
   it('a link-local or internal image URL is a 400 naming the part, and nothing is sent', async () => {
     const { engine, sent } = engineWith(() => new ReadableStream());
     for (const url of ['http://169.254.169.254/latest/meta-data/', 'http://10.0.0.5/x.png', 'http://localhost:8080/admin']) {
-      const request = withPlan(validateChatRequest({ model: 'svc-vision', messages: [{ role: 'user', content: [{ type: 'text', text: 'what' }, { type: 'image_url', image_url: { url } }] }] }));
+      const request = withPlan(
+        validateChatRequest({
+          model: 'svc-vision',
+          messages: [
+            {
+              role: 'user',
+              content: [
+                { type: 'text', text: 'what' },
+                { type: 'image_url', image_url: { url } },
+              ],
+            },
+          ],
+        }),
+      );
       expect(() => engine.supports(request), url).toThrow(expect.objectContaining({ code: 'invalid_value', param: 'messages[0].content[1].image_url.url' }));
       const err = await failure(engine.generate(request, new AbortController().signal));
       expect(err).toMatchObject({ code: 'invalid_value', status: 400, param: 'messages[0].content[1].image_url.url' });
@@ -271,7 +326,8 @@ describe('the literal-key check', () => {
   ];
   it('knows the common key shapes of hosted APIs, and not ordinary words', () => {
     for (const shape of SHAPES) expect(looksLikeKey(`x ${shape} y`), shape).toBe(true);
-    for (const plain of ['Qwen/Qwen3-8B-FP8', 'https://llm.example.com/v1', 'task-manager', 'desk-lamp-model', 'ask-me']) expect(looksLikeKey(plain), plain).toBe(false);
+    for (const plain of ['Qwen/Qwen3-8B-FP8', 'https://llm.example.com/v1', 'task-manager', 'desk-lamp-model', 'ask-me'])
+      expect(looksLikeKey(plain), plain).toBe(false);
   });
   it("refuses a key in an upstream URL's query values and path, naming the field", () => {
     for (const shape of SHAPES) {
@@ -284,8 +340,15 @@ describe('the literal-key check', () => {
   it('refuses a key in modelBaseUrl, modelLibBaseUrl and ggufBaseUrl, naming the setting', () => {
     for (const field of ['modelBaseUrl', 'modelLibBaseUrl', 'ggufBaseUrl'] as const) {
       for (const shape of SHAPES) {
-        for (const url of [`https://cdn.example.com/models?token=${shape}`, `https://cdn.example.com/models?sig=x`, `https://cdn.example.com/${shape}/models`, `https://user:pw@cdn.example.com/m`]) {
-          expect(() => checkSourceUrls({ [field]: url }, ORIGIN, '/inpage.config.json'), `${field} ${url}`).toThrow(new RegExp(`^/inpage\\.config\\.json: ${field}: a literal credential`));
+        for (const url of [
+          `https://cdn.example.com/models?token=${shape}`,
+          `https://cdn.example.com/models?sig=x`,
+          `https://cdn.example.com/${shape}/models`,
+          `https://user:pw@cdn.example.com/m`,
+        ]) {
+          expect(() => checkSourceUrls({ [field]: url }, ORIGIN, '/inpage.config.json'), `${field} ${url}`).toThrow(
+            new RegExp(`^/inpage\\.config\\.json: ${field}: a literal credential`),
+          );
         }
       }
       expect(() => checkSourceUrls({ [field]: 'https://cdn.example.com/models' }, ORIGIN)).not.toThrow();
@@ -295,6 +358,8 @@ describe('the literal-key check', () => {
   it('the bounds are fields of an upstream with defaults and ranges', () => {
     const p = buildUpstreamPlan({ gpu: { url: 'https://a.example/v1', idleMs: 500, maxToolCalls: 4 } }, buildCatalog({}), ORIGIN);
     expect(p.upstreams.gpu).toMatchObject({ ...DEFAULT_BOUNDS, idleMs: 500, maxToolCalls: 4 });
-    expect(() => buildUpstreamPlan({ gpu: { url: 'https://a.example/v1', maxEventBytes: 10 } }, buildCatalog({}), ORIGIN)).toThrow(/upstreams\["gpu"\]\.maxEventBytes: must be a whole number from 1024 to 67108864/);
+    expect(() => buildUpstreamPlan({ gpu: { url: 'https://a.example/v1', maxEventBytes: 10 } }, buildCatalog({}), ORIGIN)).toThrow(
+      /upstreams\["gpu"\]\.maxEventBytes: must be a whole number from 1024 to 67108864/,
+    );
   });
 });

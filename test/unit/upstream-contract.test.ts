@@ -39,7 +39,8 @@ const upstreamSkips = {
     "an upstream server decides what it accepts (vLLM and llama-server continue a last assistant message); inpage refuses before sending only n > 1, reasoning_effort on a variant that never thinks and a dialect's dropped fields (upstream-wire.test.ts)",
   'refuses prompt plus max_tokens over the context with 400 context_length_exceeded, in the one shared wording':
     "the context is the upstream's: its 400 context_length_exceeded comes back with its code and words, prefixed with where it came from (upstream-wire.test.ts)",
-  'status lists the five ids with a context; load makes a group ready, unload leaves it cached': 'an upstream has no weights here to load or unload; its status lists the ids routed to it',
+  'status lists the five ids with a context; load makes a group ready, unload leaves it cached':
+    'an upstream has no weights here to load or unload; its status lists the ids routed to it',
 };
 
 for (const dialect of ['vllm', 'ollama'] as const) {
@@ -60,8 +61,10 @@ engineContract(
     rules: true,
     // Status, load and unload are the local engine's (the hybrid passes them on), so that case runs.
     skip: {
-      'refuses what it cannot honour with 400 unsupported_parameter naming the field, before it generates': upstreamSkips['refuses what it cannot honour with 400 unsupported_parameter naming the field, before it generates'],
-      'refuses prompt plus max_tokens over the context with 400 context_length_exceeded, in the one shared wording': upstreamSkips['refuses prompt plus max_tokens over the context with 400 context_length_exceeded, in the one shared wording'],
+      'refuses what it cannot honour with 400 unsupported_parameter naming the field, before it generates':
+        upstreamSkips['refuses what it cannot honour with 400 unsupported_parameter naming the field, before it generates'],
+      'refuses prompt plus max_tokens over the context with 400 context_length_exceeded, in the one shared wording':
+        upstreamSkips['refuses prompt plus max_tokens over the context with 400 context_length_exceeded, in the one shared wording'],
       'through the scheduler: one at a time in order; aborted in the queue it never starts, in flight it stops':
         'upstream requests run at once in their lane, beside the local queue (hybrid.test.ts checks the lane and its limit)',
     },

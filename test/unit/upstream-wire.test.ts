@@ -53,7 +53,14 @@ describe('replayed streams', () => {
         chunk({ content: 'Hi' }),
         chunk({ content: ' there' }),
         chunk({}, 'stop'),
-        { id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [], usage: { prompt_tokens: 10, total_tokens: 14, completion_tokens: 4, prompt_tokens_details: null } },
+        {
+          id: 'chatcmpl-1',
+          object: 'chat.completion.chunk',
+          created: 1,
+          model: 'm',
+          choices: [],
+          usage: { prompt_tokens: 10, total_tokens: 14, completion_tokens: 4, prompt_tokens_details: null },
+        },
         '[DONE]',
       ),
     );
@@ -62,17 +69,25 @@ describe('replayed streams', () => {
     expect(finishOf(events)).toEqual({
       type: 'finish',
       finish_reason: 'stop',
-      usage: { prompt_tokens: 10, completion_tokens: 4, total_tokens: 14, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 2 } },
+      usage: {
+        prompt_tokens: 10,
+        completion_tokens: 4,
+        total_tokens: 14,
+        prompt_tokens_details: { cached_tokens: 0 },
+        completion_tokens_details: { reasoning_tokens: 2 },
+      },
     });
   });
 
-  it('vLLM (older) and llama-server: `reasoning_content`; llama-server\'s timings on the finish', async () => {
+  it("vLLM (older) and llama-server: `reasoning_content`; llama-server's timings on the finish", async () => {
     const events = await replay(
       sse(
         chunk({ role: 'assistant', content: null }),
         chunk({ reasoning_content: 'Hmm.' }),
         chunk({ content: 'Yes' }),
-        chunk({}, 'length', { timings: { prompt_n: 5, prompt_ms: 12.5, predicted_n: 2, predicted_ms: 20, predicted_per_second: 100, bogus: 1, prompt_per_token_ms: 'x' } }),
+        chunk({}, 'length', {
+          timings: { prompt_n: 5, prompt_ms: 12.5, predicted_n: 2, predicted_ms: 20, predicted_per_second: 100, bogus: 1, prompt_per_token_ms: 'x' },
+        }),
         { choices: [], usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 } },
         '[DONE]',
       ),
@@ -132,7 +147,7 @@ describe('replayed streams', () => {
     expect(events.flatMap((e) => (e.type === 'tool_arguments' ? [e.arguments] : [])).join('')).toBe('{"city": "Oslo"}');
   });
 
-  it('logprobs in OpenAI\'s shape pass on with their piece', async () => {
+  it("logprobs in OpenAI's shape pass on with their piece", async () => {
     const lp = { content: [{ token: 'Hi', logprob: -0.25, bytes: [72, 105], top_logprobs: [{ token: 'Hi', logprob: -0.25, bytes: [72, 105] }] }] };
     const events = await replay(sse({ choices: [{ index: 0, delta: { content: 'Hi' }, logprobs: lp, finish_reason: 'stop' }] }, '[DONE]'));
     expect(events[0]).toEqual({ type: 'delta', content: 'Hi', logprobs: lp.content });
@@ -161,7 +176,9 @@ describe('replayed streams', () => {
   });
 
   it('SSE as servers write it: CRLF line ends, comments, several data lines, no blank line before the end', async () => {
-    const events = await replay(`: keep-alive\r\n\r\ndata: {"choices":[{"index":0,"delta":\r\ndata: {"content":"A"}}]}\r\n\r\ndata: {"choices":[{"index":0,"delta":{"content":"B"},"finish_reason":"stop"}]}\r\n\r\ndata: [DONE]`);
+    const events = await replay(
+      `: keep-alive\r\n\r\ndata: {"choices":[{"index":0,"delta":\r\ndata: {"content":"A"}}]}\r\n\r\ndata: {"choices":[{"index":0,"delta":{"content":"B"},"finish_reason":"stop"}]}\r\n\r\ndata: [DONE]`,
+    );
     expect(text(events, 'content')).toBe('AB');
   });
 });
@@ -182,19 +199,34 @@ describe('upstream HTTP errors', () => {
     }
   });
   it("a 4xx about the request keeps its status and words, prefixed with where it came from; inpage's own codes pass", async () => {
-    const vllm = await httpError(res(400, JSON.stringify({ object: 'error', message: "This model's maximum context length is 4096 tokens.", type: 'BadRequestError', param: null, code: 400 })), WHO, DEFAULT_BOUNDS);
+    const vllm = await httpError(
+      res(
+        400,
+        JSON.stringify({ object: 'error', message: "This model's maximum context length is 4096 tokens.", type: 'BadRequestError', param: null, code: 400 }),
+      ),
+      WHO,
+      DEFAULT_BOUNDS,
+    );
     expect(vllm).toMatchObject({ status: 400, code: 'upstream_rejected' });
     expect(vllm.message).toBe(`The upstream ${WHO} refused the request (HTTP 400): This model's maximum context length is 4096 tokens.`);
-    const known = await httpError(res(400, JSON.stringify({ error: { message: 'too long', type: 'invalid_request_error', param: 'messages', code: 'context_length_exceeded' } })), WHO, DEFAULT_BOUNDS);
+    const known = await httpError(
+      res(400, JSON.stringify({ error: { message: 'too long', type: 'invalid_request_error', param: 'messages', code: 'context_length_exceeded' } })),
+      WHO,
+      DEFAULT_BOUNDS,
+    );
     expect(known).toMatchObject({ status: 400, code: 'context_length_exceeded', param: 'messages' });
-    const missing = await httpError(res(404, JSON.stringify({ error: { message: "model 'qwen3:99b' not found", type: 'not_found_error' } })), WHO, DEFAULT_BOUNDS);
+    const missing = await httpError(
+      res(404, JSON.stringify({ error: { message: "model 'qwen3:99b' not found", type: 'not_found_error' } })),
+      WHO,
+      DEFAULT_BOUNDS,
+    );
     expect(missing).toMatchObject({ status: 404, code: 'upstream_rejected' });
     expect(missing.message).toContain("model 'qwen3:99b' not found");
     const fastapi = await httpError(res(422, JSON.stringify({ detail: [{ loc: ['body', 'messages'], msg: 'field required' }] })), WHO, DEFAULT_BOUNDS);
     expect(fastapi.status).toBe(422);
     expect(fastapi.message).toContain('field required');
   });
-  it('429 is queue_full with the upstream\'s retry-after; 5xx is 502 upstream_error', async () => {
+  it("429 is queue_full with the upstream's retry-after; 5xx is 502 upstream_error", async () => {
     const busy = await httpError(res(429, '{"error":{"message":"slow down"}}', { 'retry-after': '7' }), WHO, DEFAULT_BOUNDS);
     expect(busy).toMatchObject({ status: 429, code: 'queue_full', retryAfter: 7 });
     const down = await httpError(res(500, 'CUDA out of memory'), WHO, DEFAULT_BOUNDS);
@@ -227,8 +259,19 @@ describe('what each dialect sends', () => {
     expect(chatBody(none, 'openai', 'gpt')).toMatchObject({ reasoning_effort: 'none' });
   });
   it('always streams with usage asked for; max_completion_tokens goes as max_tokens; Ollama takes "minimal" as "low"', () => {
-    const body = chatBody(ask({ model: 'svc-model-5.2', max_completion_tokens: 50, reasoning_effort: 'minimal', temperature: 0.2, stop: ['END'] }), 'ollama', 'qwen3:8b');
-    expect(body).toMatchObject({ stream: true, stream_options: { include_usage: true }, max_tokens: 50, reasoning_effort: 'low', temperature: 0.2, stop: ['END'] });
+    const body = chatBody(
+      ask({ model: 'svc-model-5.2', max_completion_tokens: 50, reasoning_effort: 'minimal', temperature: 0.2, stop: ['END'] }),
+      'ollama',
+      'qwen3:8b',
+    );
+    expect(body).toMatchObject({
+      stream: true,
+      stream_options: { include_usage: true },
+      max_tokens: 50,
+      reasoning_effort: 'low',
+      temperature: 0.2,
+      stop: ['END'],
+    });
     expect(body.max_completion_tokens).toBeUndefined();
   });
   it('Ollama drops logprobs, logit_bias and tool_choice without a word: refused with 400 naming the field', () => {
@@ -237,7 +280,11 @@ describe('what each dialect sends', () => {
       ['logit_bias', { '5': 1 }],
       ['tool_choice', 'required'],
     ] as const) {
-      const request = ask({ model: 'svc-model-5.2-fast', [field]: value, ...(field === 'tool_choice' ? { tools: [{ type: 'function', function: { name: 'f' } }] } : {}) });
+      const request = ask({
+        model: 'svc-model-5.2-fast',
+        [field]: value,
+        ...(field === 'tool_choice' ? { tools: [{ type: 'function', function: { name: 'f' } }] } : {}),
+      });
       expect(() => chatBody(request, 'ollama', 'q')).toThrow(expect.objectContaining({ code: 'unsupported_parameter', param: field }));
       expect(() => chatBody(request, 'vllm', 'q')).not.toThrow();
     }

@@ -19,7 +19,12 @@ function modelsDocRows(): string[][] {
   const rows: string[][] = [];
   for (const line of lines.slice(start + 2)) {
     if (!line.startsWith('|')) break;
-    rows.push(line.split('|').slice(1, -1).map((cell) => cell.trim().replace(/`/g, '')));
+    rows.push(
+      line
+        .split('|')
+        .slice(1, -1)
+        .map((cell) => cell.trim().replace(/`/g, '')),
+    );
   }
   return rows;
 }
@@ -27,7 +32,7 @@ function modelsDocRows(): string[][] {
 const mb = (n: number) => `${Math.round(n).toLocaleString('en-US')} MB`;
 
 describe('the variant table', () => {
-  it('has the five contract ids, fixed created times, and the contract\'s thinking and vision flags', () => {
+  it("has the five contract ids, fixed created times, and the contract's thinking and vision flags", () => {
     expect(CHAT_VARIANT_IDS).toEqual(['svc-model-5.2', 'svc-model-5.2-fast', 'svc-model-5.2-short', 'svc-model-5.2-short-fast', 'svc-vision']);
     expect(VARIANT_IDS).toEqual([...CHAT_VARIANT_IDS, 'svc-embed']);
     expect(CHAT_VARIANT_IDS.map((id) => [VARIANTS[id].thinks, VARIANTS[id].vision])).toEqual([
@@ -67,7 +72,7 @@ describe('the variant table', () => {
     }
   });
 
-  it('serves svc-embed with web-llm\'s snowflake-arctic-embed-s (an embedding model, one q0f32 build for every adapter)', () => {
+  it("serves svc-embed with web-llm's snowflake-arctic-embed-s (an embedding model, one q0f32 build for every adapter)", () => {
     const v = VARIANTS['svc-embed'];
     expect(v.embeddings).toEqual({ dimensions: 384, vocabulary: 30_522 });
     expect(v.thinks || v.vision).toBe(false);
@@ -80,12 +85,18 @@ describe('the variant table', () => {
     expect(record(f16)!.vram_required_MB!).toBeLessThan(record('snowflake-arctic-embed-m-q0f32-MLC-b4')!.vram_required_MB! / 2);
   });
 
-  it('is mirrored in docs/models.md, memory figures from web-llm\'s vram_required_MB', () => {
+  it("is mirrored in docs/models.md, memory figures from web-llm's vram_required_MB", () => {
     const rows = modelsDocRows();
     expect(rows.map((r) => r[0])).toEqual([...VARIANT_IDS]);
     for (const row of rows) {
       const v = VARIANTS[row[0] as (typeof VARIANT_IDS)[number]];
-      expect(row.slice(1, 6)).toEqual([v.thinks ? 'yes' : 'no', v.vision ? 'yes' : 'no', webllm(v).f16, webllm(v).f32, v.trainedContext.toLocaleString('en-US')]);
+      expect(row.slice(1, 6)).toEqual([
+        v.thinks ? 'yes' : 'no',
+        v.vision ? 'yes' : 'no',
+        webllm(v).f16,
+        webllm(v).f32,
+        v.trainedContext.toLocaleString('en-US'),
+      ]);
       expect(row[6]).toBe(`${mb(record(webllm(v).f16)!.vram_required_MB!)} / ${mb(record(webllm(v).f32)!.vram_required_MB!)}`);
     }
   });

@@ -20,17 +20,20 @@ describe('wasm kernels in Chromium', () => {
   });
 
   it('without relaxed SIMD the choice is SIMD128, without SIMD the generic wasm', () => {
-    const only = (accept: (bytes: Uint8Array) => boolean) => Object.assign(Object.create(WebAssembly) as typeof WebAssembly, { validate: (b: BufferSource) => accept(b as Uint8Array) });
+    const only = (accept: (bytes: Uint8Array) => boolean) =>
+      Object.assign(Object.create(WebAssembly) as typeof WebAssembly, { validate: (b: BufferSource) => accept(b as Uint8Array) });
     expect(wasmVariant(only((b) => b !== RELAXED_PROBE))).toBe('simd128');
     expect(wasmVariant(only(() => false))).toBe('generic');
     // A relaxed dot product that answers wrongly (one i16 pair sum off by one) is not used.
-    const wrong = Object.assign(Object.create(WebAssembly) as typeof WebAssembly, { Instance: class {
-      exports: { f: () => void; g: () => void; m: WebAssembly.Memory };
-      constructor(module: WebAssembly.Module) {
-        const real = new WebAssembly.Instance(module).exports as { f: () => void; g: () => void; m: WebAssembly.Memory };
-        this.exports = { m: real.m, f: real.f, g: () => (real.g(), (new Int16Array(real.m.buffer, 64, 8)[3]! += 1)) };
-      }
-    } });
+    const wrong = Object.assign(Object.create(WebAssembly) as typeof WebAssembly, {
+      Instance: class {
+        exports: { f: () => void; g: () => void; m: WebAssembly.Memory };
+        constructor(module: WebAssembly.Module) {
+          const real = new WebAssembly.Instance(module).exports as { f: () => void; g: () => void; m: WebAssembly.Memory };
+          this.exports = { m: real.m, f: real.f, g: () => (real.g(), (new Int16Array(real.m.buffer, 64, 8)[3]! += 1)) };
+        }
+      },
+    });
     expect(relaxedDotExact(wrong)).toBe(false);
     expect(wasmVariant(wrong)).toBe('simd128');
   });

@@ -19,41 +19,60 @@ const BUILDS = [
 
 describe('wasm kernels: files and splice', () => {
   it('each committed kernel file has the sha256 kernels.sha256 gives it', () => {
-    const listed = readFileSync(new URL('kernels.sha256', DIR), 'utf8').trim().split('\n').map((line) => line.split(/\s+/));
-    expect(listed.map(([, file]) => file).sort()).toEqual(['kernels-wasm32-relaxed.wasm', 'kernels-wasm32-simd128.wasm', 'kernels-wasm64-relaxed.wasm', 'kernels-wasm64-simd128.wasm']);
-    for (const [sum, file] of listed) expect(createHash('sha256').update(readFileSync(new URL(file!, DIR))).digest('hex'), file).toBe(sum);
+    const listed = readFileSync(new URL('kernels.sha256', DIR), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => line.split(/\s+/));
+    expect(listed.map(([, file]) => file).sort()).toEqual([
+      'kernels-wasm32-relaxed.wasm',
+      'kernels-wasm32-simd128.wasm',
+      'kernels-wasm64-relaxed.wasm',
+      'kernels-wasm64-simd128.wasm',
+    ]);
+    for (const [sum, file] of listed)
+      expect(
+        createHash('sha256')
+          .update(readFileSync(new URL(file!, DIR)))
+          .digest('hex'),
+        file,
+      ).toBe(sum);
   });
 
-  for (const { build, bytes: host, memory64 } of BUILDS) it(`wllama\u2019s ${build} build is ${memory64 ? 64 : 32}-bit and names every kernel; each variant replaces exactly those bodies`, () => {
-    const before = readModule(host);
-    expect(before.memory64).toBe(memory64);
-    for (const name of KERNELS) expect(before.byName.has(name), name).toBe(true);
-    for (const variant of VARIANTS) {
-      expect(kernelFile(before, variant)).toMatch(new RegExp(`kernels-wasm${memory64 ? 64 : 32}-${variant}\\.wasm$`));
-      const { bytes, report } = spliceKernels(host, variant);
-      expect(report.map((r) => r.name)).toEqual(KERNELS);
-      const after = readModule(bytes);
-      expect(after.bodies.length).toBe(before.bodies.length);
-      expect(after.names).toEqual(before.names);
-      const kernels = readModule(new Uint8Array(readFileSync(kernelFile(before, variant))));
-      const changed = after.bodies.flatMap((b, i) => (Buffer.compare(Buffer.from(b), Buffer.from(before.bodies[i]!)) === 0 ? [] : [before.names.get(i + before.importedFuncs)]));
-      expect(changed.sort()).toEqual([...KERNELS].sort());
-      for (const name of KERNELS) {
-        const i = after.byName.get(name)! - after.importedFuncs;
-        expect(Buffer.from(after.bodies[i]!)).toEqual(Buffer.from(kernels.bodies[kernels.byName.get(name)! - kernels.importedFuncs]!));
+  for (const { build, bytes: host, memory64 } of BUILDS)
+    it(`wllama\u2019s ${build} build is ${memory64 ? 64 : 32}-bit and names every kernel; each variant replaces exactly those bodies`, () => {
+      const before = readModule(host);
+      expect(before.memory64).toBe(memory64);
+      for (const name of KERNELS) expect(before.byName.has(name), name).toBe(true);
+      for (const variant of VARIANTS) {
+        expect(kernelFile(before, variant)).toMatch(new RegExp(`kernels-wasm${memory64 ? 64 : 32}-${variant}\\.wasm$`));
+        const { bytes, report } = spliceKernels(host, variant);
+        expect(report.map((r) => r.name)).toEqual(KERNELS);
+        const after = readModule(bytes);
+        expect(after.bodies.length).toBe(before.bodies.length);
+        expect(after.names).toEqual(before.names);
+        const kernels = readModule(new Uint8Array(readFileSync(kernelFile(before, variant))));
+        const changed = after.bodies.flatMap((b, i) =>
+          Buffer.compare(Buffer.from(b), Buffer.from(before.bodies[i]!)) === 0 ? [] : [before.names.get(i + before.importedFuncs)],
+        );
+        expect(changed.sort()).toEqual([...KERNELS].sort());
+        for (const name of KERNELS) {
+          const i = after.byName.get(name)! - after.importedFuncs;
+          expect(Buffer.from(after.bodies[i]!)).toEqual(Buffer.from(kernels.bodies[kernels.byName.get(name)! - kernels.importedFuncs]!));
+        }
+        // wllama's generic bodies hold no i32x4.dot_i16x8_s and no relaxed dot product; the kernels do.
+        const generic = portableBodySafe(before.bodies[before.byName.get('ggml_vec_dot_q4_K_q8_K')! - before.importedFuncs]!);
+        expect(generic).toEqual({ dots: 0, relaxedDots: 0 });
+        const q4k = report.find((r) => r.name === 'ggml_vec_dot_q4_K_q8_K')!;
+        if (variant === 'simd128') expect([q4k.dots > 0, q4k.relaxedDots]).toEqual([true, 0]);
+        else expect(q4k.relaxedDots).toBeGreaterThan(0);
       }
-      // wllama's generic bodies hold no i32x4.dot_i16x8_s and no relaxed dot product; the kernels do.
-      const generic = portableBodySafe(before.bodies[before.byName.get('ggml_vec_dot_q4_K_q8_K')! - before.importedFuncs]!);
-      expect(generic).toEqual({ dots: 0, relaxedDots: 0 });
-      const q4k = report.find((r) => r.name === 'ggml_vec_dot_q4_K_q8_K')!;
-      if (variant === 'simd128') expect([q4k.dots > 0, q4k.relaxedDots]).toEqual([true, 0]);
-      else expect(q4k.relaxedDots).toBeGreaterThan(0);
-    }
-  });
+    });
 
   it('fails loudly: a signature that differs, a name that is missing, a body that uses a global or a call', () => {
     const wasm32 = new Uint8Array(readFileSync(new URL('kernels-wasm32-simd128.wasm', DIR)));
-    expect(() => spliceKernels(host, 'simd128', wasm32)).toThrow(/ggml_vec_dot_q4_K_q8_K: wllama's signature is \(i32,i64,i64,i64,i64,i64,i64,i32\)->\(\), the kernel's \(i32,i32,i32,i32,i32,i32,i32,i32\)->\(\)/);
+    expect(() => spliceKernels(host, 'simd128', wasm32)).toThrow(
+      /ggml_vec_dot_q4_K_q8_K: wllama's signature is \(i32,i64,i64,i64,i64,i64,i64,i32\)->\(\), the kernel's \(i32,i32,i32,i32,i32,i32,i32,i32\)->\(\)/,
+    );
     const renamed = Buffer.from(host);
     const at = renamed.lastIndexOf('ggml_vec_dot_q6_K_q8_K'); // the name section comes last
     renamed.write('ggml_vec_dot_q6_X', at);

@@ -64,7 +64,13 @@ describe('field mapping: what reaches web-llm', () => {
       ask('svc-model-5.2-fast', {
         messages: [
           { role: 'system', content: 'Be brief.' },
-          { role: 'developer', content: [{ type: 'text', text: 'Answer in' }, { type: 'text', text: 'French.' }] },
+          {
+            role: 'developer',
+            content: [
+              { type: 'text', text: 'Answer in' },
+              { type: 'text', text: 'French.' },
+            ],
+          },
           { role: 'user', content: 'hi' },
           { role: 'assistant', content: 'salut' },
           { role: 'user', content: [{ type: 'text', text: 'and now?' }] },
@@ -105,7 +111,10 @@ describe('field mapping: what reaches web-llm', () => {
       frequency_penalty: -0.5,
       logprobs: true,
       top_logprobs: 2,
-      response_format: { type: 'grammar', grammar: jsonSchemaGrammar({ type: 'object', properties: { a: { type: 'number' } } }, 'response_format.json_schema.schema') },
+      response_format: {
+        type: 'grammar',
+        grammar: jsonSchemaGrammar({ type: 'object', properties: { a: { type: 'number' } } }, 'response_format.json_schema.schema'),
+      },
       extra_body: { enable_thinking: false },
     });
     // With thinking off, a stop that cannot match inside the empty thinking block goes to web-llm as well
@@ -193,10 +202,29 @@ describe('field mapping: what reaches web-llm', () => {
     const reader = t.deps.images;
     t.deps.images = { ...reader, fetch: (url, signal) => (fetched.push(url), reader.fetch(url, signal)) };
     const adapter = new WebLlmEngine({ ...DEFAULT_CONFIG }, t.deps);
-    const refused = ['https://images.example/cat.png', 'http://127.0.0.2:8080/probe', 'blob:https://other.example/1', 'https://evil.huggingface.co.example/a.png', 'ftp://app.example/a'];
+    const refused = [
+      'https://images.example/cat.png',
+      'http://127.0.0.2:8080/probe',
+      'blob:https://other.example/1',
+      'https://evil.huggingface.co.example/a.png',
+      'ftp://app.example/a',
+    ];
     for (const url of refused) {
       const err = await rejection(
-        adapter.generate(ask('svc-vision', { messages: [{ role: 'user', content: [{ type: 'text', text: 'see' }, { type: 'image_url', image_url: { url } }] }] }), new AbortController().signal),
+        adapter.generate(
+          ask('svc-vision', {
+            messages: [
+              {
+                role: 'user',
+                content: [
+                  { type: 'text', text: 'see' },
+                  { type: 'image_url', image_url: { url } },
+                ],
+              },
+            ],
+          }),
+          new AbortController().signal,
+        ),
       );
       expect(err, url).toMatchObject({ status: 400, code: 'invalid_value', param: 'messages[0].content[1].image_url.url' });
       expect(err.message).toContain('not on a host this service may reach');
@@ -213,8 +241,25 @@ describe('field mapping: what reaches web-llm', () => {
     const t = setup();
     const cases: [Partial<RequestBody>, string][] = [
       [{ n: 2 }, 'n'],
-      [{ messages: [{ role: 'user', content: 'a' }, { role: 'system', content: 'late' }, { role: 'user', content: 'b' }] }, 'messages[1].role'],
-      [{ messages: [{ role: 'user', content: 'a' }, { role: 'assistant', content: 'b' }] }, 'messages[1].role'],
+      [
+        {
+          messages: [
+            { role: 'user', content: 'a' },
+            { role: 'system', content: 'late' },
+            { role: 'user', content: 'b' },
+          ],
+        },
+        'messages[1].role',
+      ],
+      [
+        {
+          messages: [
+            { role: 'user', content: 'a' },
+            { role: 'assistant', content: 'b' },
+          ],
+        },
+        'messages[1].role',
+      ],
     ];
     for (const [extra, param] of cases) {
       const err = await rejection(t.adapter.generate(ask('svc-model-5.2', extra), new AbortController().signal));
@@ -250,7 +295,10 @@ describe('thinking, content and usage', () => {
     expect(result.finish.usage.completion_tokens_details.reasoning_tokens).toBe(7);
     // The prompt, counted by the model's tokenizer over the rendered chat template.
     const prompt = '<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n|<|im_start|>user\nhi there<|im_end|>\n|<|im_start|>assistant\n';
-    const expected = prompt.split('|<').map((piece, i) => (i === 0 ? piece : `<${piece}`)).reduce((n, piece) => n + fakeTokens(piece).length, 0);
+    const expected = prompt
+      .split('|<')
+      .map((piece, i) => (i === 0 ? piece : `<${piece}`))
+      .reduce((n, piece) => n + fakeTokens(piece).length, 0);
     expect(result.finish.usage.prompt_tokens).toBe(expected);
     expect(result.finish.usage.total_tokens).toBe(expected + 11);
   });
@@ -291,7 +339,7 @@ describe('thinking, content and usage', () => {
     expect(result.finish.usage.completion_tokens).toBe(3);
   });
 
-  it('reports web-llm\'s prompt count when the tokenizer cannot be seen', async () => {
+  it("reports web-llm's prompt count when the tokenizer cannot be seen", async () => {
     const t = setup({ view: false });
     const result = await run(t.adapter, ask('svc-model-5.2-fast'));
     expect(result.finish.usage.prompt_tokens).toBe(t.engine().prefilled[0]);
@@ -350,7 +398,7 @@ describe('stop sequences on Qwen3: applied to the answer, never to the thinking'
 });
 
 describe('context length', () => {
-  it('sizes each model\'s context from the adapter and reports it in status', async () => {
+  it("sizes each model's context from the adapter and reports it in status", async () => {
     const t = setup();
     await t.adapter.ready();
     const status = t.adapter.status();
@@ -371,9 +419,12 @@ describe('context length', () => {
     expect(t.engine().requests).toHaveLength(1);
   });
 
-  it('maps web-llm\'s own context check (at prefill) to context_length_exceeded before the answer starts', async () => {
+  it("maps web-llm's own context check (at prefill) to context_length_exceeded before the answer starts", async () => {
     const t = setup({ view: false });
-    t.engine().script = () => ({ pieces: [], prefillError: new NamedError('ContextWindowSizeExceededError', 'Prompt tokens exceed context window size: 5000; 4096') });
+    t.engine().script = () => ({
+      pieces: [],
+      prefillError: new NamedError('ContextWindowSizeExceededError', 'Prompt tokens exceed context window size: 5000; 4096'),
+    });
     const err = await rejection(t.adapter.generate(ask('svc-model-5.2-fast'), new AbortController().signal));
     expect(err).toMatchObject({ status: 400, code: 'context_length_exceeded' });
     expect(t.engine().openStreams).toBe(0);
@@ -451,7 +502,7 @@ describe('loading, switching and the cache', () => {
 });
 
 describe('failures and recovery', () => {
-  it('no WebGPU: 503 webgpu_unavailable with the browser\'s reason; every model unavailable', async () => {
+  it("no WebGPU: 503 webgpu_unavailable with the browser's reason; every model unavailable", async () => {
     const t = setup({ probe: { report: { available: false, reason: 'navigator.gpu is undefined: no WebGPU here.', features: [], shaderF16: false } } });
     const err = await rejection(t.adapter.generate(ask('svc-model-5.2-fast'), new AbortController().signal));
     expect(err).toMatchObject({ status: 503, code: 'webgpu_unavailable' });
@@ -563,7 +614,7 @@ describe('aborts and the queue', () => {
     expect(t.engine().openStreams).toBe(0);
   });
 
-  it('an aborted or failed generation says what it cost: the prompt\'s tokens and the tokens web-llm generated, by its own count', async () => {
+  it("an aborted or failed generation says what it cost: the prompt's tokens and the tokens web-llm generated, by its own count", async () => {
     const t = setup();
     await t.adapter.load('svc-model-5.2-fast');
     const full = await run(t.adapter, ask('svc-model-5.2-fast'));
@@ -630,7 +681,9 @@ describe('aborts and the queue', () => {
     t.engine().onChunk = async () => gate;
     const done: Record<string, Promise<void>> = {};
     for (const id of ['a', 'b', 'c', 'd']) {
-      done[id] = new Promise<void>((resolve) => scheduler.submit(id, ask('svc-model-5.2-fast', { messages: [{ role: 'user', content: id }] }), sink(log, id, resolve)));
+      done[id] = new Promise<void>((resolve) =>
+        scheduler.submit(id, ask('svc-model-5.2-fast', { messages: [{ role: 'user', content: id }] }), sink(log, id, resolve)),
+      );
     }
     scheduler.abort('b'); // waiting: taken out of the queue
     release();
@@ -681,9 +734,17 @@ describe('KV cache across turns: web-llm gets the conversation as it holds it', 
     const usage = second.finish.usage;
     expect(usage.prompt_tokens_details.cached_tokens).toBe(usage.prompt_tokens - t.engine().prefilled[1]!);
     expect(usage.prompt_tokens_details.cached_tokens).toBeGreaterThan(0);
-    const third = await run(t.adapter, ask('svc-model-5.2-fast', { messages: [user('hi'), assistant('Hello there'), user('and you?'), assistant('Hello there'), user('ok')] }));
+    const third = await run(
+      t.adapter,
+      ask('svc-model-5.2-fast', { messages: [user('hi'), assistant('Hello there'), user('and you?'), assistant('Hello there'), user('ok')] }),
+    );
     expect(t.engine().reused).toEqual([false, true, true]);
-    expect(t.engine().requests[2]!.messages.filter((m) => m.role === 'assistant').map((m) => m.content)).toEqual([`${EMPTY}Hello there`, `${EMPTY}Hello there`]);
+    expect(
+      t
+        .engine()
+        .requests[2]!.messages.filter((m) => m.role === 'assistant')
+        .map((m) => m.content),
+    ).toEqual([`${EMPTY}Hello there`, `${EMPTY}Hello there`]);
     expect(third.finish.usage.prompt_tokens_details.cached_tokens).toBe(third.finish.usage.prompt_tokens - t.engine().prefilled[2]!);
   });
 
@@ -702,7 +763,12 @@ describe('KV cache across turns: web-llm gets the conversation as it holds it', 
     expect(second.finish.usage.prompt_tokens_details.cached_tokens).toBe(second.finish.usage.prompt_tokens - t.engine().prefilled[1]!);
     expect(second.finish.usage.prompt_tokens_details.cached_tokens).toBeGreaterThan(0);
     // Switching to the fast variant of the same weights continues the same conversation.
-    await run(t.adapter, ask('svc-model-5.2-fast', { messages: [{ role: 'system', content: 'Be kind.' }, user('hi'), assistant('Hello world'), user('more'), assistant('Hello world'), user('fast now')] }));
+    await run(
+      t.adapter,
+      ask('svc-model-5.2-fast', {
+        messages: [{ role: 'system', content: 'Be kind.' }, user('hi'), assistant('Hello world'), user('more'), assistant('Hello world'), user('fast now')],
+      }),
+    );
     expect(t.engine().reused).toEqual([false, true, true]);
   });
 
@@ -748,11 +814,19 @@ describe('KV cache across turns: web-llm gets the conversation as it holds it', 
     expect(t.engine().reused).toEqual([false, false]);
     expect(changed.finish.usage.prompt_tokens_details.cached_tokens).toBe(0);
     // The conversation just sent (system B) is the one held now; an edited earlier message does not match it.
-    const edited = await run(t.adapter, ask('svc-model-5.2-fast', { messages: [system('B'), user('hello'), assistant('Sure'), user('x'), assistant('Sure'), user('y')] }));
+    const edited = await run(
+      t.adapter,
+      ask('svc-model-5.2-fast', { messages: [system('B'), user('hello'), assistant('Sure'), user('x'), assistant('Sure'), user('y')] }),
+    );
     expect(t.engine().reused).toEqual([false, false, false]);
     expect(edited.finish.usage.prompt_tokens_details.cached_tokens).toBe(0);
     // An edited answer of the assistant does not match either.
-    await run(t.adapter, ask('svc-model-5.2-fast', { messages: [system('B'), user('hello'), assistant('Sure'), user('x'), assistant('Sure'), user('y'), assistant('Not what you said'), user('z')] }));
+    await run(
+      t.adapter,
+      ask('svc-model-5.2-fast', {
+        messages: [system('B'), user('hello'), assistant('Sure'), user('x'), assistant('Sure'), user('y'), assistant('Not what you said'), user('z')],
+      }),
+    );
     expect(t.engine().reused.at(-1)).toBe(false);
   });
 
@@ -826,7 +900,7 @@ describe('embeddings (svc-embed)', () => {
     expect(status.error).toContain('Failed to fetch');
   });
 
-  it('sets the embedding model\'s memory aside from the chat models\' budget', async () => {
+  it("sets the embedding model's memory aside from the chat models' budget", async () => {
     const budget = 4000;
     const t = setup({}, { gpuMemoryMB: budget });
     await t.adapter.ready();

@@ -264,7 +264,9 @@ export class FakeEngine implements MLCEngineInterface {
       m.role === 'system'
         ? CHATML.system_template.replace('{system_message}', String(m.content))
         : `<|im_start|>${m.role}\n${typeof m.content === 'string' ? m.content : m.content!.map((p) => (p.type === 'text' ? p.text : '')).join('')}<|im_end|>\n`;
-    const pieces = same ? [turn(messages.at(-1)!), header] : [...(messages[0]?.role === 'system' ? [] : [CHATML.system_template.replace('{system_message}', CHATML.system_message)]), ...messages.map(turn), header];
+    const pieces = same
+      ? [turn(messages.at(-1)!), header]
+      : [...(messages[0]?.role === 'system' ? [] : [CHATML.system_template.replace('{system_message}', CHATML.system_message)]), ...messages.map(turn), header];
     const tokens = pieces.reduce((n, piece) => n + fakeTokens(piece).length, 0);
     this.reused.push(same);
     this.prefilled.push(tokens);
@@ -332,7 +334,8 @@ export class FakeEngine implements MLCEngineInterface {
     const inputs = (typeof request.input === 'string' ? [request.input] : request.input) as (string | number[])[];
     const counts = inputs.map((item) => (typeof item === 'string' ? fakeTokens(item).length : item.length));
     const over = counts.find((n) => n > 512);
-    if (over !== undefined) throw new NamedError('EmbeddingExceedContextWindowSizeError', `only supports up to 512 context size. However, an input in the batch has size ${over}.`);
+    if (over !== undefined)
+      throw new NamedError('EmbeddingExceedContextWindowSizeError', `only supports up to 512 context size. However, an input in the batch has size ${over}.`);
     const total = counts.reduce((a, b) => a + b, 0);
     return {
       object: 'list',
@@ -395,7 +398,14 @@ export class FakeCache implements CacheFunctions {
 
 export function swiftShaderProbe(features: string[] = ['subgroups', 'timestamp-query']): GpuProbe {
   return {
-    report: { available: true, vendor: 'google', architecture: 'swiftshader', description: 'google swiftshader', features, shaderF16: features.includes('shader-f16') },
+    report: {
+      available: true,
+      vendor: 'google',
+      architecture: 'swiftshader',
+      description: 'google swiftshader',
+      features,
+      shaderF16: features.includes('shader-f16'),
+    },
     maxBufferBytes: 1 << 30,
     deviceMemoryGiB: 16,
   };

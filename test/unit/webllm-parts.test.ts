@@ -72,11 +72,15 @@ describe('ThinkSplitter', () => {
 });
 
 describe('ProgressTracker', () => {
-  it('reads phase and bytes from web-llm\'s reports', () => {
+  it("reads phase and bytes from web-llm's reports", () => {
     const tracker = new ProgressTracker();
     const MiB = 1024 * 1024;
     expect(tracker.update({ progress: 0, timeElapsed: 0, text: 'Start to fetch params' })).toMatchObject({ phase: 'prepare', bytesDone: 0, percent: 0 });
-    const a = tracker.update({ progress: 0.25, timeElapsed: 1, text: 'Fetching param cache[10/40]: 250MB fetched. 25% completed, 1 secs elapsed. It can take a while…' });
+    const a = tracker.update({
+      progress: 0.25,
+      timeElapsed: 1,
+      text: 'Fetching param cache[10/40]: 250MB fetched. 25% completed, 1 secs elapsed. It can take a while…',
+    });
     expect(a).toMatchObject({ phase: 'download', bytesDone: 250 * MiB, bytesTotal: 1000 * MiB, percent: 25 });
     const b = tracker.update({ progress: 0.5, timeElapsed: 2, text: 'Loading model from cache[20/40]: 500MB loaded. 50% completed, 2 secs elapsed.' });
     expect(b).toMatchObject({ phase: 'load', bytesDone: 500 * MiB, bytesTotal: 1000 * MiB, percent: 50 });
@@ -142,7 +146,13 @@ describe('prompt tokens', () => {
   it('counts images by their embedding size, placed before the text as Phi-3.5-vision does', () => {
     const view = fakeView('phi3_v');
     const messages = [
-      { role: 'user' as const, content: [{ type: 'text' as const, text: 'what' }, { type: 'image_url' as const, image_url: { url: 'data:image/png;base64,AA==' } }] },
+      {
+        role: 'user' as const,
+        content: [
+          { type: 'text' as const, text: 'what' },
+          { type: 'image_url' as const, image_url: { url: 'data:image/png;base64,AA==' } },
+        ],
+      },
     ];
     const turns = renderPrompt(CHATML, messages, { modelType: 'phi3_v' });
     expect(turns[1]).toEqual(['<|im_start|>user\n', { image: 'data:image/png;base64,AA==' }, '\n', 'what<|im_end|>\n']);
@@ -154,7 +164,7 @@ describe('prompt tokens', () => {
 });
 
 describe('model source', () => {
-  it('defaults to web-llm\'s prebuilt hosts and caches in IndexedDB', () => {
+  it("defaults to web-llm's prebuilt hosts and caches in IndexedDB", () => {
     const config = appConfigFor({ modelBaseUrl: '', modelLibBaseUrl: '' }, 'https://app.example');
     expect(config.cacheBackend).toBe('indexeddb');
     expect(config.model_list.map((r) => r.model_id).sort()).toEqual(
@@ -180,9 +190,15 @@ describe('model source', () => {
 });
 
 describe('error mapping', () => {
-  it('maps web-llm\'s errors to the contract\'s codes', () => {
-    expect(generationError(new NamedError('ContextWindowSizeExceededError', 'Prompt tokens exceed'))).toMatchObject({ code: 'context_length_exceeded', status: 400 });
-    expect(generationError(new NamedError('StreamingCountError', 'When streaming, `n` cannot be > 1.'))).toMatchObject({ code: 'unsupported_parameter', status: 400 });
+  it("maps web-llm's errors to the contract's codes", () => {
+    expect(generationError(new NamedError('ContextWindowSizeExceededError', 'Prompt tokens exceed'))).toMatchObject({
+      code: 'context_length_exceeded',
+      status: 400,
+    });
+    expect(generationError(new NamedError('StreamingCountError', 'When streaming, `n` cannot be > 1.'))).toMatchObject({
+      code: 'unsupported_parameter',
+      status: 400,
+    });
     expect(generationError(new NamedError('RangeError', 'Make sure 0 < top_p <= 1.'))).toMatchObject({ code: 'invalid_value' });
     expect(generationError(new RangeError('Maximum call stack size exceeded'))).toMatchObject({ code: 'internal_error' });
     expect(generationError(new NamedError('WebGPUNotAvailableError', 'WebGPU is not supported'))).toMatchObject({ code: 'webgpu_unavailable', status: 503 });
@@ -215,14 +231,23 @@ describe('request support', () => {
       expect(refused({ ...base, model: 'svc-model-5.2', stop: [stop, 'END'] })).toBeNull();
     }
   });
-  it('accepts leading system and developer messages, refuses later ones, and a last turn that is not the user\'s', () => {
-    expect(refused({ ...base, messages: [{ role: 'developer', content: 'a' }, { role: 'system', content: 'b' }, { role: 'user', content: 'c' }] })).toBeNull();
+  it("accepts leading system and developer messages, refuses later ones, and a last turn that is not the user's", () => {
+    expect(
+      refused({
+        ...base,
+        messages: [
+          { role: 'developer', content: 'a' },
+          { role: 'system', content: 'b' },
+          { role: 'user', content: 'c' },
+        ],
+      }),
+    ).toBeNull();
     expect(refused({ ...base, messages: [{ role: 'system', content: 'a' }] })).toBe('messages[0].role');
   });
 });
 
 describe('the GPU probe and the cache', () => {
-  it('reports a missing WebGPU, a missing adapter and an adapter below web-llm\'s limits with the reason', async () => {
+  it("reports a missing WebGPU, a missing adapter and an adapter below web-llm's limits with the reason", async () => {
     expect((await probeGpu({})).report).toMatchObject({ available: false, reason: expect.stringContaining('navigator.gpu is undefined') });
     const noAdapter = { gpu: { requestAdapter: async () => null } as unknown as GPU };
     expect((await probeGpu(noAdapter)).report.reason).toContain('returned null');
@@ -357,11 +382,15 @@ describe('nativeStops: the stop sequences web-llm may apply to a Qwen3 answer it
 
   it('property: a native stop never matches the block followed by any answer at a position inside the block', () => {
     fc.assert(
-      fc.property(fc.string({ minLength: 1, maxLength: 6, unit: fc.constantFrom('<', '>', '/', 't', 'h', 'i', 'n', 'k', '\n', 'a', ' ') }), fc.string({ maxLength: 8 }), (stop, answer) => {
-        if (nativeStops([stop], false).length === 0) return;
-        const at = ('<think>\n\n</think>\n\n' + answer).indexOf(stop);
-        expect(at === -1 || at >= '<think>\n\n</think>\n\n'.length).toBe(true);
-      }),
+      fc.property(
+        fc.string({ minLength: 1, maxLength: 6, unit: fc.constantFrom('<', '>', '/', 't', 'h', 'i', 'n', 'k', '\n', 'a', ' ') }),
+        fc.string({ maxLength: 8 }),
+        (stop, answer) => {
+          if (nativeStops([stop], false).length === 0) return;
+          const at = ('<think>\n\n</think>\n\n' + answer).indexOf(stop);
+          expect(at === -1 || at >= '<think>\n\n</think>\n\n'.length).toBe(true);
+        },
+      ),
     );
   });
 });

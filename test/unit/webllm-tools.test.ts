@@ -70,7 +70,9 @@ describe('web-llm: tools in Qwen3 format', () => {
     );
     const sent = t.engine().requests[0]!;
     expect(sent.messages[0]!.role).toBe('system');
-    expect(sent.messages[0]!.content).toMatch(/^Be brief\.\n\n# Tools\n\n[\s\S]*<tools>\n\{"type": "function", "function": \{"name": "get_weather"[\s\S]*<\/tools>[\s\S]*<\/tool_call>$/);
+    expect(sent.messages[0]!.content).toMatch(
+      /^Be brief\.\n\n# Tools\n\n[\s\S]*<tools>\n\{"type": "function", "function": \{"name": "get_weather"[\s\S]*<\/tools>[\s\S]*<\/tool_call>$/,
+    );
     expect(sent.messages.slice(1)).toEqual([
       { role: 'user', content: 'weather in Oslo and Rome?' },
       { role: 'assistant', content: `${renderCall('get_weather', '{"city": "Oslo"}')}\n${renderCall('get_weather', '{"city": "Rome"}')}` },
@@ -99,13 +101,23 @@ describe('web-llm: tools in Qwen3 format', () => {
     const t = setup();
     t.engine().script = () => ({ pieces: ['<think>', '\nplan', '\n</think>', '\n\n', ...pieces(renderCall('get_weather', '{"city": "a"}'))] });
     const events = await run(t.adapter, ask('svc-model-5.2', { tools: [weather], tool_choice: 'required' }));
-    expect(events.filter((e) => e.type === 'delta').map((e) => (e as { reasoning?: string }).reasoning ?? '').join('')).toBe('plan');
+    expect(
+      events
+        .filter((e) => e.type === 'delta')
+        .map((e) => (e as { reasoning?: string }).reasoning ?? '')
+        .join(''),
+    ).toBe('plan');
     expect(events.some((e) => e.type === 'delta' && e.content)).toBe(false);
     expect(events.at(-1)).toMatchObject({ finish_reason: 'tool_calls' });
     const sent = t.engine().requests[0]!;
     expect(sent.response_format).toMatchObject({
       type: 'structural_tag',
-      structural_tag: { format: { type: 'sequence', elements: [{ type: 'tag', begin: '<think>' }, { type: 'const_string' }, { type: 'tags_with_separator', at_least_one: true }] } },
+      structural_tag: {
+        format: {
+          type: 'sequence',
+          elements: [{ type: 'tag', begin: '<think>' }, { type: 'const_string' }, { type: 'tags_with_separator', at_least_one: true }],
+        },
+      },
     });
   });
 
@@ -135,7 +147,10 @@ describe('web-llm: tools in Qwen3 format', () => {
 
   it('refuses a schema keyword the grammar cannot hold output to, naming it, before web-llm is asked', async () => {
     const t = setup();
-    const format = { type: 'json_schema' as const, json_schema: { name: 'n', schema: { type: 'object', properties: { n: { type: 'integer', multipleOf: 2 } } } } };
+    const format = {
+      type: 'json_schema' as const,
+      json_schema: { name: 'n', schema: { type: 'object', properties: { n: { type: 'integer', multipleOf: 2 } } } },
+    };
     const bad = await rejection(t.adapter.generate(ask('svc-model-5.2-fast', { response_format: format }), new AbortController().signal));
     expect(bad).toMatchObject({ code: 'unsupported_parameter', param: 'response_format.json_schema.schema.properties.n.multipleOf' });
     const tool = { type: 'function' as const, function: { name: 'f', parameters: { type: 'object', properties: { s: { not: {} } } } } };
@@ -148,7 +163,9 @@ describe('web-llm: tools in Qwen3 format', () => {
 
   it('refuses a JSON response_format together with tools under auto', async () => {
     const t = setup();
-    const err = await rejection(t.adapter.generate(ask('svc-model-5.2-fast', { tools: [weather], response_format: { type: 'json_object' } }), new AbortController().signal));
+    const err = await rejection(
+      t.adapter.generate(ask('svc-model-5.2-fast', { tools: [weather], response_format: { type: 'json_object' } }), new AbortController().signal),
+    );
     expect(err).toMatchObject({ code: 'unsupported_parameter', param: 'response_format' });
   });
 });
@@ -157,11 +174,18 @@ describe('web-llm: KV cache across a tool round trip', () => {
   it('the turn after a tool call (its calls and the results sent back) continues the conversation web-llm holds', async () => {
     const t = setup();
     const call = renderCall('get_weather', '{"city": "Oslo"}');
-    t.engine().script = (request) => ({ pieces: pieces(request.messages.at(-1)!.role === 'user' && String(request.messages.at(-1)!.content).startsWith('<tool_response>') ? 'It is sunny.' : call) });
+    t.engine().script = (request) => ({
+      pieces: pieces(
+        request.messages.at(-1)!.role === 'user' && String(request.messages.at(-1)!.content).startsWith('<tool_response>') ? 'It is sunny.' : call,
+      ),
+    });
     const first = ask('svc-model-5.2-fast', { tools: [weather] });
     const events = await run(t.adapter, first);
     const started = events.find((e) => e.type === 'tool_call') as Extract<EngineEvent, { type: 'tool_call' }>;
-    const args = events.filter((e) => e.type === 'tool_arguments').map((e) => (e as { arguments: string }).arguments).join('');
+    const args = events
+      .filter((e) => e.type === 'tool_arguments')
+      .map((e) => (e as { arguments: string }).arguments)
+      .join('');
     const second = ask('svc-model-5.2-fast', {
       tools: [weather],
       messages: [
@@ -178,7 +202,7 @@ describe('web-llm: KV cache across a tool round trip', () => {
 });
 
 describe('web-llm: logprobs', () => {
-  it('keeps the first answer token\'s logprob on thinking-off variants (its chunk carries the empty thinking block)', async () => {
+  it("keeps the first answer token's logprob on thinking-off variants (its chunk carries the empty thinking block)", async () => {
     const t = setup();
     t.engine().script = () => ({ pieces: ['Yes', ' it', ' is'] });
     const events = await run(t.adapter, ask('svc-model-5.2-fast', { logprobs: true, top_logprobs: 1 }));

@@ -20,14 +20,18 @@ describe('plainLoadError: the status first', () => {
   it('401 and 403 are refusals, 5xx the host failing, 429 a limit', () => {
     expect(plainLoadError(`Failed to fetch ${url}: HTTP 403`, true)).toMatch(/^127\.0\.0\.1:7000 refused the model files \(403, access denied\)/);
     expect(plainLoadError(`Failed to fetch ${url}: HTTP 401`, true)).toMatch(/^127\.0\.0\.1:7000 refused the model files \(401, it asks to sign in\)/);
-    expect(plainLoadError(`Failed to fetch ${url}: HTTP 503`, true)).toBe('127.0.0.1:7000 failed while sending the model files (503, a server error): try again later.');
+    expect(plainLoadError(`Failed to fetch ${url}: HTTP 503`, true)).toBe(
+      '127.0.0.1:7000 failed while sending the model files (503, a server error): try again later.',
+    );
     expect(plainLoadError(`Failed to fetch ${url}: HTTP 429`, true)).toMatch(/\(429, too many requests\)/);
   });
   it('no status: the network, online or not', () => {
     expect(plainLoadError(`Loading x failed: TypeError: Failed to fetch ${url}`, true)).toBe(
       'Could not reach 127.0.0.1:7000: the connection failed (the host is down, blocked, or this device is offline).',
     );
-    expect(plainLoadError(`Loading x failed: TypeError: Failed to fetch ${url}`, false)).toBe('Could not reach 127.0.0.1:7000: this device seems to be offline.');
+    expect(plainLoadError(`Loading x failed: TypeError: Failed to fetch ${url}`, false)).toBe(
+      'Could not reach 127.0.0.1:7000: this device seems to be offline.',
+    );
   });
   it('reads the ways engines write a status, and no number that is not one', () => {
     expect(httpStatusIn('answered 404')).toBe(404);
@@ -38,7 +42,12 @@ describe('plainLoadError: the status first', () => {
   });
 });
 
-const status = (id: string, state: ModelStatus['state'], extra: Partial<ModelStatus> = {}): ModelStatus => ({ id: id as ModelStatus['id'], state, context_length: 4096, ...extra });
+const status = (id: string, state: ModelStatus['state'], extra: Partial<ModelStatus> = {}): ModelStatus => ({
+  id: id as ModelStatus['id'],
+  state,
+  context_length: 4096,
+  ...extra,
+});
 /** A CPU device where Qwen3-8B's variants do not fit. */
 const cpuDevice: ModelStatus[] = [
   status('svc-model-5.2', 'unavailable'),
@@ -59,7 +68,9 @@ describe('one chat model for the Playground and Connect', () => {
     expect(snippetModels(undefined, cpuDevice)).toEqual({ chat: 'svc-model-5.2-short-fast', embed: 'svc-embed', chatRuns: true });
   });
   it('an upstream that answers a model this device cannot run makes it answerable', () => {
-    const hybrid = cpuDevice.map((m) => (m.id === 'svc-model-5.2-fast' ? { ...m, serving: { engine: 'upstream' as const, mode: 'prefer-local' as const, why: 'x' } } : m));
+    const hybrid = cpuDevice.map((m) =>
+      m.id === 'svc-model-5.2-fast' ? { ...m, serving: { engine: 'upstream' as const, mode: 'prefer-local' as const, why: 'x' } } : m,
+    );
     expect(snippetModels(undefined, hybrid as ModelStatus[]).chat).toBe('svc-model-5.2-fast');
   });
   it('a key that reaches only models that cannot run here: named, and said not to run', () => {
@@ -87,7 +98,10 @@ import { extractMaths } from '../../src/page/ui/kit/maths-source';
 
 const turn = (role: Turn['role'], text: string, extra: Partial<Turn> = {}): Turn => ({ id: `t${Math.random()}`, role, text, ...extra });
 const answered = (text: string, tokens: number, promptTokens: number, cut: string | null = null): Turn =>
-  turn('assistant', text, { status: 'done', stats: { tokens, reasoningTokens: null, exact: true, tokensPerSecond: null, firstTokenMs: null, finish: 'stop', promptTokens, cut } });
+  turn('assistant', text, {
+    status: 'done',
+    stats: { tokens, reasoningTokens: null, exact: true, tokensPerSecond: null, firstTokenMs: null, finish: 'stop', promptTokens, cut },
+  });
 
 describe('the context budget', () => {
   const chat = { system: '', params: { ...DEFAULT_PARAMS }, turns: [turn('user', 'count 1500'), answered('1 2 3', 1500, 10)] };
@@ -103,7 +117,11 @@ describe('the context budget', () => {
     expect(nextFit({ ...chat, params: { ...DEFAULT_PARAMS, max_tokens: 3000 } }, 'hi', 4096).fits).toBe(false);
   });
   it('leaves out whole exchanges, oldest first, and never the system prompt; a cut note stops what is sent', () => {
-    const long = { system: 'Be brief.', params: { ...DEFAULT_PARAMS }, turns: [turn('user', 'a'), answered('x', 3000, 10), turn('user', 'b'), answered('y', 900, 3020)] };
+    const long = {
+      system: 'Be brief.',
+      params: { ...DEFAULT_PARAMS },
+      turns: [turn('user', 'a'), answered('x', 3000, 10), turn('user', 'b'), answered('y', 900, 3020)],
+    };
     expect(turnsToDrop(long, 'next', 4096)).toBe(2);
     const note = turn('note', 'cut', { cut: true });
     const cut = [...long.turns.slice(0, 2), note, ...long.turns.slice(2)];
@@ -121,9 +139,24 @@ describe('the context budget', () => {
 describe('an exported chat imports back the same', () => {
   it('round-trips messages, model, system prompt and parameters', () => {
     const conversation: Conversation = {
-      id: 'c', orgId: 'o', title: 'Trip', named: true, createdAt: 0, updatedAt: 0, model: 'svc-model-5.2', system: 'Be brief.', draft: '', imagesNoted: false,
+      id: 'c',
+      orgId: 'o',
+      title: 'Trip',
+      named: true,
+      createdAt: 0,
+      updatedAt: 0,
+      model: 'svc-model-5.2',
+      system: 'Be brief.',
+      draft: '',
+      imagesNoted: false,
       params: { ...DEFAULT_PARAMS, temperature: 0.3, max_tokens: 99, thinking: false, stop: 'END\nSTOP', schema: '{"type":"object"}' },
-      turns: [turn('user', 'hi'), answered('hello', 2, 5), turn('user', 'call it'), turn('assistant', '', { toolCalls: [{ id: 'call_1', name: 'f', arguments: '{}' }] }), turn('tool', '42', { toolCallId: 'call_1', name: 'f' })],
+      turns: [
+        turn('user', 'hi'),
+        answered('hello', 2, 5),
+        turn('user', 'call it'),
+        turn('assistant', '', { toolCalls: [{ id: 'call_1', name: 'f', arguments: '{}' }] }),
+        turn('tool', '42', { toolCallId: 'call_1', name: 'f' }),
+      ],
     };
     const text = exportJson(conversation);
     const parsed = parseExport(text, 'svc-model-5.2-fast');
@@ -134,7 +167,9 @@ describe('an exported chat imports back the same', () => {
   });
   it('refuses what is not an export, saying why', () => {
     expect(parseExport('nope', 'svc-model-5.2-fast')).toBe('That file is not JSON: choose a chat exported with Export JSON.');
-    expect(parseExport('{"messages": [{"role": "robot", "content": "x"}]}', 'svc-model-5.2-fast')).toBe('A message in that file has a role this chat cannot hold: "robot".');
+    expect(parseExport('{"messages": [{"role": "robot", "content": "x"}]}', 'svc-model-5.2-fast')).toBe(
+      'A message in that file has a role this chat cannot hold: "robot".',
+    );
   });
 });
 
@@ -162,7 +197,8 @@ describe('roomFrom: the room for an answer after a context_length_exceeded', () 
     expect(roomFrom('This request needs 4112 tokens (13 in the messages, 4099 in the completion).', 4096)).toBe(4083);
   });
   it('takes the context the message names where it is smaller than the listed one (an upstream)', () => {
-    const upstream = "This model's maximum context length is 4096 tokens. However, you requested 32768 tokens (9 in the messages, 32759 in the completion). Please reduce the length of the messages or completion.";
+    const upstream =
+      "This model's maximum context length is 4096 tokens. However, you requested 32768 tokens (9 in the messages, 32759 in the completion). Please reduce the length of the messages or completion.";
     expect(roomFrom(upstream, 32768)).toBe(4087);
   });
   it('null when the message names no prompt size; undefined when no room is left', () => {

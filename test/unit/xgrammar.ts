@@ -5,9 +5,22 @@ import { createRequire } from 'node:module';
 export type Xg = {
   TokenizerInfo: { createTokenizerInfo(v: string[]): Promise<unknown> };
   GrammarCompiler: {
-    createGrammarCompiler(t: unknown, cache: boolean): Promise<{ compileStructuralTag(s: string): Promise<unknown>; compileJSONSchema(s: string): Promise<unknown>; compileGrammar(ebnf: string): Promise<unknown> }>;
+    createGrammarCompiler(
+      t: unknown,
+      cache: boolean,
+    ): Promise<{
+      compileStructuralTag(s: string): Promise<unknown>;
+      compileJSONSchema(s: string): Promise<unknown>;
+      compileGrammar(ebnf: string): Promise<unknown>;
+    }>;
   };
-  GrammarMatcher: { createGrammarMatcher(g: unknown, a?: unknown, b?: boolean): Promise<{ _acceptString(s: string, d: boolean): boolean; isTerminated(): boolean; dispose(): void }> };
+  GrammarMatcher: {
+    createGrammarMatcher(
+      g: unknown,
+      a?: unknown,
+      b?: boolean,
+    ): Promise<{ _acceptString(s: string, d: boolean): boolean; isTerminated(): boolean; dispose(): void }>;
+  };
 };
 
 let loaded: Promise<{ xg: Xg; compiler: Awaited<ReturnType<Xg['GrammarCompiler']['createGrammarCompiler']>> }> | undefined;

@@ -16,7 +16,9 @@ const event = (legacy: boolean, text: string | null, finish: string | null = nul
   `data: ${JSON.stringify({
     ...base,
     ...(legacy ? { object: 'text_completion' } : {}),
-    choices: [legacy ? { index: 0, text: text ?? '', finish_reason: finish } : { index: 0, delta: text === null ? {} : { content: text }, finish_reason: finish }],
+    choices: [
+      legacy ? { index: 0, text: text ?? '', finish_reason: finish } : { index: 0, delta: text === null ? {} : { content: text }, finish_reason: finish },
+    ],
     ...extra,
   })}\n\n`;
 
@@ -34,7 +36,15 @@ export async function flood(kind: Flood, req: IncomingMessage, res: ServerRespon
   if (kind === 'echo-key') {
     // A gateway that echoes what it was sent: the Authorization header in its words.
     res.writeHead(401, { 'content-type': 'application/json' });
-    return void res.end(JSON.stringify({ error: { message: `Incorrect API key provided: ${req.headers.authorization ?? '(none)'}. You can find your API key at https://example.com.`, type: 'invalid_request_error', code: 'invalid_api_key' } }));
+    return void res.end(
+      JSON.stringify({
+        error: {
+          message: `Incorrect API key provided: ${req.headers.authorization ?? '(none)'}. You can find your API key at https://example.com.`,
+          type: 'invalid_request_error',
+          code: 'invalid_api_key',
+        },
+      }),
+    );
   }
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   // Every flood begins an answer: the failure then comes after the first token, in-band.
@@ -56,14 +66,19 @@ export async function flood(kind: Flood, req: IncomingMessage, res: ServerRespon
     case 'tools':
       for (let i = 0; i < FLOOD_TOOL_CALLS; i++) {
         const call = { index: i, id: `call_${i}`, type: 'function', function: { name: 'f', arguments: '{}' } };
-        if (!(await put(res, `data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta: { tool_calls: [call] }, finish_reason: null }] })}\n\n`, closed))) return;
+        if (!(await put(res, `data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta: { tool_calls: [call] }, finish_reason: null }] })}\n\n`, closed)))
+          return;
       }
       await put(res, event(legacy, null, 'tool_calls'), closed);
       await put(res, 'data: [DONE]\n\n', closed);
       return void res.end();
     case 'usage':
       await put(res, event(legacy, ' two', 'stop'), closed);
-      await put(res, `data: ${JSON.stringify({ ...base, choices: [], usage: { prompt_tokens: 1e308, completion_tokens: 1e308, total_tokens: 1e308 } })}\n\n`, closed);
+      await put(
+        res,
+        `data: ${JSON.stringify({ ...base, choices: [], usage: { prompt_tokens: 1e308, completion_tokens: 1e308, total_tokens: 1e308 } })}\n\n`,
+        closed,
+      );
       await put(res, 'data: [DONE]\n\n', closed);
       return void res.end();
     case 'truncated':

@@ -99,12 +99,20 @@ function toEngineRequest(body: Record<string, unknown>, flavour: Flavour) {
 }
 
 /** Writes the engine's events as `flavour` streams them. */
-async function streamAs(res: ServerResponse, flavour: Flavour, events: AsyncIterable<EngineEvent>, includeUsage: boolean, legacy: boolean, model: string): Promise<void> {
+async function streamAs(
+  res: ServerResponse,
+  flavour: Flavour,
+  events: AsyncIterable<EngineEvent>,
+  includeUsage: boolean,
+  legacy: boolean,
+  model: string,
+): Promise<void> {
   const id = `chatcmpl-${Math.random().toString(36).slice(2)}`;
   const base = { id, object: legacy ? 'text_completion' : 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model };
   const reasoningField = flavour === 'vllm' || flavour === 'ollama' ? 'reasoning' : 'reasoning_content';
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-  if (flavour !== 'ollama' && !legacy) sse(res, { ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }] });
+  if (flavour !== 'ollama' && !legacy)
+    sse(res, { ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }] });
   const role = flavour === 'ollama' ? { role: 'assistant' } : {};
   const wholeCalls: { id: string; index: number; type: 'function'; function: { name: string; arguments: string } }[] = [];
   for await (const e of events) {
@@ -119,17 +127,38 @@ async function streamAs(res: ServerResponse, flavour: Flavour, events: AsyncIter
       sse(res, { ...base, choices: [{ index: 0, delta, logprobs: e.logprobs ? { content: e.logprobs, refusal: null } : null, finish_reason: null }] });
     } else if (e.type === 'tool_call') {
       if (flavour === 'ollama') wholeCalls.push({ id: e.id, index: e.index, type: 'function', function: { name: e.name, arguments: '' } });
-      else sse(res, { ...base, choices: [{ index: 0, delta: { tool_calls: [{ index: e.index, id: e.id, type: 'function', function: { name: e.name, arguments: '' } }] }, finish_reason: null }] });
+      else
+        sse(res, {
+          ...base,
+          choices: [
+            {
+              index: 0,
+              delta: { tool_calls: [{ index: e.index, id: e.id, type: 'function', function: { name: e.name, arguments: '' } }] },
+              finish_reason: null,
+            },
+          ],
+        });
     } else if (e.type === 'tool_arguments') {
       if (flavour === 'ollama') wholeCalls.find((c) => c.index === e.index)!.function.arguments += e.arguments;
-      else sse(res, { ...base, choices: [{ index: 0, delta: { tool_calls: [{ index: e.index, function: { arguments: e.arguments } }] }, finish_reason: null }] });
+      else
+        sse(res, { ...base, choices: [{ index: 0, delta: { tool_calls: [{ index: e.index, function: { arguments: e.arguments } }] }, finish_reason: null }] });
     } else if (e.type === 'finish') {
       // Ollama: every call whole in one delta, then the finish.
       if (wholeCalls.length > 0) sse(res, { ...base, choices: [{ index: 0, delta: { ...role, content: '', tool_calls: wholeCalls }, finish_reason: null }] });
-      const timings = flavour === 'llama-server' ? { timings: { prompt_n: e.usage.prompt_tokens, prompt_ms: 1.5, predicted_n: e.usage.completion_tokens, predicted_ms: 3 } } : {};
-      sse(res, { ...base, choices: [legacy ? { index: 0, text: '', finish_reason: e.finish_reason } : { index: 0, delta: { ...role }, finish_reason: e.finish_reason }], ...timings });
+      const timings =
+        flavour === 'llama-server'
+          ? { timings: { prompt_n: e.usage.prompt_tokens, prompt_ms: 1.5, predicted_n: e.usage.completion_tokens, predicted_ms: 3 } }
+          : {};
+      sse(res, {
+        ...base,
+        choices: [legacy ? { index: 0, text: '', finish_reason: e.finish_reason } : { index: 0, delta: { ...role }, finish_reason: e.finish_reason }],
+        ...timings,
+      });
       if (includeUsage) {
-        const usage = flavour === 'ollama' ? { prompt_tokens: e.usage.prompt_tokens, completion_tokens: e.usage.completion_tokens, total_tokens: e.usage.total_tokens } : e.usage;
+        const usage =
+          flavour === 'ollama'
+            ? { prompt_tokens: e.usage.prompt_tokens, completion_tokens: e.usage.completion_tokens, total_tokens: e.usage.total_tokens }
+            : e.usage;
         sse(res, { ...base, choices: [], usage });
       }
     }
@@ -139,7 +168,9 @@ async function streamAs(res: ServerResponse, flavour: Flavour, events: AsyncIter
 }
 
 /** The real llama.cpp flavour: loaded on first use. */
-let llamaModel: Promise<{ answer(prompt: string, maxTokens: number, onText: (t: string) => void): Promise<{ prompt: number; completion: number; ms: number }> }> | null = null;
+let llamaModel: Promise<{
+  answer(prompt: string, maxTokens: number, onText: (t: string) => void): Promise<{ prompt: number; completion: number; ms: number }>;
+}> | null = null;
 function realLlama() {
   llamaModel ??= (async () => {
     const { getLlama, LlamaLogLevel } = await importNodeLlamaCpp();
@@ -170,7 +201,10 @@ function realLlama() {
             await context.dispose();
           }
         });
-        busy = run.then(() => undefined, () => undefined);
+        busy = run.then(
+          () => undefined,
+          () => undefined,
+        );
         return run;
       },
     };
@@ -180,7 +214,8 @@ function realLlama() {
 
 async function llamaChat(res: ServerResponse, body: Record<string, unknown>): Promise<void> {
   const messages = (body.messages ?? []) as { role: string; content: unknown }[];
-  const prompt = messages.map((m) => `<|im_start|>${m.role}\n${typeof m.content === 'string' ? m.content : ''}<|im_end|>\n`).join('') + '<|im_start|>assistant\n';
+  const prompt =
+    messages.map((m) => `<|im_start|>${m.role}\n${typeof m.content === 'string' ? m.content : ''}<|im_end|>\n`).join('') + '<|im_start|>assistant\n';
   const max = Number(body.max_tokens ?? 16);
   const llama = await realLlama();
   const base = { id: `chatcmpl-llama`, object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model: 'tiny.gguf' };
@@ -215,9 +250,13 @@ const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> 
   const path = `/${rest.join('/')}`;
   if (req.method === 'GET' && path === '/v1/models') {
     // The workspace's connection test: `auth` wants its key, `fault-500` fails; the others list two names.
-    if (flavour === 'auth' && req.headers.authorization !== 'Bearer sk-test-connection') return json(res, 401, { error: { message: 'Invalid key.', type: 'invalid_request_error' } });
+    if (flavour === 'auth' && req.headers.authorization !== 'Bearer sk-test-connection')
+      return json(res, 401, { error: { message: 'Invalid key.', type: 'invalid_request_error' } });
     if (flavour === 'fault-500') return json(res, 500, { object: 'error', message: 'CUDA out of memory', type: 'InternalServerError', code: 500 });
-    return json(res, 200, { object: 'list', data: ['up/svc-model-5.2-fast', 'up/svc-model-5.2-short'].map((id) => ({ id, object: 'model', owned_by: 'upstream' })) });
+    return json(res, 200, {
+      object: 'list',
+      data: ['up/svc-model-5.2-fast', 'up/svc-model-5.2-short'].map((id) => ({ id, object: 'model', owned_by: 'upstream' })),
+    });
   }
   if (req.method !== 'POST') return json(res, 404, { error: { message: `No route ${req.method} ${url.pathname}`, type: 'invalid_request_error' } });
   let body: Record<string, unknown>;
@@ -231,7 +270,8 @@ const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> 
   const closed = new Promise<void>((resolve) => res.on('close', () => resolve()));
   void closed.then(() => !res.writableFinished && log(tag, 'client aborted'));
   try {
-    if (flavour.startsWith('flood-') && (FLOODS as readonly string[]).includes(flavour.slice(6))) return await flood(flavour.slice(6) as Flood, req, res, path, closed);
+    if (flavour.startsWith('flood-') && (FLOODS as readonly string[]).includes(flavour.slice(6)))
+      return await flood(flavour.slice(6) as Flood, req, res, path, closed);
     switch (flavour) {
       case 'fault-401':
         // vLLM's API-key middleware: a bare JSON string, and no CORS headers (so a browser sees a network error).
@@ -246,7 +286,13 @@ const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> 
         return void res.end('data: this is not json\n\n');
       case 'fault-broken':
         res.writeHead(200, { 'content-type': 'text/event-stream' });
-        sse(res, { id: 'x', object: 'chat.completion.chunk', created: 0, model: 'm', choices: [{ index: 0, delta: { content: 'Half' }, finish_reason: null }] });
+        sse(res, {
+          id: 'x',
+          object: 'chat.completion.chunk',
+          created: 0,
+          model: 'm',
+          choices: [{ index: 0, delta: { content: 'Half' }, finish_reason: null }],
+        });
         await sleep(50);
         return void res.destroy();
       case 'fault-slow':
@@ -255,7 +301,13 @@ const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> 
       case 'fault-drip': {
         res.writeHead(200, { 'content-type': 'text/event-stream' });
         for (let i = 1; i <= 100 && !res.destroyed; i++) {
-          sse(res, { id: 'x', object: 'chat.completion.chunk', created: 0, model: 'm', choices: [{ index: 0, delta: { content: `${i} ` }, finish_reason: null }] });
+          sse(res, {
+            id: 'x',
+            object: 'chat.completion.chunk',
+            created: 0,
+            model: 'm',
+            choices: [{ index: 0, delta: { content: `${i} ` }, finish_reason: null }],
+          });
           await Promise.race([sleep(200), closed]);
         }
         return void res.end();
@@ -268,7 +320,8 @@ const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> 
       case 'ollama':
       case 'llama-server':
       case 'json': {
-        if (flavour === 'auth' && req.headers.authorization !== 'Bearer sk-test-connection') return json(res, 401, { error: { message: 'Invalid key.', type: 'invalid_request_error' } });
+        if (flavour === 'auth' && req.headers.authorization !== 'Bearer sk-test-connection')
+          return json(res, 401, { error: { message: 'Invalid key.', type: 'invalid_request_error' } });
         const f: Flavour = flavour === 'auth' ? 'openai' : flavour;
         if (path === '/v1/embeddings') {
           const request = parseEmbeddingRequest({ ...body, model: String(body.model).replace(/^up\//, '') });
@@ -296,7 +349,13 @@ const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> 
             object: 'chat.completion',
             created: 0,
             model: body.model,
-            choices: [{ index: 0, message: { role: 'assistant', content, ...(reasoning ? { reasoning_content: reasoning } : {}) }, finish_reason: finish.finish_reason }],
+            choices: [
+              {
+                index: 0,
+                message: { role: 'assistant', content, ...(reasoning ? { reasoning_content: reasoning } : {}) },
+                finish_reason: finish.finish_reason,
+              },
+            ],
             usage: finish.usage,
           });
         }

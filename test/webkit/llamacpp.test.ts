@@ -24,19 +24,37 @@ interface Completion {
 }
 
 interface Models {
-  data: { id: string; state: string; why?: string; engine?: { name: string; device: string; threads: number; threads_why: string; build: string; build_why: string; wasm: WasmVariant; wasm_why: string; storage: { store: string; why: string } } }[];
+  data: {
+    id: string;
+    state: string;
+    why?: string;
+    engine?: {
+      name: string;
+      device: string;
+      threads: number;
+      threads_why: string;
+      build: string;
+      build_why: string;
+      wasm: WasmVariant;
+      wasm_why: string;
+      storage: { store: string; why: string };
+    };
+  }[];
 }
 
 describe('WebKit (MiniBrowser), production build, llama.cpp', { timeout: 420_000 }, () => {
   let host: LlamaCppHost | undefined;
   /** Native llama.cpp's greedy answer on the same file to the prompt /v1 makes of one user message "Hello". */
   let native = '';
-  before(async () => {
-    build('production');
-    const model = synthesizeGguf({ seed: 7 });
-    native = await nativeGreedyText({ model: { seed: 7 }, prompt: '<|im_start|>user\nHello<|im_end|>\n<|im_start|>assistant\n', tokens: 12 });
-    host = await hostLlamaCppDeployment({ port: 4185, prefix: 'webkit-gguf', files: (put) => put(ggufPath('qwen3-1.7b'), model.bytes) });
-  }, { timeout: SETUP_MS });
+  before(
+    async () => {
+      build('production');
+      const model = synthesizeGguf({ seed: 7 });
+      native = await nativeGreedyText({ model: { seed: 7 }, prompt: '<|im_start|>user\nHello<|im_end|>\n<|im_start|>assistant\n', tokens: 12 });
+      host = await hostLlamaCppDeployment({ port: 4185, prefix: 'webkit-gguf', files: (put) => put(ggufPath('qwen3-1.7b'), model.bytes) });
+    },
+    { timeout: SETUP_MS },
+  );
   after(async () => {
     await host?.close();
   });
@@ -46,11 +64,14 @@ describe('WebKit (MiniBrowser), production build, llama.cpp', { timeout: 420_000
     const page = browser();
     // WebKit's own detection (wasm-detect.ts) and the kernels of the compat build's memory (32-bit), on a blank page.
     await page.goto('about:blank');
-    await page.evaluate((code: string) => {
-      const script = document.createElement('script');
-      script.textContent = code;
-      document.documentElement.append(script);
-    }, await kernelHarness());
+    await page.evaluate(
+      (code: string) => {
+        const script = document.createElement('script');
+        script.textContent = code;
+        document.documentElement.append(script);
+      },
+      await kernelHarness(),
+    );
     const detected = await page.evaluate(detectInPage, null);
     t.diagnostic(`WebKit: ${JSON.stringify(detected)}`);
     assert.equal(detected.simd128, true);
@@ -78,21 +99,35 @@ describe('WebKit (MiniBrowser), production build, llama.cpp', { timeout: 420_000
     assert.equal(`<think> ${choice.message.reasoning_content}</think>${choice.message.content}`, native);
     assert.equal(choice.finish_reason, 'length');
     assert.deepEqual(
-      { prompt: body.usage.prompt_tokens, completion: body.usage.completion_tokens, total: body.usage.total_tokens, reasoning: body.usage.completion_tokens_details.reasoning_tokens },
+      {
+        prompt: body.usage.prompt_tokens,
+        completion: body.usage.completion_tokens,
+        total: body.usage.total_tokens,
+        reasoning: body.usage.completion_tokens_details.reasoning_tokens,
+      },
       { prompt: 9, completion: 12, total: 21, reasoning: 6 },
     );
 
-    const models = (await page.evaluate(async (key: string) => (await fetch('/v1/models', { headers: { authorization: `Bearer ${key}` } })).json(), key)) as Models;
+    const models = (await page.evaluate(
+      async (key: string) => (await fetch('/v1/models', { headers: { authorization: `Bearer ${key}` } })).json(),
+      key,
+    )) as Models;
     const short = models.data.find((m) => m.id === 'svc-model-5.2-short')!;
     assert.equal(short.state, 'ready');
     assert.equal(short.why, undefined);
     const engine = short.engine!;
-    assert.deepEqual({ name: engine.name, device: engine.device, build: engine.build, threads: engine.threads }, { name: 'llamacpp', device: 'cpu', build: 'compat', threads: 1 });
+    assert.deepEqual(
+      { name: engine.name, device: engine.device, build: engine.build, threads: engine.threads },
+      { name: 'llamacpp', device: 'cpu', build: 'compat', threads: 1 },
+    );
     assert.match(engine.build_why, /no WebAssembly Memory64 and no JSPI/);
     // The compat build's wasm of the variant WebKit's detection picked, and why; and that file is the one wasm
     // llama.cpp fetched (the service worker keeps the engine's files on first use, in its own cache).
     assert.deepEqual({ wasm: engine.wasm, wasm_why: engine.wasm_why }, { wasm: detected.variant, wasm_why: WASM_VARIANT_WHY[detected.variant as WasmVariant] });
-    const kept = await page.evaluate(async (name: string) => (await (await caches.open(name)).keys()).map((r) => new URL(r.url).pathname).filter((p) => p.endsWith('.wasm')), engineCache('llamacpp'));
+    const kept = await page.evaluate(
+      async (name: string) => (await (await caches.open(name)).keys()).map((r) => new URL(r.url).pathname).filter((p) => p.endsWith('.wasm')),
+      engineCache('llamacpp'),
+    );
     assert.equal(kept.length, 1, JSON.stringify(kept));
     assert.match(kept[0]!, new RegExp(`/wllama-compat-${detected.variant}-[\\w-]+\\.wasm$`));
     assert.match(engine.threads_why, /^One thread: the page is not cross-origin isolated/);
@@ -108,7 +143,10 @@ describe('WebKit (MiniBrowser), production build, llama.cpp', { timeout: 420_000
     assert.equal(card, engine.build_why);
     assert.equal(await page.textOnceMatching('article[data-model="svc-model-5.2-short"] [data-testid="wasm"]', /kernels/), engine.wasm_why);
     assert.equal(await page.textOnceMatching('article[data-model="svc-model-5.2-short"] [data-testid="storage"]', /Cache Storage/), engine.storage.why);
-    assert.equal(await page.textOnceMatching('article[data-model="svc-model-5.2-short"] [data-testid="runtime"]', /thread/), 'llama.cpp on the CPU, 1 thread (the page is not cross-origin isolated)');
+    assert.equal(
+      await page.textOnceMatching('article[data-model="svc-model-5.2-short"] [data-testid="runtime"]', /thread/),
+      'llama.cpp on the CPU, 1 thread (the page is not cross-origin isolated)',
+    );
   });
 });
 
@@ -117,10 +155,18 @@ describe('WebKit (MiniBrowser), production build, llama.cpp', { timeout: 420_000
 // page no SharedArrayBuffer, so llama.cpp runs one thread here either way.
 describe('WebKit (MiniBrowser), production build, llama.cpp, served with COEP require-corp', { timeout: 420_000 }, () => {
   let host: LlamaCppHost | undefined;
-  before(async () => {
-    const model = synthesizeGguf({ seed: 7 });
-    host = await hostLlamaCppDeployment({ port: 4187, prefix: 'webkit-corp', headers: { ...isolationHeaders('require-corp') }, files: (put) => put(ggufPath('qwen3-1.7b'), model.bytes) });
-  }, { timeout: SETUP_MS });
+  before(
+    async () => {
+      const model = synthesizeGguf({ seed: 7 });
+      host = await hostLlamaCppDeployment({
+        port: 4187,
+        prefix: 'webkit-corp',
+        headers: { ...isolationHeaders('require-corp') },
+        files: (put) => put(ggufPath('qwen3-1.7b'), model.bytes),
+      });
+    },
+    { timeout: SETUP_MS },
+  );
   after(async () => {
     await host?.close();
   });
@@ -129,14 +175,20 @@ describe('WebKit (MiniBrowser), production build, llama.cpp, served with COEP re
   test('the page is cross-origin isolated, without SharedArrayBuffer; the compat build answers on one thread', async () => {
     const page = browser();
     await openApp(page, `${host!.server.origin}/`);
-    assert.deepEqual(await page.evaluate(() => ({ isolated: self.crossOriginIsolated, sharedMemory: typeof SharedArrayBuffer }), null), { isolated: true, sharedMemory: 'undefined' });
+    assert.deepEqual(await page.evaluate(() => ({ isolated: self.crossOriginIsolated, sharedMemory: typeof SharedArrayBuffer }), null), {
+      isolated: true,
+      sharedMemory: 'undefined',
+    });
     const key = await makeKey(page);
     const answer = await chat(page, key, { model: 'svc-model-5.2-short', messages: [{ role: 'user', content: 'Hello' }], temperature: 0, max_tokens: 12 });
     assert.equal(answer.status, 200, answer.text);
     const body = answer.json as Completion;
     assert.equal(body.choices[0]!.message.reasoning_content, 'Let me think.');
     assert.deepEqual({ prompt: body.usage.prompt_tokens, completion: body.usage.completion_tokens }, { prompt: 9, completion: 12 });
-    const models = (await page.evaluate(async (key: string) => (await fetch('/v1/models', { headers: { authorization: `Bearer ${key}` } })).json(), key)) as Models;
+    const models = (await page.evaluate(
+      async (key: string) => (await fetch('/v1/models', { headers: { authorization: `Bearer ${key}` } })).json(),
+      key,
+    )) as Models;
     const engine = models.data.find((m) => m.id === 'svc-model-5.2-short')!.engine!;
     assert.deepEqual({ build: engine.build, threads: engine.threads }, { build: 'compat', threads: 1 });
     assert.match(engine.threads_why, /^One thread: /);

@@ -16,10 +16,13 @@ const ok = (answer: Answer) => assert.equal(answer.status, 200, answer.text);
 
 describe('WebKit (MiniBrowser), test build', { timeout: 300_000 }, () => {
   let server: StaticServer | undefined;
-  before(async () => {
-    build('test');
-    server = await serveStatic(4184, { '/': TEST_BUILD_DIR });
-  }, { timeout: SETUP_MS });
+  before(
+    async () => {
+      build('test');
+      server = await serveStatic(4184, { '/': TEST_BUILD_DIR });
+    },
+    { timeout: SETUP_MS },
+  );
   after(async () => {
     await server?.close();
   });
@@ -46,11 +49,19 @@ describe('WebKit (MiniBrowser), test build', { timeout: 300_000 }, () => {
     const body = answer.json as { object: string; model: string; choices: { message: { role: string; content: string }; finish_reason: string }[] };
     assert.equal(body.object, 'chat.completion');
     assert.equal(body.model, 'svc-model-5.2-fast');
-    assert.deepEqual(body.choices.map((c) => [c.message.role, c.message.content, c.finish_reason]), [['assistant', 'Echo: hello webkit', 'stop']]);
+    assert.deepEqual(
+      body.choices.map((c) => [c.message.role, c.message.content, c.finish_reason]),
+      [['assistant', 'Echo: hello webkit', 'stop']],
+    );
   });
 
   test('chat completion, stream with usage', async () => {
-    const answer = await chat(page, key, { model: 'svc-model-5.2-fast', messages: [{ role: 'user', content: 'count 5' }], stream: true, stream_options: { include_usage: true } });
+    const answer = await chat(page, key, {
+      model: 'svc-model-5.2-fast',
+      messages: [{ role: 'user', content: 'count 5' }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     ok(answer);
     assert.match(answer.headers['content-type'] ?? '', /^text\/event-stream/);
     const events = sseEvents(answer.text);
@@ -66,7 +77,11 @@ describe('WebKit (MiniBrowser), test build', { timeout: 300_000 }, () => {
   });
 
   test('Responses: created, then retrieved by id', async () => {
-    const created = await call(page, '/v1/responses', { method: 'POST', headers: auth(key), body: JSON.stringify({ model: 'svc-model-5.2-short', input: 'hello responses' }) });
+    const created = await call(page, '/v1/responses', {
+      method: 'POST',
+      headers: auth(key),
+      body: JSON.stringify({ model: 'svc-model-5.2-short', input: 'hello responses' }),
+    });
     ok(created);
     const response = created.json as { id: string; object: string; status: string; output: { type: string; content: { type: string; text: string }[] }[] };
     assert.equal(response.object, 'response');

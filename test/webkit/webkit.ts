@@ -20,7 +20,12 @@ const DRIVER_PORT = 4186 + Number(process.env.INPAGE_PORT_OFFSET ?? 0);
 /** MiniBrowser: `WEBKIT_MINIBROWSER`, else the one webkit2gtk-driver's WebKitGTK installs (any architecture). */
 export function miniBrowserPath(): string {
   if (process.env.WEBKIT_MINIBROWSER) return process.env.WEBKIT_MINIBROWSER;
-  for (const lib of ['/usr/lib', ...readdirSync('/usr/lib').filter((d) => d.includes('-linux-')).map((d) => `/usr/lib/${d}`)]) {
+  for (const lib of [
+    '/usr/lib',
+    ...readdirSync('/usr/lib')
+      .filter((d) => d.includes('-linux-'))
+      .map((d) => `/usr/lib/${d}`),
+  ]) {
     for (const version of ['webkit2gtk-4.1', 'webkit2gtk-4.0', 'webkitgtk-6.0']) {
       const path = `${lib}/${version}/MiniBrowser`;
       if (existsSync(path)) return path;
@@ -60,7 +65,8 @@ async function command(method: 'GET' | 'POST' | 'DELETE', path: string, body?: u
   });
   const answer = (await res.json()) as WebDriverAnswer;
   const value = answer.value as { error?: string; message?: string } | null;
-  if (!res.ok || (value && typeof value === 'object' && 'error' in value && value.error)) throw new Error(`WebDriver ${method} ${path}: ${value?.error}: ${value?.message}`);
+  if (!res.ok || (value && typeof value === 'object' && 'error' in value && value.error))
+    throw new Error(`WebDriver ${method} ${path}: ${value?.error}: ${value?.message}`);
   return answer.value;
 }
 
@@ -90,7 +96,10 @@ export class WebKitPage implements Evaluator {
         (value) => done({ ok: value === undefined ? null : value }),
         (err) => done({ error: String(err && err.stack || err) }),
       );`;
-    const result = (await this.cmd('POST', '/execute/async', { script, args: [arg === undefined ? null : arg] }, SCRIPT_MS + WAIT_MS)) as { ok?: R; error?: string };
+    const result = (await this.cmd('POST', '/execute/async', { script, args: [arg === undefined ? null : arg] }, SCRIPT_MS + WAIT_MS)) as {
+      ok?: R;
+      error?: string;
+    };
     if (result && 'error' in result && result.error !== undefined) throw new Error(`in WebKit: ${result.error}`);
     return result.ok as R;
   }
@@ -114,10 +123,14 @@ export class WebKitPage implements Evaluator {
 
   /** The first element whose text is `text` among those matching `selector`. */
   async findByText(selector: string, text: string): Promise<string> {
-    const index = await this.waitFor(`${selector} "${text}"`, ({ sel, text }: { sel: string; text: string }) => {
-      const i = Array.from(document.querySelectorAll(sel)).findIndex((el) => el.textContent?.trim() === text);
-      return i >= 0 ? i : null;
-    }, { sel: selector, text });
+    const index = await this.waitFor(
+      `${selector} "${text}"`,
+      ({ sel, text }: { sel: string; text: string }) => {
+        const i = Array.from(document.querySelectorAll(sel)).findIndex((el) => el.textContent?.trim() === text);
+        return i >= 0 ? i : null;
+      },
+      { sel: selector, text },
+    );
     const all = (await this.cmd('POST', '/elements', { using: 'css selector', value: selector })) as unknown[];
     return elementId(all[index]);
   }
@@ -133,10 +146,14 @@ export class WebKitPage implements Evaluator {
 
   /** The text of the first element matching `selector` once one's text matches `pattern`. */
   textOnceMatching(selector: string, pattern: RegExp): Promise<string> {
-    return this.waitFor(`${selector} ~ ${pattern}`, ({ sel, source, flags }: { sel: string; source: string; flags: string }) => {
-      const texts = Array.from(document.querySelectorAll(sel), (el) => el.textContent ?? '');
-      return texts.find((t) => new RegExp(source, flags).test(t)) ?? null;
-    }, { sel: selector, source: pattern.source, flags: pattern.flags });
+    return this.waitFor(
+      `${selector} ~ ${pattern}`,
+      ({ sel, source, flags }: { sel: string; source: string; flags: string }) => {
+        const texts = Array.from(document.querySelectorAll(sel), (el) => el.textContent ?? '');
+        return texts.find((t) => new RegExp(source, flags).test(t)) ?? null;
+      },
+      { sel: selector, source: pattern.source, flags: pattern.flags },
+    );
   }
 }
 
@@ -159,37 +176,51 @@ export function webkit(): () => WebKitPage {
   let driver: ChildProcess | undefined;
   let page: WebKitPage | undefined;
   let session: string | undefined;
-  before(async () => {
-    const x = await startXvfb();
-    xvfb = x.process;
-    driver = spawn('WebKitWebDriver', [`--port=${DRIVER_PORT}`], { stdio: 'ignore', env: { ...process.env, DISPLAY: x.display } });
-    let failed: Error | null = null;
-    driver.once('error', (err) => (failed = new Error(`WebKitWebDriver could not start (${err.message}); on Debian: apt-get install webkit2gtk-driver`)));
-    // Whatever ends this process (a failed hook, a signal) ends them too.
-    process.once('exit', () => {
-      driver?.kill();
-      xvfb?.kill();
-    });
-    const end = Date.now() + WAIT_MS;
-    for (;;) {
-      const ready = await command('GET', '/status', undefined, 2000).then((v) => (v as { ready?: boolean }).ready === true, () => false);
-      if (ready) break;
-      if (failed) throw failed;
-      if (Date.now() > end) throw new Error(`WebKitWebDriver did not start on port ${DRIVER_PORT}`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
-    const created = (await command('POST', '/session', {
-      capabilities: { alwaysMatch: { browserName: 'MiniBrowser', 'webkitgtk:browserOptions': { binary: miniBrowserPath(), args: ['--automation'] } } },
-    }, 2 * WAIT_MS)) as { sessionId: string };
-    session = created.sessionId;
-    await command('POST', `/session/${session}/timeouts`, { script: SCRIPT_MS + WAIT_MS, pageLoad: 2 * WAIT_MS, implicit: 0 });
-    page = new WebKitPage(session);
-  }, { timeout: 4 * WAIT_MS });
-  after(async () => {
-    if (session) await command('DELETE', `/session/${session}`).catch(() => undefined);
-    // Gone before the next file's (or suite's) driver takes the port.
-    await Promise.all([driver, xvfb].map((child) => stop(child)));
-  }, { timeout: 2 * WAIT_MS });
+  before(
+    async () => {
+      const x = await startXvfb();
+      xvfb = x.process;
+      driver = spawn('WebKitWebDriver', [`--port=${DRIVER_PORT}`], { stdio: 'ignore', env: { ...process.env, DISPLAY: x.display } });
+      let failed: Error | null = null;
+      driver.once('error', (err) => (failed = new Error(`WebKitWebDriver could not start (${err.message}); on Debian: apt-get install webkit2gtk-driver`)));
+      // Whatever ends this process (a failed hook, a signal) ends them too.
+      process.once('exit', () => {
+        driver?.kill();
+        xvfb?.kill();
+      });
+      const end = Date.now() + WAIT_MS;
+      for (;;) {
+        const ready = await command('GET', '/status', undefined, 2000).then(
+          (v) => (v as { ready?: boolean }).ready === true,
+          () => false,
+        );
+        if (ready) break;
+        if (failed) throw failed;
+        if (Date.now() > end) throw new Error(`WebKitWebDriver did not start on port ${DRIVER_PORT}`);
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      const created = (await command(
+        'POST',
+        '/session',
+        {
+          capabilities: { alwaysMatch: { browserName: 'MiniBrowser', 'webkitgtk:browserOptions': { binary: miniBrowserPath(), args: ['--automation'] } } },
+        },
+        2 * WAIT_MS,
+      )) as { sessionId: string };
+      session = created.sessionId;
+      await command('POST', `/session/${session}/timeouts`, { script: SCRIPT_MS + WAIT_MS, pageLoad: 2 * WAIT_MS, implicit: 0 });
+      page = new WebKitPage(session);
+    },
+    { timeout: 4 * WAIT_MS },
+  );
+  after(
+    async () => {
+      if (session) await command('DELETE', `/session/${session}`).catch(() => undefined);
+      // Gone before the next file's (or suite's) driver takes the port.
+      await Promise.all([driver, xvfb].map((child) => stop(child)));
+    },
+    { timeout: 2 * WAIT_MS },
+  );
   return () => {
     if (!page) throw new Error('WebKit is used before it was started');
     return page;
@@ -218,10 +249,14 @@ export async function registerThroughForm(page: WebKitPage, name: string): Promi
 export async function createKeyThroughForm(page: WebKitPage, name: string): Promise<string> {
   await page.type(await page.find('#key-name'), name);
   await page.click(await page.findByText('button[type="submit"]', 'Create key'));
-  const key = await page.waitFor('the new key', () => {
-    const value = (document.querySelector('#new-key-value') as HTMLInputElement | null)?.value ?? '';
-    return value.startsWith('sk-') ? value : null;
-  }, null);
+  const key = await page.waitFor(
+    'the new key',
+    () => {
+      const value = (document.querySelector('#new-key-value') as HTMLInputElement | null)?.value ?? '';
+      return value.startsWith('sk-') ? value : null;
+    },
+    null,
+  );
   if (!isWellFormedKey(key)) throw new Error(`the new key is not well formed: ${key}`);
   await page.click(await page.findByText('button', 'Done, I saved it'));
   await page.textOnceMatching('code.key-display', new RegExp(`^${displayForm(key).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`));

@@ -49,7 +49,9 @@ export class ConsumerEngine extends RoutingEngine {
         : {
             origin: this.provider.origin,
             serving: false,
-            why: this.provider.connected ? `the model provider ${this.provider.origin} does not let this site use this model` : `the model provider ${this.provider.origin} is gone`,
+            why: this.provider.connected
+              ? `the model provider ${this.provider.origin} does not let this site use this model`
+              : `the model provider ${this.provider.origin} is gone`,
           };
       return { ...(served ? { ...own, ...served, serving: own.serving } : own), provider: note };
     });

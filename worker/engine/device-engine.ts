@@ -18,7 +18,6 @@ import { complete, type CompleteEngine, type Engine, type EngineFactory, type Ge
 import { probeGpu, type GpuProbe } from './common/gpu';
 import { ENGINES, ENGINE_ORDER } from './registry';
 
-
 /** The policy, on its own for unit tests. */
 export function chooseEngine(setting: string, probe: Pick<GpuProbe, 'report'>): { kind: EngineKind; reason: string } {
   if (isEngineKind(setting)) return { kind: setting, reason: ENGINES[setting].forcedWhy };
@@ -173,7 +172,10 @@ export class DeviceEngine implements Engine {
     // The engine of the embedding variant, as for every other request; only web-llm has embedding models today.
     const engine = await this.engineOf(request.model);
     if (!engine.has.has('embed')) {
-      throw new ApiError('webgpu_unavailable', `'${request.model}' runs on web-llm (WebGPU) only; this device runs the ${this.kindOf(request.model)} engine, which has no embedding model.`);
+      throw new ApiError(
+        'webgpu_unavailable',
+        `'${request.model}' runs on web-llm (WebGPU) only; this device runs the ${this.kindOf(request.model)} engine, which has no embedding model.`,
+      );
     }
     return engine.embed(request, signal);
   }
@@ -191,7 +193,13 @@ export class DeviceEngine implements Engine {
       if (!status) return [];
       // Tied by the deployment to the engine this device did not pick, and that engine cannot serve it: say both.
       if (kind !== this.kind && status.state === 'unavailable' && status.error) {
-        return [{ ...status, runtime: runtime!, error: `The deployment's models setting ties ${v.id} to ${ENGINE_KIND_SPECS[kind].label}, which cannot run it here: ${status.error}` }];
+        return [
+          {
+            ...status,
+            runtime: runtime!,
+            error: `The deployment's models setting ties ${v.id} to ${ENGINE_KIND_SPECS[kind].label}, which cannot run it here: ${status.error}`,
+          },
+        ];
       }
       return [{ ...status, runtime: runtime! }];
     });

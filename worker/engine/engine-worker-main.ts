@@ -37,7 +37,10 @@ let startFailure: string | null = null;
 
 function need(): { engine: CompleteEngine; scheduler: Scheduler } {
   if (!engine || !scheduler) {
-    throw new ApiError('engine_unavailable', startFailure ? `The inference engine could not start in this browser: ${startFailure}` : 'The inference engine has not started yet; retry.');
+    throw new ApiError(
+      'engine_unavailable',
+      startFailure ? `The inference engine could not start in this browser: ${startFailure}` : 'The inference engine has not started yet; retry.',
+    );
   }
   return { engine, scheduler };
 }
@@ -53,7 +56,8 @@ function serve(port: MessagePort): void {
       running = need();
     } catch (err) {
       // No engine (its start failed, or has not finished): what asks for an answer gets one saying why.
-      if (message.type === 'generate' || message.type === 'embed' || message.type === 'status') post({ type: 'error', id: message.id, error: ApiError.from(err).toData() });
+      if (message.type === 'generate' || message.type === 'embed' || message.type === 'status')
+        post({ type: 'error', id: message.id, error: ApiError.from(err).toData() });
       return;
     }
     const { engine, scheduler } = running;
@@ -165,7 +169,9 @@ const control: EngineControl = {
   async init(config) {
     await create(config);
     // A probe that fails (no WebGPU) is reported through status() and adapter(), not by init().
-    await need().engine.ready().catch(() => undefined);
+    await need()
+      .engine.ready()
+      .catch(() => undefined);
   },
   async ping() {
     return true;

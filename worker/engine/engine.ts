@@ -95,9 +95,21 @@ export interface Engine extends Partial<EngineCapabilities> {
 }
 
 /** The capabilities the page controls (EngineControl forwards each to the engine), listed for the engine worker. */
-export const CONTROL_CAPABILITIES = ['adapter', 'load', 'unload', 'deleteFromCache', 'downloadSize', 'rescan', 'importFiles', 'cachedModels'] as const satisfies readonly (keyof EngineCapabilities)[];
+export const CONTROL_CAPABILITIES = [
+  'adapter',
+  'load',
+  'unload',
+  'deleteFromCache',
+  'downloadSize',
+  'rescan',
+  'importFiles',
+  'cachedModels',
+] as const satisfies readonly (keyof EngineCapabilities)[];
 // Every one of EngineCapabilities, and nothing else: a capability added there and not here fails to compile.
-const everyControl: Record<keyof EngineCapabilities, true> = Object.fromEntries(CONTROL_CAPABILITIES.map((name) => [name, true])) as Record<(typeof CONTROL_CAPABILITIES)[number], true>;
+const everyControl: Record<keyof EngineCapabilities, true> = Object.fromEntries(CONTROL_CAPABILITIES.map((name) => [name, true])) as Record<
+  (typeof CONTROL_CAPABILITIES)[number],
+  true
+>;
 void everyControl;
 
 /** The optional capabilities, by name. */

@@ -11,7 +11,14 @@ import { ApiError } from '#shared/protocol/errors';
 import { variantIn, type ModelCatalog } from '#shared/model-config';
 import { activeCatalog } from '#shared/catalog';
 import { buildUpstreamPlan, type ResolvedRoute, type UpstreamPlan, type UpstreamSpec } from '#shared/upstreams';
-import { UPSTREAM_CHOICES_CHANNEL, connectionSpec, listConnections, listModeChoices, type ModeChoice, type UpstreamConnection } from '#shared/upstream-connections';
+import {
+  UPSTREAM_CHOICES_CHANNEL,
+  connectionSpec,
+  listConnections,
+  listModeChoices,
+  type ModeChoice,
+  type UpstreamConnection,
+} from '#shared/upstream-connections';
 import { RoutingEngine, LOCAL_ONLY, type CompleteEngine, type Engine, type Generation, type Responder } from './engine';
 import { DATA_URLS_ONLY, UpstreamEngine, describeUpstream, type ImageRule, type UpstreamDeps, type UpstreamTarget } from './upstream';
 import { imageUrlAllowed } from '#shared/csp';
@@ -27,7 +34,12 @@ const OUT_OF_REACH = new Set(['upstream_unavailable', 'upstream_timeout', 'upstr
  * then the person's mode choices for ids the config routes to an upstream (an id without an upstream stays local;
  * an id only an upstream answers stays `upstream`: this device has no model for it).
  */
-export function withConnections(plan: UpstreamPlan, connections: readonly UpstreamConnection[], modes: readonly ModeChoice[], catalog: ModelCatalog): UpstreamPlan {
+export function withConnections(
+  plan: UpstreamPlan,
+  connections: readonly UpstreamConnection[],
+  modes: readonly ModeChoice[],
+  catalog: ModelCatalog,
+): UpstreamPlan {
   const upstreams = { ...plan.upstreams };
   const routes = { ...plan.routes };
   for (const c of connections) {
@@ -118,17 +130,27 @@ export class HybridEngine extends RoutingEngine {
     const who = describeUpstream(spec.name, spec.url);
     switch (route.mode) {
       case 'upstream':
-        if (!online) return { sides: [], why: `Mode upstream and the browser is offline: ${who} cannot be reached and this device never answers.`, offline: true };
+        if (!online)
+          return { sides: [], why: `Mode upstream and the browser is offline: ${who} cannot be reached and this device never answers.`, offline: true };
         return { sides: [up], why: `Mode upstream: ${who} answers.` };
       case 'prefer-upstream':
         if (!online) return { sides: [local], why: 'Mode prefer-upstream, but the browser is offline: this device answers.' };
-        if (failed) return { sides: [local, up], why: `Mode prefer-upstream, but ${who} failed in the last ${RECENT_FAILURE_MS / 1000} s: this device answers.` };
+        if (failed)
+          return { sides: [local, up], why: `Mode prefer-upstream, but ${who} failed in the last ${RECENT_FAILURE_MS / 1000} s: this device answers.` };
         return { sides: [up, local], why: `Mode prefer-upstream: ${who} answers (this device if it cannot).` };
       case 'prefer-local': {
         const state = this.localState(id);
         if (!online) return { sides: [local], why: 'Mode prefer-local and the browser is offline: this device answers.' };
-        if (state?.state === 'ready' || state?.state === 'cached') return { sides: [local, up], why: `Mode prefer-local: the model is ${state.state === 'ready' ? 'loaded' : 'downloaded'} here, so this device answers.` };
-        if (failed) return { sides: [local, up], why: `Mode prefer-local: the model is not ready here, but ${who} failed in the last ${RECENT_FAILURE_MS / 1000} s: this device answers.` };
+        if (state?.state === 'ready' || state?.state === 'cached')
+          return {
+            sides: [local, up],
+            why: `Mode prefer-local: the model is ${state.state === 'ready' ? 'loaded' : 'downloaded'} here, so this device answers.`,
+          };
+        if (failed)
+          return {
+            sides: [local, up],
+            why: `Mode prefer-local: the model is not ready here, but ${who} failed in the last ${RECENT_FAILURE_MS / 1000} s: this device answers.`,
+          };
         if (!state || state.state === 'unavailable') {
           return { sides: [up], why: `Mode prefer-local, but this device cannot run it${state?.error ? ` (${state.error})` : ''}: ${who} answers.` };
         }
@@ -145,7 +167,10 @@ export class HybridEngine extends RoutingEngine {
     // prefer-local while the weights are not here: they download in the background, so a later request runs locally.
     if (route.mode === 'prefer-local' && decision.sides[0]?.kind === 'upstream' && this.localState(id)?.state === 'not_downloaded' && !this.fetching.has(id)) {
       this.fetching.add(id);
-      void this.local.load(id).catch(() => undefined).finally(() => this.fetching.delete(id));
+      void this.local
+        .load(id)
+        .catch(() => undefined)
+        .finally(() => this.fetching.delete(id));
     }
     return decision.sides.length === 1 && decision.sides[0]!.kind === 'local' ? LOCAL_ONLY : decision.sides;
   }

@@ -104,7 +104,11 @@ export class Scheduler {
       const lane = this.lanes.get(side.lane) ?? new Set<Job>();
       this.lanes.set(side.lane, lane);
       if (lane.size >= side.limit) {
-        const full = new ApiError('queue_full', `The ${side.kind === 'upstream' ? 'upstream' : 'model provider'} '${side.lane}' is answering ${side.limit} requests, its limit; retry in 1 s.`, { retryAfter: 1 });
+        const full = new ApiError(
+          'queue_full',
+          `The ${side.kind === 'upstream' ? 'upstream' : 'model provider'} '${side.lane}' is answering ${side.limit} requests, its limit; retry in 1 s.`,
+          { retryAfter: 1 },
+        );
         return this.next(job, full, more);
       }
       this.accept(job);
@@ -145,7 +149,14 @@ export class Scheduler {
       this.dispatch(job);
       return;
     }
-    const said = job.earlier && job.earlier.message !== error.message ? new ApiError(error.code, `${error.message} (Tried first: ${job.earlier.message})`, { param: error.param, retryAfter: error.retryAfter, status: error.status }) : error;
+    const said =
+      job.earlier && job.earlier.message !== error.message
+        ? new ApiError(error.code, `${error.message} (Tried first: ${job.earlier.message})`, {
+            param: error.param,
+            retryAfter: error.retryAfter,
+            status: error.status,
+          })
+        : error;
     job.sink.error(said, spent);
   }
 

@@ -82,31 +82,38 @@ export function createApp(link: EngineLink, api: string, catalog: () => ModelCat
       missing = err instanceof Error && err.message ? err.message : NO_STATUS;
     }
     // The deployment's catalog (the engine's port offer brings it): the five less hidden ones, plus its own.
-    return catalog().variants.filter((v) => reachable.includes(v.id)).map((v) => {
-      const id = v.id;
-      const status = statuses?.find((s) => s.id === id);
-      // Consumer mode: per model when this site's engine runs beside the provider's (split), else the port's.
-      const provider = status?.provider ?? link.provider;
-      const known = lastStatus?.find((s) => s.id === id);
-      return {
-        id,
-        object: 'model',
-        created: v.created,
-        owned_by: workspace?.orgId ?? 'org-unregistered',
-        context_length: status?.context_length ?? known?.context_length ?? FALLBACK_CONTEXT,
-        reasoning: status?.thinks ?? known?.thinks ?? v.thinks,
-        vision: v.vision,
-        ...(v.embeddings ? { embeddings: true as const, dimensions: v.embeddings.dimensions } : {}),
-        state: status?.state ?? 'unavailable',
-        // Every unavailable model says why (src/shared/unavailable-why.ts).
-        ...whyField(unavailableWhy(status, missing)),
-        // Hybrid (docs/hybrid.md): the mode, the side that would answer now and why.
-        ...(status?.serving ? { mode: status.serving.mode, serving: { engine: status.serving.engine, why: status.serving.why, ...(status.serving.upstream ? { upstream: status.serving.upstream } : {}) } } : {}),
-        // Consumer mode (docs/shared-models.md): whether the model provider serves this site, and why (not).
-        ...(provider ? { provider } : {}),
-        ...(status?.runtime ? { engine: engineObject(status.runtime) } : {}),
-      };
-    });
+    return catalog()
+      .variants.filter((v) => reachable.includes(v.id))
+      .map((v) => {
+        const id = v.id;
+        const status = statuses?.find((s) => s.id === id);
+        // Consumer mode: per model when this site's engine runs beside the provider's (split), else the port's.
+        const provider = status?.provider ?? link.provider;
+        const known = lastStatus?.find((s) => s.id === id);
+        return {
+          id,
+          object: 'model',
+          created: v.created,
+          owned_by: workspace?.orgId ?? 'org-unregistered',
+          context_length: status?.context_length ?? known?.context_length ?? FALLBACK_CONTEXT,
+          reasoning: status?.thinks ?? known?.thinks ?? v.thinks,
+          vision: v.vision,
+          ...(v.embeddings ? { embeddings: true as const, dimensions: v.embeddings.dimensions } : {}),
+          state: status?.state ?? 'unavailable',
+          // Every unavailable model says why (src/shared/unavailable-why.ts).
+          ...whyField(unavailableWhy(status, missing)),
+          // Hybrid (docs/hybrid.md): the mode, the side that would answer now and why.
+          ...(status?.serving
+            ? {
+                mode: status.serving.mode,
+                serving: { engine: status.serving.engine, why: status.serving.why, ...(status.serving.upstream ? { upstream: status.serving.upstream } : {}) },
+              }
+            : {}),
+          // Consumer mode (docs/shared-models.md): whether the model provider serves this site, and why (not).
+          ...(provider ? { provider } : {}),
+          ...(status?.runtime ? { engine: engineObject(status.runtime) } : {}),
+        };
+      });
   }
 
   app.use('*', async (c, next) => {

@@ -52,10 +52,7 @@ const decoder = new TextDecoder();
 export async function readJsonBody(raw: Request): Promise<unknown> {
   const type = raw.headers.get('content-type') ?? '';
   if (!/^application\/json\s*(;|$)/i.test(type.trim())) {
-    throw new ApiError(
-      'invalid_content_type',
-      `Unsupported content type '${type || '(none)'}': send the body as JSON with 'Content-Type: application/json'.`,
-    );
+    throw new ApiError('invalid_content_type', `Unsupported content type '${type || '(none)'}': send the body as JSON with 'Content-Type: application/json'.`);
   }
   const text = await readLimitedText(raw);
   let body: unknown;

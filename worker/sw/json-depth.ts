@@ -30,7 +30,11 @@ export function assertJsonDepth(body: unknown): void {
   const deep = nestedTooDeep(body);
   if (!deep) return;
   const where = deep.field === null ? 'The request body' : `The field '${deep.field}'`;
-  throw new ApiError('invalid_value', `${where} is nested more than ${MAX_JSON_DEPTH} levels deep; requests may nest at most ${MAX_JSON_DEPTH} objects and arrays.`, {
-    param: deep.field,
-  });
+  throw new ApiError(
+    'invalid_value',
+    `${where} is nested more than ${MAX_JSON_DEPTH} levels deep; requests may nest at most ${MAX_JSON_DEPTH} objects and arrays.`,
+    {
+      param: deep.field,
+    },
+  );
 }

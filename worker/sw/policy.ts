@@ -48,10 +48,7 @@ async function precached(request: Request): Promise<Response | undefined> {
  */
 export async function serveWorkerScript(request: Request, settings: URL): Promise<Response> {
   const origin = settings.origin;
-  const [script, config] = await Promise.all([
-    precached(request).then((cached) => cached ?? fetch(request)),
-    deploymentConfig(settings),
-  ]);
+  const [script, config] = await Promise.all([precached(request).then((cached) => cached ?? fetch(request)), deploymentConfig(settings)]);
   const headers = new Headers(script.headers);
   // Hybrid: the servers of the connections people added in the workspace may be reached too.
   const connections = await listConnections()

@@ -162,10 +162,7 @@ export function startInpage(options: StartOptions): void {
     cleanupOutdatedCaches();
   }
   // The deployment's settings (the model source among them) are read fresh when online, and kept for offline.
-  registerRoute(
-    ({ url }) => url.href === settings.href,
-    new NetworkFirst({ cacheName: 'inpage-config' }),
-  );
+  registerRoute(({ url }) => url.href === settings.href, new NetworkFirst({ cacheName: 'inpage-config' }));
   // Each engine's own files (web-llm's chunk, llama.cpp's chunk and wasm: src/shared/engine-files.ts) are not in the
   // precache, so a device downloads only the engine it runs: the first use keeps them, each engine's in a cache of
   // its own, and later uses (offline too) read them there. The app has them under /assets/, the package

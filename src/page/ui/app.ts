@@ -69,9 +69,7 @@ function Nav(props: { area: AreaId }) {
     h(
       'ul',
       null,
-      AREAS.map((a) =>
-        h('li', { key: a.id }, h('a', { href: `#${a.id}`, 'aria-current': props.area === a.id ? 'page' : undefined }, a.label)),
-      ),
+      AREAS.map((a) => h('li', { key: a.id }, h('a', { href: `#${a.id}`, 'aria-current': props.area === a.id ? 'page' : undefined }, a.label))),
     ),
   );
 }
@@ -161,5 +159,12 @@ export function App() {
     e.preventDefault();
     document.getElementById('main')?.focus();
   };
-  return h('div', { class: 'page' }, h('a', { class: 'skip', href: '#main', onClick: skip }, 'Skip to content'), h(Header, null), body, h(DownloadDialog, null));
+  return h(
+    'div',
+    { class: 'page' },
+    h('a', { class: 'skip', href: '#main', onClick: skip }, 'Skip to content'),
+    h(Header, null),
+    body,
+    h(DownloadDialog, null),
+  );
 }

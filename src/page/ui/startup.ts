@@ -128,7 +128,10 @@ export async function start(ready: Promise<InpageApi>, engine?: Promise<void>): 
     if (event.key === ADAPTER_KEY && !api.engine) adoptSharedAdapter();
   });
   // Once it is settled whether this tab hosts the engine: one that does not takes the hosting tab's report.
-  void engine?.then(() => (api.engine ? undefined : adoptSharedAdapter()), () => undefined);
+  void engine?.then(
+    () => (api.engine ? undefined : adoptSharedAdapter()),
+    () => undefined,
+  );
   // Last-used times and token counts change with every request, and no signal says so.
   window.addEventListener('focus', () => {
     void refreshKeys();

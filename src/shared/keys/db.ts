@@ -51,7 +51,10 @@ function bounded(open: Promise<Database>): Promise<Database> {
   return new Promise<Database>((resolve, reject) => {
     const timer = setTimeout(() => {
       // Whatever the stuck open brings later is not ours any more.
-      void open.then((db) => db.close(), () => undefined);
+      void open.then(
+        (db) => db.close(),
+        () => undefined,
+      );
       reject(
         new Error(
           `IndexedDB did not open the "${DB_NAME}" database within ${OPEN_TIMEOUT_MS / 1000} s: another connection is blocking it (a version change held open in another tab?).`,

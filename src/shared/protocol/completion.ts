@@ -1,16 +1,6 @@
 // Turns engine events into OpenAI objects: chunks for a stream, one chat.completion for JSON.
 import { TextDelta, type EngineEvent } from '../wire/engine-port';
-import type {
-  ChatCompletion,
-  ChatCompletionChunk,
-  ChoiceLogprobs,
-  ChunkDelta,
-  EngineFinishReason,
-  FinishReason,
-  Timings,
-  ToolCall,
-  Usage,
-} from './types';
+import type { ChatCompletion, ChatCompletionChunk, ChoiceLogprobs, ChunkDelta, EngineFinishReason, FinishReason, Timings, ToolCall, Usage } from './types';
 
 const ID_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 

@@ -64,7 +64,8 @@ export function parseEmbeddingRequest(body: unknown, catalog: ModelCatalog = act
   }
   const raw = req.input;
   // A string, a list of strings, one list of token ids, or a list of them.
-  const inputs: EmbeddingInput[] = typeof raw === 'string' ? [raw] : raw.length > 0 && typeof raw[0] === 'number' ? [raw as number[]] : (raw as EmbeddingInput[]);
+  const inputs: EmbeddingInput[] =
+    typeof raw === 'string' ? [raw] : raw.length > 0 && typeof raw[0] === 'number' ? [raw as number[]] : (raw as EmbeddingInput[]);
   if (inputs.length === 0) throw new ApiError('invalid_value', "'input' must not be empty: give a string or a non-empty array of strings.", { param: 'input' });
   const empty = inputs.findIndex((item) => item.length === 0);
   if (empty >= 0) {

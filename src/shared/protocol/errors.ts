@@ -184,4 +184,3 @@ export function serviceWorkerMissing(): ApiError {
     { retryAfter: 1 },
   );
 }
-

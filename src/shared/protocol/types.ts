@@ -5,15 +5,7 @@ import type { ModelId } from '../variants';
 import type { EngineKind } from '../engine-kinds/names';
 
 // The request's types are declared once, by the zod schema in validate.ts; re-exported here for convenience.
-export type {
-  ChatCompletionRequest,
-  ChatMessage,
-  ContentPart,
-  ReasoningEffort,
-  ResponseFormat,
-  ToolCall,
-  FunctionTool,
-} from './validate';
+export type { ChatCompletionRequest, ChatMessage, ContentPart, ReasoningEffort, ResponseFormat, ToolCall, FunctionTool } from './validate';
 import type { ToolCall } from './validate';
 
 /** How an engine ends a generation. */

@@ -43,10 +43,7 @@ function buildSchemas() {
     strict: z.optional(z.nullable(z.boolean())),
   });
   const functionTool = z.object({ type: z.literal('function'), function: functionDefinition });
-  const toolChoice = z.union([
-    z.enum(['auto', 'none', 'required']),
-    z.object({ type: z.literal('function'), function: z.object({ name: z.string() }) }),
-  ]);
+  const toolChoice = z.union([z.enum(['auto', 'none', 'required']), z.object({ type: z.literal('function'), function: z.object({ name: z.string() }) })]);
   const legacyFunctionCall = z.union([z.enum(['auto', 'none']), z.object({ name: z.string() })]);
 
   const message = z.discriminatedUnion('role', [
@@ -226,7 +223,9 @@ export function toApiError(issue: Issue): ApiError {
   if (issue.code === 'invalid_union' && discriminator !== undefined && typeof input === 'object' && input !== null) {
     const got = (input as Record<string, unknown>)[discriminator];
     if (got === undefined) return new ApiError('missing_required_parameter', `Missing required parameter: '${param}'.`, { param });
-    return new ApiError('invalid_value', `Invalid value for '${param}': ${describe(got)} is not one of ${issue.message.replace(/^.*Expected /, '')}.`, { param });
+    return new ApiError('invalid_value', `Invalid value for '${param}': ${describe(got)} is not one of ${issue.message.replace(/^.*Expected /, '')}.`, {
+      param,
+    });
   }
   switch (issue.code) {
     case 'invalid_type':
@@ -281,7 +280,9 @@ export function validateChatRequest(body: unknown, catalog: ModelCatalog = activ
     unsupported('web_search_options', 'is not supported: the models run in the page and cannot search the web');
   }
   if (variant.embeddings) {
-    throw new ApiError('invalid_value', `The model '${req.model}' is an embedding model and does not generate text; use it with POST /v1/embeddings.`, { param: 'model' });
+    throw new ApiError('invalid_value', `The model '${req.model}' is an embedding model and does not generate text; use it with POST /v1/embeddings.`, {
+      param: 'model',
+    });
   }
   req.messages.forEach((m, i) => {
     if (m.role === 'tool' || m.role === 'function' || !Array.isArray(m.content)) return;
@@ -322,7 +323,6 @@ export function validateChatRequest(body: unknown, catalog: ModelCatalog = activ
   return out;
 }
 
-
 /**
  * Messages as engines take them: content never null, legacy `function_call` / `function` turns as tool calls
  * and tool messages; a tool message must answer a call of the assistant turn before it, as OpenAI requires.
@@ -346,8 +346,7 @@ function normalizeMessages(messages: readonly WireMessage[]): ChatMessage[] {
       case 'tool':
       case 'function': {
         const param = `messages[${i}].role`;
-        const answered =
-          m.role === 'tool' ? open.find((c) => c.id === m.tool_call_id) : open.find((c) => c.function.name === m.name);
+        const answered = m.role === 'tool' ? open.find((c) => c.id === m.tool_call_id) : open.find((c) => c.function.name === m.name);
         if (!answered) {
           const what = m.role === 'tool' ? `'tool_call_id' ${JSON.stringify(m.tool_call_id)}` : `function ${JSON.stringify(m.name)}`;
           throw new ApiError(
@@ -387,10 +386,6 @@ function checkTools(req: ChatCompletionRequest): void {
     throw new ApiError('invalid_value', "Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are specified.", { param });
   }
   if (typeof req.tool_choice === 'object' && !names.has(req.tool_choice.function.name)) {
-    throw new ApiError(
-      'invalid_value',
-      `Invalid value for '${param}': no function named '${req.tool_choice.function.name}' is among the tools.`,
-      { param },
-    );
+    throw new ApiError('invalid_value', `Invalid value for '${param}': no function named '${req.tool_choice.function.name}' is among the tools.`, { param });
   }
 }

@@ -227,10 +227,7 @@ export class EngineLink {
     });
   }
 
-  private async send(
-    message: EngineRequest,
-    handlers: Pick<Pending, 'onMessage' | 'onLost' | 'onPosted' | 'movable'>,
-  ): Promise<Pending> {
+  private async send(message: EngineRequest, handlers: Pick<Pending, 'onMessage' | 'onLost' | 'onPosted' | 'movable'>): Promise<Pending> {
     const port = await this.acquire();
     if (!port) throw noEngine(this.failure);
     const pending: Pending = { ...handlers, message, port: null, accepted: false, started: false };
@@ -323,48 +320,45 @@ export class EngineLink {
     };
     signal.addEventListener('abort', onAbort, { once: true });
 
-    this.send(
-      isEmbeddingRequest(request) ? { type: 'embed', id, request } : { type: 'generate', id, request },
-      {
-        movable: true,
-        onPosted: (port) => {
-          clearTimeout(ackTimer);
-          ackTimer = setTimeout(() => this.lose(port, 'silent'), this.ackTimeoutMs);
-        },
-        onMessage: (m) => {
-          switch (m.type) {
-            case 'accepted':
-              this.pending.get(id)!.accepted = true;
-              clearTimeout(ackTimer);
-              return;
-            case 'start':
-              this.pending.get(id)!.started = true;
-              run.fingerprint = m.fingerprint;
-              run.servedBy = m.servedBy ?? 'local';
-              resolveStart();
-              return;
-            case 'events':
-              run.push(unpackEvents(m.events));
-              return;
-            case 'end':
-              finish();
-              run.settleSpent(null);
-              run.end();
-              return;
-            case 'error':
-              run.settleSpent(m.spent ?? null);
-              fail(ApiError.fromData(m.error));
-              return;
-            default:
-              return;
-          }
-        },
-        onLost: (err) => {
-          run.settleSpent(null);
-          fail(err);
-        },
+    this.send(isEmbeddingRequest(request) ? { type: 'embed', id, request } : { type: 'generate', id, request }, {
+      movable: true,
+      onPosted: (port) => {
+        clearTimeout(ackTimer);
+        ackTimer = setTimeout(() => this.lose(port, 'silent'), this.ackTimeoutMs);
       },
-    ).then(
+      onMessage: (m) => {
+        switch (m.type) {
+          case 'accepted':
+            this.pending.get(id)!.accepted = true;
+            clearTimeout(ackTimer);
+            return;
+          case 'start':
+            this.pending.get(id)!.started = true;
+            run.fingerprint = m.fingerprint;
+            run.servedBy = m.servedBy ?? 'local';
+            resolveStart();
+            return;
+          case 'events':
+            run.push(unpackEvents(m.events));
+            return;
+          case 'end':
+            finish();
+            run.settleSpent(null);
+            run.end();
+            return;
+          case 'error':
+            run.settleSpent(m.spent ?? null);
+            fail(ApiError.fromData(m.error));
+            return;
+          default:
+            return;
+        }
+      },
+      onLost: (err) => {
+        run.settleSpent(null);
+        fail(err);
+      },
+    }).then(
       (p) => {
         if (signal.aborted) {
           // Aborted while waiting for a port: the engine got the request after `onAbort` ran.

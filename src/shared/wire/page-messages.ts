@@ -66,7 +66,9 @@ export function portOffer(lock: string, catalog?: ModelCatalog, provider?: Provi
 /** The provider note an offer carries, if it is one. */
 export function offerProvider(data: unknown): ProviderNote | undefined {
   const note = (data as { provider?: Partial<ProviderNote> } | null)?.provider;
-  return note && typeof note.origin === 'string' && typeof note.serving === 'boolean' && typeof note.why === 'string' ? { origin: note.origin, serving: note.serving, why: note.why } : undefined;
+  return note && typeof note.origin === 'string' && typeof note.serving === 'boolean' && typeof note.why === 'string'
+    ? { origin: note.origin, serving: note.serving, why: note.why }
+    : undefined;
 }
 
 /** Whether the offer's lock is to be watched only after the engine says `holding` (see PortOffer). */

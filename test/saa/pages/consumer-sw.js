@@ -3,11 +3,13 @@
 self.addEventListener('install', () => self.skipWaiting());
 self.addEventListener('message', (event) => {
   const [provider, reply] = event.ports;
-  event.waitUntil(new Promise((done) => {
-    provider.onmessage = (answer) => {
-      reply.postMessage({ from: 'consumer service worker', answer: answer.data });
-      done();
-    };
-    provider.postMessage({ ...event.data.message, id: 1 });
-  }));
+  event.waitUntil(
+    new Promise((done) => {
+      provider.onmessage = (answer) => {
+        reply.postMessage({ from: 'consumer service worker', answer: answer.data });
+        done();
+      };
+      provider.postMessage({ ...event.data.message, id: 1 });
+    }),
+  );
 });

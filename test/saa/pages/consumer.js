@@ -25,7 +25,9 @@ window.consumer = {
   async throughServiceWorker(message) {
     const registration = await window.consumer.registration;
     const reply = new MessageChannel();
-    const answer = new Promise((ok) => { reply.port1.onmessage = (event) => ok(event.data); });
+    const answer = new Promise((ok) => {
+      reply.port1.onmessage = (event) => ok(event.data);
+    });
     registration.active.postMessage({ message }, [providerPort, reply.port2]);
     providerPort = null;
     return answer;

@@ -71,7 +71,14 @@ window.saa = {
   async hold(which, name) {
     const locks = which === 'handle' ? handle.locks : navigator.locks;
     await new Promise((held) => {
-      locks.request(name, () => new Promise((release) => { heldLocks.set(name, release); held(); }));
+      locks.request(
+        name,
+        () =>
+          new Promise((release) => {
+            heldLocks.set(name, release);
+            held();
+          }),
+      );
     });
     return 'held';
   },

@@ -42,7 +42,9 @@ export async function probeGpu(nav: GpuNavigator = navigator as GpuNavigator): P
     return none(`navigator.gpu.requestAdapter() failed: ${err instanceof Error ? err.message : String(err)}`);
   }
   if (!adapter) {
-    return none('navigator.gpu.requestAdapter() returned null: the browser found no usable GPU adapter (no GPU, a blocklisted driver, or WebGPU switched off).');
+    return none(
+      'navigator.gpu.requestAdapter() returned null: the browser found no usable GPU adapter (no GPU, a blocklisted driver, or WebGPU switched off).',
+    );
   }
   const features = [...adapter.features].map(String).sort();
   const info = adapter.info;

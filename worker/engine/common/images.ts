@@ -96,7 +96,11 @@ export async function resolveImages(
       try {
         size = await reader.size(blob);
       } catch (err) {
-        throw new ApiError('invalid_value', `The data at '${param}' is not an image the browser can decode${type ? ` (${type})` : ''}: ${err instanceof Error ? err.message : String(err)}.`, { param });
+        throw new ApiError(
+          'invalid_value',
+          `The data at '${param}' is not an image the browser can decode${type ? ` (${type})` : ''}: ${err instanceof Error ? err.message : String(err)}.`,
+          { param },
+        );
       }
       out.set(url, { ...size, dataUrl: await toDataUrl(blob, type.startsWith('image/') ? type : 'image/png') });
     }

@@ -80,7 +80,20 @@ function refuse(param: string, why: string): never {
 }
 
 /** Keywords that describe and constrain nothing: beside a $ref too. */
-const ANNOTATIONS = new Set(['title', 'description', 'default', 'examples', '$schema', '$id', '$comment', 'deprecated', 'readOnly', 'writeOnly', '$defs', 'definitions']);
+const ANNOTATIONS = new Set([
+  'title',
+  'description',
+  'default',
+  'examples',
+  '$schema',
+  '$id',
+  '$comment',
+  'deprecated',
+  'readOnly',
+  'writeOnly',
+  '$defs',
+  'definitions',
+]);
 
 class Builder {
   readonly rules = new Map<string, string>();
@@ -100,7 +113,13 @@ class Builder {
   }
 
   #name(hint: string): string {
-    const base = `r-${hint.replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(-40).replace(/^-/, '') || 'x'}`;
+    const base = `r-${
+      hint
+        .replace(/[^A-Za-z0-9]+/g, '-')
+        .replace(/^-|-$/g, '')
+        .slice(-40)
+        .replace(/^-/, '') || 'x'
+    }`;
     let name = base;
     for (let i = 1; this.rules.has(name); i++) name = `${base}-${i}`;
     return name;
@@ -145,7 +164,8 @@ class Builder {
     }
     if (type !== undefined) return this.#typed(schema, type, path);
     // No type: what its keywords describe, or any value.
-    if (schema.properties !== undefined || schema.additionalProperties !== undefined || schema.required !== undefined) return this.#typed(schema, 'object', path);
+    if (schema.properties !== undefined || schema.additionalProperties !== undefined || schema.required !== undefined)
+      return this.#typed(schema, 'object', path);
     if (schema.items !== undefined || schema.prefixItems !== undefined) return this.#typed(schema, 'array', path);
     return this.any();
   }
@@ -223,7 +243,11 @@ class Builder {
       }
     }
     content ??= format;
-    if (content !== undefined && (min !== undefined || max !== undefined)) refuse(`${path}.${min !== undefined ? 'minLength' : 'maxLength'}`, `is not enforced by the grammar together with ${schema.pattern !== undefined ? 'pattern' : 'format'}`);
+    if (content !== undefined && (min !== undefined || max !== undefined))
+      refuse(
+        `${path}.${min !== undefined ? 'minLength' : 'maxLength'}`,
+        `is not enforced by the grammar together with ${schema.pattern !== undefined ? 'pattern' : 'format'}`,
+      );
     content ??= `${JSON_CHAR}{${min ?? 0},${max ?? ''}}`;
     return this.rule(`${path}-string`, `"\\"" ${content} "\\""`);
   }
@@ -238,7 +262,12 @@ class Builder {
     const min = count('minItems') ?? 0;
     const max = count('maxItems');
     if (max !== undefined && max < min) refuse(`${path}.maxItems`, 'is below minItems: no array has both');
-    const prefix = schema.prefixItems === undefined ? [] : Array.isArray(schema.prefixItems) ? schema.prefixItems : refuse(`${path}.prefixItems`, 'must be a list of schemas');
+    const prefix =
+      schema.prefixItems === undefined
+        ? []
+        : Array.isArray(schema.prefixItems)
+          ? schema.prefixItems
+          : refuse(`${path}.prefixItems`, 'must be a list of schemas');
     const fixed = prefix.map((item, i) => this.visit(item, `${path}.prefixItems[${i}]`));
     const rest = schema.items === false ? undefined : schema.items === undefined ? this.any() : this.visit(schema.items, `${path}.items`);
     // Items in order: the prefix's (all of them before any other), then the rest up to maxItems.
@@ -258,15 +287,26 @@ class Builder {
     for (let i = slots.length - 1; i >= 1; i--) body = slots[i]!.required ? `${sep} ${slots[i]!.rule} ${body}` : `(${sep} ${slots[i]!.rule} ${body})?`;
     let items: string;
     if (slots.length > 0) items = slots[0]!.required ? `${slots[0]!.rule} ${body}` : `(${slots[0]!.rule} ${body})?`;
-    else if (rest !== undefined && restMax !== 0) items = restMin > 0 ? `${rest} (${sep} ${rest}){${restMin - 1},${restMax === undefined ? '' : restMax - 1}}` : `(${rest} (${sep} ${rest}){0,${restMax === undefined ? '' : restMax - 1}})?`;
+    else if (rest !== undefined && restMax !== 0)
+      items =
+        restMin > 0
+          ? `${rest} (${sep} ${rest}){${restMin - 1},${restMax === undefined ? '' : restMax - 1}}`
+          : `(${rest} (${sep} ${rest}){0,${restMax === undefined ? '' : restMax - 1}})?`;
     else items = '';
     return this.rule(`${path}-array`, `"[" space ${items} space "]"`.replace(/ {2,}/g, ' '));
   }
 
   #object(schema: Record<string, unknown>, path: string): string {
-    const properties = schema.properties === undefined ? {} : isObject(schema.properties) ? schema.properties : refuse(`${path}.properties`, 'must be an object of schemas');
-    const required = schema.required === undefined ? [] : Array.isArray(schema.required) && schema.required.every((r) => typeof r === 'string') ? (schema.required as string[]) : refuse(`${path}.required`, 'must be a list of names');
-    for (const name of required) if (!(name in properties)) refuse(`${path}.required`, `names '${name}', which is not in properties (the grammar writes only the properties it knows)`);
+    const properties =
+      schema.properties === undefined ? {} : isObject(schema.properties) ? schema.properties : refuse(`${path}.properties`, 'must be an object of schemas');
+    const required =
+      schema.required === undefined
+        ? []
+        : Array.isArray(schema.required) && schema.required.every((r) => typeof r === 'string')
+          ? (schema.required as string[])
+          : refuse(`${path}.required`, 'must be a list of names');
+    for (const name of required)
+      if (!(name in properties)) refuse(`${path}.required`, `names '${name}', which is not in properties (the grammar writes only the properties it knows)`);
     const members = Object.entries(properties).map(([name, sub]) => ({
       rule: `${jsonLiteral(name)} space ":" space ${this.visit(sub, `${path}.properties.${name}`)}`,
       required: required.includes(name),
@@ -274,7 +314,10 @@ class Builder {
     // additionalProperties absent: none beside the properties listed (as both engines' converters do in strict
     // mode), but any member when no property is listed either (`{type: "object"}` is any object).
     const extra = schema.additionalProperties ?? (schema.properties === undefined ? true : undefined);
-    const additional = extra === undefined || extra === false ? undefined : `json-string space ":" space ${extra === true ? this.any() : this.visit(extra, `${path}.additionalProperties`)}`;
+    const additional =
+      extra === undefined || extra === false
+        ? undefined
+        : `json-string space ":" space ${extra === true ? this.any() : this.visit(extra, `${path}.additionalProperties`)}`;
     if (additional) this.any();
     // Properties in the schema's order, the optional ones left out or not; then, if allowed, other members. One
     // rule per (property, whether one was written before it): each optional property doubles the choices, not
@@ -354,7 +397,11 @@ export function thinkingFirst(grammar: string): string {
  */
 export function jsonFormatBesideAutoTools(format: string): ApiError {
   const param = 'response_format';
-  return new ApiError('unsupported_parameter', `Unsupported parameter: '${param}' ${format} together with tools under tool_choice 'auto': one answer cannot be held to both. Use tool_choice 'none' or 'required', or leave one out.`, { param });
+  return new ApiError(
+    'unsupported_parameter',
+    `Unsupported parameter: '${param}' ${format} together with tools under tool_choice 'auto': one answer cannot be held to both. Use tool_choice 'none' or 'required', or leave one out.`,
+    { param },
+  );
 }
 
 /** Throws 400 `unsupported_parameter` naming the first keyword of `schema` (at `path`) the grammar cannot hold. */

@@ -93,7 +93,7 @@ function digitTree(set: Suffixes, memo: Map<string, string>): string {
 function digitClass(digits: string[]): string {
   if (digits.length === 1) return `"${digits[0]}"`;
   let out = '';
-  for (let i = 0; i < digits.length; ) {
+  for (let i = 0; i < digits.length;) {
     let j = i;
     while (j + 1 < digits.length && digits[j + 1]!.charCodeAt(0) === digits[j]!.charCodeAt(0) + 1) j++;
     out += i === j ? digits[i] : `${digits[i]}-${digits[j]}`;

@@ -12,8 +12,18 @@ type Ranges = [number, number][];
 
 const MAX = 0x10ffff;
 const DIGIT: Ranges = [[0x30, 0x39]];
-const WORD: Ranges = [[0x30, 0x39], [0x41, 0x5a], [0x5f, 0x5f], [0x61, 0x7a]];
-const SPACE: Ranges = [[0x09, 0x0d], [0x20, 0x20], [0xa0, 0xa0], [0xfeff, 0xfeff]];
+const WORD: Ranges = [
+  [0x30, 0x39],
+  [0x41, 0x5a],
+  [0x5f, 0x5f],
+  [0x61, 0x7a],
+];
+const SPACE: Ranges = [
+  [0x09, 0x0d],
+  [0x20, 0x20],
+  [0xa0, 0xa0],
+  [0xfeff, 0xfeff],
+];
 
 function complement(ranges: Ranges): Ranges {
   const sorted = [...ranges].sort((a, b) => a[0] - b[0]);
@@ -28,7 +38,11 @@ function complement(ranges: Ranges): Ranges {
 }
 
 /** A JSON string's characters that JSON escapes: `"`, `\` and the controls. */
-const ESCAPED: Ranges = [[0x00, 0x1f], [0x22, 0x22], [0x5c, 0x5c]];
+const ESCAPED: Ranges = [
+  [0x00, 0x1f],
+  [0x22, 0x22],
+  [0x5c, 0x5c],
+];
 
 const hex = (n: number) => (n <= 0xffff ? `\\u${n.toString(16).padStart(4, '0')}` : `\\U${n.toString(16).padStart(8, '0')}`);
 /** A code point inside a grammar's character class. */
@@ -106,7 +120,8 @@ class Parser {
     // A lazy quantifier matches the same strings.
     if (this.peek() === '?') this.at++;
     const next = this.peek();
-    if (next === '?' || next === '*' || next === '+' || (next === '{' && /^\{\d+(,\d*)?\}/.test(this.src.slice(this.at)))) this.fail('a quantifier after a quantifier');
+    if (next === '?' || next === '*' || next === '+' || (next === '{' && /^\{\d+(,\d*)?\}/.test(this.src.slice(this.at))))
+      this.fail('a quantifier after a quantifier');
     return out;
   }
 
@@ -127,7 +142,13 @@ class Parser {
       case '[':
         return charSet(this.charClass());
       case '.':
-        return charSet(complement([[0x0a, 0x0a], [0x0d, 0x0d], [0x2028, 0x2029]]));
+        return charSet(
+          complement([
+            [0x0a, 0x0a],
+            [0x0d, 0x0d],
+            [0x2028, 0x2029],
+          ]),
+        );
       case '\\':
         return this.escapeAtom();
       case '^':

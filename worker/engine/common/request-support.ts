@@ -35,7 +35,10 @@ export function assertSupported(request: ChatCompletionRequest): void {
     if (Array.isArray(message.content)) {
       message.content.forEach((part, j) => {
         if (part.type === 'image_url' && part.image_url.detail !== undefined && part.image_url.detail !== 'auto') {
-          unsupported(`messages[${i}].content[${j}].image_url.detail`, `'${part.image_url.detail}' is not supported: images are always read at the model's own resolution ('auto')`);
+          unsupported(
+            `messages[${i}].content[${j}].image_url.detail`,
+            `'${part.image_url.detail}' is not supported: images are always read at the model's own resolution ('auto')`,
+          );
         }
       });
     }

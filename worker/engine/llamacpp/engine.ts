@@ -178,7 +178,8 @@ export class LlamaCppEngine implements Engine {
       if (!servedByLlama(variant, this.catalog)) return { id: s.id, state: 'unavailable', context_length: s.context_length, error: webllmOnly(variant) };
       // Too large for this device: unavailable, saying why, before anyone asks to download it.
       const tooLarge = this.tooLarge(variant);
-      if (tooLarge) return { ...s, state: 'unavailable', error: tooLarge.message, ...(this.effective(variant).thinks !== variant.thinks ? { thinks: true } : {}) };
+      if (tooLarge)
+        return { ...s, state: 'unavailable', error: tooLarge.message, ...(this.effective(variant).thinks !== variant.thinks ? { thinks: true } : {}) };
       // What the model serving it here does, where that differs from the catalog's promise.
       return this.effective(variant).thinks !== variant.thinks ? { ...s, thinks: true } : s;
     });
@@ -357,7 +358,9 @@ export class LlamaCppEngine implements Engine {
         );
       }
       if (source.mmprojUrl && info.has_image_input !== true) {
-        throw new Error(`llama.cpp loaded the model but not its vision projector (${source.mmprojUrl}): not an mmproj GGUF llama.cpp supports, or one made for another model`);
+        throw new Error(
+          `llama.cpp loaded the model but not its vision projector (${source.mmprojUrl}): not an mmproj GGUF llama.cpp supports, or one made for another model`,
+        );
       }
       const loaded: Loaded = { group, url: source.url, wllama, context: info.n_ctx, threads: wllama.getNumThreads() };
       const size = (await this.deps.cache.list().catch(() => [] as CachedModel[])).find((m) => m.url === source.url)?.size;

@@ -58,7 +58,9 @@ export function planGgufImport(files: readonly ImportFile[], sourceOf: (variant:
     const where = dirOf(found.find(Boolean)!.path) || 'the chosen files';
     const missing = names.filter((_, i) => !found[i]);
     if (missing.length > 0) {
-      plan.problems.push(`${modelId}: the model is split in ${names.length} files and ${missing.join(', ')} ${missing.length > 1 ? 'are' : 'is'} not in the selection.`);
+      plan.problems.push(
+        `${modelId}: the model is split in ${names.length} files and ${missing.join(', ')} ${missing.length > 1 ? 'are' : 'is'} not in the selection.`,
+      );
       continue;
     }
     const entries: GgufImportEntry[] = urls.map((url, i) => ({ url, source: found[i]! }));
@@ -75,7 +77,9 @@ export function planGgufImport(files: readonly ImportFile[], sourceOf: (variant:
         }
       }
       if (!mmproj) {
-        plan.problems.push(`${modelId}: its vision projector ${wanted} (or one .gguf file with "mmproj" in its name beside the model) is not in the selection.`);
+        plan.problems.push(
+          `${modelId}: its vision projector ${wanted} (or one .gguf file with "mmproj" in its name beside the model) is not in the selection.`,
+        );
         continue;
       }
       entries.push({ url: source.mmprojUrl, source: mmproj });
@@ -125,7 +129,14 @@ export async function importGguf(
     }
   }
   return {
-    imported: plan.models.map((m) => ({ modelId: m.modelId, variants: m.variants, folder: m.folder, files: m.entries.length, bytes: m.bytes, warnings: m.warnings })),
+    imported: plan.models.map((m) => ({
+      modelId: m.modelId,
+      variants: m.variants,
+      folder: m.folder,
+      files: m.entries.length,
+      bytes: m.bytes,
+      warnings: m.warnings,
+    })),
     problems: plan.problems,
   };
 }

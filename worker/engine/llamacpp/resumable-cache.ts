@@ -170,7 +170,12 @@ export class ResumableCache extends CacheManager {
       throw new Error(`The download of ${url} ended at ${loaded} of ${total} bytes`);
     }
     // The metadata last: a file without it (an interrupted write) is not a model wllama lists.
-    await this.writeMetadata(name, { originalURL: url, originalSize: loaded, etag: cleanEtag(response.headers.get('etag')), ...(options.metadataAdditional ?? {}) });
+    await this.writeMetadata(name, {
+      originalURL: url,
+      originalSize: loaded,
+      etag: cleanEtag(response.headers.get('etag')),
+      ...(options.metadataAdditional ?? {}),
+    });
     options.progressCallback?.({ loaded, total: total || loaded });
   }
 }

@@ -158,7 +158,11 @@ export class LlamaRun {
     } catch (err) {
       this.finish();
       if (isAbort(err)) return { done: true, value: undefined };
-      throw generationError(err, { logprobs: (this.options.topLogprobs ?? null) !== null, native: this.options.nativeError?.() ?? null, beforeFirstChunk: !this.answered });
+      throw generationError(err, {
+        logprobs: (this.options.topLogprobs ?? null) !== null,
+        native: this.options.nativeError?.() ?? null,
+        beforeFirstChunk: !this.answered,
+      });
     }
   }
 

@@ -86,7 +86,8 @@ export class CacheStorageBackend implements StorageBackend {
 }
 
 async function openOpfs(): Promise<StorageBackend> {
-  if (!givenStorageRoot() && typeof globalThis.navigator?.storage?.getDirectory !== 'function') throw new Error('this browser has no OPFS (navigator.storage.getDirectory)');
+  if (!givenStorageRoot() && typeof globalThis.navigator?.storage?.getDirectory !== 'function')
+    throw new Error('this browser has no OPFS (navigator.storage.getDirectory)');
   // Rejects where OPFS is refused (a private window).
   await (await storageRoot()).getDirectoryHandle('cache', { create: true });
   return new DirectoryBackend(storageRoot);

@@ -113,7 +113,11 @@ function translate({ messages: given, plan }: PlannedRequest, images: ReadonlyMa
       case 'assistant': {
         const turn: LlamaMessage = { role: 'assistant', content: textOf(m.content) };
         if (m.tool_calls?.length) {
-          turn.tool_calls = m.tool_calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.function.name, arguments: templateArguments(c.function.arguments) } }));
+          turn.tool_calls = m.tool_calls.map((c) => ({
+            id: c.id,
+            type: 'function',
+            function: { name: c.function.name, arguments: templateArguments(c.function.arguments) },
+          }));
         }
         return turn;
       }
@@ -159,7 +163,8 @@ function translate({ messages: given, plan }: PlannedRequest, images: ReadonlyMa
   // bound (json-grammar.ts). `strict` changes nothing: the grammar always holds the output to the schema.
   const format = plan.format;
   if (format?.type === 'json_object') params.grammar = held(jsonObjectGrammar());
-  if (format?.type === 'json_schema') params.grammar = held(jsonSchemaGrammar(format.json_schema.schema ?? { type: 'object' }, 'response_format.json_schema.schema'));
+  if (format?.type === 'json_schema')
+    params.grammar = held(jsonSchemaGrammar(format.json_schema.schema ?? { type: 'object' }, 'response_format.json_schema.schema'));
   return params;
 }
 

@@ -56,14 +56,33 @@ export function chooseWasmBuild(features: WasmFeatures, configured: number, core
       ? `wllama's main build (Memory64${features.jspi ? ', JSPI' : '; no JSPI here: the model is read without suspending'}).`
       : `wllama's compat build (32-bit memory, Asyncify): this browser has no WebAssembly Memory64${features.jspi ? '' : ' and no JSPI'}, which the main build needs; it is slower.`;
   if (!features.crossOriginIsolated) {
-    return { build, buildWhy, threads: 1, threadsWhy: 'One thread: the page is not cross-origin isolated, so WebAssembly has no shared memory for threads (docs/engines.md, Threads and cross-origin isolation).' };
+    return {
+      build,
+      buildWhy,
+      threads: 1,
+      threadsWhy:
+        'One thread: the page is not cross-origin isolated, so WebAssembly has no shared memory for threads (docs/engines.md, Threads and cross-origin isolation).',
+    };
   }
   if (!features.sharedMemory) {
-    return { build, buildWhy, threads: 1, threadsWhy: 'One thread: the page is cross-origin isolated, but this browser gives it no SharedArrayBuffer, which WebAssembly threads need.' };
+    return {
+      build,
+      buildWhy,
+      threads: 1,
+      threadsWhy: 'One thread: the page is cross-origin isolated, but this browser gives it no SharedArrayBuffer, which WebAssembly threads need.',
+    };
   }
   const all = Math.max(1, cores || 1);
   const threads = configured > 0 ? Math.min(configured, all) : all;
-  return { build, buildWhy, threads, threadsWhy: configured > 0 ? `${threads} of ${all} logical cores (the deployment's llamaThreads: ${configured}); the page is cross-origin isolated.` : `Every logical core (${all}); the page is cross-origin isolated.` };
+  return {
+    build,
+    buildWhy,
+    threads,
+    threadsWhy:
+      configured > 0
+        ? `${threads} of ${all} logical cores (the deployment's llamaThreads: ${configured}); the page is cross-origin isolated.`
+        : `Every logical core (${all}); the page is cross-origin isolated.`,
+  };
 }
 
 /** wllama's `setCompat` argument: the compat build's files, served by this deployment. */

@@ -80,7 +80,13 @@ export function assertUpstreamSupports(request: ChatCompletionRequest, dialect: 
   for (const field of rules.drops) {
     const value = (request as unknown as Record<string, unknown>)[field];
     // `tool_choice: "auto"` is what the server does anyway, as is `parallel_tool_calls: true`.
-    if (value === undefined || (field === 'tool_choice' && value === 'auto') || (field === 'parallel_tool_calls' && value === true) || (field === 'logprobs' && value === false)) continue;
+    if (
+      value === undefined ||
+      (field === 'tool_choice' && value === 'auto') ||
+      (field === 'parallel_tool_calls' && value === true) ||
+      (field === 'logprobs' && value === false)
+    )
+      continue;
     refuse(dialect, field, 'is dropped by this server without a word, so inpage refuses it rather than answer without it');
   }
 }

@@ -101,7 +101,14 @@ export class UpstreamEngine implements Engine {
    * Sends to `{url}{path}` (a POST of `body` as JSON, or a GET without one) with the upstream's credentials rule and
    * key, and resolves with the server's answer once its status is read; what fails before that is inpage's error.
    */
-  private async send(spec: UpstreamSpec, path: string, body: unknown, signal: AbortSignal, watch: ReturnType<UpstreamEngine['watch']>, seen?: (status: number) => void): Promise<Response> {
+  private async send(
+    spec: UpstreamSpec,
+    path: string,
+    body: unknown,
+    signal: AbortSignal,
+    watch: ReturnType<UpstreamEngine['watch']>,
+    seen?: (status: number) => void,
+  ): Promise<Response> {
     const who = describeUpstream(spec.name, spec.url);
     if (!this.deps.online()) throw new ApiError('upstream_unavailable', `The browser is offline: the upstream ${who} cannot be reached.`);
     const headers: Record<string, string> = { accept: 'text/event-stream, application/json' };
@@ -156,7 +163,13 @@ export class UpstreamEngine implements Engine {
   }
 
   /** The chat request's answer: resolves at its first event (text, reasoning or a call), read through `watch`. */
-  private async stream(target: UpstreamTarget, request: ChatCompletionRequest, body: Record<string, unknown>, signal: AbortSignal, watch: ReturnType<UpstreamEngine['watch']>): Promise<Generation> {
+  private async stream(
+    target: UpstreamTarget,
+    request: ChatCompletionRequest,
+    body: Record<string, unknown>,
+    signal: AbortSignal,
+    watch: ReturnType<UpstreamEngine['watch']>,
+  ): Promise<Generation> {
     const { spec } = target;
     const who = describeUpstream(spec.name, spec.url);
     const res = await this.post(target, request.raw_prompt !== undefined ? '/completions' : '/chat/completions', body, signal, watch);
@@ -180,7 +193,10 @@ export class UpstreamEngine implements Engine {
           if (err instanceof ApiError || signal.aborted) throw err;
           if (watch.timedOut()) throw watch.timeout();
           // The connection broke off mid-answer (the server died, the network went).
-          throw new ApiError('upstream_error', `The upstream ${who} broke off its answer (${callerMessage(err instanceof Error ? err.message : String(err), spec.key)}).`);
+          throw new ApiError(
+            'upstream_error',
+            `The upstream ${who} broke off its answer (${callerMessage(err instanceof Error ? err.message : String(err), spec.key)}).`,
+          );
         }
       })();
     }
@@ -280,7 +296,8 @@ export class UpstreamEngine implements Engine {
       } catch {
         // not JSON: said below
       }
-      if (!Array.isArray(data)) throw new ApiError('upstream_error', `The upstream ${who} answered GET /models without a list of models: is the base URL the server's /v1?`);
+      if (!Array.isArray(data))
+        throw new ApiError('upstream_error', `The upstream ${who} answered GET /models without a list of models: is the base URL the server's /v1?`);
       return { ok: true, models: data.map((m: unknown) => (m as { id?: unknown } | null)?.id).filter((id): id is string => typeof id === 'string') };
     } catch (err) {
       const error = !(err instanceof ApiError) && !signal.aborted && watch.timedOut() ? watch.timeout() : ApiError.from(err, 'upstream_error');
@@ -306,7 +323,16 @@ export class UpstreamEngine implements Engine {
 async function idle<T>(next: Promise<T>, ms: number, who: string): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const silent = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new ApiError('upstream_timeout', `The upstream ${who} sent nothing for ${ms} ms in the middle of its answer (its 'idleMs' bound): the answer stops here.`)), ms);
+    timer = setTimeout(
+      () =>
+        reject(
+          new ApiError(
+            'upstream_timeout',
+            `The upstream ${who} sent nothing for ${ms} ms in the middle of its answer (its 'idleMs' bound): the answer stops here.`,
+          ),
+        ),
+      ms,
+    );
   });
   try {
     return await Promise.race([next, silent]);

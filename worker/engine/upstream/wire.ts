@@ -90,7 +90,9 @@ export async function httpError(res: Response, who: string, bounds: Pick<Upstrea
   }
   if (status === 429) {
     const retry = Number(res.headers.get('retry-after'));
-    return new ApiError('queue_full', `The upstream ${who} is busy (HTTP 429: ${message}).`, { retryAfter: Number.isFinite(retry) && retry > 0 ? Math.ceil(retry) : 1 });
+    return new ApiError('queue_full', `The upstream ${who} is busy (HTTP 429: ${message}).`, {
+      retryAfter: Number.isFinite(retry) && retry > 0 ? Math.ceil(retry) : 1,
+    });
   }
   if (status >= 400 && status < 500) {
     // An OpenAI-shaped refusal with one of inpage's own codes at the same status keeps its code and param.
@@ -111,7 +113,8 @@ const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null 
  * (1e308, -1, 2.5, "7") is disregarded: inpage counts that figure itself, as for a server that reports no usage.
  */
 export const MAX_USAGE_COUNT = 2 ** 31 - 1;
-export const usageCount = (v: unknown): number | undefined => (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 && v <= MAX_USAGE_COUNT ? v : undefined);
+export const usageCount = (v: unknown): number | undefined =>
+  typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 && v <= MAX_USAGE_COUNT ? v : undefined;
 
 /** What a ChunkReader holds an answer to (src/shared/upstreams.ts `UPSTREAM_BOUNDS`). */
 export interface ReaderOptions extends Pick<UpstreamBounds, 'maxToolCalls' | 'maxToolArgumentBytes'> {
@@ -168,7 +171,11 @@ export class ChunkReader {
       throw this.bad(`a stream event that is not JSON (${JSON.stringify(callerMessage(payload.slice(0, 80), this.options.key))})`);
     }
     if (!isObject(parsed)) throw this.bad('a stream event that is not an object');
-    if (parsed.error !== undefined) throw new ApiError('upstream_error', `The upstream ${this.who} failed mid-answer: ${callerMessage(errorMessageOf(JSON.stringify(parsed)), this.options.key)}`);
+    if (parsed.error !== undefined)
+      throw new ApiError(
+        'upstream_error',
+        `The upstream ${this.who} failed mid-answer: ${callerMessage(errorMessageOf(JSON.stringify(parsed)), this.options.key)}`,
+      );
     if (isObject(parsed.usage)) this.usage = parsed.usage;
     this.timings = timingsOf(parsed.timings) ?? this.timings;
     const choices = parsed.choices;
@@ -225,7 +232,8 @@ export class ChunkReader {
     let index = this.calls.get(key);
     if (index === undefined) {
       if (typeof fn.name !== 'string' || fn.name === '') throw this.bad('tool-call arguments before the call named its function');
-      if (this.nextCall >= this.options.maxToolCalls) throw this.bad(`more than ${this.options.maxToolCalls} tool calls in one answer (its 'maxToolCalls' bound)`);
+      if (this.nextCall >= this.options.maxToolCalls)
+        throw this.bad(`more than ${this.options.maxToolCalls} tool calls in one answer (its 'maxToolCalls' bound)`);
       index = this.nextCall++;
       this.calls.set(key, index);
       if (key !== `i${upstreamIndex}`) this.calls.set(`i${upstreamIndex}`, index);
@@ -239,7 +247,8 @@ export class ChunkReader {
       // Ollama's native API gives an object; its /v1 a string. Either way the fragments concatenate to JSON.
       const args = typeof fn.arguments === 'string' ? fn.arguments : JSON.stringify(fn.arguments);
       const bytes = (this.argumentBytes.get(index) ?? 0) + utf8.encode(args).byteLength;
-      if (bytes > this.options.maxToolArgumentBytes) throw this.bad(`a tool call whose arguments pass ${this.options.maxToolArgumentBytes} bytes (its 'maxToolArgumentBytes' bound)`);
+      if (bytes > this.options.maxToolArgumentBytes)
+        throw this.bad(`a tool call whose arguments pass ${this.options.maxToolArgumentBytes} bytes (its 'maxToolArgumentBytes' bound)`);
       this.argumentBytes.set(index, bytes);
       if (args !== '') out.push({ type: 'tool_arguments', index, arguments: args });
     }
@@ -254,7 +263,8 @@ export class ChunkReader {
   finish(): EngineEvent {
     if (this.finishReason === null && !this.began) throw this.bad('a stream that ended before any answer');
     const missing = this.finishReason === null ? 'a finish_reason' : this.options.expectDone && !this.sawDone ? 'its closing data: [DONE]' : null;
-    if (missing) throw new ApiError('upstream_error', `The upstream ${this.who} broke off its answer: it ended without ${missing}, so what came is incomplete.`);
+    if (missing)
+      throw new ApiError('upstream_error', `The upstream ${this.who} broke off its answer: it ended without ${missing}, so what came is incomplete.`);
     const reason: EngineFinishReason = this.sawToolCall && this.finishReason === 'stop' ? 'tool_calls' : (this.finishReason ?? 'stop');
     const u = this.usage;
     const completion = usageCount(u?.completion_tokens) ?? this.contentPieces + this.reasoningPieces;
@@ -286,7 +296,9 @@ function logprobsOf(raw: unknown): ChoiceLogprobs['content'] | undefined {
   const out: NonNullable<ChoiceLogprobs['content']> = [];
   for (const t of raw.content) {
     if (!isObject(t) || typeof t.token !== 'string' || typeof t.logprob !== 'number') return undefined;
-    const tops = Array.isArray(t.top_logprobs) ? t.top_logprobs.filter((x): x is Json => isObject(x) && typeof x.token === 'string' && typeof x.logprob === 'number') : [];
+    const tops = Array.isArray(t.top_logprobs)
+      ? t.top_logprobs.filter((x): x is Json => isObject(x) && typeof x.token === 'string' && typeof x.logprob === 'number')
+      : [];
     out.push({
       token: t.token,
       logprob: t.logprob,

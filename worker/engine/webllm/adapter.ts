@@ -25,7 +25,18 @@ import { resolveImages, type ImageReader, type ResolvedImage } from '../common/i
 import { imageUrlAllowed } from '#shared/csp';
 import { KvMemory } from './kv-reuse';
 import { ModelStates } from '../common/model-states';
-import { EMPTY_THINK_BLOCK, WEBLLM_DEFAULT_CONTEXT, appConfigFor, baseRecord, hasThinkingSwitch, kvShape, modelIdOf, webllmModels, weightGroups, type Precision } from './models';
+import {
+  EMPTY_THINK_BLOCK,
+  WEBLLM_DEFAULT_CONTEXT,
+  appConfigFor,
+  baseRecord,
+  hasThinkingSwitch,
+  kvShape,
+  modelIdOf,
+  webllmModels,
+  weightGroups,
+  type Precision,
+} from './models';
 import { Mutex } from '../common/mutex';
 import { countPromptTokens, type LoadedModelView } from './prompt-tokens';
 import { WebLlmRun, type RunOptions } from './stream';

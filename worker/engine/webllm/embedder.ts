@@ -78,7 +78,10 @@ export class WebLlmEmbedder {
     });
     const vectors = [...answer.data].sort((a, b) => a.index - b.index);
     if (vectors.length !== request.input.length || vectors.some((v) => v.embedding.length !== spec.dimensions)) {
-      throw new ApiError('internal_error', `web-llm returned ${vectors.length} vectors for ${request.input.length} inputs, not all of ${spec.dimensions} dimensions.`);
+      throw new ApiError(
+        'internal_error',
+        `web-llm returned ${vectors.length} vectors for ${request.input.length} inputs, not all of ${spec.dimensions} dimensions.`,
+      );
     }
     const promptTokens = answer.usage.prompt_tokens;
     async function* events(): AsyncGenerator<EngineEvent> {

@@ -25,7 +25,15 @@ const UNSUPPORTED = new Set([
   'UnsupportedModelIdError',
 ]);
 /** web-llm's range checks on generation settings. */
-const INVALID = new Set(['RangeError', 'MinValueError', 'NonNegativeError', 'DependencyError', 'SeedTypeError', 'InvalidNumberStringError', 'GrammarMatcherInitError']);
+const INVALID = new Set([
+  'RangeError',
+  'MinValueError',
+  'NonNegativeError',
+  'DependencyError',
+  'SeedTypeError',
+  'InvalidNumberStringError',
+  'GrammarMatcherInitError',
+]);
 
 const OUT_OF_MEMORY = /out of memory|OOM|device (was )?lost|DeviceLostError|allocation failed|Failed to allocate/i;
 

@@ -107,8 +107,7 @@ export async function planImport(files: readonly ImportFile[], source: ModelSour
     if (!config) continue;
     const where = dir || 'the chosen folder';
     const modelId =
-      dir.split('/').find((part) => known.has(part)) ??
-      [...folder.keys()].map((name) => byLibrary.get(name)).find((id): id is string => id !== undefined);
+      dir.split('/').find((part) => known.has(part)) ?? [...folder.keys()].map((name) => byLibrary.get(name)).find((id): id is string => id !== undefined);
     if (!modelId) {
       plan.problems.push(
         `${where}: holds a model, but not one inpage can tell: name the folder after its web-llm model id (one of ${[...known.keys()].join(', ')}) or put its model library (.wasm) beside it.`,
@@ -242,7 +241,14 @@ export async function importIntoCache(
   const plan = await planImport(files, source, origin);
   await writeImport(plan, onProgress);
   return {
-    imported: plan.models.map((m) => ({ modelId: m.modelId, variants: m.variants, folder: m.folder, files: m.entries.length, bytes: m.bytes, warnings: m.warnings })),
+    imported: plan.models.map((m) => ({
+      modelId: m.modelId,
+      variants: m.variants,
+      folder: m.folder,
+      files: m.entries.length,
+      bytes: m.bytes,
+      warnings: m.warnings,
+    })),
     problems: plan.problems,
   };
 }

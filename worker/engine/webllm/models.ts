@@ -85,7 +85,9 @@ function configuredModel(id: string, entry: WebLlmEntry, thinks: boolean, vision
   if (entry.record) {
     model = { f16: entry.record.model_id, f32: entry.record.model_id, thinkingSwitch: entry.thinking ?? 'none', custom: entry.record };
     if (isPrebuilt(entry.record.model_id)) {
-      throw new ModelConfigError(`${at('record.model_id')}: '${entry.record.model_id}' is a web-llm prebuilt id; give your model an id of its own (or use 'webllm')`);
+      throw new ModelConfigError(
+        `${at('record.model_id')}: '${entry.record.model_id}' is a web-llm prebuilt id; give your model an id of its own (or use 'webllm')`,
+      );
     }
   } else {
     const ids = typeof entry.webllm === 'string' ? { f16: entry.webllm, f32: entry.webllm } : entry.webllm!;
@@ -204,7 +206,9 @@ export function weightGroups(): Variant[] {
 }
 
 export function variantsOfGroup(group: string): ModelId[] {
-  return activeCatalog().variants.filter((v) => v.weightGroup === group).map((v) => v.id);
+  return activeCatalog()
+    .variants.filter((v) => v.weightGroup === group)
+    .map((v) => v.id);
 }
 
 /** Where a deployment serves model files from; empty strings keep web-llm's prebuilt hosts. */

@@ -32,7 +32,11 @@ function sep(value: string | undefined, fallback: string): string {
 }
 
 /** The prompt web-llm prefills for `messages`, as per-turn pieces (strings, and images by URL). */
-export function renderPrompt(template: ConvTemplate, messages: readonly ChatCompletionMessageParam[], options: { emptyThinkBlock?: string; modelType: string }): Piece[][] {
+export function renderPrompt(
+  template: ConvTemplate,
+  messages: readonly ChatCompletionMessageParam[],
+  options: { emptyThinkBlock?: string; modelType: string },
+): Piece[][] {
   const first = messages[0];
   const systemMessage = first?.role === 'system' ? first.content : template.system_message;
   const systemPrompt =

@@ -82,7 +82,10 @@ class Answer {
   /** The reply as a client sends it back (content, then its calls), as the translator renders it. */
   echo(content: string): string {
     if (!this.called) return content;
-    return assistantText(content, this.calls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.args } })));
+    return assistantText(
+      content,
+      this.calls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.args } })),
+    );
   }
 
   private take(pieces: ParsedPiece[]): { text: string; events: EngineEvent[] } {

@@ -7,9 +7,7 @@
 import { TOOL_CALL_CLOSE, TOOL_CALL_OPEN } from './qwen3-tools';
 
 export type ParsedPiece =
-  | { type: 'text'; text: string }
-  | { type: 'call'; index: number; name: string }
-  | { type: 'arguments'; index: number; arguments: string };
+  { type: 'text'; text: string } | { type: 'call'; index: number; name: string } | { type: 'arguments'; index: number; arguments: string };
 
 /** Length of the longest end of `text` that is a proper prefix of `tag`. */
 function partialAtEnd(text: string, tag: string): number {

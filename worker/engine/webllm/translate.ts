@@ -59,11 +59,7 @@ function textOf(content: ChatMessage['content']): string {
     .join('\n');
 }
 
-function translateMessages(
-  messages: readonly ChatMessage[],
-  images: ReadonlyMap<string, ResolvedImage>,
-  tools: ToolPlan | null,
-): ChatCompletionMessageParam[] {
+function translateMessages(messages: readonly ChatMessage[], images: ReadonlyMap<string, ResolvedImage>, tools: ToolPlan | null): ChatCompletionMessageParam[] {
   const out: ChatCompletionMessageParam[] = [];
   // The leading system and developer messages become web-llm's one system message, with the tools offered.
   const systems: string[] = [];

@@ -35,11 +35,6 @@ export function chatFormat(request: ChatCompletionRequest, fingerprint: string):
   };
 }
 
-export function completeChat(
-  link: EngineLink,
-  request: ChatCompletionRequest,
-  clientSignal: AbortSignal,
-  accounting: Accounting,
-): Promise<Response> {
+export function completeChat(link: EngineLink, request: ChatCompletionRequest, clientSignal: AbortSignal, accounting: Accounting): Promise<Response> {
   return runAnswer(link, request, clientSignal, accounting, (fingerprint) => chatFormat(request, fingerprint));
 }

@@ -172,7 +172,11 @@ export class TextCompletionWriter {
   build(): TextCompletion {
     if (!this.finish) throw new Error('The engine ended without a finish event.');
     const logprobs = this.options.logprobs ? legacyLogprobs(this.logprobs ?? [], 0) : null;
-    const answer: TextCompletion = { ...this.meta, choices: [{ index: 0, text: this.text, logprobs, finish_reason: this.finish.reason }], usage: this.finish.usage };
+    const answer: TextCompletion = {
+      ...this.meta,
+      choices: [{ index: 0, text: this.text, logprobs, finish_reason: this.finish.reason }],
+      usage: this.finish.usage,
+    };
     if (this.finish.timings) answer.timings = this.finish.timings;
     return answer;
   }

@@ -194,7 +194,9 @@ export class ResponseBuilder {
     if (event.reasoning) {
       if (this.open?.item.type !== 'reasoning') {
         out.push(...this.closeItem('completed'));
-        out.push(...this.openItem({ id: itemId('rs'), type: 'reasoning', summary: [], content: [{ type: 'reasoning_text', text: '' }], status: 'in_progress' }));
+        out.push(
+          ...this.openItem({ id: itemId('rs'), type: 'reasoning', summary: [], content: [{ type: 'reasoning_text', text: '' }], status: 'in_progress' }),
+        );
       }
       const { item, index } = this.open!;
       item.content[0]!.text += event.reasoning;
@@ -216,7 +218,13 @@ export class ResponseBuilder {
     if (this.open?.item.type === 'message') return [];
     return [
       ...this.closeItem('completed'),
-      ...this.openItem({ id: itemId('msg'), type: 'message', role: 'assistant', content: [{ type: 'output_text', text: '', annotations: [], logprobs: [] }], status: 'in_progress' }),
+      ...this.openItem({
+        id: itemId('msg'),
+        type: 'message',
+        role: 'assistant',
+        content: [{ type: 'output_text', text: '', annotations: [], logprobs: [] }],
+        status: 'in_progress',
+      }),
     ];
   }
 

@@ -159,7 +159,12 @@ function refuseHosted(body: Record<string, unknown>): void {
       const type = (tool as { type?: unknown } | null)?.type;
       if (typeof type === 'string' && type !== 'function') {
         const known = (BUILT_IN_TOOLS as readonly string[]).includes(type) || /^(web_search|computer_use|file_search)/.test(type);
-        unsupported(`tools[${i}].type`, known ? `'${type}' is a built-in tool of OpenAI's hosted service; only 'function' tools run here` : `'${type}' is not a tool type inpage knows; only 'function' tools run here`);
+        unsupported(
+          `tools[${i}].type`,
+          known
+            ? `'${type}' is a built-in tool of OpenAI's hosted service; only 'function' tools run here`
+            : `'${type}' is not a tool type inpage knows; only 'function' tools run here`,
+        );
       }
     });
   }
@@ -181,7 +186,10 @@ function refuseHosted(body: Record<string, unknown>): void {
       if (typeof item !== 'object' || item === null) return;
       const type = (item as { type?: unknown }).type;
       if (typeof type === 'string' && !ITEM_TYPES.has(type)) {
-        unsupported(`input[${i}].type`, `'${type}' items are not supported (messages, function_call, function_call_output, reasoning and item_reference items are)`);
+        unsupported(
+          `input[${i}].type`,
+          `'${type}' items are not supported (messages, function_call, function_call_output, reasoning and item_reference items are)`,
+        );
       }
     });
   }
@@ -204,7 +212,11 @@ export function parseResponsesRequest(body: unknown): ResponsesRequest {
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     if (issue.path[0] === 'max_output_tokens' && issue.code === 'too_small') {
-      throw new ApiError('invalid_value', `Invalid 'max_output_tokens': integer below minimum value. Expected a value >= 16, but got ${String(cleaned.max_output_tokens)} instead.`, { param: 'max_output_tokens' });
+      throw new ApiError(
+        'invalid_value',
+        `Invalid 'max_output_tokens': integer below minimum value. Expected a value >= 16, but got ${String(cleaned.max_output_tokens)} instead.`,
+        { param: 'max_output_tokens' },
+      );
     }
     throw toApiError(issue);
   }
@@ -228,7 +240,12 @@ function normaliseInput(
   previous: readonly ConversationItem[],
 ): { item: ConversationItem; origin: Origin }[] {
   if (typeof request.input === 'string') {
-    return [{ item: { id: itemId('msg'), type: 'message', role: 'user', content: [{ type: 'input_text', text: request.input }], status: 'completed' }, origin: 'input' }];
+    return [
+      {
+        item: { id: itemId('msg'), type: 'message', role: 'user', content: [{ type: 'input_text', text: request.input }], status: 'completed' },
+        origin: 'input',
+      },
+    ];
   }
   const seen = new Set(previous.map((item) => item.id));
   const out: { item: ConversationItem; origin: Origin }[] = [];
@@ -251,14 +268,21 @@ function normaliseInput(
               return unsupported(`${at}.content[${j}]`, 'is not supported: assistant messages carry text only');
             })
             .join('');
-          add({ id: item.id ?? itemId('msg'), type: 'message', role: 'assistant', content: [{ type: 'output_text', text, annotations: [], logprobs: [] }], status: 'completed' });
+          add({
+            id: item.id ?? itemId('msg'),
+            type: 'message',
+            role: 'assistant',
+            content: [{ type: 'output_text', text, annotations: [], logprobs: [] }],
+            status: 'completed',
+          });
           return;
         }
         const content = parts.map((part, j): InputTextPart | InputImagePart => {
           const param = `${at}.content[${j}]`;
           if (part.type === 'input_text' || part.type === 'output_text') return { type: 'input_text', text: part.text };
           if (part.type === 'input_image') {
-            if (part.file_id !== undefined) unsupported(`${param}.file_id`, "is not supported: there is no file storage here; send the image as 'image_url' (a data: or http(s) URL)");
+            if (part.file_id !== undefined)
+              unsupported(`${param}.file_id`, "is not supported: there is no file storage here; send the image as 'image_url' (a data: or http(s) URL)");
             if (part.image_url === undefined) {
               throw new ApiError('missing_required_parameter', `Missing required parameter: '${param}.image_url'.`, { param: `${param}.image_url` });
             }
@@ -278,7 +302,9 @@ function normaliseInput(
           typeof item.output === 'string'
             ? item.output
             : item.output
-                .map((part, j) => (part.type === 'input_text' ? part.text : unsupported(`${at}.output[${j}]`, 'is not supported: function output is text here')))
+                .map((part, j) =>
+                  part.type === 'input_text' ? part.text : unsupported(`${at}.output[${j}]`, 'is not supported: function output is text here'),
+                )
                 .join('');
         add({ id: item.id ?? itemId('fco'), type: 'function_call_output', call_id: item.call_id, output, status: 'completed' });
         return;
@@ -323,7 +349,9 @@ function toChatMessages(instructions: string | undefined, items: readonly { item
           const onlyText = item.content.every((p) => p.type === 'input_text');
           const content = onlyText
             ? item.content.map((p) => (p as InputTextPart).text).join('')
-            : item.content.map((p) => (p.type === 'input_text' ? { type: 'text', text: p.text } : { type: 'image_url', image_url: { url: p.image_url, detail: p.detail } }));
+            : item.content.map((p) =>
+                p.type === 'input_text' ? { type: 'text', text: p.text } : { type: 'image_url', image_url: { url: p.image_url, detail: p.detail } },
+              );
           messages.push({ role: item.role, content });
         }
         origins.push(origin);
@@ -443,7 +471,12 @@ export function toChatRequest(
   if (request.tools && request.tools.length > 0) {
     body.tools = request.tools.map((t) => ({
       type: 'function',
-      function: { name: t.name, ...(t.description ? { description: t.description } : {}), ...(t.parameters ? { parameters: t.parameters } : {}), ...(t.strict != null ? { strict: t.strict } : {}) },
+      function: {
+        name: t.name,
+        ...(t.description ? { description: t.description } : {}),
+        ...(t.parameters ? { parameters: t.parameters } : {}),
+        ...(t.strict != null ? { strict: t.strict } : {}),
+      },
     }));
   }
   if (request.tool_choice !== undefined) {

@@ -67,7 +67,8 @@ export function pageOptions(query: URLSearchParams): PageOptions {
   const options: PageOptions = {};
   const order = query.get('order');
   if (order !== null) {
-    if (order !== 'asc' && order !== 'desc') throw new ApiError('invalid_value', `Invalid 'order': expected 'asc' or 'desc', but got '${order}'.`, { param: 'order' });
+    if (order !== 'asc' && order !== 'desc')
+      throw new ApiError('invalid_value', `Invalid 'order': expected 'asc' or 'desc', but got '${order}'.`, { param: 'order' });
     options.order = order;
   }
   const after = query.get('after');

@@ -33,8 +33,7 @@ const withItemIds = (record: StoredResponse): ResponseRecord => ({ ...record, it
 // The record satisfies what the shared database module needs of one (checked here, at compile time).
 const database = () => responsesDatabase<ResponseRecord & ResponseRecordBase>();
 
-export const notFound = (id: string) =>
-  new ApiError('response_not_found', `No response found with id '${id}'.`, { param: 'response_id' });
+export const notFound = (id: string) => new ApiError('response_not_found', `No response found with id '${id}'.`, { param: 'response_id' });
 
 export async function saveResponse(record: StoredResponse): Promise<void> {
   const db = await database();

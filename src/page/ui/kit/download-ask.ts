@@ -154,7 +154,15 @@ export async function approveDownload(id: ModelId): Promise<boolean> {
   const size = await downloadSizeOf(id);
   if (size && size.bytes !== null && size.bytes <= ASK_ABOVE_BYTES) return true;
   // One question at a time: a second one waits for the first to be answered.
-  while (question) await new Promise<void>((ok) => listeners.add(function done() { if (!question) { listeners.delete(done); ok(); } }));
+  while (question)
+    await new Promise<void>((ok) =>
+      listeners.add(function done() {
+        if (!question) {
+          listeners.delete(done);
+          ok();
+        }
+      }),
+    );
   const card = cardOf(status);
   return new Promise<boolean>((resolve) => {
     question = {

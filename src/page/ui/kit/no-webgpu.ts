@@ -50,16 +50,15 @@ export function NoWebGpu(props: { reason: string | null; beforeSignUp?: boolean 
         h(Url, { url: 'chrome://gpu' }),
         ' and look for “WebGPU: Hardware accelerated”. If it says disabled or blocklisted, turn on “Use graphics acceleration when available” in the browser settings and update the graphics driver.',
       ),
-      h(
-        'li',
-        null,
-        h('strong', null, 'Open the page over https (or on localhost). '),
-        'Browsers offer WebGPU only to secure pages.',
-      ),
+      h('li', null, h('strong', null, 'Open the page over https (or on localhost). '), 'Browsers offer WebGPU only to secure pages.'),
     ),
     h('h3', null, 'What still works'),
     props.beforeSignUp
-      ? h('p', null, 'You can still create the workspace below: API keys and the Connect snippets work as usual. Chat completions answer with an error until the page runs in a browser with WebGPU.')
+      ? h(
+          'p',
+          null,
+          'You can still create the workspace below: API keys and the Connect snippets work as usual. Chat completions answer with an error until the page runs in a browser with WebGPU.',
+        )
       : h(
           'p',
           null,

@@ -23,7 +23,11 @@ function urlIn(message: string): string | null {
  * "404 Not Found"), or null when the message names none (the request never got an answer).
  */
 export function httpStatusIn(message: string): number | null {
-  const found = /\b(?:HTTP(?:\/[\d.]+)?|answered|status(?: code)?:?)\s+([1-5]\d\d)\b/i.exec(message) ?? /\b([45]\d\d) (?:Not Found|Forbidden|Unauthorized|Too Many Requests|Internal Server Error|Bad Gateway|Service Unavailable|Gateway Timeout)\b/i.exec(message);
+  const found =
+    /\b(?:HTTP(?:\/[\d.]+)?|answered|status(?: code)?:?)\s+([1-5]\d\d)\b/i.exec(message) ??
+    /\b([45]\d\d) (?:Not Found|Forbidden|Unauthorized|Too Many Requests|Internal Server Error|Bad Gateway|Service Unavailable|Gateway Timeout)\b/i.exec(
+      message,
+    );
   return found ? Number(found[1]) : null;
 }
 
@@ -59,7 +63,8 @@ export function plainLoadError(message: string, online = navigator.onLine): stri
   if (/\b404\b|not found/i.test(message)) return `${host} does not have the model files (not found).`;
   if (/out of memory|\bOOM\b|allocation failed|failed to allocate/i.test(message)) return 'Not enough GPU memory for this model on this device.';
   if (/WebGPU is not available|WebGPUNotAvailable|WebGPUNotFound|compatible GPU/i.test(message)) return 'WebGPU is not available to run this model here.';
-  if (/WebAssembly|instantiate/i.test(message)) return `The model library from ${host} could not be started: the file is damaged or not built for this version of web-llm.`;
+  if (/WebAssembly|instantiate/i.test(message))
+    return `The model library from ${host} could not be started: the file is damaged or not built for this version of web-llm.`;
   if (/quota|QuotaExceeded/i.test(message)) return 'This browser has no room left to store the model files.';
   return 'The model could not be downloaded or loaded.';
 }

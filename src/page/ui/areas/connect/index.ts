@@ -57,8 +57,7 @@ function KeyFill(props: { snippetKey: string | null; sessionKey: string | null }
         onInput: (e: Event) => setPasted((e.currentTarget as HTMLInputElement).value),
       }),
       h('button', { type: 'submit', class: 'button', disabled: !pasted.trim() }, 'Fill in'),
-      props.sessionKey &&
-        h('button', { type: 'button', class: 'button', onClick: () => setState({ snippetKey: props.sessionKey }) }, 'Use the Playground key'),
+      props.sessionKey && h('button', { type: 'button', class: 'button', onClick: () => setState({ snippetKey: props.sessionKey }) }, 'Use the Playground key'),
     ),
     h('p', { class: 'hint' }, 'Until then they say ', h('code', null, 'YOUR_INPAGE_KEY'), '. Keys are made in ', h('a', { href: '#keys' }, 'API Keys'), '.'),
     error && h(Notice, { kind: 'error' }, error),
@@ -74,7 +73,10 @@ async function oneToken(key: string, model: string): Promise<{ ms: number; text:
     body: JSON.stringify({ model, messages: [{ role: 'user', content: 'Say hi.' }], max_tokens: 1 }),
   });
   const body = (await res.json()) as { choices?: { message: { content: string | null } }[]; error?: { message: string; code?: string | null } };
-  if (!res.ok) throw Object.assign(new Error(`POST /v1/chat/completions answered ${res.status}: ${body.error?.message ?? 'no message'}`), { code: body.error?.code ?? null });
+  if (!res.ok)
+    throw Object.assign(new Error(`POST /v1/chat/completions answered ${res.status}: ${body.error?.message ?? 'no message'}`), {
+      code: body.error?.code ?? null,
+    });
   return { ms: performance.now() - started, text: body.choices?.[0]?.message.content ?? '' };
 }
 
@@ -98,7 +100,9 @@ function TryIt(props: { keyValue: string | null }) {
     try {
       const models = await listModels(key);
       const chats = models.filter((m) => !m.embeddings);
-      lines.push(`GET /v1/models answered 200 with ${models.length} model${models.length === 1 ? '' : 's'}: ${models.map((m) => `${m.id} (${standing(m)})`).join(', ')}.`);
+      lines.push(
+        `GET /v1/models answered 200 with ${models.length} model${models.length === 1 ? '' : 's'}: ${models.map((m) => `${m.id} (${standing(m)})`).join(', ')}.`,
+      );
       // The model the snippets name: the one the Playground starts on, among those this key reaches (model-facts.ts).
       const model = chats.length > 0 ? chooseChatModel(chats, (id) => chats.some((m) => m.id === id)) : null;
       const chosen = models.find((m) => m.id === model);
@@ -106,7 +110,9 @@ function TryIt(props: { keyValue: string | null }) {
         throw new Error('This key reaches no chat model: make one that does in API Keys.');
       }
       if (!answerable(chosen)) {
-        throw new Error(`No chat model this key reaches can run on this device (${chats.map((m) => m.id).join(', ')}). Make a key that reaches one that runs, in API Keys.`);
+        throw new Error(
+          `No chat model this key reaches can run on this device (${chats.map((m) => m.id).join(', ')}). Make a key that reaches one that runs, in API Keys.`,
+        );
       }
       // A model that is not downloaded downloads first: over 100 MB the person is asked, as in the Playground.
       if (chosen.state === 'not_downloaded' && !(await approveDownload(model))) {
@@ -172,7 +178,12 @@ export function ConnectArea() {
       'section',
       { class: 'card base-url', 'aria-labelledby': 'base-url-title' },
       h('h2', { id: 'base-url-title' }, 'Base URL'),
-      h('div', { class: 'key-reveal' }, h('code', { class: 'big', 'data-testid': 'base-url' }, BASE_URL), h(CopyButton, { text: BASE_URL, label: 'Copy the base URL' })),
+      h(
+        'div',
+        { class: 'key-reveal' },
+        h('code', { class: 'big', 'data-testid': 'base-url' }, BASE_URL),
+        h(CopyButton, { text: BASE_URL, label: 'Copy the base URL' }),
+      ),
       h(KeyFill, { snippetKey: ui.snippetKey, sessionKey: ui.sessionKey?.key ?? null }),
       h(TryIt, { keyValue: ui.snippetKey }),
     ),

@@ -27,7 +27,10 @@ export function snippetModels(reach: readonly string[] = modelIds(), statuses: r
   const chat = chats.length > 0 ? chooseChatModel(statuses, (id) => chats.includes(id)) : null;
   return {
     chat,
-    embed: reached.find((id) => variantOf(id)?.embeddings && answerable(statuses?.find((m) => m.id === id))) ?? reached.find((id) => variantOf(id)?.embeddings) ?? null,
+    embed:
+      reached.find((id) => variantOf(id)?.embeddings && answerable(statuses?.find((m) => m.id === id))) ??
+      reached.find((id) => variantOf(id)?.embeddings) ??
+      null,
     chatRuns: chat !== null && answerable(statuses?.find((m) => m.id === chat)),
   };
 }

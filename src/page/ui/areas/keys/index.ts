@@ -22,7 +22,10 @@ interface Created {
 
 /** What a model does here, in the words of every area (model-facts.ts). */
 function capabilityHint(id: ModelId): string {
-  return capabilityLabel(id, getState().models?.find((m) => m.id === id));
+  return capabilityLabel(
+    id,
+    getState().models?.find((m) => m.id === id),
+  );
 }
 
 function CreateKeyForm(props: { onCreated: (created: Created) => void; focusName: boolean }) {
@@ -35,8 +38,7 @@ function CreateKeyForm(props: { onCreated: (created: Created) => void; focusName
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
 
-  const toggle = (id: ModelId, on: boolean) =>
-    setModels((current) => modelIds().filter((v) => (v === id ? on : current.includes(v))));
+  const toggle = (id: ModelId, on: boolean) => setModels((current) => modelIds().filter((v) => (v === id ? on : current.includes(v))));
 
   const submit = async (event: Event) => {
     event.preventDefault();
@@ -131,7 +133,14 @@ function NewKey(props: { created: Created; onDone: () => void }) {
       'div',
       { class: 'key-reveal' },
       h('label', { for: 'new-key-value', class: 'visually-hidden' }, 'The new API key'),
-      h('input', { id: 'new-key-value', class: 'mono', readOnly: true, value: key, spellcheck: false, onFocus: (e: Event) => (e.currentTarget as HTMLInputElement).select() }),
+      h('input', {
+        id: 'new-key-value',
+        class: 'mono',
+        readOnly: true,
+        value: key,
+        spellcheck: false,
+        onFocus: (e: Event) => (e.currentTarget as HTMLInputElement).select(),
+      }),
       h(CopyButton, { text: key, label: 'Copy the new API key' }),
     ),
     h(
@@ -242,7 +251,13 @@ function KeyTable(props: { keys: KeyRecord[] }) {
         h(
           'thead',
           null,
-          h('tr', null, ...['Name', 'Key', 'Models', 'Created', 'Last used', 'Tokens used', 'Status'].map((t) => h('th', { scope: 'col', class: t === 'Tokens used' ? 'num' : undefined }, t))),
+          h(
+            'tr',
+            null,
+            ...['Name', 'Key', 'Models', 'Created', 'Last used', 'Tokens used', 'Status'].map((t) =>
+              h('th', { scope: 'col', class: t === 'Tokens used' ? 'num' : undefined }, t),
+            ),
+          ),
         ),
         h(
           'tbody',

@@ -172,7 +172,13 @@ function cardButtons(id: ModelId, state: ModelState, controllable: boolean, acti
   const buttons = [];
   if (controllable) {
     if (state === 'not_downloaded') {
-      buttons.push(h('button', { type: 'button', class: 'button primary', disabled: working, onClick: () => run('load'), 'aria-label': `Download and load ${id}` }, 'Download and load'));
+      buttons.push(
+        h(
+          'button',
+          { type: 'button', class: 'button primary', disabled: working, onClick: () => run('load'), 'aria-label': `Download and load ${id}` },
+          'Download and load',
+        ),
+      );
     }
     if (state === 'cached') {
       buttons.push(h('button', { type: 'button', class: 'button primary', disabled: working, onClick: () => run('load'), 'aria-label': `Load ${id}` }, 'Load'));
@@ -181,7 +187,13 @@ function cardButtons(id: ModelId, state: ModelState, controllable: boolean, acti
       buttons.push(h('button', { type: 'button', class: 'button', disabled: working, onClick: () => run('unload'), 'aria-label': `Unload ${id}` }, 'Unload'));
     }
     if ((state === 'cached' || state === 'ready') && !confirmDelete) {
-      buttons.push(h('button', { type: 'button', class: 'button', disabled: working, onClick: () => setConfirmDelete(true), 'aria-label': `Delete ${id} from cache` }, 'Delete from cache'));
+      buttons.push(
+        h(
+          'button',
+          { type: 'button', class: 'button', disabled: working, onClick: () => setConfirmDelete(true), 'aria-label': `Delete ${id} from cache` },
+          'Delete from cache',
+        ),
+      );
     }
   }
   return buttons;
@@ -197,7 +209,11 @@ function Caps(props: { id: ModelId; status: ModelStatus | undefined }) {
     // The model that serves it here may differ (svc-vision thinks on llama.cpp): its status says so.
     v.embeddings
       ? h('li', { class: 'cap on' }, `Embeddings: ${v.embeddings.dimensions} numbers a text`)
-      : h('li', { class: thinkingHere(id, status) !== 'never' ? 'cap on' : 'cap', 'data-testid': 'thinking' }, capitalised(THINKING_LABEL[thinkingHere(id, status)])),
+      : h(
+          'li',
+          { class: thinkingHere(id, status) !== 'never' ? 'cap on' : 'cap', 'data-testid': 'thinking' },
+          capitalised(THINKING_LABEL[thinkingHere(id, status)]),
+        ),
     v.vision && h('li', { class: 'cap on' }, 'Vision: reads images'),
     status && h('li', { class: 'cap' }, `Context ${formatInteger(status.context_length)} tokens ${v.engine === 'upstream' ? 'on the server' : 'here'}`),
   );
@@ -246,13 +262,22 @@ function Facts(props: CardProps & { state: ModelState; size: ShownSize | null | 
     card && h('dt', null, 'Licence'),
     card && h('dd', null, h('a', { href: card.licenceUrl, target: '_blank', rel: 'noopener noreferrer' }, card.licence)),
     status?.memoryMB && h('dt', null, 'GPU memory'),
-    status?.memoryMB && h('dd', { 'data-testid': 'memory' }, `${formatInteger(status.memoryMB)} MB at 4,096 tokens of context, more for the context this device allows`),
+    status?.memoryMB &&
+      h('dd', { 'data-testid': 'memory' }, `${formatInteger(status.memoryMB)} MB at 4,096 tokens of context, more for the context this device allows`),
     state === 'not_downloaded' && props.controllable
       ? [
           h('dt', null, 'Download size'),
-          h('dd', { 'data-testid': 'download-size' }, sizeText(size), size && sizeSource(size) ? h('span', { class: 'muted' }, ` (${sizeSource(size)})`) : null),
+          h(
+            'dd',
+            { 'data-testid': 'download-size' },
+            sizeText(size),
+            size && sizeSource(size) ? h('span', { class: 'muted' }, ` (${sizeSource(size)})`) : null,
+          ),
         ]
-      : [h('dt', null, 'Size on disk'), h('dd', { 'data-testid': 'size' }, status?.sizeOnDisk ? formatBytes(status.sizeOnDisk) : state === 'not_downloaded' ? 'Not downloaded' : '—')],
+      : [
+          h('dt', null, 'Size on disk'),
+          h('dd', { 'data-testid': 'size' }, status?.sizeOnDisk ? formatBytes(status.sizeOnDisk) : state === 'not_downloaded' ? 'Not downloaded' : '—'),
+        ],
     shares.length > 0 && h('dt', null, 'Shares weights with'),
     shares.length > 0 && h('dd', null, shares.join(', ')),
   );
@@ -267,8 +292,15 @@ function Trouble(props: CardProps & { state: ModelState; upstreamServes: boolean
     ? h('p', { class: 'hint', 'data-testid': 'unavailable' }, unavailableWhy(status, NOT_REPORTED), props.upstreamServes ? '' : alternativeTo(id))
     : // One failure, one error: on the card of the variant whose load failed; the cards sharing its weights point there.
       status?.error && errorHome(id, status.error) !== id
-    ? h('p', { class: 'hint error-pointer' }, `Loading these weights failed: see ${errorHome(id, status.error)}.`)
-    : (status?.error && h(LoadError, { id, message: status.error, onRetry: props.controllable && !working ? () => void run('load') : null, canImport: props.controllable })) ?? null;
+      ? h('p', { class: 'hint error-pointer' }, `Loading these weights failed: see ${errorHome(id, status.error)}.`)
+      : ((status?.error &&
+          h(LoadError, {
+            id,
+            message: status.error,
+            onRetry: props.controllable && !working ? () => void run('load') : null,
+            canImport: props.controllable,
+          })) ??
+        null);
 }
 
 function ConfirmDelete(props: { id: ModelId; status: ModelStatus | undefined; shares: ModelId[]; actions: CardActions }) {
@@ -277,8 +309,16 @@ function ConfirmDelete(props: { id: ModelId; status: ModelStatus | undefined; sh
   return h(
     'div',
     { class: 'confirm', role: 'group', 'aria-label': `Confirm deleting ${id} from cache` },
-    h('p', null, `Delete ${status?.sizeOnDisk ? formatBytes(status.sizeOnDisk) + ' of ' : ''}weights${shares.length ? ` (shared with ${shares.join(', ')})` : ''}? They download again on next use.`),
-    h('button', { type: 'button', class: 'button danger small', ref: confirmButton, onClick: () => run('delete'), 'aria-label': `Delete ${id} from cache now` }, 'Delete'),
+    h(
+      'p',
+      null,
+      `Delete ${status?.sizeOnDisk ? formatBytes(status.sizeOnDisk) + ' of ' : ''}weights${shares.length ? ` (shared with ${shares.join(', ')})` : ''}? They download again on next use.`,
+    ),
+    h(
+      'button',
+      { type: 'button', class: 'button danger small', ref: confirmButton, onClick: () => run('delete'), 'aria-label': `Delete ${id} from cache now` },
+      'Delete',
+    ),
     h('button', { type: 'button', class: 'button small', onClick: () => setConfirmDelete(false), 'aria-label': `Keep ${id} in cache` }, 'Cancel'),
   );
 }
@@ -375,9 +415,7 @@ export function ModelsArea() {
     missing
       ? h(NoWebGpu, { reason: missing })
       : [
-          cpu
-            ? h(CpuNotice, { cpu })
-            : ui.adapter && h(AdapterCard, { adapter: ui.adapter }),
+          cpu ? h(CpuNotice, { cpu }) : ui.adapter && h(AdapterCard, { adapter: ui.adapter }),
           !engine &&
             h(
               Notice,

@@ -18,14 +18,22 @@ function StoragePanel() {
   useEffect(() => {
     if (!api) return;
     let live = true;
-    api.storage.report().then((r) => live && setReport(r), () => undefined);
+    api.storage.report().then(
+      (r) => live && setReport(r),
+      () => undefined,
+    );
     return () => {
       live = false;
     };
   }, [api, states]);
   if (!api || !report) return null;
   if (!report.supported) {
-    return h('section', { class: 'card storage', 'aria-labelledby': 'storage-title' }, h('h2', { id: 'storage-title' }, 'Storage'), h('p', null, 'This browser does not say how much storage the site may use.'));
+    return h(
+      'section',
+      { class: 'card storage', 'aria-labelledby': 'storage-title' },
+      h('h2', { id: 'storage-title' }, 'Storage'),
+      h('p', null, 'This browser does not say how much storage the site may use.'),
+    );
   }
   const persist = async () => {
     setAsking(true);

@@ -35,7 +35,8 @@ const LISTED_MODELS = 12;
  */
 function testWords(test: ConnectionTest, c: Pick<UpstreamConnection, 'url' | 'models'>): { ok: boolean; lead: string; detail?: string } {
   if (test.ok) {
-    const names = test.models.slice(0, LISTED_MODELS).join(', ') + (test.models.length > LISTED_MODELS ? ` and ${test.models.length - LISTED_MODELS} more` : '');
+    const names =
+      test.models.slice(0, LISTED_MODELS).join(', ') + (test.models.length > LISTED_MODELS ? ` and ${test.models.length - LISTED_MODELS} more` : '');
     const wanted = Object.values(c.models).map((m) => m.model);
     const missing = wanted.filter((m) => !test.models.includes(m));
     const lead =
@@ -62,7 +63,7 @@ function testWords(test: ConnectionTest, c: Pick<UpstreamConnection, 'url' | 'mo
                   ? 'The server sent nothing in time.'
                   : /offline/i.test(test.message)
                     ? 'This device is offline.'
-                    : "Could not reach the server: it is down, the address is wrong, or it does not let this site in (CORS; a server that refuses the key without CORS headers looks the same).";
+                    : 'Could not reach the server: it is down, the address is wrong, or it does not let this site in (CORS; a server that refuses the key without CORS headers looks the same).';
   return { ok: false, lead, detail: test.message };
 }
 
@@ -85,7 +86,15 @@ function Field(props: { id: string; label: string; children?: ComponentChildren 
 
 export function UpstreamConnections() {
   const [list, setList] = useState<UpstreamConnection[] | null>(null);
-  const [form, setForm] = useState({ name: '', url: '', dialect: 'openai' as Dialect, key: '', id: modelIds()[0] ?? '', model: '', mode: 'prefer-local' as HybridMode });
+  const [form, setForm] = useState({
+    name: '',
+    url: '',
+    dialect: 'openai' as Dialect,
+    key: '',
+    id: modelIds()[0] ?? '',
+    model: '',
+    mode: 'prefer-local' as HybridMode,
+  });
   const [error, setError] = useState<string | null>(null);
   /** What the last change did: null before any; else the server's host when the engine worker restarted to reach it. */
   const [changed, setChanged] = useState<{ restartedFor?: string } | null>(null);
@@ -110,7 +119,10 @@ export function UpstreamConnections() {
     setError(null);
     try {
       const before = await listConnections();
-      const saved = await saveConnection({ name: form.name, url: form.url, dialect: form.dialect, key: form.key, models: { [form.id]: { model: form.model, mode: form.mode } } }, location.origin);
+      const saved = await saveConnection(
+        { name: form.name, url: form.url, dialect: form.dialect, key: form.key, models: { [form.id]: { model: form.model, mode: form.mode } } },
+        location.origin,
+      );
       setForm({ ...form, name: '', url: '', key: '', model: '' });
       // The engine worker's Content-Security-Policy, set when it starts, names the servers of the connections saved
       // then: for a server no connection named, the worker restarts (an answer streaming now breaks off) so it may reach it.
@@ -152,9 +164,21 @@ export function UpstreamConnections() {
               ` ${c.url} (${c.dialect}), key `,
               h('code', { 'data-testid': 'connection-key' }, displayKey(c.key)),
               ': ',
-              Object.entries(c.models).map(([id, m]) => `${id} → ${m.model}: ${MODE_WORDS[m.mode ?? 'prefer-local']}`).join(', '),
+              Object.entries(c.models)
+                .map(([id, m]) => `${id} → ${m.model}: ${MODE_WORDS[m.mode ?? 'prefer-local']}`)
+                .join(', '),
               ' ',
-              h('button', { type: 'button', class: 'button small', onClick: () => void test(c.name), 'aria-label': `Test connection ${c.name}`, disabled: tests[c.name] === 'testing' }, 'Test'),
+              h(
+                'button',
+                {
+                  type: 'button',
+                  class: 'button small',
+                  onClick: () => void test(c.name),
+                  'aria-label': `Test connection ${c.name}`,
+                  disabled: tests[c.name] === 'testing',
+                },
+                'Test',
+              ),
               ' ',
               h('button', { type: 'button', class: 'button small', onClick: () => void remove(c.name), 'aria-label': `Remove connection ${c.name}` }, 'Remove'),
               tests[c.name] !== undefined && h(TestResult, { result: tests[c.name]!, connection: c }),
@@ -173,13 +197,53 @@ export function UpstreamConnections() {
     h(
       'form',
       { onSubmit: (e: Event) => void submit(e), 'aria-label': 'Add an upstream connection' },
-      h(Field, { id: 'up-name', label: 'Name' }, h('input', { id: 'up-name', required: true, maxLength: 64, value: form.name, onInput: set('name'), placeholder: 'e.g. my-gpu' })),
-      h(Field, { id: 'up-url', label: 'Base URL' }, h('input', { id: 'up-url', required: true, type: 'url', value: form.url, onInput: set('url'), placeholder: 'https://llm.example.com/v1' })),
-      h(Field, { id: 'up-dialect', label: 'Server' }, h('select', { id: 'up-dialect', value: form.dialect, onChange: set('dialect') }, DIALECTS.map((d) => h('option', { key: d, value: d }, d)))),
-      h(Field, { id: 'up-key', label: 'API key (optional)' }, h('input', { id: 'up-key', type: 'password', autoComplete: 'off', value: form.key, onInput: set('key') })),
-      h(Field, { id: 'up-id', label: 'For the id' }, h('select', { id: 'up-id', value: form.id, onChange: set('id') }, modelIds().map((id) => h('option', { key: id, value: id }, id)))),
-      h(Field, { id: 'up-model', label: "The server's model name" }, h('input', { id: 'up-model', required: true, value: form.model, onInput: set('model'), placeholder: 'e.g. Qwen/Qwen3-8B-FP8' })),
-      h(Field, { id: 'up-mode', label: 'Mode' }, h('select', { id: 'up-mode', value: form.mode, onChange: set('mode') }, HYBRID_MODES.map((m) => h('option', { key: m, value: m }, modeText(m))))),
+      h(
+        Field,
+        { id: 'up-name', label: 'Name' },
+        h('input', { id: 'up-name', required: true, maxLength: 64, value: form.name, onInput: set('name'), placeholder: 'e.g. my-gpu' }),
+      ),
+      h(
+        Field,
+        { id: 'up-url', label: 'Base URL' },
+        h('input', { id: 'up-url', required: true, type: 'url', value: form.url, onInput: set('url'), placeholder: 'https://llm.example.com/v1' }),
+      ),
+      h(
+        Field,
+        { id: 'up-dialect', label: 'Server' },
+        h(
+          'select',
+          { id: 'up-dialect', value: form.dialect, onChange: set('dialect') },
+          DIALECTS.map((d) => h('option', { key: d, value: d }, d)),
+        ),
+      ),
+      h(
+        Field,
+        { id: 'up-key', label: 'API key (optional)' },
+        h('input', { id: 'up-key', type: 'password', autoComplete: 'off', value: form.key, onInput: set('key') }),
+      ),
+      h(
+        Field,
+        { id: 'up-id', label: 'For the id' },
+        h(
+          'select',
+          { id: 'up-id', value: form.id, onChange: set('id') },
+          modelIds().map((id) => h('option', { key: id, value: id }, id)),
+        ),
+      ),
+      h(
+        Field,
+        { id: 'up-model', label: "The server's model name" },
+        h('input', { id: 'up-model', required: true, value: form.model, onInput: set('model'), placeholder: 'e.g. Qwen/Qwen3-8B-FP8' }),
+      ),
+      h(
+        Field,
+        { id: 'up-mode', label: 'Mode' },
+        h(
+          'select',
+          { id: 'up-mode', value: form.mode, onChange: set('mode') },
+          HYBRID_MODES.map((m) => h('option', { key: m, value: m }, modeText(m))),
+        ),
+      ),
       error && h(Notice, { kind: 'error' }, error),
       h('button', { type: 'submit', class: 'button primary' }, 'Add connection'),
     ),

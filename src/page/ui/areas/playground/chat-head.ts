@@ -71,13 +71,22 @@ function ModelPicker(props: PickerProps) {
         'aria-describedby': 'pg-model-hint',
       },
       // The chat models: svc-embed answers POST /v1/embeddings only.
-      modelIds().filter((id) => !variantOf(id)?.embeddings).map((id) => {
-        const found = props.statuses?.find((m) => m.id === id);
-        const state = found?.state;
-        const can = props.reachable(id);
-        const label = found?.serving?.engine === 'upstream' ? 'answered upstream' : state === 'unavailable' ? 'cannot run here' : state ? STATE_LABEL[state].toLowerCase() : '';
-        return h('option', { key: id, value: id, disabled: !can }, `${id}${label ? ` · ${label}` : ''}${can ? '' : ' · key cannot reach it'}`);
-      }),
+      modelIds()
+        .filter((id) => !variantOf(id)?.embeddings)
+        .map((id) => {
+          const found = props.statuses?.find((m) => m.id === id);
+          const state = found?.state;
+          const can = props.reachable(id);
+          const label =
+            found?.serving?.engine === 'upstream'
+              ? 'answered upstream'
+              : state === 'unavailable'
+                ? 'cannot run here'
+                : state
+                  ? STATE_LABEL[state].toLowerCase()
+                  : '';
+          return h('option', { key: id, value: id, disabled: !can }, `${id}${label ? ` · ${label}` : ''}${can ? '' : ' · key cannot reach it'}`);
+        }),
     ),
     h('p', { class: 'visually-hidden', id: 'pg-model-hint' }, modelHint(model, conversation, status, downloadSize)),
   );
@@ -106,11 +115,71 @@ function MoreMenu(props: MenuProps) {
     h(
       'div',
       { class: 'pg-more-menu card' },
-      h('button', { type: 'button', class: 'button small', 'aria-expanded': showCode ? 'true' : 'false', onClick: (e: Event) => { closeMenu(e); props.toggleCode(); } }, showCode ? 'Hide code' : 'View as code'),
-      h('button', { type: 'button', class: 'button small', onClick: (e: Event) => { closeMenu(e); props.showHelp(); }, 'aria-keyshortcuts': 'Shift+?' }, 'Keyboard shortcuts'),
-      h('button', { type: 'button', class: 'button small', disabled: empty || busy, onClick: (e: Event) => { closeMenu(e); duplicateConversation(); } }, 'Duplicate chat'),
-      h('button', { type: 'button', class: 'button small', disabled: empty, onClick: (e: Event) => { closeMenu(e); download(exportName(conversation, 'json'), 'application/json', exportJson(conversation)); } }, 'Export JSON'),
-      h('button', { type: 'button', class: 'button small', disabled: empty, onClick: (e: Event) => { closeMenu(e); download(exportName(conversation, 'md'), 'text/markdown', exportMarkdown(conversation)); } }, 'Export Markdown'),
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'button small',
+          'aria-expanded': showCode ? 'true' : 'false',
+          onClick: (e: Event) => {
+            closeMenu(e);
+            props.toggleCode();
+          },
+        },
+        showCode ? 'Hide code' : 'View as code',
+      ),
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'button small',
+          onClick: (e: Event) => {
+            closeMenu(e);
+            props.showHelp();
+          },
+          'aria-keyshortcuts': 'Shift+?',
+        },
+        'Keyboard shortcuts',
+      ),
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'button small',
+          disabled: empty || busy,
+          onClick: (e: Event) => {
+            closeMenu(e);
+            duplicateConversation();
+          },
+        },
+        'Duplicate chat',
+      ),
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'button small',
+          disabled: empty,
+          onClick: (e: Event) => {
+            closeMenu(e);
+            download(exportName(conversation, 'json'), 'application/json', exportJson(conversation));
+          },
+        },
+        'Export JSON',
+      ),
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'button small',
+          disabled: empty,
+          onClick: (e: Event) => {
+            closeMenu(e);
+            download(exportName(conversation, 'md'), 'text/markdown', exportMarkdown(conversation));
+          },
+        },
+        'Export Markdown',
+      ),
     ),
   );
 }
@@ -129,7 +198,14 @@ export function ChatHead(props: ChatHeadProps) {
     { class: 'pg-head' },
     h(
       'button',
-      { type: 'button', class: 'button small pg-chats-button', ref: chats.button, 'aria-expanded': chats.open ? 'true' : 'false', 'aria-controls': 'pg-chats-panel', onClick: () => chats.toggle() },
+      {
+        type: 'button',
+        class: 'button small pg-chats-button',
+        ref: chats.button,
+        'aria-expanded': chats.open ? 'true' : 'false',
+        'aria-controls': 'pg-chats-panel',
+        onClick: () => chats.toggle(),
+      },
       h('span', { 'aria-hidden': 'true' }, '☰ '),
       'Chats',
     ),
@@ -137,7 +213,14 @@ export function ChatHead(props: ChatHeadProps) {
     h(ModelPicker, props),
     h(
       'button',
-      { type: 'button', class: 'button small', ref: settings.button, 'aria-expanded': settings.open ? 'true' : 'false', 'aria-controls': 'pg-settings', onClick: () => settings.toggle() },
+      {
+        type: 'button',
+        class: 'button small',
+        ref: settings.button,
+        'aria-expanded': settings.open ? 'true' : 'false',
+        'aria-controls': 'pg-settings',
+        onClick: () => settings.toggle(),
+      },
       'Settings',
       settingsCount ? h('span', { class: 'muted' }, ` (${settingsCount})`) : null,
     ),

@@ -3,7 +3,16 @@
 // menu, and each row tells when the chat last changed.
 import { h } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { adoptConversation, newConversation, removeConversation, renameConversation, selectConversation, useChat, type Conversation, type Turn } from './state/chat';
+import {
+  adoptConversation,
+  newConversation,
+  removeConversation,
+  renameConversation,
+  selectConversation,
+  useChat,
+  type Conversation,
+  type Turn,
+} from './state/chat';
 import { formatRelative } from '../../kit/format';
 import { preferredModel } from '../../kit/model-state';
 import { parseExport } from './state/chat-import';
@@ -16,7 +25,14 @@ function focusChatRow(id?: string | null): void {
   });
 }
 
-function ConversationItem(props: { conversation: Conversation; selected: boolean; tabbable: boolean; streaming: boolean; onPicked?: () => void; onFocus: () => void }) {
+function ConversationItem(props: {
+  conversation: Conversation;
+  selected: boolean;
+  tabbable: boolean;
+  streaming: boolean;
+  onPicked?: () => void;
+  onFocus: () => void;
+}) {
   const { conversation } = props;
   const [mode, setMode] = useState<'view' | 'rename' | 'delete'>('view');
   const [name, setName] = useState(conversation.title);
@@ -119,7 +135,19 @@ function ConversationItem(props: { conversation: Conversation; selected: boolean
           h(
             'div',
             { class: 'chat-menu-items card' },
-            h('button', { type: 'button', class: 'button small', onClick: () => { setName(title); setMode('rename'); }, 'aria-label': `Rename the chat “${title}”` }, 'Rename'),
+            h(
+              'button',
+              {
+                type: 'button',
+                class: 'button small',
+                onClick: () => {
+                  setName(title);
+                  setMode('rename');
+                },
+                'aria-label': `Rename the chat “${title}”`,
+              },
+              'Rename',
+            ),
             h('button', { type: 'button', class: 'button small', onClick: () => setMode('delete'), 'aria-label': `Delete the chat “${title}”` }, 'Delete'),
           ),
         ),
@@ -172,8 +200,29 @@ export function ConversationList(props: { onPicked?: () => void; onClose?: () =>
       'div',
       { class: 'pg-chats-head' },
       h('h2', null, 'Chats'),
-      h('button', { type: 'button', class: 'button small', 'aria-keyshortcuts': 'Alt+Shift+N', onClick: () => { newConversation(); props.onPicked?.(); } }, 'New chat'),
-      h('input', { ref: fileInput, id: 'pg-import', type: 'file', accept: 'application/json,.json', class: 'visually-hidden', tabIndex: -1, onChange: (e: Event) => void pickImport(e), 'aria-label': 'Exported chat to import' }),
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'button small',
+          'aria-keyshortcuts': 'Alt+Shift+N',
+          onClick: () => {
+            newConversation();
+            props.onPicked?.();
+          },
+        },
+        'New chat',
+      ),
+      h('input', {
+        ref: fileInput,
+        id: 'pg-import',
+        type: 'file',
+        accept: 'application/json,.json',
+        class: 'visually-hidden',
+        tabIndex: -1,
+        onChange: (e: Event) => void pickImport(e),
+        'aria-label': 'Exported chat to import',
+      }),
       h('button', { type: 'button', class: 'button small', onClick: () => fileInput.current?.click() }, 'Import'),
       props.onClose && h('button', { type: 'button', class: 'button small pg-drawer-close', onClick: props.onClose, 'aria-label': 'Close the chats' }, 'Close'),
     ),

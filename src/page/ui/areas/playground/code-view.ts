@@ -13,13 +13,22 @@ export function CodeView(props: { conversation: Conversation; onClose: () => voi
   return h(
     'section',
     { class: 'card pg-code', 'aria-labelledby': 'pg-code-title' },
-    h('div', { class: 'pg-panel-head' }, h('h2', { id: 'pg-code-title' }, 'This chat as code'), h('button', { type: 'button', class: 'button small', onClick: props.onClose, 'aria-keyshortcuts': 'Escape' }, 'Close')),
+    h(
+      'div',
+      { class: 'pg-panel-head' },
+      h('h2', { id: 'pg-code-title' }, 'This chat as code'),
+      h('button', { type: 'button', class: 'button small', onClick: props.onClose, 'aria-keyshortcuts': 'Escape' }, 'Close'),
+    ),
     h('p', { class: 'hint' }, 'The request the next send makes, with the message in the composer; put your key in place of YOUR_INPAGE_KEY.'),
     h(
       'div',
       { class: 'segmented', role: 'group', 'aria-label': 'Client' },
       (['fetch', 'openai'] as const).map((k) =>
-        h('button', { key: k, type: 'button', class: 'button small', 'aria-pressed': kind === k ? 'true' : 'false', onClick: () => setKind(k) }, k === 'fetch' ? 'fetch' : 'openai SDK'),
+        h(
+          'button',
+          { key: k, type: 'button', class: 'button small', 'aria-pressed': kind === k ? 'true' : 'false', onClick: () => setKind(k) },
+          k === 'fetch' ? 'fetch' : 'openai SDK',
+        ),
       ),
     ),
     h(CodeBlock, { code: requestCode(kind, BASE_URL, body), label: `${kind === 'fetch' ? 'fetch' : 'openai SDK'} code of this chat`, id: 'pg-code-text' }),

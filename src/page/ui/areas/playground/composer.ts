@@ -107,7 +107,9 @@ function Problems(props: Pick<ComposerProps, 'model' | 'status' | 'rate' | 'prob
           h('button', { type: 'button', class: 'button small', onClick: () => updateCurrent({ model: alternative, modelChosen: true }) }, `Use ${alternative}`),
       ),
     problem && h(Notice, { kind: 'error' }, problem),
-    status && (status.state === 'downloading' || status.state === 'loading') && status.progress &&
+    status &&
+      (status.state === 'downloading' || status.state === 'loading') &&
+      status.progress &&
       h('p', { class: 'hint', role: 'status' }, `${STATE_LABEL[status.state]} ${model}: ${progressLine(status, props.rate)}`),
   ];
 }
@@ -139,7 +141,9 @@ export function Composer(props: ComposerProps) {
   return h(
     'form',
     { class: 'composer', ref: props.form, onSubmit: (e: Event) => void submit(e) },
-    !follow.atEnd && conversation.turns.length > 0 && h('button', { type: 'button', class: 'button small jump-latest', onClick: follow.jump }, h('span', { 'aria-hidden': 'true' }, '↓ '), 'Jump to latest'),
+    !follow.atEnd &&
+      conversation.turns.length > 0 &&
+      h('button', { type: 'button', class: 'button small jump-latest', onClick: follow.jump }, h('span', { 'aria-hidden': 'true' }, '↓ '), 'Jump to latest'),
     h(Problems, props),
     image &&
       h(
@@ -147,7 +151,19 @@ export function Composer(props: ComposerProps) {
         { class: 'attachment' },
         h('img', { src: image.url, alt: `Attached: ${image.name}` }),
         h('span', null, image.name),
-        h('button', { type: 'button', class: 'button small', onClick: () => { updateCurrent({ draftImage: null }); messageBox.current?.focus(); }, 'aria-label': `Remove image ${image.name}` }, 'Remove'),
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'button small',
+            onClick: () => {
+              updateCurrent({ draftImage: null });
+              messageBox.current?.focus();
+            },
+            'aria-label': `Remove image ${image.name}`,
+          },
+          'Remove',
+        ),
       ),
     imageError && h(Notice, { kind: 'error' }, imageError),
     h(ContextBar, { conversation, status: props.status, sender, busy }),
@@ -158,8 +174,21 @@ export function Composer(props: ComposerProps) {
         h(
           'span',
           { class: 'composer-attach' },
-          h('input', { ref: fileInput, id: 'pg-image', type: 'file', accept: 'image/png,image/jpeg,image/webp,image/gif', class: 'visually-hidden', tabIndex: -1, onChange: pickImage, 'aria-label': 'Image to attach' }),
-          h('button', { type: 'button', class: 'button small', disabled: !hasKey || busy, onClick: () => fileInput.current?.click() }, image ? 'Replace image' : 'Attach image'),
+          h('input', {
+            ref: fileInput,
+            id: 'pg-image',
+            type: 'file',
+            accept: 'image/png,image/jpeg,image/webp,image/gif',
+            class: 'visually-hidden',
+            tabIndex: -1,
+            onChange: pickImage,
+            'aria-label': 'Image to attach',
+          }),
+          h(
+            'button',
+            { type: 'button', class: 'button small', disabled: !hasKey || busy, onClick: () => fileInput.current?.click() },
+            image ? 'Replace image' : 'Attach image',
+          ),
         ),
       h('label', { for: 'pg-message', class: 'visually-hidden' }, 'Message'),
       h('textarea', {
@@ -175,7 +204,11 @@ export function Composer(props: ComposerProps) {
       }),
       busy
         ? h('button', { type: 'button', class: 'button danger', onClick: props.stopAnswer, 'aria-keyshortcuts': 'Escape' }, 'Stop')
-        : h('button', { type: 'submit', class: 'button primary', disabled: !hasKey || !text.trim() || cannotRun !== null || problem !== null || !fits }, 'Send'),
+        : h(
+            'button',
+            { type: 'submit', class: 'button primary', disabled: !hasKey || !text.trim() || cannotRun !== null || problem !== null || !fits },
+            'Send',
+          ),
     ),
   );
 }

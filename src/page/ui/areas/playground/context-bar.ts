@@ -32,7 +32,6 @@ async function summarise(conversation: Conversation, key: string, context: numbe
   return text;
 }
 
-
 export function ContextBar(props: { conversation: Conversation; status: ModelStatus | undefined; sender: Sender | null; busy: boolean }) {
   const { conversation, status } = props;
   const [summarising, setSummarising] = useState(false);
@@ -76,17 +75,33 @@ export function ContextBar(props: { conversation: Conversation; status: ModelSta
           drop !== null &&
             h(
               'button',
-              { type: 'button', class: 'button small', disabled: summarising, onClick: () => { leaveOutOldest(drop); focusComposer(); } },
+              {
+                type: 'button',
+                class: 'button small',
+                disabled: summarising,
+                onClick: () => {
+                  leaveOutOldest(drop);
+                  focusComposer();
+                },
+              },
               `Leave out the oldest ${drop === 1 ? 'turn' : `${drop} turns`}`,
             ),
-          h('button', { type: 'button', class: 'button small', disabled: summarising || !props.sender, onClick: () => void summary() }, summarising ? 'Summarising…' : 'Continue in a new chat with a summary'),
+          h(
+            'button',
+            { type: 'button', class: 'button small', disabled: summarising || !props.sender, onClick: () => void summary() },
+            summarising ? 'Summarising…' : 'Continue in a new chat with a summary',
+          ),
         ),
         drop === null && h('p', { class: 'hint' }, 'Your message alone is too long for this context: shorten it, or start a new chat with the summary.'),
         error && h('p', { class: 'plain', role: 'alert' }, `The summary failed: ${error}`),
       ),
     h(
       'p',
-      { class: 'context-meter', 'data-testid': 'context-meter', title: used.exact ? 'Counted by the model (usage of the last answer)' : 'Partly estimated: the newest text is not counted by the model yet' },
+      {
+        class: 'context-meter',
+        'data-testid': 'context-meter',
+        title: used.exact ? 'Counted by the model (usage of the last answer)' : 'Partly estimated: the newest text is not counted by the model yet',
+      },
       h('meter', { min: 0, max: context, value: Math.min(used.tokens, context), high: context * 0.8, optimum: 0, 'aria-label': 'Context used' }),
       ` ${used.exact ? '' : '≈'}${formatInteger(used.tokens)} / ${formatInteger(context)} tokens of context (${percent}%)`,
     ),

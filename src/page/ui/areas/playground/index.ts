@@ -44,7 +44,8 @@ function useChatModel(ui: UiState, conversation: Conversation | null, model: Mod
   // A chat nobody has written in or picked a model for moves to a model this device runs, once the engine says
   // the one it has cannot run here (on every visit: the engine says so again after a reload).
   useEffect(() => {
-    if (cannotRun && conversation && conversation.turns.length === 0 && !conversation.modelChosen && alternative && alternative !== model) updateCurrent({ model: alternative });
+    if (cannotRun && conversation && conversation.turns.length === 0 && !conversation.modelChosen && alternative && alternative !== model)
+      updateCurrent({ model: alternative });
   }, [cannotRun, conversation?.id, alternative]);
   return { reachable, status, downloadSize, cannotRun, alternative };
 }
@@ -135,7 +136,17 @@ export function PlaygroundArea() {
           'div',
           { class: 'pg-main' },
           h(ChatHead, {
-            conversation, model, status, downloadSize, statuses: ui.models, reachable, chats, settings, settingsCount, busy, showCode,
+            conversation,
+            model,
+            status,
+            downloadSize,
+            statuses: ui.models,
+            reachable,
+            chats,
+            settings,
+            settingsCount,
+            busy,
+            showCode,
             toggleCode: () => setShowCode(!showCode),
             showHelp: () => setShowHelp(true),
           }),
@@ -145,12 +156,36 @@ export function PlaygroundArea() {
             { class: 'turns', ref: log, 'aria-label': 'Conversation' },
             turns.length === 0 && h('li', { class: 'empty' }, 'Say something to start. Answers stream in as the model writes them.'),
             turns.map((turn, index) =>
-              h(TurnView, { key: turn.id, turn, index, streaming: chat.streamingId === conversation.id, busy, last: index === lastAssistant, final: index === turns.length - 1, sender }),
+              h(TurnView, {
+                key: turn.id,
+                turn,
+                index,
+                streaming: chat.streamingId === conversation.id,
+                busy,
+                last: index === lastAssistant,
+                final: index === turns.length - 1,
+                sender,
+              }),
             ),
           ),
           h(Composer, {
-            conversation, text, model, status, rate: ui.rates[model], hasKey: key !== null, sender, busy, fits, problem, cannotRun, alternative,
-            form: composer, follow, stopAnswer, vision: variantOf(model)!.vision === true, error,
+            conversation,
+            text,
+            model,
+            status,
+            rate: ui.rates[model],
+            hasKey: key !== null,
+            sender,
+            busy,
+            fits,
+            problem,
+            cannotRun,
+            alternative,
+            form: composer,
+            follow,
+            stopAnswer,
+            vision: variantOf(model)!.vision === true,
+            error,
           }),
         ),
       conversation && h(SettingsPanel, { conversation, status, settings }),

@@ -40,7 +40,11 @@ export function KeyChooser() {
       h(
         'div',
         null,
-        h('button', { type: 'button', class: 'button primary', disabled: busy, onClick: () => act(createPlaygroundKey) }, keptPlaygroundKey() ? 'Use the Playground key' : 'Create a Playground key'),
+        h(
+          'button',
+          { type: 'button', class: 'button primary', disabled: busy, onClick: () => act(createPlaygroundKey) },
+          keptPlaygroundKey() ? 'Use the Playground key' : 'Create a Playground key',
+        ),
         h('p', { class: 'hint' }, 'One key named “Playground” reaching all five models; it shows in API Keys, where you can revoke it.'),
       ),
       h(
@@ -87,7 +91,13 @@ export function KeyBar(props: { sessionKey: SessionKey }) {
       ' with key ',
       h('code', { 'data-testid': 'pg-key' }, props.sessionKey.display),
       // On a phone the note folds away, so the conversation starts higher.
-      h('span', { class: 'key-note' }, props.sessionKey.id === keptPlaygroundKey()?.id ? ' (the workspace’s Playground key, reused by every tab)' : ` (${props.sessionKey.name}), kept for this tab only`),
+      h(
+        'span',
+        { class: 'key-note' },
+        props.sessionKey.id === keptPlaygroundKey()?.id
+          ? ' (the workspace’s Playground key, reused by every tab)'
+          : ` (${props.sessionKey.name}), kept for this tab only`,
+      ),
       '.',
     ),
     h('button', { type: 'button', class: 'button small', onClick: forgetSessionKey }, 'Forget key'),

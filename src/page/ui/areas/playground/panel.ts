@@ -17,7 +17,8 @@ export function usePanel(name: string): Panel {
   const panel = useRef<HTMLElement | null>(null);
   useEffect(() => {
     // Opened: focus moves into it.
-    if (open) (panel.current?.querySelector<HTMLElement>('[data-autofocus]') ?? panel.current?.querySelector<HTMLElement>('button'))?.focus({ preventScroll: true });
+    if (open)
+      (panel.current?.querySelector<HTMLElement>('[data-autofocus]') ?? panel.current?.querySelector<HTMLElement>('button'))?.focus({ preventScroll: true });
   }, [open]);
   const toggle = (to?: boolean) => {
     const next = to ?? !open;

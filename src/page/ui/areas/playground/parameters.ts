@@ -9,7 +9,11 @@ import { thinkingHere } from '../../kit/model-facts';
 import type { Panel } from './panel';
 
 /** What the JSON schema box starts with. */
-const EXAMPLE_SCHEMA = JSON.stringify({ type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'], additionalProperties: false }, null, 2);
+const EXAMPLE_SCHEMA = JSON.stringify(
+  { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'], additionalProperties: false },
+  null,
+  2,
+);
 
 function numberOrNull(raw: string): number | null {
   if (raw.trim() === '') return null;
@@ -18,7 +22,15 @@ function numberOrNull(raw: string): number | null {
 }
 
 /** A number of the request: its range from PARAM_RANGES, its default said in the box; out of range, it says so (and Send waits). */
-function ParamField(props: { id: string; name: RangedParam; hint: string; value: number | null; step: number; fallback: string; onChange: (v: number | null) => void }) {
+function ParamField(props: {
+  id: string;
+  name: RangedParam;
+  hint: string;
+  value: number | null;
+  step: number;
+  fallback: string;
+  onChange: (v: number | null) => void;
+}) {
   const { label, min, max } = PARAM_RANGES[props.name];
   const problem = rangeProblem(props.name, props.value);
   return h(
@@ -46,7 +58,9 @@ function ParamField(props: { id: string; name: RangedParam; hint: string; value:
 export function changedParams(conversation: Conversation, status: ModelStatus | undefined): number {
   const p = conversation.params;
   const thinks = thinkingHere(conversation.model, status) === 'switchable';
-  return (Object.keys(DEFAULT_PARAMS) as (keyof Params)[]).filter((k) => JSON.stringify(p[k] ?? DEFAULT_PARAMS[k]) !== JSON.stringify(DEFAULT_PARAMS[k]) && (k !== 'thinking' || thinks)).length;
+  return (Object.keys(DEFAULT_PARAMS) as (keyof Params)[]).filter(
+    (k) => JSON.stringify(p[k] ?? DEFAULT_PARAMS[k]) !== JSON.stringify(DEFAULT_PARAMS[k]) && (k !== 'thinking' || thinks),
+  ).length;
 }
 
 function Parameters(props: { conversation: Conversation; status: ModelStatus | undefined }) {
@@ -66,12 +80,60 @@ function Parameters(props: { conversation: Conversation; status: ModelStatus | u
     h(
       'div',
       { class: 'param-grid' },
-      h(ParamField, { id: 'pg-temperature', name: 'temperature', hint: '0–2; higher is more varied.', fallback: 'the model’s own', value: p.temperature, step: 0.1, onChange: (v) => set({ temperature: v }) }),
-      h(ParamField, { id: 'pg-top-p', name: 'top_p', hint: '0–1; the share of likely tokens sampled from.', fallback: 'the model’s own', value: p.top_p, step: 0.05, onChange: (v) => set({ top_p: v }) }),
-      h(ParamField, { id: 'pg-max-tokens', name: 'max_tokens', hint: 'Longest answer, thinking included.', fallback: 'the room the context has left', value: p.max_tokens, step: 1, onChange: (v) => set({ max_tokens: v === null ? null : Math.round(v) }) }),
-      h(ParamField, { id: 'pg-seed', name: 'seed', hint: 'A whole number: the same seed, the same sampling.', fallback: 'random', value: p.seed ?? null, step: 1, onChange: (v) => set({ seed: v === null ? null : Math.round(v) }) }),
-      h(ParamField, { id: 'pg-presence', name: 'presence_penalty', hint: '−2–2; above 0 favours new topics.', fallback: '0', value: p.presence_penalty ?? null, step: 0.1, onChange: (v) => set({ presence_penalty: v }) }),
-      h(ParamField, { id: 'pg-frequency', name: 'frequency_penalty', hint: '−2–2; above 0 repeats less.', fallback: '0', value: p.frequency_penalty ?? null, step: 0.1, onChange: (v) => set({ frequency_penalty: v }) }),
+      h(ParamField, {
+        id: 'pg-temperature',
+        name: 'temperature',
+        hint: '0–2; higher is more varied.',
+        fallback: 'the model’s own',
+        value: p.temperature,
+        step: 0.1,
+        onChange: (v) => set({ temperature: v }),
+      }),
+      h(ParamField, {
+        id: 'pg-top-p',
+        name: 'top_p',
+        hint: '0–1; the share of likely tokens sampled from.',
+        fallback: 'the model’s own',
+        value: p.top_p,
+        step: 0.05,
+        onChange: (v) => set({ top_p: v }),
+      }),
+      h(ParamField, {
+        id: 'pg-max-tokens',
+        name: 'max_tokens',
+        hint: 'Longest answer, thinking included.',
+        fallback: 'the room the context has left',
+        value: p.max_tokens,
+        step: 1,
+        onChange: (v) => set({ max_tokens: v === null ? null : Math.round(v) }),
+      }),
+      h(ParamField, {
+        id: 'pg-seed',
+        name: 'seed',
+        hint: 'A whole number: the same seed, the same sampling.',
+        fallback: 'random',
+        value: p.seed ?? null,
+        step: 1,
+        onChange: (v) => set({ seed: v === null ? null : Math.round(v) }),
+      }),
+      h(ParamField, {
+        id: 'pg-presence',
+        name: 'presence_penalty',
+        hint: '−2–2; above 0 favours new topics.',
+        fallback: '0',
+        value: p.presence_penalty ?? null,
+        step: 0.1,
+        onChange: (v) => set({ presence_penalty: v }),
+      }),
+      h(ParamField, {
+        id: 'pg-frequency',
+        name: 'frequency_penalty',
+        hint: '−2–2; above 0 repeats less.',
+        fallback: '0',
+        value: p.frequency_penalty ?? null,
+        step: 0.1,
+        onChange: (v) => set({ frequency_penalty: v }),
+      }),
       h(
         'div',
         { class: 'field param wide' },
@@ -84,7 +146,13 @@ function Parameters(props: { conversation: Conversation; status: ModelStatus | u
           onInput: (e: Event) => set({ stop: (e.currentTarget as HTMLTextAreaElement).value }),
           'aria-describedby': 'pg-stop-hint',
         }),
-        h('p', { class: 'hint', id: 'pg-stop-hint' }, stops.length > 4 ? `Up to four are sent: “${stops.slice(4).join('”, “')}” is left out.` : 'Up to four, one per line; the answer ends before the first one it would write.'),
+        h(
+          'p',
+          { class: 'hint', id: 'pg-stop-hint' },
+          stops.length > 4
+            ? `Up to four are sent: “${stops.slice(4).join('”, “')}” is left out.`
+            : 'Up to four, one per line; the answer ends before the first one it would write.',
+        ),
       ),
       h(
         'div',
@@ -128,12 +196,21 @@ function Parameters(props: { conversation: Conversation; status: ModelStatus | u
         h(
           'label',
           { class: 'check' },
-          h('input', { type: 'checkbox', checked: thinking === 'always' || (thinks && p.thinking), disabled: !thinks, onChange: (e: Event) => set({ thinking: (e.currentTarget as HTMLInputElement).checked }) }),
+          h('input', {
+            type: 'checkbox',
+            checked: thinking === 'always' || (thinks && p.thinking),
+            disabled: !thinks,
+            onChange: (e: Event) => set({ thinking: (e.currentTarget as HTMLInputElement).checked }),
+          }),
           ' Thinking',
           h(
             'span',
             { class: 'muted' },
-            thinking === 'switchable' ? ' (off sends reasoning_effort: "none")' : thinking === 'always' ? ' (the model serving it here always thinks)' : ' (this variant never thinks)',
+            thinking === 'switchable'
+              ? ' (off sends reasoning_effort: "none")'
+              : thinking === 'always'
+                ? ' (the model serving it here always thinks)'
+                : ' (this variant never thinks)',
           ),
         ),
       ),
@@ -185,7 +262,9 @@ function Functions(props: { conversation: Conversation }) {
       h(
         'p',
         { class: typeof defined === 'string' ? 'hint error-text' : 'hint', id: 'pg-tools-hint' },
-        typeof defined === 'string' ? defined : 'A JSON array of functions, each with a name, a description and a JSON schema of its arguments. The calls the answer makes show in the chat; type what each returned and send it to continue.',
+        typeof defined === 'string'
+          ? defined
+          : 'A JSON array of functions, each with a name, a description and a JSON schema of its arguments. The calls the answer makes show in the chat; type what each returned and send it to continue.',
       ),
       !(p.tools ?? '').trim() && h('button', { type: 'button', class: 'button small', onClick: () => set(EXAMPLE_FUNCTIONS) }, 'Add an example'),
     ),

@@ -1,7 +1,19 @@
 // The Playground's turns: a user's (edit and resend), an assistant's (thinking, answer, stats, regenerate).
 import { h } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { CONTINUE_PROMPT, continuable, continueAnswer, current, editAndResend, regenerate, sendToolResults, showVersion, type Conversation, type Sender, type Turn } from './state/chat';
+import {
+  CONTINUE_PROMPT,
+  continuable,
+  continueAnswer,
+  current,
+  editAndResend,
+  regenerate,
+  sendToolResults,
+  showVersion,
+  type Conversation,
+  type Sender,
+  type Turn,
+} from './state/chat';
 import { nextFit } from './state/context-budget';
 import { getState } from '../../store';
 import { approveDownload } from '../../kit/download-ask';
@@ -186,14 +198,26 @@ function AssistantTurn(props: TurnProps) {
           h(
             'button',
             // A context with no room left for more: the choice beside the composer comes first.
-            { type: 'button', class: 'button small primary', disabled: props.busy || !roomToContinue(conversation), onClick: () => void askForCurrentModel().then((ok) => ok && continueAnswer(props.sender!)), 'aria-label': 'Continue the last answer' },
+            {
+              type: 'button',
+              class: 'button small primary',
+              disabled: props.busy || !roomToContinue(conversation),
+              onClick: () => void askForCurrentModel().then((ok) => ok && continueAnswer(props.sender!)),
+              'aria-label': 'Continue the last answer',
+            },
             'Continue',
           ),
         props.last &&
           props.sender &&
           h(
             'button',
-            { type: 'button', class: 'button small', disabled: props.busy, onClick: () => void askForCurrentModel().then((ok) => ok && regenerate(props.sender!)), 'aria-label': 'Regenerate the last answer' },
+            {
+              type: 'button',
+              class: 'button small',
+              disabled: props.busy,
+              onClick: () => void askForCurrentModel().then((ok) => ok && regenerate(props.sender!)),
+              'aria-label': 'Regenerate the last answer',
+            },
             'Regenerate',
           ),
       ),
@@ -234,7 +258,11 @@ function ToolCalls(props: { turn: Turn; open: boolean; busy: boolean; sender: Se
       h(
         'div',
         { class: 'turn-actions' },
-        h('button', { type: 'submit', class: 'button small primary', disabled: props.busy || calls.some((c) => !(results[c.id] ?? '').trim()) }, calls.length === 1 ? 'Send the result' : 'Send the results'),
+        h(
+          'button',
+          { type: 'submit', class: 'button small primary', disabled: props.busy || calls.some((c) => !(results[c.id] ?? '').trim()) },
+          calls.length === 1 ? 'Send the result' : 'Send the results',
+        ),
       ),
   );
 }
@@ -258,9 +286,29 @@ function Versions(props: { turn: Turn; busy: boolean; last: boolean }) {
   return h(
     'span',
     { class: 'versions', role: 'group', 'aria-label': 'Versions of this answer' },
-    h('button', { type: 'button', class: 'button small', disabled: !can || at === 0, onClick: () => showVersion(turn.id, at - 1), 'aria-label': 'Previous version of the answer' }, '‹'),
+    h(
+      'button',
+      {
+        type: 'button',
+        class: 'button small',
+        disabled: !can || at === 0,
+        onClick: () => showVersion(turn.id, at - 1),
+        'aria-label': 'Previous version of the answer',
+      },
+      '‹',
+    ),
     h('span', { class: 'versions-at', 'data-testid': 'version' }, `${at + 1}/${total}`),
-    h('button', { type: 'button', class: 'button small', disabled: !can || at === total - 1, onClick: () => showVersion(turn.id, at + 1), 'aria-label': 'Next version of the answer' }, '›'),
+    h(
+      'button',
+      {
+        type: 'button',
+        class: 'button small',
+        disabled: !can || at === total - 1,
+        onClick: () => showVersion(turn.id, at + 1),
+        'aria-label': 'Next version of the answer',
+      },
+      '›',
+    ),
   );
 }
 

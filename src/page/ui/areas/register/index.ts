@@ -67,10 +67,31 @@ export function Register(props: { onRegistered: () => void }) {
     h(
       'ul',
       { class: 'facts' },
-      h('li', null, h('strong', null, 'Nothing leaves this device. '), 'Your account, your keys and every prompt and answer stay in this browser, for ', h('code', null, location.origin), ' only. There is no server behind it.'),
+      h(
+        'li',
+        null,
+        h('strong', null, 'Nothing leaves this device. '),
+        'Your account, your keys and every prompt and answer stay in this browser, for ',
+        h('code', null, location.origin),
+        ' only. There is no server behind it.',
+      ),
       h('li', null, h('strong', null, 'Free during the beta. '), 'No payment card, no e-mail address, no password.'),
-      h('li', null, h('strong', null, 'Your organisation id. '), 'The workspace gets an id like ', h('code', null, 'org-…'), ': the ', h('code', null, 'owned_by'), ' of every model.'),
-      h('li', null, h('strong', null, 'Model weights are the one download. '), 'They come once from their public host when you first use a model, then stay cached here.'),
+      h(
+        'li',
+        null,
+        h('strong', null, 'Your organisation id. '),
+        'The workspace gets an id like ',
+        h('code', null, 'org-…'),
+        ': the ',
+        h('code', null, 'owned_by'),
+        ' of every model.',
+      ),
+      h(
+        'li',
+        null,
+        h('strong', null, 'Model weights are the one download. '),
+        'They come once from their public host when you first use a model, then stay cached here.',
+      ),
     ),
   );
 }

@@ -12,7 +12,10 @@ const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFi
 function contentOf(content: unknown): { text: string; image?: string } {
   if (typeof content === 'string') return { text: content };
   if (!Array.isArray(content)) return { text: '' };
-  const text = content.filter((p) => isObject(p) && p.type === 'text').map((p) => String((p as Json).text ?? '')).join('\n');
+  const text = content
+    .filter((p) => isObject(p) && p.type === 'text')
+    .map((p) => String((p as Json).text ?? ''))
+    .join('\n');
   const image = content.find((p) => isObject(p) && p.type === 'image_url') as Json | undefined;
   const url = isObject(image?.image_url) ? image.image_url.url : undefined;
   return typeof url === 'string' ? { text, image: url } : { text };
@@ -22,7 +25,10 @@ function contentOf(content: unknown): { text: string; image?: string } {
  * The chat in an export, as the parts a conversation is made of; a string says why the file is not one. A model
  * this deployment does not offer becomes `fallback`.
  */
-export function parseExport(text: string, fallback: ModelId): { title: string; model: ModelId; system: string; params: Params; turns: Omit<Turn, 'id'>[] } | string {
+export function parseExport(
+  text: string,
+  fallback: ModelId,
+): { title: string; model: ModelId; system: string; params: Params; turns: Omit<Turn, 'id'>[] } | string {
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -41,7 +47,9 @@ export function parseExport(text: string, fallback: ModelId): { title: string; m
     else if (m.role === 'user') turns.push({ role: 'user', text: content, ...(image ? { image } : {}) });
     else if (m.role === 'assistant') {
       const calls = Array.isArray(m.tool_calls)
-        ? (m.tool_calls as Json[]).filter((c) => isObject(c) && isObject(c.function)).map((c) => ({ id: String(c.id ?? ''), name: String((c.function as Json).name ?? ''), arguments: String((c.function as Json).arguments ?? '') }))
+        ? (m.tool_calls as Json[])
+            .filter((c) => isObject(c) && isObject(c.function))
+            .map((c) => ({ id: String(c.id ?? ''), name: String((c.function as Json).name ?? ''), arguments: String((c.function as Json).arguments ?? '') }))
         : [];
       turns.push({ role: 'assistant', text: content, model, status: 'done', ...(calls.length ? { toolCalls: calls } : {}) });
     } else if (m.role === 'tool') {
@@ -63,7 +71,14 @@ export function parseExport(text: string, fallback: ModelId): { title: string; m
     thinking: body.reasoning_effort !== 'none',
     json: format?.type === 'json_object',
     schema: schema !== undefined ? JSON.stringify(schema, null, 2) : null,
-    tools: Array.isArray(body.tools) && body.tools.length > 0 ? JSON.stringify(body.tools.map((t) => (isObject(t) && isObject(t.function) ? t.function : t)), null, 2) : '',
+    tools:
+      Array.isArray(body.tools) && body.tools.length > 0
+        ? JSON.stringify(
+            body.tools.map((t) => (isObject(t) && isObject(t.function) ? t.function : t)),
+            null,
+            2,
+          )
+        : '',
   };
   const title = typeof body.title === 'string' && body.title.trim() ? body.title.trim().slice(0, 120) : 'Imported chat';
   return { title, model, system, params, turns };

@@ -47,7 +47,13 @@ interface Received {
 }
 
 /** The turns a run puts on screen before it sends: a note when images are left out, the user's turn, the answer. */
-function startRun(conversation: Conversation, history: Turn[], user: Turn | null, imagesLeftOut: number, options: RunOptions): { turns: Turn[]; answer: Turn; before: Turn | null } {
+function startRun(
+  conversation: Conversation,
+  history: Turn[],
+  user: Turn | null,
+  imagesLeftOut: number,
+  options: RunOptions,
+): { turns: Turn[]; answer: Turn; before: Turn | null } {
   const { again, extend } = options;
   const model = conversation.model;
   const turns: Turn[] = [...history];
@@ -111,13 +117,25 @@ function take(chunk: ChatCompletionChunk, answer: Turn, got: Received, conversat
  * that was estimated: if the service counts more than that and refuses it before the first token, it says the
  * prompt's exact size, and the request is asked once more with the room there really is.
  */
-async function stream(key: string, body: Record<string, unknown>, signal: AbortSignal, answer: Turn, conversation: Conversation, got: Received, defaulted: boolean, context: number | null): Promise<void> {
+async function stream(
+  key: string,
+  body: Record<string, unknown>,
+  signal: AbortSignal,
+  answer: Turn,
+  conversation: Conversation,
+  got: Received,
+  defaulted: boolean,
+  context: number | null,
+): Promise<void> {
   for (let attempt = 0; ; attempt++) {
     try {
       for await (const chunk of streamChat(key, body, signal, (by) => (got.servedBy = by))) take(chunk, answer, got, conversation);
       return;
     } catch (err) {
-      const again = attempt === 0 && defaulted && got.firstAt === null && err instanceof ApiCallError && err.code === 'context_length_exceeded' ? roomFrom(err.message, context!) : undefined;
+      const again =
+        attempt === 0 && defaulted && got.firstAt === null && err instanceof ApiCallError && err.code === 'context_length_exceeded'
+          ? roomFrom(err.message, context!)
+          : undefined;
       if (again === undefined) throw err;
       if (again === null) delete body.max_tokens;
       else body.max_tokens = again;
@@ -130,7 +148,15 @@ async function stream(key: string, body: Record<string, unknown>, signal: AbortS
  * the error beside it; a failed regenerate leaves the answer there was; a failed continuation leaves the answer
  * as it was; a chat named after the message that was not sent gets the name it had.
  */
-function putBack(conversation: Conversation, history: Turn[], user: Turn | null, options: RunOptions, before: Turn | null, title: string, failure: unknown): void {
+function putBack(
+  conversation: Conversation,
+  history: Turn[],
+  user: Turn | null,
+  options: RunOptions,
+  before: Turn | null,
+  title: string,
+  failure: unknown,
+): void {
   const { again, extend } = options;
   if (extend) Object.assign(extend, before);
   conversation.turns = again ? again.turns : [...history];
@@ -173,7 +199,14 @@ function statsOf(got: Received, endedAt: number, earlier: TurnStats | undefined,
  * taken out again and the text (and image) goes back to the composer: the history never holds a message with no
  * answer. A continued answer (`extend`) gets the new text added, and is as it was if that fails before it begins.
  */
-export async function run(conversation: Conversation, key: string, history: Turn[], user: Turn | null, onAnswered: (error: ApiCallError | null) => void, options: RunOptions = {}): Promise<void> {
+export async function run(
+  conversation: Conversation,
+  key: string,
+  history: Turn[],
+  user: Turn | null,
+  onAnswered: (error: ApiCallError | null) => void,
+  options: RunOptions = {},
+): Promise<void> {
   if (chat.controller) return;
   const { extend } = options;
   const model = conversation.model;
@@ -183,7 +216,14 @@ export async function run(conversation: Conversation, key: string, history: Turn
   const { turns, answer, before } = startRun(conversation, history, user, imagesLeftOut, options);
   // Without a max_tokens of the chat's own, the answer gets the room the context has left (context-budget.ts).
   const context = contextOf(model);
-  const fit = context !== null ? nextFit({ system: conversation.system, turns: user ? [...history, user] : history, params: conversation.params }, extend ? CONTINUE_PROMPT : '', context) : null;
+  const fit =
+    context !== null
+      ? nextFit(
+          { system: conversation.system, turns: user ? [...history, user] : history, params: conversation.params },
+          extend ? CONTINUE_PROMPT : '',
+          context,
+        )
+      : null;
   conversation.turns = turns;
   conversation.updatedAt = Date.now();
   if (user && !conversation.named && !history.some((t) => t.role === 'user')) conversation.title = user.text.replace(/\s+/g, ' ').slice(0, 60) || 'Image';

@@ -82,7 +82,10 @@ function snapshotStreaming(): void {
   if (!chat.streaming) return;
   const { conversation, answer } = chat.streaming;
   try {
-    localStorage.setItem(snapshotSlot(conversation.id), JSON.stringify({ turnId: answer.id, text: answer.text, reasoning: answer.reasoning ?? '', toolCalls: answer.toolCalls }));
+    localStorage.setItem(
+      snapshotSlot(conversation.id),
+      JSON.stringify({ turnId: answer.id, text: answer.text, reasoning: answer.reasoning ?? '', toolCalls: answer.toolCalls }),
+    );
   } catch {
     // No room: the last IndexedDB write (at most STREAM_SAVE_MS old) is what stays.
   }
@@ -125,7 +128,6 @@ export function newId(prefix: string): string {
 export function current(): Conversation | null {
   return chat.state.list.find((c) => c.id === chat.state.currentId) ?? null;
 }
-
 
 /** The chat state; the component re-renders on every change. */
 export function useChat(): ChatState {

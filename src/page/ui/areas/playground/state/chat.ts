@@ -31,8 +31,6 @@ function remember(id: string): void {
   }
 }
 
-
-
 /** A new chat: the model of `from` (the one on screen), the default system prompt and parameters. */
 function blank(orgId: string, from?: Conversation): Conversation {
   const now = Date.now();
@@ -52,7 +50,6 @@ function blank(orgId: string, from?: Conversation): Conversation {
     imagesNoted: false,
   };
 }
-
 
 /** Reads the workspace's conversations (once per workspace); opens the one last on screen. */
 export async function loadConversations(orgId: string): Promise<void> {
@@ -206,7 +203,9 @@ export function send(sender: Sender, text: string): void {
 /** Whether the last answer can be continued: it was cut at the length limit, or interrupted by a reload. */
 export function continuable(conversation: Conversation): boolean {
   const last = conversation.turns[conversation.turns.length - 1];
-  return last?.role === 'assistant' && !last.toolCalls?.length && (last.status === 'interrupted' || (last.status === 'done' && last.stats?.finish === 'length'));
+  return (
+    last?.role === 'assistant' && !last.toolCalls?.length && (last.status === 'interrupted' || (last.status === 'done' && last.stats?.finish === 'length'))
+  );
 }
 
 /** Continues the last answer where it stopped: the new text is added to it. */
@@ -237,7 +236,9 @@ export function regenerate(sender: Sender): void {
   const lastAnswer = conversation.turns.map((t) => t.role).lastIndexOf('assistant');
   if (lastAnswer > 0 && conversation.turns[lastAnswer - 1]!.role === 'tool') {
     const previous = conversation.turns[lastAnswer]!;
-    void run(conversation, sender.key, conversation.turns.slice(0, lastAnswer), null, sender.onAnswered, { again: { turns: [...conversation.turns], versions: previous.versions ?? [versionOf(previous)] } });
+    void run(conversation, sender.key, conversation.turns.slice(0, lastAnswer), null, sender.onAnswered, {
+      again: { turns: [...conversation.turns], versions: previous.versions ?? [versionOf(previous)] },
+    });
     return;
   }
   const at = conversation.turns.map((t) => t.role).lastIndexOf('user');
@@ -246,7 +247,9 @@ export function regenerate(sender: Sender): void {
   // The answer there was stays as a version (‹ 1/2 ›) of the new one.
   const previous = conversation.turns.slice(at + 1).find((t) => t.role === 'assistant');
   const versions = previous ? (previous.versions ?? [versionOf(previous)]) : [];
-  void run(conversation, sender.key, conversation.turns.slice(0, at), { ...user, id: newId('turn') }, sender.onAnswered, { again: { turns: [...conversation.turns], versions } });
+  void run(conversation, sender.key, conversation.turns.slice(0, at), { ...user, id: newId('turn') }, sender.onAnswered, {
+    again: { turns: [...conversation.turns], versions },
+  });
 }
 
 /** Replaces a user message with new text and sends it again; every later turn goes. */

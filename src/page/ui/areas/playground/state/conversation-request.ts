@@ -70,7 +70,10 @@ export function requestBody(model: ModelId, messages: ChatMessage[], params: Par
 
 /** The stop sequences to send: the non-empty lines, at most four (the API's limit). */
 function stopSequences(params: Params): string[] {
-  return (params.stop ?? '').split('\n').filter((line) => line !== '').slice(0, 4);
+  return (params.stop ?? '')
+    .split('\n')
+    .filter((line) => line !== '')
+    .slice(0, 4);
 }
 
 function parseSchema(text: string): unknown {
@@ -133,7 +136,8 @@ export function paramsProblem(params: Params): string | null {
   if (typeof tools === 'string') return tools;
   if (params.schema == null) return null;
   const schema = parseSchema(params.schema);
-  if (!schema || typeof schema !== 'object' || Array.isArray(schema)) return 'The JSON schema in Settings is not a JSON object: fix it, or choose another response format.';
+  if (!schema || typeof schema !== 'object' || Array.isArray(schema))
+    return 'The JSON schema in Settings is not a JSON object: fix it, or choose another response format.';
   return null;
 }
 
@@ -163,7 +167,14 @@ export function exportMarkdown(conversation: Conversation): string {
       out.push(turn.text, '');
     } else {
       out.push(`## ${turn.model ?? 'Assistant'}`, '');
-      if (turn.reasoning) out.push(turn.reasoning.split('\n').map((line) => `> ${line}`).join('\n'), '');
+      if (turn.reasoning)
+        out.push(
+          turn.reasoning
+            .split('\n')
+            .map((line) => `> ${line}`)
+            .join('\n'),
+          '',
+        );
       if (turn.text) out.push(turn.text, '');
       for (const call of turn.toolCalls ?? []) out.push(`Calls \`${call.name}(${call.arguments})\``, '');
     }
@@ -173,12 +184,19 @@ export function exportMarkdown(conversation: Conversation): string {
 
 /** A file name for an export: the title in safe characters. */
 export function exportName(conversation: Conversation, extension: 'json' | 'md'): string {
-  const stem = conversation.title.replace(/[^\p{L}\p{N}]+/gu, '-').replace(/^-+|-+$/g, '').slice(0, 60) || 'conversation';
+  const stem =
+    conversation.title
+      .replace(/[^\p{L}\p{N}]+/gu, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 60) || 'conversation';
   return `${stem}.${extension}`;
 }
 
 function indent(text: string, by: string): string {
-  return text.split('\n').map((line, i) => (i === 0 ? line : by + line)).join('\n');
+  return text
+    .split('\n')
+    .map((line, i) => (i === 0 ? line : by + line))
+    .join('\n');
 }
 
 /** The request as client code: `fetch` or the `openai` SDK, streaming, printing the text. */
