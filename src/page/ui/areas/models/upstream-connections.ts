@@ -84,21 +84,11 @@ function Field(props: { id: string; label: string; children?: ComponentChildren 
   return h('div', { class: 'field' }, h('label', { for: props.id }, props.label), props.children);
 }
 
-export function UpstreamConnections() {
-  const [list, setList] = useState<UpstreamConnection[] | null>(null);
-  const [form, setForm] = useState({
-    name: '',
-    url: '',
-    dialect: 'openai' as Dialect,
-    key: '',
-    id: modelIds()[0] ?? '',
-    model: '',
-    mode: 'prefer-local' as HybridMode,
-  });
-  const [error, setError] = useState<string | null>(null);
-  /** What the last change did: null before any; else the server's host when the engine worker restarted to reach it. */
-  const [changed, setChanged] = useState<{ restartedFor?: string } | null>(null);
-  const [tests, setTests] = useState<Record<string, ConnectionTest | 'testing' | string>>({});
+type ConnectionTests = Record<string, ConnectionTest | 'testing' | string>;
+
+/** Each connection's last Test result (or 'testing'), and the Test action. */
+function useConnectionTests() {
+  const [tests, setTests] = useState<ConnectionTests>({});
   const test = async (name: string) => {
     const control = getState().engine?.control;
     setTests((t) => ({ ...t, [name]: 'testing' }));
@@ -110,39 +100,144 @@ export function UpstreamConnections() {
     }
     setTests((t) => ({ ...t, [name]: result }));
   };
-  const refresh = () => void listConnections().then(setList);
-  useEffect(refresh, []);
-  const set = (field: keyof typeof form) => (e: Event) => setForm({ ...form, [field]: (e.currentTarget as HTMLInputElement | HTMLSelectElement).value });
+  return { tests, test };
+}
 
+/** The saved connections, each with its key shown in part, its ids, Test and Remove. */
+function ConnectionList(props: { list: UpstreamConnection[]; onRemove: (name: string) => void }) {
+  const { tests, test } = useConnectionTests();
+  return h(
+    'ul',
+    { class: 'connection-list', 'aria-label': 'Upstream connections' },
+    props.list.map((c) =>
+      h(
+        'li',
+        { key: c.name, 'data-connection': c.name },
+        h('strong', null, c.name),
+        ` ${c.url} (${c.dialect}), key `,
+        h('code', { 'data-testid': 'connection-key' }, displayKey(c.key)),
+        ': ',
+        Object.entries(c.models)
+          .map(([id, m]) => `${id} → ${m.model}: ${MODE_WORDS[m.mode ?? 'prefer-local']}`)
+          .join(', '),
+        ' ',
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'button small',
+            onClick: () => void test(c.name),
+            'aria-label': `Test connection ${c.name}`,
+            disabled: tests[c.name] === 'testing',
+          },
+          'Test',
+        ),
+        ' ',
+        h('button', { type: 'button', class: 'button small', onClick: () => props.onRemove(c.name), 'aria-label': `Remove connection ${c.name}` }, 'Remove'),
+        tests[c.name] !== undefined && h(TestResult, { result: tests[c.name]!, connection: c }),
+      ),
+    ),
+  );
+}
+
+/**
+ * Saves a connection. The engine worker's Content-Security-Policy, set when it starts, names the servers of the
+ * connections saved then: for a server no connection named, the worker restarts (an answer streaming now breaks off)
+ * so it may reach it. Returns that server's host when it did.
+ */
+async function addConnection(connection: Omit<UpstreamConnection, 'created'>): Promise<string | undefined> {
+  const before = await listConnections();
+  const saved = await saveConnection(connection, location.origin);
+  const url = new URL(saved.url);
+  const engine = getState().engine;
+  if (engine?.restart && !before.some((c) => new URL(c.url).origin === url.origin)) {
+    await engine.restart(`it may now reach ${url.host}, the server of a new connection`);
+    return url.host;
+  }
+  return undefined;
+}
+
+/** The form that adds a connection: its server, key, and one id routed to one of the server's models. */
+function ConnectionForm(props: { onSaved: (restartedFor: string | undefined) => void }) {
+  const [form, setForm] = useState({
+    name: '',
+    url: '',
+    dialect: 'openai' as Dialect,
+    key: '',
+    id: modelIds()[0] ?? '',
+    model: '',
+    mode: 'prefer-local' as HybridMode,
+  });
+  const [error, setError] = useState<string | null>(null);
+  const set = (field: keyof typeof form) => (e: Event) => setForm({ ...form, [field]: (e.currentTarget as HTMLInputElement | HTMLSelectElement).value });
   const submit = async (e: Event) => {
     e.preventDefault();
     setError(null);
     try {
-      const before = await listConnections();
-      const saved = await saveConnection(
-        { name: form.name, url: form.url, dialect: form.dialect, key: form.key, models: { [form.id]: { model: form.model, mode: form.mode } } },
-        location.origin,
-      );
+      const restartedFor = await addConnection({
+        name: form.name,
+        url: form.url,
+        dialect: form.dialect,
+        key: form.key,
+        models: { [form.id]: { model: form.model, mode: form.mode } },
+      });
       setForm({ ...form, name: '', url: '', key: '', model: '' });
-      // The engine worker's Content-Security-Policy, set when it starts, names the servers of the connections saved
-      // then: for a server no connection named, the worker restarts (an answer streaming now breaks off) so it may reach it.
-      const url = new URL(saved.url);
-      const engine = getState().engine;
-      if (engine?.restart && !before.some((c) => new URL(c.url).origin === url.origin)) {
-        await engine.restart(`it may now reach ${url.host}, the server of a new connection`);
-        setChanged({ restartedFor: url.host });
-      } else setChanged({});
-      refresh();
+      props.onSaved(restartedFor);
     } catch (err) {
       setError(errorText(err));
     }
   };
+  const input = (field: keyof typeof form, attributes: Record<string, unknown>) =>
+    h('input', { id: `up-${field}`, value: form[field], onInput: set(field), ...attributes });
+  const select = (field: keyof typeof form, options: ComponentChildren) =>
+    h('select', { id: `up-${field}`, value: form[field], onChange: set(field) }, options);
+  return h(
+    'form',
+    { onSubmit: (e: Event) => void submit(e), 'aria-label': 'Add an upstream connection' },
+    h(Field, { id: 'up-name', label: 'Name' }, input('name', { required: true, maxLength: 64, placeholder: 'e.g. my-gpu' })),
+    h(Field, { id: 'up-url', label: 'Base URL' }, input('url', { required: true, type: 'url', placeholder: 'https://llm.example.com/v1' })),
+    h(
+      Field,
+      { id: 'up-dialect', label: 'Server' },
+      select(
+        'dialect',
+        DIALECTS.map((d) => h('option', { key: d, value: d }, d)),
+      ),
+    ),
+    h(Field, { id: 'up-key', label: 'API key (optional)' }, input('key', { type: 'password', autoComplete: 'off' })),
+    h(
+      Field,
+      { id: 'up-id', label: 'For the id' },
+      select(
+        'id',
+        modelIds().map((id) => h('option', { key: id, value: id }, id)),
+      ),
+    ),
+    h(Field, { id: 'up-model', label: "The server's model name" }, input('model', { required: true, placeholder: 'e.g. Qwen/Qwen3-8B-FP8' })),
+    h(
+      Field,
+      { id: 'up-mode', label: 'Mode' },
+      select(
+        'mode',
+        HYBRID_MODES.map((m) => h('option', { key: m, value: m }, modeText(m))),
+      ),
+    ),
+    error && h(Notice, { kind: 'error' }, error),
+    h('button', { type: 'submit', class: 'button primary' }, 'Add connection'),
+  );
+}
+
+export function UpstreamConnections() {
+  const [list, setList] = useState<UpstreamConnection[] | null>(null);
+  /** What the last change did: null before any; else the server's host when the engine worker restarted to reach it. */
+  const [changed, setChanged] = useState<{ restartedFor?: string } | null>(null);
+  const refresh = () => void listConnections().then(setList);
+  useEffect(refresh, []);
   const remove = async (name: string) => {
     await removeConnection(name);
     setChanged({});
     refresh();
   };
-
   return h(
     'section',
     { class: 'card upstream-connections', 'aria-labelledby': 'upstreams-title' },
@@ -153,38 +248,7 @@ export function UpstreamConnections() {
       'Send an id to an OpenAI-compatible server of yours (vLLM, Ollama, llama-server, LM Studio) when this device cannot run it. The key is kept in this browser only, readable by scripts of this site; after saving it is shown only in part.',
     ),
     list && list.length > 0
-      ? h(
-          'ul',
-          { class: 'connection-list', 'aria-label': 'Upstream connections' },
-          list.map((c) =>
-            h(
-              'li',
-              { key: c.name, 'data-connection': c.name },
-              h('strong', null, c.name),
-              ` ${c.url} (${c.dialect}), key `,
-              h('code', { 'data-testid': 'connection-key' }, displayKey(c.key)),
-              ': ',
-              Object.entries(c.models)
-                .map(([id, m]) => `${id} → ${m.model}: ${MODE_WORDS[m.mode ?? 'prefer-local']}`)
-                .join(', '),
-              ' ',
-              h(
-                'button',
-                {
-                  type: 'button',
-                  class: 'button small',
-                  onClick: () => void test(c.name),
-                  'aria-label': `Test connection ${c.name}`,
-                  disabled: tests[c.name] === 'testing',
-                },
-                'Test',
-              ),
-              ' ',
-              h('button', { type: 'button', class: 'button small', onClick: () => void remove(c.name), 'aria-label': `Remove connection ${c.name}` }, 'Remove'),
-              tests[c.name] !== undefined && h(TestResult, { result: tests[c.name]!, connection: c }),
-            ),
-          ),
-        )
+      ? h(ConnectionList, { list, onRemove: (name) => void remove(name) })
       : list && h('p', { class: 'muted', 'data-testid': 'no-connections' }, 'No connections.'),
     changed &&
       h(
@@ -194,59 +258,12 @@ export function UpstreamConnections() {
           ? `Saved: the engine restarted to be allowed to reach ${changed.restartedFor}; the next request follows the change, no reload needed.`
           : 'Saved: the next request follows the change, no reload needed.',
       ),
-    h(
-      'form',
-      { onSubmit: (e: Event) => void submit(e), 'aria-label': 'Add an upstream connection' },
-      h(
-        Field,
-        { id: 'up-name', label: 'Name' },
-        h('input', { id: 'up-name', required: true, maxLength: 64, value: form.name, onInput: set('name'), placeholder: 'e.g. my-gpu' }),
-      ),
-      h(
-        Field,
-        { id: 'up-url', label: 'Base URL' },
-        h('input', { id: 'up-url', required: true, type: 'url', value: form.url, onInput: set('url'), placeholder: 'https://llm.example.com/v1' }),
-      ),
-      h(
-        Field,
-        { id: 'up-dialect', label: 'Server' },
-        h(
-          'select',
-          { id: 'up-dialect', value: form.dialect, onChange: set('dialect') },
-          DIALECTS.map((d) => h('option', { key: d, value: d }, d)),
-        ),
-      ),
-      h(
-        Field,
-        { id: 'up-key', label: 'API key (optional)' },
-        h('input', { id: 'up-key', type: 'password', autoComplete: 'off', value: form.key, onInput: set('key') }),
-      ),
-      h(
-        Field,
-        { id: 'up-id', label: 'For the id' },
-        h(
-          'select',
-          { id: 'up-id', value: form.id, onChange: set('id') },
-          modelIds().map((id) => h('option', { key: id, value: id }, id)),
-        ),
-      ),
-      h(
-        Field,
-        { id: 'up-model', label: "The server's model name" },
-        h('input', { id: 'up-model', required: true, value: form.model, onInput: set('model'), placeholder: 'e.g. Qwen/Qwen3-8B-FP8' }),
-      ),
-      h(
-        Field,
-        { id: 'up-mode', label: 'Mode' },
-        h(
-          'select',
-          { id: 'up-mode', value: form.mode, onChange: set('mode') },
-          HYBRID_MODES.map((m) => h('option', { key: m, value: m }, modeText(m))),
-        ),
-      ),
-      error && h(Notice, { kind: 'error' }, error),
-      h('button', { type: 'submit', class: 'button primary' }, 'Add connection'),
-    ),
+    h(ConnectionForm, {
+      onSaved: (restartedFor) => {
+        setChanged(restartedFor ? { restartedFor } : {});
+        refresh();
+      },
+    }),
   );
 }
 

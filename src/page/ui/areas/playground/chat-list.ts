@@ -25,6 +25,83 @@ function focusChatRow(id?: string | null): void {
   });
 }
 
+/** A chat's row while it is renamed: the name field, Save and Cancel (Escape too). */
+function RenameForm(props: { conversation: Conversation; done: () => void }) {
+  const { conversation } = props;
+  const [name, setName] = useState(conversation.title);
+  const field = useRef<HTMLInputElement>(null);
+  useEffect(() => field.current?.select(), []);
+  return h(
+    'li',
+    { class: 'chat-item renaming' },
+    h(
+      'form',
+      {
+        onSubmit: (e: Event) => {
+          e.preventDefault();
+          renameConversation(conversation.id, name);
+          props.done();
+        },
+      },
+      h('label', { for: `rename-${conversation.id}`, class: 'visually-hidden' }, `New name for the chat “${conversation.title}”`),
+      h('input', {
+        id: `rename-${conversation.id}`,
+        ref: field,
+        value: name,
+        maxLength: 120,
+        onInput: (e: Event) => setName((e.currentTarget as HTMLInputElement).value),
+        onKeyDown: (e: KeyboardEvent) => {
+          if (e.key === 'Escape') props.done();
+        },
+      }),
+      h('button', { type: 'submit', class: 'button small primary', disabled: !name.trim() }, 'Save'),
+      h('button', { type: 'button', class: 'button small', onClick: props.done }, 'Cancel'),
+    ),
+  );
+}
+
+/** Delete asked: Delete now, or Keep. */
+function ConfirmDelete(props: { conversation: Conversation; keep: () => void }) {
+  const { conversation } = props;
+  const confirm = useRef<HTMLButtonElement>(null);
+  useEffect(() => confirm.current?.focus(), []);
+  const title = conversation.title;
+  return h(
+    'span',
+    { class: 'chat-tools', role: 'group', 'aria-label': `Delete the chat “${title}”?` },
+    h(
+      'button',
+      {
+        type: 'button',
+        class: 'button small danger',
+        ref: confirm,
+        // The focus goes to the chat that opens in its place.
+        onClick: () => void removeConversation(conversation.id).then(() => focusChatRow()),
+        'aria-label': `Delete the chat “${title}” now`,
+      },
+      'Delete',
+    ),
+    h('button', { type: 'button', class: 'button small', onClick: props.keep, 'aria-label': `Keep the chat “${title}”` }, 'Keep'),
+  );
+}
+
+/** The row's "⋯" menu: Rename, Delete. */
+function ChatMenu(props: { title: string; rename: () => void; remove: () => void }) {
+  const { title } = props;
+  return h(
+    'details',
+    { class: 'chat-menu' },
+    // Not a Tab stop of its own: the keyboard has F2 and Delete on the row, and the chat's "⋯" menu.
+    h('summary', { class: 'button small', tabIndex: -1, 'aria-label': `Actions for the chat “${title}”` }, '⋯'),
+    h(
+      'div',
+      { class: 'chat-menu-items card' },
+      h('button', { type: 'button', class: 'button small', onClick: props.rename, 'aria-label': `Rename the chat “${title}”` }, 'Rename'),
+      h('button', { type: 'button', class: 'button small', onClick: props.remove, 'aria-label': `Delete the chat “${title}”` }, 'Delete'),
+    ),
+  );
+}
+
 function ConversationItem(props: {
   conversation: Conversation;
   selected: boolean;
@@ -35,48 +112,13 @@ function ConversationItem(props: {
 }) {
   const { conversation } = props;
   const [mode, setMode] = useState<'view' | 'rename' | 'delete'>('view');
-  const [name, setName] = useState(conversation.title);
-  const field = useRef<HTMLInputElement>(null);
-  const confirm = useRef<HTMLButtonElement>(null);
-  useEffect(() => {
-    if (mode === 'rename') field.current?.select();
-    if (mode === 'delete') confirm.current?.focus();
-  }, [mode]);
   const title = conversation.title;
   /** Back to the row (after a rename, or a delete that was not confirmed). */
   const back = () => {
     setMode('view');
     focusChatRow(conversation.id);
   };
-  if (mode === 'rename') {
-    return h(
-      'li',
-      { class: 'chat-item renaming' },
-      h(
-        'form',
-        {
-          onSubmit: (e: Event) => {
-            e.preventDefault();
-            renameConversation(conversation.id, name);
-            back();
-          },
-        },
-        h('label', { for: `rename-${conversation.id}`, class: 'visually-hidden' }, `New name for the chat “${title}”`),
-        h('input', {
-          id: `rename-${conversation.id}`,
-          ref: field,
-          value: name,
-          maxLength: 120,
-          onInput: (e: Event) => setName((e.currentTarget as HTMLInputElement).value),
-          onKeyDown: (e: KeyboardEvent) => {
-            if (e.key === 'Escape') back();
-          },
-        }),
-        h('button', { type: 'submit', class: 'button small primary', disabled: !name.trim() }, 'Save'),
-        h('button', { type: 'button', class: 'button small', onClick: back }, 'Cancel'),
-      ),
-    );
-  }
+  if (mode === 'rename') return h(RenameForm, { conversation, done: back });
   const sent = conversation.turns.filter((t) => t.role === 'user').length;
   return h(
     'li',
@@ -98,7 +140,6 @@ function ConversationItem(props: {
         onKeyDown: (e: KeyboardEvent) => {
           if (e.key === 'F2') {
             e.preventDefault();
-            setName(title);
             setMode('rename');
           } else if (e.key === 'Delete') {
             e.preventDefault();
@@ -110,47 +151,8 @@ function ConversationItem(props: {
       h('span', { class: 'chat-meta' }, `${formatRelative(conversation.updatedAt)} · ${sent} sent${props.streaming ? ' · answering…' : ''}`),
     ),
     mode === 'delete'
-      ? h(
-          'span',
-          { class: 'chat-tools', role: 'group', 'aria-label': `Delete the chat “${title}”?` },
-          h(
-            'button',
-            {
-              type: 'button',
-              class: 'button small danger',
-              ref: confirm,
-              // The focus goes to the chat that opens in its place.
-              onClick: () => void removeConversation(conversation.id).then(() => focusChatRow()),
-              'aria-label': `Delete the chat “${title}” now`,
-            },
-            'Delete',
-          ),
-          h('button', { type: 'button', class: 'button small', onClick: back, 'aria-label': `Keep the chat “${title}”` }, 'Keep'),
-        )
-      : h(
-          'details',
-          { class: 'chat-menu' },
-          // Not a Tab stop of its own: the keyboard has F2 and Delete on the row, and the chat's "⋯" menu.
-          h('summary', { class: 'button small', tabIndex: -1, 'aria-label': `Actions for the chat “${title}”` }, '⋯'),
-          h(
-            'div',
-            { class: 'chat-menu-items card' },
-            h(
-              'button',
-              {
-                type: 'button',
-                class: 'button small',
-                onClick: () => {
-                  setName(title);
-                  setMode('rename');
-                },
-                'aria-label': `Rename the chat “${title}”`,
-              },
-              'Rename',
-            ),
-            h('button', { type: 'button', class: 'button small', onClick: () => setMode('delete'), 'aria-label': `Delete the chat “${title}”` }, 'Delete'),
-          ),
-        ),
+      ? h(ConfirmDelete, { conversation, keep: back })
+      : h(ChatMenu, { title, rename: () => setMode('rename'), remove: () => setMode('delete') }),
   );
 }
 

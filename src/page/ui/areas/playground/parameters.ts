@@ -63,16 +63,118 @@ export function changedParams(conversation: Conversation, status: ModelStatus | 
   ).length;
 }
 
+/** The number fields, in the order shown: what each sends, its hint, what applies when it is empty, its step. */
+const NUMBER_FIELDS: { id: string; name: RangedParam; hint: string; fallback: string; step: number; whole?: boolean }[] = [
+  { id: 'pg-temperature', name: 'temperature', hint: '0–2; higher is more varied.', fallback: 'the model’s own', step: 0.1 },
+  { id: 'pg-top-p', name: 'top_p', hint: '0–1; the share of likely tokens sampled from.', fallback: 'the model’s own', step: 0.05 },
+  { id: 'pg-max-tokens', name: 'max_tokens', hint: 'Longest answer, thinking included.', fallback: 'the room the context has left', step: 1, whole: true },
+  { id: 'pg-seed', name: 'seed', hint: 'A whole number: the same seed, the same sampling.', fallback: 'random', step: 1, whole: true },
+  { id: 'pg-presence', name: 'presence_penalty', hint: '−2–2; above 0 favours new topics.', fallback: '0', step: 0.1 },
+  { id: 'pg-frequency', name: 'frequency_penalty', hint: '−2–2; above 0 repeats less.', fallback: '0', step: 0.1 },
+];
+
+type SetParams = (patch: Partial<Params>) => void;
+
+function StopField(props: { p: Params; set: SetParams }) {
+  const stops = (props.p.stop ?? '').split('\n').filter((line) => line !== '');
+  return h(
+    'div',
+    { class: 'field param wide' },
+    h('label', { for: 'pg-stop' }, 'Stop sequences'),
+    h('textarea', {
+      id: 'pg-stop',
+      rows: 2,
+      placeholder: 'one per line',
+      value: props.p.stop ?? '',
+      onInput: (e: Event) => props.set({ stop: (e.currentTarget as HTMLTextAreaElement).value }),
+      'aria-describedby': 'pg-stop-hint',
+    }),
+    h(
+      'p',
+      { class: 'hint', id: 'pg-stop-hint' },
+      stops.length > 4
+        ? `Up to four are sent: “${stops.slice(4).join('”, “')}” is left out.`
+        : 'Up to four, one per line; the answer ends before the first one it would write.',
+    ),
+  );
+}
+
+function FormatField(props: { p: Params; set: SetParams }) {
+  const { p, set } = props;
+  const format = p.schema != null ? 'json_schema' : p.json ? 'json_object' : 'text';
+  const problem = paramsProblem(p);
+  return h(
+    'div',
+    { class: 'field param wide' },
+    h('label', { for: 'pg-format' }, 'Response format'),
+    h(
+      'select',
+      {
+        id: 'pg-format',
+        value: format,
+        onChange: (e: Event) => {
+          const v = (e.currentTarget as HTMLSelectElement).value;
+          set(v === 'json_schema' ? { json: false, schema: p.schema ?? EXAMPLE_SCHEMA } : { json: v === 'json_object', schema: null });
+        },
+      },
+      h('option', { value: 'text' }, 'Text'),
+      h('option', { value: 'json_object' }, 'JSON object (json_object)'),
+      h('option', { value: 'json_schema' }, 'JSON schema (json_schema)'),
+    ),
+    format === 'json_schema' &&
+      h(
+        'div',
+        { class: 'field' },
+        h('label', { for: 'pg-schema' }, 'JSON schema'),
+        h('textarea', {
+          id: 'pg-schema',
+          class: 'mono',
+          rows: 6,
+          spellcheck: false,
+          value: p.schema ?? '',
+          onInput: (e: Event) => set({ schema: (e.currentTarget as HTMLTextAreaElement).value }),
+          'aria-describedby': 'pg-schema-hint',
+          'aria-invalid': problem ? 'true' : 'false',
+        }),
+        h('p', { class: problem ? 'hint error-text' : 'hint', id: 'pg-schema-hint' }, problem ?? 'The answer is JSON that matches this schema.'),
+      ),
+  );
+}
+
+function ThinkingField(props: { p: Params; set: SetParams; thinking: ReturnType<typeof thinkingHere> }) {
+  const { thinking } = props;
+  const thinks = thinking === 'switchable';
+  return h(
+    'div',
+    { class: 'field checks' },
+    h(
+      'label',
+      { class: 'check' },
+      h('input', {
+        type: 'checkbox',
+        checked: thinking === 'always' || (thinks && props.p.thinking),
+        disabled: !thinks,
+        onChange: (e: Event) => props.set({ thinking: (e.currentTarget as HTMLInputElement).checked }),
+      }),
+      ' Thinking',
+      h(
+        'span',
+        { class: 'muted' },
+        thinking === 'switchable'
+          ? ' (off sends reasoning_effort: "none")'
+          : thinking === 'always'
+            ? ' (the model serving it here always thinks)'
+            : ' (this variant never thinks)',
+      ),
+    ),
+  );
+}
+
 function Parameters(props: { conversation: Conversation; status: ModelStatus | undefined }) {
   const { conversation } = props;
   const p = conversation.params;
-  const set = (patch: Partial<Params>) => updateCurrent({ params: { ...p, ...patch } });
-  const thinking = thinkingHere(conversation.model, props.status);
-  const thinks = thinking === 'switchable';
+  const set: SetParams = (patch) => updateCurrent({ params: { ...p, ...patch } });
   const changed = changedParams(conversation, props.status);
-  const format = p.schema != null ? 'json_schema' : p.json ? 'json_object' : 'text';
-  const problem = paramsProblem(p);
-  const stops = (p.stop ?? '').split('\n').filter((line) => line !== '');
   return h(
     'details',
     { class: 'pg-params' },
@@ -80,140 +182,17 @@ function Parameters(props: { conversation: Conversation; status: ModelStatus | u
     h(
       'div',
       { class: 'param-grid' },
-      h(ParamField, {
-        id: 'pg-temperature',
-        name: 'temperature',
-        hint: '0–2; higher is more varied.',
-        fallback: 'the model’s own',
-        value: p.temperature,
-        step: 0.1,
-        onChange: (v) => set({ temperature: v }),
-      }),
-      h(ParamField, {
-        id: 'pg-top-p',
-        name: 'top_p',
-        hint: '0–1; the share of likely tokens sampled from.',
-        fallback: 'the model’s own',
-        value: p.top_p,
-        step: 0.05,
-        onChange: (v) => set({ top_p: v }),
-      }),
-      h(ParamField, {
-        id: 'pg-max-tokens',
-        name: 'max_tokens',
-        hint: 'Longest answer, thinking included.',
-        fallback: 'the room the context has left',
-        value: p.max_tokens,
-        step: 1,
-        onChange: (v) => set({ max_tokens: v === null ? null : Math.round(v) }),
-      }),
-      h(ParamField, {
-        id: 'pg-seed',
-        name: 'seed',
-        hint: 'A whole number: the same seed, the same sampling.',
-        fallback: 'random',
-        value: p.seed ?? null,
-        step: 1,
-        onChange: (v) => set({ seed: v === null ? null : Math.round(v) }),
-      }),
-      h(ParamField, {
-        id: 'pg-presence',
-        name: 'presence_penalty',
-        hint: '−2–2; above 0 favours new topics.',
-        fallback: '0',
-        value: p.presence_penalty ?? null,
-        step: 0.1,
-        onChange: (v) => set({ presence_penalty: v }),
-      }),
-      h(ParamField, {
-        id: 'pg-frequency',
-        name: 'frequency_penalty',
-        hint: '−2–2; above 0 repeats less.',
-        fallback: '0',
-        value: p.frequency_penalty ?? null,
-        step: 0.1,
-        onChange: (v) => set({ frequency_penalty: v }),
-      }),
-      h(
-        'div',
-        { class: 'field param wide' },
-        h('label', { for: 'pg-stop' }, 'Stop sequences'),
-        h('textarea', {
-          id: 'pg-stop',
-          rows: 2,
-          placeholder: 'one per line',
-          value: p.stop ?? '',
-          onInput: (e: Event) => set({ stop: (e.currentTarget as HTMLTextAreaElement).value }),
-          'aria-describedby': 'pg-stop-hint',
+      NUMBER_FIELDS.map(({ whole, ...field }) =>
+        h(ParamField, {
+          key: field.id,
+          ...field,
+          value: p[field.name] ?? null,
+          onChange: (v) => set({ [field.name]: v === null || !whole ? v : Math.round(v) }),
         }),
-        h(
-          'p',
-          { class: 'hint', id: 'pg-stop-hint' },
-          stops.length > 4
-            ? `Up to four are sent: “${stops.slice(4).join('”, “')}” is left out.`
-            : 'Up to four, one per line; the answer ends before the first one it would write.',
-        ),
       ),
-      h(
-        'div',
-        { class: 'field param wide' },
-        h('label', { for: 'pg-format' }, 'Response format'),
-        h(
-          'select',
-          {
-            id: 'pg-format',
-            value: format,
-            onChange: (e: Event) => {
-              const v = (e.currentTarget as HTMLSelectElement).value;
-              set(v === 'json_schema' ? { json: false, schema: p.schema ?? EXAMPLE_SCHEMA } : { json: v === 'json_object', schema: null });
-            },
-          },
-          h('option', { value: 'text' }, 'Text'),
-          h('option', { value: 'json_object' }, 'JSON object (json_object)'),
-          h('option', { value: 'json_schema' }, 'JSON schema (json_schema)'),
-        ),
-        format === 'json_schema' &&
-          h(
-            'div',
-            { class: 'field' },
-            h('label', { for: 'pg-schema' }, 'JSON schema'),
-            h('textarea', {
-              id: 'pg-schema',
-              class: 'mono',
-              rows: 6,
-              spellcheck: false,
-              value: p.schema ?? '',
-              onInput: (e: Event) => set({ schema: (e.currentTarget as HTMLTextAreaElement).value }),
-              'aria-describedby': 'pg-schema-hint',
-              'aria-invalid': problem ? 'true' : 'false',
-            }),
-            h('p', { class: problem ? 'hint error-text' : 'hint', id: 'pg-schema-hint' }, problem ?? 'The answer is JSON that matches this schema.'),
-          ),
-      ),
-      h(
-        'div',
-        { class: 'field checks' },
-        h(
-          'label',
-          { class: 'check' },
-          h('input', {
-            type: 'checkbox',
-            checked: thinking === 'always' || (thinks && p.thinking),
-            disabled: !thinks,
-            onChange: (e: Event) => set({ thinking: (e.currentTarget as HTMLInputElement).checked }),
-          }),
-          ' Thinking',
-          h(
-            'span',
-            { class: 'muted' },
-            thinking === 'switchable'
-              ? ' (off sends reasoning_effort: "none")'
-              : thinking === 'always'
-                ? ' (the model serving it here always thinks)'
-                : ' (this variant never thinks)',
-          ),
-        ),
-      ),
+      h(StopField, { p, set }),
+      h(FormatField, { p, set }),
+      h(ThinkingField, { p, set, thinking: thinkingHere(conversation.model, props.status) }),
     ),
   );
 }
