@@ -599,7 +599,7 @@ export async function benchLlamaOnly({ outFile, quick, noBuild, env, port, log, 
   lines.splice(
     2,
     0,
-    `From \`npm run bench -- --only llama\` (${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, ${((Date.now() - started) / 1000).toFixed(0)} s${quick ? ', --quick' : ''}), not the full run above: load before \`${before}\`, after \`${uptime()}\`.`,
+    `From \`npm run bench -- ${process.argv.slice(2).join(' ')}\` (${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, ${((Date.now() - started) / 1000).toFixed(0)} s${quick ? ', --quick' : ''}), not the full run above: load before \`${before}\`, after \`${uptime()}\`.`,
     '',
   );
   spliceSection(outFile, '## llama.cpp on the CPU', lines.join('\n') + '\n', 'llama.cpp ', targets);
