@@ -105,9 +105,32 @@ interface MenuProps {
   showHelp: () => void;
 }
 
+/** One item of the "⋯" menu: what it says, when it is greyed out, what it does (the menu closes first). */
+interface MenuItem {
+  label: string;
+  run: () => void;
+  disabled?: boolean;
+  attributes?: Record<string, string>;
+}
+
 function MoreMenu(props: MenuProps) {
   const { conversation, busy, showCode } = props;
   const empty = conversation.turns.length === 0;
+  const items: MenuItem[] = [
+    { label: showCode ? 'Hide code' : 'View as code', run: props.toggleCode, attributes: { 'aria-expanded': showCode ? 'true' : 'false' } },
+    { label: 'Keyboard shortcuts', run: props.showHelp, attributes: { 'aria-keyshortcuts': 'Shift+?' } },
+    { label: 'Duplicate chat', run: duplicateConversation, disabled: empty || busy },
+    {
+      label: 'Export JSON',
+      run: () => download(exportName(conversation, 'json'), 'application/json', exportJson(conversation)),
+      disabled: empty,
+    },
+    {
+      label: 'Export Markdown',
+      run: () => download(exportName(conversation, 'md'), 'text/markdown', exportMarkdown(conversation)),
+      disabled: empty,
+    },
+  ];
   return h(
     'details',
     { class: 'pg-more' },
@@ -115,70 +138,23 @@ function MoreMenu(props: MenuProps) {
     h(
       'div',
       { class: 'pg-more-menu card' },
-      h(
-        'button',
-        {
-          type: 'button',
-          class: 'button small',
-          'aria-expanded': showCode ? 'true' : 'false',
-          onClick: (e: Event) => {
-            closeMenu(e);
-            props.toggleCode();
+      // Keyed by place, not by label: "View as code" becomes "Hide code" on the same button, which keeps the focus.
+      items.map((item, place) =>
+        h(
+          'button',
+          {
+            key: place,
+            type: 'button',
+            class: 'button small',
+            disabled: item.disabled,
+            ...item.attributes,
+            onClick: (e: Event) => {
+              closeMenu(e);
+              item.run();
+            },
           },
-        },
-        showCode ? 'Hide code' : 'View as code',
-      ),
-      h(
-        'button',
-        {
-          type: 'button',
-          class: 'button small',
-          onClick: (e: Event) => {
-            closeMenu(e);
-            props.showHelp();
-          },
-          'aria-keyshortcuts': 'Shift+?',
-        },
-        'Keyboard shortcuts',
-      ),
-      h(
-        'button',
-        {
-          type: 'button',
-          class: 'button small',
-          disabled: empty || busy,
-          onClick: (e: Event) => {
-            closeMenu(e);
-            duplicateConversation();
-          },
-        },
-        'Duplicate chat',
-      ),
-      h(
-        'button',
-        {
-          type: 'button',
-          class: 'button small',
-          disabled: empty,
-          onClick: (e: Event) => {
-            closeMenu(e);
-            download(exportName(conversation, 'json'), 'application/json', exportJson(conversation));
-          },
-        },
-        'Export JSON',
-      ),
-      h(
-        'button',
-        {
-          type: 'button',
-          class: 'button small',
-          disabled: empty,
-          onClick: (e: Event) => {
-            closeMenu(e);
-            download(exportName(conversation, 'md'), 'text/markdown', exportMarkdown(conversation));
-          },
-        },
-        'Export Markdown',
+          item.label,
+        ),
       ),
     ),
   );
