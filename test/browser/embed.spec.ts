@@ -343,14 +343,18 @@ test('the shipped library carries web-llm and llama.cpp, never the test engine; 
   expect(shipped.filter(({ text }) => text.includes(marker)).map(({ f }) => f)).toEqual([]);
   expect(shipped.some(({ text }) => text.includes('MLCEngine'))).toBe(true);
   // llama.cpp for devices without WebGPU: wllama and its wasm, named as the rest: the main build's own and the two
-  // with the SIMD kernels spliced in (worker/engine/llamacpp/wasm-variants.ts), and the compat build's for browsers
-  // without Memory64 (wasm-build.ts).
+  // with the SIMD kernels spliced in (worker/engine/llamacpp/wasm-variants.ts), and the compat build's three for
+  // browsers without Memory64 (wasm-build.ts, wasm-compat-files.ts): a device downloads one of the six.
   expect(shipped.some(({ text }) => text.includes('wllama'))).toBe(true);
   const wasm = (await readdir(LIB_PROD)).filter((f) => f.endsWith('.wasm')).sort();
-  expect(wasm).toHaveLength(4);
-  expect(wasm.filter((f) => /^inpage-wllama-relaxed-[\w-]+\.wasm$/.test(f))).toHaveLength(1);
-  expect(wasm.filter((f) => /^inpage-wllama-simd128-[\w-]+\.wasm$/.test(f))).toHaveLength(1);
-  expect(wasm.filter((f) => /^inpage-wllama-[\w-]+\.wasm$/.test(f))).toHaveLength(4);
+  expect(wasm).toHaveLength(6);
+  for (const variant of ['relaxed', 'simd128', 'compat-relaxed', 'compat-simd128']) {
+    expect(
+      wasm.filter((f) => new RegExp(`^inpage-wllama-${variant}-[\\w-]+\\.wasm$`).test(f)),
+      variant,
+    ).toHaveLength(1);
+  }
+  expect(wasm.filter((f) => /^inpage-wllama-[\w-]+\.wasm$/.test(f))).toHaveLength(6);
 
   const names = shipped.map(({ f }) => f);
   expect(names).toContain('inpage.js');
