@@ -1,4 +1,5 @@
-// When the tab hosting the engine closes, what had started there fails; what was queued moves to the next engine.
+// When the tab hosting the engine closes, what had begun answering there fails; what was queued, or begun with
+// nothing sent yet, moves to the next engine.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { EngineLink } from '#shared/wire/engine-link';
 import { ApiError } from '#shared/protocol/errors';
@@ -116,6 +117,30 @@ describe('EngineLink handover', () => {
     next.finish();
     expect(await drain(thirdRun)).toEqual(['from B']);
     expect(next.generated()).toEqual(['two', 'three']);
+  });
+
+  it('moves a request its engine began but sent nothing of when that engine dies: the next engine answers it whole', async () => {
+    const link = new EngineLink({ requestPort: async () => undefined, handoverTimeoutMs: 2000 });
+    const channel = new MessageChannel();
+    channels.push(channel);
+    // An engine that begins every request and dies before it sends any of the answer (its tab closing).
+    channel.port2.onmessage = (e: MessageEvent<ToEngine>) => {
+      if (e.data.type !== 'generate') return;
+      channel.port2.postMessage({ type: 'accepted', id: e.data.id } satisfies FromEngine);
+      channel.port2.postMessage({ type: 'start', id: e.data.id, fingerprint: 'A' } satisfies FromEngine);
+    };
+    link.adopt(channel.port1);
+    const run = await link.generate(ask('one'), new AbortController().signal);
+    expect(run.fingerprint).toBe('A');
+    channel.port2.close();
+    await tick();
+    expect(link.waitingForHandover).toBe(1);
+    const next = engine('B');
+    link.adopt(next.port);
+    await tick();
+    next.finish();
+    expect(await drain(run)).toEqual(['from B']);
+    expect(next.generated()).toEqual(['one']);
   });
 
   it('moves them at once when the new engine arrived before the old one’s close was noticed', async () => {

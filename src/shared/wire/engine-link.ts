@@ -39,8 +39,14 @@ interface Pending {
   readonly message: EngineRequest;
   /** The engine acknowledged it ('accepted'): it sits in that engine's queue. */
   accepted: boolean;
-  /** The engine began it ('start'): from here on it lives and dies with that engine. */
+  /** The engine began it ('start'). */
   started: boolean;
+  /**
+   * The engine sent some of its answer ('events'): from here on it lives and dies with that engine. A request it
+   * began but sent nothing of yet (its host tab closing as it began) moves as a queued one does: the client has
+   * seen nothing of it, so the next engine answers it whole.
+   */
+  answering: boolean;
   /** Whether it may be sent again to another engine as long as it has not started. */
   readonly movable: boolean;
   onMessage(message: FromEngine): void;
@@ -154,19 +160,23 @@ export class EngineLink {
   }
 
   /**
-   * Forgets a port. What had started on it fails; generations that had not (queued behind another, or still
-   * on their way when the far end closed) wait for the next engine, which a page taking over provides.
+   * Forgets a port. What had begun answering on it fails; generations that had not (queued behind another, still
+   * on their way when the far end closed, or begun with nothing sent yet on an engine that is gone) wait for the
+   * next engine, which a page taking over provides.
    */
   private lose(port: MessagePort, reason: LossReason): void {
     if (this.port === port) this.port = null;
     let moving = 0;
     for (const [id, p] of this.pending) {
       if (p.port !== port) continue;
-      if (p.movable && !p.started && (p.accepted || reason === 'closed')) {
+      // Begun with nothing sent yet moves only from an engine that is gone: a silent one may be prefilling it.
+      const moves = p.started ? !p.answering && reason === 'closed' : p.accepted || reason === 'closed';
+      if (p.movable && moves) {
         // An engine that merely stopped answering may still hold it in its queue: withdraw it there.
         if (reason === 'silent') port.postMessage({ type: 'abort', id } satisfies ToEngine);
         p.port = null;
         p.accepted = false;
+        p.started = false;
         moving++;
         continue;
       }
@@ -230,7 +240,7 @@ export class EngineLink {
   private async send(message: EngineRequest, handlers: Pick<Pending, 'onMessage' | 'onLost' | 'onPosted' | 'movable'>): Promise<Pending> {
     const port = await this.acquire();
     if (!port) throw noEngine(this.failure);
-    const pending: Pending = { ...handlers, message, port: null, accepted: false, started: false };
+    const pending: Pending = { ...handlers, message, port: null, accepted: false, started: false, answering: false };
     this.pending.set(message.id, pending);
     this.post(pending, port);
     return pending;
@@ -339,6 +349,7 @@ export class EngineLink {
             resolveStart();
             return;
           case 'events':
+            this.pending.get(id)!.answering = true;
             run.push(unpackEvents(m.events));
             return;
           case 'end':
