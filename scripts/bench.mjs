@@ -59,26 +59,30 @@ const SETTLE_MS = 2000;
 
 const log = (...a) => console.log(`[bench ${new Date().toISOString().slice(11, 19)}]`, ...a);
 
-if (process.argv[process.argv.indexOf('--only') + 1] === 'llama' && process.argv.includes('--only')) {
-  const uptime = () => execFileSync('uptime', { encoding: 'utf8' }).trim();
-  await benchLlamaOnly({
-    outFile,
-    quick: QUICK,
-    noBuild: args.has('--no-build'),
-    env,
-    port: PORT,
-    log,
-    chromiumPath: CHROMIUM_PATH,
-    chromiumArgs: CHROMIUM_ARGS,
-    runs: QUICK ? 1 : RUNS,
-    uptime,
-  });
+// `--only <rows>`: one section measured alone and spliced into FILE.
+const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : null;
+const uptime = () => execFileSync('uptime', { encoding: 'utf8' }).trim();
+/** What the llama.cpp and hybrid rows take when measured alone. */
+const alone = {
+  outFile,
+  quick: QUICK,
+  noBuild: args.has('--no-build'),
+  env,
+  port: PORT,
+  log,
+  chromiumPath: CHROMIUM_PATH,
+  chromiumArgs: CHROMIUM_ARGS,
+  runs: QUICK ? 1 : RUNS,
+  uptime,
+};
+
+if (only === 'llama') {
+  await benchLlamaOnly(alone);
   process.exit(0);
 }
 
-if (process.argv[process.argv.indexOf('--only') + 1] === 'kernels' && process.argv.includes('--only')) {
+if (only === 'kernels') {
   const { benchKernels, kernelsReport } = await import('./bench-kernels.mjs');
-  const uptime = () => execFileSync('uptime', { encoding: 'utf8' }).trim();
   const before = uptime();
   const data = await benchKernels({ log });
   const lines = ["## llama.cpp's wasm kernels", ''];
@@ -92,31 +96,18 @@ if (process.argv[process.argv.indexOf('--only') + 1] === 'kernels' && process.ar
   process.exit(0);
 }
 
-if (process.argv[process.argv.indexOf('--only') + 1] === 'hybrid' && process.argv.includes('--only')) {
-  const uptime = () => execFileSync('uptime', { encoding: 'utf8' }).trim();
-  await benchHybridOnly({
-    outFile,
-    quick: QUICK,
-    noBuild: args.has('--no-build'),
-    env,
-    port: PORT,
-    log,
-    chromiumPath: CHROMIUM_PATH,
-    chromiumArgs: CHROMIUM_ARGS,
-    runs: QUICK ? 1 : RUNS,
-    uptime,
-  });
+if (only === 'hybrid') {
+  await benchHybridOnly(alone);
   process.exit(0);
 }
 
-if (process.argv[process.argv.indexOf('--only') + 1] === 'weight' && process.argv.includes('--only')) {
+if (only === 'weight') {
   await benchWeightOnly({ outFile, noBuild: args.has('--no-build'), port: PORT + 5, log, chromiumPath: CHROMIUM_PATH, chromiumArgs: CHROMIUM_ARGS });
   process.exit(0);
 }
 
 // ---- Build and serve ----
 
-const uptime = () => execFileSync('uptime', { encoding: 'utf8' }).trim();
 const uptimeBefore = uptime();
 log(uptimeBefore);
 
