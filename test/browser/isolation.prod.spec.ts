@@ -80,12 +80,19 @@ test('not isolated on a first visit to a host without the headers: one thread; u
   const cores = await second.evaluate(() => navigator.hardwareConcurrency);
   const threads = Math.min(2, cores);
 
+  // The first tab's engine worker may outlive its page for a moment (its renderer process ends after the page
+  // closes), and a request sent then may still be answered there. Wait until /v1/models answers from the
+  // isolated tab's engine: the model on disk but not loaded there yet, on its threads.
+  const models = async () => ((await call(second, '/v1/models', { headers: { authorization: `Bearer ${key}` } })).json as Models).data;
+  await expect
+    .poll(async () => (await models()).find((m) => m.id === 'svc-model-5.2-short'), { timeout: 15_000 })
+    .toMatchObject({ state: 'cached', engine: { name: 'llamacpp', device: 'cpu', threads } });
+
   // The engine worker of the isolated page: llama.cpp on `llamaThreads` threads (2, or fewer cores), same answer.
   const multi = await chat(second, key, ask);
   expect(multi.status).toBe(200);
   expect((multi.json as { choices: { message: { content: string } }[] }).choices[0]!.message.content).toBe(singleText);
-  const after = (await call(second, '/v1/models', { headers: { authorization: `Bearer ${key}` } })).json as Models;
-  expect(after.data.find((m) => m.id === 'svc-model-5.2-short')).toMatchObject({ state: 'ready', engine: { name: 'llamacpp', device: 'cpu', threads } });
+  expect((await models()).find((m) => m.id === 'svc-model-5.2-short')).toMatchObject({ state: 'ready', engine: { name: 'llamacpp', device: 'cpu', threads } });
   await goToArea(second, 'Models');
   await expect(second.locator('[data-model="svc-model-5.2-short"] [data-testid="runtime"]')).toHaveText(
     `llama.cpp on the CPU, ${threads} thread${threads === 1 ? '' : 's'} (cross-origin isolated)`,
