@@ -138,6 +138,25 @@ export default defineConfig(
     },
   },
   {
+    // The service worker and the engine worker never read the catalog from module state: the engine worker builds
+    // it once (catalogOf) and passes it on; the service worker gets it with the engine's port offer.
+    files: ['worker/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: '#shared/catalog',
+              importNames: ['activeCatalog', 'adoptModels', 'modelIds', 'variantOf'],
+              message: 'Workers take the catalog they were given (a parameter or a field), never the module state of src/shared/catalog.ts.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // The workspace's components stay small enough to read: one over ~120 lines is split into named parts
     // (docs/workspace.md, "Where the code lives").
     files: ['src/page/**'],

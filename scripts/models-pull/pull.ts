@@ -10,7 +10,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { VARIANTS, VARIANT_IDS, isVariantId, type VariantId } from '../../src/shared/variants';
 import { modelIdOf, prebuiltRecord, type Precision } from '../../worker/engine/webllm/models';
-import type { ModelIntegrity } from '../../src/shared/model-config';
+import { DEFAULT_CATALOG, type ModelIntegrity } from '../../src/shared/model-config';
 import { download, HttpError, sizeOf, type PulledFile } from './download';
 import { GGUF_DIR, pullGguf } from './gguf';
 import { checkedTokenizerFile, modelPins, suggestedConfig, SRI_ALGORITHMS, type SriAlgorithm } from './pins';
@@ -63,7 +63,7 @@ export function modelsFor(variants: readonly VariantId[], precisions: readonly P
   const out = new Map<string, VariantId[]>();
   for (const precision of precisions) {
     for (const id of variants) {
-      const modelId = modelIdOf(VARIANTS[id], precision);
+      const modelId = modelIdOf(DEFAULT_CATALOG, VARIANTS[id], precision);
       const list = out.get(modelId) ?? [];
       if (!list.includes(id)) list.push(id);
       out.set(modelId, list);

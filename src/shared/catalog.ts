@@ -1,6 +1,7 @@
 // The catalog in force in this context (page, service worker or engine worker): the five as they ship until the
-// deployment's `models` setting is read. The page sets it at start-up from its config; the service worker from
-// the engine's port offer (so `installInpage({config})` reaches it too); engines build their own from the config.
+// deployment's `models` setting is read. The page sets it at start-up from its config. The service worker and the
+// engine worker never read it: the service worker gets the catalog with the engine's port offer (so
+// `installInpage({config})` reaches it too), the engine worker builds its own (catalogOf) and passes it on.
 import { DEFAULT_CATALOG, ModelConfigError, buildCatalog, type ModelCatalog } from './model-config';
 import type { Variant } from './variants';
 import { buildUpstreamPlan, type UpstreamPlan } from './upstreams';
@@ -9,10 +10,6 @@ let active: ModelCatalog = DEFAULT_CATALOG;
 
 export function activeCatalog(): ModelCatalog {
   return active;
-}
-
-export function setActiveCatalog(catalog: ModelCatalog): void {
-  active = catalog;
 }
 
 /** The ids the service offers, in order. */
@@ -30,13 +27,21 @@ export function variantOf(id: string): Variant | undefined {
  * whose message says where the setting came from and names the bad entry (the page shows it).
  */
 export function adoptModels(models: unknown, source: string): ModelCatalog {
+  active = catalogOf(models, source);
+  return active;
+}
+
+/**
+ * The catalog of a `models` setting, checked, without making it the one in force: the engine worker builds its
+ * own once and passes it to whoever needs it. Throws as adoptModels does.
+ */
+export function catalogOf(models: unknown, source: string): ModelCatalog {
   try {
-    active = buildCatalog(models);
+    return buildCatalog(models);
   } catch (err) {
     if (err instanceof ModelConfigError) throw new ModelConfigError(`${source}: ${err.message}`);
     throw err;
   }
-  return active;
 }
 
 /**

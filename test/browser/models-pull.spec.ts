@@ -1,6 +1,7 @@
 // `npm run models:pull` against a local static server holding generated model files; then the app's own origin
 // serves the pulled folder exactly where the engine looks for it (the configured model source).
 import { execFile } from 'node:child_process';
+import { DEFAULT_CATALOG } from '#shared/model-config';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -68,7 +69,7 @@ test('models:pull downloads the variants’ files, resumes without fetching shar
     await page.goto(`${app.origin}/?engine=off`);
     await page.evaluate(async () => void (await window.inpageReady));
     // The URLs the engine gives web-llm for this configuration (web-llm appends resolve/main/ to the model URL).
-    const record = recordFor(model.modelId, { modelBaseUrl: '/models', modelLibBaseUrl: '/models/libs' }, app.origin);
+    const record = recordFor(DEFAULT_CATALOG, model.modelId, { modelBaseUrl: '/models', modelLibBaseUrl: '/models/libs' }, app.origin);
     const urls: [string, string][] = [...model.files.keys()].map((name) => [name, `${record.model}/resolve/main/${name}`]);
     urls.push([model.lib, record.model_lib]);
     const served = await page.evaluate(async (urls) => {

@@ -37,7 +37,8 @@ import type { InpageConfig } from '#shared/config';
 import { embeddingFinish, type DownloadSize, type EngineEvent, type ModelStatus } from '#shared/wire/engine-port';
 import { toolCallId } from '#shared/protocol/completion';
 import type { ChatMessage, FunctionTool, ModelState, TokenLogprob } from '#shared/protocol/types';
-import { activeCatalog, adoptModels, variantOf } from '#shared/catalog';
+import { catalogOf } from '#shared/catalog';
+import { variantIn, type ModelCatalog } from '#shared/model-config';
 import { modelNotFound } from '#shared/protocol/errors';
 import type { ModelId } from '#shared/variants';
 import { webllmModels } from '../../worker/engine/webllm/models';
@@ -140,7 +141,7 @@ interface GroupState {
   bytesDone: number;
 }
 
-export const createEngine: EngineFactory = (config: InpageConfig) => new DeterministicEngine(config);
+export const createEngine: EngineFactory = (config: InpageConfig, catalog?: ModelCatalog) => new DeterministicEngine(config, catalog);
 
 export class DeterministicEngine implements Engine {
   private readonly groups = new Map<string, GroupState>();
@@ -157,16 +158,22 @@ export class DeterministicEngine implements Engine {
   /** Bytes a model may take on a pretend CPU device (the knob `cpuMemoryMiB`); 0: a device with WebGPU. */
   private readonly cpuBudget: number;
 
-  constructor(private readonly config: InpageConfig & Partial<TestKnobs>) {
+  /** The deployment's catalog: the engine worker's, or (an engine on its own, in tests) built here from the config. */
+  private readonly catalog: ModelCatalog;
+
+  constructor(
+    private readonly config: InpageConfig & Partial<TestKnobs>,
+    catalog?: ModelCatalog,
+  ) {
     this.pretendBytes = config.pretendWeightsBytes || TEST_KNOB_DEFAULTS.pretendWeightsBytes;
     this.cpuBudget = (config.cpuMemoryMiB ?? 0) * 2 ** 20;
     // The deployment's models, checked as the web-llm engine checks them (a bad entry fails start-up alike).
-    adoptModels(config.models, "the deployment's models setting");
-    webllmModels();
+    this.catalog = catalog ?? catalogOf(config.models, "the deployment's models setting");
+    webllmModels(this.catalog);
   }
 
   private groupOf(id: ModelId): string {
-    const variant = variantOf(id);
+    const variant = variantIn(this.catalog, id);
     if (!variant) throw modelNotFound(id);
     return variant.weightGroup;
   }
@@ -195,14 +202,14 @@ export class DeterministicEngine implements Engine {
 
   status(): ModelStatus[] {
     // An id only an upstream answers is not this device's (the hybrid composite reports it).
-    return activeCatalog()
-      .variants.filter((v) => v.engine !== 'upstream')
+    return this.catalog.variants
+      .filter((v) => v.engine !== 'upstream')
       .map(({ id, weightGroup }) => {
         const g = this.group(id);
         // What production would load here (an adapter without shader-f16): names the real model as web-llm does.
-        const model = webllmModels().get(weightGroup)?.f32;
+        const model = webllmModels(this.catalog).get(weightGroup)?.f32;
         // An embedding model's window is its own (512 tokens), as web-llm reports it.
-        const variant = variantOf(id);
+        const variant = variantIn(this.catalog, id);
         const context = variant?.embeddings ? variant.trainedContext : TEST_CONTEXT_LENGTH;
         const status: ModelStatus = { id, state: g.state, context_length: context, ...(model ? { modelId: model } : {}) };
         if (g.state === 'downloading') {
@@ -236,7 +243,7 @@ export class DeterministicEngine implements Engine {
     if (refusal) throw refusal;
     const name = this.groupOf(id);
     const g = this.group(id);
-    if (variantOf(id)?.embeddings) {
+    if (variantIn(this.catalog, id)?.embeddings) {
       // Loads beside the chat model: the chat model stays as it is.
       if (this.loadedEmbedder === name && g.state === 'ready') return;
       this.loadedEmbedder = name;
@@ -309,12 +316,12 @@ export class DeterministicEngine implements Engine {
   // test build exercises what production does with a folder of model files.
   async importFiles(files: ImportFile[], onProgress?: (progress: ImportProgress) => void): Promise<ImportReport> {
     const { importIntoCache } = await import('../../worker/engine/webllm/import-files');
-    return importIntoCache(files, this.config, globalThis.location.origin, onProgress);
+    return importIntoCache(this.catalog, files, this.config, globalThis.location.origin, onProgress);
   }
 
   async cachedModels(): Promise<string[]> {
     const { cachedModelIds } = await import('../../worker/engine/webllm/import-files');
-    return cachedModelIds(this.config, globalThis.location.origin);
+    return cachedModelIds(this.catalog, this.config, globalThis.location.origin);
   }
 
   async generate(request: PlannedRequest, signal: AbortSignal): Promise<Generation> {
@@ -359,7 +366,7 @@ export class DeterministicEngine implements Engine {
     });
     return {
       // Names the real model, as web-llm's does: the one production would load here (no shader-f16).
-      fingerprint: `fp_test_${webllmModels().get(group)?.f32 ?? group}`,
+      fingerprint: `fp_test_${webllmModels(this.catalog).get(group)?.f32 ?? group}`,
       events,
       // Counted as the engine produced them: the tokens generated until it stopped, not those delivered.
       spent: async () => spentUsage(promptTokens, tally.completion, cachedTokens, tally.reasoning),

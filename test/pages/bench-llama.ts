@@ -4,7 +4,7 @@
 // and cache), loaded with the same file, context and thread count, and asked with the very parameters the engine
 // derives from the same /v1 request (translateRequest). Both paths are timed here, in this page.
 import '../../src/page/main';
-import { variantOf } from '#shared/catalog';
+import { activeCatalog, variantOf } from '#shared/catalog';
 import { loadConfig } from '#shared/config';
 import type { ChatCompletionRequest, Timings } from '#shared/protocol/types';
 import { validateChatRequest } from '#shared/protocol/validate';
@@ -132,7 +132,7 @@ async function directLoad(
   const config = await loadConfig(location);
   const variant = variantOf(model)!;
   const deps = llamaCppDeps(config, 'bench: wllama directly', false, wasm);
-  const source = ggufSource(variant, config, location.origin);
+  const source = ggufSource(variant, config, location.origin, activeCatalog());
   const wllama = deps.create();
   const t0 = performance.now();
   await wllama.loadModelFromUrl(

@@ -2,10 +2,9 @@
 // of each mode, the upstream lane beside the local queue and its limit, and fall-over before the first token. The
 // upstream here is a fetch that answers as a test says; the wire itself is upstream-wire.test.ts's, a real server
 // upstream-contract.test.ts's.
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '#shared/config';
 import { buildCatalog, DEFAULT_CATALOG } from '#shared/model-config';
-import { adoptModels, setActiveCatalog } from '#shared/catalog';
 import { buildUpstreamPlan, type UpstreamPlan } from '#shared/upstreams';
 import { validateChatRequest } from '#shared/protocol/validate';
 import type { ModelStatus } from '#shared/wire/engine-port';
@@ -72,19 +71,17 @@ describe('the upstreams setting', () => {
     const models = { 'big-model': { mode: 'upstream', upstream: { model: 'Qwen/Qwen3-235B' } } };
     const p = plan(GPU, models);
     const local = localWith({});
-    // The catalog the service runs with is the deployment's (the status and the request's check read it); the
-    // deterministic engine adopts its own config's (the five) when it is made, so this comes after.
-    adoptModels(models, 'this test');
-    onTestFinished(() => setActiveCatalog(DEFAULT_CATALOG));
     let online = true;
-    const engine = new HybridEngine(local, p, { fetch: async () => new Response(''), online: () => online, now: () => 0 });
+    // The deployment's catalog: the status and the request's check read it.
+    const catalog = buildCatalog(models);
+    const engine = new HybridEngine(local, p, catalog, { fetch: async () => new Response(''), online: () => online, now: () => 0 });
     const status = () => engine.status().find((s) => s.id === 'big-model');
     expect(status()).toMatchObject({
       state: 'unavailable',
       serving: { mode: 'upstream', engine: 'upstream', upstream: { name: 'gpu', model: 'Qwen/Qwen3-235B' } },
     });
     online = false;
-    expect(() => engine.route(withPlan(validateChatRequest({ model: 'big-model', messages: [{ role: 'user', content: 'hi' }] })))).toThrow(/offline/);
+    expect(() => engine.route(withPlan(validateChatRequest({ model: 'big-model', messages: [{ role: 'user', content: 'hi' }] }, catalog)))).toThrow(/offline/);
   });
 });
 
@@ -103,7 +100,7 @@ const GPU = { gpu: { url: 'https://llm.example.com/v1', dialect: 'vllm', concurr
 function hybrid(mode: string, local: Engine, world: { online?: boolean; now?: number; fetch?: typeof fetch } = {}) {
   const p: UpstreamPlan = plan(GPU, { 'svc-model-5.2-fast': { mode, upstream: { model: 'Qwen/Qwen3-8B-FP8' } } });
   const clock = { now: world.now ?? 1_000_000 };
-  const engine = new HybridEngine(local, p, {
+  const engine = new HybridEngine(local, p, DEFAULT_CATALOG, {
     fetch:
       world.fetch ??
       (async () =>
@@ -232,7 +229,7 @@ describe('never a hang', () => {
         { headers: { 'content-type': 'text/event-stream' } },
       );
     const p = plan({ gpu: { url: 'https://llm.example.com/v1', timeoutMs: 100 } }, { 'svc-model-5.2-fast': { mode: 'upstream', upstream: { model: 'm' } } });
-    const engine = new HybridEngine(localWith({}), p, { fetch: silent, online: () => true, now: () => Date.now() });
+    const engine = new HybridEngine(localWith({}), p, DEFAULT_CATALOG, { fetch: silent, online: () => true, now: () => Date.now() });
     await expect(engine.generate(fast(), new AbortController().signal, { kind: 'upstream', lane: 'gpu', limit: 4 })).rejects.toMatchObject({
       code: 'upstream_timeout',
       status: 504,

@@ -1,6 +1,7 @@
 // Imported files land where web-llm itself looks: its own hasModelInCache says the model is cached, and its own
 // delete removes what was imported. Real IndexedDB, real web-llm cache code, in Chromium.
 import { deleteModelAllInfoInCache, hasModelInCache } from '@mlc-ai/web-llm';
+import { DEFAULT_CATALOG } from '#shared/model-config';
 import { openDB } from 'idb';
 import { describe, expect, it } from 'vitest';
 import { CACHE_SCOPES, planImport, writeImport, type ImportFile } from '../../worker/engine/webllm/import-files';
@@ -40,11 +41,11 @@ describe('importing model files into web-llm’s cache', () => {
   it('web-llm’s own hasModelInCache sees an imported model; its bytes come back as written; its own delete removes it', async () => {
     const modelId = 'Qwen3-1.7B-q4f16_1-MLC';
     const source = selfHosted();
-    const appConfig = appConfigFor(source, origin);
+    const appConfig = appConfigFor(DEFAULT_CATALOG, source, origin);
     expect(await hasModelInCache(modelId, appConfig)).toBe(false);
 
     const files = folder(`disk/${modelId}`, modelId);
-    const plan = await planImport(files, source, origin);
+    const plan = await planImport(DEFAULT_CATALOG, files, source, origin);
     expect(plan.problems).toEqual([]);
     expect(plan.models.map((m) => [m.modelId, m.variants])).toEqual([[modelId, ['svc-model-5.2-short', 'svc-model-5.2-short-fast']]]);
     const progress: number[] = [];
@@ -75,11 +76,11 @@ describe('importing model files into web-llm’s cache', () => {
 
   it('knows the model from its library when the folder has another name; keys follow web-llm’s own hosts by default', async () => {
     const modelId = 'Phi-3.5-vision-instruct-q4f32_1-MLC';
-    const plan = await planImport(folder('my-copy', modelId), { modelBaseUrl: '', modelLibBaseUrl: '' }, origin);
+    const plan = await planImport(DEFAULT_CATALOG, folder('my-copy', modelId), { modelBaseUrl: '', modelLibBaseUrl: '' }, origin);
     expect(plan.models.map((m) => m.modelId)).toEqual([modelId]);
     expect(plan.models[0]!.entries.at(-1)!.url).toBe(`https://huggingface.co/mlc-ai/${modelId}/resolve/main/tensor-cache.json`);
     await writeImport(plan);
-    expect(await hasModelInCache(modelId, appConfigFor({ modelBaseUrl: '', modelLibBaseUrl: '' }, origin))).toBe(true);
+    expect(await hasModelInCache(modelId, appConfigFor(DEFAULT_CATALOG, { modelBaseUrl: '', modelLibBaseUrl: '' }, origin))).toBe(true);
   });
 
   it('imports an older ndarray-cache.json under the name web-llm reads, and several models at once', async () => {
@@ -87,12 +88,12 @@ describe('importing model files into web-llm’s cache', () => {
     const b = 'Qwen3-8B-q4f32_1-MLC';
     const files = [...folder(`pulled/${a}/resolve/main`, a, { legacy: true, lib: false }), ...folder(`pulled/${b}/resolve/main`, b, { lib: false })];
     const source = selfHosted();
-    const plan = await planImport(files, source, origin);
+    const plan = await planImport(DEFAULT_CATALOG, files, source, origin);
     expect(plan.models.map((m) => m.modelId).sort()).toEqual([a, b]);
     expect(plan.models.find((m) => m.modelId === a)!.warnings.join(' ')).toContain('ndarray-cache.json was imported as tensor-cache.json');
     expect(plan.models[0]!.warnings.join(' ')).toContain('is not in the selection');
     await writeImport(plan);
-    const appConfig = appConfigFor(source, origin);
+    const appConfig = appConfigFor(DEFAULT_CATALOG, source, origin);
     expect(await hasModelInCache(a, appConfig)).toBe(true);
     expect(await hasModelInCache(b, appConfig)).toBe(true);
   });
@@ -100,16 +101,16 @@ describe('importing model files into web-llm’s cache', () => {
   it('refuses incomplete or unknown folders with a reason, and writes nothing for them', async () => {
     const modelId = 'Qwen3-1.7B-q4f16_1-MLC';
     const source = selfHosted();
-    const missingShard = await planImport(folder(modelId, modelId, { drop: 'params_shard_1.bin' }), source, origin);
+    const missingShard = await planImport(DEFAULT_CATALOG, folder(modelId, modelId, { drop: 'params_shard_1.bin' }), source, origin);
     expect(missingShard.models).toEqual([]);
     expect(missingShard.problems[0]).toContain('params_shard_1.bin is missing');
-    const noTokenizer = await planImport(folder(modelId, modelId, { drop: 'tokenizer.json' }), source, origin);
+    const noTokenizer = await planImport(DEFAULT_CATALOG, folder(modelId, modelId, { drop: 'tokenizer.json' }), source, origin);
     expect(noTokenizer.problems[0]).toContain('no tokenizer');
-    const unknown = await planImport(folder('mystery', modelId, { lib: false }), source, origin);
+    const unknown = await planImport(DEFAULT_CATALOG, folder('mystery', modelId, { lib: false }), source, origin);
     expect(unknown.problems[0]).toContain('name the folder after its web-llm model id');
-    const empty = await planImport([{ path: 'x/readme.txt', file: new Blob(['hi']) }], source, origin);
+    const empty = await planImport(DEFAULT_CATALOG, [{ path: 'x/readme.txt', file: new Blob(['hi']) }], source, origin);
     expect(empty.problems[0]).toContain('No model found');
     await writeImport(missingShard);
-    expect(await hasModelInCache(modelId, appConfigFor(source, origin))).toBe(false);
+    expect(await hasModelInCache(modelId, appConfigFor(DEFAULT_CATALOG, source, origin))).toBe(false);
   });
 });

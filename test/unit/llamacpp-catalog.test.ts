@@ -1,10 +1,9 @@
 // The llama.cpp engine and the deployment's catalog, around a fake wllama: a GGUF configured by URL is what it
 // loads (a split model by its first part, its projector, the configured context); svc-vision's default thinks and
 // cannot have its thinking switched off; a variant the deployment ties to web-llm is unavailable here, and says why.
-import { afterEach, describe, expect, it } from 'vitest';
-import { setActiveCatalog } from '#shared/catalog';
+import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG, type InpageConfig } from '#shared/config';
-import { DEFAULT_CATALOG } from '#shared/model-config';
+import { buildCatalog, DEFAULT_CATALOG } from '#shared/model-config';
 import { ApiError } from '#shared/protocol/errors';
 import { validateChatRequest } from '#shared/protocol/validate';
 import { LlamaCppEngine } from '../../worker/engine/llamacpp/engine';
@@ -12,17 +11,16 @@ import { llamaOnWebGpu } from '../../worker/engine/llamacpp/descriptor';
 import { fakeWllama, llamaEngineWith } from './wllama-fake';
 import { withPlan } from '../../worker/engine/common/plan';
 
-afterEach(() => setActiveCatalog(DEFAULT_CATALOG));
-
 function engineWith(models: InpageConfig['models'], loads: { url: string; mmprojUrl?: string; n_ctx: number }[], calls: Record<string, unknown>[] = []) {
   return llamaEngineWith(models, fakeWllama({ loads, calls }));
 }
 
-const ask = (model: string, extra: Record<string, unknown> = {}) =>
-  withPlan(validateChatRequest({ model, messages: [{ role: 'user', content: 'hi' }], ...extra }));
+/** A request as the service worker checks it against `catalog` (the deployment's, as the engine's port offer brings it). */
+const ask = (model: string, extra: Record<string, unknown> = {}, catalog = DEFAULT_CATALOG) =>
+  withPlan(validateChatRequest({ model, messages: [{ role: 'user', content: 'hi' }], ...extra }, catalog));
 
-async function drain(engine: LlamaCppEngine, model: string, extra: Record<string, unknown> = {}) {
-  const generation = await engine.generate(ask(model, extra), new AbortController().signal);
+async function drain(engine: LlamaCppEngine, model: string, extra: Record<string, unknown> = {}, catalog = DEFAULT_CATALOG) {
+  const generation = await engine.generate(ask(model, extra, catalog), new AbortController().signal);
   for await (const _ of generation.events) void _;
   return generation;
 }
@@ -30,22 +28,21 @@ async function drain(engine: LlamaCppEngine, model: string, extra: Record<string
 describe('the llama.cpp engine and the models setting', () => {
   it('loads a configured GGUF by URL (resolved against the origin, a split model by its first part) with the configured context', async () => {
     const loads: { url: string; mmprojUrl?: string; n_ctx: number }[] = [];
-    const engine = engineWith(
-      {
-        'svc-model-5.2-short': { engine: 'llamacpp', gguf: '/g/own-Q8_0.gguf', context: 2048 },
-        team: { engine: 'llamacpp', gguf: ['https://files.example/t-00001-of-00002.gguf', 'https://files.example/t-00002-of-00002.gguf'] },
-      },
-      loads,
-    );
+    const models = {
+      'svc-model-5.2-short': { engine: 'llamacpp', gguf: '/g/own-Q8_0.gguf', context: 2048 },
+      team: { engine: 'llamacpp', gguf: ['https://files.example/t-00001-of-00002.gguf', 'https://files.example/t-00002-of-00002.gguf'] },
+    };
+    const catalog = buildCatalog(models);
+    const engine = engineWith(models, loads);
     await engine.ready();
     expect(engine.status().find((s) => s.id === 'svc-model-5.2-short')).toMatchObject({
       context_length: 2048,
       modelId: 'own-Q8_0.gguf',
       state: 'not_downloaded',
     });
-    const short = await drain(engine, 'svc-model-5.2-short');
+    const short = await drain(engine, 'svc-model-5.2-short', {}, catalog);
     expect(short.fingerprint).toBe('fp_llamacpp_gguf:own-Q8_0');
-    await drain(engine, 'team');
+    await drain(engine, 'team', {}, catalog);
     expect(loads).toEqual([
       { url: 'https://app.example/g/own-Q8_0.gguf', n_ctx: 2048 },
       { url: 'https://files.example/t-00001-of-00002.gguf', n_ctx: 4096 },
@@ -73,14 +70,16 @@ describe('the llama.cpp engine and the models setting', () => {
 
   it('a variant tied to web-llm: unavailable here with the reason, its requests 503, while its weight-sharing partner runs', async () => {
     const loads: { url: string; n_ctx: number }[] = [];
-    const engine = engineWith({ 'svc-model-5.2': { engine: 'webllm' } }, loads);
+    const models = { 'svc-model-5.2': { engine: 'webllm' } };
+    const catalog = buildCatalog(models);
+    const engine = engineWith(models, loads);
     await engine.ready();
     const tied = engine.status().find((s) => s.id === 'svc-model-5.2')!;
     expect(tied).toMatchObject({ state: 'unavailable' });
     expect(tied.error).toContain("the deployment's models setting ties it to web-llm");
-    const err = await engine.generate(ask('svc-model-5.2'), new AbortController().signal).catch((e: unknown) => e);
+    const err = await engine.generate(ask('svc-model-5.2', {}, catalog), new AbortController().signal).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'webgpu_unavailable' });
-    await drain(engine, 'svc-model-5.2-fast');
+    await drain(engine, 'svc-model-5.2-fast', {}, catalog);
     expect(loads.map((l) => l.url.split('/').pop())).toEqual(['Qwen3-8B-Q4_K_M.gguf']);
     expect(engine.status().find((s) => s.id === 'svc-model-5.2-fast')!.state).toBe('ready');
   });

@@ -1,10 +1,9 @@
 // Models by configuration: the `models` setting → the catalog (variants and weight groups) → what web-llm loads.
 import fc from 'fast-check';
-import { afterEach, describe, expect, it } from 'vitest';
-import { adoptModels, setActiveCatalog } from '#shared/catalog';
+import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '#shared/config';
 import type { EngineEvent } from '#shared/wire/engine-port';
-import { DEFAULT_CATALOG, ModelConfigError, buildCatalog } from '#shared/model-config';
+import { ModelConfigError, buildCatalog } from '#shared/model-config';
 import { ApiError } from '#shared/protocol/errors';
 import { validateChatRequest } from '#shared/protocol/validate';
 import { VARIANTS, VARIANT_IDS } from '#shared/variants';
@@ -13,9 +12,8 @@ import { appConfigFor, webllmModels } from '../../worker/engine/webllm/models';
 import { rig } from './webllm-fake';
 import { withPlan } from '../../worker/engine/common/plan';
 
-const planned = (body: Record<string, unknown>) => withPlan(validateChatRequest(body));
-
-afterEach(() => setActiveCatalog(DEFAULT_CATALOG));
+/** A request as the service worker checks it against the deployment's catalog (`models`). */
+const planned = (body: Record<string, unknown>, models: unknown = {}) => withPlan(validateChatRequest(body, buildCatalog(models)));
 
 const SMALLER_QWEN = { webllm: { f16: 'Qwen3-0.6B-q4f16_1-MLC', f32: 'Qwen3-0.6B-q4f32_1-MLC' } };
 const LLAMA = { webllm: { f16: 'Llama-3.2-1B-Instruct-q4f16_1-MLC', f32: 'Llama-3.2-1B-Instruct-q4f32_1-MLC' } };
@@ -90,8 +88,7 @@ describe('the models setting', () => {
   });
 
   it('gives web-llm the custom record with its URLs resolved against the origin, next to the prebuilt ones', () => {
-    adoptModels({ 'acme-chat': { record: OWN_RECORD } }, 'test');
-    const app = appConfigFor({ modelBaseUrl: '', modelLibBaseUrl: '' }, 'https://app.example');
+    const app = appConfigFor(buildCatalog({ 'acme-chat': { record: OWN_RECORD } }), { modelBaseUrl: '', modelLibBaseUrl: '' }, 'https://app.example');
     const record = app.model_list.find((r) => r.model_id === OWN_RECORD.model_id)!;
     expect(record).toMatchObject({
       model: 'https://app.example/models/Acme-Chat-q4f32_1-MLC',
@@ -206,16 +203,13 @@ describe('the models setting', () => {
 
   it("pins: each model id's hashes reach its web-llm record (shipped, prebuilt or own), always as errors, never warnings", () => {
     const pin = { config: `sha384-${'A'.repeat(64)}`, model_lib: `sha256-${'B'.repeat(43)}=`, tokenizer: { 'tokenizer.json': `sha512-${'C'.repeat(86)}==` } };
-    adoptModels(
-      {
-        'svc-model-5.2-short': { integrity: { 'Qwen3-1.7B-q4f16_1-MLC': pin } },
-        // the same pin again through the other id on these weights is allowed
-        'svc-model-5.2-short-fast': { integrity: { 'Qwen3-1.7B-q4f16_1-MLC': pin } },
-        'acme-chat': { record: OWN_RECORD, integrity: { [OWN_RECORD.model_id]: { model_lib: pin.model_lib } } },
-      },
-      'test',
-    );
-    const app = appConfigFor({ modelBaseUrl: '/models', modelLibBaseUrl: '/models/libs' }, 'https://app.example');
+    const catalog = buildCatalog({
+      'svc-model-5.2-short': { integrity: { 'Qwen3-1.7B-q4f16_1-MLC': pin } },
+      // the same pin again through the other id on these weights is allowed
+      'svc-model-5.2-short-fast': { integrity: { 'Qwen3-1.7B-q4f16_1-MLC': pin } },
+      'acme-chat': { record: OWN_RECORD, integrity: { [OWN_RECORD.model_id]: { model_lib: pin.model_lib } } },
+    });
+    const app = appConfigFor(catalog, { modelBaseUrl: '/models', modelLibBaseUrl: '/models/libs' }, 'https://app.example');
     const byId = (id: string) => app.model_list.find((r) => r.model_id === id)!;
     expect(byId('Qwen3-1.7B-q4f16_1-MLC').integrity).toEqual({ ...pin, onFailure: 'error' });
     expect(byId(OWN_RECORD.model_id).integrity).toEqual({ model_lib: pin.model_lib, onFailure: 'error' });
@@ -309,8 +303,9 @@ describe('the models setting', () => {
 });
 
 describe('the web-llm engine serves a configured model', () => {
-  async function run(engine: WebLlmEngine, model: string, extra: Record<string, unknown> = {}) {
-    const generation = await engine.generate(planned({ model, messages: [{ role: 'user', content: 'hi' }], ...extra }), new AbortController().signal);
+  /** `models`: the deployment's setting the engine was made with (the service worker checks requests against it). */
+  async function run(engine: WebLlmEngine, models: unknown, model: string, extra: Record<string, unknown> = {}) {
+    const generation = await engine.generate(planned({ model, messages: [{ role: 'user', content: 'hi' }], ...extra }, models), new AbortController().signal);
     const events: EngineEvent[] = [];
     for await (const event of generation.events) events.push(event);
     return { fingerprint: generation.fingerprint, events };
@@ -318,9 +313,10 @@ describe('the web-llm engine serves a configured model', () => {
 
   it('a model without a thinking switch gets no enable_thinking and no empty-block allowance; the fingerprint and status name it', async () => {
     const r = rig();
-    const engine = new WebLlmEngine({ ...DEFAULT_CONFIG, models: { 'svc-model-5.2-short-fast': LLAMA } }, r.deps);
+    const models = { 'svc-model-5.2-short-fast': LLAMA };
+    const engine = new WebLlmEngine({ ...DEFAULT_CONFIG, models }, r.deps);
     await engine.ready();
-    const out = await run(engine, 'svc-model-5.2-short-fast', { max_tokens: 5 });
+    const out = await run(engine, models, 'svc-model-5.2-short-fast', { max_tokens: 5 });
     const sent = r.engine().requests[0]!;
     expect(r.engine().reloads[0]!.modelId).toBe('Llama-3.2-1B-Instruct-q4f32_1-MLC');
     expect(sent.extra_body).toBeUndefined();
@@ -334,13 +330,14 @@ describe('the web-llm engine serves a configured model', () => {
     });
     expect(status.find((s) => s.id === 'svc-model-5.2-short')).toMatchObject({ modelId: 'Qwen3-1.7B-q4f32_1-MLC', state: 'not_downloaded' });
     // Qwen3 as shipped still gets its switch.
-    await run(engine, 'svc-model-5.2-fast', { max_tokens: 5 });
+    await run(engine, models, 'svc-model-5.2-fast', { max_tokens: 5 });
     expect(r.engine().requests[1]!.extra_body).toEqual({ enable_thinking: false });
   });
 
   it("an id of the deployment's own, from its own record: listed, loadable, its load error names the configured URLs", async () => {
     const r = rig();
-    const engine = new WebLlmEngine({ ...DEFAULT_CONFIG, models: { 'acme-chat': { record: OWN_RECORD }, 'svc-vision': { hidden: true } } }, r.deps);
+    const models = { 'acme-chat': { record: OWN_RECORD }, 'svc-vision': { hidden: true } };
+    const engine = new WebLlmEngine({ ...DEFAULT_CONFIG, models }, r.deps);
     await engine.ready();
     expect(engine.status().map((s) => s.id)).toEqual([
       'svc-model-5.2',
@@ -354,7 +351,7 @@ describe('the web-llm engine serves a configured model', () => {
       throw new Error('HTTP 404 Not Found');
     };
     const err = await engine
-      .generate(planned({ model: 'acme-chat', messages: [{ role: 'user', content: 'hi' }] }), new AbortController().signal)
+      .generate(planned({ model: 'acme-chat', messages: [{ role: 'user', content: 'hi' }] }, models), new AbortController().signal)
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect(err).toMatchObject({ code: 'model_load_failed' });
@@ -365,10 +362,8 @@ describe('the web-llm engine serves a configured model', () => {
 
   it('a file that fails its pin: model_load_failed naming the file and both hashes; the rejected config and library leave the cache', async () => {
     const r = rig();
-    const engine = new WebLlmEngine(
-      { ...DEFAULT_CONFIG, models: { 'acme-chat': { record: OWN_RECORD, integrity: { [OWN_RECORD.model_id]: { model_lib: `sha256-${'B'.repeat(43)}=` } } } } },
-      r.deps,
-    );
+    const models = { 'acme-chat': { record: OWN_RECORD, integrity: { [OWN_RECORD.model_id]: { model_lib: `sha256-${'B'.repeat(43)}=` } } } };
+    const engine = new WebLlmEngine({ ...DEFAULT_CONFIG, models }, r.deps);
     await engine.ready();
     const url = 'https://app.example/models/libs/Acme-Chat-q4f32_1-webgpu.wasm';
     r.engine().onReload = () => {
@@ -381,7 +376,7 @@ describe('the web-llm engine serves a configured model', () => {
       });
     };
     const err = await engine
-      .generate(planned({ model: 'acme-chat', messages: [{ role: 'user', content: 'hi' }] }), new AbortController().signal)
+      .generate(planned({ model: 'acme-chat', messages: [{ role: 'user', content: 'hi' }] }, models), new AbortController().signal)
       .catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'model_load_failed' });
     expect((err as ApiError).message).toContain(
@@ -390,7 +385,9 @@ describe('the web-llm engine serves a configured model', () => {
     expect(r.cache.deletedParts.sort()).toEqual([`${OWN_RECORD.model_id}:config`, `${OWN_RECORD.model_id}:library`]);
     expect(r.engine().reloads[0]!.modelId).toBe(OWN_RECORD.model_id);
     expect(
-      appConfigFor({ modelBaseUrl: '', modelLibBaseUrl: '' }, 'https://app.example').model_list.find((m) => m.model_id === OWN_RECORD.model_id)!.integrity,
+      appConfigFor(buildCatalog(models), { modelBaseUrl: '', modelLibBaseUrl: '' }, 'https://app.example').model_list.find(
+        (m) => m.model_id === OWN_RECORD.model_id,
+      )!.integrity,
     ).toMatchObject({ onFailure: 'error' });
   });
 

@@ -8,8 +8,6 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyIntegrity } from '@mlc-ai/web-llm';
 import { buildCatalog } from '#shared/model-config';
-import { setActiveCatalog } from '#shared/catalog';
-import { DEFAULT_CATALOG } from '#shared/model-config';
 import { pull, parseArgs, SUGGESTED_CONFIG, main } from '../../scripts/models-pull/pull';
 import { recordFor, webllmModels } from '../../worker/engine/webllm/models';
 import { fakeModel, writeHosted, type FakeModel } from '../browser/fake-model';
@@ -116,19 +114,14 @@ describe('models:pull pins', () => {
       },
     });
     const catalog = buildCatalog(suggested.models);
-    setActiveCatalog(catalog);
-    try {
-      webllmModels(catalog);
-      // Both short variants use this model: the pin reaches its record whichever id loads it.
-      const record = recordFor(f16.modelId, suggested, 'http://127.0.0.1:1');
-      expect(record.integrity).toEqual({
-        ...(suggested.models as Record<string, { integrity: Record<string, object> }>)['svc-model-5.2-short']!.integrity[f16.modelId],
-        onFailure: 'error',
-      });
-      expect(recordFor(f32.modelId, suggested, 'http://127.0.0.1:1').integrity).toBeUndefined();
-    } finally {
-      setActiveCatalog(DEFAULT_CATALOG);
-    }
+    webllmModels(catalog);
+    // Both short variants use this model: the pin reaches its record whichever id loads it.
+    const record = recordFor(catalog, f16.modelId, suggested, 'http://127.0.0.1:1');
+    expect(record.integrity).toEqual({
+      ...(suggested.models as Record<string, { integrity: Record<string, object> }>)['svc-model-5.2-short']!.integrity[f16.modelId],
+      onFailure: 'error',
+    });
+    expect(recordFor(catalog, f32.modelId, suggested, 'http://127.0.0.1:1').integrity).toBeUndefined();
   });
 
   it('refuses an unknown hash name', () => {

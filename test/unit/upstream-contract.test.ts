@@ -4,6 +4,7 @@
 // composite in mode prefer-upstream over the deterministic engine. What an upstream does not do is skipped, with why.
 import { afterAll, beforeAll } from 'vitest';
 import { DEFAULT_CONFIG } from '#shared/config';
+import { DEFAULT_CATALOG } from '#shared/model-config';
 import { VARIANT_IDS } from '#shared/variants';
 import { DEFAULT_BOUNDS, type Dialect, type UpstreamSpec } from '#shared/upstreams';
 import { DeterministicEngine } from '../engine/deterministic-engine';
@@ -55,7 +56,7 @@ engineContract(
   () => {
     const upstream = spec('vllm', 'contract-hybrid');
     const routes = Object.fromEntries(VARIANT_IDS.map((id) => [id, { mode: 'prefer-upstream' as const, upstream: upstream.name, model: `up/${id}` }]));
-    return new HybridEngine(new DeterministicEngine({ ...DEFAULT_CONFIG }), { upstreams: { [upstream.name]: upstream }, routes }, online);
+    return new HybridEngine(new DeterministicEngine({ ...DEFAULT_CONFIG }), { upstreams: { [upstream.name]: upstream }, routes }, DEFAULT_CATALOG, online);
   },
   {
     rules: true,

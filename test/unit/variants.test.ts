@@ -1,5 +1,6 @@
 // The variant table in code, docs/models.md's mirror of it, and web-llm's records behind it stay in step.
 import { readFileSync } from 'node:fs';
+import { DEFAULT_CATALOG } from '#shared/model-config';
 import { prebuiltAppConfig } from '@mlc-ai/web-llm';
 import { describe, expect, it } from 'vitest';
 import { CHAT_VARIANT_IDS, VARIANTS, VARIANT_IDS, isVariantId } from '#shared/variants';
@@ -7,7 +8,7 @@ import { WEBLLM_MODELS, modelIdOf, weightGroups } from '../../worker/engine/webl
 import type { Variant } from '#shared/variants';
 
 /** The web-llm model ids behind a variant, by precision. */
-const webllm = (v: Variant) => ({ f16: modelIdOf(v, 'f16'), f32: modelIdOf(v, 'f32') });
+const webllm = (v: Variant) => ({ f16: modelIdOf(DEFAULT_CATALOG, v, 'f16'), f32: modelIdOf(DEFAULT_CATALOG, v, 'f32') });
 
 const record = (id: string) => prebuiltAppConfig.model_list.find((r) => r.model_id === id);
 
@@ -50,7 +51,7 @@ describe('the variant table', () => {
   it('shares weights between each thinking variant and its -fast twin, and only there', () => {
     expect(webllm(VARIANTS['svc-model-5.2'])).toEqual(webllm(VARIANTS['svc-model-5.2-fast']));
     expect(webllm(VARIANTS['svc-model-5.2-short'])).toEqual(webllm(VARIANTS['svc-model-5.2-short-fast']));
-    expect(weightGroups().map((v) => v.weightGroup)).toEqual(['qwen3-8b', 'qwen3-1.7b', 'phi-3.5-vision', 'arctic-embed-s']);
+    expect(weightGroups(DEFAULT_CATALOG).map((v) => v.weightGroup)).toEqual(['qwen3-8b', 'qwen3-1.7b', 'phi-3.5-vision', 'arctic-embed-s']);
     for (const id of VARIANT_IDS) {
       const same = VARIANT_IDS.filter((other) => VARIANTS[other].weightGroup === VARIANTS[id].weightGroup);
       for (const other of same) expect(webllm(VARIANTS[other])).toEqual(webllm(VARIANTS[id]));

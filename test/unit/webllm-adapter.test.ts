@@ -1,6 +1,7 @@
 // The web-llm adapter against FakeEngine (typed as web-llm's MLCEngineInterface): what reaches web-llm, what
 // comes back out, loading, switching, queueing, aborts and failures.
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_CATALOG } from '#shared/model-config';
 import { DEFAULT_CONFIG } from '#shared/config';
 import type { EngineEvent } from '#shared/wire/engine-port';
 import { ApiError } from '#shared/protocol/errors';
@@ -907,7 +908,7 @@ describe('embeddings (svc-embed)', () => {
     const ctx = t.adapter.status().find((s) => s.id === 'svc-model-5.2-short')!.context_length;
     const sized = (memoryMB: number) =>
       contextLength({
-        shape: kvShape(VARIANTS['svc-model-5.2-short'])!,
+        shape: kvShape(DEFAULT_CATALOG, VARIANTS['svc-model-5.2-short'])!,
         precision: 'f32',
         vramRequiredMB: prebuiltRecord('Qwen3-1.7B-q4f32_1-MLC').vram_required_MB!,
         trainedContext: VARIANTS['svc-model-5.2-short'].trainedContext,

@@ -1,5 +1,6 @@
 // The single-purpose parts of the web-llm adapter, each on its own.
 import { readFileSync } from 'node:fs';
+import { DEFAULT_CATALOG } from '#shared/model-config';
 import { fileURLToPath } from 'node:url';
 import { MLCEngine, type MLCEngineInterface } from '@mlc-ai/web-llm';
 import fc from 'fast-check';
@@ -165,7 +166,7 @@ describe('prompt tokens', () => {
 
 describe('model source', () => {
   it("defaults to web-llm's prebuilt hosts and caches in IndexedDB", () => {
-    const config = appConfigFor({ modelBaseUrl: '', modelLibBaseUrl: '' }, 'https://app.example');
+    const config = appConfigFor(DEFAULT_CATALOG, { modelBaseUrl: '', modelLibBaseUrl: '' }, 'https://app.example');
     expect(config.cacheBackend).toBe('indexeddb');
     expect(config.model_list.map((r) => r.model_id).sort()).toEqual(
       [
@@ -183,7 +184,12 @@ describe('model source', () => {
     expect(qwen.model_lib).toMatch(/^https:\/\/raw\.githubusercontent\.com\/mlc-ai\/binary-mlc-llm-libs\/.+Qwen3-8B-q4f16_1.+\.wasm$/);
   });
   it('self-hosts: relative and absolute bases, the library file name kept', () => {
-    const own = recordFor('Qwen3-1.7B-q4f32_1-MLC', { modelBaseUrl: '/models', modelLibBaseUrl: 'https://cdn.example/libs/' }, 'https://app.example');
+    const own = recordFor(
+      DEFAULT_CATALOG,
+      'Qwen3-1.7B-q4f32_1-MLC',
+      { modelBaseUrl: '/models', modelLibBaseUrl: 'https://cdn.example/libs/' },
+      'https://app.example',
+    );
     expect(own.model).toBe('https://app.example/models/Qwen3-1.7B-q4f32_1-MLC');
     expect(own.model_lib).toMatch(/^https:\/\/cdn\.example\/libs\/Qwen3-1\.7B-q4f32_1[^/]*-webgpu\.wasm$/);
   });

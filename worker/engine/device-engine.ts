@@ -11,7 +11,7 @@ import type { PlannedRequest } from './common/plan';
 import type { EmbeddingRequest } from '#shared/protocol/embeddings';
 import { ApiError } from '#shared/protocol/errors';
 import type { ModelId } from '#shared/variants';
-import { adoptModels } from '#shared/catalog';
+import { catalogOf } from '#shared/catalog';
 import { variantIn, type ModelCatalog } from '#shared/model-config';
 import { ENGINE_KIND_SPECS, isEngineKind, type EngineKind } from '#shared/engine-kinds/specs';
 import { complete, type CompleteEngine, type Engine, type EngineFactory, type Generation } from './engine';
@@ -104,7 +104,7 @@ export class DeviceEngine implements Engine {
     catalog?: ModelCatalog,
   ) {
     // A bad `models` entry stops the start, naming it.
-    this.catalog = catalog ?? adoptModels(config.models, "the deployment's models setting");
+    this.catalog = catalog ?? catalogOf(config.models, "the deployment's models setting");
   }
 
   private setup(): Promise<void> {

@@ -3,7 +3,7 @@
 // engine-worker.ts, only imports this).
 import * as Comlink from 'comlink';
 import type { InpageConfig } from '#shared/config';
-import { adoptModels } from '#shared/catalog';
+import { catalogOf } from '#shared/catalog';
 import type { ModelCatalog } from '#shared/model-config';
 import type { EngineCapabilities, EngineControl } from '#shared/wire/engine-control';
 import { packEvents, type FromEngine, type ToEngine } from '#shared/wire/engine-port';
@@ -138,8 +138,8 @@ function create(config: InpageConfig): Promise<void> {
     // Hybrid (docs/hybrid.md): with upstreams configured, the composite that routes each request around the local
     // engine; its chunk is loaded only then.
     // The deployment's catalog, built once here and passed to every engine (a bad `models` entry stops the start,
-    // naming it); the catalog in force in this worker (src/shared/catalog.ts) is this one.
-    const catalog = adoptModels(config.models, "the deployment's models setting");
+    // naming it). Nothing in this worker reads a catalog from module state (eslint.config.js keeps it so).
+    const catalog = catalogOf(config.models, "the deployment's models setting");
     const local = createEngine(config, catalog);
     const hybrid = !localOnly && (Object.keys(config.upstreams ?? {}).length > 0 || (await hasConnections()));
     const own = hybrid ? await (await import('./hybrid')).withUpstreams(local, config, self.location.origin, catalog) : local;

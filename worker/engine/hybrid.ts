@@ -9,7 +9,6 @@ import type { PlannedRequest } from './common/plan';
 import { isEmbeddingRequest, type EmbeddingRequest } from '#shared/protocol/embeddings';
 import { ApiError } from '#shared/protocol/errors';
 import { variantIn, type ModelCatalog } from '#shared/model-config';
-import { activeCatalog } from '#shared/catalog';
 import { buildUpstreamPlan, type ResolvedRoute, type UpstreamPlan, type UpstreamSpec } from '#shared/upstreams';
 import {
   UPSTREAM_CHOICES_CHANNEL,
@@ -82,10 +81,10 @@ export class HybridEngine extends RoutingEngine {
   constructor(
     local: Engine,
     private plan: UpstreamPlan,
+    /** The engine worker's catalog (withUpstreams): the one `plan` was built from. */
+    private readonly catalog: ModelCatalog,
     private readonly deps: HybridDeps = realDeps,
     private readonly images: ImageRule = DATA_URLS_ONLY,
-    /** The engine worker's catalog (withUpstreams); by default (a composite on its own, in tests) the one in force. */
-    private readonly catalog: ModelCatalog = activeCatalog(),
   ) {
     super(local);
     this.upstream = new UpstreamEngine(targetsOf(plan), deps, images);
@@ -252,7 +251,7 @@ export async function withUpstreams(local: Engine, config: InpageConfig, origin:
   const connections = await listConnections();
   // Image URLs: the rule local vision applies (src/shared/csp.ts), before anything is sent upstream.
   const images: ImageRule = (url) => imageUrlAllowed(url, config, origin);
-  const engine = new HybridEngine(local, withConnections(base, connections, await listModeChoices(), catalog), deps, images, catalog);
+  const engine = new HybridEngine(local, withConnections(base, connections, await listModeChoices(), catalog), catalog, deps, images);
   // The person adds or removes a connection, or switches a mode, in the Models area: the next request follows it,
   // without a reload.
   if (typeof BroadcastChannel !== 'undefined') {

@@ -3,8 +3,7 @@
 import { lazy, z } from './zod';
 import { ApiError, modelNotFound, unsupportedParameter } from './errors';
 import { bodyFields, toApiError } from './validate';
-import { activeCatalog } from '../catalog';
-import { variantIn, type ModelCatalog } from '../model-config';
+import { DEFAULT_CATALOG, variantIn, type ModelCatalog } from '../model-config';
 import type { ModelId, Variant } from '../variants';
 
 /** OpenAI's limit on how many inputs one request may embed. */
@@ -51,7 +50,7 @@ export function isEmbeddingRequest(request: object): request is EmbeddingRequest
 const unsupported = unsupportedParameter;
 
 /** `catalog`: the deployment's (the service worker's, from the engine's port offer); by default the one in force. */
-export function parseEmbeddingRequest(body: unknown, catalog: ModelCatalog = activeCatalog()): EmbeddingRequest {
+export function parseEmbeddingRequest(body: unknown, catalog: ModelCatalog = DEFAULT_CATALOG): EmbeddingRequest {
   const cleaned = bodyFields(body, ['model', 'input']);
   const parsed = requestSchema().safeParse(cleaned, { reportInput: true });
   if (!parsed.success) throw toApiError(parsed.error.issues[0]!);

@@ -164,11 +164,12 @@ export function clientAborted(): ApiError {
 }
 
 /** Prompt plus requested output over the context this device gives the model (OpenAI's wording). */
-export function contextExceeded(context: number, promptTokens: number, completionTokens: number): ApiError {
+/** `param`: where the prompt came from, `messages` (chat) or `prompt` (a legacy completion's raw prompt). */
+export function contextExceeded(context: number, promptTokens: number, completionTokens: number, param: 'messages' | 'prompt' = 'messages'): ApiError {
   return new ApiError(
     'context_length_exceeded',
-    `This model's maximum context length is ${context} tokens. However, you requested ${promptTokens + completionTokens} tokens (${promptTokens} in the messages, ${completionTokens} in the completion). Please reduce the length of the messages or completion.`,
-    { param: 'messages' },
+    `This model's maximum context length is ${context} tokens. However, you requested ${promptTokens + completionTokens} tokens (${promptTokens} in the ${param}, ${completionTokens} in the completion). Please reduce the length of the ${param} or completion.`,
+    { param },
   );
 }
 

@@ -3,8 +3,7 @@ import { lazy, z } from './zod';
 import { acceptPlainChat } from './fast-accept';
 import { ApiError } from './errors';
 import { modelNotFound, unsupportedParameter } from './errors';
-import { activeCatalog } from '../catalog';
-import { variantIn, type ModelCatalog } from '../model-config';
+import { DEFAULT_CATALOG, variantIn, type ModelCatalog } from '../model-config';
 import type { ModelId, Variant } from '../variants';
 
 /** The chat request's schemas (built on first use: see `lazy`). */
@@ -260,8 +259,9 @@ export function bodyFields(body: unknown, required: readonly string[]): Record<s
 /**
  * Checks a parsed JSON body against docs/contract.md. Throws the ApiError the caller must see; returns the
  * request with `null` optional fields dropped (clients send `null` to mean "not set") and its variant resolved.
+ * `catalog`: the deployment's (the service worker's, from the engine's port offer); by default the five as they ship.
  */
-export function validateChatRequest(body: unknown, catalog: ModelCatalog = activeCatalog()): ChatCompletionRequest {
+export function validateChatRequest(body: unknown, catalog: ModelCatalog = DEFAULT_CATALOG): ChatCompletionRequest {
   const cleaned = bodyFields(body, ['model', 'messages']);
   delete cleaned.raw_prompt; // the legacy-completions converter's, never a client's
   const req = (acceptPlainChat(cleaned) as ChatRequestBody | undefined) ?? parseWithSchemas(cleaned);

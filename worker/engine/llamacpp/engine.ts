@@ -9,7 +9,7 @@ import { imageUrlAllowed } from '#shared/csp';
 import { ApiError } from '#shared/protocol/errors';
 import type { ChatCompletionRequest } from '#shared/protocol/types';
 import { withPlan, type PlannedRequest } from '../common/plan';
-import { adoptModels } from '#shared/catalog';
+import { catalogOf } from '#shared/catalog';
 import { variantIn, type ModelCatalog } from '#shared/model-config';
 import type { ModelId, Variant } from '#shared/variants';
 import type { Engine, Generation } from '../engine';
@@ -108,7 +108,7 @@ export class LlamaCppEngine implements Engine {
     catalog?: ModelCatalog,
   ) {
     // The deployment's catalog (a bad `models` entry stops the engine here, naming it).
-    this.catalog = catalog ?? adoptModels(config.models, "the deployment's models setting");
+    this.catalog = catalog ?? catalogOf(config.models, "the deployment's models setting");
     this.states = new ModelStates(LLAMA_CONTEXT, this.catalog);
     for (const variant of weightGroups(this.catalog)) {
       const source = this.source(variant);

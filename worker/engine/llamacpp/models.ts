@@ -2,7 +2,6 @@
 // Defaults are of the same family as web-llm's models, from official GGUF repositories on Hugging Face
 // (llama.cpp's own, ggml-org, and Qwen's); a deployment may fetch them from elsewhere (`ggufBaseUrl`, same
 // layout), or name GGUF files of its own by URL in its `models` setting (src/shared/model-config.ts), split ones too.
-import { activeCatalog } from '#shared/catalog';
 import type { InpageConfig } from '#shared/config';
 import type { ModelCatalog } from '#shared/model-config';
 import type { Variant } from '#shared/variants';
@@ -82,7 +81,7 @@ export function fileName(url: string): string {
  * origin) or the default of its weight group at `{ggufBaseUrl}/{repo}/resolve/main/{file}` (Hugging Face's
  * layout, which a self-hosted mirror keeps).
  */
-export function ggufSource(variant: Variant, config: Pick<InpageConfig, 'ggufBaseUrl'>, origin: string, catalog: ModelCatalog = activeCatalog()): GgufSource {
+export function ggufSource(variant: Variant, config: Pick<InpageConfig, 'ggufBaseUrl'>, origin: string, catalog: ModelCatalog): GgufSource {
   const configured = catalog.groups[variant.weightGroup]?.gguf;
   if (configured) {
     const files = configured.files.map((f) => new URL(f, origin).href);
@@ -108,13 +107,13 @@ export function ggufSource(variant: Variant, config: Pick<InpageConfig, 'ggufBas
 }
 
 /** Whether llama.cpp can serve the variant: not tied to web-llm, not the embedding model, a GGUF known for it. */
-export function servedByLlama(variant: Variant, catalog: ModelCatalog = activeCatalog()): boolean {
+export function servedByLlama(variant: Variant, catalog: ModelCatalog): boolean {
   if (variant.engine === 'webllm' || variant.embeddings) return false;
   return !!catalog.groups[variant.weightGroup]?.gguf || variant.weightGroup in GGUF_DEFAULTS;
 }
 
 /** One variant per weight group llama.cpp serves (the first), for per-group work. */
-export function weightGroups(catalog: ModelCatalog = activeCatalog()): Variant[] {
+export function weightGroups(catalog: ModelCatalog): Variant[] {
   const seen = new Set<string>();
   return catalog.variants.filter((v) => servedByLlama(v, catalog) && !seen.has(v.weightGroup) && seen.add(v.weightGroup));
 }

@@ -8,9 +8,9 @@ import type { AdapterReport, ImportFile, ImportProgress, ImportReport } from '#s
 import type { DownloadSize, ModelRuntime, ModelStatus } from '#shared/wire/engine-port';
 import type { Fetch } from '../common/download-size';
 import { webllmDownloadSize } from './download-size';
-import { ApiError, clientAborted, contextExceeded } from '#shared/protocol/errors';
+import { ApiError, clientAborted } from '#shared/protocol/errors';
 import type { PlannedRequest } from '../common/plan';
-import { adoptModels } from '#shared/catalog';
+import { catalogOf } from '#shared/catalog';
 import { variantIn, type ModelCatalog } from '#shared/model-config';
 import { modelNotFound } from '#shared/protocol/errors';
 import type { ModelId, Variant } from '#shared/variants';
@@ -38,7 +38,8 @@ import {
   type Precision,
 } from './models';
 import { Mutex } from '../common/mutex';
-import { countPromptTokens, type LoadedModelView } from './prompt-tokens';
+import type { LoadedModelView } from './prompt-tokens';
+import { promptBudget, rawPromptBudget } from './prompt-budget';
 import { WebLlmRun, type RunOptions } from './stream';
 import { WebLlmEmbedder } from './embedder';
 import { loadFailed, startLoad, type Loading } from './loading';
@@ -95,27 +96,24 @@ export class WebLlmEngine implements Engine {
   /** The deployment's catalog, as the engine worker built it (engine-worker-main.ts). */
   private readonly catalog: ModelCatalog;
 
-  /**
-   * `catalog`: the engine worker's; without it (an engine on its own, in tests), built here from the config. The
-   * helpers of models.ts read the catalog in force (src/shared/catalog.ts), which the engine worker set to this one.
-   */
+  /** `catalog`: the engine worker's; without it (an engine on its own, in tests), built here from the config. */
   constructor(
     private readonly config: InpageConfig,
     private readonly deps: WebLlmDeps,
     catalog?: ModelCatalog,
   ) {
-    this.catalog = catalog ?? adoptModels(config.models, "the deployment's models setting");
+    this.catalog = catalog ?? catalogOf(config.models, "the deployment's models setting");
     // The deployment's models: checked here against this web-llm release (throws naming a bad entry).
     webllmModels(this.catalog);
     this.states = new ModelStates(WEBLLM_DEFAULT_CONTEXT, this.catalog);
-    this.appConfig = appConfigFor(config, deps.origin);
+    this.appConfig = appConfigFor(this.catalog, config, deps.origin);
     this.cache = new ModelCache(deps.cache, this.appConfig);
     this.mlc = deps.createEngine({ appConfig: this.appConfig, logLevel: 'WARN' });
     this.embedder = new WebLlmEmbedder({
       loading: this.loading(),
       mutex: this.mutex,
       createEngine: () => deps.createEngine({ appConfig: this.appConfig, logLevel: 'WARN' }),
-      modelId: (variant) => modelIdOf(variant, this.precision()),
+      modelId: (variant) => modelIdOf(this.catalog, variant, this.precision()),
     });
     deps.watchDeviceLoss((message) => this.deviceLost(message));
   }
@@ -131,30 +129,36 @@ export class WebLlmEngine implements Engine {
     this.probe = probe;
     const precision = this.precision();
     // The embedding model may be loaded beside any chat model: its memory is not the chat model's to use.
-    const embedderMB = weightGroups()
+    const embedderMB = weightGroups(this.catalog)
       .filter((v) => v.embeddings)
-      .reduce((sum, v) => sum + (baseRecord(modelIdOf(v, precision)).vram_required_MB ?? 0), 0);
+      .reduce((sum, v) => sum + (baseRecord(this.catalog, modelIdOf(this.catalog, v, precision)).vram_required_MB ?? 0), 0);
     const budget = budgetOf(probe, Math.max(0, memoryBudgetMB(this.config.gpuMemoryMB, probe.deviceMemoryGiB) - embedderMB));
     await Promise.all(
-      weightGroups().map(async (variant) => {
+      weightGroups(this.catalog).map(async (variant) => {
         if (!probe.report.available) {
           this.states.set(variant.weightGroup, 'unavailable', { error: probe.report.reason ?? 'WebGPU is not available.' });
           return;
         }
-        const modelId = modelIdOf(variant, precision);
-        this.states.setModel(variant.weightGroup, modelId, baseRecord(modelId).vram_required_MB);
+        const modelId = modelIdOf(this.catalog, variant, precision);
+        this.states.setModel(variant.weightGroup, modelId, baseRecord(this.catalog, modelId).vram_required_MB);
         if (variant.embeddings) {
           // An encoder's window is fixed by its build (512 tokens); it keeps no KV cache.
           this.states.setContext(variant.weightGroup, variant.trainedContext);
           this.states.settle(variant.weightGroup, await this.cache.has(modelId));
           return;
         }
-        const shape = kvShape(variant);
+        const shape = kvShape(this.catalog, variant);
         this.states.setContext(
           variant.weightGroup,
           // A configured model whose KV shape is not given keeps web-llm's default context.
           shape
-            ? contextLength({ shape, precision, vramRequiredMB: baseRecord(modelId).vram_required_MB ?? 0, trainedContext: variant.trainedContext, budget })
+            ? contextLength({
+                shape,
+                precision,
+                vramRequiredMB: baseRecord(this.catalog, modelId).vram_required_MB ?? 0,
+                trainedContext: variant.trainedContext,
+                budget,
+              })
             : Math.min(WEBLLM_DEFAULT_CONTEXT, variant.trainedContext),
         );
         this.states.settle(variant.weightGroup, await this.cache.has(modelId));
@@ -228,11 +232,11 @@ export class WebLlmEngine implements Engine {
     if (!this.probe?.report.available) return;
     const precision = this.precision();
     await Promise.all(
-      weightGroups().map(async (variant) => {
+      weightGroups(this.catalog).map(async (variant) => {
         const group = variant.weightGroup;
         const before = this.states.state(group);
         if (before !== 'cached' && before !== 'not_downloaded') return;
-        const cached = await this.cache.has(modelIdOf(variant, precision));
+        const cached = await this.cache.has(modelIdOf(this.catalog, variant, precision));
         // A load may have begun meanwhile; it owns the state then.
         if (this.states.state(group) === before && cached !== (before === 'cached')) this.states.settle(group, cached);
       }),
@@ -242,7 +246,7 @@ export class WebLlmEngine implements Engine {
   async deleteFromCache(id: ModelId): Promise<void> {
     await this.ready();
     const variant = this.variant(id);
-    const modelId = modelIdOf(variant, this.precision());
+    const modelId = modelIdOf(this.catalog, variant, this.precision());
     await this.mutex.run(async () => {
       if (this.embedder.holds(variant.weightGroup)) await this.embedder.unload();
       if (this.loaded?.group === variant.weightGroup) {
@@ -263,7 +267,7 @@ export class WebLlmEngine implements Engine {
 
   async downloadSize(id: ModelId): Promise<DownloadSize> {
     await this.ready();
-    const modelId = modelIdOf(this.variant(id), this.precision());
+    const modelId = modelIdOf(this.catalog, this.variant(id), this.precision());
     const record = this.appConfig.model_list.find((r) => r.model_id === modelId);
     if (!record) return { bytes: null, basis: 'unknown', host: '' };
     let size = this.sizes.get(modelId);
@@ -278,7 +282,7 @@ export class WebLlmEngine implements Engine {
 
   /** Loads the variant's weights unless they are the ones loaded. Call with the mutex held. */
   private async ensureLoaded(variant: Variant): Promise<Loaded> {
-    const modelId = modelIdOf(variant, this.precision());
+    const modelId = modelIdOf(this.catalog, variant, this.precision());
     if (this.loaded?.modelId === modelId) return this.loaded;
     const group = variant.weightGroup;
     // web-llm unloads whatever is loaded before it loads the next model.
@@ -320,20 +324,20 @@ export class WebLlmEngine implements Engine {
 
   supports(request: PlannedRequest): void {
     assertSupported(request);
-    assertSchemasSupported(request);
+    assertSchemasSupported(request, hasThinkingSwitch(this.catalog, request.variant));
   }
 
   /** web-llm's cache code, loaded when first needed (production shares the engine's copy of web-llm). */
   async importFiles(files: ImportFile[], onProgress?: (progress: ImportProgress) => void): Promise<ImportReport> {
     const { importIntoCache } = await import('./import-files');
-    const report = await importIntoCache(files, this.config, this.deps.origin, onProgress);
+    const report = await importIntoCache(this.catalog, files, this.config, this.deps.origin, onProgress);
     await this.rescan();
     return report;
   }
 
   async cachedModels(): Promise<string[]> {
     const { cachedModelIds } = await import('./import-files');
-    return cachedModelIds(this.config, this.deps.origin);
+    return cachedModelIds(this.catalog, this.config, this.deps.origin);
   }
 
   async generate(request: PlannedRequest, signal: AbortSignal): Promise<Generation> {
@@ -352,7 +356,7 @@ export class WebLlmEngine implements Engine {
         // Legacy completions: web-llm's own completions API (`completion()`, behind `completions.create`), the prompt as it is (no template, no thinking).
         // web-llm resets its conversation for a raw prompt: whatever chat turn it held is gone.
         this.kv.forget();
-        const promptTokens = this.checkRawContext(request, loaded, prompt);
+        const promptTokens = rawPromptBudget(loaded.view, this.states.context(loaded.group), request, prompt);
         if (signal.aborted) throw aborted();
         const running = this.begin();
         const stream = await this.mlc.completion(translateCompletion(request.plan, loaded.modelId, prompt));
@@ -366,9 +370,9 @@ export class WebLlmEngine implements Engine {
         await run.start();
         return { fingerprint: `fp_${loaded.modelId}`, events: run.events(), spent: () => run.spent() };
       }
-      const thinkingSwitch = hasThinkingSwitch(variant);
+      const thinkingSwitch = hasThinkingSwitch(this.catalog, variant);
       const emptyThinkTokens = thinkingSwitch ? (loaded.view?.countTokens(EMPTY_THINK_BLOCK) ?? EMPTY_THINK_TOKENS_QWEN3) : 0;
-      const translation = translateRequest(request, { modelId: loaded.modelId, images, emptyThinkTokens });
+      const translation = translateRequest(request, { modelId: loaded.modelId, images, emptyThinkTokens, thinkingSwitch });
       const seen = translation.request.messages;
       const { sent, promptTokens } = this.planPrompt(request, loaded, seen, images, translation.thinkingSwitchedOff);
       if (signal.aborted) throw aborted();
@@ -447,48 +451,15 @@ export class WebLlmEngine implements Engine {
     const plan = this.kv.plan(loaded.modelId, seen);
     if (plan.continues) {
       try {
-        return { sent: plan.messages, promptTokens: this.checkContext(request, loaded, plan.messages, images, thinkingSwitchedOff) };
+        return {
+          sent: plan.messages,
+          promptTokens: promptBudget(loaded.view, this.states.context(loaded.group), request, plan.messages, images, thinkingSwitchedOff),
+        };
       } catch (err) {
         if (!(err instanceof ApiError && err.code === 'context_length_exceeded')) throw err;
       }
     }
-    return { sent: seen, promptTokens: this.checkContext(request, loaded, seen, images, thinkingSwitchedOff) };
-  }
-
-  /** Prompt tokens by the model's own tokenizer; throws when prompt plus requested output exceed the context. */
-  private checkContext(
-    request: PlannedRequest,
-    loaded: Loaded,
-    messages: Parameters<typeof countPromptTokens>[1],
-    images: ReadonlyMap<string, ResolvedImage>,
-    thinkingSwitchedOff: boolean,
-  ): number | undefined {
-    // Without a view of the tokenizer web-llm still refuses a prompt over its window when it prefills.
-    if (!loaded.view) return undefined;
-    const sizes = new Map([...images.values()].map((image) => [image.dataUrl, image]));
-    const prompt = countPromptTokens(loaded.view, messages, sizes, thinkingSwitchedOff ? EMPTY_THINK_BLOCK : undefined);
-    const completion = request.plan.maxTokens ?? 0;
-    const context = this.states.context(loaded.group);
-    if (prompt + completion > context) {
-      throw contextExceeded(context, prompt, completion);
-    }
-    return prompt;
-  }
-
-  /** A raw prompt's tokens by the model's own tokenizer; throws when prompt plus requested output exceed the context. */
-  private checkRawContext(request: PlannedRequest, loaded: Loaded, prompt: string): number | undefined {
-    if (!loaded.view) return undefined;
-    const tokens = loaded.view.countTokens(prompt);
-    const completion = request.plan.maxTokens ?? 0;
-    const context = this.states.context(loaded.group);
-    if (tokens + completion > context) {
-      throw new ApiError(
-        'context_length_exceeded',
-        `This model's maximum context length is ${context} tokens. However, you requested ${tokens + completion} tokens (${tokens} in the prompt, ${completion} in the completion). Please reduce the length of the prompt or completion.`,
-        { param: 'prompt' },
-      );
-    }
-    return tokens;
+    return { sent: seen, promptTokens: promptBudget(loaded.view, this.states.context(loaded.group), request, seen, images, thinkingSwitchedOff) };
   }
 
   /** A GPU device was lost: fail the running generation, and load the model again on a new device. */
@@ -506,7 +477,7 @@ export class WebLlmEngine implements Engine {
       void this.mlc.interruptGenerate();
     }
     this.states.set(loaded.group, 'loading', { error: `GPU device lost: ${message}` });
-    const variant = weightGroups().find((v) => v.weightGroup === loaded.group)!;
+    const variant = weightGroups(this.catalog).find((v) => v.weightGroup === loaded.group)!;
     void this.mutex.run(() => this.ensureLoaded(variant)).catch(() => undefined);
   }
 }

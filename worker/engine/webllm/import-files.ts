@@ -9,6 +9,7 @@ import { hasModelInCache } from '@mlc-ai/web-llm';
 import { openDB, type IDBPDatabase } from 'idb';
 import type { ImportFile, ImportProgress, ImportReport } from '#shared/wire/engine-control';
 import type { ModelId } from '#shared/variants';
+import type { ModelCatalog } from '#shared/model-config';
 import { appConfigFor, baseRecord, modelIdOf, recordFor, weightGroups, variantsOfGroup, type ModelSource } from './models';
 
 export type { ImportFile, ImportProgress, ImportReport };
@@ -48,11 +49,11 @@ export interface ImportPlan {
 }
 
 /** The web-llm model ids inpage can run, with the variants each serves. */
-export function knownModels(): Map<string, ModelId[]> {
+export function knownModels(catalog: ModelCatalog): Map<string, ModelId[]> {
   const out = new Map<string, ModelId[]>();
-  for (const variant of weightGroups()) {
-    for (const modelId of new Set([modelIdOf(variant, 'f16'), modelIdOf(variant, 'f32')])) {
-      out.set(modelId, [...(out.get(modelId) ?? []), ...variantsOfGroup(variant.weightGroup)]);
+  for (const variant of weightGroups(catalog)) {
+    for (const modelId of new Set([modelIdOf(catalog, variant, 'f16'), modelIdOf(catalog, variant, 'f32')])) {
+      out.set(modelId, [...(out.get(modelId) ?? []), ...variantsOfGroup(catalog, variant.weightGroup)]);
     }
   }
   return out;
@@ -85,10 +86,10 @@ interface TensorManifest {
  * mlc-chat-config.json; its id comes from the folder's path (a web-llm model id as a folder name, as
  * `npm run models:pull` and Hugging Face clones lay them out) or from its model library's file name.
  */
-export async function planImport(files: readonly ImportFile[], source: ModelSource, origin: string): Promise<ImportPlan> {
-  const known = knownModels();
+export async function planImport(catalog: ModelCatalog, files: readonly ImportFile[], source: ModelSource, origin: string): Promise<ImportPlan> {
+  const known = knownModels(catalog);
   const byLibrary = new Map<string, string>();
-  for (const modelId of known.keys()) byLibrary.set(fileName(baseRecord(modelId).model_lib), modelId);
+  for (const modelId of known.keys()) byLibrary.set(fileName(baseRecord(catalog, modelId).model_lib), modelId);
   const folders = new Map<string, Map<string, ImportFile>>();
   const byName = new Map<string, ImportFile>();
   for (const f of files) {
@@ -118,7 +119,7 @@ export async function planImport(files: readonly ImportFile[], source: ModelSour
       plan.problems.push(`${where}: ${modelId} appears twice in the selection; the first one is imported.`);
       continue;
     }
-    const record = recordFor(modelId, source, origin);
+    const record = recordFor(catalog, modelId, source, origin);
     const base = modelFilesUrl(record.model);
     const entries: ImportEntry[] = [{ scope: CACHE_SCOPES.config, url: new URL(CHAT_CONFIG, base).href, as: 'arraybuffer', source: config }];
     const warnings: string[] = [];
@@ -172,7 +173,7 @@ export async function planImport(files: readonly ImportFile[], source: ModelSour
       continue;
     }
 
-    const lib = fileName(baseRecord(modelId).model_lib);
+    const lib = fileName(baseRecord(catalog, modelId).model_lib);
     const libFile = folder.get(lib) ?? byName.get(lib);
     const libUrl = record.model_lib;
     if (!libFile) {
@@ -233,12 +234,13 @@ export async function writeImport(plan: ImportPlan, onProgress?: (progress: Impo
 
 /** Plans and writes an import; the report says what was imported and what was not, and why. */
 export async function importIntoCache(
+  catalog: ModelCatalog,
   files: readonly ImportFile[],
   source: ModelSource,
   origin: string,
   onProgress?: (progress: ImportProgress) => void,
 ): Promise<ImportReport> {
-  const plan = await planImport(files, source, origin);
+  const plan = await planImport(catalog, files, source, origin);
   await writeImport(plan, onProgress);
   return {
     imported: plan.models.map((m) => ({
@@ -254,9 +256,9 @@ export async function importIntoCache(
 }
 
 /** The model ids inpage can run whose files are all cached for `source`, by web-llm's own hasModelInCache. */
-export async function cachedModelIds(source: ModelSource, origin: string): Promise<string[]> {
-  const appConfig = appConfigFor(source, origin);
-  const ids = [...knownModels().keys()];
+export async function cachedModelIds(catalog: ModelCatalog, source: ModelSource, origin: string): Promise<string[]> {
+  const appConfig = appConfigFor(catalog, source, origin);
+  const ids = [...knownModels(catalog).keys()];
   const cached = await Promise.all(ids.map((id) => hasModelInCache(id, appConfig).catch(() => false)));
   return ids.filter((_, i) => cached[i]);
 }

@@ -2,7 +2,6 @@
 // it, the shape that sets the size of its KV cache, how its thinking is switched, and web-llm's record for it
 // (model URL, model library, `vram_required_MB`).
 import { prebuiltAppConfig, type AppConfig, type ModelIntegrity, type ModelRecord } from '@mlc-ai/web-llm';
-import { activeCatalog } from '#shared/catalog';
 import { ModelConfigError, type ModelCatalog, type WebLlmEntry, type WebLlmRecordConfig } from '#shared/model-config';
 import type { ModelId, Variant } from '#shared/variants';
 
@@ -118,7 +117,7 @@ const tables = new WeakMap<ModelCatalog, Map<string, WebLlmModel>>();
  * Weight group → web-llm model, for a catalog: the shipped table for the five's own groups, and each configured
  * entry checked against this web-llm release. Throws a ModelConfigError naming the first bad entry.
  */
-export function webllmModels(catalog: ModelCatalog = activeCatalog()): Map<string, WebLlmModel> {
+export function webllmModels(catalog: ModelCatalog): Map<string, WebLlmModel> {
   let table = tables.get(catalog);
   if (table) return table;
   table = new Map();
@@ -146,26 +145,26 @@ export function webllmModels(catalog: ModelCatalog = activeCatalog()): Map<strin
   return table;
 }
 
-export function webllmModelOf(variant: Variant): WebLlmModel {
-  const model = webllmModels().get(variant.weightGroup);
+export function webllmModelOf(catalog: ModelCatalog, variant: Variant): WebLlmModel {
+  const model = webllmModels(catalog).get(variant.weightGroup);
   if (!model) throw new Error(`No web-llm model serves weight group '${variant.weightGroup}'.`);
   return model;
 }
 
 /** Whether the variant's model has a per-request thinking switch (Qwen3's `enable_thinking`). */
-export function hasThinkingSwitch(variant: Variant): boolean {
-  return webllmModelOf(variant).thinkingSwitch === 'enable_thinking';
+export function hasThinkingSwitch(catalog: ModelCatalog, variant: Variant): boolean {
+  return webllmModelOf(catalog, variant).thinkingSwitch === 'enable_thinking';
 }
 
 /** The context web-llm's prebuilt records are configured (and `vram_required_MB` measured) for. */
 export const WEBLLM_DEFAULT_CONTEXT = 4096;
 
-export function kvShape(variant: Variant): KvShape | undefined {
-  return webllmModelOf(variant).kv;
+export function kvShape(catalog: ModelCatalog, variant: Variant): KvShape | undefined {
+  return webllmModelOf(catalog, variant).kv;
 }
 
-export function modelIdOf(variant: Variant, precision: Precision): string {
-  return webllmModelOf(variant)[precision];
+export function modelIdOf(catalog: ModelCatalog, variant: Variant, precision: Precision): string {
+  return webllmModelOf(catalog, variant)[precision];
 }
 
 /** web-llm's own record for a model id (throws for an id web-llm does not ship). */
@@ -176,8 +175,8 @@ export function prebuiltRecord(modelId: string): ModelRecord {
 }
 
 /** The deployment's record for a model of its own, if `modelId` is one. */
-function customRecord(modelId: string): WebLlmRecordConfig | undefined {
-  for (const model of webllmModels().values()) if (model.custom?.model_id === modelId) return model.custom;
+function customRecord(catalog: ModelCatalog, modelId: string): WebLlmRecordConfig | undefined {
+  for (const model of webllmModels(catalog).values()) if (model.custom?.model_id === modelId) return model.custom;
   return undefined;
 }
 
@@ -185,30 +184,28 @@ function customRecord(modelId: string): WebLlmRecordConfig | undefined {
  * The deployment's pins for a model's files, as web-llm's `ModelRecord.integrity` (a mismatch throws web-llm's
  * IntegrityError, never only a warning). None: web-llm checks nothing (what it ships carries no hashes).
  */
-export function integrityOf(modelId: string): ModelIntegrity | undefined {
-  webllmModels(); // checks the pins name served models
-  const pin = activeCatalog().pins[modelId];
+export function integrityOf(catalog: ModelCatalog, modelId: string): ModelIntegrity | undefined {
+  webllmModels(catalog); // checks the pins name served models
+  const pin = catalog.pins[modelId];
   if (!pin) return undefined;
   const { pinnedBy: _by, ...integrity } = pin;
   return { ...integrity, onFailure: 'error' };
 }
 
 /** The record (prebuilt or the deployment's own) for a model id; its URLs as given. */
-export function baseRecord(modelId: string): ModelRecord {
-  const custom = customRecord(modelId);
+export function baseRecord(catalog: ModelCatalog, modelId: string): ModelRecord {
+  const custom = customRecord(catalog, modelId);
   return custom ? ({ ...custom, overrides: { ...custom.overrides } } as ModelRecord) : prebuiltRecord(modelId);
 }
 
 /** One variant per set of weights: the variants that load something different. */
-export function weightGroups(): Variant[] {
+export function weightGroups(catalog: ModelCatalog): Variant[] {
   const seen = new Set<string>();
-  return activeCatalog().variants.filter((v) => webllmModels().has(v.weightGroup) && !seen.has(v.weightGroup) && seen.add(v.weightGroup));
+  return catalog.variants.filter((v) => webllmModels(catalog).has(v.weightGroup) && !seen.has(v.weightGroup) && seen.add(v.weightGroup));
 }
 
-export function variantsOfGroup(group: string): ModelId[] {
-  return activeCatalog()
-    .variants.filter((v) => v.weightGroup === group)
-    .map((v) => v.id);
+export function variantsOfGroup(catalog: ModelCatalog, group: string): ModelId[] {
+  return catalog.variants.filter((v) => v.weightGroup === group).map((v) => v.id);
 }
 
 /** Where a deployment serves model files from; empty strings keep web-llm's prebuilt hosts. */
@@ -228,9 +225,9 @@ function join(base: string, name: string, origin: string): string {
  * The record web-llm loads for `modelId` from `source`, with the files' URLs made absolute. A model of the
  * deployment's own keeps the URLs its record gives (relative ones resolve against `origin`).
  */
-export function recordFor(modelId: string, source: ModelSource, origin: string): ModelRecord {
-  const custom = customRecord(modelId);
-  const integrity = integrityOf(modelId);
+export function recordFor(catalog: ModelCatalog, modelId: string, source: ModelSource, origin: string): ModelRecord {
+  const custom = customRecord(catalog, modelId);
+  const integrity = integrityOf(catalog, modelId);
   if (custom) {
     return {
       ...custom,
@@ -251,7 +248,7 @@ export function recordFor(modelId: string, source: ModelSource, origin: string):
 }
 
 /** web-llm's app config for every model inpage can load, cached in IndexedDB. */
-export function appConfigFor(source: ModelSource, origin: string): AppConfig {
-  const ids = new Set(weightGroups().flatMap((v) => [modelIdOf(v, 'f16'), modelIdOf(v, 'f32')]));
-  return { model_list: [...ids].map((id) => recordFor(id, source, origin)), cacheBackend: 'indexeddb' };
+export function appConfigFor(catalog: ModelCatalog, source: ModelSource, origin: string): AppConfig {
+  const ids = new Set(weightGroups(catalog).flatMap((v) => [modelIdOf(catalog, v, 'f16'), modelIdOf(catalog, v, 'f32')]));
+  return { model_list: [...ids].map((id) => recordFor(catalog, id, source, origin)), cacheBackend: 'indexeddb' };
 }

@@ -4,11 +4,13 @@
 // asked, so a client never gets output that merely looks constrained.
 import { checkSchema } from '../common/json-grammar';
 import type { PlannedRequest } from '../common/plan';
-import { hasThinkingSwitch } from './models';
 
-/** Every schema of the request web-llm's grammar will be built from: the offered tools', the response format's. */
-export function assertSchemasSupported(request: PlannedRequest): void {
-  const tools = hasThinkingSwitch(request.variant) ? request.plan.tools : null;
+/**
+ * Every schema of the request web-llm's grammar will be built from: the offered tools' (offered only to a model with
+ * a thinking switch, Qwen3's format: `thinkingSwitch`), the response format's.
+ */
+export function assertSchemasSupported(request: PlannedRequest, thinkingSwitch: boolean): void {
+  const tools = thinkingSwitch ? request.plan.tools : null;
   tools?.tools.forEach((tool, i) => {
     if (tool.function.parameters === undefined) return;
     const param = request.legacy_functions ? `functions[${i}].parameters` : `tools[${i}].function.parameters`;

@@ -13,7 +13,6 @@ import { jsonFormatBesideAutoTools } from '../common/json-grammar';
 import { assistantText, jsonFormat, systemWithTools, toolCallFormat, toolResponses } from './qwen3-tools';
 import type { ResolvedImage } from '../common/images';
 import { nativeStops } from './kv-reuse';
-import { hasThinkingSwitch } from './models';
 
 /** web-llm refuses top_p = 0 (it wants 0 < top_p ≤ 1); this keeps only the most likely token, as 0 means. */
 export const SMALLEST_TOP_P = 1e-6;
@@ -28,6 +27,8 @@ export interface TranslateOptions {
    * (it puts the block into the output); added back so the caller gets the tokens it asked for.
    */
   emptyThinkTokens: number;
+  /** Whether the model has Qwen3's per-request thinking switch (models.ts, hasThinkingSwitch); tools go only to it. */
+  thinkingSwitch: boolean;
 }
 
 export interface Translation {
@@ -131,9 +132,9 @@ function responseFormat(plan: RequestPlan, tools: ToolPlan | null): WebLlmRespon
 export function translateRequest(request: PlannedRequest, options: TranslateOptions): Translation {
   const { plan } = request;
   // Tools are offered only in Qwen3's format; svc-vision refuses them earlier (request-support.ts).
-  const tools = hasThinkingSwitch(request.variant) ? plan.tools : null;
+  const { thinkingSwitch } = options;
+  const tools = thinkingSwitch ? plan.tools : null;
   const { thinking, sampling } = plan;
-  const thinkingSwitch = hasThinkingSwitch(request.variant);
   const thinkingSwitchedOff = thinkingSwitch && !thinking;
   const out: ChatCompletionRequestStreaming = {
     model: options.modelId,

@@ -7,7 +7,7 @@ import { unsupportedParameter } from '#shared/protocol/errors';
 import { bodyFields, toApiError, validateChatRequest } from '#shared/protocol/validate';
 import { unixSeconds } from '#shared/protocol/completion';
 import type { ChatCompletionRequest, FinishReason, Timings, TokenLogprob, Usage } from '#shared/protocol/types';
-import type { ModelCatalog } from '#shared/model-config';
+import { DEFAULT_CATALOG, type ModelCatalog } from '#shared/model-config';
 
 const num = (min: number, max: number) => z.number().check(z.minimum(min), z.maximum(max));
 
@@ -57,7 +57,7 @@ export function parseTextCompletionRequest(body: unknown): TextCompletionRequest
 }
 
 /** The chat request the engine runs: the prompt as the raw text to continue. */
-export function toChatRequest(request: TextCompletionRequest, catalog?: ModelCatalog): ChatCompletionRequest {
+export function toChatRequest(request: TextCompletionRequest, catalog: ModelCatalog = DEFAULT_CATALOG): ChatCompletionRequest {
   const prompt = typeof request.prompt === 'string' ? request.prompt : request.prompt[0]!;
   const body: Record<string, unknown> = {
     model: request.model,

@@ -5,7 +5,7 @@ import { lazy, z } from '#shared/protocol/zod';
 import { ApiError, unsupportedParameter } from '#shared/protocol/errors';
 import { bodyFields, validateChatRequest, toApiError } from '#shared/protocol/validate';
 import type { ChatCompletionRequest } from '#shared/protocol/types';
-import type { ModelCatalog } from '#shared/model-config';
+import { DEFAULT_CATALOG, type ModelCatalog } from '#shared/model-config';
 import { itemId, type InputTextPart, type InputImagePart, type ConversationItem } from './items';
 
 // ---- The request ----
@@ -436,7 +436,7 @@ export function toChatRequest(
   request: ResponsesRequest,
   previous: readonly ConversationItem[] = [],
   referenced: ReadonlyMap<string, ConversationItem> = new Map(),
-  catalog?: ModelCatalog,
+  catalog: ModelCatalog = DEFAULT_CATALOG,
 ): Converted {
   const input = normaliseInput(request, referenced, previous);
   const inputItems = input.map(({ item }) => item);
