@@ -14,7 +14,7 @@ import { StartBound, START_TIMEOUT_MS } from './start-bound';
 import { createKey, listKeys, revokeKey, verifyKey, type CreatedKey } from '#shared/keys/key-store';
 import { getWorkspace, registerWorkspace } from '#shared/keys/workspace';
 import { adoptModels, checkUpstreams } from '#shared/catalog';
-import { checkSourceUrls } from '#shared/secrets';
+import { checkModelUrls, checkSourceUrls } from '#shared/secrets';
 import { VARIANT_IDS, type ModelId, type VariantId } from '#shared/variants';
 import type { EngineHost } from '../page/engine-host';
 import { hostEngineFor } from '../page/provider-link';
@@ -170,6 +170,7 @@ export async function settleConfig(load: Promise<InpageConfig>, source: string):
   const catalog = adoptModels(config.models, source);
   checkUpstreams(config.upstreams, catalog, source, location.origin);
   checkSourceUrls(config, location.origin, source);
+  checkModelUrls(config.models, location.origin, source);
   return { config, offered: catalog.variants.map((v) => v.id) };
 }
 

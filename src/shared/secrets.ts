@@ -108,6 +108,38 @@ export function checkSourceUrls(config: Partial<Record<(typeof SOURCE_URLS)[numb
   }
 }
 
+/** A string of a `models` entry that names a place to fetch from: absolute, protocol-relative or relative to the site. */
+const URL_LIKE = /^(?:[a-z][a-z0-9+.-]*:|\/|\.\.?\/)/i;
+
+/**
+ * The `models` setting's own URLs (a GGUF by URL, its projector, a web-llm record's model and library), which every
+ * visitor's browser fetches as well: a key in one, or anything shaped like a key anywhere in an entry, is refused at
+ * start-up, naming the entry's field.
+ */
+export function checkModelUrls(models: unknown, origin: string, source?: string): void {
+  const walk = (value: unknown, where: string): void => {
+    if (typeof value === 'string') {
+      const sourceRefusal = (why: string) => refusal(source ? `${source}: ${where}` : where, why);
+      if (URL_LIKE.test(value)) {
+        let url: URL | null = null;
+        try {
+          url = new URL(value, origin);
+        } catch {
+          // not a URL after all: its text is checked below
+        }
+        const why = url && urlSecret(url);
+        if (why) throw sourceRefusal(why);
+      }
+      if (looksLikeKey(value)) throw sourceRefusal('its text');
+    } else if (Array.isArray(value)) {
+      value.forEach((v, i) => walk(v, `${where}[${i}]`));
+    } else if (typeof value === 'object' && value !== null) {
+      for (const [k, v] of Object.entries(value)) walk(v, `${where}${/^[A-Za-z_$][\w$]*$/.test(k) ? `.${k}` : `[${JSON.stringify(k)}]`}`);
+    }
+  };
+  if (typeof models === 'object' && models !== null) for (const [id, entry] of Object.entries(models)) walk(entry, `models[${JSON.stringify(id)}]`);
+}
+
 function refusal(field: string, why: string): ModelConfigError {
   return new ModelConfigError(
     `${field}: a literal credential in inpage.config.json is refused (${why}): that file is served to every visitor, and every visitor's browser fetches model files from this URL. ` +

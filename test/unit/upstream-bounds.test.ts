@@ -9,7 +9,7 @@ import { ApiError } from '#shared/protocol/errors';
 import { validateChatRequest } from '#shared/protocol/validate';
 import { DEFAULT_BOUNDS, buildUpstreamPlan, type UpstreamSpec } from '#shared/upstreams';
 import { buildCatalog } from '#shared/model-config';
-import { checkSourceUrls, looksLikeKey, redactSecrets } from '#shared/secrets';
+import { checkModelUrls, checkSourceUrls, looksLikeKey, redactSecrets } from '#shared/secrets';
 import { imageUrlAllowed } from '#shared/csp';
 import { DEFAULT_CONFIG } from '#shared/config';
 import { ChunkReader, httpError } from '../../worker/engine/upstream/wire';
@@ -354,6 +354,38 @@ describe('the literal-key check', () => {
       expect(() => checkSourceUrls({ [field]: 'https://cdn.example.com/models' }, ORIGIN)).not.toThrow();
       expect(() => checkSourceUrls({ [field]: '/models' }, ORIGIN)).not.toThrow();
     }
+  });
+  it("refuses a key in the models setting's own URLs (a GGUF, its projector, a web-llm record's files) or text, naming the entry's field", () => {
+    const record = (model: string) => ({ record: { model, model_id: 'Acme-q4f32_1-MLC', model_lib: 'https://cdn.example.com/acme.wasm' } });
+    for (const shape of SHAPES) {
+      for (const [models, where] of [
+        [{ team: { engine: 'llamacpp', gguf: `https://files.example/t.gguf?token=${shape}` } }, 'models["team"].gguf'],
+        [{ team: { engine: 'llamacpp', gguf: ['https://files.example/t-1.gguf', `https://files.example/${shape}/t-2.gguf`] } }, 'models["team"].gguf[1]'],
+        [{ 'svc-vision': { engine: 'llamacpp', gguf: '/v.gguf', mmproj: `/mmproj.gguf?x=${shape}` } }, 'models["svc-vision"].mmproj'],
+        [{ acme: record(`https://user:pw@cdn.example.com/acme`) }, 'models["acme"].record.model'],
+        [{ acme: { ...record('https://cdn.example.com/acme'), note: shape } }, 'models["acme"].note'],
+      ] as const) {
+        expect(() => checkModelUrls(models, ORIGIN, '/inpage.config.json'), `${where} ${shape}`).toThrow(
+          new RegExp(`^/inpage\\.config\\.json: ${where.replace(/[[\]().]/g, '\\$&')}: a literal credential`),
+        );
+      }
+    }
+    // What a deployment writes: public URLs, relative paths, pins (base64 hashes) and model names pass.
+    expect(() =>
+      checkModelUrls(
+        {
+          team: {
+            engine: 'llamacpp',
+            gguf: ['https://files.example/t-00001-of-00002.gguf', '/g/t-00002-of-00002.gguf'],
+            mmproj: './mmproj.gguf',
+            context: 8192,
+          },
+          acme: { ...record('https://cdn.example.com/acme'), integrity: { 'Acme-q4f32_1-MLC': { model_lib: `sha256-${'B'.repeat(43)}=` } } },
+          big: { mode: 'upstream', upstream: { model: 'Qwen/Qwen3-235B-A22B' } },
+        },
+        ORIGIN,
+      ),
+    ).not.toThrow();
   });
   it('the bounds are fields of an upstream with defaults and ranges', () => {
     const p = buildUpstreamPlan({ gpu: { url: 'https://a.example/v1', idleMs: 500, maxToolCalls: 4 } }, buildCatalog({}), ORIGIN);
