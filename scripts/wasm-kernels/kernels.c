@@ -90,33 +90,40 @@ static inline v128_t hsum4_i32x4(v128_t a, v128_t b, v128_t c, v128_t d) {
   wasm_f32x4_mul(fp16x4_to_fp32x4(wasm_i32x4_make((x)[i].d, (x)[(i) + 1].d, (x)[(i) + 2].d, (x)[(i) + 3].d)),        \
                  fp16x4_to_fp32x4(wasm_i32x4_make((y)[i].d, (y)[(i) + 1].d, (y)[(i) + 2].d, (y)[(i) + 3].d)))
 
+// Σ over nb blocks of block_dot(x + i, y + i)·d(x[i])·d(y[i]), for the kernels on 32-weight blocks. Blocks go four at
+// a time: their integer sums are gathered into one vector's lanes, so the scales are converted and applied four at a
+// time instead of one by one in scalar code (the per-block cost that dominated these blocks); the last nb mod 4
+// blocks go one by one.
+#define SUM_BLOCKS4(block_dot, x, y, nb)                                                                              \
+  ({                                                                                                                  \
+    v128_t acc = wasm_f32x4_splat(0.0f);                                                                              \
+    int i = 0;                                                                                                        \
+    for (; i + 4 <= (nb); i += 4) {                                                                                   \
+      const v128_t p = hsum4_i32x4(block_dot((x) + i, (y) + i), block_dot((x) + i + 1, (y) + i + 1),                  \
+                                   block_dot((x) + i + 2, (y) + i + 2), block_dot((x) + i + 3, (y) + i + 3));         \
+      acc = wasm_f32x4_add(acc, wasm_f32x4_mul(wasm_f32x4_convert_i32x4(p), BLOCK_SCALES4(x, y, i)));                 \
+    }                                                                                                                 \
+    for (; i < (nb); i++) {                                                                                           \
+      const float d = fp16_to_fp32((x)[i].d) * fp16_to_fp32((y)[i].d);                                                \
+      const v128_t p = wasm_f32x4_convert_i32x4(block_dot((x) + i, (y) + i));                                        \
+      acc = wasm_f32x4_add(acc, wasm_f32x4_mul(p, wasm_f32x4_splat(d)));                                              \
+    }                                                                                                                 \
+    hsum_f32x4(acc);                                                                                                  \
+  })
+
 // The integer dot product of one q8_0 block pair, as four i32 partial sums.
 static inline v128_t dot_q8_0_block(const block_q8_0 *restrict x, const block_q8_0 *restrict y) {
   return wasm_i32x4_add(dot_i8(wasm_v128_load(x->qs), wasm_v128_load(y->qs)),
                         dot_i8(wasm_v128_load(x->qs + 16), wasm_v128_load(y->qs + 16)));
 }
 
-// Blocks go four at a time: their integer sums are gathered into one vector's lanes, so the scales are converted
-// and applied four at a time instead of one by one in scalar code (the per-block cost that dominated these
-// 32-weight blocks); the last n/32 mod 4 blocks go one by one.
 void EXPORT(ggml_vec_dot_q8_0_q8_0)(int n, float *restrict s, size_t bs, const void *restrict vx, size_t bx,
                                     const void *restrict vy, size_t by, int nrc) {
   (void)bs, (void)bx, (void)by, (void)nrc;
   const block_q8_0 *restrict x = vx;
   const block_q8_0 *restrict y = vy;
   const int nb = n / 32;
-  v128_t acc = wasm_f32x4_splat(0.0f);
-  int i = 0;
-  for (; i + 4 <= nb; i += 4) {
-    const v128_t p = hsum4_i32x4(dot_q8_0_block(x + i, y + i), dot_q8_0_block(x + i + 1, y + i + 1),
-                                 dot_q8_0_block(x + i + 2, y + i + 2), dot_q8_0_block(x + i + 3, y + i + 3));
-    acc = wasm_f32x4_add(acc, wasm_f32x4_mul(wasm_f32x4_convert_i32x4(p), BLOCK_SCALES4(x, y, i)));
-  }
-  for (; i < nb; i++) {
-    const float d = fp16_to_fp32(x[i].d) * fp16_to_fp32(y[i].d);
-    acc = wasm_f32x4_add(acc, wasm_f32x4_mul(wasm_f32x4_convert_i32x4(dot_q8_0_block(x + i, y + i)), wasm_f32x4_splat(d)));
-  }
-  *s = hsum_f32x4(acc);
+  *s = SUM_BLOCKS4(dot_q8_0_block, x, y, nb);
 }
 
 // The integer dot product of one q4_0 block (nibble − 8) with a q8_0 block, as four i32 partial sums.
@@ -144,18 +151,7 @@ void EXPORT(ggml_vec_dot_q4_0_q8_0)(int n, float *restrict s, size_t bs, const v
   const block_q4_0 *restrict x = vx;
   const block_q8_0 *restrict y = vy;
   const int nb = n / 32;
-  v128_t acc = wasm_f32x4_splat(0.0f);
-  int i = 0;
-  for (; i + 4 <= nb; i += 4) {
-    const v128_t p = hsum4_i32x4(dot_q4_0_block(x + i, y + i), dot_q4_0_block(x + i + 1, y + i + 1),
-                                 dot_q4_0_block(x + i + 2, y + i + 2), dot_q4_0_block(x + i + 3, y + i + 3));
-    acc = wasm_f32x4_add(acc, wasm_f32x4_mul(wasm_f32x4_convert_i32x4(p), BLOCK_SCALES4(x, y, i)));
-  }
-  for (; i < nb; i++) {
-    const float d = fp16_to_fp32(x[i].d) * fp16_to_fp32(y[i].d);
-    acc = wasm_f32x4_add(acc, wasm_f32x4_mul(wasm_f32x4_convert_i32x4(dot_q4_0_block(x + i, y + i)), wasm_f32x4_splat(d)));
-  }
-  *s = hsum_f32x4(acc);
+  *s = SUM_BLOCKS4(dot_q4_0_block, x, y, nb);
 }
 
 // Σ u[i]·s[i] for u in 0..15 (nibbles as bytes) and s signed bytes, over 32 pairs (u0·s0 and u1·s1), as eight i16
