@@ -29,7 +29,14 @@ export class StartBound {
   within<T>(promise: Promise<T>, step: string, check: string): Promise<T> {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const ended = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(this.expired(step, check)), this.left());
+      // A timer may fire a little before its time (Node starts it from the event loop's cached clock): the step is
+      // refused only once the bound has really passed, so the error never comes with time still left.
+      const wait = () => {
+        const left = this.left();
+        if (left > 0) timer = setTimeout(wait, left);
+        else reject(this.expired(step, check));
+      };
+      wait();
     });
     return Promise.race([promise, ended]).finally(() => clearTimeout(timer));
   }
