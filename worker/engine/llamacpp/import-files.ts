@@ -10,6 +10,7 @@ import type { ImportFile, ImportProgress, ImportReport } from '#shared/wire/engi
 import type { ModelId } from '#shared/variants';
 import { fileName, splitParts, weightGroups, type GgufSource } from './models';
 import type { Variant } from '#shared/variants';
+import { importReport } from '../common/import-report';
 
 export interface GgufImportEntry {
   url: string;
@@ -128,15 +129,5 @@ export async function importGguf(
       done += entry.source.file.size;
     }
   }
-  return {
-    imported: plan.models.map((m) => ({
-      modelId: m.modelId,
-      variants: m.variants,
-      folder: m.folder,
-      files: m.entries.length,
-      bytes: m.bytes,
-      warnings: m.warnings,
-    })),
-    problems: plan.problems,
-  };
+  return importReport(plan);
 }

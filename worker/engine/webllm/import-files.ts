@@ -11,6 +11,7 @@ import type { ImportFile, ImportProgress, ImportReport } from '#shared/wire/engi
 import type { ModelId } from '#shared/variants';
 import type { ModelCatalog } from '#shared/model-config';
 import { appConfigFor, baseRecord, modelIdOf, recordFor, weightGroups, variantsOfGroup, type ModelSource } from './models';
+import { importReport } from '../common/import-report';
 
 export type { ImportFile, ImportProgress, ImportReport };
 
@@ -242,17 +243,7 @@ export async function importIntoCache(
 ): Promise<ImportReport> {
   const plan = await planImport(catalog, files, source, origin);
   await writeImport(plan, onProgress);
-  return {
-    imported: plan.models.map((m) => ({
-      modelId: m.modelId,
-      variants: m.variants,
-      folder: m.folder,
-      files: m.entries.length,
-      bytes: m.bytes,
-      warnings: m.warnings,
-    })),
-    problems: plan.problems,
-  };
+  return importReport(plan);
 }
 
 /** The model ids inpage can run whose files are all cached for `source`, by web-llm's own hasModelInCache. */
