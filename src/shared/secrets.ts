@@ -92,19 +92,11 @@ export function secretRefusal(where: string): ModelConfigError {
 const SOURCE_URLS = ['modelBaseUrl', 'modelLibBaseUrl', 'ggufBaseUrl'] as const;
 
 export function checkSourceUrls(config: Partial<Record<(typeof SOURCE_URLS)[number], string>>, origin: string, source?: string): void {
-  const sourceRefusal = (field: string, why: string) => refusal(source ? `${source}: ${field}` : field, why);
   for (const field of SOURCE_URLS) {
     const raw = config[field];
     if (typeof raw !== 'string' || raw === '') continue;
-    let url: URL;
-    try {
-      url = new URL(raw, origin);
-    } catch {
-      if (looksLikeKey(raw)) throw sourceRefusal(field, 'its text');
-      continue;
-    }
-    const why = urlSecret(url);
-    if (why) throw sourceRefusal(field, why);
+    const why = secretIn(raw, origin, true);
+    if (why) throw refusal(source ? `${source}: ${field}` : field, why);
   }
 }
 
@@ -117,27 +109,50 @@ const URL_LIKE = /^(?:[a-z][a-z0-9+.-]*:|\/|\.\.?\/)/i;
  * start-up, naming the entry's field.
  */
 export function checkModelUrls(models: unknown, origin: string, source?: string): void {
-  const walk = (value: unknown, where: string): void => {
-    if (typeof value === 'string') {
-      const sourceRefusal = (why: string) => refusal(source ? `${source}: ${where}` : where, why);
-      if (URL_LIKE.test(value)) {
-        let url: URL | null = null;
-        try {
-          url = new URL(value, origin);
-        } catch {
-          // not a URL after all: its text is checked below
-        }
-        const why = url && urlSecret(url);
-        if (why) throw sourceRefusal(why);
-      }
-      if (looksLikeKey(value)) throw sourceRefusal('its text');
-    } else if (Array.isArray(value)) {
-      value.forEach((v, i) => walk(v, `${where}[${i}]`));
-    } else if (typeof value === 'object' && value !== null) {
-      for (const [k, v] of Object.entries(value)) walk(v, `${where}${/^[A-Za-z_$][\w$]*$/.test(k) ? `.${k}` : `[${JSON.stringify(k)}]`}`);
+  if (typeof models !== 'object' || models === null) return;
+  for (const [id, entry] of Object.entries(models)) {
+    walkStrings(entry, `models[${JSON.stringify(id)}]`, (text, where) => {
+      const why = secretIn(text, origin, URL_LIKE.test(text));
+      if (why) throw refusal(source ? `${source}: ${where}` : where, why);
+    });
+  }
+}
+
+/**
+ * Why `text` carries a credential, or null: as a URL (`url`: absolute or relative to `origin`; urlSecret), and as
+ * text shaped like a key anywhere in it.
+ */
+function secretIn(text: string, origin: string, url: boolean): string | null {
+  if (url) {
+    try {
+      const why = urlSecret(new URL(text, origin));
+      if (why) return why;
+    } catch {
+      // not a URL after all: its text is checked below
     }
-  };
-  if (typeof models === 'object' && models !== null) for (const [id, entry] of Object.entries(models)) walk(entry, `models[${JSON.stringify(id)}]`);
+  }
+  return looksLikeKey(text) ? 'its text' : null;
+}
+
+/**
+ * Calls `onString` with each string inside `value` (arrays and objects walked) and where it is, as a path from
+ * `where` (`.name`, `["odd name"]`, `[0]`); `onKey` sees each object key first, with the path it leads to.
+ */
+export function walkStrings(
+  value: unknown,
+  where: string,
+  onString: (text: string, where: string) => void,
+  onKey?: (key: string, where: string) => void,
+): void {
+  if (typeof value === 'string') onString(value, where);
+  else if (Array.isArray(value)) value.forEach((v, i) => walkStrings(v, `${where}[${i}]`, onString, onKey));
+  else if (typeof value === 'object' && value !== null) {
+    for (const [k, v] of Object.entries(value)) {
+      const at = `${where}${/^[A-Za-z_$][\w$]*$/.test(k) ? `.${k}` : `[${JSON.stringify(k)}]`}`;
+      onKey?.(k, at);
+      walkStrings(v, at, onString, onKey);
+    }
+  }
 }
 
 function refusal(field: string, why: string): ModelConfigError {

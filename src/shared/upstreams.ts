@@ -4,7 +4,7 @@
 // the browser's cookies (`credentials: "include"`), which holds the real secret and forwards, or lets a person add a
 // connection of their own in the workspace (src/shared/upstream-connections.ts).
 import { ModelConfigError, type HybridMode, type ModelCatalog } from './model-config';
-import { looksLikeKey, secretRefusal, urlSecret } from './secrets';
+import { looksLikeKey, secretRefusal, urlSecret, walkStrings } from './secrets';
 
 /** How a server speaks OpenAI's wire (what each one does differently: worker/engine/upstream/dialects.ts). */
 export const DIALECTS = ['openai', 'vllm', 'ollama', 'llama-server'] as const;
@@ -81,14 +81,16 @@ const at = (name: string, field?: string) => `upstreams[${JSON.stringify(name)}]
 
 /** Refuses anything in `value` that looks like a secret (src/shared/secrets.ts), naming where it is. */
 function refuseSecrets(value: unknown, where: string): void {
-  if (typeof value === 'string' && looksLikeKey(value)) throw secretRefusal(where);
-  if (Array.isArray(value)) value.forEach((v, i) => refuseSecrets(v, `${where}[${i}]`));
-  else if (value && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) {
-      if (SECRET_FIELD.test(k)) throw secretRefusal(`${where}.${k}`);
-      refuseSecrets(v, `${where}.${k}`);
-    }
-  }
+  walkStrings(
+    value,
+    where,
+    (text, at) => {
+      if (looksLikeKey(text)) throw secretRefusal(at);
+    },
+    (key, at) => {
+      if (SECRET_FIELD.test(key)) throw secretRefusal(at);
+    },
+  );
 }
 
 /** An upstream base URL, checked: http(s), no user or password, no key in its query (names or values) or path. Relative: on `origin`. */
