@@ -7,7 +7,7 @@ import type { ModelStatus } from '#shared/wire/engine-port';
 import { sizeText, type ShownSize } from '../../kit/download-ask';
 import { thinkingHere } from '../../kit/model-facts';
 import { STATE_LABEL } from '../../kit/model-state';
-import type { Panel } from './panel';
+import { panelButton, type Panel } from './panel';
 import { duplicateConversation, updateCurrent, type Conversation } from './state/chat';
 import { exportJson, exportMarkdown, exportName } from './state/conversation-request';
 
@@ -172,31 +172,12 @@ export function ChatHead(props: ChatHeadProps) {
   return h(
     'div',
     { class: 'pg-head' },
-    h(
-      'button',
-      {
-        type: 'button',
-        class: 'button small pg-chats-button',
-        ref: chats.button,
-        'aria-expanded': chats.open ? 'true' : 'false',
-        'aria-controls': 'pg-chats-panel',
-        onClick: () => chats.toggle(),
-      },
-      h('span', { 'aria-hidden': 'true' }, '☰ '),
-      'Chats',
-    ),
+    h('button', { class: 'button small pg-chats-button', ...panelButton(chats, 'pg-chats-panel') }, h('span', { 'aria-hidden': 'true' }, '☰ '), 'Chats'),
     h('h2', { class: 'pg-title', 'data-testid': 'chat-title', title: conversation.title, tabIndex: -1 }, conversation.title),
     h(ModelPicker, props),
     h(
       'button',
-      {
-        type: 'button',
-        class: 'button small',
-        ref: settings.button,
-        'aria-expanded': settings.open ? 'true' : 'false',
-        'aria-controls': 'pg-settings',
-        onClick: () => settings.toggle(),
-      },
+      { class: 'button small', ...panelButton(settings, 'pg-settings') },
       'Settings',
       settingsCount ? h('span', { class: 'muted' }, ` (${settingsCount})`) : null,
     ),

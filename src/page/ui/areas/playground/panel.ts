@@ -36,3 +36,14 @@ export function usePanel(name: string): Panel {
   }, [open, name]);
   return { open, toggle, button, panel };
 }
+
+/** The attributes of the button that opens and closes `panel`, whose element has the id `controls`. */
+export function panelButton(panel: Panel, controls: string) {
+  return {
+    type: 'button' as const,
+    ref: panel.button,
+    'aria-expanded': panel.open ? ('true' as const) : ('false' as const),
+    'aria-controls': controls,
+    onClick: () => panel.toggle(),
+  };
+}
