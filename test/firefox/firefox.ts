@@ -26,13 +26,20 @@ export function build(kind: 'test' | 'production'): void {
 /**
  * Launches Firefox ESR headless with a fresh profile (puppeteer makes one in a temporary folder and removes it
  * on close) for the file's tests, and closes it after them, failed or not. Service workers need nothing more:
- * they are on in a default profile, and http://127.0.0.1 is a secure context.
+ * they are on in a default profile, and http://127.0.0.1 is a secure context. `prefs` are set in that profile.
  */
-export function firefox(): () => Browser {
+export function firefox(prefs: Record<string, unknown> = {}): () => Browser {
   let browser: Browser | undefined;
   before(
     async () => {
-      browser = await puppeteer.launch({ browser: 'firefox', protocol: 'webDriverBiDi', executablePath: FIREFOX_PATH, headless: true, timeout: WAIT_MS });
+      browser = await puppeteer.launch({
+        browser: 'firefox',
+        protocol: 'webDriverBiDi',
+        executablePath: FIREFOX_PATH,
+        headless: true,
+        timeout: WAIT_MS,
+        extraPrefsFirefox: prefs,
+      });
     },
     { timeout: 2 * WAIT_MS },
   );

@@ -39,12 +39,20 @@ describe('Firefox ESR, production build, llama.cpp', { timeout: 240_000 }, () =>
     const adapter = await page.evaluate(async () => (await window.inpageReady)!.engine!.control.adapter());
     assert.equal(adapter.available, false);
     const key = await makeKey(evaluator(page));
-
+    // What the page logged, printed if the answer fails (a failure here once came after 60 s with no cause).
+    const logs: string[] = [];
+    page.on('console', (message) => logs.push(`${message.type()}: ${message.text()}`));
+    const asked = performance.now();
     const answer = await chat(evaluator(page), key, {
       model: 'svc-model-5.2-short',
       messages: [{ role: 'user', content: 'Hello' }],
       temperature: 0,
       max_tokens: 12,
+    }).catch(async (err: unknown) => {
+      const states = await page
+        .evaluate(async (key: string) => (await fetch('/v1/models', { headers: { authorization: `Bearer ${key}` } })).text(), key)
+        .catch((e: unknown) => String(e));
+      throw new Error(`${String(err)} after ${Math.round(performance.now() - asked)} ms; /v1/models: ${states}; page console: ${logs.join(' | ')}`);
     });
     assert.equal(answer.status, 200, answer.text);
     const body = answer.json as Completion;

@@ -18,12 +18,24 @@ import { ENGINE_FILES, engineCache, engineOfPath, withoutHash, type EngineKind }
 import { EngineLink } from '#shared/wire/engine-link';
 import { serveWorkerScript } from './policy';
 import { drainUsage } from './usage-book';
+import { StayAwake } from './stay-awake';
 import { errorResponse } from './respond';
 import { holdForLife, whenReleased } from '#shared/life-locks';
 import { ApiError } from '#shared/protocol/errors';
 import { isolated } from '#shared/isolation';
 import { DEFAULT_CATALOG, type ModelCatalog } from '#shared/model-config';
-import { PONG, engineFailure, isClaimRequest, isPing, isPortOffer, offerCatalog, offerLock, offerLockPending, offerProvider } from '#shared/wire/page-messages';
+import {
+  PONG,
+  engineFailure,
+  isClaimRequest,
+  isPing,
+  isPortOffer,
+  isStayAwake,
+  offerCatalog,
+  offerLock,
+  offerLockPending,
+  offerProvider,
+} from '#shared/wire/page-messages';
 
 declare const self: ServiceWorkerGlobalScope;
 
@@ -92,6 +104,8 @@ export function startInpage(options: StartOptions): void {
   // `installInpage({config})` reaches it too); the app's model routes read it through their caller (access.ts).
   let catalog: ModelCatalog = DEFAULT_CATALOG;
   const app = createApp(link, api, () => catalog);
+  // While a /v1 request is in progress, the pages are asked for a message now and then (stay-awake.ts).
+  const awake = new StayAwake();
   // Uses a previous life of this worker journaled but did not get to book (stopped, or the database blocked).
   void drainUsage();
 
@@ -120,6 +134,8 @@ export function startInpage(options: StartOptions): void {
       link.failure = failure;
       return;
     }
+    // A page's answer to the stay-awake ask: the event itself is what counts.
+    if (isStayAwake(event.data)) return;
     if (isPing(event.data)) {
       // installInpage({serviceWorker: 'own'}) asks whether the app's worker runs inpage.
       event.ports[0]?.postMessage(PONG);
@@ -142,13 +158,15 @@ export function startInpage(options: StartOptions): void {
     }
     if (url.origin !== self.location.origin || apiRoute(url.pathname, api) === null) return;
     const context = {
-      waitUntil: (promise: Promise<unknown>) => event.waitUntil(promise),
+      waitUntil: (promise: Promise<unknown>) => event.waitUntil(awake.forEvent(promise)),
       passThroughOnException: () => undefined,
       props: {},
     };
     event.respondWith(
-      Promise.resolve(app.fetch(event.request, {}, context)).catch((err: unknown) =>
-        errorResponse(new ApiError('internal_error', `The service worker failed: ${ApiError.from(err).message}`)),
+      awake.hold(
+        Promise.resolve(app.fetch(event.request, {}, context)).catch((err: unknown) =>
+          errorResponse(new ApiError('internal_error', `The service worker failed: ${ApiError.from(err).message}`)),
+        ),
       ),
     );
   });

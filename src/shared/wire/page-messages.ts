@@ -119,6 +119,23 @@ export function isClaimRequest(data: unknown): boolean {
   return typeof data === 'object' && data !== null && (data as { type?: unknown }).type === CLAIM_REQUEST.type;
 }
 
+/**
+ * Service worker → pages: it is answering a /v1 request and asks for a message back (`STAY_AWAKE`), so the browser
+ * counts it busy (Firefox stops a worker 60 s after its last event, even with a request in progress:
+ * worker/sw/stay-awake.ts).
+ */
+export const STAY_AWAKE_ASK = { type: 'inpage:stay-awake-ask' } as const;
+/** Page → service worker: the message asked for; it needs no answer. */
+export const STAY_AWAKE = { type: 'inpage:stay-awake' } as const;
+
+export function isStayAwakeAsk(data: unknown): boolean {
+  return typeof data === 'object' && data !== null && (data as { type?: unknown }).type === STAY_AWAKE_ASK.type;
+}
+
+export function isStayAwake(data: unknown): boolean {
+  return typeof data === 'object' && data !== null && (data as { type?: unknown }).type === STAY_AWAKE.type;
+}
+
 /** A page asks the worker that controls it whether it runs inpage (installInpage with the app's own worker). */
 export const PING = { type: 'inpage:ping' } as const;
 /** The answer, on the port sent with the ping. */
