@@ -22,7 +22,7 @@ import { claimEngine, type EngineLeadership } from '../page/engine-lock';
 import { modelTools, type ModelTools } from '../page/model-import';
 import { requestPersistence, storageReport } from '../page/storage';
 import { registerServiceWorker, watchServiceWorker, type ServiceWorkerSpec } from '../page/sw-registration';
-import { CLAIM_REQUEST, PING, engineFailed, isPong } from '#shared/wire/page-messages';
+import { CLAIM_REQUEST, PING, engineFailed, PONG, isMessage } from '#shared/wire/page-messages';
 import { ENGINE_WORKER_URL } from '../page/engine-host';
 
 export type { InpageConfig, ModelId, VariantId, EngineHost, CreatedKey };
@@ -151,7 +151,7 @@ async function ownWorkerRunsInpage(): Promise<string> {
   const controller = sw.controller!;
   const channel = new MessageChannel();
   const answered = new Promise<boolean>((resolve) => {
-    channel.port1.onmessage = (event) => resolve(isPong(event.data));
+    channel.port1.onmessage = (event) => resolve(isMessage(event.data, PONG));
   });
   controller.postMessage(PING, [channel.port2]);
   const runsInpage = await Promise.race([answered, new Promise<false>((resolve) => setTimeout(() => resolve(false), 3000))]);

@@ -11,7 +11,7 @@ import type { AdapterReport, EngineControl } from '#shared/wire/engine-control';
 import { providerServes, type FromEngine, type ModelStatus, type ProviderNote } from '#shared/wire/engine-port';
 import { HELLO, OFFER, REFUSED, WAITING, messageType, type ControlReply } from '#shared/wire/provider-messages';
 import { hostEngine, type EngineHost } from './engine-host';
-import { isPortRequest, PORT_CHANNEL, portOffer, portRequestId } from '#shared/wire/page-messages';
+import { PORT_REQUEST, isMessage, PORT_CHANNEL, portOffer, portRequestId } from '#shared/wire/page-messages';
 
 /** The provider's frame: `modelProvider` as given, or its provider.html when it names an origin only. */
 export function providerFrameUrl(setting: string, base: string): URL {
@@ -237,11 +237,11 @@ class ProviderHost implements EngineHost {
       void this.offer(to, this.newPort());
     };
     sw.addEventListener('message', (event) => {
-      if (isPortRequest(event.data) && event.source instanceof ServiceWorker) answer(event.data, event.source);
+      if (isMessage(event.data, PORT_REQUEST) && event.source instanceof ServiceWorker) answer(event.data, event.source);
     });
     if (typeof BroadcastChannel !== 'undefined') {
       new BroadcastChannel(PORT_CHANNEL).addEventListener('message', (event) => {
-        if (isPortRequest(event.data) && sw.controller) answer(event.data, sw.controller);
+        if (isMessage(event.data, PORT_REQUEST) && sw.controller) answer(event.data, sw.controller);
       });
     }
     sw.addEventListener('controllerchange', () => {

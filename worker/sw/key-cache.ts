@@ -17,7 +17,8 @@
 // start, dropped by a change message or after TTL_MS, and trusted only for good keys.
 import { openDatabase, type KeyRecord } from '#shared/keys/db';
 import { hashKey, isWellFormedKey } from '#shared/keys/key-format';
-import { KEYS_CHANNEL, isKeysChanged, verdictOf, verifyKey, verifyKeyHash, type Verdict } from '#shared/keys/key-store';
+import { KEYS_CHANNEL, KEYS_CHANGED, verdictOf, verifyKey, verifyKeyHash, type Verdict } from '#shared/keys/key-store';
+import { isMessage } from '#shared/wire/page-messages';
 
 const TTL_MS = 5_000;
 const MAX_ENTRIES = 256;
@@ -86,7 +87,7 @@ export async function verifyKeyCached(presented: string): Promise<Verdict> {
 export function listenForKeyChanges(scope: typeof globalThis): void {
   if (typeof ServiceWorkerGlobalScope === 'undefined' || !(scope instanceof ServiceWorkerGlobalScope)) return;
   scope.addEventListener('message', (event) => {
-    if (!isKeysChanged(event.data)) return;
+    if (!isMessage(event.data, KEYS_CHANGED)) return;
     forgetKeys();
     event.ports[0]?.postMessage(event.data);
   });

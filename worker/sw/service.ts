@@ -27,10 +27,11 @@ import { DEFAULT_CATALOG, type ModelCatalog } from '#shared/model-config';
 import {
   PONG,
   engineFailure,
-  isClaimRequest,
-  isPing,
-  isPortOffer,
-  isStayAwake,
+  CLAIM_REQUEST,
+  isMessage,
+  PING,
+  PORT_OFFER,
+  STAY_AWAKE,
   offerCatalog,
   offerLock,
   offerLockPending,
@@ -125,7 +126,7 @@ export function startInpage(options: StartOptions): void {
 
   self.addEventListener('message', (event) => {
     // A page this worker does not control asks it to (see src/page/sw-registration.ts).
-    if (isClaimRequest(event.data)) {
+    if (isMessage(event.data, CLAIM_REQUEST)) {
       event.waitUntil(self.clients.claim());
       return;
     }
@@ -135,14 +136,14 @@ export function startInpage(options: StartOptions): void {
       return;
     }
     // A page's answer to the stay-awake ask: the event itself is what counts.
-    if (isStayAwake(event.data)) return;
-    if (isPing(event.data)) {
+    if (isMessage(event.data, STAY_AWAKE)) return;
+    if (isMessage(event.data, PING)) {
       // installInpage({serviceWorker: 'own'}) asks whether the app's worker runs inpage.
       event.ports[0]?.postMessage(PONG);
       return;
     }
     const port = event.ports[0];
-    if (isPortOffer(event.data) && port) {
+    if (isMessage(event.data, PORT_OFFER) && port) {
       catalog = offerCatalog(event.data) ?? catalog;
       link.provider = offerProvider(event.data) ?? null;
       link.adopt(port, offerLock(event.data), offerLockPending(event.data));

@@ -11,10 +11,6 @@ export const KEYS_CHANNEL = 'inpage-keys';
 /** Page → service worker after a change to the keys store; the worker answers on the message's port. */
 export const KEYS_CHANGED = { type: 'inpage:keys-changed' } as const;
 
-export function isKeysChanged(data: unknown): boolean {
-  return typeof data === 'object' && data !== null && (data as { type?: unknown }).type === KEYS_CHANGED.type;
-}
-
 /** How long a change waits for the service worker's acknowledgment before going on without it. */
 const ACK_TIMEOUT_MS = 2000;
 

@@ -1,6 +1,12 @@
-// The two messages that hand the engine's MessagePort from a page to the service worker.
+// The messages between the pages and the service worker: the engine's MessagePort handed over, and the small
+// ones around it (claim, engine failure, ping, stay awake).
 import type { ModelCatalog } from '../model-config';
 import type { ProviderNote } from './engine-port';
+
+/** Whether `data` is a message of `kind` (an object whose `type` is the kind's). */
+export function isMessage(data: unknown, kind: { readonly type: string }): boolean {
+  return typeof data === 'object' && data !== null && (data as { type?: unknown }).type === kind.type;
+}
 
 /** Service worker → pages: "I have no engine port; whoever hosts the engine, send one." */
 export const PORT_REQUEST = { type: 'inpage:engine-port-request' } as const;
@@ -88,14 +94,6 @@ export function offerLock(data: unknown): string | undefined {
   return typeof lock === 'string' && lock.length > 0 ? lock : undefined;
 }
 
-export function isPortRequest(data: unknown): boolean {
-  return typeof data === 'object' && data !== null && (data as { type?: unknown }).type === PORT_REQUEST.type;
-}
-
-export function isPortOffer(data: unknown): boolean {
-  return typeof data === 'object' && data !== null && (data as { type?: unknown }).type === PORT_OFFER.type;
-}
-
 /** A page asks an active service worker that does not control it to take control (it calls clients.claim()). */
 export const CLAIM_REQUEST = { type: 'inpage:claim' } as const;
 
@@ -115,10 +113,6 @@ export function engineFailure(data: unknown): string | undefined {
   return message?.type === ENGINE_FAILED && typeof message.why === 'string' ? message.why.slice(0, 2000) : undefined;
 }
 
-export function isClaimRequest(data: unknown): boolean {
-  return typeof data === 'object' && data !== null && (data as { type?: unknown }).type === CLAIM_REQUEST.type;
-}
-
 /**
  * Service worker → pages: it is answering a /v1 request and asks for a message back (`STAY_AWAKE`), so the browser
  * counts it busy (Firefox stops a worker 60 s after its last event, even with a request in progress:
@@ -128,23 +122,7 @@ export const STAY_AWAKE_ASK = { type: 'inpage:stay-awake-ask' } as const;
 /** Page → service worker: the message asked for; it needs no answer. */
 export const STAY_AWAKE = { type: 'inpage:stay-awake' } as const;
 
-export function isStayAwakeAsk(data: unknown): boolean {
-  return typeof data === 'object' && data !== null && (data as { type?: unknown }).type === STAY_AWAKE_ASK.type;
-}
-
-export function isStayAwake(data: unknown): boolean {
-  return typeof data === 'object' && data !== null && (data as { type?: unknown }).type === STAY_AWAKE.type;
-}
-
 /** A page asks the worker that controls it whether it runs inpage (installInpage with the app's own worker). */
 export const PING = { type: 'inpage:ping' } as const;
 /** The answer, on the port sent with the ping. */
 export const PONG = { type: 'inpage:pong' } as const;
-
-export function isPing(data: unknown): boolean {
-  return typeof data === 'object' && data !== null && (data as { type?: unknown }).type === PING.type;
-}
-
-export function isPong(data: unknown): boolean {
-  return typeof data === 'object' && data !== null && (data as { type?: unknown }).type === PONG.type;
-}
