@@ -2,11 +2,14 @@
 // cannot download its own Firefox here), the builds it serves, and the workspace steps done through the UI.
 // Run by node's own test runner (`npm run test:firefox`); TypeScript through register-ts.mjs.
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before } from 'node:test';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { displayForm, isWellFormedKey } from '#shared/keys/key-format';
 import type { Evaluator } from '../browser/helpers';
-import { REPO_ROOT } from '../browser/static-server';
+import { PROD_BUILD_DIR, REPO_ROOT, TEST_BUILD_DIR } from '../browser/static-server';
 
 export const FIREFOX_PATH = process.env.FIREFOX_PATH ?? '/usr/bin/firefox-esr';
 /** Every wait of the smoke set (a locator, a condition, a navigation, Firefox's start) ends by then. */
@@ -14,13 +17,40 @@ export const WAIT_MS = 30_000;
 /** A build and the start of its server end by then. */
 export const SETUP_MS = 180_000;
 
-/** Builds the test build (`--mode test`) or the production build into dist*, as Playwright's web servers do. */
+/**
+ * What a build is made from: its kind, INPAGE_BUILD_SUFFIX, the commit, the uncommitted changes and the untracked
+ * files git does not ignore. Null outside a git checkout (every build is then made afresh).
+ */
+function buildKey(kind: 'test' | 'production'): string | null {
+  const git = (args: string[]) => execFileSync('git', args, { cwd: REPO_ROOT, maxBuffer: 256 * 1024 * 1024 });
+  try {
+    const hash = createHash('sha256').update(`${kind}\0${process.env.INPAGE_BUILD_SUFFIX ?? ''}\0`);
+    hash.update(git(['rev-parse', 'HEAD'])).update(git(['diff', 'HEAD', '--binary']));
+    for (const path of git(['ls-files', '--others', '--exclude-standard', '-z']).toString().split('\0').filter(Boolean)) {
+      hash.update(`${path}\0`).update(readFileSync(join(REPO_ROOT, path)));
+    }
+    return hash.digest('hex');
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Builds the test build (`--mode test`) or the production build into dist*, as Playwright's web servers do; the
+ * smoke sets' files each ask, and a build made from the same sources by an earlier file (its key in the folder's
+ * `.smoke-build-key`) is used again instead of being made a second time.
+ */
 export function build(kind: 'test' | 'production'): void {
+  const marker = join(kind === 'test' ? TEST_BUILD_DIR : PROD_BUILD_DIR, '.smoke-build-key');
+  const key = buildKey(kind);
+  if (key !== null && existsSync(marker) && readFileSync(marker, 'utf8') === key) return;
+  rmSync(marker, { force: true });
   execFileSync('npx', ['vite', 'build', '--logLevel', 'error', ...(kind === 'test' ? ['--mode', 'test'] : [])], {
     cwd: REPO_ROOT,
     stdio: ['ignore', 'ignore', 'inherit'],
     timeout: SETUP_MS,
   });
+  if (key !== null) writeFileSync(marker, key);
 }
 
 /**
