@@ -21,7 +21,7 @@ import { hostEngineFor } from '../page/provider-link';
 import { claimEngine, type EngineLeadership } from '../page/engine-lock';
 import { modelTools, type ModelTools } from '../page/model-import';
 import { requestPersistence, storageReport } from '../page/storage';
-import { registerServiceWorker, watchServiceWorker, type ServiceWorkerSpec } from '../page/sw-registration';
+import { answerStayAwakeAsks, registerServiceWorker, watchServiceWorker, type ServiceWorkerSpec } from '../page/sw-registration';
 import { CLAIM_REQUEST, PING, engineFailed, PONG, isMessage } from '#shared/wire/page-messages';
 import { ENGINE_WORKER_URL } from '../page/engine-host';
 
@@ -199,6 +199,7 @@ export function startServiceCore(options: ServiceCoreOptions) {
   const own = options.worker === 'own';
   const spec = options.worker === 'own' ? null : options.worker;
   const { bound } = options;
+  answerStayAwakeAsks();
   // The worker's scope is the app's base: the API answers at `<scope>v1`.
   const controlled: Promise<string> = spec
     ? bound

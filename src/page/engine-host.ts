@@ -7,7 +7,7 @@ import type { InpageConfig } from '#shared/config';
 import type { EngineControl } from '#shared/wire/engine-control';
 import type { ModelStatus, ProviderNote } from '#shared/wire/engine-port';
 import { whenReleased } from '#shared/life-locks';
-import { PORT_REQUEST, isMessage, STAY_AWAKE_ASK, PORT_CHANNEL, portOffer, portRequestId, STAY_AWAKE } from '#shared/wire/page-messages';
+import { PORT_REQUEST, isMessage, PORT_CHANNEL, portOffer, portRequestId } from '#shared/wire/page-messages';
 import { START_TIMEOUT_MS } from '../lib/start-bound';
 // The engine worker's script as built, named relative to this module's own file, so it is found at any base path.
 import engineWorkerScript from '../../worker/engine/engine-worker.ts?worker&url';
@@ -331,10 +331,7 @@ export async function hostEngine(
   sw.addEventListener(
     'message',
     (event) => {
-      if (!(event.source instanceof ServiceWorker)) return;
-      if (isMessage(event.data, PORT_REQUEST)) answer(event.data, event.source);
-      // The service worker is answering a request and asks for an event (worker/sw/stay-awake.ts).
-      else if (isMessage(event.data, STAY_AWAKE_ASK)) event.source.postMessage(STAY_AWAKE);
+      if (isMessage(event.data, PORT_REQUEST) && event.source instanceof ServiceWorker) answer(event.data, event.source);
     },
     { signal },
   );

@@ -6,7 +6,7 @@
 // site's data. `watchServiceWorker` notices (its registration is gone, or the page lost its controller) and
 // registers it again; when that fails it says so and offers a restart.
 
-import { CLAIM_REQUEST } from '#shared/wire/page-messages';
+import { CLAIM_REQUEST, STAY_AWAKE, STAY_AWAKE_ASK, isMessage } from '#shared/wire/page-messages';
 
 /** How long an installed, active worker may take to control this page before the page says why not. */
 export const CONTROL_TIMEOUT_MS = 4000;
@@ -124,4 +124,15 @@ export function watchServiceWorker(handlers: { onLost(reason: string): void; onR
       sw.removeEventListener('controllerchange', check);
     },
   };
+}
+
+/**
+ * Answers the service worker's asks for a message while it answers a request (worker/sw/stay-awake.ts): each answer
+ * is an event, which keeps a busy worker alive. Every page that starts inpage answers, whatever serves its requests
+ * (its own engine, another tab's, or the model provider's).
+ */
+export function answerStayAwakeAsks(): void {
+  navigator.serviceWorker?.addEventListener('message', (event) => {
+    if (isMessage(event.data, STAY_AWAKE_ASK) && event.source instanceof ServiceWorker) event.source.postMessage(STAY_AWAKE);
+  });
 }

@@ -4,6 +4,7 @@
 // origin hands it over) and the key records: both are asked for here, so they are on their way while the rest of
 // the script is evaluated and the request's key is checked.
 import { primeKeys } from './key-cache';
+import { postToPages } from './pages';
 import { PORT_CHANNEL, portRequest } from '#shared/wire/page-messages';
 
 declare const self: ServiceWorkerGlobalScope;
@@ -17,8 +18,7 @@ export async function requestPort(): Promise<void> {
     channel.postMessage(ask);
     channel.close();
   }
-  const pages = await self.clients.matchAll({ type: 'window', includeUncontrolled: true });
-  for (const page of pages) page.postMessage(ask);
+  await postToPages(ask);
 }
 
 /** When the pages were first asked (performance.now()): the engine link does not ask again this soon. */
