@@ -293,7 +293,9 @@ const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> 
           model: 'm',
           choices: [{ index: 0, delta: { content: 'Half' }, finish_reason: null }],
         });
-        await sleep(50);
+        // Long enough for the token to be read before the connection breaks: with 50 ms, a loaded CI machine once
+        // got the break first (the answer failed before its first token, as a JSON error).
+        await sleep(300);
         return void res.destroy();
       case 'fault-slow':
         await Promise.race([sleep(5000), closed]);
