@@ -137,6 +137,58 @@ describe('EngineLink', () => {
     expect(link.connected).toBe(false);
   });
 
+  it('fails a request whose engine stops answering altogether (its worker stuck) after silenceTimeoutMs, saying so', async () => {
+    const { port, seen } = engine((m, reply) => {
+      if (m.type !== 'generate') return;
+      reply({ type: 'accepted', id: m.id });
+      reply({ type: 'start', id: m.id, fingerprint: 'fp' });
+      // Then nothing, status asks included: a worker blocked in a call that never returns.
+    });
+    const link = new EngineLink({ requestPort: async () => undefined, silenceTimeoutMs: 80 });
+    link.adopt(port);
+    const run = await link.generate(request, new AbortController().signal);
+    const err = await rejection(
+      (async () => {
+        for await (const _ of run) void _;
+      })(),
+    );
+    expect(err.code).toBe('engine_unavailable');
+    expect(err.message).toBe(
+      'The inference engine stopped answering during the request (its worker is stuck): reload the inpage page that hosts it, then retry.',
+    );
+    // It was asked for its status before it was given up.
+    expect(seen.some((m) => m.type === 'status')).toBe(true);
+    expect(link.connected).toBe(false);
+  });
+
+  it('keeps a request whose engine sends nothing for longer than silenceTimeoutMs but answers its status asks (a long prefill)', async () => {
+    const { port } = engine((m, reply) => {
+      if (m.type === 'status') reply({ type: 'status', id: m.id, models: [], fingerprint: '' });
+      if (m.type !== 'generate') return;
+      const { id } = m;
+      reply({ type: 'accepted', id });
+      reply({ type: 'start', id, fingerprint: 'fp' });
+      setTimeout(() => {
+        reply({
+          type: 'events',
+          id,
+          events: packEvents([
+            { type: 'delta', content: 'late' },
+            { type: 'finish', finish_reason: 'stop', usage },
+          ]),
+        });
+        reply({ type: 'end', id });
+      }, 300);
+    });
+    const link = new EngineLink({ requestPort: async () => undefined, silenceTimeoutMs: 80 });
+    link.adopt(port);
+    const run = await link.generate(request, new AbortController().signal);
+    const seen: string[] = [];
+    for await (const e of run) if (e.type === 'delta') seen.push(e.content ?? '');
+    expect(seen).toEqual(['late']);
+    expect(link.connected).toBe(true);
+  });
+
   it('tells the engine to stop when the caller aborts, before or after start', async () => {
     const { port, seen } = engine((m, reply) => {
       if (m.type !== 'generate') return;

@@ -31,7 +31,21 @@ export interface LinkOptions {
   lifeLock?: Promise<string | undefined>;
   /** When the pages were last asked for a port before this link existed (a starting worker asks at once). */
   askedAt?: number;
+  /**
+   * How long an engine with requests in progress may send nothing at all before they fail with 503
+   * `engine_unavailable` (default ENGINE_SILENCE_MS). While it has requests it is asked for its status every quarter of
+   * this, which a live engine answers at once, so only a stuck one stays silent.
+   */
+  silenceTimeoutMs?: number;
 }
+
+/**
+ * The default `silenceTimeoutMs`: a minute. The engine worker answers a status ask in one turn of its event loop,
+ * even while it loads or generates (llama.cpp runs in wllama's own worker, web-llm on the GPU); one that stays
+ * silent this long is stuck (seen in Firefox: a worker blocked in a storage call at the edge of the site's quota),
+ * and its requests would otherwise wait forever.
+ */
+export const ENGINE_SILENCE_MS = 60_000;
 
 interface Pending {
   /** Where the request was sent; null while it waits to move to the next engine. */
@@ -68,7 +82,13 @@ const noEngine = (failure: string | null) =>
       ? `No inference engine is connected: the page that was to host it could not start it. ${failure}`
       : 'No inference engine is connected: open the inpage page in a tab of this origin (it hosts the engine), then retry.',
   );
-const engineLost = () => new ApiError('engine_unavailable', 'The inference engine went away during the request (its tab or worker closed).');
+const engineLost = (reason: LossReason = 'closed') =>
+  new ApiError(
+    'engine_unavailable',
+    reason === 'closed'
+      ? 'The inference engine went away during the request (its tab or worker closed).'
+      : 'The inference engine stopped answering during the request (its worker is stuck): reload the inpage page that hosts it, then retry.',
+  );
 
 let nextId = 0;
 
@@ -90,7 +110,11 @@ export class EngineLink {
   private readonly connectTimeoutMs: number;
   private readonly ackTimeoutMs: number;
   private readonly handoverTimeoutMs: number;
+  private readonly silenceTimeoutMs: number;
   private handoverTimer: ReturnType<typeof setTimeout> | undefined;
+  /** When each port last sent anything; read while it has requests (`checkSilence`). */
+  private readonly heard = new WeakMap<MessagePort, number>();
+  private silenceTimer: ReturnType<typeof setInterval> | undefined;
   /** When pages were last asked for a port while none was held (so a burst of requests asks once). */
   private askedAt: number;
 
@@ -98,6 +122,7 @@ export class EngineLink {
     this.connectTimeoutMs = options.connectTimeoutMs ?? 1000;
     this.ackTimeoutMs = options.ackTimeoutMs ?? 3000;
     this.handoverTimeoutMs = options.handoverTimeoutMs ?? 5000;
+    this.silenceTimeoutMs = options.silenceTimeoutMs ?? ENGINE_SILENCE_MS;
     this.askedAt = options.askedAt ?? -Infinity;
   }
 
@@ -127,7 +152,9 @@ export class EngineLink {
     };
     // A pending lock: the engine may not hold it yet (it says `holding` when it does).
     if (lock && !lockPending) watch();
+    this.heard.set(port, performance.now());
     port.onmessage = (e: MessageEvent<FromEngine>) => {
+      this.heard.set(port, performance.now());
       if (e.data.type === 'holding') {
         if (lock && lockPending && e.data.lock === lock) watch();
         return;
@@ -157,6 +184,27 @@ export class EngineLink {
     p.port = port;
     port.postMessage(p.message);
     p.onPosted?.(port);
+    this.silenceTimer ??= setInterval(() => this.checkSilence(), this.silenceTimeoutMs / 4);
+  }
+
+  /**
+   * Every quarter of `silenceTimeoutMs` while requests are out: a port silent that long is given up (its requests
+   * fail, or move if not yet begun); one silent for a quarter of it is asked for its status, which any live engine answers.
+   */
+  private checkSilence(): void {
+    const ports = new Set<MessagePort>();
+    for (const p of this.pending.values()) if (p.port) ports.add(p.port);
+    if (ports.size === 0 && this.waitingForHandover === 0) {
+      clearInterval(this.silenceTimer);
+      this.silenceTimer = undefined;
+      return;
+    }
+    const now = performance.now();
+    for (const port of ports) {
+      const quiet = now - (this.heard.get(port) ?? now);
+      if (quiet >= this.silenceTimeoutMs) this.lose(port, 'silent');
+      else if (quiet >= this.silenceTimeoutMs / 4) port.postMessage({ type: 'status', id: `w${++nextId}` } satisfies ToEngine);
+    }
   }
 
   /**
@@ -181,7 +229,7 @@ export class EngineLink {
         continue;
       }
       this.pending.delete(id);
-      p.onLost(engineLost());
+      p.onLost(engineLost(reason));
     }
     port.close();
     if (moving === 0) return;
@@ -254,7 +302,7 @@ export class EngineLink {
       const timer = setTimeout(() => {
         this.pending.delete(id);
         if (port) this.lose(port, 'silent');
-        reject(engineLost());
+        reject(engineLost('silent'));
       }, this.ackTimeoutMs);
       const done = () => {
         clearTimeout(timer);
