@@ -2,8 +2,8 @@
 // that opens is used, the choice says why the others were not, and the engine's cache works the same over any of
 // them (a download written whole, listed, read back, removed).
 import { afterEach, describe, expect, test, vi } from 'vitest';
-import { ChosenStore, MemoryBackend, STORE_CANDIDATES, chooseStore, type StoreCandidate } from '../../worker/engine/llamacpp/stores';
-import { ResumableCache } from '../../worker/engine/llamacpp/resumable-cache';
+import { ChosenStore, MemoryBackend, STORE_CANDIDATES, StorageFull, chooseStore, type StoreCandidate } from '../../worker/engine/llamacpp/stores';
+import { ResumableCache, type FileSink } from '../../worker/engine/llamacpp/resumable-cache';
 
 const refusing = (store: StoreCandidate['store'], why: string): StoreCandidate => ({
   store,
@@ -82,5 +82,96 @@ describe("wllama's cache over a store that is not OPFS", () => {
     const cache = new ResumableCache(store);
     await expect(cache.download('https://models.example/cut.gguf')).rejects.toThrow('The download of https://models.example/cut.gguf ended at 10 of 20 bytes');
     expect(await store.list()).toEqual([]);
+  });
+});
+
+describe('a store with no room left (the browser’s quota for the site, or the disk, is full)', () => {
+  afterEach(() => vi.unstubAllGlobals());
+
+  const url = 'https://models.example/m/resolve/main/full.gguf';
+  const bytes = new Uint8Array(50_000).map((_, i) => (i * 7) % 251);
+  const serve = (fetched: string[]) =>
+    vi.stubGlobal('fetch', async (input: string, init?: RequestInit) => {
+      const range = new Headers(init?.headers).get('range');
+      fetched.push(range ? `${input} ${range}` : input);
+      return new Response(bytes, { headers: { 'content-length': String(bytes.length), etag: '"full-1"' } });
+    });
+
+  /**
+   * An OPFS file (the store's `opfs` candidate is a MemoryBackend standing for the folder) written at offsets. With
+   * `short`, it keeps what fits in `room` bytes and says nothing (as a file whose writes the browser cut); without,
+   * a write past `room` fails as resumable-cache.ts's OPFS sink does on Firefox's short write.
+   */
+  function opfsFile(folder: MemoryBackend, room: number, short = false) {
+    return async (name: string): Promise<FileSink> => {
+      let data = new Uint8Array(0);
+      return {
+        size: async () => data.length,
+        write: async (chunk, at) => {
+          if (at + chunk.length > room && !short) throw new StorageFull(`the browser kept ${Math.max(0, room - at)} of ${chunk.length} bytes written at ${at}`);
+          const end = Math.min(at + chunk.length, room);
+          const grown = new Uint8Array(Math.max(data.length, end));
+          grown.set(data);
+          if (end > at) grown.set(chunk.subarray(0, end - at), at);
+          data = grown;
+        },
+        truncate: async (size) => void (data = data.slice(0, size)),
+        close: async () => folder.write(name, new Blob([data]).stream()),
+      };
+    };
+  }
+
+  for (const [what, short] of [
+    ['a write the browser refuses', false],
+    ['a write the browser cut short without a word (the file is checked against what was written)', true],
+  ] as const) {
+    test(`OPFS, ${what}: the file is kept in memory, whole; the store keeps no part of it; the choice says so`, async () => {
+      const fetched: string[] = [];
+      serve(fetched);
+      const folder = new MemoryBackend();
+      const store = new ChosenStore([{ store: 'opfs', open: async () => folder }]);
+      const cache = new ResumableCache(store, opfsFile(folder, 20_000, short));
+      await cache.download(url);
+      // Once into the store (stopped when it was full), once whole into memory: no retries of a full store.
+      expect(fetched).toEqual([url, url]);
+      expect(new Uint8Array(await (await cache.open(url))!.arrayBuffer())).toEqual(bytes);
+      const [entry, ...rest] = await cache.list();
+      expect(rest).toEqual([]);
+      expect(entry).toMatchObject({ size: bytes.length, metadata: { originalURL: url, originalSize: bytes.length } });
+      expect(await folder.list()).toEqual([]);
+      const choice = await store.choice();
+      expect(choice.store).toBe('opfs');
+      expect(choice.why).toMatch(
+        /^OPFS .* But it is full \(.+\): 1 model file\(s\) kept in memory for this page's life only, downloaded again on the next visit\./,
+      );
+      // Deleted, the model is gone from memory too, and the next download tries the store again.
+      await cache.delete(url);
+      expect(await cache.list()).toEqual([]);
+      expect((await store.choice()).why).not.toContain('full');
+    });
+  }
+
+  test('Cache Storage refusing the put with QuotaExceededError: kept in memory', async () => {
+    const fetched: string[] = [];
+    serve(fetched);
+    const full = new MemoryBackend();
+    full.write = async () => Promise.reject(new DOMException('The quota has been exceeded.', 'QuotaExceededError'));
+    const store = new ChosenStore([{ store: 'cache-storage', open: async () => full }]);
+    const cache = new ResumableCache(store);
+    await cache.download(url);
+    expect(fetched).toEqual([url, url]);
+    expect((await cache.list()).map((e) => e.size)).toEqual([bytes.length]);
+    expect((await store.choice()).why).toContain('But it is full (The quota has been exceeded.)');
+  });
+
+  test('an error that is not a full store fails the download as before (nothing kept in memory)', async () => {
+    vi.stubGlobal('fetch', async () => new Response('no', { status: 500 }));
+    const folder = new MemoryBackend();
+    const store = new ChosenStore([{ store: 'opfs', open: async () => folder }]);
+    const cache = new ResumableCache(store, opfsFile(folder, 1_000_000));
+    await expect(cache.download(url)).rejects.toThrow(`Failed to fetch ${url}: HTTP 500`);
+    // (The empty file the sink opened stays, as in OPFS; nothing of the model is kept anywhere.)
+    expect((await cache.list()).filter((entry) => entry.size > 0)).toEqual([]);
+    expect((await store.choice()).why).not.toContain('full');
   });
 });

@@ -152,10 +152,15 @@ export class LlamaCppEngine implements Engine {
   ready(): Promise<void> {
     this.readying ??= (async () => {
       // The store is tried once, before the cache is read (a missing one falls back: stores.ts).
-      if (this.deps.cache.store) this.storage = await this.deps.cache.store().catch(() => undefined);
+      await this.readStorage();
       await this.rescanAll();
     })();
     return this.readying;
+  }
+
+  /** Where the files are kept; read again after each load, which may have found the store full (stores.ts `spill`). */
+  private async readStorage(): Promise<void> {
+    if (this.deps.cache.store) this.storage = await this.deps.cache.store().catch(() => this.storage);
   }
 
   private async rescanAll(): Promise<void> {
@@ -365,6 +370,7 @@ export class LlamaCppEngine implements Engine {
       const loaded: Loaded = { group, url: source.url, wllama, context: info.n_ctx, threads: wllama.getNumThreads() };
       const size = (await this.deps.cache.list().catch(() => [] as CachedModel[])).find((m) => m.url === source.url)?.size;
       if (size) this.states.setSize(group, size);
+      await this.readStorage();
       this.states.setContext(group, info.n_ctx);
       this.states.set(group, 'ready');
       this.loaded = loaded;

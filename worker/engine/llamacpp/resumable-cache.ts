@@ -7,13 +7,13 @@
 // ETag changed, starts the file over.
 import { CacheManager, type DownloadOptions } from '@wllama/wllama';
 import { storageRoot } from '../common/storage-root';
-import { ChosenStore } from './stores';
+import { ChosenStore, StorageFull, isStorageFull } from './stores';
 
 /** Attempts in a row that may fail without a single new byte before the download gives up. */
 const STALLED_ATTEMPTS = 3;
 
 /** A file in the cache's OPFS folder (wllama's: `cache/` at the root), written at an offset. */
-interface FileSink {
+export interface FileSink {
   size(): Promise<number>;
   /** Writes `bytes` at `at`; the file ends after the last write (call `truncate` first to start over). */
   write(bytes: Uint8Array, at: number): Promise<void>;
@@ -30,7 +30,11 @@ async function openSink(name: string): Promise<FileSink> {
     const access = await sync.call(handle);
     return {
       size: async () => access.getSize(),
-      write: async (bytes, at) => void access.write(bytes, { at }),
+      write: async (bytes, at) => {
+        // Firefox writes what its quota allows and says how much: a short write means the store is full.
+        const written = access.write(bytes, { at });
+        if (written !== bytes.length) throw new StorageFull(`the browser kept ${written} of ${bytes.length} bytes written at ${at}`);
+      },
       truncate: async (size) => access.truncate(size),
       close: async () => {
         access.flush();
@@ -57,17 +61,37 @@ async function openSink(name: string): Promise<FileSink> {
 const cleanEtag = (value: string | null) => (value ?? '').replace(/[^A-Za-z0-9]/g, '');
 
 export class ResumableCache extends CacheManager {
-  /** Over the store chosen for this device (stores.ts: OPFS, else Cache Storage, else memory). */
-  constructor(readonly store: ChosenStore = new ChosenStore()) {
+  /**
+   * Over the store chosen for this device (stores.ts: OPFS, else Cache Storage, else memory); `sink` opens a file of
+   * the OPFS cache folder to write at an offset (a test gives its own).
+   */
+  constructor(
+    readonly store: ChosenStore = new ChosenStore(),
+    private readonly sink: (name: string) => Promise<FileSink> = openSink,
+  ) {
     super([store]);
   }
 
+  /**
+   * Downloads `url` into the store; when the store is full (the browser keeps no more for this site: its quota, or the
+   * disk), the file is kept in memory for the page's life instead (stores.ts `spill`), so the model still answers.
+   */
   override async download(url: string, options: DownloadOptions = {}): Promise<void> {
-    // Resumable in OPFS (written at an offset); in the other stores the file is written whole, as it streams in.
-    if ((await this.store.choice()).store !== 'opfs') return this.downloadWhole(url, options);
+    try {
+      await this.downloadToStore(url, options);
+    } catch (err) {
+      if (options.signal?.aborted || !isStorageFull(err)) throw err;
+      await this.store.spill(await this.getNameFromURL(url), err);
+      await this.downloadWhole(url, options);
+    }
+  }
+
+  private async downloadToStore(url: string, options: DownloadOptions): Promise<void> {
     const name = await this.getNameFromURL(url);
+    // Resumable in OPFS (written at an offset); in the other stores the file is written whole, as it streams in.
+    if ((await this.store.choice()).store !== 'opfs' || this.store.spilled(name)) return this.downloadWhole(url, options);
     const known = await this.getMetadata(name);
-    const sink = await openSink(name);
+    const sink = await this.sink(name);
     try {
       let have = await sink.size();
       // Complete already.
@@ -126,6 +150,9 @@ export class ResumableCache extends CacheManager {
             }
           }
           if (total && have !== total) throw new Error(`The download of ${url} ended at ${have} of ${total} bytes`);
+          // Every byte counted was kept: a file shorter than its metadata would reach llama.cpp truncated.
+          const kept = await sink.size();
+          if (kept < have) throw new StorageFull(`the file holds ${kept} of the ${have} bytes written`);
           if (!total) {
             total = have;
             await this.writeMetadata(name, { originalURL: url, originalSize: total, etag, ...(options.metadataAdditional ?? {}) });
@@ -133,7 +160,8 @@ export class ResumableCache extends CacheManager {
           options.progressCallback?.({ loaded: have, total });
           return;
         } catch (err) {
-          if (options.signal?.aborted) throw err;
+          // A full store is not a dropped connection: asking again would not make room.
+          if (options.signal?.aborted || isStorageFull(err)) throw err;
           stalled = have > before ? 0 : stalled + 1;
           if (stalled >= STALLED_ATTEMPTS) throw err;
         }

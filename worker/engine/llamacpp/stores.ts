@@ -24,6 +24,20 @@ const CACHE_PREFIX = '/__inpage-llamacpp-gguf__/';
 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err)) || 'refused';
 
+/** The browser keeps no more bytes for this site: its storage quota (in Firefox a share of the free disk) or the disk is full. */
+export class StorageFull extends Error {
+  override readonly name = 'QuotaExceededError';
+}
+
+/** Whether `err` says the store is full: a short write (StorageFull), the standard QuotaExceededError, or Firefox's disk-full error. */
+export function isStorageFull(err: unknown): boolean {
+  const name = (err as { name?: unknown } | null)?.name;
+  return name === 'QuotaExceededError' || name === 'NS_ERROR_FILE_NO_DEVICE_SPACE';
+}
+
+/** wllama's key for a file's metadata: its own key behind this prefix (wllama's CacheManager, PREFIX_METADATA). */
+const METADATA_PREFIX = '__metadata__';
+
 /** Files in memory: gone with the page. */
 export class MemoryBackend implements StorageBackend {
   private readonly files = new Map<string, Blob>();
@@ -146,6 +160,11 @@ export async function chooseStore(candidates: readonly StoreCandidate[] = STORE_
  */
 export class ChosenStore implements StorageBackend {
   private chosen: Promise<{ backend: StorageBackend; choice: StoreChoice }> | null = null;
+  /** Files the chosen store had no room for (`spill`), with their metadata: kept in memory for the page's life. */
+  private readonly memory = new MemoryBackend();
+  private readonly spilledNames = new Set<string>();
+  /** Why the last file was spilled, as the browser said. */
+  private spillWhy = '';
 
   constructor(private readonly candidates: readonly StoreCandidate[] = STORE_CANDIDATES) {}
 
@@ -154,30 +173,63 @@ export class ChosenStore implements StorageBackend {
     return this.chosen;
   }
 
+  /** The store chosen, and what it means here; it names the files kept in memory because it was full. */
   async choice(): Promise<StoreChoice> {
-    return (await this.choose()).choice;
+    const { choice } = await this.choose();
+    if (this.spilledNames.size === 0) return choice;
+    return {
+      ...choice,
+      why: `${choice.why} But it is full (${this.spillWhy}): ${this.spilledNames.size} model file(s) kept in memory for this page's life only, downloaded again on the next visit. Free space on the disk, or delete models in the Models area.`,
+    };
+  }
+
+  /** Whether `name` is kept in memory because the store had no room for it. */
+  spilled(name: string): boolean {
+    return this.spilledNames.has(name.startsWith(METADATA_PREFIX) ? name.slice(METADATA_PREFIX.length) : name);
+  }
+
+  /**
+   * The store had no room for file `name` (`why`: the browser's error): what was written of it and its metadata
+   * are removed, and from now on it (and its metadata) is read and written in memory.
+   */
+  async spill(name: string, why: unknown): Promise<void> {
+    const backend = await this.backend();
+    await backend.delete(name).catch(() => undefined);
+    await backend.delete(`${METADATA_PREFIX}${name}`).catch(() => undefined);
+    this.spilledNames.add(name);
+    this.spillWhy = message(why);
   }
 
   private async backend(): Promise<StorageBackend> {
     return (await this.choose()).backend;
   }
 
+  private async backendFor(key: string): Promise<StorageBackend> {
+    return this.spilled(key) ? this.memory : this.backend();
+  }
+
   isSupported(): boolean {
     return true;
   }
   async read(key: string): Promise<Blob | null> {
-    return (await this.backend()).read(key);
+    return (await this.backendFor(key)).read(key);
   }
   async write(key: string, stream: ReadableStream): Promise<void> {
-    return (await this.backend()).write(key, stream);
+    return (await this.backendFor(key)).write(key, stream);
   }
   async getSize(key: string): Promise<number> {
-    return (await this.backend()).getSize(key);
+    return (await this.backendFor(key)).getSize(key);
   }
   async list(): Promise<{ key: string; size: number }[]> {
-    return (await this.backend()).list();
+    const stored = (await (await this.backend()).list()).filter((file) => !this.spilled(file.key));
+    return [...stored, ...(await this.memory.list())];
   }
   async delete(key: string): Promise<void> {
-    return (await this.backend()).delete(key);
+    if (!this.spilled(key)) return (await this.backend()).delete(key);
+    await this.memory.delete(key);
+    if (key.startsWith(METADATA_PREFIX)) return;
+    // A deleted model is gone from memory, metadata and all; downloaded again, it tries the store first.
+    await this.memory.delete(`${METADATA_PREFIX}${key}`);
+    this.spilledNames.delete(key);
   }
 }
