@@ -54,9 +54,18 @@ export function build(kind: 'test' | 'production'): void {
 }
 
 /**
+ * Firefox's storage quota, pinned (in KiB: 1 GiB for all sites, of which a site gets a share). By default Firefox
+ * derives it from the disk's free space, so on a machine with little free space a site's quota is a few megabytes
+ * and the same test behaves differently there (CI's Firefox llama.cpp test did, twice). A test of a full store sets
+ * its own, small, limit.
+ */
+export const QUOTA_PREFS = { 'dom.quotaManager.temporaryStorage.fixedLimit': 1024 * 1024 };
+
+/**
  * Launches Firefox ESR headless with a fresh profile (puppeteer makes one in a temporary folder and removes it
  * on close) for the file's tests, and closes it after them, failed or not. Service workers need nothing more:
- * they are on in a default profile, and http://127.0.0.1 is a secure context. `prefs` are set in that profile.
+ * they are on in a default profile, and http://127.0.0.1 is a secure context. `prefs` are set in that profile,
+ * over QUOTA_PREFS.
  */
 export function firefox(prefs: Record<string, unknown> = {}): () => Browser {
   let browser: Browser | undefined;
@@ -68,7 +77,7 @@ export function firefox(prefs: Record<string, unknown> = {}): () => Browser {
         executablePath: FIREFOX_PATH,
         headless: true,
         timeout: WAIT_MS,
-        extraPrefsFirefox: prefs,
+        extraPrefsFirefox: { ...QUOTA_PREFS, ...prefs },
       });
     },
     { timeout: 2 * WAIT_MS },
