@@ -31,9 +31,15 @@ async function openSink(name: string): Promise<FileSink> {
     return {
       size: async () => access.getSize(),
       write: async (bytes, at) => {
-        // Firefox writes what its quota allows and says how much: a short write means the store is full.
+        // Firefox writes what its quota allows and says how much; Chromium 156 returned 4294967288 (an error code,
+        // not a count) for a write its quota refused. Either way, anything but the whole means the store is full.
         const written = access.write(bytes, { at });
-        if (written !== bytes.length) throw new StorageFull(`the browser kept ${written} of ${bytes.length} bytes written at ${at}`);
+        if (written !== bytes.length)
+          throw new StorageFull(
+            written < bytes.length
+              ? `the browser kept ${written} of ${bytes.length} bytes written at ${at}`
+              : `the browser refused ${bytes.length} bytes written at ${at}`,
+          );
       },
       truncate: async (size) => access.truncate(size),
       close: async () => {
