@@ -2,7 +2,8 @@
 // that opens is used, the choice says why the others were not, and the engine's cache works the same over any of
 // them (a download written whole, listed, read back, removed).
 import { afterEach, describe, expect, test, vi } from 'vitest';
-import { ChosenStore, MemoryBackend, STORE_CANDIDATES, StorageFull, chooseStore, type StoreCandidate } from '../../worker/engine/llamacpp/stores';
+import { ChosenStore, MemoryBackend, STORE_CANDIDATES, chooseStore, type StoreCandidate } from '../../worker/engine/llamacpp/stores';
+import { StorageFull } from '../../worker/engine/llamacpp/storage-full';
 import { ResumableCache, type FileSink } from '../../worker/engine/llamacpp/resumable-cache';
 
 const refusing = (store: StoreCandidate['store'], why: string): StoreCandidate => ({

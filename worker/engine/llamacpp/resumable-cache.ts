@@ -7,7 +7,8 @@
 // ETag changed, starts the file over.
 import { CacheManager, type DownloadOptions } from '@wllama/wllama';
 import { storageRoot } from '../common/storage-root';
-import { ChosenStore, StorageFull, isStorageFull } from './stores';
+import { isStorageFull, StorageFull } from './storage-full';
+import { ChosenStore } from './stores';
 
 /** Attempts in a row that may fail without a single new byte before the download gives up. */
 const STALLED_ATTEMPTS = 3;

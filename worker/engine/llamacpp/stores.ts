@@ -24,17 +24,6 @@ const CACHE_PREFIX = '/__inpage-llamacpp-gguf__/';
 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err)) || 'refused';
 
-/** The browser keeps no more bytes for this site: its storage quota (in Firefox a share of the free disk) or the disk is full. */
-export class StorageFull extends Error {
-  override readonly name = 'QuotaExceededError';
-}
-
-/** Whether `err` says the store is full: a short write (StorageFull), the standard QuotaExceededError, or Firefox's disk-full error. */
-export function isStorageFull(err: unknown): boolean {
-  const name = (err as { name?: unknown } | null)?.name;
-  return name === 'QuotaExceededError' || name === 'NS_ERROR_FILE_NO_DEVICE_SPACE';
-}
-
 /** wllama's key for a file's metadata: its own key behind this prefix (wllama's CacheManager, PREFIX_METADATA). */
 const METADATA_PREFIX = '__metadata__';
 
