@@ -10,13 +10,8 @@ import { ggufPath, hostLlamaCppDeployment, type LlamaCppHost } from '../browser/
 import { WASM_VARIANT_WHY } from '../../worker/engine/llamacpp/wasm-detect';
 import type { Browser, Page } from 'puppeteer-core';
 import { storeWhy } from '../../worker/engine/llamacpp/stores';
+import { GREETING, assertGreetingAnswer } from '../smoke/llamacpp-answer';
 import { SETUP_MS, build, evaluator, firefox, newPage, openApp } from './firefox';
-
-interface Completion {
-  choices: { message: { content: string | null; reasoning_content?: string }; finish_reason: string }[];
-  usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number; completion_tokens_details: { reasoning_tokens: number } };
-  system_fingerprint: string;
-}
 
 let host: LlamaCppHost | undefined;
 before(
@@ -47,12 +42,7 @@ async function realAnswer(page: Page, key: string): Promise<void> {
   const logs: string[] = [];
   page.on('console', (message) => logs.push(`${message.type()}: ${message.text()}`));
   const asked = performance.now();
-  const answer = await chat(evaluator(page), key, {
-    model: 'svc-model-5.2-short',
-    messages: [{ role: 'user', content: 'Hello' }],
-    temperature: 0,
-    max_tokens: 12,
-  }).catch(async (err: unknown) => {
+  const answer = await chat(evaluator(page), key, GREETING).catch(async (err: unknown) => {
     const states = await page
       .evaluate(async (key: string) => (await fetch('/v1/models', { headers: { authorization: `Bearer ${key}` } })).text(), key)
       .catch((e: unknown) => String(e));
@@ -62,23 +52,7 @@ async function realAnswer(page: Page, key: string): Promise<void> {
     );
   });
   assert.equal(answer.status, 200, answer.text);
-  const body = answer.json as Completion;
-  assert.match(body.system_fingerprint, /llamacpp/);
-  const choice = body.choices[0]!;
-  // "<think> Let me think . </think>": 6 tokens of thinking, then 6 of answer, in printable ASCII.
-  assert.equal(choice.message.reasoning_content, 'Let me think.');
-  assert.match(choice.message.content ?? '', /^[\x20-\x7e]+$/);
-  assert.equal(choice.finish_reason, 'length');
-  // Prompt tokens by the model's own tokenizer: <|im_start|> user \n Hello <|im_end|> \n <|im_start|> assistant \n.
-  assert.deepEqual(
-    {
-      prompt: body.usage.prompt_tokens,
-      completion: body.usage.completion_tokens,
-      total: body.usage.total_tokens,
-      reasoning: body.usage.completion_tokens_details.reasoning_tokens,
-    },
-    { prompt: 9, completion: 12, total: 21, reasoning: 6 },
-  );
+  assertGreetingAnswer(answer.json);
 }
 
 /** Opens the app in a fresh context, checks the engine chose llama.cpp (no WebGPU adapter), makes a key. */

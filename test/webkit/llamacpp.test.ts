@@ -16,12 +16,7 @@ import { assertKernelResults, checkKernelFileInPage, detectInPage, kernelFileByt
 import { nativeGreedyText } from '../kernels/native-greedy';
 import { ggufPath, hostLlamaCppDeployment, type LlamaCppHost } from '../browser/llamacpp-host';
 import { SETUP_MS, build, createKeyThroughForm, openApp, registerThroughForm, webkit } from './webkit';
-
-interface Completion {
-  choices: { message: { content: string | null; reasoning_content?: string }; finish_reason: string }[];
-  usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number; completion_tokens_details: { reasoning_tokens: number } };
-  system_fingerprint: string;
-}
+import { GREETING, assertGreetingAnswer } from '../smoke/llamacpp-answer';
 
 interface Models {
   data: {
@@ -87,26 +82,12 @@ describe('WebKit (MiniBrowser), production build, llama.cpp', { timeout: 420_000
     await registerThroughForm(page, 'WebKit llama.cpp');
     const key = await createKeyThroughForm(page, 'webkit llama key');
 
-    const answer = await chat(page, key, { model: 'svc-model-5.2-short', messages: [{ role: 'user', content: 'Hello' }], temperature: 0, max_tokens: 12 });
+    const answer = await chat(page, key, GREETING);
     assert.equal(answer.status, 200, answer.text);
-    const body = answer.json as Completion;
-    assert.match(body.system_fingerprint, /llamacpp/);
-    const choice = body.choices[0]!;
     // The same model, prompt and sampling as in Chromium and Firefox: the same thinking, split the same way.
-    assert.equal(choice.message.reasoning_content, 'Let me think.');
-    assert.match(choice.message.content ?? '', /^[\x20-\x7e]+$/);
+    const choice = assertGreetingAnswer(answer.json);
     // Token for token native llama.cpp's greedy answer (thinking split off as /v1 splits it).
     assert.equal(`<think> ${choice.message.reasoning_content}</think>${choice.message.content}`, native);
-    assert.equal(choice.finish_reason, 'length');
-    assert.deepEqual(
-      {
-        prompt: body.usage.prompt_tokens,
-        completion: body.usage.completion_tokens,
-        total: body.usage.total_tokens,
-        reasoning: body.usage.completion_tokens_details.reasoning_tokens,
-      },
-      { prompt: 9, completion: 12, total: 21, reasoning: 6 },
-    );
 
     const models = (await page.evaluate(
       async (key: string) => (await fetch('/v1/models', { headers: { authorization: `Bearer ${key}` } })).json(),
@@ -180,11 +161,9 @@ describe('WebKit (MiniBrowser), production build, llama.cpp, served with COEP re
       sharedMemory: 'undefined',
     });
     const key = await makeKey(page);
-    const answer = await chat(page, key, { model: 'svc-model-5.2-short', messages: [{ role: 'user', content: 'Hello' }], temperature: 0, max_tokens: 12 });
+    const answer = await chat(page, key, GREETING);
     assert.equal(answer.status, 200, answer.text);
-    const body = answer.json as Completion;
-    assert.equal(body.choices[0]!.message.reasoning_content, 'Let me think.');
-    assert.deepEqual({ prompt: body.usage.prompt_tokens, completion: body.usage.completion_tokens }, { prompt: 9, completion: 12 });
+    assertGreetingAnswer(answer.json);
     const models = (await page.evaluate(
       async (key: string) => (await fetch('/v1/models', { headers: { authorization: `Bearer ${key}` } })).json(),
       key,
