@@ -44,8 +44,12 @@ async function openSink(name: string): Promise<FileSink> {
       },
       truncate: async (size) => access.truncate(size),
       close: async () => {
-        access.flush();
-        access.close();
+        // Closed even if the flush fails (a full disk): an open handle would keep the file from being removed.
+        try {
+          access.flush();
+        } finally {
+          access.close();
+        }
       },
     };
   }
