@@ -4,7 +4,7 @@
 // tries OPFS first and falls back). Same layout as wllama's: files under `cache/`, named as wllama names them, so
 // a cache wllama wrote is read as it was.
 import type { CacheManager } from '@wllama/wllama';
-import { StorageFull } from './storage-full';
+import { writeWhole } from './storage-full';
 
 type StorageBackend = NonNullable<ConstructorParameters<typeof CacheManager>[0]>[number];
 
@@ -43,10 +43,8 @@ export class DirectoryBackend implements StorageBackend {
         const { done, value } = await reader.read();
         if (done) break;
         const bytes = value as Uint8Array<ArrayBuffer>;
-        const written = access.write(bytes, { at });
-        // Anything but the whole: the store is full (resumable-cache.ts's sink says the same for downloads).
-        if (written !== bytes.length) throw new StorageFull(`the browser kept ${Math.min(written, bytes.length)} of ${bytes.length} bytes written at ${at}`);
-        at += written;
+        writeWhole(access, bytes, at);
+        at += bytes.length;
       }
       access.flush();
     } finally {

@@ -7,7 +7,7 @@
 // ETag changed, starts the file over.
 import { CacheManager, type DownloadOptions } from '@wllama/wllama';
 import { storageRoot } from '../common/storage-root';
-import { isStorageFull, StorageFull } from './storage-full';
+import { isStorageFull, StorageFull, writeWhole } from './storage-full';
 import { ChosenStore } from './stores';
 
 /** Attempts in a row that may fail without a single new byte before the download gives up. */
@@ -31,17 +31,7 @@ async function openSink(name: string): Promise<FileSink> {
     const access = await sync.call(handle);
     return {
       size: async () => access.getSize(),
-      write: async (bytes, at) => {
-        // Firefox writes what its quota allows and says how much; Chromium 156 returned 4294967288 (an error code,
-        // not a count) for a write its quota refused. Either way, anything but the whole means the store is full.
-        const written = access.write(bytes, { at });
-        if (written !== bytes.length)
-          throw new StorageFull(
-            written < bytes.length
-              ? `the browser kept ${written} of ${bytes.length} bytes written at ${at}`
-              : `the browser refused ${bytes.length} bytes written at ${at}`,
-          );
-      },
+      write: async (bytes, at) => writeWhole(access, bytes as Uint8Array<ArrayBuffer>, at),
       truncate: async (size) => access.truncate(size),
       close: async () => {
         // Closed even if the flush fails (a full disk): an open handle would keep the file from being removed.
