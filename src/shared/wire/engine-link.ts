@@ -1,8 +1,9 @@
 // The service worker's end of the engine MessagePort: getting a port, sending requests, routing replies.
 import { ApiError, clientAborted } from '../protocol/errors';
 import { isEmbeddingRequest } from '../protocol/embeddings';
-import { unpackEvents, type EngineEvent, type EngineRequest as RunRequest, type FromEngine, type ModelStatus, type ToEngine } from './engine-port';
+import { unpackEvents, type EngineRequest as RunRequest, type FromEngine, type ModelStatus, type ToEngine } from './engine-port';
 import type { Usage } from '../protocol/types';
+import { EngineRun } from './engine-run';
 import type { ProviderNote } from './engine-port';
 
 /** Asks the pages of the origin for a port; a page hosting the engine answers with `engine-port`. */
@@ -194,7 +195,8 @@ export class EngineLink {
   private checkSilence(): void {
     const ports = new Set<MessagePort>();
     for (const p of this.pending.values()) if (p.port) ports.add(p.port);
-    if (ports.size === 0 && this.waitingForHandover === 0) {
+    // None out (those waiting for the next engine start it again when they are posted there).
+    if (ports.size === 0) {
       clearInterval(this.silenceTimer);
       this.silenceTimer = undefined;
       return;
@@ -436,75 +438,5 @@ export class EngineLink {
       throw err;
     });
     return run;
-  }
-}
-
-/**
- * The events of one started generation, as an async iterable that ends at `end` or throws the failure; or,
- * through `batches()`, everything that arrived since the last read at once (one engine `events` message or more),
- * so a burst of tokens costs the reader one step.
- */
-export class EngineRun implements AsyncIterable<EngineEvent> {
-  fingerprint = '';
-  /** Where it runs (hybrid): `local`, or `upstream; host=…`; the answer's `x-inpage-served-by` header. */
-  servedBy = 'local';
-  private settle!: (spent: Usage | null) => void;
-  /**
-   * What the generation cost when it ended without its finish (aborted, or failed part-way), as the engine
-   * reported it: the prompt's tokens and the completion tokens generated. Null: it finished (its usage is in
-   * the finish event), or the engine could not tell (an engine lost, or one that does not count).
-   */
-  readonly spent = new Promise<Usage | null>((resolve) => (this.settle = resolve));
-
-  settleSpent(spent: Usage | null): void {
-    this.settle(spent);
-  }
-
-  private queue: EngineEvent[] = [];
-  private done = false;
-  private error: ApiError | null = null;
-  private wake: (() => void) | null = null;
-
-  push(events: EngineEvent | readonly EngineEvent[]): void {
-    if (this.done) return;
-    if (Array.isArray(events)) this.queue.push(...events);
-    else this.queue.push(events as EngineEvent);
-    this.notify();
-  }
-
-  end(): void {
-    this.done = true;
-    this.notify();
-  }
-
-  fail(error: ApiError): void {
-    if (this.done) return;
-    this.error = error;
-    this.done = true;
-    this.notify();
-  }
-
-  private notify(): void {
-    const wake = this.wake;
-    this.wake = null;
-    wake?.();
-  }
-
-  async *batches(): AsyncGenerator<EngineEvent[]> {
-    for (;;) {
-      if (this.queue.length > 0) {
-        const batch = this.queue;
-        this.queue = [];
-        yield batch;
-        continue;
-      }
-      if (this.error) throw this.error;
-      if (this.done) return;
-      await new Promise<void>((resolve) => (this.wake = resolve));
-    }
-  }
-
-  async *[Symbol.asyncIterator](): AsyncIterator<EngineEvent> {
-    for await (const batch of this.batches()) yield* batch;
   }
 }
