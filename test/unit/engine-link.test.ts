@@ -137,6 +137,12 @@ describe('EngineLink', () => {
     expect(link.connected).toBe(false);
   });
 
+  /**
+   * The silence bound in the two tests below: a status ask goes out after a quarter of it (100 ms), so a live engine's
+   * answer has 300 ms to arrive (with 80 ms, one came too late once, under a loaded CI run's timers).
+   */
+  const SILENCE_MS = 400;
+
   it('fails a request whose engine stops answering altogether (its worker stuck) after silenceTimeoutMs, saying so', async () => {
     const { port, seen } = engine((m, reply) => {
       if (m.type !== 'generate') return;
@@ -144,7 +150,7 @@ describe('EngineLink', () => {
       reply({ type: 'start', id: m.id, fingerprint: 'fp' });
       // Then nothing, status asks included: a worker blocked in a call that never returns.
     });
-    const link = new EngineLink({ requestPort: async () => undefined, silenceTimeoutMs: 80 });
+    const link = new EngineLink({ requestPort: async () => undefined, silenceTimeoutMs: SILENCE_MS });
     link.adopt(port);
     const run = await link.generate(request, new AbortController().signal);
     const err = await rejection(
@@ -178,9 +184,9 @@ describe('EngineLink', () => {
           ]),
         });
         reply({ type: 'end', id });
-      }, 300);
+      }, 3 * SILENCE_MS);
     });
-    const link = new EngineLink({ requestPort: async () => undefined, silenceTimeoutMs: 80 });
+    const link = new EngineLink({ requestPort: async () => undefined, silenceTimeoutMs: SILENCE_MS });
     link.adopt(port);
     const run = await link.generate(request, new AbortController().signal);
     const seen: string[] = [];
