@@ -8,6 +8,9 @@ import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process'
 
 /** How many of a process's last output lines are kept and shown. */
 export const OUTPUT_LINES = 80;
+/** Terminal colour and style sequences (ESC [ … letter). */
+// eslint-disable-next-line no-control-regex
+const ANSI = /\x1b\[[0-9;?]*[A-Za-z]/g;
 /** How long a stopped process group has to exit after SIGTERM before it gets SIGKILL. */
 export const STOP_GRACE_MS = 5_000;
 
@@ -65,7 +68,9 @@ export class Processes {
         parts.push(partial);
         partial = '';
       }
-      for (const line of parts) {
+      for (const raw of parts) {
+        // Without colours: a tool colours its output when CI is set (picocolors), and a ready line must still match.
+        const line = raw.replace(ANSI, '');
         lines.push(line);
         if (lines.length > OUTPUT_LINES) lines.shift();
         if (echo) process.stderr.write(`${name}| ${line}\n`);
@@ -82,7 +87,7 @@ export class Processes {
       });
       child.once('exit', (code, signal) => resolve((exit = { code, signal })));
     });
-    const output = () => [...lines, ...(partial ? [partial] : [])].join('\n');
+    const output = () => [...lines, ...(partial ? [partial.replace(ANSI, '')] : [])].join('\n');
     const managed: Managed = {
       name,
       child,

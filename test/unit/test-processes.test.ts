@@ -82,6 +82,13 @@ describe('a running server', () => {
     expect(processes.running()).toEqual([`web (pid ${server.child.pid})`]);
   });
 
+  it('matches its ready line in colour too (tools colour their output when CI is set), and shows it without', async () => {
+    const script = `console.log('  \\x1b[32m➜\\x1b[39m  \\x1b[1mLocal\\x1b[22m:   \\x1b[36mhttp://127.0.0.1:\\x1b[1m4648\\x1b[22m/\\x1b[39m'); setTimeout(() => {}, 30000)`;
+    const server = processes.start('coloured', process.execPath, ['-e', script]);
+    expect(await server.waitForLine(/Local:\s+http/, 10_000)).toBe('  ➜  Local:   http://127.0.0.1:4648/');
+    expect(server.output()).not.toContain('\x1b');
+  });
+
   it('a stop ends its whole group (what it started too), and a second stop or a stop of a gone process never throws', async () => {
     const server = processes.start('group', 'sh', ['-c', 'sleep 300 & echo "child $!"; wait']);
     const line = await server.waitForLine(/^child \d+$/, 10_000);
