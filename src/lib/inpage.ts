@@ -10,6 +10,7 @@
 // same core, `startServiceCore`, with its own service worker and settings.
 import { DEFAULT_CONFIG, fetchDeploymentConfig, mergeConfig, type InpageConfig } from '#shared/config';
 import { apiPath, configUrl } from '#shared/base-path';
+import { recordTime } from '#shared/record-time';
 import { StartBound, START_TIMEOUT_MS } from './start-bound';
 import { createKey, listKeys, revokeKey, verifyKey, type CreatedKey } from '#shared/keys/key-store';
 import { getWorkspace, registerWorkspace } from '#shared/keys/workspace';
@@ -261,6 +262,8 @@ export function startServiceCore(options: ServiceCoreOptions) {
     () => undefined,
   );
   followQueueDepth(options.config, leadership);
+  // The times this page shows are its service worker's clock's (src/shared/record-time.ts): the difference, measured now.
+  void controlled.then(recordTime, () => undefined);
   return {
     controlled,
     leadership,

@@ -143,6 +143,22 @@ export function settingsQueueDepth(data: unknown, scope: string): number | undef
   return typeof depth === 'number' && Number.isSafeInteger(depth) && depth >= 0 ? depth : undefined;
 }
 
+/**
+ * A page asks the worker that controls it for its wall clock (Date.now()), on the port sent with it: the one source of
+ * the times of records (src/shared/record-time.ts). The answer, on that port: `{type, now}`.
+ */
+export const CLOCK_ASK = { type: 'inpage:clock' } as const;
+
+export function clockAnswer(now: number): { type: typeof CLOCK_ASK.type; now: number } {
+  return { ...CLOCK_ASK, now };
+}
+
+/** The time a `clockAnswer` says, if it is one. */
+export function clockReading(data: unknown): number | undefined {
+  const message = data as { type?: unknown; now?: unknown } | null;
+  return message?.type === CLOCK_ASK.type && typeof message.now === 'number' && Number.isFinite(message.now) ? message.now : undefined;
+}
+
 /** A page asks the worker that controls it whether it runs inpage (installInpage with the app's own worker). */
 export const PING = { type: 'inpage:ping' } as const;
 /** The answer, on the port sent with the ping. */
