@@ -116,7 +116,7 @@ test('an update under three looping clients: no stream cut, every reported token
     console.log(`update under traffic: ${JSON.stringify(figures)}`);
     expect(figures.errors).toEqual([]);
     expect(figures.cut).toBe(0);
-    expect(figures.answers).toBeGreaterThan(100);
+    expect(figures.answers).toBeGreaterThan(20); // 314 here; a loaded machine answers fewer
     expect(booked).toBe(loops.reported);
   } finally {
     await server.close();
