@@ -24,7 +24,10 @@ import { holdForLife, whenReleased } from '#shared/life-locks';
 import { ApiError } from '#shared/protocol/errors';
 import { isolated } from '#shared/isolation';
 import { DEFAULT_CATALOG, type ModelCatalog } from '#shared/model-config';
+import { recordNow } from '#shared/record-time';
 import {
+  CLOCK_ASK,
+  clockAnswer,
   PONG,
   engineFailure,
   CLAIM_REQUEST,
@@ -138,6 +141,11 @@ export function startInpage(options: StartOptions): void {
     }
     // A page's answer to the stay-awake ask: the event itself is what counts.
     if (isMessage(event.data, STAY_AWAKE)) return;
+    if (isMessage(event.data, CLOCK_ASK)) {
+      // A page takes the times it writes and shows from this clock (src/shared/record-time.ts).
+      event.ports[0]?.postMessage(clockAnswer(recordNow()));
+      return;
+    }
     if (isMessage(event.data, PING)) {
       // installInpage({serviceWorker: 'own'}) asks whether the app's worker runs inpage.
       event.ports[0]?.postMessage(PONG);

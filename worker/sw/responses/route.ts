@@ -1,6 +1,7 @@
 // /v1/responses: converted onto the chat path (one engine call through runAnswer), answered as a `response`
 // object or typed events, and stored per key unless `store` is false.
 import { ApiError } from '#shared/protocol/errors';
+import { recordNow } from '#shared/record-time';
 import { parseResponsesRequest, referencedIds, toChatRequest, renameParam } from './request';
 import type { ConversationItem } from './items';
 import { ResponseBuilder, initialResponse, sseEvent } from './events';
@@ -33,7 +34,7 @@ export async function createResponse(link: EngineLink, raw: Request, caller: Cal
     await saveResponse({
       id: response.id,
       keyId: key.id,
-      createdAt: Date.now(),
+      createdAt: recordNow(),
       response: structuredClone(response),
       inputItems,
       context: [...previous, ...inputItems, ...response.output],

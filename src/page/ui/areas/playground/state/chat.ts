@@ -3,6 +3,7 @@
 // saved) while the person looks at another area, and everything is kept in IndexedDB (conversation-db.ts) across
 // reloads and restarts.
 import { modelIds, variantOf } from '#shared/catalog';
+import { recordNow } from '#shared/record-time';
 import type { ModelId } from '#shared/variants';
 import { DEFAULT_PARAMS, deleteConversation, listConversations, type Conversation, type Turn } from './conversation-db';
 import { preferredModel } from '../../../kit/model-state';
@@ -33,7 +34,7 @@ function remember(id: string): void {
 
 /** A new chat: the model of `from` (the one on screen), the default system prompt and parameters. */
 function blank(orgId: string, from?: Conversation): Conversation {
-  const now = Date.now();
+  const now = recordNow();
   return {
     id: newId('conv'),
     orgId,
@@ -99,8 +100,8 @@ export function duplicateConversation(): void {
     id: newId('conv'),
     title: `${now.title} (copy)`.slice(0, 120),
     named: true,
-    createdAt: Date.now(),
-    updatedAt: Date.now(),
+    createdAt: recordNow(),
+    updatedAt: recordNow(),
     draft: '',
   };
   for (const turn of copy.turns) {
@@ -138,7 +139,7 @@ export function renameConversation(id: string, title: string): void {
   if (!conversation || !name) return;
   conversation.title = name.slice(0, 120);
   conversation.named = true;
-  conversation.updatedAt = Date.now();
+  conversation.updatedAt = recordNow();
   save(conversation);
   notify();
 }
@@ -278,7 +279,7 @@ export function leaveOutOldest(count: number): void {
     text: `The ${count === 1 ? 'turn' : `${count} turns`} above ${count === 1 ? 'is' : 'are'} no longer sent, to fit this device's context (you chose this; the system prompt is still sent).`,
   };
   conversation.turns = [...conversation.turns.slice(0, at), note, ...conversation.turns.slice(at)];
-  conversation.updatedAt = Date.now();
+  conversation.updatedAt = recordNow();
   save(conversation);
   notify();
 }
@@ -310,7 +311,7 @@ export function continueInNewChat(summary: string): void {
 /** A chat made elsewhere (an imported export): given its own ids and this workspace, listed first and opened. */
 export function adoptConversation(made: Pick<Conversation, 'title' | 'model' | 'system' | 'params' | 'turns'>): void {
   if (!chat.state.orgId) return;
-  const now = Date.now();
+  const now = recordNow();
   const conversation: Conversation = {
     ...blank(chat.state.orgId),
     ...made,
