@@ -201,6 +201,67 @@ test('bounds and failures: a slow call times out, a failing one and a large one 
   expect((readOnly[0]!.tools as { name: string }[]).map((t) => t.name)).toEqual(['echo']);
 });
 
+test('a server that does not allow the origin by CORS: 424 saying so', async () => {
+  const message = expectError(
+    await post(page, key, { model: MODEL, input: 'x', tools: [mcpTool({ server_url: `${mcp.origin}/mcp/no-cors` })] }),
+    424,
+    'http_error',
+    'tools[0]',
+  );
+  expect(message).toContain('CORS');
+  expect(message).toContain(app.origin);
+});
+
+test('tool_choice naming an MCP tool forces it; MCP tools beside function tools; an unknown name is a 400', async () => {
+  const forced = await post(page, key, {
+    model: MODEL,
+    input: 'hello',
+    tools: [mcpTool()],
+    tool_choice: { type: 'mcp', server_label: 'test', name: 'whoami' },
+  });
+  expect(outputOf(forced).map((i) => i.type)).toEqual(['mcp_list_tools', 'mcp_call', 'message']);
+  expect(outputOf(forced)[1]).toMatchObject({ name: 'whoami', output: 'token: missing' });
+  expectError(
+    await post(page, key, { model: MODEL, input: 'hello', tools: [mcpTool()], tool_choice: { type: 'mcp', server_label: 'test', name: 'nope' } }),
+    400,
+    'invalid_value',
+    'tool_choice.name',
+  );
+  expectError(
+    await post(page, key, { model: MODEL, input: 'hello', tools: [mcpTool()], tool_choice: { type: 'mcp', server_label: 'other' } }),
+    400,
+    'invalid_value',
+    'tool_choice.server_label',
+  );
+  // A function tool and an MCP tool called in one turn: the MCP call runs, the function call goes back to the client.
+  const both = await post(page, key, {
+    model: MODEL,
+    input: 'echo and lookup',
+    tools: [mcpTool(), { type: 'function', name: 'lookup', parameters: { type: 'object', properties: {} } }],
+  });
+  expect(outputOf(both).map((i) => i.type)).toEqual(['mcp_list_tools', 'function_call', 'mcp_call']);
+  expect((both.json as { status: string }).status).toBe('completed');
+});
+
+test('mcpMaxCalls and mcpMaxTools: past the calls the rest are not run and the model answers; too many tools is a 424', async () => {
+  app.override('/inpage.config.json', JSON.stringify({ mcpServers: [`${mcp.origin}/mcp`], ...SETTINGS, mcpMaxCalls: 1, mcpMaxTools: 5 }));
+  try {
+    const answer = await post(page, key, { model: MODEL, input: 'echo then whoami', tools: [mcpTool()] });
+    const out = outputOf(answer);
+    expect(out.map((i) => i.type)).toEqual(['mcp_list_tools', 'mcp_call', 'mcp_call', 'message']);
+    expect(out[1]).toMatchObject({ name: 'echo', status: 'completed' });
+    expect(out[2]).toMatchObject({ name: 'whoami', status: 'failed', output: null });
+    expect(out[2]!.error).toContain('mcpMaxCalls');
+    app.override('/inpage.config.json', JSON.stringify({ mcpServers: [`${mcp.origin}/mcp`], ...SETTINGS, mcpMaxTools: 4 }));
+    const message = expectError(await post(page, key, { model: MODEL, input: 'x', tools: [mcpTool()] }), 424, 'http_error', 'tools[0]');
+    expect(message).toContain('mcpMaxTools');
+    // Narrowed by allowed_tools, the same server is within the bound.
+    expect((await post(page, key, { model: MODEL, input: 'x', tools: [mcpTool({ allowed_tools: ['echo'] })] })).status).toBe(200);
+  } finally {
+    app.override('/inpage.config.json', JSON.stringify({ mcpServers: [`${mcp.origin}/mcp`], ...SETTINGS }));
+  }
+});
+
 test('secrets: the authorization token reaches the server and appears in no answer, stored response or error', async () => {
   const tool = mcpTool({ authorization: MCP_TOKEN, headers: { 'x-team': `team-${MCP_TOKEN}` } });
   const answer = await post(page, key, { model: MODEL, input: 'who is whoami', tools: [tool] });

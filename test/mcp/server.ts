@@ -1,6 +1,6 @@
 // A real MCP server for the remote-MCP tests (docs/responses.md#remote-mcp-tools): the official SDK's McpServer
 // behind its Streamable HTTP transport, stateless (a server per request), on loopback, allowing one page origin
-// by CORS. Tools: `echo` (read-only), `slow` (answers after `slowMs`), `fail` (a tool error), `large` (a result
+// by CORS (but at /mcp/no-cors; /mcp/not-mcp answers HTML). Tools: `echo` (read-only), `slow` (answers after `slowMs`), `fail` (a tool error), `large` (a result
 // of `largeBytes`), `whoami` (says whether the request carried the expected bearer token, never the token).
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 // The SDK's `./*` export maps types to `*.d.ts` (here `mcp.js.d.ts`), which the lint resolver cannot follow; tsc and Node do.
@@ -58,10 +58,12 @@ export async function startMcpServer(basePort: number, allowOrigin: string, opti
       'access-control-allow-headers': 'authorization, content-type, mcp-session-id, mcp-protocol-version, last-event-id, x-team',
       'access-control-expose-headers': 'mcp-session-id',
     };
-    for (const [name, value] of Object.entries(cors)) res.setHeader(name, value);
+    // `/mcp/no-cors`: a server that does not allow the page's origin.
+    if (!req.url?.startsWith('/mcp/no-cors')) for (const [name, value] of Object.entries(cors)) res.setHeader(name, value);
     if (req.method === 'OPTIONS') return void res.writeHead(204).end();
     if (!req.url?.startsWith('/mcp')) return void res.writeHead(404, { 'content-type': 'text/plain' }).end('not here');
-    if (req.url.startsWith('/mcp/not-mcp')) return void res.writeHead(200, { 'content-type': 'text/html' }).end('<html>hello</html>');
+    if (req.url.startsWith('/mcp/not-mcp') || req.url.startsWith('/mcp/no-cors'))
+      return void res.writeHead(200, { 'content-type': 'text/html' }).end('<html>hello</html>');
     if (req.method !== 'POST') return void res.writeHead(405, { allow: 'POST' }).end();
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
