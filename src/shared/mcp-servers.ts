@@ -7,7 +7,7 @@
 export const MCP_BOUNDS = {
   mcpMaxCalls: { default: 8, note: 'MCP tool calls one response may run; past it the model must answer without tools.' },
   mcpCallTimeoutMs: { default: 30_000, note: "Time (ms) one MCP request (listing a server's tools, or one call) may take; past it the call fails." },
-  mcpMaxResultBytes: { default: 65_536, note: "Bytes of one MCP call's result the model gets; a longer result is cut there (and says so)." },
+  mcpMaxResultBytes: { default: 16_384, note: "Bytes of one MCP call's result the model gets; a longer result is cut there (and says so)." },
   mcpMaxTools: { default: 64, note: 'Tools taken from one MCP server; a server listing more is refused (424) naming the bound.' },
 } as const;
 

@@ -14,7 +14,7 @@ const SETTINGS = { mcpCallTimeoutMs: 1500, mcpMaxResultBytes: 4096, mcpMaxCalls:
 
 test.beforeAll(async () => {
   app = await serveStatic(4783, { '/': TEST_BUILD_DIR });
-  mcp = await startMcpServer(4784, app.origin, { slowMs: 3000, largeBytes: 200_000 });
+  mcp = await startMcpServer(4784, app.origin, { slowMs: 10_000, largeBytes: 200_000 });
   app.override('/inpage.config.json', JSON.stringify({ mcpServers: [`${mcp.origin}/mcp`], ...SETTINGS }));
 });
 test.afterAll(async () => {
@@ -185,7 +185,8 @@ test('bounds and failures: a slow call times out, a failing one and a large one 
   const ask = (word: string) => post(page, key, { model: MODEL, input: `run ${word}`, tools: [mcpTool()] });
   const started = Date.now();
   const slow = outputOf(await ask('slow'));
-  expect(Date.now() - started).toBeLessThan(2900);
+  // mcpCallTimeoutMs is 1.5 s; the tool would answer after 10 s.
+  expect(Date.now() - started).toBeLessThan(8000);
   expect(slow[1]).toMatchObject({ type: 'mcp_call', name: 'slow', status: 'failed', output: null });
   expect(slow[1]!.error).toContain('mcpCallTimeoutMs');
   const fail = outputOf(await ask('fail'));
@@ -241,6 +242,19 @@ test('tool_choice naming an MCP tool forces it; MCP tools beside function tools;
   });
   expect(outputOf(both).map((i) => i.type)).toEqual(['mcp_list_tools', 'function_call', 'mcp_call']);
   expect((both.json as { status: string }).status).toBe('completed');
+  // A function tool of the same name as an MCP tool keeps it; the MCP tool is offered under another, its own in the items.
+  const lookalike = { type: 'function', name: 'echo', parameters: { type: 'object', properties: {} } };
+  const shadowed = await post(page, key, { model: MODEL, input: 'please echo', tools: [lookalike, mcpTool()] });
+  expect(outputOf(shadowed).map((i) => i.type)).toEqual(['mcp_list_tools', 'function_call']);
+  expect(outputOf(shadowed)[1]).toMatchObject({ name: 'echo' });
+  const chosen = await post(page, key, {
+    model: MODEL,
+    input: 'hello',
+    tools: [lookalike, mcpTool()],
+    tool_choice: { type: 'mcp', server_label: 'test', name: 'echo' },
+  });
+  expect(outputOf(chosen).map((i) => i.type)).toEqual(['mcp_list_tools', 'mcp_call', 'message']);
+  expect(outputOf(chosen)[1]).toMatchObject({ name: 'echo', output: 'echo: a', status: 'completed' });
 });
 
 test('mcpMaxCalls and mcpMaxTools: past the calls the rest are not run and the model answers; too many tools is a 424', async () => {

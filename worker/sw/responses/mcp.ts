@@ -72,6 +72,21 @@ function safeUrl(url: string): string {
   }
 }
 
+/**
+ * The function name the model knows a server's tool by: its own name where it is a valid function name (OpenAI's
+ * `^[a-zA-Z0-9_-]{1,64}$`) no other tool of the request has; else made one (`<label>__<name>`, other characters as
+ * `_`, cut to 64, numbered where it still clashes).
+ */
+function functionName(label: string, name: string, taken: ReadonlySet<string>): string {
+  if (/^[a-zA-Z0-9_-]{1,64}$/.test(name) && !taken.has(name)) return name;
+  const base = `${label}__${name}`.replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 64);
+  if (!taken.has(base)) return base;
+  for (let n = 2; ; n++) {
+    const candidate = `${base.slice(0, 64 - String(n).length - 1)}_${n}`;
+    if (!taken.has(candidate)) return candidate;
+  }
+}
+
 /** One of the request's MCP servers, with the tools offered to the model. */
 interface McpServerPlan {
   tool: McpTool;
@@ -216,12 +231,13 @@ export class McpSession {
         return { tool, listing: await this.listNow(tool, at, signal), reused: false };
       }),
     );
-    const taken = new Set<string>();
+    // The function tools' names are taken first: an MCP tool never shadows one.
+    const taken = new Set((request.tools ?? []).flatMap((t) => (t.type === 'function' ? [t.name] : [])));
     for (const server of listings) {
       this.servers.push(server);
       for (const info of server.listing.tools) {
         if (!allowed(server.tool, info)) continue;
-        const modelName = taken.has(info.name) ? `${server.tool.server_label}__${info.name}` : info.name;
+        const modelName = functionName(server.tool.server_label, info.name, taken);
         taken.add(modelName);
         this.offered.set(modelName, { server, info, modelName });
       }

@@ -27,8 +27,28 @@ export async function createResponse(link: EngineLink, raw: Request, caller: Cal
       throw err;
     }
   }
-  const referenced = await findItems(key.id, referencedIds(request));
   const session = config ? new McpSession(config, new URL(raw.url).origin) : null;
+  try {
+    return await answerResponse(link, raw, caller, request, previous, session, config);
+  } catch (err) {
+    // Refused before the answer began: its connections go with it.
+    void session?.close();
+    throw err;
+  }
+}
+
+/** The answer once the request and the conversation it continues are read: the MCP listing, the approvals, the engine turns. */
+async function answerResponse(
+  link: EngineLink,
+  raw: Request,
+  caller: Caller,
+  request: ResponsesRequest,
+  previous: ConversationItem[],
+  session: McpSession | null,
+  config: InpageConfig | null,
+): Promise<Response> {
+  const { key } = caller;
+  const referenced = await findItems(key.id, referencedIds(request));
   // The servers' tools (or the conversation's listing of them), before any status goes out: a failure is a 424.
   if (session) await session.list(request, previous, raw.signal);
   const turn = (output: readonly ConversationItem[], toolChoice?: unknown): McpTurn | undefined =>
