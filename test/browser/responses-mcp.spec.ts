@@ -202,6 +202,14 @@ test('bounds and failures: a slow call times out, a failing one and a large one 
   expect((readOnly[0]!.tools as { name: string }[]).map((t) => t.name)).toEqual(['echo']);
 });
 
+test('a server that speaks only the older HTTP+SSE transport: the client falls back to it', async () => {
+  const answer = await post(page, key, { model: MODEL, input: 'please echo', tools: [mcpTool({ server_url: `${mcp.origin}/mcp/sse` })] });
+  expect(answer.status, answer.text).toBe(200);
+  expect(outputOf(answer).map((i) => i.type)).toEqual(['mcp_list_tools', 'mcp_call', 'message']);
+  expect(outputOf(answer)[1]).toMatchObject({ name: 'echo', output: 'echo: a', status: 'completed' });
+  expect(mcp.requests.some((r) => r.method === 'GET' && r.path === '/mcp/sse')).toBe(true);
+});
+
 test('a server that does not allow the origin by CORS: 424 saying so', async () => {
   const message = expectError(
     await post(page, key, { model: MODEL, input: 'x', tools: [mcpTool({ server_url: `${mcp.origin}/mcp/no-cors` })] }),

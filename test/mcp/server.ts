@@ -1,6 +1,6 @@
 // A real MCP server for the remote-MCP tests (docs/responses.md#remote-mcp-tools): the official SDK's McpServer
 // behind its Streamable HTTP transport, stateless (a server per request), on loopback, allowing one page origin
-// by CORS (but at /mcp/no-cors; /mcp/not-mcp answers HTML). Tools: `echo` (read-only), `slow` (answers after `slowMs`), `fail` (a tool error), `large` (a result
+// by CORS (but at /mcp/no-cors; /mcp/not-mcp answers HTML; /mcp/sse speaks only the older HTTP+SSE transport). Tools: `echo` (read-only), `slow` (answers after `slowMs`), `fail` (a tool error), `large` (a result
 // of `largeBytes`), `whoami` (says whether the request carried the expected bearer token, never the token).
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 // The SDK's `./*` export maps types to `*.d.ts` (here `mcp.js.d.ts`), which the lint resolver cannot follow; tsc and Node do.
@@ -8,6 +8,8 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 // eslint-disable-next-line import-x/no-unresolved -- see above
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+// eslint-disable-next-line import-x/no-unresolved -- see above
+import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { z } from 'zod';
 
 export interface McpTestServer {
@@ -50,6 +52,7 @@ function tools(req: IncomingMessage, options: { slowMs: number; largeBytes: numb
 export async function startMcpServer(basePort: number, allowOrigin: string, options = { slowMs: 3000, largeBytes: 200_000 }): Promise<McpTestServer> {
   const port = basePort + Number(process.env.INPAGE_PORT_OFFSET ?? 0);
   const requests: McpTestServer['requests'] = [];
+  const sseSessions = new Map<string, SSEServerTransport>();
   const http: Server = createServer((req, res) => {
     requests.push({ method: req.method ?? '', path: req.url ?? '', authorization: req.headers.authorization });
     const cors = {
@@ -64,6 +67,21 @@ export async function startMcpServer(basePort: number, allowOrigin: string, opti
     if (!req.url?.startsWith('/mcp')) return void res.writeHead(404, { 'content-type': 'text/plain' }).end('not here');
     if (req.url.startsWith('/mcp/not-mcp') || req.url.startsWith('/mcp/no-cors'))
       return void res.writeHead(200, { 'content-type': 'text/html' }).end('<html>hello</html>');
+    // The older HTTP+SSE transport: GET opens the event stream, whose `endpoint` event names where to POST.
+    if (req.url.startsWith('/mcp/sse')) {
+      if (req.method !== 'GET') return void res.writeHead(405, { allow: 'GET' }).end();
+      const transport = new SSEServerTransport('/mcp/messages', res);
+      sseSessions.set(transport.sessionId, transport);
+      res.on('close', () => sseSessions.delete(transport.sessionId));
+      void tools(req, options).connect(transport);
+      return;
+    }
+    if (req.url.startsWith('/mcp/messages')) {
+      const session = sseSessions.get(new URL(req.url, 'http://x').searchParams.get('sessionId') ?? '');
+      if (!session) return void res.writeHead(404).end();
+      void session.handlePostMessage(req, res);
+      return;
+    }
     if (req.method !== 'POST') return void res.writeHead(405, { allow: 'POST' }).end();
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
