@@ -137,6 +137,34 @@ test('openai SDK: list, call, result, answer; JSON and stream; previous_response
   expect(next.output.map((i) => i.type)).toEqual(['mcp_call', 'message']);
 });
 
+test('Agents SDK: hostedMcpTool without approval, and with it (the interruption approved, then the run resumed)', async () => {
+  const result = await page.evaluate(
+    async ({ apiKey, url }) => {
+      const { OpenAI, agents } = window.clients;
+      agents.setTracingDisabled(true);
+      const client = new OpenAI({ baseURL: `${location.origin}/v1`, apiKey, dangerouslyAllowBrowser: true, maxRetries: 0 });
+      const model = new agents.OpenAIResponsesModel(client as never, 'svc-model-5.2-fast');
+      const free = new agents.Agent({ name: 'free', model, tools: [agents.hostedMcpTool({ serverLabel: 'test', serverUrl: url, requireApproval: 'never' })] });
+      const first = await agents.run(free, 'please echo');
+      const asking = new agents.Agent({
+        name: 'asking',
+        model,
+        tools: [agents.hostedMcpTool({ serverLabel: 'test', serverUrl: url, requireApproval: 'always' })],
+      });
+      let asked = await agents.run(asking, 'please echo');
+      const interruptions = asked.interruptions.map((i) => ({ type: i.type, name: (i as { name?: string }).name ?? null }));
+      for (const interruption of asked.interruptions) asked.state.approve(interruption);
+      asked = await agents.run(asking, asked.state);
+      return { first: first.finalOutput, interruptions, resumed: asked.finalOutput, left: asked.interruptions.length };
+    },
+    { apiKey: key, url: mcp.url },
+  );
+  expect(result.first).toBe('Tool said: echo: a');
+  expect(result.interruptions).toEqual([{ type: 'tool_approval_item', name: 'echo' }]);
+  expect(result.resumed).toBe('Tool said: echo: a');
+  expect(result.left).toBe(0);
+});
+
 test('approval: the call waits for mcp_approval_response; approved it runs, denied it does not', async () => {
   const tool = mcpTool({ require_approval: 'always' });
   const asked = await post(page, key, { model: MODEL, input: 'please echo', tools: [tool] });

@@ -3,7 +3,7 @@
 import { ApiError } from '#shared/protocol/errors';
 import type { InpageConfig } from '#shared/config';
 import { parseResponsesRequest, referencedIds, toChatRequest, renameParam, type McpTurn, type ResponsesRequest } from './request';
-import { itemId, type ConversationItem, type McpApprovalRequestItem, type McpCallItem } from './items';
+import { itemId, type ConversationItem, type McpApprovalRequestItem, type McpCallItem, type McpListToolsItem } from './items';
 import { ResponseBuilder, initialResponse, sseEvent, type StreamEvent } from './events';
 import { McpSession, checkMcpTools, needsApproval, newCall } from './mcp';
 import { findItems, getResponse, saveResponse, type PageOptions } from './store';
@@ -50,7 +50,8 @@ async function answerResponse(
   const { key } = caller;
   const referenced = await findItems(key.id, referencedIds(request));
   // The servers' tools (or the conversation's listing of them), before any status goes out: a failure is a 424.
-  if (session) await session.list(request, previous, raw.signal);
+  // A listing may come back in the input too (a client that keeps the conversation itself, as the Agents SDK does).
+  if (session) await session.list(request, [...previous, ...inputListings(request)], raw.signal);
   const turn = (output: readonly ConversationItem[], toolChoice?: unknown): McpTurn | undefined =>
     session ? { tools: session.chatTools(), nameOf: (label, name) => session.modelNameOf(label, name), output, toolChoice } : undefined;
   const first = session ? firstToolChoice(request, session) : undefined;
@@ -63,7 +64,7 @@ async function answerResponse(
     });
   }
   // Approved calls run before the model's turn (it reads their results); denied ones tell it so.
-  const approved = session ? await runApprovals(session, inputItems, previous, raw.signal) : [];
+  const approved = session ? await runApprovals(session, inputItems, [...previous, ...inputItems], raw.signal) : [];
   const chat = approved.length > 0 ? toChatRequest(request, previous, referenced, caller.catalog, turn(approved, first)).chat : converted.chat;
   caller.useModel(chat.model);
   const builder = new ResponseBuilder(initialResponse(request), { logprobs: chat.logprobs === true, isMcp: (name) => session?.offered.has(name) === true });
@@ -152,6 +153,29 @@ async function answerResponse(
   }
 }
 
+/** The `mcp_list_tools` items of the request's input, as listings to reuse. */
+function inputListings(request: ResponsesRequest): McpListToolsItem[] {
+  if (typeof request.input === 'string') return [];
+  return request.input.flatMap((item) =>
+    item.type !== 'mcp_list_tools' || (item.error !== undefined && item.error !== null)
+      ? []
+      : [
+          {
+            id: item.id,
+            type: 'mcp_list_tools' as const,
+            server_label: item.server_label,
+            tools: item.tools.map((t) => ({
+              name: t.name,
+              description: t.description ?? null,
+              input_schema: t.input_schema ?? { type: 'object' },
+              annotations: t.annotations ?? null,
+            })),
+            error: null,
+          },
+        ],
+  );
+}
+
 /** The first turn's chat `tool_choice` where the request names an MCP tool (`{type: "mcp", server_label, name}`). */
 function firstToolChoice(request: ResponsesRequest, session: McpSession): unknown {
   const choice = request.tool_choice;
@@ -177,17 +201,17 @@ function firstToolChoice(request: ResponsesRequest, session: McpSession): unknow
 async function runApprovals(
   session: McpSession,
   input: readonly ConversationItem[],
-  previous: readonly ConversationItem[],
+  conversation: readonly ConversationItem[],
   signal: AbortSignal,
 ): Promise<McpCallItem[]> {
   const calls: McpCallItem[] = [];
   for (const [i, item] of input.entries()) {
     if (item.type !== 'mcp_approval_response') continue;
-    const asked = previous.find((p): p is McpApprovalRequestItem => p.type === 'mcp_approval_request' && p.id === item.approval_request_id);
+    const asked = conversation.find((p): p is McpApprovalRequestItem => p.type === 'mcp_approval_request' && p.id === item.approval_request_id);
     if (!asked) {
       throw new ApiError(
         'invalid_value',
-        `Invalid 'input[${i}].approval_request_id': no MCP approval request '${item.approval_request_id}' in the conversation 'previous_response_id' continues.`,
+        `Invalid 'input[${i}].approval_request_id': no MCP approval request '${item.approval_request_id}' in the conversation (the input, or the one 'previous_response_id' continues).`,
         {
           param: `input[${i}].approval_request_id`,
         },
