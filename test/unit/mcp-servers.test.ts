@@ -5,7 +5,7 @@ import { mcpServerAllowed, mcpServerOrigins, mcpServersProblem, MCP_BOUNDS } fro
 import { serviceWorkerCsp } from '#shared/csp';
 import { DEFAULT_CONFIG, mergeConfig } from '#shared/config';
 import { configJsonSchema } from '#shared/config-schema';
-import { cut, echoMcpTool, needsApproval } from '../../worker/sw/responses/mcp';
+import { checkMcpTools, cut, echoMcpTool, needsApproval } from '../../worker/sw/responses/mcp';
 import { parseResponsesRequest } from '../../worker/sw/responses/request';
 import { ApiError } from '#shared/protocol/errors';
 
@@ -118,6 +118,37 @@ describe('the MCP tool', () => {
       'tools[0].tunnel_id',
     ]);
     expect(refused({ type: 'mcp', server_label: 's' })).toEqual(['missing_required_parameter', 'tools[0].server_url']);
+  });
+});
+
+describe("a request's MCP tools against the deployment", () => {
+  const allowed = ['https://mcp.example.com'];
+  const check = (tool: Record<string, unknown>, extra: Record<string, unknown> = {}) => {
+    try {
+      checkMcpTools(parseResponsesRequest({ model: 'm', input: 'x', tools: [{ type: 'mcp', server_label: 's', ...tool }], ...extra }), allowed);
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      expect(err.message).not.toContain('pw-secret');
+      return [err.status, err.code, err.param];
+    }
+    return null;
+  };
+  it('takes an allowed server; refuses others, credentials in the URL, headers fetch would refuse, and an unknown tool_choice label', () => {
+    expect(check({ server_url: 'https://mcp.example.com/mcp', headers: { 'x-team': 'a b' }, authorization: 't' })).toBeNull();
+    expect(check({ server_url: 'https://mcp.example.org/mcp' })).toEqual([400, 'invalid_value', 'tools[0].server_url']);
+    expect(check({ server_url: 'https://u:pw-secret@mcp.example.com/mcp' })).toEqual([400, 'invalid_value', 'tools[0].server_url']);
+    expect(check({ server_url: 'https://mcp.example.com/mcp', headers: { 'bad name': 'x' } })).toEqual([400, 'invalid_value', 'tools[0].headers']);
+    expect(check({ server_url: 'https://mcp.example.com/mcp', headers: { x: 'a\r\nset-cookie: pw-secret' } })).toEqual([
+      400,
+      'invalid_value',
+      'tools[0].headers',
+    ]);
+    expect(check({ server_url: 'https://mcp.example.com/mcp', authorization: 'a\nb' })).toEqual([400, 'invalid_value', 'tools[0].authorization']);
+    expect(check({ server_url: 'https://mcp.example.com/mcp' }, { tool_choice: { type: 'mcp', server_label: 'other' } })).toEqual([
+      400,
+      'invalid_value',
+      'tool_choice.server_label',
+    ]);
   });
 });
 

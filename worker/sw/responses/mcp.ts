@@ -47,6 +47,22 @@ export function checkMcpTools(request: ResponsesRequest, mcpServers: unknown): v
         { param: `tools[${at}].server_url` },
       );
     }
+    if (/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(tool.server_url)) {
+      throw new ApiError('invalid_value', `Invalid 'tools[${at}].server_url': a user or password in the URL is not sent; give a token as 'authorization'.`, {
+        param: `tools[${at}].server_url`,
+      });
+    }
+    // What fetch would refuse (a header name that is no token, a value with a line break) is the request's error.
+    for (const [name, value] of Object.entries(tool.headers ?? {})) {
+      if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name) || /[\r\n\0]/.test(value)) {
+        throw new ApiError('invalid_value', `Invalid 'tools[${at}].headers': a header name must be a token and a value one line.`, {
+          param: `tools[${at}].headers`,
+        });
+      }
+    }
+    if (tool.authorization && /[\r\n\0]/.test(tool.authorization)) {
+      throw new ApiError('invalid_value', `Invalid 'tools[${at}].authorization': the token must be one line.`, { param: `tools[${at}].authorization` });
+    }
     if (labels.has(tool.server_label)) {
       throw new ApiError('invalid_value', `Invalid 'tools[${at}].server_label': '${tool.server_label}' names another MCP tool of this request already.`, {
         param: `tools[${at}].server_label`,
