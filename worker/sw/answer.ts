@@ -25,6 +25,11 @@ export interface AnswerFormat {
   close(): Promise<string[]> | string[];
   /** A stream's in-band text for a failure after it began. */
   fail(error: ApiError): string[];
+  /**
+   * After a generation's last event: the next generation of the same answer, or null (Responses' MCP tool loop:
+   * the calls run here, written with `write`, then the model reads their results). Absent: one generation.
+   */
+  next?(write: (texts: string[]) => void, signal: AbortSignal): Promise<EngineRequest | null>;
 }
 
 /** How a request's use is booked to its key (worker/sw/usage-book.ts). */
@@ -59,8 +64,11 @@ export async function runAnswer(
   // Everything before this line resolves is checked before any status goes out.
   const run = await link.generate(request, signal);
 
-  /** The usage the engine reported at the finish, if it got there. */
+  /** The usage the engine reported at the finish of the current generation, if it got there. */
   let tokens: number | null = null;
+  /** The tokens of the answer's earlier generations (an MCP tool loop runs several). */
+  let earlier = 0;
+  let current = run;
   let delivered = 0;
   /** The booking, made once: at the finish (before its usage reaches the client), else when the answer ends. */
   let booking: Booking | null = null;
@@ -93,25 +101,34 @@ export async function runAnswer(
       };
       try {
         write(format.open());
-        // One string, one encode and one enqueue for everything the engine sent in one message.
-        for await (const batch of run.batches()) {
-          let text = '';
-          let pieces = 0;
-          let finish = false;
-          for (const event of batch) {
-            if (event.type === 'finish') {
-              tokens = event.usage.total_tokens;
-              finish = true;
+        for (;;) {
+          // One string, one encode and one enqueue for everything the engine sent in one message.
+          for await (const batch of current.batches()) {
+            let text = '';
+            let pieces = 0;
+            let finish = false;
+            for (const event of batch) {
+              if (event.type === 'finish') {
+                tokens = event.usage.total_tokens;
+                finish = true;
+              }
+              const out = format.event(event);
+              for (const piece of out) text += piece;
+              if (out.length > 0 && carriesText(event)) pieces++;
             }
-            const out = format.event(event);
-            for (const piece of out) text += piece;
-            if (out.length > 0 && carriesText(event)) pieces++;
+            // The use is journaled before the client reads the usage (this batch, or the JSON body after it), so a
+            // worker stopped from then on (an update's old version, a browser stopping it) loses none of what an
+            // answer reported: the next start books the journal. An answer that may go on (an MCP tool loop,
+            // `format.next`) is booked once, at its end.
+            if (finish && tokens !== null && !format.next) await book(tokens).journaled;
+            if (text.length > 0 && write([text])) delivered += pieces;
           }
-          // The use is journaled before the client reads the usage (this batch, or the JSON body after it), so a
-          // worker stopped from then on (an update's old version, a browser stopping it) loses none of what an
-          // answer reported: the next start books the journal.
-          if (finish && tokens !== null) await book(tokens).journaled;
-          if (text.length > 0 && write([text])) delivered += pieces;
+          const again = format.next ? await format.next(write, signal) : null;
+          if (again === null) break;
+          earlier += tokens ?? 0;
+          tokens = null;
+          delivered = 0;
+          current = await link.generate(again, signal);
         }
         write(await format.close());
       } catch (err) {
@@ -128,8 +145,8 @@ export async function runAnswer(
       } finally {
         // Booked (journaled) before the answer closes. Ended without its finish (cancelled, failed): what the
         // engine says the generation cost (prompt + completion tokens generated), never less than was delivered.
-        const spent = tokens === null && !booking ? await run.spent : null;
-        await book(tokens ?? Math.max(spent?.total_tokens ?? 0, delivered)).journaled;
+        const spent = tokens === null && !booking ? await current.spent : null;
+        await book(earlier + (tokens ?? Math.max(spent?.total_tokens ?? 0, delivered))).journaled;
         if (open && !signal.aborted) controller.close();
         open = false;
       }

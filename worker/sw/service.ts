@@ -16,7 +16,7 @@ import { createApp } from './app';
 import { apiPath, apiRoute, configUrl } from '#shared/base-path';
 import { ENGINE_FILES, engineCache, engineOfPath, withoutHash, type EngineKind } from '#shared/engine-files';
 import { EngineLink } from '#shared/wire/engine-link';
-import { serveWorkerScript } from './policy';
+import { deploymentConfig, serveWorkerScript } from './policy';
 import { drainUsage } from './usage-book';
 import { StayAwake } from './stay-awake';
 import { errorResponse } from './respond';
@@ -107,7 +107,12 @@ export function startInpage(options: StartOptions): void {
   // The deployment's catalog: the five as they ship until the engine's port offer brings the deployment's (so
   // `installInpage({config})` reaches it too); the app's model routes read it through their caller (access.ts).
   let catalog: ModelCatalog = DEFAULT_CATALOG;
-  const app = createApp(link, api, () => catalog);
+  const app = createApp(
+    link,
+    api,
+    () => catalog,
+    () => deploymentConfig(settings),
+  );
   // While a /v1 request is in progress, the pages are asked for a message now and then (stay-awake.ts).
   const awake = new StayAwake();
   // Uses a previous life of this worker journaled but did not get to book (stopped, or the database blocked).
