@@ -25,12 +25,29 @@ export async function deployConfig(context: BrowserContext, config: Record<strin
   await context.route('**/inpage.config.json', (route) => route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(config) }));
 }
 
+/**
+ * Waits for `window.inpageReady`. A first visit to a server that sends no isolation headers reloads once under the
+ * service worker before it is ready (src/page/isolation-reload.ts), which ends the first wait: it waits again in
+ * the reloaded page.
+ */
+export async function awaitReady(page: Page): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await page.evaluate(async () => {
+        await window.inpageReady;
+      });
+      return;
+    } catch (err) {
+      if (attempt > 0 || !/Execution context was destroyed|navigat/i.test(String(err))) throw err;
+      await page.waitForLoadState('load');
+    }
+  }
+}
+
 /** Opens `path`, waits until the service worker controls it (and the engine is hosted), returns nothing. */
 export async function openApp(page: Page, path = '/'): Promise<void> {
   await page.goto(path);
-  await page.evaluate(async () => {
-    await window.inpageReady;
-  });
+  await awaitReady(page);
 }
 
 /** Registers the workspace (if needed) and makes a key; returns the full key. */
