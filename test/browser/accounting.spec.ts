@@ -180,8 +180,7 @@ test('a new service-worker version taking over under traffic: every token the cl
   // An origin of our own, so that sw.js can change under the page (a new app version deployed).
   const server = await serveStatic(4647, { '/': TEST_BUILD_DIR });
   try {
-    await page.goto(`${server.origin}/?tokenDelayMs=2`);
-    await page.evaluate(async () => void (await window.inpageReady));
+    await openApp(page, `${server.origin}/?tokenDelayMs=2`);
     const key = await makeKey(page, { name: 'busy' });
     await page.evaluate(() => {
       const w = window as unknown as { controllerChanges: number };
