@@ -1,5 +1,5 @@
 // Shared steps of the browser tests: open a page under the service worker, make a key, call /v1 from the page.
-import type { BrowserContext, Page } from '@playwright/test';
+import type { BrowserContext, Frame, Page } from '@playwright/test';
 import type { ModelId } from '#shared/variants';
 
 /**
@@ -31,16 +31,24 @@ export async function deployConfig(context: BrowserContext, config: Record<strin
  * the reloaded page.
  */
 export async function awaitReady(page: Page): Promise<void> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      await page.evaluate(async () => {
-        await window.inpageReady;
-      });
-      return;
-    } catch (err) {
-      if (attempt > 0 || !/Execution context was destroyed|navigat/i.test(String(err))) throw err;
-      await page.waitForLoadState('load');
+  // The old document's context ends as the reload starts, before the new one commits: wait for that commit.
+  let committed = 0;
+  const onNavigated = (frame: Frame) => void (frame === page.mainFrame() && committed++);
+  page.on('framenavigated', onNavigated);
+  try {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await page.evaluate(async () => {
+          await window.inpageReady;
+        });
+        return;
+      } catch (err) {
+        if (attempt > 0 || !/Execution context was destroyed|navigat/i.test(String(err))) throw err;
+        if (committed === 0) await page.waitForEvent('framenavigated', { predicate: (frame) => frame === page.mainFrame() });
+      }
     }
+  } finally {
+    page.off('framenavigated', onNavigated);
   }
 }
 

@@ -88,12 +88,15 @@ test('a new app version activates without breaking a stream in progress; the nex
     // Deploy: a changed sw.js, found by the browser's update check.
     const original = await readFile(join(TEST_BUILD_DIR, 'sw.js'), 'utf8');
     server.override('/sw.js', `${original}\n// version 2\n`);
-    const updating = await page.evaluate(async () => {
-      const registration = await navigator.serviceWorker.getRegistration('/');
-      await registration!.update();
-      return registration!.installing !== null || registration!.waiting !== null || registration!.active?.state === 'activating';
-    });
-    expect(updating).toBe(true);
+    // Polled: an update check still in flight (the page's own register() after its isolation reload, which readiness
+    // does not wait for) read the old script, and an update() asked meanwhile joins it.
+    const updating = () =>
+      page.evaluate(async () => {
+        const registration = await navigator.serviceWorker.getRegistration('/');
+        await registration!.update();
+        return registration!.installing !== null || registration!.waiting !== null || registration!.active?.state === 'activating';
+      });
+    await expect.poll(updating, { timeout: 10_000 }).toBe(true);
 
     const text = await page.evaluate(() => (window as unknown as { streamText: Promise<string> }).streamText);
     const events = sseEvents(text);

@@ -239,8 +239,16 @@ export async function openApp(page: WebKitPage, url: string): Promise<{ controll
     }, null);
   };
   // A first visit to a server without isolation headers reloads once under the service worker before it is ready
-  // (src/page/isolation-reload.ts; WebKit stays unisolated after it), which ends the first wait: wait again.
-  return ready().catch(ready);
+  // (src/page/isolation-reload.ts; WebKit stays unisolated after it), which ends the wait: wait again, in the new
+  // page (a try that still reaches the old one as it goes away fails too, so a few, apart).
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await ready();
+    } catch (err) {
+      if (attempt >= 3) throw err;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
 }
 
 /** Signs up through the workspace page's form; returns the org id. */
