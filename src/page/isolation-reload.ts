@@ -16,7 +16,7 @@
 import { answersIsolated, isolationAsk } from '#shared/wire/page-messages';
 
 /** The tab's guard: set before the reload, removed once a load is isolated. */
-export const ISOLATION_RELOAD_GUARD = 'inpage:isolation-reload';
+const ISOLATION_RELOAD_GUARD = 'inpage:isolation-reload';
 
 /** How long the controlling worker may take to answer whether it isolates (an older one never answers). */
 const ASK_MS = 1000;

@@ -30,7 +30,7 @@ const NOTES: Record<keyof InpageConfig, string> = {
 
 const ENGINE_CHOICES = ['auto', ...ENGINE_KINDS];
 /** `isolationReload`'s values (src/page/isolation-reload.ts). */
-export const ISOLATION_RELOADS = ['once', 'off'] as const;
+const ISOLATION_RELOADS = ['once', 'off'] as const;
 
 function upstreamSchema(): Record<string, unknown> {
   return {
