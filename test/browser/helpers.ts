@@ -38,7 +38,9 @@ export async function awaitReady(page: Page): Promise<void> {
   try {
     for (let attempt = 0; ; attempt++) {
       try {
+        // The reloaded document may be reached before its module script ran and set inpageReady.
         await page.evaluate(async () => {
+          for (const until = Date.now() + 30_000; window.inpageReady === undefined && Date.now() < until;) await new Promise((r) => setTimeout(r, 20));
           await window.inpageReady;
         });
         return;

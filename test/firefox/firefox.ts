@@ -118,6 +118,8 @@ export async function openApp(page: Page, url: string): Promise<{ controlled: bo
   await page.goto(url);
   const ready = () =>
     page.evaluate(async () => {
+      // The reloaded document may be reached before its module script ran and set inpageReady.
+      for (const until = Date.now() + 30_000; window.inpageReady === undefined && Date.now() < until;) await new Promise((r) => setTimeout(r, 20));
       await window.inpageReady;
       return { controlled: navigator.serviceWorker.controller !== null, webgpu: 'gpu' in navigator };
     });
