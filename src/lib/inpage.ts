@@ -25,6 +25,7 @@ import { requestPersistence, storageReport } from '../page/storage';
 import { answerStayAwakeAsks, registerServiceWorker, watchServiceWorker, type ServiceWorkerSpec } from '../page/sw-registration';
 import { CLAIM_REQUEST, PING, engineFailed, PONG, isMessage, SETTINGS_CHANNEL, settingsQueueDepth, settingsRead } from '#shared/wire/page-messages';
 import { ENGINE_WORKER_URL } from '../page/engine-host';
+import { reloadForIsolation } from '../page/isolation-reload';
 
 export type { InpageConfig, ModelId, VariantId, EngineHost, CreatedKey };
 export { VARIANT_IDS, START_TIMEOUT_MS };
@@ -202,7 +203,7 @@ export function startServiceCore(options: ServiceCoreOptions) {
   const { bound } = options;
   answerStayAwakeAsks();
   // The worker's scope is the app's base: the API answers at `<scope>v1`.
-  const controlled: Promise<string> = spec
+  const registered: Promise<string> = spec
     ? bound
         .within(
           refuseAnotherWorker(spec).then(() => registerServiceWorker(spec)),
@@ -211,6 +212,15 @@ export function startServiceCore(options: ServiceCoreOptions) {
         )
         .then(() => new URL(spec.scope, location.href).href)
     : bound.within(ownWorkerRunsInpage(), "the app's own service worker taking control of this page", 'register it before calling installInpage.');
+  // A first visit that is not cross-origin isolated reloads once under the worker, which isolates it, before the
+  // engine starts (src/page/isolation-reload.ts): the page going away then never gets further than this.
+  const controlled: Promise<string> = registered.then(async (scope) => {
+    const mode = await options.config.then(
+      (config) => config.isolationReload,
+      () => 'off',
+    );
+    return (await reloadForIsolation({ mode, host: options.host })) ? new Promise<never>(() => undefined) : scope;
+  });
   let baseURL = spec ? `${location.origin}${apiPath(new URL(spec.scope, location.href))}` : `${location.origin}/v1`;
   void controlled.then(
     (scope) => (baseURL = `${location.origin}${apiPath(scope)}`),

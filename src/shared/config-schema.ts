@@ -20,6 +20,8 @@ const NOTES: Record<keyof InpageConfig, string> = {
   engineChoice: 'Which engine serves the models on this device: auto (web-llm where its WebGPU needs are met, else llama.cpp), webllm or llamacpp.',
   ggufBaseUrl: "Where llama.cpp's GGUF files are fetched from: {ggufBaseUrl}/{repo}/resolve/main/{file}. Empty: Hugging Face.",
   llamaThreads: 'CPU threads llama.cpp may use; 0: all logical cores (one when the page is not cross-origin isolated).',
+  isolationReload:
+    "once: a page that hosts the engine and is not cross-origin isolated on a first visit (a server without COOP/COEP) reloads once when inpage's service worker controls it, before the engine starts, so llama.cpp runs on threads from the first visit. off: never (that visit runs one thread).",
   modelProvider:
     "Consumer mode (docs/shared-models.md): the model provider whose models this site runs (its origin, or its provider.html URL); where it cannot serve, this site's own engine does and /v1/models says why. Empty: off.",
   modelProviderWaitMs: "How long (ms) the page waits for the model provider's frame, a person's click included, before this site's own engine serves.",
@@ -34,6 +36,8 @@ const NOTES: Record<keyof InpageConfig, string> = {
 };
 
 const ENGINE_CHOICES = ['auto', ...ENGINE_KINDS];
+/** `isolationReload`'s values (src/page/isolation-reload.ts). */
+const ISOLATION_RELOADS = ['once', 'off'] as const;
 
 function upstreamSchema(): Record<string, unknown> {
   return {
@@ -95,6 +99,8 @@ export function configJsonSchema(): Record<string, unknown> {
       properties[key] = { type: 'array', items: { type: 'string' }, default: [], description };
     } else if (key === 'engineChoice') {
       properties[key] = { enum: ENGINE_CHOICES, default: fallback, description };
+    } else if (key === 'isolationReload') {
+      properties[key] = { enum: ISOLATION_RELOADS, default: fallback, description };
     } else if (typeof fallback === 'number') {
       properties[key] = { type: 'number', minimum: 0, default: fallback, description };
     } else {

@@ -40,6 +40,12 @@ export interface InpageConfig {
   /** CPU threads llama.cpp may use; 0: all logical cores (one when the page is not cross-origin isolated). */
   llamaThreads: number;
   /**
+   * `once`: a page that hosts the engine and is not cross-origin isolated on its first visit (a server that sends no
+   * COOP/COEP) reloads once as soon as inpage's service worker controls it, before the engine starts, so llama.cpp
+   * gets its threads from the first visit (src/page/isolation-reload.ts). `off`: never; that first visit runs one thread.
+   */
+  isolationReload: string;
+  /**
    * Hybrid (docs/hybrid.md): OpenAI-compatible servers by name, which `models` entries send ids to. src/shared/upstreams.ts
    * declares the shape; a literal API key in it is refused at start-up (this file is served to every visitor).
    */
@@ -85,6 +91,7 @@ export const DEFAULT_CONFIG: Readonly<InpageConfig> = {
   engineChoice: 'auto',
   ggufBaseUrl: '',
   llamaThreads: 0,
+  isolationReload: 'once',
   upstreams: {},
   modelProvider: '',
   modelProviderWaitMs: 15_000,

@@ -180,8 +180,7 @@ test('a new service-worker version taking over under traffic: every token the cl
   // An origin of our own, so that sw.js can change under the page (a new app version deployed).
   const server = await serveStatic(4647, { '/': TEST_BUILD_DIR });
   try {
-    await page.goto(`${server.origin}/?tokenDelayMs=2`);
-    await page.evaluate(async () => void (await window.inpageReady));
+    await openApp(page, `${server.origin}/?tokenDelayMs=2`);
     const key = await makeKey(page, { name: 'busy' });
     await page.evaluate(() => {
       const w = window as unknown as { controllerChanges: number };
@@ -198,7 +197,16 @@ test('a new service-worker version taking over under traffic: every token the cl
     await burst();
     const original = await readFile(join(TEST_BUILD_DIR, 'sw.js'), 'utf8');
     server.override('/sw.js', `${original}\n// version 2\n`);
-    const update = page.evaluate(async () => void (await (await navigator.serviceWorker.getRegistration('/'))!.update()));
+    // An update() asked while the page's own check is still in flight (its register() after its isolation reload,
+    // which readiness does not wait for) joins that check, which read the old script: asked again below until a new
+    // version installs.
+    const check = () =>
+      page.evaluate(async () => {
+        const registration = (await navigator.serviceWorker.getRegistration('/'))!;
+        if (registration.installing || registration.waiting || registration.active?.state === 'activating') return;
+        await registration.update();
+      });
+    const update = check();
     // Bursts while the new version installs and waits, until it has taken over, and one after. The old version
     // answers until its fetch events are done (each held until its use is booked, about a second after the last
     // use), so the bursts come with pauses, as a person's or a script's traffic does.
@@ -207,6 +215,7 @@ test('a new service-worker version taking over under traffic: every token the cl
     while (!(await changed()) && Date.now() < until) {
       await burst();
       await page.waitForTimeout(1500);
+      if (!(await changed())) await check();
     }
     await update;
     expect(await changed()).toBe(true);

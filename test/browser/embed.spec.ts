@@ -49,8 +49,14 @@ async function ask(page: Page, question: string, stream: boolean): Promise<strin
 }
 
 test('the example app answers through the openai SDK, JSON and streamed, from inpage’s library service worker', async ({ page, context }) => {
+  const loads: string[] = [];
+  page.on('load', () => loads.push(page.url()));
   await page.goto(`${server.origin}/`);
   await expect(page.getByRole('status')).toHaveText('Ready.', { timeout: 30_000 });
+  // This server sends no isolation headers; inpage-sw.js precaches the app's page and serves it with them, so
+  // installInpage reloaded the first visit once under it, before the engine started: isolated from the first visit.
+  expect(await page.evaluate(() => self.crossOriginIsolated)).toBe(true);
+  expect(loads).toHaveLength(2);
   // The key the app made reaches the one model it picked.
   await expect(page.locator('#models')).toHaveText('svc-model-5.2-short-fast (not_downloaded)');
   expect(await ask(page, 'Hello from the example app', false)).toBe('Echo: Hello from the example app');
@@ -59,8 +65,12 @@ test('the example app answers through the openai SDK, JSON and streamed, from in
 
   // A second tab of the app: served by the first tab's engine, with the same key (kept, not made again).
   const second = await context.newPage();
+  const secondLoads: string[] = [];
+  second.on('load', () => secondLoads.push(second.url()));
   await second.goto(`${server.origin}/`);
   await expect(second.getByRole('status')).toHaveText('Ready.', { timeout: 30_000 });
+  expect(await second.evaluate(() => self.crossOriginIsolated)).toBe(true);
+  expect(secondLoads).toHaveLength(1);
   expect(await second.evaluate(() => (window as unknown as { inpage: { engine: unknown } }).inpage.engine)).toBeNull();
   expect(await ask(second, 'from the second tab', false)).toBe('Echo: from the second tab');
   const keys = await second.evaluate(async () =>
@@ -181,9 +191,19 @@ test("an app with its own service worker: inpage runs in it as a guest (importSc
         content: body.choices[0]!.message.content,
         controller: navigator.serviceWorker.controller?.scriptURL,
         own: await (await fetch('/from-app-worker')).text(),
+        // The app's worker decides its pages' headers (this one adds none): inpage, its guest, never reloads for
+        // isolation (this evaluate would have ended if it had).
+        isolated: self.crossOriginIsolated,
+        reloaded: sessionStorage.getItem('inpage:isolation-reload'),
       };
     });
-    expect(answer).toEqual({ content: 'Echo: from the guest', controller: `${server.origin}/app-sw.js`, own: 'the app worker answered' });
+    expect(answer).toEqual({
+      content: 'Echo: from the guest',
+      controller: `${server.origin}/app-sw.js`,
+      own: 'the app worker answered',
+      isolated: false,
+      reloaded: null,
+    });
 
     // A worker of the app's that does not run inpage: installInpage says which one, and registers nothing.
     const other = await browser.newContext();
@@ -233,6 +253,9 @@ test('without the plugin, at a sub-path: inpage finds its service worker, settin
         content: body.choices[0]!.message.content,
         scope: registration?.scope,
         worker: navigator.serviceWorker.controller?.scriptURL,
+        // inpage-sw.js copied by hand precaches inpage's files, not this page: its navigations reach the server
+        // (no isolation headers here), so installInpage does not reload for isolation.
+        isolated: self.crossOriginIsolated,
       };
     });
     expect(outcome).toEqual({
@@ -240,6 +263,7 @@ test('without the plugin, at a sub-path: inpage finds its service worker, settin
       content: 'Echo: under a sub-path',
       scope: `${server.origin}/plain/`,
       worker: `${server.origin}/plain/inpage-sw.js`,
+      isolated: false,
     });
     // The settings file at the base was read; nothing was asked for at the origin's root.
     expect(requested).toContain('/plain/inpage.config.json');

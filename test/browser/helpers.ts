@@ -1,5 +1,5 @@
 // Shared steps of the browser tests: open a page under the service worker, make a key, call /v1 from the page.
-import type { BrowserContext, Page } from '@playwright/test';
+import type { BrowserContext, Frame, Page } from '@playwright/test';
 import type { ModelId } from '#shared/variants';
 
 /**
@@ -25,12 +25,39 @@ export async function deployConfig(context: BrowserContext, config: Record<strin
   await context.route('**/inpage.config.json', (route) => route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(config) }));
 }
 
+/**
+ * Waits for `window.inpageReady`. A first visit to a server that sends no isolation headers reloads once under the
+ * service worker before it is ready (src/page/isolation-reload.ts), which ends the first wait: it waits again in
+ * the reloaded page.
+ */
+export async function awaitReady(page: Page): Promise<void> {
+  // The old document's context ends as the reload starts, before the new one commits: wait for that commit.
+  let committed = 0;
+  const onNavigated = (frame: Frame) => void (frame === page.mainFrame() && committed++);
+  page.on('framenavigated', onNavigated);
+  try {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        // The reloaded document may be reached before its module script ran and set inpageReady.
+        await page.evaluate(async () => {
+          for (const until = Date.now() + 30_000; window.inpageReady === undefined && Date.now() < until;) await new Promise((r) => setTimeout(r, 20));
+          await window.inpageReady;
+        });
+        return;
+      } catch (err) {
+        if (attempt > 0 || !/Execution context was destroyed|navigat/i.test(String(err))) throw err;
+        if (committed === 0) await page.waitForEvent('framenavigated', { predicate: (frame) => frame === page.mainFrame() });
+      }
+    }
+  } finally {
+    page.off('framenavigated', onNavigated);
+  }
+}
+
 /** Opens `path`, waits until the service worker controls it (and the engine is hosted), returns nothing. */
 export async function openApp(page: Page, path = '/'): Promise<void> {
   await page.goto(path);
-  await page.evaluate(async () => {
-    await window.inpageReady;
-  });
+  await awaitReady(page);
 }
 
 /** Registers the workspace (if needed) and makes a key; returns the full key. */

@@ -3,7 +3,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { auth, call, chat, makeKey, sseEvents } from './helpers';
+import { auth, call, chat, makeKey, openApp, sseEvents } from './helpers';
 import { serveStatic, TEST_BUILD_DIR } from './static-server';
 import { VARIANT_IDS } from '#shared/variants';
 
@@ -11,8 +11,7 @@ test('offline reload: the page, the engine worker and /v1 all answer from the pr
   // An origin of our own, so the network can really go away: the server is closed and the context offline.
   const server = await serveStatic(4576, { '/': TEST_BUILD_DIR });
   try {
-    await page.goto(`${server.origin}/?tokenDelayMs=1`);
-    await page.evaluate(async () => void (await window.inpageReady));
+    await openApp(page, `${server.origin}/?tokenDelayMs=1`);
     const key = await makeKey(page);
     expect((await chat(page, key, { model: 'svc-model-5.2-fast', messages: [{ role: 'user', content: 'online' }] })).status).toBe(200);
     // The first visit's service worker precached the shell while installing, before it took control.
@@ -58,8 +57,7 @@ test('offline reload: the page, the engine worker and /v1 all answer from the pr
 test('a new app version activates without breaking a stream in progress; the next request works', async ({ page }) => {
   const server = await serveStatic(4577, { '/': TEST_BUILD_DIR });
   try {
-    await page.goto(`${server.origin}/?tokenDelayMs=5`);
-    await page.evaluate(async () => void (await window.inpageReady));
+    await openApp(page, `${server.origin}/?tokenDelayMs=5`);
     const key = await makeKey(page);
 
     // A long stream: 600 tokens at 5 ms each.
@@ -90,12 +88,15 @@ test('a new app version activates without breaking a stream in progress; the nex
     // Deploy: a changed sw.js, found by the browser's update check.
     const original = await readFile(join(TEST_BUILD_DIR, 'sw.js'), 'utf8');
     server.override('/sw.js', `${original}\n// version 2\n`);
-    const updating = await page.evaluate(async () => {
-      const registration = await navigator.serviceWorker.getRegistration('/');
-      await registration!.update();
-      return registration!.installing !== null || registration!.waiting !== null || registration!.active?.state === 'activating';
-    });
-    expect(updating).toBe(true);
+    // Polled: an update check still in flight (the page's own register() after its isolation reload, which readiness
+    // does not wait for) read the old script, and an update() asked meanwhile joins it.
+    const updating = () =>
+      page.evaluate(async () => {
+        const registration = await navigator.serviceWorker.getRegistration('/');
+        await registration!.update();
+        return registration!.installing !== null || registration!.waiting !== null || registration!.active?.state === 'activating';
+      });
+    await expect.poll(updating, { timeout: 10_000 }).toBe(true);
 
     const text = await page.evaluate(() => (window as unknown as { streamText: Promise<string> }).streamText);
     const events = sseEvents(text);

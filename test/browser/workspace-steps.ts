@@ -1,12 +1,11 @@
 // Steps the workspace-page tests share: sign up through the form, move between areas, save screenshots.
 import { expect, type Page } from '@playwright/test';
+import { awaitReady } from './helpers';
 
 /** Opens the workspace page and waits until the UI has read the workspace (sign-up form or areas). */
 export async function openWorkspace(page: Page, path = '/'): Promise<void> {
   await page.goto(path);
-  await page.evaluate(async () => {
-    await window.inpageReady;
-  });
+  await awaitReady(page);
   await expect(page.getByText('Starting the local service…')).toHaveCount(0);
 }
 

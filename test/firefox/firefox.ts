@@ -121,9 +121,18 @@ export function evaluator(page: Page): Evaluator {
 /** Opens `url` and waits until the service worker controls it and the engine is hosted; says whether it does. */
 export async function openApp(page: Page, url: string): Promise<{ controlled: boolean; webgpu: boolean }> {
   await page.goto(url);
-  return page.evaluate(async () => {
-    await window.inpageReady;
-    return { controlled: navigator.serviceWorker.controller !== null, webgpu: 'gpu' in navigator };
+  const ready = () =>
+    page.evaluate(async () => {
+      // The reloaded document may be reached before its module script ran and set inpageReady.
+      for (const until = Date.now() + 30_000; window.inpageReady === undefined && Date.now() < until;) await new Promise((r) => setTimeout(r, 20));
+      await window.inpageReady;
+      return { controlled: navigator.serviceWorker.controller !== null, webgpu: 'gpu' in navigator };
+    });
+  // A first visit to a server without isolation headers reloads once under the service worker before it is ready
+  // (src/page/isolation-reload.ts), which ends the first wait: wait again in the reloaded page.
+  return ready().catch(async () => {
+    await page.waitForFunction(() => document.readyState === 'complete' && window.inpageReady !== undefined, { timeout: WAIT_MS, polling: 100 });
+    return ready();
   });
 }
 

@@ -72,8 +72,10 @@ describe('Firefox ESR, production build, llama.cpp', { timeout: 240_000 }, () =>
     const { page, key } = await start(browser());
     await realAnswer(page, key);
     // Firefox ESR 153 has Memory64 and JSPI: wllama's main build, its relaxed-SIMD kernels (as wasm-kernels.test.ts
-    // finds Firefox's detection gives); one thread (this server sends no isolation
-    // headers); OPFS keeps the files.
+    // finds Firefox's detection gives); every core (this server sends no isolation headers, so the first visit
+    // reloaded once under the service worker, which sends them: src/page/isolation-reload.ts); OPFS keeps the files.
+    assert.equal(await page.evaluate(() => self.crossOriginIsolated), true);
+    const cores = await page.evaluate(() => navigator.hardwareConcurrency);
     const engine = await engineReport(page, key);
     assert.deepEqual(
       {
@@ -89,7 +91,7 @@ describe('Firefox ESR, production build, llama.cpp', { timeout: 240_000 }, () =>
         build_why: "wllama's main build (Memory64, JSPI).",
         wasm: 'relaxed',
         wasm_why: WASM_VARIANT_WHY.relaxed,
-        threads: 1,
+        threads: cores,
         storage: { store: 'opfs', why: storeWhy('opfs', []) },
       },
     );

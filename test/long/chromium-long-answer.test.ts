@@ -8,7 +8,7 @@ import { chromium, type Browser } from '@playwright/test';
 import chromiumFlags from '../chromium-flags.json' with { type: 'json' };
 import { serveStatic, TEST_BUILD_DIR, type StaticServer } from '../browser/static-server';
 import { build } from '../firefox/firefox';
-import { makeKey } from '../browser/helpers';
+import { makeKey, openApp } from '../browser/helpers';
 
 const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /** "count 60" is 64 tokens: about 352 s, past Chromium's 300 s per event. */
@@ -31,10 +31,7 @@ after(async () => {
 
 test('a stream longer than 5 minutes comes back whole in Chromium', { timeout: 600_000 }, async () => {
   const page = await browser!.newPage();
-  await page.goto(`${server!.origin}/?tokenDelayMs=${TOKEN_DELAY_MS}`);
-  await page.evaluate(async () => {
-    await window.inpageReady;
-  });
+  await openApp(page, `${server!.origin}/?tokenDelayMs=${TOKEN_DELAY_MS}`);
   await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
   const key = await makeKey(page);
   const answer = await page.evaluate(async (key: string) => {

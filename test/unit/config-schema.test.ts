@@ -14,6 +14,7 @@ describe('the settings JSON Schema', () => {
       // The defaults (less the test build's knobs, URL parameters that are no settings of the file).
       Object.fromEntries(Object.entries(DEFAULT_CONFIG).filter(([key]) => !TEST_KNOBS.includes(key))),
       { $schema: './node_modules/inpage/dist-pkg/config.schema.json', ggufBaseUrl: '/gguf', engineHeartbeatMs: 0 },
+      { isolationReload: 'off' },
       { models: { 'svc-model-5.2-short-fast': { engine: 'llamacpp', gguf: '/g/own-Q8_0.gguf', context: 2048 }, 'svc-vision': { hidden: true } } },
       {
         upstreams: { gpu: { url: 'https://llm.example.com/v1', dialect: 'vllm', credentials: 'include', concurrency: 8 } },
@@ -31,6 +32,7 @@ describe('the settings JSON Schema', () => {
       { queueDept: 4 },
       { queueDepth: '4' },
       { engineChoice: 'cuda' },
+      { isolationReload: 'never' },
       { models: { 'svc-model-5.2': { mode: 'sometimes' } } },
       { models: { 'svc-model-5.2': { engine: 'llamacpp', webllm: 'Qwen3-8B-q4f16_1-MLC' } } },
       { upstreams: { gpu: { url: 'https://llm.example.com/v1', dialect: 'tgi' } } },

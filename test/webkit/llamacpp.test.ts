@@ -78,6 +78,15 @@ describe('WebKit (MiniBrowser), production build, llama.cpp', { timeout: 420_000
 
     const started = await openApp(page, `${host!.server.origin}/`);
     assert.deepEqual(started, { controlled: true, webgpu: false });
+    // This server sends no isolation headers: the first visit reloaded once under the service worker (the tab's
+    // guard says so), which cannot isolate it here (no COEP credentialless), and did not again.
+    assert.deepEqual(
+      await page.evaluate(() => ({ isolated: self.crossOriginIsolated, reloaded: sessionStorage.getItem('inpage:isolation-reload') !== null }), null),
+      {
+        isolated: false,
+        reloaded: true,
+      },
+    );
     // Signed up and a key made through the UI, so the page's Models area is the registered workspace's.
     await registerThroughForm(page, 'WebKit llama.cpp');
     const key = await createKeyThroughForm(page, 'webkit llama key');

@@ -9,7 +9,7 @@
 //   every other request.
 // The entry imports ./start-early before anything else (it asks for the engine's port as the worker starts).
 import { portAskedAt, requestPort } from './start-early';
-import { addPlugins, cleanupOutdatedCaches, precacheAndRoute, type PrecacheEntry } from 'workbox-precaching';
+import { addPlugins, cleanupOutdatedCaches, getCacheKeyForURL, precacheAndRoute, type PrecacheEntry } from 'workbox-precaching';
 import { registerRoute } from 'workbox-routing';
 import { CacheFirst, NetworkFirst } from 'workbox-strategies';
 import { createApp } from './app';
@@ -32,6 +32,8 @@ import {
   engineFailure,
   CLAIM_REQUEST,
   isMessage,
+  isolationAnswer,
+  isolationAskUrl,
   PING,
   PORT_OFFER,
   STAY_AWAKE,
@@ -53,6 +55,29 @@ export type StartOptions = { guest: false; precache: (string | PrecacheEntry)[] 
 
 function isDocumentOrWorker(request: Request): boolean {
   return request.mode === 'navigate' || ['document', 'iframe', 'worker', 'sharedworker'].includes(request.destination);
+}
+
+/**
+ * Whether a navigation to `href` would be answered from this worker's precache, and so with the isolation headers
+ * (the plugin below), matched as that route matches (Workbox's URL variations, every query parameter ignored): the
+ * URL without its query and hash, its directory's index.html, or the same path + `.html`
+ * (Workbox's `directoryIndex` and `cleanURLs`). A page the precache does not hold (an app's own page beside
+ * inpage-sw.js copied by hand) goes to the network, headers and all as the server sends them.
+ */
+function precachedNavigation(href: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(href, self.location.href);
+  } catch {
+    return false;
+  }
+  if (url.origin !== self.location.origin) return false;
+  url.hash = '';
+  url.search = '';
+  const variations = [url.href];
+  if (url.pathname.endsWith('/')) variations.push(new URL('index.html', url).href);
+  variations.push(`${url.origin}${url.pathname}.html`);
+  return variations.some((candidate) => getCacheKeyForURL(candidate) !== undefined);
 }
 
 /**
@@ -149,6 +174,13 @@ export function startInpage(options: StartOptions): void {
     if (isMessage(event.data, CLOCK_ASK)) {
       // A page takes the times it writes and shows from this clock (src/shared/record-time.ts).
       event.ports[0]?.postMessage(clockAnswer(recordNow()));
+      return;
+    }
+    const asked = isolationAskUrl(event.data);
+    if (asked !== undefined) {
+      // A page not isolated on its first visit asks before it reloads once to be (src/page/isolation-reload.ts).
+      // As a guest, the app's worker answers navigations, and whether it adds the headers is its own affair: no.
+      event.ports[0]?.postMessage(isolationAnswer(!guest && precachedNavigation(asked)));
       return;
     }
     if (isMessage(event.data, PING)) {

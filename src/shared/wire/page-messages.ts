@@ -163,3 +163,32 @@ export function clockReading(data: unknown): number | undefined {
 export const PING = { type: 'inpage:ping' } as const;
 /** The answer, on the port sent with the ping. */
 export const PONG = { type: 'inpage:pong' } as const;
+
+/**
+ * Page → the service worker that controls it, with a port: "would you serve a navigation to `url` with the
+ * cross-origin isolation headers?" (src/shared/isolation.ts). A page that is not isolated on its first visit reloads
+ * once only when the answer is yes (src/page/isolation-reload.ts).
+ */
+export const ISOLATION_ASK = { type: 'inpage:isolation-ask' } as const;
+
+export function isolationAsk(url: string): { type: typeof ISOLATION_ASK.type; url: string } {
+  return { ...ISOLATION_ASK, url };
+}
+
+/** The URL an isolation ask names, if it is one. */
+export function isolationAskUrl(data: unknown): string | undefined {
+  const url = isMessage(data, ISOLATION_ASK) ? (data as { url?: unknown }).url : undefined;
+  return typeof url === 'string' ? url : undefined;
+}
+
+/** The answer, on the port sent with the ask. */
+export const ISOLATION_ANSWER = { type: 'inpage:isolation-answer' } as const;
+
+export function isolationAnswer(isolates: boolean): { type: typeof ISOLATION_ANSWER.type; isolates: boolean } {
+  return { ...ISOLATION_ANSWER, isolates };
+}
+
+/** Whether `data` is an answer saying yes. */
+export function answersIsolated(data: unknown): boolean {
+  return isMessage(data, ISOLATION_ANSWER) && (data as { isolates?: unknown }).isolates === true;
+}
