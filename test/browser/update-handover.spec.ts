@@ -8,7 +8,7 @@
 import { expect, test } from '@playwright/test';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { makeKey } from './helpers';
+import { makeKey, openApp } from './helpers';
 import { serveStatic, TEST_BUILD_DIR } from './static-server';
 
 interface Loops {
@@ -25,8 +25,8 @@ test('an update under three looping clients: no stream cut, every reported token
   test.setTimeout(120_000);
   const server = await serveStatic(4661, { '/': TEST_BUILD_DIR });
   try {
-    await page.goto(`${server.origin}/?tokenDelayMs=2`);
-    await page.evaluate(async () => void (await window.inpageReady));
+    // (A first visit to a server without isolation headers reloads once under the worker: openApp waits it out.)
+    await openApp(page, `${server.origin}/?tokenDelayMs=2`);
     const key = await makeKey(page, { name: 'busy' });
     // The loops, in the page, until told to stop.
     await page.evaluate((key) => {
