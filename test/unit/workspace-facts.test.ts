@@ -111,10 +111,23 @@ describe('the context budget', () => {
     expect(contextUsed(more)).toEqual({ tokens: 1510 + 2 + 8, exact: false });
   });
   it('gives the answer the room that is left, and says when a message leaves too little', () => {
-    expect(nextFit(chat, 'hi', 4096)).toEqual({ needed: 1510 + 9, room: 4096 - 1519, fits: true, maxTokens: 4096 - 1519 });
+    // max_tokens: the room after the most the prompt can take (2 bytes and a message's 8 for 'hi', 32 for the template).
+    expect(nextFit(chat, 'hi', 4096)).toEqual({ needed: 1510 + 9, room: 4096 - 1519, fits: true, maxTokens: 4096 - 1510 - 10 - 32, maxTokensTooHigh: false });
     expect(nextFit(chat, 'hi', 1519 + MIN_ANSWER_TOKENS - 1).fits).toBe(false);
-    // The chat's own max_tokens is the room it needs.
-    expect(nextFit({ ...chat, params: { ...DEFAULT_PARAMS, max_tokens: 3000 } }, 'hi', 4096).fits).toBe(false);
+    // The chat's own max_tokens is the room it needs; it alone is the cause while the room has MIN_ANSWER_TOKENS.
+    const own = nextFit({ ...chat, params: { ...DEFAULT_PARAMS, max_tokens: 3000 } }, 'hi', 4096);
+    expect(own).toMatchObject({ fits: false, maxTokensTooHigh: true });
+    expect(nextFit({ ...chat, params: { ...DEFAULT_PARAMS, max_tokens: 3000 } }, 'hi', 1519 + 100).maxTokensTooHigh).toBe(false);
+  });
+  it('never sends a default max_tokens a prompt of many short tokens would overrun', () => {
+    // 300 one-letter words: estimated at 3 characters a token (208), at most 600 bytes; a word tokenizer counts 300.
+    const text = Array(300).fill('a').join(' ');
+    const fresh = { system: '', params: { ...DEFAULT_PARAMS }, turns: [] };
+    const fit = nextFit(fresh, text, 4096);
+    expect(fit.maxTokens).toBe(4096 - (599 + 8) - 32);
+    expect(fit.maxTokens + 300 + 6).toBeLessThanOrEqual(4096);
+    // A text too long for the bound: the estimated room, as before (the refusal names the size, and it is asked again).
+    expect(nextFit(fresh, 'é'.repeat(2000), 4096).maxTokens).toBe(4096 - Math.ceil(2000 / 3) - 8);
   });
   it('leaves out whole exchanges, oldest first, and never the system prompt; a cut note stops what is sent', () => {
     const long = {

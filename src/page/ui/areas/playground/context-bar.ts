@@ -6,8 +6,8 @@ import { useState } from 'preact/hooks';
 import { variantOf } from '#shared/catalog';
 import type { ModelStatus } from '#shared/wire/engine-port';
 import { streamChat } from '../../kit/api';
-import { continueInNewChat, leaveOutOldest, type Conversation, type Sender } from './state/chat';
-import { SUMMARY_MAX_TOKENS, contextUsed, nextFit, sentFrom, turnsToDrop } from './state/context-budget';
+import { continueInNewChat, leaveOutOldest, updateCurrent, type Conversation, type Sender } from './state/chat';
+import { MIN_ANSWER_TOKENS, SUMMARY_MAX_TOKENS, contextUsed, nextFit, sentFrom, turnsToDrop } from './state/context-budget';
 import { toMessages } from './state/conversation-request';
 import { formatInteger } from '../../kit/format';
 import { errorText } from '../../kit/widgets';
@@ -41,7 +41,9 @@ export function ContextBar(props: { conversation: Conversation; status: ModelSta
   const used = contextUsed(conversation);
   const fit = nextFit(conversation, conversation.draft.trim(), context);
   const full = !fit.fits && !props.busy && (conversation.turns.length > 0 || conversation.draft.trim() !== '');
-  const drop = full ? turnsToDrop(conversation, conversation.draft.trim(), context) : null;
+  const drop = full && !fit.maxTokensTooHigh ? turnsToDrop(conversation, conversation.draft.trim(), context) : null;
+  // What Max tokens can be lowered to: the room there is, in whole hundreds when that leaves an answer room enough.
+  const lowered = fit.room >= 2 * MIN_ANSWER_TOKENS ? Math.floor(fit.room / 100) * 100 : fit.room;
   const percent = Math.min(100, Math.round((used.tokens / context) * 100));
   const summary = async () => {
     if (!props.sender) return;
@@ -60,6 +62,47 @@ export function ContextBar(props: { conversation: Conversation; status: ModelSta
     'div',
     { class: 'context-bar' },
     full &&
+      fit.maxTokensTooHigh &&
+      h(
+        'div',
+        { class: 'notice notice-warn context-full', role: 'status', 'data-testid': 'context-full' },
+        h(
+          'p',
+          null,
+          h('strong', null, 'Max tokens is too high for this chat. '),
+          `Max tokens (in Settings) asks for answers of up to ${formatInteger(conversation.params.max_tokens!)} tokens, but the chat and your message take about ${formatInteger(fit.needed)} of the ${formatInteger(context)} tokens ${conversation.model} has on this device, leaving room for about ${formatInteger(fit.room)}. Nothing is sent until you lower it:`,
+        ),
+        h(
+          'div',
+          { class: 'actions' },
+          h(
+            'button',
+            {
+              type: 'button',
+              class: 'button small',
+              onClick: () => {
+                updateCurrent({ params: { ...conversation.params, max_tokens: lowered } });
+                focusComposer();
+              },
+            },
+            `Lower Max tokens to ${formatInteger(lowered)}`,
+          ),
+          h(
+            'button',
+            {
+              type: 'button',
+              class: 'button small',
+              onClick: () => {
+                updateCurrent({ params: { ...conversation.params, max_tokens: null } });
+                focusComposer();
+              },
+            },
+            'Use the room that is left (no Max tokens)',
+          ),
+        ),
+      ),
+    full &&
+      !fit.maxTokensTooHigh &&
       h(
         'div',
         { class: 'notice notice-warn context-full', role: 'status', 'data-testid': 'context-full' },
