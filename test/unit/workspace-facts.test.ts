@@ -178,6 +178,43 @@ describe('an exported chat imports back the same', () => {
     const back: Conversation = { ...conversation, ...parsed, turns: parsed.turns.map((t, i) => ({ ...t, id: `n${i}` })) };
     expect(JSON.parse(exportJson(back))).toEqual(JSON.parse(text));
   });
+  it('carries every version and branch in a chat that has them, and takes them back', () => {
+    const later = [answered('second', 1, 3), turn('user', 'more'), answered('more', 1, 6)];
+    const conversation: Conversation = {
+      id: 'c',
+      orgId: 'o',
+      title: 'Branches',
+      named: true,
+      createdAt: 0,
+      updatedAt: 0,
+      model: 'svc-model-5.2',
+      system: '',
+      draft: '',
+      imagesNoted: false,
+      params: { ...DEFAULT_PARAMS },
+      turns: [
+        turn('user', 'first', {
+          branches: [
+            { text: 'first', after: [] },
+            { text: 'second', after: later },
+          ],
+          branch: 0,
+        }),
+        answered('one', 1, 3),
+      ],
+    };
+    conversation.turns[1]!.versions = [{ text: 'zero' }, { text: 'one' }];
+    conversation.turns[1]!.version = 1;
+    const json = JSON.parse(exportJson(conversation));
+    expect(json.messages.map((m: { content: string }) => m.content)).toEqual(['first', 'one']);
+    expect(JSON.stringify(json.turns)).not.toContain('"id"');
+    const parsed = parseExport(exportJson(conversation), 'svc-model-5.2-fast');
+    if (typeof parsed === 'string') throw new Error(parsed);
+    expect(parsed.turns[0]!.branches![1]!.after.map((t) => t.text)).toEqual(['second', 'more', 'more']);
+    expect(parsed.turns[1]!.versions).toHaveLength(2);
+    // A chat without versions exports as before: the request alone.
+    expect(JSON.parse(exportJson({ ...conversation, turns: [turn('user', 'a')] })).turns).toBeUndefined();
+  });
   it('refuses what is not an export, saying why', () => {
     expect(parseExport('nope', 'svc-model-5.2-fast')).toBe('That file is not JSON: choose a chat exported with Export JSON.');
     expect(parseExport('{"messages": [{"role": "robot", "content": "x"}]}', 'svc-model-5.2-fast')).toBe(

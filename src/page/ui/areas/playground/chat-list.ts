@@ -3,16 +3,7 @@
 // menu, and each row tells when the chat last changed.
 import { h } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import {
-  adoptConversation,
-  newConversation,
-  removeConversation,
-  renameConversation,
-  selectConversation,
-  useChat,
-  type Conversation,
-  type Turn,
-} from './state/chat';
+import { adoptConversation, newConversation, removeConversation, renameConversation, selectConversation, useChat, type Conversation } from './state/chat';
 import { formatRelative } from '../../kit/format';
 import { preferredModel } from '../../kit/model-state';
 import { parseExport } from './state/chat-import';
@@ -191,7 +182,7 @@ export function ConversationList(props: { onPicked?: () => void; onClose?: () =>
     if (!file) return;
     const parsed = parseExport(await file.text(), preferredModel());
     if (typeof parsed === 'string') return setImportError(parsed);
-    adoptConversation({ ...parsed, turns: parsed.turns as Turn[] });
+    adoptConversation(parsed);
     props.onPicked?.();
     focusChatRow();
   };

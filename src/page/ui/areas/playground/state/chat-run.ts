@@ -232,6 +232,8 @@ export async function run(
   chat.state = { ...chat.state, streamingId: conversation.id, error: null, list: [conversation, ...chat.state.list.filter((c) => c !== conversation)] };
   chat.streaming = { conversation, answer };
   notify();
+  // Written now, so a reload before the first streaming save finds this exchange (and the snapshot its answer).
+  save(conversation);
 
   const got: Received = { started: performance.now(), firstAt: null, thinkingFrom: null, deltas: 0, usage: null, finish: null, servedBy: null };
   let failure: unknown = null;

@@ -4,7 +4,7 @@
 // reloads and restarts.
 import { modelIds, variantOf } from '#shared/catalog';
 import type { ModelId } from '#shared/variants';
-import { DEFAULT_PARAMS, deleteConversation, listConversations, type Conversation, type Turn } from './conversation-db';
+import { DEFAULT_PARAMS, deleteConversation, listConversations, type Conversation, type Turn, type UserBranch } from './conversation-db';
 import { preferredModel } from '../../../kit/model-state';
 import { chat, current, newId, notify, save, takeSnapshot } from './chat-state';
 import { ApiCallError } from '../../../kit/api';
@@ -72,6 +72,8 @@ export async function loadConversations(orgId: string): Promise<void> {
       const kept = takeSnapshot(conversation.id, turn.id);
       if (kept && kept.text.length >= turn.text.length) Object.assign(turn, kept);
       turn.status = 'interrupted';
+      // A regeneration the reload interrupted is one of the answer's versions, as a finished one is.
+      if (turn.versions && (turn.version ?? 0) >= turn.versions.length) turn.versions = [...turn.versions, versionOf(turn)];
     }
   }
   let wanted: string | null = null;
@@ -178,6 +180,8 @@ export function showVersion(turnId: string, index: number): void {
   if (!conversation || !turn?.versions || chat.controller) return;
   const chosen = turn.versions[index];
   if (!chosen) return;
+  // The one on screen not among them yet (a regeneration interrupted before it was added): it stays one.
+  if ((turn.version ?? 0) >= turn.versions.length) turn.versions = [...turn.versions, versionOf(turn)];
   Object.assign(turn, { reasoning: undefined, thoughtMs: undefined, error: undefined, stats: undefined, toolCalls: undefined }, chosen, { version: index });
   conversation.turns = [...conversation.turns];
   save(conversation);
@@ -252,14 +256,51 @@ export function regenerate(sender: Sender): void {
   });
 }
 
-/** Replaces a user message with new text and sends it again; every later turn goes. */
+/** The branch on screen of the user turn at `at`, as its entry: its text and image and the turns after it. */
+function branchOf(turns: readonly Turn[], at: number): UserBranch {
+  const user = turns[at]!;
+  return { text: user.text, ...(user.image ? { image: user.image, imageName: user.imageName } : {}), after: turns.slice(at + 1) };
+}
+
+/**
+ * Sends a user message again with new text: a new branch. The message before and every turn after it stay as
+ * the other version (‹ 1/2 › on the message, showBranch); if the send fails before it begins, the chat is as it was.
+ */
 export function editAndResend(sender: Sender, turnId: string, text: string): void {
   const conversation = current();
   if (!conversation || chat.controller) return;
   const at = conversation.turns.findIndex((t) => t.id === turnId);
   const user = conversation.turns[at];
   if (!user || user.role !== 'user' || !text.trim()) return;
-  void run(conversation, sender.key, conversation.turns.slice(0, at), { ...user, id: newId('turn'), text: text.trim() }, sender.onAnswered);
+  const earlier = (user.branches ?? [{ text: user.text, after: [] }]).map((b, i) => (i === (user.branch ?? 0) ? branchOf(conversation.turns, at) : b));
+  const edited: Turn = {
+    ...user,
+    id: newId('turn'),
+    text: text.trim(),
+    branches: [...earlier, { ...branchOf([user], 0), text: text.trim(), after: [] }],
+    branch: earlier.length,
+  };
+  void run(conversation, sender.key, conversation.turns.slice(0, at), edited, sender.onAnswered, { again: { turns: [...conversation.turns], versions: [] } });
+}
+
+/** Shows another version of an edited message, with the turns that followed it in its branch. */
+export function showBranch(turnId: string, index: number): void {
+  const conversation = current();
+  if (!conversation || chat.controller) return;
+  const at = conversation.turns.findIndex((t) => t.id === turnId);
+  const user = conversation.turns[at];
+  const chosen = user?.branches?.[index];
+  if (!user || !chosen || index === (user.branch ?? 0)) return;
+  const branches = user.branches!.map((b, i) => (i === (user.branch ?? 0) ? branchOf(conversation.turns, at) : i === index ? { ...b, after: [] } : b));
+  const shown: Turn = { ...user, text: chosen.text, image: chosen.image, imageName: chosen.imageName, branches, branch: index };
+  if (!chosen.image) {
+    delete shown.image;
+    delete shown.imageName;
+  }
+  conversation.turns = [...conversation.turns.slice(0, at), shown, ...chosen.after];
+  conversation.updatedAt = Date.now();
+  save(conversation);
+  notify();
 }
 
 /**
@@ -307,8 +348,17 @@ export function continueInNewChat(summary: string): void {
   notify();
 }
 
+/** Turns made elsewhere, each given an id of this browser (the turns of their branches too). */
+function withIds(turns: readonly Omit<Turn, 'id'>[]): Turn[] {
+  return turns.map((turn) => ({
+    ...turn,
+    id: newId('turn'),
+    ...(turn.branches ? { branches: turn.branches.map((b) => ({ ...b, after: withIds(b.after) })) } : {}),
+  }));
+}
+
 /** A chat made elsewhere (an imported export): given its own ids and this workspace, listed first and opened. */
-export function adoptConversation(made: Pick<Conversation, 'title' | 'model' | 'system' | 'params' | 'turns'>): void {
+export function adoptConversation(made: Pick<Conversation, 'title' | 'model' | 'system' | 'params'> & { turns: Omit<Turn, 'id'>[] }): void {
   if (!chat.state.orgId) return;
   const now = Date.now();
   const conversation: Conversation = {
@@ -318,7 +368,7 @@ export function adoptConversation(made: Pick<Conversation, 'title' | 'model' | '
     modelChosen: true,
     createdAt: now,
     updatedAt: now,
-    turns: made.turns.map((turn) => ({ ...turn, id: newId('turn') })),
+    turns: withIds(made.turns),
   };
   chat.state = { ...chat.state, list: [conversation, ...chat.state.list], currentId: conversation.id, error: null };
   save(conversation);
