@@ -4,7 +4,7 @@
 // reloads and restarts.
 import { modelIds, variantOf } from '#shared/catalog';
 import type { ModelId } from '#shared/variants';
-import { DEFAULT_PARAMS, deleteConversation, listConversations, type Conversation, type Turn, type UserBranch } from './conversation-db';
+import { DEFAULT_PARAMS, deleteConversation, listConversations, type Conversation, type Params, type Turn, type UserBranch } from './conversation-db';
 import { preferredModel } from '../../../kit/model-state';
 import { chat, current, newId, notify, save, takeSnapshot } from './chat-state';
 import { ApiCallError } from '../../../kit/api';
@@ -31,9 +31,45 @@ function remember(id: string): void {
   }
 }
 
-/** A new chat: the model of `from` (the one on screen), the default system prompt and parameters. */
+/** The system prompt and parameters new chats of a workspace start from (Make these the default), if any. */
+interface ChatDefaults {
+  system: string;
+  params: Partial<Params>;
+}
+
+function defaultsSlot(orgId: string): string {
+  return `inpage:chat-defaults:${orgId}`;
+}
+
+/** The defaults the person saved for new chats in this workspace (this browser's `localStorage`), or null. */
+export function chatDefaults(orgId: string | null = chat.state.orgId): ChatDefaults | null {
+  if (!orgId) return null;
+  try {
+    const raw = localStorage.getItem(defaultsSlot(orgId));
+    const kept = raw ? (JSON.parse(raw) as Partial<ChatDefaults>) : null;
+    return kept && typeof kept === 'object' ? { system: typeof kept.system === 'string' ? kept.system : '', params: { ...kept.params } } : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The current chat's system prompt and parameters become what new chats start from (null: back to the built-in ones). */
+export function setChatDefaults(from: Conversation | null): void {
+  const orgId = chat.state.orgId;
+  if (!orgId) return;
+  try {
+    if (from) localStorage.setItem(defaultsSlot(orgId), JSON.stringify({ system: from.system, params: from.params }));
+    else localStorage.removeItem(defaultsSlot(orgId));
+  } catch {
+    // Not kept (no room, or storage off): new chats start from the built-in defaults.
+  }
+  notify();
+}
+
+/** A new chat: the model of `from` (the one on screen), the system prompt and parameters new chats start from. */
 function blank(orgId: string, from?: Conversation): Conversation {
   const now = Date.now();
+  const defaults = chatDefaults(orgId);
   return {
     id: newId('conv'),
     orgId,
@@ -43,8 +79,8 @@ function blank(orgId: string, from?: Conversation): Conversation {
     updatedAt: now,
     model: from?.model ?? defaultModel(),
     ...(from?.modelChosen ? { modelChosen: true } : {}),
-    system: '',
-    params: { ...DEFAULT_PARAMS },
+    system: defaults?.system ?? '',
+    params: { ...DEFAULT_PARAMS, ...defaults?.params },
     turns: [],
     draft: '',
     imagesNoted: false,
