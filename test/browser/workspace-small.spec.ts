@@ -2,7 +2,7 @@
 // key) and after "Use the Playground key" on Connect (never the page's body); the parameters' count leaves the
 // functions, which have their own section, out.
 import { expect, test } from '@playwright/test';
-import { goToArea, openChatSettings, openWorkspace, playgroundKey, registerThroughForm } from './workspace-steps';
+import { goToArea, openChatSettings, openWorkspace, playgroundKey, registerThroughForm, sendAndWait } from './workspace-steps';
 
 test.use({ viewport: { width: 1280, height: 900 } });
 
@@ -41,4 +41,45 @@ test('"Parameters" counts no functions: they have their own section; Settings co
   await page.getByLabel('Temperature').fill('0.5');
   await expect(page.locator('.pg-params summary')).toHaveText('Parameters (1 set)');
   await expect(page.getByRole('button', { name: /^Settings/ })).toHaveText('Settings (2)');
+});
+
+test('a long first message names the chat on a whole word; empty new chats do not pile up; a send error goes with a switch of model', async ({ page }) => {
+  await openWorkspace(page);
+  await registerThroughForm(page);
+  await goToArea(page, 'Playground');
+  await playgroundKey(page);
+  const long = 'Please explain how the tokenizer of a language model splits unfamiliar compound words into pieces';
+  await sendAndWait(page, long);
+  const title = (await page.getByTestId('chat-title').textContent())!;
+  expect(title).toBe('Please explain how the tokenizer of a language model splits…');
+  expect(long.startsWith(title.slice(0, -1))).toBe(true);
+  expect(long[title.length - 1]).toBe(' ');
+
+  // New chat, back to the first, New chat again: the same empty chat, not a second one.
+  const chats = page.getByRole('navigation', { name: 'Chats' });
+  await chats.getByRole('button', { name: 'New chat', exact: true }).click();
+  await expect(page.getByTestId('chat-title')).toHaveText('New chat');
+  await chats.getByRole('button', { name: /^Please explain/ }).click();
+  await chats.getByRole('button', { name: 'New chat', exact: true }).click();
+  await expect(chats.locator('.chat-title')).toHaveText(['New chat', title]);
+
+  // A send that fails before its first token: the error beside the composer, until the model changes.
+  await page.getByLabel('Message').fill('fail after 0');
+  await page.getByRole('button', { name: 'Send' }).click();
+  const error = page.locator('form.composer .notice-error');
+  await expect(error).toContainText('Not sent');
+  await page.locator('#pg-model').selectOption('svc-model-5.2-short-fast');
+  await expect(error).toHaveCount(0);
+  await expect(page.getByLabel('Message')).toHaveValue('fail after 0');
+});
+
+test('Connect: Test the connection is there before a key is filled, and says what it needs', async ({ page }) => {
+  await openWorkspace(page);
+  await registerThroughForm(page);
+  await goToArea(page, 'Connect');
+  const test = page.getByRole('button', { name: 'Test the connection' });
+  await expect(test).toBeDisabled();
+  await expect(page.locator('#try-it-needs')).toHaveText('Fill in a key above (or use the Playground key) to test the connection with it.');
+  await goToArea(page, 'Playground');
+  await expect(page.locator('.key-options')).toContainText('One key named “Playground” reaching every model listed in Models');
 });

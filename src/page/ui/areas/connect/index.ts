@@ -102,7 +102,13 @@ function TryIt(props: { keyValue: string | null }) {
   const [result, setResult] = useState<{ ok: boolean; lines: string[]; failure?: { message: string; code: string | null } } | null>(null);
   const [busy, setBusy] = useState(false);
   const button = useRef<HTMLButtonElement>(null);
-  if (!props.keyValue) return null;
+  if (!props.keyValue)
+    return h(
+      'div',
+      { class: 'try-it' },
+      h('button', { type: 'button', class: 'button', disabled: true, 'aria-describedby': 'try-it-needs' }, 'Test the connection'),
+      h('p', { class: 'hint', id: 'try-it-needs' }, 'Fill in a key above (or use the Playground key) to test the connection with it.'),
+    );
   const key = props.keyValue;
   const run = async () => {
     setResult(null);

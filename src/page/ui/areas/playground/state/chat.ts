@@ -156,6 +156,9 @@ export function newConversation(): void {
   if (!chat.state.orgId) return;
   const now = current();
   if (now && now.turns.length === 0) return selectConversation(now.id);
+  // An empty chat already in the list (nothing sent, nothing typed, never renamed) opens instead: they do not pile up.
+  const unused = chat.state.list.find((c) => c.turns.length === 0 && !c.draft.trim() && !c.draftImage && !c.named);
+  if (unused) return selectConversation(unused.id);
   const fresh = blank(chat.state.orgId, now ?? undefined);
   chat.state = { ...chat.state, list: [fresh, ...chat.state.list], currentId: fresh.id, error: null };
   save(fresh);
@@ -200,6 +203,8 @@ export async function removeConversation(id: string): Promise<void> {
 export function updateCurrent(patch: Partial<Pick<Conversation, 'model' | 'modelChosen' | 'system' | 'params' | 'draft' | 'draftImage'>>): void {
   const conversation = current();
   if (!conversation) return;
+  // Another model: the error of a send to the one before is no longer this chat's.
+  if (patch.model && patch.model !== conversation.model && chat.state.error?.conversationId === conversation.id) chat.state = { ...chat.state, error: null };
   Object.assign(conversation, patch);
   save(conversation, true);
   notify();
