@@ -83,3 +83,28 @@ test('Connect: Test the connection is there before a key is filled, and says wha
   await goToArea(page, 'Playground');
   await expect(page.locator('.key-options')).toContainText('One key named “Playground” reaching every model listed in Models');
 });
+
+test('an image attached for svc-vision is kept, and said so, when the chat switches to a text model', async ({ page }) => {
+  await openWorkspace(page);
+  await registerThroughForm(page);
+  await goToArea(page, 'Playground');
+  await playgroundKey(page);
+  await page.locator('#pg-model').selectOption('svc-vision');
+  const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+  await page.locator('#pg-image').setInputFiles({ name: 'dot.png', mimeType: 'image/png', buffer: png });
+  await expect(page.getByRole('img', { name: 'Attached: dot.png' })).toBeVisible();
+  await page.locator('#pg-model').selectOption('svc-model-5.2-short-fast');
+  const held = page.getByTestId('image-held');
+  await expect(held).toHaveText(/^The attached image dot\.png is not sent: svc-model-5\.2-short-fast reads text only\./);
+  const answer = await sendAndWait(page, 'text only');
+  await expect(answer.locator('.answer')).toHaveText('Echo: text only');
+  // Still there, and back as the attachment on svc-vision.
+  await expect(held).toBeVisible();
+  await page.locator('#pg-model').selectOption('svc-vision');
+  await expect(held).toHaveCount(0);
+  await expect(page.getByRole('img', { name: 'Attached: dot.png' })).toBeVisible();
+  await page.locator('#pg-model').selectOption('svc-model-5.2-short-fast');
+  await held.getByRole('button', { name: 'Remove image dot.png' }).click();
+  await expect(held).toHaveCount(0);
+  await expect(page.getByLabel('Message')).toBeFocused();
+});

@@ -241,7 +241,8 @@ export function send(sender: Sender, text: string): void {
   const image = conversation.draftImage && variantOf(conversation.model)?.vision ? conversation.draftImage : null;
   const user: Turn = { id: newId('turn'), role: 'user', text, ...(image ? { image: image.url, imageName: image.name } : {}) };
   conversation.draft = '';
-  conversation.draftImage = null;
+  // An image the model cannot read stays with the draft (the composer says so), for a model that can.
+  if (image) conversation.draftImage = null;
   void run(conversation, sender.key, [...conversation.turns], user, sender.onAnswered);
 }
 
