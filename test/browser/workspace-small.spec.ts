@@ -108,3 +108,22 @@ test('an image attached for svc-vision is kept, and said so, when the chat switc
   await expect(held).toHaveCount(0);
   await expect(page.getByLabel('Message')).toBeFocused();
 });
+
+test('search shows where it matched in a chat’s messages', async ({ page }) => {
+  await openWorkspace(page);
+  await registerThroughForm(page);
+  await goToArea(page, 'Playground');
+  await playgroundKey(page);
+  await sendAndWait(page, 'first');
+  await sendAndWait(page, 'Tell me whether the weather in Oslo is cold in the winter months, and how windy it gets by the fjord');
+  const chats = page.getByRole('navigation', { name: 'Chats' });
+  await chats.getByRole('button', { name: 'New chat', exact: true }).click();
+  await sendAndWait(page, 'something else');
+  await page.getByLabel('Search chats').fill('oslo');
+  await expect(chats.locator('.chat-title')).toHaveText(['first']);
+  await expect(chats.getByTestId('chat-snippet')).toHaveText('Tell me whether the weather in Oslo is cold in the winter months…');
+  // A short message: all of it.
+  await page.getByLabel('Search chats').fill('something');
+  await expect(chats.locator('.chat-title')).toHaveText(['something else']);
+  await expect(chats.getByTestId('chat-snippet')).toHaveText('something else');
+});
