@@ -3,7 +3,7 @@
 // import carry every version and branch (test build: the deterministic engine answers "Echo: <message>").
 import { readFile } from 'node:fs/promises';
 import { expect, test, type Page } from '@playwright/test';
-import { chatAction, goToArea, openWorkspace, playgroundKey, registerThroughForm, sendAndWait } from './workspace-steps';
+import { chatAction, goToArea, openWorkspace, playgroundKey, registerThroughForm, screens, sendAndWait } from './workspace-steps';
 
 async function startPlayground(page: Page, path = '/'): Promise<void> {
   await openWorkspace(page, path);
@@ -46,6 +46,7 @@ test('editing a message after a regenerate keeps both branches reachable, and ex
   await expect(old.getByTestId('version')).toHaveText('2/2');
   await old.getByRole('button', { name: 'Previous version of the answer' }).click();
   await expect(old.getByTestId('version')).toHaveText('1/2');
+  await screens(page, 'branches', { screen: true });
   await expect(old.locator('.answer')).toHaveText('Echo: first question');
 
   // The chat goes on in the earlier branch; the later one is still there.

@@ -1,7 +1,7 @@
 // The context warning names its real cause, and the Playground never sends a request it knows will be refused
 // (test build: the deterministic engine's context is 4,096 tokens, a token a word, 4 a message and 2 a prompt).
 import { expect, test, type Page } from '@playwright/test';
-import { goToArea, openChatSettings, openWorkspace, playgroundKey, registerThroughForm, sendAndWait } from './workspace-steps';
+import { goToArea, openChatSettings, openWorkspace, playgroundKey, registerThroughForm, screens, sendAndWait } from './workspace-steps';
 
 async function startPlayground(page: Page): Promise<void> {
   await openWorkspace(page);
@@ -27,6 +27,7 @@ test('a Max tokens too high for the chat is named as the cause, and lowering it 
   await expect(full.getByRole('button', { name: /Leave out/ })).toHaveCount(0);
   await expect(full.getByRole('button', { name: /summary/ })).toHaveCount(0);
   await expect(page.getByRole('button', { name: 'Send' })).toBeDisabled();
+  await screens(page, 'context-max-tokens', { screen: true });
 
   // The chat takes about 300 answer tokens and its messages: the room is between 3,700 and 3,800.
   await full.getByRole('button', { name: 'Lower Max tokens to 3,700' }).click();
