@@ -86,3 +86,21 @@ test('no request the service refuses: a first send and regenerations of a prompt
     expect(body.max_tokens! + 306).toBeLessThanOrEqual(4096);
   }
 });
+
+test('an attached image that would not fit is named as the cause, and removing it is offered', async ({ page }) => {
+  await startPlayground(page);
+  await page.locator('#pg-model').selectOption('svc-vision');
+  // About 3,000 tokens of chat: a text message still fits, an image (counted at 1,024) beside it does not.
+  await sendAndWait(page, 'count 3000');
+  const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+  await page.locator('#pg-image').setInputFiles({ name: 'dot.png', mimeType: 'image/png', buffer: png });
+  await page.getByLabel('Message').fill('look');
+  const full = page.getByTestId('context-full');
+  await expect(full).toContainText('The attached image would not fit.');
+  await expect(full).toContainText('An image takes about 1,024 tokens');
+  await expect(page.getByRole('button', { name: 'Send' })).toBeDisabled();
+  await full.getByRole('button', { name: 'Remove the image' }).click();
+  await expect(full).toHaveCount(0);
+  await expect(page.getByRole('img', { name: 'Attached: dot.png' })).toHaveCount(0);
+  await expect(page.getByRole('button', { name: 'Send' })).toBeEnabled();
+});

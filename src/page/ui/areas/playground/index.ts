@@ -95,6 +95,11 @@ function useFullHeight() {
   return main;
 }
 
+/** Whether the next message carries the draft's image (a model that reads images). */
+function sendsImage(conversation: Conversation): boolean {
+  return Boolean(conversation.draftImage && variantOf(conversation.model)?.vision);
+}
+
 export function PlaygroundArea() {
   const ui = useUi();
   const chat = useChat();
@@ -128,7 +133,7 @@ export function PlaygroundArea() {
   const sender = senderOf(key);
   const text = conversation?.draft ?? '';
   const context = status?.context_length ?? null;
-  const fits = !conversation || context === null || nextFit(conversation, text.trim(), context).fits;
+  const fits = !conversation || context === null || nextFit(conversation, text.trim(), context, sendsImage(conversation)).fits;
   const problem = conversation ? paramsProblem(conversation.params) : null;
   const error = chat.error && chat.error.conversationId === conversation?.id ? chat.error : null;
 

@@ -6,6 +6,8 @@ import type { Conversation, Turn } from './conversation-db';
 
 /** Characters per token for text not yet counted: fewer than any of the models' tokenizers average, so an estimate errs high. */
 const CHARS_PER_TOKEN = 3;
+/** Tokens an attached image is counted at until the model has counted it (svc-vision's image budget, rounded up). */
+export const IMAGE_TOKENS = 1024;
 /** Tokens a message costs beyond its text (the chat template's role markers), estimated. */
 const MESSAGE_OVERHEAD_TOKENS = 8;
 /**
@@ -53,7 +55,7 @@ function turnTokens(turn: Turn, count: (text: string) => number = estimateTokens
   const s = turn.stats;
   if (turn.role === 'assistant' && s?.exact && !turn.toolCalls?.length) return s.tokens - (s.reasoningTokens ?? 0) + MESSAGE_OVERHEAD_TOKENS;
   const calls = (turn.toolCalls ?? []).map((c) => c.name + c.arguments).join('');
-  return count(turn.text + calls) + (turn.image ? 1024 : 0);
+  return count(turn.text + calls) + (turn.image ? IMAGE_TOKENS : 0);
 }
 
 /**
@@ -96,13 +98,14 @@ interface Fit {
   maxTokensTooHigh: boolean;
 }
 
-/** Whether the next message (`draft`) fits a context of `contextLength` tokens, and the answer's room. */
-export function nextFit(conversation: Pick<Conversation, 'system' | 'turns' | 'params'>, draft: string, contextLength: number): Fit {
-  const needed = contextUsed(conversation).tokens + (draft ? estimateTokens(draft) : 0);
+/** Whether the next message (`draft`, with an image attached when `draftImage`) fits a context of `contextLength` tokens, and the answer's room. */
+export function nextFit(conversation: Pick<Conversation, 'system' | 'turns' | 'params'>, draft: string, contextLength: number, draftImage = false): Fit {
+  const image = draftImage ? IMAGE_TOKENS : 0;
+  const needed = contextUsed(conversation).tokens + (draft ? estimateTokens(draft) : 0) + image;
   const room = contextLength - needed;
   const own = conversation.params.max_tokens;
   const wanted = own ?? MIN_ANSWER_TOKENS;
-  const most = contextUsed(conversation, boundTokens).tokens + (draft ? boundTokens(draft) : 0) + PROMPT_RESERVE_TOKENS;
+  const most = contextUsed(conversation, boundTokens).tokens + (draft ? boundTokens(draft) : 0) + image + PROMPT_RESERVE_TOKENS;
   const safeRoom = contextLength - most;
   return {
     needed,
