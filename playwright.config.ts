@@ -20,6 +20,9 @@ const browser = {
 export default defineConfig({
   testDir: 'test/browser',
   timeout: 60_000,
+  // The whole run's hard bound (below `npm test`'s bound of this stage, scripts/bounded.mjs): past it Playwright
+  // fails the tests still running, names them, and stops its web servers.
+  globalTimeout: 1_380_000,
   expect: { timeout: 10_000 },
   fullyParallel: true,
   workers: 2,

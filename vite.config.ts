@@ -5,7 +5,7 @@ import { NoticeCollector, noticesFile } from './scripts/notices.ts';
 import { serviceWorkerBundle } from './scripts/sw-bundle-plugin.ts';
 import { WORKER_CHUNKS } from './scripts/worker-chunks.ts';
 import { wasmVariants, wasmVariantsAlias } from './scripts/wasm-kernels/vite-plugin.ts';
-import { SERVICE_WORKER_CSP } from './src/shared/csp.ts';
+import { serviceWorkerCsp } from './src/shared/csp.ts';
 import { ISOLATION_HEADERS } from './src/shared/isolation.ts';
 import { providerHeaders } from './src/provider/headers.ts';
 import { readFileSync } from 'node:fs';
@@ -23,7 +23,7 @@ const serviceWorkerPolicy = (): Plugin => ({
   configurePreviewServer(server) {
     server.middlewares.use((req, res, next) => {
       const path = req.url?.split('?')[0];
-      if (path === '/sw.js') res.setHeader('Content-Security-Policy', SERVICE_WORKER_CSP);
+      if (path === '/sw.js') res.setHeader('Content-Security-Policy', serviceWorkerCsp(deployedConfig(server.config).mcpServers));
       // The model provider's page and its engine worker (no service worker controls them): their own isolation
       // (require-corp, not the app's credentialless) and the engine worker's policy, kept over preview's headers.
       const origin = `http://${req.headers.host ?? 'localhost'}`;

@@ -5,7 +5,7 @@
 // into NATIVE_LLAMA_DIR (git-ignored), node-llama-cpp at its pinned version and only this machine's binary package,
 // by `npm test`'s set-up (scripts/ensure-test-env.mjs) or by whichever of the three needs it first.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -45,8 +45,17 @@ export function ensureNodeLlamaCpp() {
   };
   writeFileSync(join(NATIVE_LLAMA_DIR, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
   console.error(`Installing node-llama-cpp ${NODE_LLAMA_CPP_VERSION} with ${binary} into ${NATIVE_LLAMA_DIR} (native llama.cpp for the tests and the bench)…`);
+  // Its dependencies as locked (scripts/native-llama/<platform>.package-lock.json: npm install keeps a lockfile's
+  // versions), so a fresh machine runs what the developers ran; a platform with no lockfile here resolves them anew,
+  // and says so. (Not `npm ci`: it wants the other platforms' optional binaries in the lockfile, which npm leaves out.)
   // The other platforms' binaries are node-llama-cpp's optional dependencies: left out. Its postinstall would
   // look for a binary to download or build; the one it needs is installed here already.
+  const lock = join(ROOT, 'scripts/native-llama', `${binary.slice('@node-llama-cpp/'.length)}.package-lock.json`);
+  if (existsSync(lock)) copyFileSync(lock, join(NATIVE_LLAMA_DIR, 'package-lock.json'));
+  else {
+    rmSync(join(NATIVE_LLAMA_DIR, 'package-lock.json'), { force: true });
+    console.error(`(no lockfile ${lock} for this platform: node-llama-cpp's dependencies are resolved anew)`);
+  }
   execFileSync('npm', ['install', '--omit=optional', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], {
     cwd: NATIVE_LLAMA_DIR,
     stdio: ['ignore', 'ignore', 'inherit'],

@@ -10,6 +10,7 @@
 // same core, `startServiceCore`, with its own service worker and settings.
 import { DEFAULT_CONFIG, fetchDeploymentConfig, mergeConfig, type InpageConfig } from '#shared/config';
 import { apiPath, configUrl } from '#shared/base-path';
+import { recordTime } from '#shared/record-time';
 import { StartBound, START_TIMEOUT_MS } from './start-bound';
 import { createKey, listKeys, revokeKey, verifyKey, type CreatedKey } from '#shared/keys/key-store';
 import { getWorkspace, registerWorkspace } from '#shared/keys/workspace';
@@ -22,7 +23,7 @@ import { claimEngine, type EngineLeadership } from '../page/engine-lock';
 import { modelTools, type ModelTools } from '../page/model-import';
 import { requestPersistence, storageReport } from '../page/storage';
 import { answerStayAwakeAsks, registerServiceWorker, watchServiceWorker, type ServiceWorkerSpec } from '../page/sw-registration';
-import { CLAIM_REQUEST, PING, engineFailed, PONG, isMessage } from '#shared/wire/page-messages';
+import { CLAIM_REQUEST, PING, engineFailed, PONG, isMessage, SETTINGS_CHANNEL, settingsQueueDepth, settingsRead } from '#shared/wire/page-messages';
 import { ENGINE_WORKER_URL } from '../page/engine-host';
 
 export type { InpageConfig, ModelId, VariantId, EngineHost, CreatedKey };
@@ -260,6 +261,9 @@ export function startServiceCore(options: ServiceCoreOptions) {
     (l) => (claimed = l),
     () => undefined,
   );
+  followQueueDepth(options.config, leadership);
+  // The times this page shows are its service worker's clock's (src/shared/record-time.ts): the difference, measured now.
+  void controlled.then(recordTime, () => undefined);
   return {
     controlled,
     leadership,
@@ -288,6 +292,32 @@ export function startServiceCore(options: ServiceCoreOptions) {
         () => undefined,
       ),
   };
+}
+
+/**
+ * The queue is the hosting tab's engine's, started with the settings that tab read; a deployment may change
+ * `queueDepth` since. So every page, once its settings are read and a worker controls it, says its depth on
+ * SETTINGS_CHANNEL, and the page hosting the engine under the same scope applies the latest it hears (and its own).
+ */
+function followQueueDepth(config: Promise<InpageConfig>, leadership: Promise<EngineLeadership | null>): void {
+  if (typeof BroadcastChannel === 'undefined' || !navigator.serviceWorker) return;
+  void Promise.all([config, navigator.serviceWorker.ready]).then(
+    ([{ queueDepth }, { scope }]) => {
+      const channel = new BroadcastChannel(SETTINGS_CHANNEL);
+      channel.postMessage(settingsRead(scope, queueDepth));
+      void leadership.then(
+        (l) =>
+          l?.onHost((host) => {
+            channel.onmessage = (event: MessageEvent) => {
+              const depth = settingsQueueDepth(event.data, scope);
+              if (depth !== undefined) host.control.useQueueDepth(depth).catch(() => undefined);
+            };
+          }),
+        () => undefined,
+      );
+    },
+    () => undefined,
+  );
 }
 
 /** Registers inpage's service worker, hosts the engine (unless another tab does) and returns the service. */

@@ -14,7 +14,7 @@ import { copyFileSync, existsSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, extname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Connect, Plugin, ResolvedConfig } from 'vite';
-import { SERVICE_WORKER_CSP } from '#shared/csp';
+import { serviceWorkerCsp } from '#shared/csp';
 import { apiPath } from '#shared/base-path';
 import { answerApiWithoutWorker } from './api-fallback';
 import { isolationHeaders, type EmbedderPolicy } from '#shared/isolation';
@@ -62,6 +62,17 @@ function libraryFiles(dir: string): string[] {
   return readdirSync(dir).filter((name) => name.startsWith('inpage'));
 }
 
+/** The app's /inpage.config.json: its public folder's in `vite dev`, the build's in `vite preview`; none: `{}`. */
+function appSettings(config: ResolvedConfig, dev: boolean): Record<string, unknown> {
+  const dir = dev ? config.publicDir : resolve(config.root, config.build.outDir);
+  try {
+    const parsed: unknown = JSON.parse(readFileSync(join(dir, 'inpage.config.json'), 'utf8'));
+    return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
 export function inpage(options: InpagePluginOptions = {}): Plugin {
   const libDir = options.libDir ?? join(dirname(fileURLToPath(import.meta.url)), 'lib');
   const ownWorker = options.serviceWorker === 'own';
@@ -84,7 +95,8 @@ export function inpage(options: InpagePluginOptions = {}): Plugin {
       const name = path.slice(base.length);
       if (!files.has(name)) return next();
       if (name === 'inpage-sw.js') {
-        res.setHeader('Content-Security-Policy', SERVICE_WORKER_CSP);
+        // Its policy lets it reach the MCP servers the app's settings allow (`mcpServers`).
+        res.setHeader('Content-Security-Policy', serviceWorkerCsp(appSettings(config, serve).mcpServers));
         // The service worker is checked for updates on each registration, never served stale from a cache.
         res.setHeader('Cache-Control', 'no-cache');
       }

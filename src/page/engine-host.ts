@@ -94,7 +94,8 @@ class HostedEngine implements EngineHost {
   readonly control: Comlink.Remote<EngineControl>;
 
   constructor(
-    private readonly config: InpageConfig,
+    /** The settings each worker starts with; `useQueueDepth` changes its depth, so a restarted worker keeps it. */
+    private config: InpageConfig,
     /** Consumer mode: why this site's own engine serves instead of the model provider (told with each offer). */
     readonly providerNote?: ProviderNote,
     /** Consumer mode, split: each worker (a restarted one too) gets a new port to the provider's engine. */
@@ -102,15 +103,21 @@ class HostedEngine implements EngineHost {
   ) {
     this.current = startWorker();
     // Every control method goes to the worker running now: a facade derived from EngineControl, not a copy of
-    // its list. Only `subscribe` is kept as well, so a restarted worker gets the page's listeners again.
+    // its list. Only `subscribe` is kept as well, so a restarted worker gets the page's listeners again, and `useQueueDepth` goes into the
+    // settings a restarted worker starts with.
     const subscribe = (listener: (models: ModelStatus[]) => void) => {
       // `listener` is a Comlink proxy, which can be sent again.
       this.subscribers.push(listener);
       return this.current.remote.subscribe(listener);
     };
+    const useQueueDepth = (depth: number) => {
+      this.config = { ...this.config, queueDepth: depth };
+      return this.current.remote.useQueueDepth(depth);
+    };
     this.control = new Proxy({} as Comlink.Remote<EngineControl>, {
       get: (_, name) => {
         if (name === 'subscribe') return subscribe;
+        if (name === 'useQueueDepth') return useQueueDepth;
         // Not a thenable: awaiting the facade must not call the worker.
         if (typeof name !== 'string' || name === 'then') return undefined;
         return (...args: unknown[]) => (this.current.remote as unknown as Record<string, (...a: unknown[]) => unknown>)[name]!(...args);

@@ -6,6 +6,7 @@ import { DEFAULT_CONFIG, TEST_KNOBS, type InpageConfig } from './config';
 import { ENGINE_KINDS } from './engine-kinds/specs';
 import { modelEntrySchemas } from './model-config';
 import { z } from './protocol/zod';
+import { MCP_BOUNDS } from './mcp-servers';
 import { CREDENTIALS, DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_MS, DIALECTS, UPSTREAM_BOUNDS } from './upstreams';
 
 /** What each setting does: a key of InpageConfig missing here, or one more, does not compile. */
@@ -22,6 +23,12 @@ const NOTES: Record<keyof InpageConfig, string> = {
   modelProvider:
     "Consumer mode (docs/shared-models.md): the model provider whose models this site runs (its origin, or its provider.html URL); where it cannot serve, this site's own engine does and /v1/models says why. Empty: off.",
   modelProviderWaitMs: "How long (ms) the page waits for the model provider's frame, a person's click included, before this site's own engine serves.",
+  mcpServers:
+    "Remote MCP tools in /v1/responses: the servers a request's tools[i].server_url may name, as origins (https://mcp.example.com) or URL prefixes (https://mcp.example.com/team/). Empty: none; any other server_url is 400 invalid_value.",
+  mcpMaxCalls: MCP_BOUNDS.mcpMaxCalls.note,
+  mcpCallTimeoutMs: MCP_BOUNDS.mcpCallTimeoutMs.note,
+  mcpMaxResultBytes: MCP_BOUNDS.mcpMaxResultBytes.note,
+  mcpMaxTools: MCP_BOUNDS.mcpMaxTools.note,
   upstreams:
     'Hybrid: OpenAI-compatible servers by name, which models entries send ids to (docs/hybrid.md). A literal API key here is refused at start-up: this file is served to every visitor.',
 };
@@ -84,6 +91,8 @@ export function configJsonSchema(): Record<string, unknown> {
       properties[key] = { type: 'object', description, additionalProperties: { anyOf: entrySchemas.map(entry) } };
     } else if (key === 'upstreams') {
       properties[key] = { type: 'object', description, additionalProperties: upstreamSchema() };
+    } else if (key === 'mcpServers') {
+      properties[key] = { type: 'array', items: { type: 'string' }, default: [], description };
     } else if (key === 'engineChoice') {
       properties[key] = { enum: ENGINE_CHOICES, default: fallback, description };
     } else if (typeof fallback === 'number') {

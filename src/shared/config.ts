@@ -8,6 +8,7 @@
 // build), which do not exist in `npm run build`.
 
 import { configUrl } from './base-path';
+import { MCP_BOUNDS } from './mcp-servers';
 
 declare global {
   /** A test build's knobs and their defaults (test/engine/knobs.ts); undeclared in `npm run build`. */
@@ -50,6 +51,19 @@ export interface InpageConfig {
   modelProvider: string;
   /** How long the page waits for the provider's frame (a person's click included) before its own engine serves. */
   modelProviderWaitMs: number;
+  /**
+   * Remote MCP tools in /v1/responses (docs/responses.md#remote-mcp-tools): the servers a request's `server_url` may
+   * name, origins or URL prefixes (src/shared/mcp-servers.ts). Empty: none.
+   */
+  mcpServers: string[];
+  /** MCP tool calls one response may run (src/shared/mcp-servers.ts, MCP_BOUNDS). */
+  mcpMaxCalls: number;
+  /** Time (ms) one MCP request may take. */
+  mcpCallTimeoutMs: number;
+  /** Bytes of one MCP call's result the model gets. */
+  mcpMaxResultBytes: number;
+  /** Tools taken from one MCP server. */
+  mcpMaxTools: number;
 }
 
 /** The test build's knobs with their defaults, settings beside the deployment's; none in `npm run build`. */
@@ -74,13 +88,19 @@ export const DEFAULT_CONFIG: Readonly<InpageConfig> = {
   upstreams: {},
   modelProvider: '',
   modelProviderWaitMs: 15_000,
+  mcpServers: [],
+  mcpMaxCalls: MCP_BOUNDS.mcpMaxCalls.default,
+  mcpCallTimeoutMs: MCP_BOUNDS.mcpCallTimeoutMs.default,
+  mcpMaxResultBytes: MCP_BOUNDS.mcpMaxResultBytes.default,
+  mcpMaxTools: MCP_BOUNDS.mcpMaxTools.default,
   ...TEST_KNOB_DEFAULTS,
 };
 
 function coerce(key: keyof InpageConfig, raw: unknown): InpageConfig[keyof InpageConfig] | undefined {
   const fallback = DEFAULT_CONFIG[key];
   if (typeof fallback === 'object') {
-    // Taken as it is and checked as a whole at start-up (buildCatalog), which names what is wrong.
+    // Taken as it is and checked as a whole at start-up (buildCatalog), which names what is wrong; `mcpServers` where
+    // it is used (src/shared/mcp-servers.ts).
     return raw as Record<string, unknown>;
   }
   if (typeof fallback === 'number') {

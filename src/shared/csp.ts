@@ -3,6 +3,7 @@
 // (`modelBaseUrl`, `modelLibBaseUrl`, `ggufBaseUrl`), or the engines' default hosts where those are not set. Image URLs for
 // svc-vision follow the same list.
 import type { InpageConfig } from './config';
+import { mcpServerOrigins } from './mcp-servers.ts';
 
 /** Where web-llm fetches weights (Hugging Face and its CDNs) and model libraries by default. */
 export const WEBLLM_MODEL_HOSTS = ['https://huggingface.co', 'https://*.huggingface.co', 'https://*.hf.co'] as const;
@@ -89,5 +90,11 @@ export function engineWorkerCsp(config: ModelSource, origin: string, connections
   ].join('; ');
 }
 
-/** The service worker's policy: it runs its own bundle and fetches from the origin only (the app shell, the config). */
-export const SERVICE_WORKER_CSP = "default-src 'none'; script-src 'self'; connect-src 'self'";
+/**
+ * The service worker's policy: it runs its own bundle and fetches from the origin (the app shell, the config) and
+ * from the MCP servers the deployment allows (`mcpServers`, src/shared/mcp-servers.ts), which /v1/responses calls.
+ */
+export function serviceWorkerCsp(mcpServers: unknown = []): string {
+  const hosts = mcpServerOrigins(mcpServers);
+  return `default-src 'none'; script-src 'self'; connect-src 'self'${hosts.length > 0 ? ` ${hosts.join(' ')}` : ''}`;
+}

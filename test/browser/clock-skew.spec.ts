@@ -1,4 +1,4 @@
-// Issue 14, clocks. Wrong wall clocks, set from outside as a person (or an NTP correction) would:
+// Issues 14 and 51, clocks. Wrong wall clocks, set from outside as a person (or an NTP correction) would:
 //  - the page's clock, with Playwright's clock (page.clock, injected into the page);
 //  - the service worker's clock: CDP's only clock control is Emulation's virtual time (setVirtualTimePolicy),
 //    which pauses and fast-forwards rather than sets a wall clock, and is ruled out here; so the test moves it the one way CDP offers on the service-worker target: Runtime.evaluate (Playwright's
@@ -42,28 +42,57 @@ async function record(page: Page, name: string): Promise<{ id: string; createdAt
   return page.evaluate(async (name) => (await window.inpage!.keys.list()).find((k) => k.name === name)!, name);
 }
 
-test('the page\'s clock a year ahead: "last used" never before "created", and both shown relative to the page\'s now', async ({ page }) => {
+test("the page's clock a year ahead: the key's times come from the service worker's clock, in order, shown as \"just now\"", async ({ page }) => {
+  // Issue 51: before, the key was made on the page's clock ("1.00 y from now" to every other clock) and its
+  // lastUsedAt was held at that creation time, a year ahead. Now every time on a record is the service worker's.
   await page.clock.install({ time: Date.now() + YEAR });
   await openApp(page);
   const key = await makeKey(page, { name: 'ahead' });
   const made = await record(page, 'ahead');
-  // The key was made by the page, on its clock: a year ahead of the service worker's.
-  expect(made.createdAt).toBeGreaterThan(Date.now() + YEAR - 24 * HOUR);
+  expect(Math.abs(made.createdAt - Date.now())).toBeLessThan(60_000);
   expect(await chat(page, key)).toBe(200);
-  // The service worker books the use on its own (real) clock, a year earlier: kept at the creation time.
   await expect.poll(async () => (await record(page, 'ahead')).tokensUsed).toBeGreaterThan(0);
   const used = await record(page, 'ahead');
   expect(used.lastUsedAt).not.toBeNull();
   expect(used.lastUsedAt!).toBeGreaterThanOrEqual(used.createdAt);
-  expect(used.lastUsedAt! - used.createdAt).toBeLessThan(60_000);
+  expect(Math.abs(used.lastUsedAt! - Date.now())).toBeLessThan(60_000);
+  // Revoked on the page, a year ahead by its own clock: on the service worker's too, not before it was made.
+  await page.evaluate(async (id) => window.inpage!.keys.revoke(id), made.id);
+  const revoked = await page.evaluate(async (name) => (await window.inpage!.keys.list()).find((k) => k.name === name)!, 'ahead');
+  expect(revoked.revokedAt).not.toBeNull();
+  expect(revoked.revokedAt!).toBeGreaterThanOrEqual(revoked.createdAt);
+  expect(Math.abs(revoked.revokedAt! - Date.now())).toBeLessThan(60_000);
+  // The workspace itself was registered on that clock as well.
+  const workspace = await page.evaluate(async () => (await window.inpage!.workspace.get())!.createdAt);
+  expect(Math.abs(workspace - Date.now())).toBeLessThan(60_000);
 
-  // The API Keys area shows both relative to the page's now (its clock): just now, not "a year ago" / "in 1 year".
+  // The API Keys area shows both relative to the same clock: just now, not "a year ago" / "in 1 year".
   await page.reload(); // the workspace was registered through the API: the page shows it once reloaded
   expect(await page.evaluate(() => Date.now())).toBeGreaterThan(Date.now() + YEAR - 24 * HOUR); // still a year ahead
   await goToArea(page, 'API Keys');
   const row = page.getByRole('row').filter({ hasText: 'ahead' });
   await expect(row.locator('[data-label="Created"]')).toHaveText('just now');
   await expect(row.locator('[data-label="Last used"]')).toHaveText('just now');
+});
+
+test("the service worker's clock an hour ahead when the key was made, then put right: the next use brings both times back to now", async ({
+  page,
+  context,
+}) => {
+  // Issue 51: before, lastUsedAt was kept at createdAt, an hour in the future, after the clock was put right.
+  await openApp(page);
+  const sw = await serviceWorker(context);
+  await skewServiceWorker(sw, HOUR);
+  const key = await makeKey(page, { name: 'made ahead' });
+  expect((await record(page, 'made ahead')).createdAt).toBeGreaterThan(Date.now() + HOUR - 5 * 60_000);
+  await skewServiceWorker(sw, 0);
+  expect(await chat(page, key)).toBe(200);
+  await expect.poll(async () => (await record(page, 'made ahead')).tokensUsed).toBeGreaterThan(0);
+  const after = await record(page, 'made ahead');
+  expect(after.lastUsedAt!).toBeGreaterThanOrEqual(after.createdAt);
+  expect(after.lastUsedAt!).toBeLessThanOrEqual(Date.now() + 5_000);
+  expect(after.createdAt).toBeLessThanOrEqual(Date.now() + 5_000);
+  expect(await sw.evaluate(() => (globalThis as unknown as { __skew?: number }).__skew)).toBe(0); // the same worker throughout
 });
 
 test("the service worker's clock ran an hour ahead and was corrected: lastUsedAt is not left in the future", async ({ page, context }) => {

@@ -10,10 +10,13 @@ import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { displayForm, isWellFormedKey } from '#shared/keys/key-format';
 import type { Evaluator } from '../browser/helpers';
 import { PROD_BUILD_DIR, REPO_ROOT, TEST_BUILD_DIR } from '../browser/static-server';
+import { suiteBound } from '../harness/processes';
 
 export const FIREFOX_PATH = process.env.FIREFOX_PATH ?? '/usr/bin/firefox-esr';
 /** Every wait of the smoke set (a locator, a condition, a navigation, Firefox's start) ends by then. */
 export const WAIT_MS = 30_000;
+/** A smoke file ends by then, whatever it waits on. */
+const SUITE_MS = 600_000;
 /** A build and the start of its server end by then. */
 export const SETUP_MS = 180_000;
 
@@ -71,6 +74,8 @@ export function firefox(prefs: Record<string, unknown> = {}): () => Browser {
   let browser: Browser | undefined;
   before(
     async () => {
+      // The file's hard bound: past it the file ends, whatever it waits on (puppeteer ends Firefox as it exits).
+      suiteBound(SUITE_MS, 'a Firefox smoke file');
       browser = await puppeteer.launch({
         browser: 'firefox',
         protocol: 'webDriverBiDi',

@@ -12,9 +12,10 @@
 // And sub-app's build with the engine worker's file removed: installInpage rejects naming it, /app/v1 answers a
 // 503 naming it. Run by `npm test` (test:package).
 import assert from 'node:assert/strict';
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
@@ -23,21 +24,48 @@ import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../playwright.config';
 import { synthesizeGguf } from '../../scripts/gguf/synthesize';
 import { ggufPath } from '../browser/llamacpp-host';
 import { count, weather } from '../fixtures/tools';
+import { ProcessError, Processes, suiteBound, type Managed } from '../harness/processes';
+import { lockPath, packageVariant, withInpageFrom } from './variant';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const OFFSET = Number(process.env.INPAGE_PORT_OFFSET ?? 0);
 const PORT = 4648 + OFFSET;
 const MODEL = 'svc-model-5.2-short-fast';
-const run = (cmd: string, args: string[], cwd: string, env: Record<string, string> = {}) =>
-  execFileSync(cmd, args, { cwd, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8', env: { ...process.env, ...env } });
+/** A build or an install of one app ends by then. */
+const STEP_MS = 300_000;
+/** A server's start (its ready line, then its first answer) ends by then. */
+const SERVER_MS = 60_000;
+/** The whole file ends by then, whatever it waits on (node's own per-test timeout is longer). */
+const SUITE_MS = 1_500_000;
+/** Which dependencies the apps install: locked (CI), the newest in their ranges, or with another Vite (variant.ts). */
+const VARIANT = packageVariant();
+const processes = new Processes();
+suiteBound(SUITE_MS, `the package test (${VARIANT.name})`, processes);
+
+/** A short command (a build): its output kept and shown if it fails, bounded by STEP_MS. */
+const run = (cmd: string, args: string[], cwd: string) => {
+  try {
+    return execFileSync(cmd, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8', timeout: STEP_MS, maxBuffer: 64 * 1024 * 1024 });
+  } catch (err) {
+    const e = err as { status?: number | null; signal?: string | null; stdout?: string; stderr?: string };
+    throw new Error(`${cmd} ${args.join(' ')} in ${cwd}: ${e.signal ? `ended by ${e.signal}` : `exit ${e.status}`}\n${e.stdout ?? ''}${e.stderr ?? ''}`, {
+      cause: err,
+    });
+  }
+};
 
 /** As `run`, without holding the event loop: several can wait on npm at once. */
-function runAsync(cmd: string, args: string[], cwd: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd, stdio: ['ignore', 'ignore', 'inherit'] });
-    child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${cmd} ${args.join(' ')} in ${cwd}: exit ${code}`))));
-  });
+async function runAsync(name: string, cmd: string, args: string[], cwd: string): Promise<void> {
+  const child = processes.start(name, cmd, args, { cwd });
+  const exit = await Promise.race([child.exited, sleep(STEP_MS, undefined, { ref: false })]);
+  if (!exit) throw new ProcessError(child, `did not end within ${STEP_MS / 1000} s`);
+  if (exit.code !== 0) throw new ProcessError(child, `${cmd} ${args.join(' ')} failed (exit ${exit.code ?? exit.signal ?? exit.error})`);
+}
+
+/** Waits until a server started by `serve` says it listens and answers at `url`; fails at once if it exits. */
+async function ready(server: Managed, url: string): Promise<void> {
+  await server.waitForLine(/Local:\s+http|^http:\/\/127\.0\.0\.1/, SERVER_MS);
+  await server.waitForUrl(url, SERVER_MS);
 }
 
 interface Example {
@@ -49,14 +77,16 @@ interface Example {
   port: number;
   /** The app's build, in its folder. */
   build: (dir: string) => void;
-  /** The app's server, serving its dist/ on `port`. */
-  serve: (dir: string, port: number) => ChildProcess;
+  /** The app's server, serving its dist/ on `port` (started through `processes`). */
+  serve: (dir: string, port: number) => Managed;
+  /** Whether the app is built with Vite (the apps a Vite variant runs). */
+  vite: boolean;
   /** The script of the service worker that must control the app's pages. */
   worker: string;
 }
 
-const vitePreview = (dir: string, port: number, outDir = 'dist') =>
-  spawn('npx', ['vite', 'preview', '--port', String(port), '--strictPort', '--outDir', outDir], { cwd: dir, stdio: 'ignore', detached: true });
+const vitePreview = (dir: string, port: number) =>
+  processes.start(`vite preview :${port}`, 'npx', ['vite', 'preview', '--port', String(port), '--strictPort'], { cwd: dir });
 /** The app at a sub-path: openai-app's files, its Vite config given `base: '/app/'`. */
 const SUB_BASE = '/app/';
 const SUB_APP_CONFIG = `import { defineConfig } from 'vite';
@@ -64,15 +94,30 @@ import { inpage } from 'inpage/vite';
 
 export default defineConfig({ base: '${SUB_BASE}', plugins: [inpage()], build: { target: 'es2022' }, preview: { host: '127.0.0.1' }, server: { host: '127.0.0.1' } });
 `;
-const EXAMPLES: Example[] = [
-  { name: 'openai-app', port: PORT, build: (dir) => run('npx', ['vite', 'build', '--logLevel', 'warn'], dir), serve: vitePreview, worker: '/inpage-sw.js' },
-  { name: 'pwa-app', port: 4649 + OFFSET, build: (dir) => run('npx', ['vite', 'build', '--logLevel', 'warn'], dir), serve: vitePreview, worker: '/sw.js' },
+const ALL_EXAMPLES: Example[] = [
+  {
+    name: 'openai-app',
+    port: PORT,
+    build: (dir) => run('npx', ['vite', 'build', '--logLevel', 'warn'], dir),
+    serve: vitePreview,
+    worker: '/inpage-sw.js',
+    vite: true,
+  },
+  {
+    name: 'pwa-app',
+    port: 4649 + OFFSET,
+    build: (dir) => run('npx', ['vite', 'build', '--logLevel', 'warn'], dir),
+    serve: vitePreview,
+    worker: '/sw.js',
+    vite: true,
+  },
   {
     name: 'plain-app',
     port: 4651 + OFFSET,
     build: (dir) => run('node', ['build.mjs'], dir),
-    serve: (dir, port) => spawn('node', ['serve.mjs'], { cwd: dir, stdio: 'ignore', detached: true, env: { ...process.env, PORT: String(port) } }),
+    serve: (dir, port) => processes.start(`plain-app serve.mjs :${port}`, 'node', ['serve.mjs'], { cwd: dir, env: { ...process.env, PORT: String(port) } }),
     worker: '/sw.js',
+    vite: false,
   },
   {
     name: 'sub-app',
@@ -82,8 +127,11 @@ const EXAMPLES: Example[] = [
     build: (dir) => run('npx', ['vite', 'build', '--logLevel', 'warn'], dir),
     serve: vitePreview,
     worker: `${SUB_BASE}inpage-sw.js`,
+    vite: true,
   },
 ];
+/** The apps this variant runs: with another Vite than the examples name, the ones Vite builds. */
+const EXAMPLES = ALL_EXAMPLES.filter((e) => e.vite || !VARIANT.vite);
 
 interface Answer {
   status: number;
@@ -253,39 +301,52 @@ async function openApp(page: Page, origin: string, heard: string[], base = '/'):
     });
 }
 
-describe('the packed package in fresh apps', { timeout: 1_700_000 }, () => {
+describe(`the packed package in fresh apps (${VARIANT.name})`, { timeout: SUITE_MS }, () => {
   const work = mkdtempSync(join(tmpdir(), 'inpage-package-'));
   const dirs = Object.fromEntries(EXAMPLES.map((e) => [e.name, join(work, e.name)]));
   let files: string[] = [];
-  const servers: ChildProcess[] = [];
   let browser: Browser | undefined;
 
   before(
     async () => {
       // What `prepack` runs, with its log apart from npm's JSON.
-      execFileSync('node', ['scripts/build-pkg.mjs'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+      run('node', ['scripts/build-pkg.mjs'], ROOT);
       // `npm pack --dry-run --json` lists what `npm pack` puts in the tarball; the same listing comes with the pack.
       const packed = JSON.parse(run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], ROOT)) as {
         filename: string;
         files: { path: string }[];
       }[];
-      const tarball = join(work, packed[0]!.filename);
+      // The apps' package.json name the tarball at one path (their lockfiles too: variant.ts).
+      copyFileSync(join(work, packed[0]!.filename), join(work, 'inpage.tgz'));
       files = packed[0]!.files.map((f) => f.path);
       // The deployment's model: a GGUF synthesized here, served by each app's own server at /gguf.
       const model = synthesizeGguf({ seed: 7 });
-      // The three apps' installs side by side (mostly waiting on npm's cache), then each build.
+      // The apps' installs side by side (mostly waiting on npm's cache), then each build.
       await Promise.all(
         EXAMPLES.map(async (example) => {
           const app = dirs[example.name]!;
-          cpSync(join(ROOT, 'examples', example.from ?? example.name), app, {
+          const from = example.from ?? example.name;
+          cpSync(join(ROOT, 'examples', from), app, {
             recursive: true,
             filter: (src) => !src.includes('node_modules') && !/[/\\]dist$/.test(src),
           });
           if (example.base) writeFileSync(join(app, 'vite.config.js'), SUB_APP_CONFIG);
-          // The app's own dependencies from the registry (npm's cache), inpage from the tarball.
-          await runAsync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball], app);
+          const manifest = withInpageFrom(JSON.parse(readFileSync(join(app, 'package.json'), 'utf8')) as Record<string, unknown>, '../inpage.tgz', VARIANT);
+          writeFileSync(join(app, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+          const lock = lockPath(VARIANT, from);
+          if (VARIANT.locked) {
+            // What the developers tested: the app's dependencies exactly as locked (`npm ci`), inpage from the tarball.
+            assert.ok(existsSync(lock), `no lockfile ${lock} for ${from} (${VARIANT.name}): make it with npm run test:package -- --update-locks`);
+            copyFileSync(lock, join(app, 'package-lock.json'));
+            await runAsync(`npm ci (${example.name})`, 'npm', ['ci', '--no-audit', '--no-fund', '--prefer-offline'], app);
+          } else {
+            // What a user installs today: the newest release in each range.
+            await runAsync(`npm install (${example.name})`, 'npm', ['install', '--no-audit', '--no-fund', '--prefer-online'], app);
+          }
         }),
       );
+      if (VARIANT.updateLocks)
+        for (const example of EXAMPLES) if (!example.from) VARIANT.saveLock(example.name, join(dirs[example.name]!, 'package-lock.json'));
       for (const example of EXAMPLES) {
         const app = dirs[example.name]!;
         example.build(app);
@@ -294,28 +355,19 @@ describe('the packed package in fresh apps', { timeout: 1_700_000 }, () => {
         writeFileSync(gguf, model.bytes);
         // At the app's base: the model's files too (found only through this file: the default source is the Hub).
         writeFileSync(join(app, 'dist/inpage.config.json'), JSON.stringify({ ggufBaseUrl: `${example.base ?? '/'}gguf` }));
-        servers.push(example.serve(app, example.port));
       }
-      for (const example of EXAMPLES) {
-        for (let i = 0; i < 100; i++) {
-          if (
-            await fetch(`http://127.0.0.1:${example.port}${example.base ?? '/'}`).then(
-              (r) => r.ok,
-              () => false,
-            )
-          )
-            break;
-          await new Promise((resolve) => setTimeout(resolve, 300));
-        }
-      }
+      // Each server: its ready line, then its first answer; one that exits fails here at once, saying why.
+      await Promise.all(
+        EXAMPLES.map((example) => ready(example.serve(dirs[example.name]!, example.port), `http://127.0.0.1:${example.port}${example.base ?? '/'}`)),
+      );
       browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS.filter((a) => !/webgpu|swiftshader/i.test(a)) });
     },
-    { timeout: 600_000 },
+    { timeout: 900_000 },
   );
 
   after(async () => {
-    await browser?.close();
-    for (const server of servers) if (server.pid) process.kill(-server.pid);
+    await browser?.close().catch(() => undefined);
+    await processes.stopAll();
     rmSync(work, { recursive: true, force: true });
   });
 
@@ -420,7 +472,7 @@ describe('the packed package in fresh apps', { timeout: 1_700_000 }, () => {
   });
 
   test('the apps with their own worker precache their pages and inpage’s scripts in it, with inpage inside', () => {
-    for (const name of ['pwa-app', 'plain-app']) {
+    for (const name of ['pwa-app', 'plain-app'].filter((n) => n in dirs)) {
       const sw = readFileSync(join(dirs[name]!, 'dist/sw.js'), 'utf8');
       assert.match(sw, /"url":"index\.html"/, name);
       assert.match(sw, /"url":"inpage\.js"/, name);
@@ -500,25 +552,20 @@ describe('the packed package in fresh apps', { timeout: 1_700_000 }, () => {
 
   test("sub-app built without its engine worker's file: installInpage rejects naming the file, and /app/v1 answers a 503 naming it", async () => {
     const app = dirs['sub-app']!;
-    // The deploy that dropped a file: the engine worker's script, and the settings file (the defaults then apply, said once).
-    cpSync(join(app, 'dist'), join(app, 'dist-broken'), { recursive: true });
-    const dropped = readdirSync(join(app, 'dist-broken')).filter((f) => /^inpage-engine-worker-[\w-]+\.js$/.test(f));
+    // The deploy that dropped a file: the engine worker's script, and the settings file (the defaults then apply, said
+    // once). A project folder of its own (the app's files, its node_modules linked): Vite 8.4 and later refuse a second
+    // `vite preview` of one project while the first runs.
+    const broken = join(dirname(app), 'sub-app-broken');
+    cpSync(app, broken, { recursive: true, filter: (src) => !/[/\\](node_modules|dist|public)$/.test(src) });
+    symlinkSync(join(app, 'node_modules'), join(broken, 'node_modules'), 'dir');
+    cpSync(join(app, 'dist'), join(broken, 'dist'), { recursive: true });
+    const dropped = readdirSync(join(broken, 'dist')).filter((f) => /^inpage-engine-worker-[\w-]+\.js$/.test(f));
     assert.equal(dropped.length, 1);
-    rmSync(join(app, 'dist-broken', dropped[0]!));
-    rmSync(join(app, 'dist-broken/inpage.config.json'));
+    rmSync(join(broken, 'dist', dropped[0]!));
+    rmSync(join(broken, 'dist/inpage.config.json'));
     const port = 4657 + OFFSET;
-    servers.push(vitePreview(app, port, 'dist-broken'));
     const origin = `http://127.0.0.1:${port}`;
-    for (let i = 0; i < 100; i++) {
-      if (
-        await fetch(`${origin}${SUB_BASE}`).then(
-          (r) => r.ok,
-          () => false,
-        )
-      )
-        break;
-      await new Promise((resolve) => setTimeout(resolve, 300));
-    }
+    await ready(vitePreview(broken, port), `${origin}${SUB_BASE}`);
     const context = await browser!.newContext();
     const page = await context.newPage();
     const heard: string[] = [];
@@ -575,19 +622,8 @@ describe('the packed package in fresh apps', { timeout: 1_700_000 }, () => {
       const app = dirs[name]!;
       cpSync(join(app, 'dist/gguf'), join(app, 'public/gguf'), { recursive: true });
       cpSync(join(app, 'dist/inpage.config.json'), join(app, 'public/inpage.config.json'));
-      const dev = spawn('npx', ['vite', '--port', String(port), '--strictPort'], { cwd: app, stdio: 'ignore', detached: true });
-      servers.push(dev);
       const origin = `http://127.0.0.1:${port}`;
-      for (let i = 0; i < 100; i++) {
-        if (
-          await fetch(`${origin}${base}`).then(
-            (r) => r.ok,
-            () => false,
-          )
-        )
-          break;
-        await new Promise((resolve) => setTimeout(resolve, 300));
-      }
+      await ready(processes.start(`vite dev :${port} (${name})`, 'npx', ['vite', '--port', String(port), '--strictPort'], { cwd: app }), `${origin}${base}`);
       const context = await browser!.newContext();
       const page = await context.newPage();
       const heard: string[] = [];

@@ -8,6 +8,7 @@ import { ChatOpenAI } from '@langchain/openai';
 import { AIMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
 import { tool as langchainTool } from '@langchain/core/tools';
 import { z } from 'zod';
+import { Agent, OpenAIResponsesModel, hostedMcpTool, run, setTracingDisabled } from '@openai/agents';
 import '../../src/page/main';
 
 const clients = {
@@ -28,6 +29,8 @@ const clients = {
   ToolMessage,
   langchainTool,
   z,
+  // The OpenAI Agents SDK (remote MCP through hostedMcpTool): tracing off, so nothing is sent to OpenAI.
+  agents: { Agent, OpenAIResponsesModel, hostedMcpTool, run, setTracingDisabled },
 };
 
 declare global {

@@ -4,7 +4,6 @@
 // synthesized here (scripts/gguf/synthesize.ts) is served by each site and counted. `npm run test:shared`.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Page } from 'puppeteer-core';
@@ -13,6 +12,7 @@ import { ggufPath } from '../browser/llamacpp-host';
 import { PROD_BUILD_DIR } from '../browser/static-server';
 import { launch, storageAccessGrants, evaluateWithoutGesture } from '../saa/harness.mjs';
 import { serveSharedSites, type SharedSites } from './server';
+import { Processes } from '../harness/processes';
 import { validateChatRequest } from '#shared/protocol/validate';
 import { engineWorkerCsp } from '#shared/csp';
 import {
@@ -41,7 +41,8 @@ import {
 
 let sites: SharedSites;
 let browser: Awaited<ReturnType<typeof launch>>;
-let upstream: ChildProcess | undefined;
+/** The upstream server: its output kept and shown if its start fails. */
+const processes = new Processes();
 
 before(async () => {
   const model = synthesizeGguf({ seed: 7 });
@@ -68,18 +69,22 @@ before(async () => {
     upstreams: { gpu: { url: `http://127.0.0.1:${UPSTREAM_PORT}/shared-d/openai/v1`, dialect: 'openai' } },
     models: { [MODEL]: { mode: 'prefer-local', upstream: { model: `up/${MODEL}` } } },
   });
-  upstream = spawn(process.execPath, ['--import', './test/firefox/register-ts.mjs', 'test/upstream/server.ts', String(UPSTREAM_PORT)], {
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  await until('the upstream server', async () => (await fetch(`http://127.0.0.1:${UPSTREAM_PORT}/ready/_log`)).ok);
+  const upstream = processes.start('the upstream server', process.execPath, [
+    '--import',
+    './test/firefox/register-ts.mjs',
+    'test/upstream/server.ts',
+    String(UPSTREAM_PORT),
+  ]);
+  await upstream.waitForLine(/^upstream test server on http/, WAIT_MS);
+  await upstream.waitForUrl(`http://127.0.0.1:${UPSTREAM_PORT}/ready/_log`, WAIT_MS);
   // The person allowed the provider under A, B and C (an answered prompt); refused it under D.
   ctx.browser = browser = await launch(storageAccessGrants(origins.provider, [origins.consumerA, origins.consumerB, origins.consumerC], [origins.consumerD]));
 });
 
 after(async () => {
-  await browser?.close();
-  await sites?.close();
-  upstream?.kill();
+  await browser?.close().catch(() => undefined);
+  await sites?.close().catch(() => undefined);
+  await processes.stopAll();
 });
 
 test('clickjacking: a click through a see-through provider frame over a button records no consent', async () => {

@@ -24,10 +24,10 @@ const OTHER = 'svc-model-5.2-fast';
  * The provider: its relay checks `consent` (changeable), its engine end runs the deterministic engine through a
  * scheduler. `fail` answers a generate with that error instead (the provider's own failure, past the consent check).
  */
-function provider(consent: Consent, fail?: () => ApiError | null) {
+function provider(consent: Consent, fail?: () => ApiError | null, depth = 4) {
   const consumer = new MessageChannel();
   const engineEnd = new MessageChannel();
-  const scheduler = new Scheduler(new DeterministicEngine({ ...DEFAULT_CONFIG }), 4);
+  const scheduler = new Scheduler(new DeterministicEngine({ ...DEFAULT_CONFIG }), depth);
   const engine = new DeterministicEngine({ ...DEFAULT_CONFIG });
   const generated: string[] = [];
   const refused: (string | undefined)[] = [];
@@ -67,13 +67,13 @@ function provider(consent: Consent, fail?: () => ApiError | null) {
 const EVERY = localIds(DEFAULT_CATALOG);
 const granted = (models: string[]): Consent => ({ origin: 'https://site.example', state: 'granted', models, at: 0 });
 
-async function composite(consent: Consent, fail?: () => ApiError | null) {
-  const p = provider(consent, fail);
+async function composite(consent: Consent, fail?: () => ApiError | null, depths = { provider: 4, site: 4 }) {
+  const p = provider(consent, fail, depths.provider);
   const remote = new ProviderEngine(p.port, PROVIDER);
   await remote.start();
   onTestFinished(() => void remote.refresh()); // stops its timer once the port is closed
   const engine = new ConsumerEngine(new DeterministicEngine({ ...DEFAULT_CONFIG }), remote);
-  return { engine, remote, scheduler: new Scheduler(engine, 4), ...p };
+  return { engine, remote, scheduler: new Scheduler(engine, depths.site), ...p };
 }
 
 /** Runs one request through the scheduler: where it ran, and its text (or its error's code). */
@@ -138,6 +138,14 @@ describe("this site's engine with the model provider's beside it", () => {
     );
     expect(refusal).toMatchObject({ status: 400, code: 'unsupported_parameter', param: 'n' });
     expect(c.generated).toEqual([ALLOWED]);
+  });
+
+  it("the provider's lane holds as many as this site's queue: at depth 40, 41 of 45 at once run there, 4 get 429", async () => {
+    // Before issue 51 the lane held 16 whatever the depth: 29 of these were refused.
+    const c = await composite(granted(EVERY), undefined, { provider: 64, site: 40 });
+    const answers = await Promise.all(Array.from({ length: 45 }, (_, i) => ask(c.scheduler, ALLOWED, `n${i}`)));
+    expect(answers.filter((a) => a === 'error: queue_full')).toHaveLength(4);
+    expect(answers.filter((a) => a.startsWith('the-provider: Echo: n'))).toHaveLength(41);
   });
 
   it("the provider's own failures are the answer: its queue full is 429 here, not a download on this site", async () => {

@@ -14,13 +14,28 @@ describe('booking uses: clocks and the journal', () => {
   it('lastUsedAt is never before createdAt, and a clock corrected after running ahead does not leave it in the future', async () => {
     await registerWorkspace('Acme');
     const { record } = await createKey({ name: 'clocks' });
-    await recordKeyUse(record.id, 1, record.createdAt - 3_600_000); // a clock an hour behind the page's
-    expect((await listKeys())[0]!.lastUsedAt).toBe(record.createdAt);
+    // A use an hour before the key was made: the clock that made it ran an hour ahead and was put right since.
+    // Both times come back to the corrected clock, in order (issue 51: createdAt stayed in the future before).
+    await recordKeyUse(record.id, 1, record.createdAt - 3_600_000);
+    expect((await listKeys())[0]!).toMatchObject({ createdAt: record.createdAt - 3_600_000, lastUsedAt: record.createdAt - 3_600_000 });
     await recordKeyUse(record.id, 1, record.createdAt + 365 * 86_400_000); // a clock a year ahead ...
     await recordKeyUse(record.id, 1, record.createdAt + 60_000); // ... then corrected
     const after = (await listKeys())[0]!;
     expect(after.lastUsedAt).toBe(record.createdAt + 60_000);
     expect(after.tokensUsed).toBe(3);
+  });
+
+  it('a revocation on a clock put right since the last use brings the earlier times back to it, in order', async () => {
+    await registerWorkspace('Acme');
+    const { record } = await createKey({ name: 'revoked' });
+    await recordKeyUse(record.id, 1, record.createdAt + 86_400_000); // a clock a day ahead
+    await revokeKey(record.id); // then put right: revoked now
+    const after = (await listKeys())[0]!;
+    expect(after.revokedAt).not.toBeNull();
+    expect(after.createdAt).toBe(record.createdAt);
+    expect(after.lastUsedAt!).toBeGreaterThanOrEqual(after.createdAt);
+    expect(after.lastUsedAt!).toBeLessThanOrEqual(after.revokedAt!);
+    expect(after.revokedAt! - Date.now()).toBeLessThan(60_000);
   });
 
   it('books each journal entry once, even when the same entries come again (the journal not yet cleared)', async () => {

@@ -156,6 +156,37 @@ describe('Scheduler', () => {
     expect(later.log.at(-1)).toBe('end');
   });
 
+  it('resize: a new depth is in force for the next request; those waiting beyond it keep their place', async () => {
+    const engine = new GatedEngine();
+    const scheduler = new Scheduler(engine, 1);
+    const running = record();
+    scheduler.submit('run', req('run'), running.sink);
+    await engine.whenStarted('run');
+    const [w0, w1, w1b, w2] = [record(), record(), record(), record()];
+    scheduler.submit('w0', req('w0'), w0.sink);
+    scheduler.submit('w1', req('w1'), w1.sink);
+    await w1.done;
+    expect(w1.log).toEqual(['error:queue_full']);
+    scheduler.resize(3);
+    scheduler.submit('w1b', req('w1b'), w1b.sink);
+    scheduler.submit('w2', req('w2'), w2.sink);
+    expect(scheduler.queued).toBe(3);
+    scheduler.resize(1);
+    // Three wait, over the new depth of 1: they stay; the next is refused.
+    expect(scheduler.queued).toBe(3);
+    const over = record();
+    scheduler.submit('over', req('over'), over.sink);
+    await over.done;
+    expect(over.log).toEqual(['error:queue_full']);
+    for (const id of ['run', 'w0', 'w1b', 'w2']) {
+      await engine.whenStarted(id);
+      engine.release(id);
+    }
+    await w2.done;
+    expect([w0, w1b, w2].map((w) => w.log.at(-1))).toEqual(['end', 'end', 'end']);
+    expect(engine.started).toEqual(['run', 'w0', 'w1b', 'w2']);
+  });
+
   it('takes an aborted waiting request out of the queue: it never reaches the engine and hears nothing more', async () => {
     const engine = new GatedEngine();
     const scheduler = new Scheduler(engine, 16);

@@ -2,11 +2,11 @@
 // WebKitWebDriver (`webkit2gtk-driver`) over classic WebDriver, spoken here with fetch: no client library. The
 // builds it serves come from the Firefox set's harness (test/firefox/firefox.ts). Run by node's own test runner
 // (`npm run test:webkit`); TypeScript through test/firefox/register-ts.mjs.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { after, before } from 'node:test';
 import { displayForm, isWellFormedKey } from '#shared/keys/key-format';
 import type { Evaluator } from '../browser/helpers';
+import { ProcessError, Processes, suiteBound } from '../harness/processes';
 
 export { SETUP_MS, build } from '../firefox/firefox';
 
@@ -14,6 +14,8 @@ export { SETUP_MS, build } from '../firefox/firefox';
 export const WAIT_MS = 30_000;
 /** A script that waits on the engine (a llama.cpp load and answer on one thread, on a loaded machine) ends by then. */
 export const SCRIPT_MS = 150_000;
+/** A smoke file ends by then, whatever it waits on (its processes are stopped and named: test/harness/processes.ts). */
+const SUITE_MS = 600_000;
 /** WebKitWebDriver's port, plus INPAGE_PORT_OFFSET (the servers of the set use 4184 and 4185). */
 const DRIVER_PORT = 4186 + Number(process.env.INPAGE_PORT_OFFSET ?? 0);
 
@@ -34,21 +36,13 @@ export function miniBrowserPath(): string {
   throw new Error('No WebKitGTK MiniBrowser found (apt-get install webkit2gtk-driver), or set WEBKIT_MINIBROWSER');
 }
 
-/** Starts Xvfb on a free display (it picks one and says which: -displayfd); resolves to ":N". */
-function startXvfb(): Promise<{ display: string; process: ChildProcess }> {
-  return new Promise((resolve, reject) => {
-    const xvfb = spawn('Xvfb', ['-displayfd', '3', '-screen', '0', '1280x1024x24', '-nolisten', 'tcp'], { stdio: ['ignore', 'ignore', 'ignore', 'pipe'] });
-    let said = '';
-    const timer = setTimeout(() => reject(new Error('Xvfb did not say its display in time')), WAIT_MS);
-    xvfb.once('error', (err) => (clearTimeout(timer), reject(new Error(`Xvfb could not start (${err.message}); on Debian: apt-get install xvfb`))));
-    xvfb.stdio[3]!.on('data', (chunk: Buffer) => {
-      said += chunk.toString();
-      if (said.includes('\n')) {
-        clearTimeout(timer);
-        resolve({ display: `:${said.trim()}`, process: xvfb });
-      }
-    });
+/** Starts Xvfb on a free display (it picks one and says which on stdout: -displayfd 1); resolves to ":N". */
+async function startXvfb(processes: Processes): Promise<string> {
+  const xvfb = processes.start('Xvfb', 'Xvfb', ['-displayfd', '1', '-screen', '0', '1280x1024x24', '-nolisten', 'tcp']);
+  const line = await xvfb.waitForLine(/^\d+$/, WAIT_MS).catch((err: unknown) => {
+    throw new Error(`${(err as Error).message}\n(on Debian: apt-get install xvfb)`, { cause: err });
   });
+  return `:${line}`;
 }
 
 interface WebDriverAnswer {
@@ -157,37 +151,20 @@ export class WebKitPage implements Evaluator {
   }
 }
 
-/** Ends a child process and resolves once it has exited (at most WAIT_MS). */
-function stop(child: ChildProcess | undefined): Promise<void> {
-  if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, WAIT_MS);
-    child.once('exit', () => (clearTimeout(timer), resolve()));
-    child.kill();
-  });
-}
-
 /**
  * Starts Xvfb, WebKitWebDriver and one MiniBrowser session for the file's tests; ends all three after them,
  * failed or not. The session's website data is its own (WebDriver's automation sessions are ephemeral).
  */
 export function webkit(): () => WebKitPage {
-  let xvfb: ChildProcess | undefined;
-  let driver: ChildProcess | undefined;
+  const processes = new Processes();
   let page: WebKitPage | undefined;
   let session: string | undefined;
   before(
     async () => {
-      const x = await startXvfb();
-      xvfb = x.process;
-      driver = spawn('WebKitWebDriver', [`--port=${DRIVER_PORT}`], { stdio: 'ignore', env: { ...process.env, DISPLAY: x.display } });
-      let failed: Error | null = null;
-      driver.once('error', (err) => (failed = new Error(`WebKitWebDriver could not start (${err.message}); on Debian: apt-get install webkit2gtk-driver`)));
-      // Whatever ends this process (a failed hook, a signal) ends them too.
-      process.once('exit', () => {
-        driver?.kill();
-        xvfb?.kill();
-      });
+      // Whatever ends this process (a failed hook, a signal, the file's hard bound) ends them too.
+      suiteBound(SUITE_MS, 'a WebKit smoke file', processes);
+      const display = await startXvfb(processes);
+      const driver = processes.start('WebKitWebDriver', 'WebKitWebDriver', [`--port=${DRIVER_PORT}`], { env: { ...process.env, DISPLAY: display } });
       const end = Date.now() + WAIT_MS;
       for (;;) {
         const ready = await command('GET', '/status', undefined, 2000).then(
@@ -195,8 +172,8 @@ export function webkit(): () => WebKitPage {
           () => false,
         );
         if (ready) break;
-        if (failed) throw failed;
-        if (Date.now() > end) throw new Error(`WebKitWebDriver did not start on port ${DRIVER_PORT}`);
+        if (driver.exit) throw new ProcessError(driver, `ended before it answered on port ${DRIVER_PORT} (on Debian: apt-get install webkit2gtk-driver)`);
+        if (Date.now() > end) throw new ProcessError(driver, `did not answer on port ${DRIVER_PORT} within ${WAIT_MS / 1000} s`);
         await new Promise((r) => setTimeout(r, 200));
       }
       const created = (await command(
@@ -217,7 +194,7 @@ export function webkit(): () => WebKitPage {
     async () => {
       if (session) await command('DELETE', `/session/${session}`).catch(() => undefined);
       // Gone before the next file's (or suite's) driver takes the port.
-      await Promise.all([driver, xvfb].map((child) => stop(child)));
+      await processes.stopAll();
     },
     { timeout: 2 * WAIT_MS },
   );

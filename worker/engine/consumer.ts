@@ -9,8 +9,6 @@ import type { PlannedRequest } from './common/plan';
 import { RoutingEngine, type Engine, type Generation, type Responder } from './engine';
 import { ProviderEngine } from './provider';
 
-/** The provider's side: its own scheduler queues, so the lane only bounds what is in flight to it. */
-const PROVIDER_LIMIT = 16;
 /** Failures of the provider's side that let this site's engine answer: a refusal, or the provider gone. */
 const PROVIDER_FALLS_OVER: ReadonlySet<string> = new Set(['engine_unavailable']);
 
@@ -22,7 +20,7 @@ export class ConsumerEngine extends RoutingEngine {
     private readonly provider: ProviderEngine,
   ) {
     super(inner);
-    this.side = { kind: 'provider', lane: provider.origin, limit: PROVIDER_LIMIT, fallsOver: PROVIDER_FALLS_OVER };
+    this.side = { kind: 'provider', lane: provider.origin, fallsOver: PROVIDER_FALLS_OVER };
   }
 
   route(request: EngineRequest): readonly Responder[] {

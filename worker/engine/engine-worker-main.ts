@@ -28,6 +28,8 @@ let engine: CompleteEngine | null = null;
 /** Consumer mode, split: the port to the model provider's engine, and its origin (useProvider). */
 let provider: { port: MessagePort; origin: string } | null = null;
 let scheduler: Scheduler | null = null;
+/** A queue depth the page gave after init (useQueueDepth) before the scheduler existed. */
+let laterDepth: number | null = null;
 /** A model provider's engine (useStorage): the provider's local models only, never an upstream (docs/shared-models.md). */
 let localOnly = false;
 const later = nextTurn();
@@ -145,7 +147,7 @@ function create(config: InpageConfig): Promise<void> {
     const own = hybrid ? await (await import('./hybrid')).withUpstreams(local, config, self.location.origin, catalog) : local;
     // Consumer mode, split (docs/shared-models.md): the provider's engine beside this site's; its chunk only then.
     engine = complete(provider ? await (await import('./consumer')).withProvider(own, provider.port, provider.origin) : own);
-    scheduler = new Scheduler(engine, config.queueDepth);
+    scheduler = new Scheduler(engine, laterDepth ?? config.queueDepth);
     startFailure = null;
     if (!hybrid && !localOnly && !provider) await withUpstreamsLater(local, config, catalog);
   });
@@ -172,6 +174,11 @@ const control: EngineControl = {
     await need()
       .engine.ready()
       .catch(() => undefined);
+  },
+  async useQueueDepth(depth) {
+    if (!Number.isSafeInteger(depth) || depth < 0) throw new Error(`useQueueDepth(): expected a whole number of at least 0, got ${depth}.`);
+    laterDepth = depth;
+    scheduler?.resize(depth);
   },
   async ping() {
     return true;

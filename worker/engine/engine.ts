@@ -32,10 +32,15 @@ export interface Generation {
 /**
  * Who may answer a request (a "side" of it): the local engine, in its one-at-a-time queue; an upstream server
  * (hybrid, docs/hybrid.md) or the model provider's engine (consumer mode, docs/shared-models.md), each in a lane of
- * its own (at most `limit` at once, never behind the local queue). `fallsOver`: the failure codes before the first token that
- * hand the request to the next side (default: the scheduler's list of "this side cannot answer now").
+ * its own, never behind the local queue: an upstream's holds at most `limit` at once (its `concurrency`); the
+ * provider's as many as this site's queue would (one running and `queueDepth` waiting), since the provider's own
+ * scheduler queues them. `fallsOver`: the failure codes before the first token that hand the request to the next
+ * side (default: the scheduler's list of "this side cannot answer now").
  */
-export type Responder = { kind: 'local' } | { kind: 'upstream' | 'provider'; lane: string; limit: number; fallsOver?: ReadonlySet<string> };
+export type Responder =
+  | { kind: 'local' }
+  | { kind: 'upstream'; lane: string; limit: number; fallsOver?: ReadonlySet<string> }
+  | { kind: 'provider'; lane: string; fallsOver?: ReadonlySet<string> };
 
 /** The one side of an engine without upstreams. */
 export const LOCAL_ONLY: readonly Responder[] = [{ kind: 'local' }];

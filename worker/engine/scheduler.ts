@@ -60,9 +60,15 @@ export class Scheduler {
 
   constructor(
     engine: Engine,
-    private readonly depth: number,
+    /** Requests that may wait behind the running one (`queueDepth`, docs/configuration.md). */
+    private depth: number,
   ) {
     this.engine = complete(engine);
+  }
+
+  /** A new depth for the next requests (the deployment's setting changed); those waiting keep their place. */
+  resize(depth: number): void {
+    this.depth = depth;
   }
 
   /**
@@ -103,10 +109,14 @@ export class Scheduler {
     if (side.kind !== 'local') {
       const lane = this.lanes.get(side.lane) ?? new Set<Job>();
       this.lanes.set(side.lane, lane);
-      if (lane.size >= side.limit) {
+      // The provider's lane holds what this site's queue would: one running, `depth` waiting (engine.ts Responder).
+      const limit = side.kind === 'upstream' ? side.limit : this.depth + 1;
+      if (lane.size >= limit) {
         const full = new ApiError(
           'queue_full',
-          `The ${side.kind === 'upstream' ? 'upstream' : 'model provider'} '${side.lane}' is answering ${side.limit} requests, its limit; retry in 1 s.`,
+          side.kind === 'upstream'
+            ? `The upstream '${side.lane}' is answering ${limit} requests, its limit; retry in 1 s.`
+            : `The model provider '${side.lane}' holds ${limit} requests of this site (one running and the queue's depth, ${this.depth}, waiting); retry in 1 s.`,
           { retryAfter: 1 },
         );
         return this.next(job, full, more);

@@ -25,6 +25,11 @@ export interface AnswerFormat {
   close(): Promise<string[]> | string[];
   /** A stream's in-band text for a failure after it began. */
   fail(error: ApiError): string[];
+  /**
+   * After a generation's last event: the next generation of the same answer, or null (Responses' MCP tool loop:
+   * the calls run here, written with `write`, then the model reads their results). Absent: one generation.
+   */
+  next?(write: (texts: string[]) => void, signal: AbortSignal): Promise<EngineRequest | null>;
 }
 
 /** How a request's use is booked to its key (worker/sw/usage-book.ts). */
@@ -39,8 +44,8 @@ export interface Accounting {
  * Runs a checked request. Its tokens are booked whatever the end: all of `usage` when the answer completes;
  * when it is cancelled or fails part-way, what the engine reports it cost (the prompt's tokens and the
  * completion tokens generated until it stopped), or, from an engine that cannot tell, one token per content
- * or reasoning piece that reached the client (the engines send one per token). The booking is journaled before the answer closes, so a worker
- * stopped right after loses nothing.
+ * or reasoning piece that reached the client (the engines send one per token). The booking is journaled before the
+ * client reads the usage of a finished answer (and before any answer closes), so a worker stopped after it loses nothing.
  *
  * Both modes answer as soon as the engine has begun: Chromium never signals a client's abort to a
  * service worker (FetchEvent.request.signal stays quiet), but it does cancel the body of a response
@@ -59,9 +64,19 @@ export async function runAnswer(
   // Everything before this line resolves is checked before any status goes out.
   const run = await link.generate(request, signal);
 
-  /** The usage the engine reported at the finish, if it got there. */
+  /** The usage the engine reported at the finish of the current generation, if it got there. */
   let tokens: number | null = null;
+  /** The tokens of the answer's earlier generations (an MCP tool loop runs several). */
+  let earlier = 0;
+  let current = run;
   let delivered = 0;
+  /** The booking, made once: at the finish (before its usage reaches the client), else when the answer ends. */
+  let booking: Booking | null = null;
+  const book = (count: number): Booking => {
+    booking ??= accounting.book(count);
+    finished(booking.booked);
+    return booking;
+  };
   let finished!: (booked: Promise<void>) => void;
   accounting.keepAlive(new Promise<void>((resolve) => (finished = (booked) => void booked.finally(resolve))));
   const format = formatFor(run.fingerprint);
@@ -86,17 +101,34 @@ export async function runAnswer(
       };
       try {
         write(format.open());
-        // One string, one encode and one enqueue for everything the engine sent in one message.
-        for await (const batch of run.batches()) {
-          let text = '';
-          let pieces = 0;
-          for (const event of batch) {
-            if (event.type === 'finish') tokens = event.usage.total_tokens;
-            const out = format.event(event);
-            for (const piece of out) text += piece;
-            if (out.length > 0 && carriesText(event)) pieces++;
+        for (;;) {
+          // One string, one encode and one enqueue for everything the engine sent in one message.
+          for await (const batch of current.batches()) {
+            let text = '';
+            let pieces = 0;
+            let finish = false;
+            for (const event of batch) {
+              if (event.type === 'finish') {
+                tokens = event.usage.total_tokens;
+                finish = true;
+              }
+              const out = format.event(event);
+              for (const piece of out) text += piece;
+              if (out.length > 0 && carriesText(event)) pieces++;
+            }
+            // The use is journaled before the client reads the usage (this batch, or the JSON body after it), so a
+            // worker stopped from then on (an update's old version, a browser stopping it) loses none of what an
+            // answer reported: the next start books the journal. An answer that may go on (an MCP tool loop,
+            // `format.next`) is booked once, at its end.
+            if (finish && tokens !== null && !format.next) await book(tokens).journaled;
+            if (text.length > 0 && write([text])) delivered += pieces;
           }
-          if (text.length > 0 && write([text])) delivered += pieces;
+          const again = format.next ? await format.next(write, signal) : null;
+          if (again === null) break;
+          earlier += tokens ?? 0;
+          tokens = null;
+          delivered = 0;
+          current = await link.generate(again, signal);
         }
         write(await format.close());
       } catch (err) {
@@ -113,10 +145,8 @@ export async function runAnswer(
       } finally {
         // Booked (journaled) before the answer closes. Ended without its finish (cancelled, failed): what the
         // engine says the generation cost (prompt + completion tokens generated), never less than was delivered.
-        const spent = tokens === null ? await run.spent : null;
-        const booking = accounting.book(tokens ?? Math.max(spent?.total_tokens ?? 0, delivered));
-        finished(booking.booked);
-        await booking.journaled;
+        const spent = tokens === null && !booking ? await current.spent : null;
+        await book(earlier + (tokens ?? Math.max(spent?.total_tokens ?? 0, delivered))).journaled;
         if (open && !signal.aborted) controller.close();
         open = false;
       }

@@ -5,6 +5,7 @@ import { TrieRouter } from 'hono/router/trie-router';
 import { ApiError } from '#shared/protocol/errors';
 import { getWorkspace } from '#shared/keys/workspace';
 import type { ModelCatalog } from '#shared/model-config';
+import { DEFAULT_CONFIG, type InpageConfig } from '#shared/config';
 import type { ModelId } from '#shared/variants';
 import type { ModelRuntime, ModelStatus } from '#shared/wire/engine-port';
 import type { EngineObject, ModelList, ModelObject } from '#shared/protocol/types';
@@ -60,7 +61,13 @@ const methodNotAllowed = (allowed: string) => (c: Context) => {
  * `api`: where the API answers, `<base>v1` (src/shared/base-path.ts); the routes below are written at `/v1`, and a
  * request under the app's base is routed by its path there.
  */
-export function createApp(link: EngineLink, api: string, catalog: () => ModelCatalog): Hono<AuthEnv> {
+export function createApp(
+  link: EngineLink,
+  api: string,
+  catalog: () => ModelCatalog,
+  /** The deployment's settings, read where a request needs them (the MCP servers it allows: responses/mcp.ts). */
+  settings: () => Promise<InpageConfig> = async () => ({ ...DEFAULT_CONFIG }),
+): Hono<AuthEnv> {
   // TrieRouter: ready as the routes are added. Hono's default (RegExpRouter first) compiles every route into
   // one matcher on the first request, which a restarted worker paid for on the request that started it.
   const app = new Hono<AuthEnv>({ router: new TrieRouter(), getPath: (request) => apiRoute(new URL(request.url).pathname, api) ?? '/' });
@@ -159,7 +166,7 @@ export function createApp(link: EngineLink, api: string, catalog: () => ModelCat
   app.post('/v1/embeddings', ...withModels, (c) => createEmbeddings(link, c.req.raw, c.get('caller')));
   app.all('/v1/embeddings', methodNotAllowed('POST'));
 
-  app.post('/v1/responses', ...withModels, (c) => createResponse(link, c.req.raw, c.get('caller')));
+  app.post('/v1/responses', ...withModels, (c) => createResponse(link, c.req.raw, c.get('caller'), settings));
   app.all('/v1/responses', methodNotAllowed('POST'));
 
   app.get('/v1/responses/:id', requireKey, async (c) => {

@@ -16,7 +16,7 @@ import { createApp } from './app';
 import { apiPath, apiRoute, configUrl } from '#shared/base-path';
 import { ENGINE_FILES, engineCache, engineOfPath, withoutHash, type EngineKind } from '#shared/engine-files';
 import { EngineLink } from '#shared/wire/engine-link';
-import { serveWorkerScript } from './policy';
+import { deploymentConfig, serveWorkerScript } from './policy';
 import { drainUsage } from './usage-book';
 import { StayAwake } from './stay-awake';
 import { errorResponse } from './respond';
@@ -24,7 +24,10 @@ import { holdForLife, whenReleased } from '#shared/life-locks';
 import { ApiError } from '#shared/protocol/errors';
 import { isolated } from '#shared/isolation';
 import { DEFAULT_CATALOG, type ModelCatalog } from '#shared/model-config';
+import { recordNow } from '#shared/record-time';
 import {
+  CLOCK_ASK,
+  clockAnswer,
   PONG,
   engineFailure,
   CLAIM_REQUEST,
@@ -104,7 +107,12 @@ export function startInpage(options: StartOptions): void {
   // The deployment's catalog: the five as they ship until the engine's port offer brings the deployment's (so
   // `installInpage({config})` reaches it too); the app's model routes read it through their caller (access.ts).
   let catalog: ModelCatalog = DEFAULT_CATALOG;
-  const app = createApp(link, api, () => catalog);
+  const app = createApp(
+    link,
+    api,
+    () => catalog,
+    () => deploymentConfig(settings),
+  );
   // While a /v1 request is in progress, the pages are asked for a message now and then (stay-awake.ts).
   const awake = new StayAwake();
   // Uses a previous life of this worker journaled but did not get to book (stopped, or the database blocked).
@@ -138,6 +146,11 @@ export function startInpage(options: StartOptions): void {
     }
     // A page's answer to the stay-awake ask: the event itself is what counts.
     if (isMessage(event.data, STAY_AWAKE)) return;
+    if (isMessage(event.data, CLOCK_ASK)) {
+      // A page takes the times it writes and shows from this clock (src/shared/record-time.ts).
+      event.ports[0]?.postMessage(clockAnswer(recordNow()));
+      return;
+    }
     if (isMessage(event.data, PING)) {
       // installInpage({serviceWorker: 'own'}) asks whether the app's worker runs inpage.
       event.ports[0]?.postMessage(PONG);

@@ -15,6 +15,7 @@
 import type { DBSchema } from 'idb';
 import { connection } from '#shared/idb-connection';
 import { bookJournal, type JournalEntry } from '#shared/keys/key-store';
+import { recordNow } from '#shared/record-time';
 
 export const JOURNAL_DB = 'inpage-usage';
 /** A booking waits until no use has been added for this long... */
@@ -145,7 +146,7 @@ function heldUntilBooked(booked: Promise<void>): Promise<void> {
 
 /** Adds a use of key `id` costing `tokens`. Never rejects: a failed booking never fails an answer. */
 export function bookUse(id: string, tokens = 0): Booking {
-  const use = { keyId: id, tokens, at: Date.now() };
+  const use = { keyId: id, tokens, at: recordNow() };
   const written = journal([use]).catch(() => {
     unjournaled.push(use);
   });

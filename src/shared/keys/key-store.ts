@@ -4,6 +4,7 @@ import { displayForm, generateKey, hashKey, isWellFormedKey } from './key-format
 import { modelIds } from '../catalog';
 import type { ModelId } from '../variants';
 import { requireWorkspace } from './workspace';
+import { recordNow, recordTime } from '../record-time';
 
 /** Tabs listen here to refresh their key lists; the service worker empties its memory of verified keys. */
 export const KEYS_CHANNEL = 'inpage-keys';
@@ -61,13 +62,14 @@ export async function createKey(options: { name: string; models?: readonly Model
   const models = [...new Set(options.models ?? offered)];
   if (models.length === 0 || !models.every((id) => offered.includes(id))) throw new Error('A key must reach at least one known model.');
   const key = generateKey();
+  const createdAt = await recordTime();
   const record: KeyRecord = {
     id: `key_${crypto.randomUUID()}`,
     name,
     hash: await hashKey(key),
     display: displayForm(key),
     models,
-    createdAt: Date.now(),
+    createdAt,
     lastUsedAt: null,
     revokedAt: null,
     tokensUsed: 0,
@@ -85,11 +87,13 @@ export async function listKeys(): Promise<KeyRecord[]> {
 }
 
 export async function revokeKey(id: string): Promise<void> {
+  // Before the transaction, which would end while the time is asked for.
+  const at = await recordTime();
   const db = await openDatabase();
   const tx = db.transaction('keys', 'readwrite');
   const record = await tx.store.get(id);
   if (!record) throw new Error(`No key with id ${id}.`);
-  if (record.revokedAt === null) await tx.store.put({ ...record, revokedAt: Date.now() });
+  if (record.revokedAt === null) await tx.store.put({ ...record, ...inOrder(record, at), revokedAt: at });
   await tx.done;
   await announce();
 }
@@ -130,20 +134,23 @@ export async function verifyKeyHash(hash: string): Promise<Verdict> {
 }
 
 /**
- * When a key was last used, as the clock now says: the time of its latest use, never before it was made. A
- * later use replaces an earlier one even if its clock reads earlier (a clock that ran ahead and was corrected
- * must not leave `lastUsedAt` in the future).
+ * A key's times before it takes a new one, `at` (a use, its revocation), on the one clock of records
+ * (src/shared/record-time.ts): none is left after `at`. So they stay in order (`createdAt` ≤ `lastUsedAt`, and ≤
+ * `revokedAt`) however the clock moved, and a time written while the clock ran ahead comes back to the corrected
+ * clock at the next write instead of staying in the future. A later use replaces an earlier one even if its clock
+ * reads earlier.
  */
-function lastUsed(record: KeyRecord, at: number): number {
-  return Math.max(at, record.createdAt);
+function inOrder(record: KeyRecord, at: number): Pick<KeyRecord, 'createdAt' | 'lastUsedAt' | 'revokedAt'> {
+  const upTo = (t: number | null) => (t === null ? null : Math.min(t, at));
+  return { createdAt: Math.min(record.createdAt, at), lastUsedAt: upTo(record.lastUsedAt), revokedAt: upTo(record.revokedAt) };
 }
 
 /** Marks a key used (at `at`, default now) and adds the tokens a completion cost it. */
-export async function recordKeyUse(id: string, tokens = 0, at = Date.now()): Promise<void> {
+export async function recordKeyUse(id: string, tokens = 0, at = recordNow()): Promise<void> {
   const db = await openDatabase();
   const tx = db.transaction('keys', 'readwrite');
   const record = await tx.store.get(id);
-  if (record) await tx.store.put({ ...record, lastUsedAt: lastUsed(record, at), tokensUsed: record.tokensUsed + tokens });
+  if (record) await tx.store.put({ ...record, ...inOrder(record, at), lastUsedAt: at, tokensUsed: record.tokensUsed + tokens });
   await tx.done;
 }
 
@@ -175,7 +182,8 @@ export async function bookJournal(epoch: string, entries: readonly JournalEntry[
       const last = fresh[fresh.length - 1]!;
       await tx.store.put({
         ...record,
-        lastUsedAt: lastUsed(record, last.at),
+        ...inOrder(record, last.at),
+        lastUsedAt: last.at,
         tokensUsed: record.tokensUsed + fresh.reduce((sum, u) => sum + u.tokens, 0),
         journal: { epoch, seq: last.seq },
       });

@@ -1,5 +1,6 @@
 // The local workspace: one per origin, made by the beta sign-up. Its org id is every model's `owned_by`.
 import { openDatabase, type WorkspaceRecord } from './db';
+import { recordTime } from '../record-time';
 
 function orgId(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(12));
@@ -15,10 +16,12 @@ export async function getWorkspace(): Promise<WorkspaceRecord | null> {
 export async function registerWorkspace(name: string): Promise<WorkspaceRecord> {
   const trimmed = name.trim();
   if (!trimmed) throw new Error('A workspace needs a name.');
+  // Before the transaction, which would end while the time is asked for.
+  const createdAt = await recordTime();
   const db = await openDatabase();
   const tx = db.transaction('workspace', 'readwrite');
   const existing = await tx.store.get('current');
-  const record = existing ?? { id: 'current', name: trimmed, orgId: orgId(), createdAt: Date.now() };
+  const record = existing ?? { id: 'current', name: trimmed, orgId: orgId(), createdAt };
   if (!existing) await tx.store.add(record);
   await tx.done;
   return record;

@@ -1,6 +1,6 @@
 // The error catalogue of docs/contract.md: every failure a caller can see is one of these, in OpenAI's shape.
 
-export type ErrorType = 'invalid_request_error' | 'rate_limit_exceeded' | 'server_error';
+export type ErrorType = 'invalid_request_error' | 'rate_limit_exceeded' | 'server_error' | 'external_connector_error';
 
 export type ErrorCode =
   | 'invalid_json'
@@ -33,7 +33,9 @@ export type ErrorCode =
   /** Upstream: no first byte within the configured time. */
   | 'upstream_timeout'
   /** Upstream: a 5xx, or output inpage cannot read (not JSON, a broken stream). */
-  | 'upstream_error';
+  | 'upstream_error'
+  /** Remote MCP (docs/responses.md#remote-mcp-tools): a server's tools could not be listed (424, as OpenAI answers). */
+  | 'http_error';
 
 export interface ErrorObject {
   message: string;
@@ -80,6 +82,7 @@ const STATUS_OF: Record<ErrorCode, number> = {
   upstream_unavailable: 503,
   upstream_timeout: 504,
   upstream_error: 502,
+  http_error: 424,
 };
 
 /** Codes whose status is the one given with the error (an upstream's own 4xx), not one fixed per code. */
@@ -90,6 +93,7 @@ const SENT_AS_NULL: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['item_not_found
 
 function typeOf(code: ErrorCode): ErrorType {
   if (code === 'queue_full') return 'rate_limit_exceeded';
+  if (code === 'http_error') return 'external_connector_error';
   return STATUS_OF[code] >= 500 ? 'server_error' : 'invalid_request_error';
 }
 

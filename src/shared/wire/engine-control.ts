@@ -97,6 +97,11 @@ export interface EngineControl extends EngineCapabilities {
   useProvider(port: MessagePort, origin: string): Promise<void>;
   /** Must be called once, first (after useStorage and useProvider, where those are called). */
   init(config: InpageConfig): Promise<void>;
+  /**
+   * After init: requests that may wait from now on (the `queueDepth` setting as a page that started later read it,
+   * page-messages.ts SETTINGS_CHANNEL). Those waiting already keep their place.
+   */
+  useQueueDepth(depth: number): Promise<void>;
   /** Answers at once while the worker is alive: the page's heartbeat. */
   ping(): Promise<true>;
   /**

@@ -122,6 +122,43 @@ export const STAY_AWAKE_ASK = { type: 'inpage:stay-awake-ask' } as const;
 /** Page → service worker: the message asked for; it needs no answer. */
 export const STAY_AWAKE = { type: 'inpage:stay-awake' } as const;
 
+/**
+ * Page → pages: a page that has started says the queue depth its settings give (the deployment's file, as read
+ * fresh at its start, and installInpage's `config`), with the scope of its service worker. The page hosting the
+ * engine under that scope applies it to its running engine (the queue is the engine's), so a deployment's new
+ * `queueDepth` is in force from the first page that reads it, not only once the hosting tab reloads.
+ */
+export const SETTINGS_CHANNEL = 'inpage-settings';
+export const SETTINGS_READ = { type: 'inpage:settings' } as const;
+
+export function settingsRead(scope: string, queueDepth: number): { type: typeof SETTINGS_READ.type; scope: string; queueDepth: number } {
+  return { ...SETTINGS_READ, scope, queueDepth };
+}
+
+/** The queue depth a `settingsRead` message gives for `scope` (a whole number, at least 0), if it is one. */
+export function settingsQueueDepth(data: unknown, scope: string): number | undefined {
+  const message = data as { type?: unknown; scope?: unknown; queueDepth?: unknown } | null;
+  if (message?.type !== SETTINGS_READ.type || message.scope !== scope) return undefined;
+  const depth = message.queueDepth;
+  return typeof depth === 'number' && Number.isSafeInteger(depth) && depth >= 0 ? depth : undefined;
+}
+
+/**
+ * A page asks the worker that controls it for its wall clock (Date.now()), on the port sent with it: the one source of
+ * the times of records (src/shared/record-time.ts). The answer, on that port: `{type, now}`.
+ */
+export const CLOCK_ASK = { type: 'inpage:clock' } as const;
+
+export function clockAnswer(now: number): { type: typeof CLOCK_ASK.type; now: number } {
+  return { ...CLOCK_ASK, now };
+}
+
+/** The time a `clockAnswer` says, if it is one. */
+export function clockReading(data: unknown): number | undefined {
+  const message = data as { type?: unknown; now?: unknown } | null;
+  return message?.type === CLOCK_ASK.type && typeof message.now === 'number' && Number.isFinite(message.now) ? message.now : undefined;
+}
+
 /** A page asks the worker that controls it whether it runs inpage (installInpage with the app's own worker). */
 export const PING = { type: 'inpage:ping' } as const;
 /** The answer, on the port sent with the ping. */

@@ -5,8 +5,18 @@ import type { EngineEvent } from '#shared/wire/engine-port';
 import type { ApiError } from '#shared/protocol/errors';
 import type { TokenLogprob, Usage } from '#shared/protocol/types';
 import type { FunctionTool, ResponsesRequest, TextFormat } from './request';
-import type { FunctionCallItem, OutputItem, OutputMessageItem, ReasoningItem, ResponseLogprob } from './items';
+import type {
+  FunctionCallItem,
+  McpApprovalRequestItem,
+  McpCallItem,
+  McpListToolsItem,
+  OutputItem,
+  OutputMessageItem,
+  ReasoningItem,
+  ResponseLogprob,
+} from './items';
 import { itemId } from './items';
+import { echoMcpTool } from './mcp';
 import { unixSeconds } from '#shared/protocol/completion';
 
 export type ResponseStatus = 'in_progress' | 'completed' | 'incomplete' | 'failed';
@@ -38,7 +48,8 @@ export interface ResponseObject {
   temperature: number | null;
   text: { format: TextFormat };
   tool_choice: NonNullable<ResponsesRequest['tool_choice']>;
-  tools: (FunctionTool & { description: string | null; parameters: Record<string, unknown> | null; strict: boolean | null })[];
+  /** Function tools as given; MCP tools without their secrets (mcp.ts, echoMcpTool). */
+  tools: ((FunctionTool & { description: string | null; parameters: Record<string, unknown> | null; strict: boolean | null }) | Record<string, unknown>)[];
   top_p: number | null;
   truncation: 'disabled';
   metadata: Record<string, string>;
@@ -76,7 +87,9 @@ export function initialResponse(request: ResponsesRequest, id: string = response
     temperature: request.temperature ?? null,
     text: { format: request.text?.format ?? { type: 'text' } },
     tool_choice: request.tool_choice ?? 'auto',
-    tools: (request.tools ?? []).map((t) => ({ ...t, description: t.description ?? null, parameters: t.parameters ?? null, strict: t.strict ?? null })),
+    tools: (request.tools ?? []).map((t) =>
+      t.type === 'mcp' ? echoMcpTool(t) : { ...t, description: t.description ?? null, parameters: t.parameters ?? null, strict: t.strict ?? null },
+    ),
     top_p: request.top_p ?? null,
     truncation: 'disabled',
     metadata: request.metadata ?? {},
@@ -101,6 +114,27 @@ export function toResponseUsage(usage: Usage): ResponseUsage {
 
 const clone = <T>(value: T): T => structuredClone(value);
 
+/** A call of an MCP tool the model made in a turn: the function name it called, its arguments. */
+export interface PendingMcpCall {
+  name: string;
+  arguments: string;
+}
+
+/** Two turns' usage as one (an MCP tool loop's answer counts every turn, as OpenAI's does). */
+function addUsage(a: Usage, b: Usage): Usage {
+  return {
+    ...b,
+    prompt_tokens: a.prompt_tokens + b.prompt_tokens,
+    completion_tokens: a.completion_tokens + b.completion_tokens,
+    total_tokens: a.total_tokens + b.total_tokens,
+    prompt_tokens_details: { ...b.prompt_tokens_details, cached_tokens: a.prompt_tokens_details.cached_tokens + b.prompt_tokens_details.cached_tokens },
+    completion_tokens_details: {
+      ...b.completion_tokens_details,
+      reasoning_tokens: a.completion_tokens_details.reasoning_tokens + b.completion_tokens_details.reasoning_tokens,
+    },
+  };
+}
+
 /**
  * Feeds engine events in, gets stream events out; `response` is the snapshot at every point. Reasoning comes
  * as a `reasoning` item with `reasoning_text` content, the answer as a `message` item with one `output_text`.
@@ -110,13 +144,85 @@ export class ResponseBuilder {
   private open: { item: ReasoningItem | OutputMessageItem; index: number } | null = null;
   /** Function calls still taking arguments, by the engine's call index. */
   private readonly calls = new Map<number, { item: FunctionCallItem; index: number }>();
+  /** Calls of MCP tools (by the engine's call index): gathered, and run by the route once the turn is over (mcp.ts). */
+  private readonly mcpCalls = new Map<number, PendingMcpCall>();
+  /** Whether this turn's output ended with function calls for the client to run. */
+  private functionCalls = false;
   private logprobs: boolean;
+  private readonly isMcp: (name: string) => boolean;
+  /** The usage of the engine turns so far (an MCP tool loop runs several). */
+  private usage: Usage | null = null;
 
   constructor(
     readonly response: ResponseObject,
-    options: { logprobs?: boolean } = {},
+    options: { logprobs?: boolean; isMcp?: (name: string) => boolean } = {},
   ) {
     this.logprobs = options.logprobs === true;
+    this.isMcp = options.isMcp ?? (() => false);
+  }
+
+  /** An output item added whole (MCP listings, approval requests): its `added` and `done`, with `between` in between. */
+  private whole(item: OutputItem, between: (where: { item_id: string; output_index: number }) => StreamEvent[] = () => []): StreamEvent[] {
+    const index = this.response.output.length;
+    this.response.output.push(item);
+    const where = { item_id: item.id, output_index: index };
+    return [
+      this.emit('response.output_item.added', { output_index: index, item: clone(item) }),
+      ...between(where),
+      this.emit('response.output_item.done', { output_index: index, item: clone(item) }),
+    ];
+  }
+
+  /** A server's tools, listed for this response (`mcp_list_tools`). */
+  listedTools(item: McpListToolsItem): StreamEvent[] {
+    return this.whole(item, (where) => [
+      this.emit('response.mcp_list_tools.in_progress', where),
+      this.emit(item.error === null ? 'response.mcp_list_tools.completed' : 'response.mcp_list_tools.failed', where),
+    ]);
+  }
+
+  /** A call that waits for the client's approval; the response ends after it. */
+  approvalRequest(item: McpApprovalRequestItem): StreamEvent[] {
+    return this.whole(item);
+  }
+
+  /** An MCP call about to run: added (`in_progress`, its arguments given at once), then `response.mcp_call.in_progress`. */
+  callStarted(item: McpCallItem): StreamEvent[] {
+    const index = this.response.output.length;
+    this.response.output.push(item);
+    const where = { item_id: item.id, output_index: index };
+    return [
+      this.emit('response.output_item.added', { output_index: index, item: { ...clone(item), arguments: '' } }),
+      this.emit('response.mcp_call_arguments.delta', { ...where, delta: item.arguments }),
+      this.emit('response.mcp_call_arguments.done', { ...where, arguments: item.arguments }),
+      this.emit('response.mcp_call.in_progress', where),
+    ];
+  }
+
+  /** An MCP call that has run: `response.mcp_call.completed` or `.failed`, then the item done. */
+  callEnded(item: McpCallItem): StreamEvent[] {
+    const index = this.response.output.indexOf(item);
+    const where = { item_id: item.id, output_index: index };
+    return [
+      this.emit(item.status === 'completed' ? 'response.mcp_call.completed' : 'response.mcp_call.failed', where),
+      this.emit('response.output_item.done', { output_index: index, item: clone(item) }),
+    ];
+  }
+
+  /**
+   * The MCP calls of the turn that just finished (taken: the route runs them), and whether the turn also called
+   * functions for the client. Empty when the turn did not end in MCP calls; the response is then complete.
+   */
+  takeMcpCalls(): { calls: PendingMcpCall[]; functionCalls: boolean } {
+    const calls = [...this.mcpCalls.values()];
+    this.mcpCalls.clear();
+    return { calls, functionCalls: this.functionCalls };
+  }
+
+  /** Ends a response whose last turn called MCP tools: completed, with every turn's usage. */
+  complete(): void {
+    this.response.status = 'completed';
+    this.response.completed_at = unixSeconds();
   }
 
   private emit(type: string, fields: Record<string, unknown>): StreamEvent {
@@ -182,8 +288,20 @@ export class ResponseBuilder {
   /** The stream events for one engine event. */
   next(event: EngineEvent): StreamEvent[] {
     if (event.type === 'finish') return this.finish(event.finish_reason, event.usage);
-    if (event.type === 'tool_call') return this.openCall(event.index, event.id, event.name);
+    if (event.type === 'tool_call') {
+      if (this.isMcp(event.name)) {
+        this.mcpCalls.set(event.index, { name: event.name, arguments: '' });
+        return this.closeItem('completed');
+      }
+      this.functionCalls = true;
+      return this.openCall(event.index, event.id, event.name);
+    }
     if (event.type === 'tool_arguments') {
+      const mcp = this.mcpCalls.get(event.index);
+      if (mcp) {
+        mcp.arguments += event.arguments;
+        return [];
+      }
       const call = this.calls.get(event.index);
       if (!call) throw new Error(`Arguments for tool call ${event.index}, which the engine never opened.`);
       call.item.arguments += event.arguments;
@@ -230,12 +348,16 @@ export class ResponseBuilder {
 
   private finish(reason: string, usage: Usage): StreamEvent[] {
     const cut = reason === 'length';
+    if (cut) this.mcpCalls.clear(); // a call cut short is not run
     const out: StreamEvent[] = [];
     // A reply with no output at all still answers with an (empty) message, as chat answers content "".
-    if (this.response.output.length === 0 && !cut) out.push(...this.ensureMessage());
+    if (this.response.output.length === 0 && !cut && this.mcpCalls.size === 0) out.push(...this.ensureMessage());
     out.push(...this.closeItem(cut ? 'incomplete' : 'completed'));
     out.push(...this.closeCalls(cut ? 'incomplete' : 'completed'));
-    this.response.usage = toResponseUsage(usage);
+    this.usage = this.usage ? addUsage(this.usage, usage) : usage;
+    this.response.usage = toResponseUsage(this.usage);
+    // Calls of MCP tools: the route runs them and the next turn follows (or `complete()` ends the response).
+    if (this.mcpCalls.size > 0) return out;
     if (cut) {
       this.response.status = 'incomplete';
       this.response.incomplete_details = { reason: 'max_output_tokens' };

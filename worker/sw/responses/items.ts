@@ -67,8 +67,53 @@ export interface FunctionCallOutputItem {
   status: ItemStatus;
 }
 
-export type OutputItem = OutputMessageItem | ReasoningItem | FunctionCallItem;
-export type ConversationItem = InputMessageItem | OutputItem | FunctionCallOutputItem;
+/** One tool of an MCP server, as `mcp_list_tools` lists it. */
+export interface McpToolInfo {
+  name: string;
+  description: string | null;
+  input_schema: Record<string, unknown>;
+  annotations: Record<string, unknown> | null;
+}
+/** The tools one MCP server offered (docs/responses.md#remote-mcp-tools); `previous_response_id` reuses them. */
+export interface McpListToolsItem {
+  id: string;
+  type: 'mcp_list_tools';
+  server_label: string;
+  tools: McpToolInfo[];
+  error: string | null;
+}
+/** One call of an MCP tool, run by inpage against the server: its output, or its error. */
+export interface McpCallItem {
+  id: string;
+  type: 'mcp_call';
+  server_label: string;
+  name: string;
+  arguments: string;
+  output: string | null;
+  error: string | null;
+  status: 'in_progress' | 'calling' | 'completed' | 'failed' | 'incomplete';
+  approval_request_id: string | null;
+}
+/** A call the model asked for that waits for the client's `mcp_approval_response`. */
+export interface McpApprovalRequestItem {
+  id: string;
+  type: 'mcp_approval_request';
+  server_label: string;
+  name: string;
+  arguments: string;
+}
+/** The client's answer to an `mcp_approval_request` (an input item). */
+export interface McpApprovalResponseItem {
+  id: string;
+  type: 'mcp_approval_response';
+  approval_request_id: string;
+  approve: boolean;
+  reason: string | null;
+}
+
+export type McpOutputItem = McpListToolsItem | McpCallItem | McpApprovalRequestItem;
+export type OutputItem = OutputMessageItem | ReasoningItem | FunctionCallItem | McpOutputItem;
+export type ConversationItem = InputMessageItem | OutputItem | FunctionCallOutputItem | McpApprovalResponseItem;
 
 export function itemId(prefix: string): string {
   const bytes = crypto.getRandomValues(new Uint8Array(16));

@@ -6,7 +6,7 @@ import { ApiError, unsupportedParameter } from '#shared/protocol/errors';
 import { bodyFields, validateChatRequest, toApiError } from '#shared/protocol/validate';
 import type { ChatCompletionRequest } from '#shared/protocol/types';
 import { DEFAULT_CATALOG, type ModelCatalog } from '#shared/model-config';
-import { itemId, type InputTextPart, type InputImagePart, type ConversationItem } from './items';
+import { itemId, type InputTextPart, type InputImagePart, type ConversationItem, type McpCallItem } from './items';
 
 // ---- The request ----
 
@@ -20,7 +20,6 @@ const BUILT_IN_TOOLS = [
   'computer_use',
   'computer_use_preview',
   'computer',
-  'mcp',
   'image_generation',
   'local_shell',
   'shell',
@@ -31,7 +30,17 @@ const BUILT_IN_TOOLS = [
 /** `include` values inpage can honour; every other documented value needs a built-in tool or file storage. */
 const INCLUDE_OK = new Set(['message.output_text.logprobs', 'reasoning.encrypted_content']);
 
-const ITEM_TYPES = new Set(['message', 'function_call', 'function_call_output', 'reasoning', 'item_reference']);
+const ITEM_TYPES = new Set([
+  'message',
+  'function_call',
+  'function_call_output',
+  'reasoning',
+  'item_reference',
+  'mcp_list_tools',
+  'mcp_call',
+  'mcp_approval_request',
+  'mcp_approval_response',
+]);
 
 // Item references, as OpenAI answers them (status 404 / 400, `param: "input"`, `code: null`).
 
@@ -87,7 +96,57 @@ function buildSchemas() {
   });
   const reasoningItem = z.looseObject({ type: z.literal('reasoning') });
   const itemReference = z.object({ type: z.literal('item_reference'), id: z.string() });
-  const inputItem = z.discriminatedUnion('type', [messageItem, functionCallItem, functionCallOutputItem, reasoningItem, itemReference]);
+  // Remote MCP (mcp.ts): the items a response gave, sent back as input, and the client's approval answers.
+  const mcpListToolsItem = z.looseObject({
+    type: z.literal('mcp_list_tools'),
+    id: z.string(),
+    server_label: z.string(),
+    tools: z.array(
+      z.looseObject({
+        name: z.string(),
+        description: z.optional(z.nullable(z.string())),
+        input_schema: z.optional(z.nullable(z.record(z.string(), z.unknown()))),
+        annotations: z.optional(z.nullable(z.record(z.string(), z.unknown()))),
+      }),
+    ),
+    error: z.optional(z.nullable(z.string())),
+  });
+  const mcpCallItem = z.looseObject({
+    type: z.literal('mcp_call'),
+    id: z.string(),
+    server_label: z.string(),
+    name: z.string(),
+    arguments: z.string(),
+    output: z.optional(z.nullable(z.string())),
+    error: z.optional(z.nullable(z.string())),
+    status: z.optional(z.string()),
+    approval_request_id: z.optional(z.nullable(z.string())),
+  });
+  const mcpApprovalRequestItem = z.looseObject({
+    type: z.literal('mcp_approval_request'),
+    id: z.string(),
+    server_label: z.string(),
+    name: z.string(),
+    arguments: z.string(),
+  });
+  const mcpApprovalResponseItem = z.object({
+    type: z.literal('mcp_approval_response'),
+    approval_request_id: z.string(),
+    approve: z.boolean(),
+    reason: z.optional(z.nullable(z.string())),
+    id: z.optional(z.nullable(z.string())),
+  });
+  const inputItem = z.discriminatedUnion('type', [
+    messageItem,
+    functionCallItem,
+    functionCallOutputItem,
+    reasoningItem,
+    itemReference,
+    mcpListToolsItem,
+    mcpCallItem,
+    mcpApprovalRequestItem,
+    mcpApprovalResponseItem,
+  ]);
 
   const functionTool = z.object({
     type: z.literal('function'),
@@ -95,6 +154,24 @@ function buildSchemas() {
     description: z.optional(z.nullable(z.string())),
     parameters: z.optional(z.nullable(z.record(z.string(), z.unknown()))),
     strict: z.optional(z.nullable(z.boolean())),
+  });
+
+  // OpenAI's MCPTool; `connector_id` / `tunnel_id` are refused before (refuseHosted). Secrets (`authorization`,
+  // `headers`) are used for the calls only: never stored, echoed or logged (mcp.ts).
+  const toolFilter = z.object({ tool_names: z.optional(z.array(z.string())), read_only: z.optional(z.boolean()) });
+  const mcpTool = z.object({
+    type: z.literal('mcp'),
+    server_label: z.string().check(z.minLength(1), z.maxLength(64)),
+    server_url: z.string(),
+    server_description: z.optional(z.nullable(z.string())),
+    authorization: z.optional(z.nullable(z.string())),
+    headers: z.optional(z.nullable(z.record(z.string(), z.string()))),
+    allowed_tools: z.optional(z.nullable(z.union([z.array(z.string()), toolFilter]))),
+    require_approval: z.optional(
+      z.nullable(z.union([z.enum(['always', 'never']), z.object({ always: z.optional(toolFilter), never: z.optional(toolFilter) })])),
+    ),
+    allowed_callers: z.optional(z.nullable(z.array(z.string()))),
+    defer_loading: z.optional(z.nullable(z.boolean())),
   });
 
   const textFormat = z.discriminatedUnion('type', [
@@ -117,8 +194,14 @@ function buildSchemas() {
     temperature: z.optional(num(0, 2)),
     top_p: z.optional(num(0, 1)),
     top_logprobs: z.optional(z.int().check(z.minimum(0), z.maximum(20))),
-    tools: z.optional(z.array(functionTool)),
-    tool_choice: z.optional(z.union([z.enum(['none', 'auto', 'required']), z.object({ type: z.literal('function'), name: z.string() })])),
+    tools: z.optional(z.array(z.discriminatedUnion('type', [functionTool, mcpTool]))),
+    tool_choice: z.optional(
+      z.union([
+        z.enum(['none', 'auto', 'required']),
+        z.object({ type: z.literal('function'), name: z.string() }),
+        z.object({ type: z.literal('mcp'), server_label: z.string(), name: z.optional(z.nullable(z.string())) }),
+      ]),
+    ),
     parallel_tool_calls: z.optional(z.boolean()),
     text: z.optional(z.object({ format: z.optional(textFormat), verbosity: z.optional(z.enum(['low', 'medium', 'high'])) })),
     reasoning: z.optional(
@@ -141,13 +224,14 @@ function buildSchemas() {
     prompt_cache_key: z.optional(z.string()),
     max_tool_calls: z.optional(z.int().check(z.minimum(1))),
   });
-  return { functionTool, textFormat, requestSchema };
+  return { functionTool, mcpTool, textFormat, requestSchema };
 }
 type Schemas = ReturnType<typeof buildSchemas>;
 const schemas = lazy(buildSchemas);
 
 export type ResponsesRequest = z.infer<Schemas['requestSchema']>;
 export type FunctionTool = z.infer<Schemas['functionTool']>;
+export type McpTool = z.infer<Schemas['mcpTool']>;
 export type TextFormat = z.infer<Schemas['textFormat']>;
 
 const unsupported = unsupportedParameter;
@@ -157,13 +241,25 @@ function refuseHosted(body: Record<string, unknown>): void {
   if (Array.isArray(body.tools)) {
     body.tools.forEach((tool, i) => {
       const type = (tool as { type?: unknown } | null)?.type;
+      if (type === 'mcp') {
+        // Only servers by URL: OpenAI's connectors and tunnels are its own hosted services.
+        for (const field of ['connector_id', 'tunnel_id'] as const) {
+          const value = (tool as Record<string, unknown>)[field];
+          if (value !== undefined && value !== null) unsupported(`tools[${i}].${field}`, "is not supported: name the MCP server by 'server_url'");
+        }
+        const url = (tool as Record<string, unknown>).server_url;
+        if (url === undefined || url === null) {
+          throw new ApiError('missing_required_parameter', `Missing required parameter: 'tools[${i}].server_url'.`, { param: `tools[${i}].server_url` });
+        }
+        return;
+      }
       if (typeof type === 'string' && type !== 'function') {
         const known = (BUILT_IN_TOOLS as readonly string[]).includes(type) || /^(web_search|computer_use|file_search)/.test(type);
         unsupported(
           `tools[${i}].type`,
           known
-            ? `'${type}' is a built-in tool of OpenAI's hosted service; only 'function' tools run here`
-            : `'${type}' is not a tool type inpage knows; only 'function' tools run here`,
+            ? `'${type}' is a built-in tool of OpenAI's hosted service; only 'function' and 'mcp' tools run here`
+            : `'${type}' is not a tool type inpage knows; only 'function' and 'mcp' tools run here`,
         );
       }
     });
@@ -188,7 +284,7 @@ function refuseHosted(body: Record<string, unknown>): void {
       if (typeof type === 'string' && !ITEM_TYPES.has(type)) {
         unsupported(
           `input[${i}].type`,
-          `'${type}' items are not supported (messages, function_call, function_call_output, reasoning and item_reference items are)`,
+          `'${type}' items are not supported (messages, function_call, function_call_output, reasoning, item_reference and the mcp_* items are)`,
         );
       }
     });
@@ -319,6 +415,45 @@ function normaliseInput(
       case 'reasoning':
         // Earlier thinking is not part of the next prompt (Qwen3's chat template drops it too): not kept.
         return;
+      case 'mcp_approval_response':
+        add({
+          id: item.id ?? itemId('mcpa'),
+          type: 'mcp_approval_response',
+          approval_request_id: item.approval_request_id,
+          approve: item.approve,
+          reason: item.reason ?? null,
+        });
+        return;
+      case 'mcp_list_tools':
+        add({
+          id: item.id,
+          type: 'mcp_list_tools',
+          server_label: item.server_label,
+          tools: item.tools.map((t) => ({
+            name: t.name,
+            description: t.description ?? null,
+            input_schema: t.input_schema ?? { type: 'object' },
+            annotations: t.annotations ?? null,
+          })),
+          error: item.error ?? null,
+        });
+        return;
+      case 'mcp_call':
+        add({
+          id: item.id,
+          type: 'mcp_call',
+          server_label: item.server_label,
+          name: item.name,
+          arguments: item.arguments,
+          output: item.output ?? null,
+          error: item.error ?? null,
+          status: item.error ? 'failed' : 'completed',
+          approval_request_id: item.approval_request_id ?? null,
+        });
+        return;
+      case 'mcp_approval_request':
+        add({ id: item.id, type: 'mcp_approval_request', server_label: item.server_label, name: item.name, arguments: item.arguments });
+        return;
     }
   });
   return out;
@@ -333,15 +468,59 @@ interface ChatBody {
 }
 
 /** Conversation items → chat messages; consecutive function calls become one assistant turn's tool calls. */
-function toChatMessages(instructions: string | undefined, items: readonly { item: ConversationItem; origin: Origin }[]): ChatBody {
+/** What the model reads of an MCP call: its output, or its error. */
+function mcpResult(item: McpCallItem): string {
+  return item.error !== null ? `Error: ${item.error}` : (item.output ?? '');
+}
+
+function toChatMessages(
+  instructions: string | undefined,
+  items: readonly { item: ConversationItem; origin: Origin }[],
+  mcpNames?: (label: string, name: string) => string | undefined,
+): ChatBody {
   const messages: Record<string, unknown>[] = [];
   const origins: Origin[] = [];
   if (instructions !== undefined) {
     messages.push({ role: 'system', content: instructions });
     origins.push('instructions');
   }
+  // Remote MCP: an approval request is the model's call; its answer is the approved call's result, or the denial.
+  const answers = new Map<string, string>();
+  for (const { item } of items) {
+    if (item.type === 'mcp_call' && item.approval_request_id !== null) answers.set(item.approval_request_id, mcpResult(item));
+    if (item.type === 'mcp_approval_response' && !item.approve && !answers.has(item.approval_request_id)) {
+      answers.set(item.approval_request_id, `The user did not approve this call${item.reason ? `: ${item.reason}` : '.'}`);
+    }
+  }
+  const call = (id: string, name: string, args: string, origin: Origin) => {
+    const toolCall = { id, type: 'function', function: { name, arguments: args } };
+    const last = messages[messages.length - 1];
+    if (last?.role === 'assistant' && last.tool_calls !== undefined) {
+      last.tool_calls = [...(last.tool_calls as unknown[]), toolCall];
+    } else {
+      messages.push({ role: 'assistant', content: null, tool_calls: [toolCall] });
+      origins.push(origin);
+    }
+  };
   for (const { item, origin } of items) {
     switch (item.type) {
+      case 'mcp_list_tools':
+      case 'mcp_approval_response':
+        break;
+      case 'mcp_approval_request': {
+        const answer = answers.get(item.id);
+        if (answer === undefined) break; // never answered: not part of the prompt
+        call(item.id, mcpNames?.(item.server_label, item.name) ?? item.name, item.arguments, origin);
+        messages.push({ role: 'tool', tool_call_id: item.id, content: answer });
+        origins.push(origin);
+        break;
+      }
+      case 'mcp_call':
+        if (item.approval_request_id !== null && items.some(({ item: i }) => i.type === 'mcp_approval_request' && i.id === item.approval_request_id)) break;
+        call(item.id, mcpNames?.(item.server_label, item.name) ?? item.name, item.arguments, origin);
+        messages.push({ role: 'tool', tool_call_id: item.id, content: mcpResult(item) });
+        origins.push(origin);
+        break;
       case 'message': {
         if (item.role === 'assistant') {
           messages.push({ role: 'assistant', content: item.content.map((p) => p.text).join('') });
@@ -432,16 +611,33 @@ export interface Converted {
  * The Responses request (and the stored conversation `previous_response_id` names) as the chat request the
  * engine runs. Every refusal names the Responses field.
  */
+/** Remote MCP (mcp.ts): the functions the model is offered for the MCP tools, and what this response did so far. */
+export interface McpTurn {
+  /** The chat tools standing for the MCP servers' tools. */
+  tools: Record<string, unknown>[];
+  /** The function name the model knows a server's tool by. */
+  nameOf: (label: string, name: string) => string | undefined;
+  /** This response's output so far (listings, calls): the model's earlier turns of the tool loop. */
+  output: readonly ConversationItem[];
+  /** The chat `tool_choice` of this turn (a named MCP tool; `auto` or `none` after the first call), if it differs. */
+  toolChoice?: unknown;
+}
+
 export function toChatRequest(
   request: ResponsesRequest,
   previous: readonly ConversationItem[] = [],
   referenced: ReadonlyMap<string, ConversationItem> = new Map(),
   catalog: ModelCatalog = DEFAULT_CATALOG,
+  mcp?: McpTurn,
 ): Converted {
   const input = normaliseInput(request, referenced, previous);
   const inputItems = input.map(({ item }) => item);
-  const items = [...previous.map((item) => ({ item, origin: 'previous_response_id' })), ...input];
-  const { messages, origins } = toChatMessages(request.instructions, items);
+  const items = [
+    ...previous.map((item) => ({ item, origin: 'previous_response_id' })),
+    ...input,
+    ...(mcp?.output ?? []).map((item) => ({ item, origin: 'output' })),
+  ];
+  const { messages, origins } = toChatMessages(request.instructions, items, mcp?.nameOf);
   if (messages.length === 0 || (request.instructions !== undefined && messages.length === 1)) {
     throw new ApiError('invalid_value', "Invalid 'input': it holds no message for the model to answer.", { param: 'input' });
   }
@@ -468,19 +664,28 @@ export function toChatRequest(
   }
   const effort = request.reasoning?.effort;
   if (effort !== undefined && effort !== null) body.reasoning_effort = effort === 'xhigh' || effort === 'max' ? 'high' : effort;
-  if (request.tools && request.tools.length > 0) {
-    body.tools = request.tools.map((t) => ({
-      type: 'function',
-      function: {
-        name: t.name,
-        ...(t.description ? { description: t.description } : {}),
-        ...(t.parameters ? { parameters: t.parameters } : {}),
-        ...(t.strict != null ? { strict: t.strict } : {}),
-      },
-    }));
-  }
-  if (request.tool_choice !== undefined) {
-    body.tool_choice = typeof request.tool_choice === 'string' ? request.tool_choice : { type: 'function', function: { name: request.tool_choice.name } };
+  const functions = (request.tools ?? []).flatMap((t) =>
+    t.type !== 'function'
+      ? []
+      : [
+          {
+            type: 'function',
+            function: {
+              name: t.name,
+              ...(t.description ? { description: t.description } : {}),
+              ...(t.parameters ? { parameters: t.parameters } : {}),
+              ...(t.strict != null ? { strict: t.strict } : {}),
+            },
+          },
+        ],
+  );
+  const tools = [...functions, ...(mcp?.tools ?? [])];
+  if (tools.length > 0) body.tools = tools;
+  const choice = request.tool_choice;
+  if (mcp?.toolChoice !== undefined) {
+    body.tool_choice = mcp.toolChoice;
+  } else if (choice !== undefined && (typeof choice === 'string' || choice.type === 'function')) {
+    body.tool_choice = typeof choice === 'string' ? choice : { type: 'function', function: { name: choice.name } };
   }
   if (request.parallel_tool_calls !== undefined) body.parallel_tool_calls = request.parallel_tool_calls;
   for (const key of Object.keys(body)) if (body[key] === undefined) delete body[key];

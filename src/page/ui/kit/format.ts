@@ -1,6 +1,7 @@
 // Number, size, time and duration formats shared by the workspace areas.
 
 import { formatBytes } from '#shared/bytes';
+import { recordNow } from '#shared/record-time';
 
 export { formatBytes };
 
@@ -39,7 +40,8 @@ export function formatDateTime(ms: number): string {
 const relative = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
 
 /** "just now", "5 minutes ago", "yesterday"; beyond a week the date itself. */
-export function formatRelative(ms: number, now = Date.now()): string {
+/** `now`: by default the clock records are written on (src/shared/record-time.ts), so a page whose clock is off says the same. */
+export function formatRelative(ms: number, now = recordNow()): string {
   const seconds = Math.round((ms - now) / 1000);
   const abs = Math.abs(seconds);
   if (abs < 45) return 'just now';

@@ -2,6 +2,7 @@
 // (a new message, regenerate, edit, function results, continue), on the chat state of chat-state.ts.
 import type { ChatCompletionChunk, FinishReason } from '#shared/protocol/types';
 import type { ModelId } from '#shared/variants';
+import { recordNow } from '#shared/record-time';
 import { ApiCallError, streamChat } from '../../../kit/api';
 import type { AnswerVersion, Conversation, Turn, TurnStats } from './conversation-db';
 import { requestBody, toMessages } from './conversation-request';
@@ -238,7 +239,7 @@ export async function run(
         )
       : null;
   conversation.turns = turns;
-  conversation.updatedAt = Date.now();
+  conversation.updatedAt = recordNow();
   if (user && !conversation.named && !history.some((t) => t.role === 'user')) conversation.title = titleFrom(user.text) || 'Image';
   const abort = new AbortController();
   chat.controller = abort;
@@ -283,7 +284,7 @@ export async function run(
   if (turns.some((t) => t.role === 'note') && imagesLeftOut > 0) conversation.imagesNoted = true;
   answer.stats = statsOf(got, endedAt, extend ? before!.stats : undefined, extend !== undefined, conversation.turns);
   if (answer.versions) answer.versions = [...answer.versions, versionOf(answer)];
-  conversation.updatedAt = Date.now();
+  conversation.updatedAt = recordNow();
   chat.state = { ...chat.state, streamingId: null };
   save(conversation);
   notify();

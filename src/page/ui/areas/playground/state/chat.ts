@@ -3,6 +3,7 @@
 // saved) while the person looks at another area, and everything is kept in IndexedDB (conversation-db.ts) across
 // reloads and restarts.
 import { modelIds, variantOf } from '#shared/catalog';
+import { recordNow } from '#shared/record-time';
 import type { ModelId } from '#shared/variants';
 import { DEFAULT_PARAMS, deleteConversation, listConversations, type Conversation, type Params, type Turn, type UserBranch } from './conversation-db';
 import { preferredModel } from '../../../kit/model-state';
@@ -68,7 +69,7 @@ export function setChatDefaults(from: Conversation | null): void {
 
 /** A new chat: the model of `from` (the one on screen), the system prompt and parameters new chats start from. */
 function blank(orgId: string, from?: Conversation): Conversation {
-  const now = Date.now();
+  const now = recordNow();
   const defaults = chatDefaults(orgId);
   return {
     id: newId('conv'),
@@ -137,8 +138,8 @@ export function duplicateConversation(): void {
     id: newId('conv'),
     title: `${now.title} (copy)`.slice(0, 120),
     named: true,
-    createdAt: Date.now(),
-    updatedAt: Date.now(),
+    createdAt: recordNow(),
+    updatedAt: recordNow(),
     draft: '',
   };
   for (const turn of copy.turns) {
@@ -179,7 +180,7 @@ export function renameConversation(id: string, title: string): void {
   if (!conversation || !name) return;
   conversation.title = name.slice(0, 120);
   conversation.named = true;
-  conversation.updatedAt = Date.now();
+  conversation.updatedAt = recordNow();
   save(conversation);
   notify();
 }
@@ -340,7 +341,7 @@ export function showBranch(turnId: string, index: number): void {
     delete shown.imageName;
   }
   conversation.turns = [...conversation.turns.slice(0, at), shown, ...chosen.after];
-  conversation.updatedAt = Date.now();
+  conversation.updatedAt = recordNow();
   save(conversation);
   notify();
 }
@@ -361,7 +362,7 @@ export function leaveOutOldest(count: number): void {
     text: `The ${count === 1 ? 'turn' : `${count} turns`} above ${count === 1 ? 'is' : 'are'} no longer sent, to fit this device's context (you chose this; the system prompt is still sent).`,
   };
   conversation.turns = [...conversation.turns.slice(0, at), note, ...conversation.turns.slice(at)];
-  conversation.updatedAt = Date.now();
+  conversation.updatedAt = recordNow();
   save(conversation);
   notify();
 }
@@ -402,7 +403,7 @@ function withIds(turns: readonly Omit<Turn, 'id'>[]): Turn[] {
 /** A chat made elsewhere (an imported export): given its own ids and this workspace, listed first and opened. */
 export function adoptConversation(made: Pick<Conversation, 'title' | 'model' | 'system' | 'params'> & { turns: Omit<Turn, 'id'>[] }): void {
   if (!chat.state.orgId) return;
-  const now = Date.now();
+  const now = recordNow();
   const conversation: Conversation = {
     ...blank(chat.state.orgId),
     ...made,

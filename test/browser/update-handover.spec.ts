@@ -1,0 +1,124 @@
+// Issue 51, an update under traffic: a new sw.js is published and `registration.update()` runs while three clients
+// of the page loop without pause (two streams, one JSON). What holds: no stream is cut, no request fails, and the
+// tokens booked to the key equal those the answers reported, whichever version answered and booked them; the new
+// version takes control once the traffic stops. What does not yet: taking over *under* continuous traffic (the issue
+// asks for 30 s). Chromium activates a waiting version only once the old one has no fetch event in progress, and three
+// looping clients always keep one there; measured on main and now: no take-over in 20 s of traffic (the issue's hostile
+// run: none in 30 s), then 0.1–1 s after it stops. The figures are logged as `update under traffic: {...}`.
+import { expect, test } from '@playwright/test';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { makeKey } from './helpers';
+import { serveStatic, TEST_BUILD_DIR } from './static-server';
+
+interface Loops {
+  reported: number;
+  answers: number;
+  cut: number;
+  errors: string[];
+  controllerChangeAt: number | null;
+}
+
+test('an update under three looping clients: no stream cut, every reported token booked once, the new version in control once the traffic stops', async ({
+  page,
+}) => {
+  test.setTimeout(120_000);
+  const server = await serveStatic(4661, { '/': TEST_BUILD_DIR });
+  try {
+    await page.goto(`${server.origin}/?tokenDelayMs=2`);
+    await page.evaluate(async () => void (await window.inpageReady));
+    const key = await makeKey(page, { name: 'busy' });
+    // The loops, in the page, until told to stop.
+    await page.evaluate((key) => {
+      const w = window as unknown as { loops: Loops; stop: boolean; running: Promise<void>[] };
+      w.loops = { reported: 0, answers: 0, cut: 0, errors: [], controllerChangeAt: null };
+      w.stop = false;
+      navigator.serviceWorker.addEventListener('controllerchange', () => (w.loops.controllerChangeAt ??= performance.now()));
+      const one = async (stream: boolean, n: number) => {
+        const res = await fetch('/v1/chat/completions', {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({
+            model: 'svc-model-5.2-fast',
+            messages: [{ role: 'user', content: `count ${n}` }],
+            stream,
+            ...(stream ? { stream_options: { include_usage: true } } : {}),
+          }),
+        });
+        if (res.status !== 200) {
+          w.loops.errors.push(`${res.status} ${await res.text()}`);
+          return;
+        }
+        if (!stream) {
+          const body = (await res.json()) as { usage: { total_tokens: number } };
+          w.loops.reported += body.usage.total_tokens;
+          w.loops.answers++;
+          return;
+        }
+        const text = await res.text().catch(() => null);
+        const usage = text
+          ?.split('\n\n')
+          .filter((b) => b.startsWith('data: {'))
+          .map((b) => JSON.parse(b.slice(6)) as { usage?: { total_tokens: number } | null })
+          .find((c) => c.usage)?.usage?.total_tokens;
+        if (text === null || !text.trimEnd().endsWith('data: [DONE]') || usage === undefined) {
+          w.loops.cut++;
+          return;
+        }
+        w.loops.reported += usage;
+        w.loops.answers++;
+      };
+      const loop = async (stream: boolean, seed: number) => {
+        for (let i = 0; !w.stop; i++) await one(stream, 5 + ((seed + i * 7) % 20)).catch((err: unknown) => void w.loops.errors.push(String(err)));
+      };
+      w.running = [loop(true, 1), loop(true, 2), loop(false, 3)];
+    }, key);
+    await page.waitForTimeout(2000);
+    const original = await readFile(join(TEST_BUILD_DIR, 'sw.js'), 'utf8');
+    server.override('/sw.js', `${original}\n// version 2\n`);
+    const timing = await page.evaluate(async () => {
+      const began = performance.now();
+      await (await navigator.serviceWorker.getRegistration('/'))!.update();
+      return { began, updated: performance.now() };
+    });
+    // The traffic goes on for 20 s: whether the new version takes control meanwhile (the figure; not yet asserted).
+    const changedAt = () => page.evaluate(() => (window as unknown as { loops: Loops }).loops.controllerChangeAt);
+    await expect
+      .poll(changedAt, { timeout: 20_000, intervals: [250] })
+      .not.toBeNull()
+      .catch(() => undefined);
+    const underTraffic = await changedAt();
+    const loops = await page.evaluate(async () => {
+      const w = window as unknown as { loops: Loops; stop: boolean; running: Promise<void>[] };
+      w.stop = true;
+      await Promise.all(w.running);
+      return { ...w.loops, stoppedAt: performance.now() };
+    });
+    // Once the traffic stops, the new version takes control (its activation waited for the old one's events).
+    await expect.poll(changedAt, { timeout: 15_000, intervals: [100] }).not.toBeNull();
+    const takenAt = (await changedAt())!;
+    const bookedNow = () => page.evaluate(async () => (await window.inpage!.keys.list()).find((k) => k.name === 'busy')!.tokensUsed);
+    await expect
+      .poll(bookedNow, { timeout: 20_000 })
+      .toBe(loops.reported)
+      .catch(() => undefined);
+    const booked = await bookedNow();
+    const figures = {
+      updateMs: Math.round(timing.updated - timing.began),
+      takeOverUnderTrafficMs: underTraffic === null ? null : Math.round(underTraffic - timing.began),
+      takeOverAfterTrafficStoppedMs: Math.max(0, Math.round(takenAt - loops.stoppedAt)),
+      answers: loops.answers,
+      cut: loops.cut,
+      errors: loops.errors.slice(0, 3),
+      reported: loops.reported,
+      booked,
+    };
+    console.log(`update under traffic: ${JSON.stringify(figures)}`);
+    expect(figures.errors).toEqual([]);
+    expect(figures.cut).toBe(0);
+    expect(figures.answers).toBeGreaterThan(20); // 314 here; a loaded machine answers fewer
+    expect(booked).toBe(loops.reported);
+  } finally {
+    await server.close();
+  }
+});
