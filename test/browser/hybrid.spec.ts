@@ -470,8 +470,8 @@ test('a variant too large for this CPU device that an upstream serves (prefer-lo
   await goToArea(page, 'Playground');
   await playgroundKey(page);
   const picker = page.getByLabel('Model');
-  await expect(picker.locator('option[value="svc-model-5.2-fast"]')).toHaveText('svc-model-5.2-fast · answered upstream');
-  await expect(picker.locator('option[value="svc-model-5.2"]')).toHaveText('svc-model-5.2 · cannot run here');
+  await expect(picker.locator('option[value="svc-model-5.2-fast"]')).toHaveText('svc-model-5.2-fast · Qwen3 8B · answered upstream');
+  await expect(picker.locator('option[value="svc-model-5.2"]')).toHaveText('svc-model-5.2 · Qwen3 8B · cannot run here');
   await picker.selectOption('svc-model-5.2-fast');
   await expect(page.getByTestId('cannot-run')).toHaveCount(0);
   const answer = await sendAndWait(page, 'hello from a small device');

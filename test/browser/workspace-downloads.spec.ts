@@ -96,7 +96,7 @@ test('Playground: a message that would start a download over 100 MB asks first; 
   await expect(dialog).toBeHidden();
   await expect(box).toHaveValue('hello there');
   await expect(page.locator('.turn')).toHaveCount(0);
-  await expect(page.getByLabel('Model').locator('option[value="svc-model-5.2-fast"]')).toHaveText('svc-model-5.2-fast · not downloaded');
+  await expect(page.getByLabel('Model').locator('option[value="svc-model-5.2-fast"]')).toHaveText('svc-model-5.2-fast · Qwen3 8B · not downloaded · 191 MiB');
 
   await page.getByRole('button', { name: 'Send' }).click();
   await expect(dialog).toBeVisible();
@@ -118,7 +118,9 @@ test('Playground: a message that would start a download over 100 MB asks first; 
   await expect(shortAsk).toBeVisible();
   await shortAsk.getByRole('button', { name: 'Cancel' }).click();
   await expect(page.locator('.turn.assistant')).toHaveCount(2);
-  await expect(page.getByLabel('Model').locator('option[value="svc-model-5.2-short-fast"]')).toHaveText('svc-model-5.2-short-fast · not downloaded');
+  await expect(page.getByLabel('Model').locator('option[value="svc-model-5.2-short-fast"]')).toHaveText(
+    'svc-model-5.2-short-fast · Qwen3 1.7B · not downloaded · 191 MiB',
+  );
   await page.getByRole('button', { name: 'Regenerate the last answer' }).click();
   await shortAsk.getByRole('button', { name: 'Download' }).click();
   await expect(page.locator('.turn.assistant').nth(1)).toContainText('svc-model-5.2-short-fast');

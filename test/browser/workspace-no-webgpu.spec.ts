@@ -59,8 +59,8 @@ test('on a CPU device: the Playground starts on a variant that runs here, marks 
   await playgroundKey(page);
   const picker = page.getByLabel('Model');
   await expect(picker).toHaveValue('svc-model-5.2-short-fast');
-  await expect(picker.locator('option[value="svc-model-5.2-fast"]')).toHaveText('svc-model-5.2-fast · cannot run here');
-  await expect(picker.locator('option[value="svc-model-5.2"]')).toHaveText('svc-model-5.2 · cannot run here');
+  await expect(picker.locator('option[value="svc-model-5.2-fast"]')).toHaveText('svc-model-5.2-fast · Qwen3 8B · cannot run here');
+  await expect(picker.locator('option[value="svc-model-5.2"]')).toHaveText('svc-model-5.2 · Qwen3 8B · cannot run here');
   // The default answers.
   const answer = await sendAndWait(page, 'hello');
   await expect(answer.locator('.answer')).toHaveText('Echo: hello');
@@ -124,6 +124,6 @@ test('on a CPU device: the Playground starts on a variant that runs here, marks 
   await page.getByRole('navigation', { name: 'Chats' }).getByRole('button', { name: 'New chat' }).click();
   await expect(page.getByTestId('chat-title')).toHaveText('New chat');
   await expect(picker).toHaveValue('svc-model-5.2-short-fast');
-  await expect(picker.locator('option[value="svc-model-5.2-fast"]')).toHaveText('svc-model-5.2-fast · cannot run here');
+  await expect(picker.locator('option[value="svc-model-5.2-fast"]')).toHaveText('svc-model-5.2-fast · Qwen3 8B · cannot run here');
   await screens(page, 'cpu-device-playground');
 });

@@ -364,7 +364,8 @@ test('a new key can go straight to the Playground, and revoking the Playground k
   await page.getByRole('button', { name: 'Create key' }).click();
   const key = await page.getByRole('textbox', { name: 'The new API key' }).inputValue();
   await page.getByRole('button', { name: 'Use in the Playground' }).click();
-  await expect(page.getByRole('heading', { name: 'Playground', level: 1 })).toBeFocused();
+  // With a key there, the focus goes on to the message box.
+  await expect(page.getByLabel('Message')).toBeFocused();
   await expect(page.getByTestId('pg-key')).toHaveText(`sk-svc-${key.slice(7, 11)}…${key.slice(-4)}`);
   await expect(page.locator('.key-bar')).toContainText('(for the playground), kept for this tab only.');
   const answer = await sendAndWait(page, 'first');

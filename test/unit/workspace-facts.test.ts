@@ -111,10 +111,23 @@ describe('the context budget', () => {
     expect(contextUsed(more)).toEqual({ tokens: 1510 + 2 + 8, exact: false });
   });
   it('gives the answer the room that is left, and says when a message leaves too little', () => {
-    expect(nextFit(chat, 'hi', 4096)).toEqual({ needed: 1510 + 9, room: 4096 - 1519, fits: true, maxTokens: 4096 - 1519 });
+    // max_tokens: the room after the most the prompt can take (2 bytes and a message's 8 for 'hi', 32 for the template).
+    expect(nextFit(chat, 'hi', 4096)).toEqual({ needed: 1510 + 9, room: 4096 - 1519, fits: true, maxTokens: 4096 - 1510 - 10 - 32, maxTokensTooHigh: false });
     expect(nextFit(chat, 'hi', 1519 + MIN_ANSWER_TOKENS - 1).fits).toBe(false);
-    // The chat's own max_tokens is the room it needs.
-    expect(nextFit({ ...chat, params: { ...DEFAULT_PARAMS, max_tokens: 3000 } }, 'hi', 4096).fits).toBe(false);
+    // The chat's own max_tokens is the room it needs; it alone is the cause while the room has MIN_ANSWER_TOKENS.
+    const own = nextFit({ ...chat, params: { ...DEFAULT_PARAMS, max_tokens: 3000 } }, 'hi', 4096);
+    expect(own).toMatchObject({ fits: false, maxTokensTooHigh: true });
+    expect(nextFit({ ...chat, params: { ...DEFAULT_PARAMS, max_tokens: 3000 } }, 'hi', 1519 + 100).maxTokensTooHigh).toBe(false);
+  });
+  it('never sends a default max_tokens a prompt of many short tokens would overrun', () => {
+    // 300 one-letter words: estimated at 3 characters a token (208), at most 600 bytes; a word tokenizer counts 300.
+    const text = Array(300).fill('a').join(' ');
+    const fresh = { system: '', params: { ...DEFAULT_PARAMS }, turns: [] };
+    const fit = nextFit(fresh, text, 4096);
+    expect(fit.maxTokens).toBe(4096 - (599 + 8) - 32);
+    expect(fit.maxTokens + 300 + 6).toBeLessThanOrEqual(4096);
+    // A text too long for the bound: the estimated room, as before (the refusal names the size, and it is asked again).
+    expect(nextFit(fresh, 'é'.repeat(2000), 4096).maxTokens).toBe(4096 - Math.ceil(2000 / 3) - 8);
   });
   it('leaves out whole exchanges, oldest first, and never the system prompt; a cut note stops what is sent', () => {
     const long = {
@@ -164,6 +177,43 @@ describe('an exported chat imports back the same', () => {
     expect(parsed).toMatchObject({ title: 'Trip', model: 'svc-model-5.2', system: 'Be brief.' });
     const back: Conversation = { ...conversation, ...parsed, turns: parsed.turns.map((t, i) => ({ ...t, id: `n${i}` })) };
     expect(JSON.parse(exportJson(back))).toEqual(JSON.parse(text));
+  });
+  it('carries every version and branch in a chat that has them, and takes them back', () => {
+    const later = [answered('second', 1, 3), turn('user', 'more'), answered('more', 1, 6)];
+    const conversation: Conversation = {
+      id: 'c',
+      orgId: 'o',
+      title: 'Branches',
+      named: true,
+      createdAt: 0,
+      updatedAt: 0,
+      model: 'svc-model-5.2',
+      system: '',
+      draft: '',
+      imagesNoted: false,
+      params: { ...DEFAULT_PARAMS },
+      turns: [
+        turn('user', 'first', {
+          branches: [
+            { text: 'first', after: [] },
+            { text: 'second', after: later },
+          ],
+          branch: 0,
+        }),
+        answered('one', 1, 3),
+      ],
+    };
+    conversation.turns[1]!.versions = [{ text: 'zero' }, { text: 'one' }];
+    conversation.turns[1]!.version = 1;
+    const json = JSON.parse(exportJson(conversation));
+    expect(json.messages.map((m: { content: string }) => m.content)).toEqual(['first', 'one']);
+    expect(JSON.stringify(json.turns)).not.toContain('"id"');
+    const parsed = parseExport(exportJson(conversation), 'svc-model-5.2-fast');
+    if (typeof parsed === 'string') throw new Error(parsed);
+    expect(parsed.turns[0]!.branches![1]!.after.map((t) => t.text)).toEqual(['second', 'more', 'more']);
+    expect(parsed.turns[1]!.versions).toHaveLength(2);
+    // A chat without versions exports as before: the request alone.
+    expect(JSON.parse(exportJson({ ...conversation, turns: [turn('user', 'a')] })).turns).toBeUndefined();
   });
   it('refuses what is not an export, saying why', () => {
     expect(parseExport('nope', 'svc-model-5.2-fast')).toBe('That file is not JSON: choose a chat exported with Export JSON.');

@@ -10,7 +10,7 @@ import { ModelsArea } from './areas/models';
 import { cpuEngine, webGpuMissing } from './kit/device';
 import { PlaygroundArea } from './areas/playground';
 import { Register } from './areas/register';
-import { useUi } from './store';
+import { getState, useUi } from './store';
 import { CopyButton, Notice } from './kit/widgets';
 
 const AREAS = [
@@ -86,6 +86,19 @@ function Workspace(props: { justRegistered: boolean }) {
     first.current = false;
     if (initial && !props.justRegistered) return;
     main.current?.querySelector<HTMLElement>('#area-title')?.focus();
+    // The Playground with a key: straight to the message box once the chat is there (not on a touch screen,
+    // where a focused box raises the keyboard unasked), unless the person moved the focus meanwhile.
+    if (area === 'playground' && !matchMedia('(pointer: coarse)').matches) {
+      let frames = 60;
+      const toBox = () => {
+        const box = document.getElementById('pg-message');
+        const still = document.activeElement === document.body || document.activeElement?.id === 'area-title';
+        if (!still) return;
+        if (box && getState().sessionKey) box.focus();
+        else if (frames-- > 0) requestAnimationFrame(toBox);
+      };
+      requestAnimationFrame(toBox);
+    }
   }, [area]);
   const missing = webGpuMissing(ui);
   const cpu = cpuEngine(ui);

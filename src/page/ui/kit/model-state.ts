@@ -9,6 +9,15 @@ import { cpuEngine } from './device';
 import { formatBytes, formatDuration, formatRate } from './format';
 import { chooseChatModel } from './model-facts';
 
+/** The variants in their order, those nothing answers here (this device cannot run them, no upstream serves them) last. */
+export function runnableFirst(ids: readonly ModelId[], statuses: readonly ModelStatus[] | null | undefined): ModelId[] {
+  const runs = (id: ModelId) => {
+    const status = statuses?.find((m) => m.id === id);
+    return !(status?.state === 'unavailable' && status.serving?.engine !== 'upstream');
+  };
+  return [...ids.filter(runs), ...ids.filter((id) => !runs(id))];
+}
+
 export const STATE_LABEL: Record<ModelState, string> = {
   not_downloaded: 'Not downloaded',
   downloading: 'Downloading',

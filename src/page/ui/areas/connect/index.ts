@@ -15,6 +15,17 @@ import { CodeBlock, CopyButton, Notice, errorText } from '../../kit/widgets';
 import { ErrorText } from '../../kit/plain-error';
 
 function KeyFill(props: { snippetKey: string | null; sessionKey: string | null }) {
+  // The form and the line that replaces it swap places: the focus follows to what is there now, never the body.
+  const swapped = useRef(false);
+  useEffect(() => {
+    if (!swapped.current) return;
+    swapped.current = false;
+    document.getElementById(props.snippetKey ? 'connect-hide' : 'connect-key')?.focus();
+  }, [props.snippetKey]);
+  const showKey = (key: string | null) => {
+    swapped.current = true;
+    setState({ snippetKey: key });
+  };
   const [pasted, setPasted] = useState('');
   const [error, setError] = useState<string | null>(null);
 
@@ -25,7 +36,7 @@ function KeyFill(props: { snippetKey: string | null; sessionKey: string | null }
     if (!isWellFormedKey(key)) return setError('That is not an inpage key: keys look like sk-svc- followed by 43 characters.');
     const verdict = await verifyKey(key);
     if (!verdict.ok) return setError(`Key ${displayForm(key)} ${verdict.reason === 'revoked' ? 'has been revoked' : 'is not a key of this workspace'}.`);
-    setState({ snippetKey: key });
+    showKey(key);
     setPasted('');
   };
 
@@ -36,7 +47,7 @@ function KeyFill(props: { snippetKey: string | null; sessionKey: string | null }
       'The snippets below contain your key ',
       h('code', null, displayForm(props.snippetKey)),
       ' in full. ',
-      h('button', { type: 'button', class: 'button small', onClick: () => setState({ snippetKey: null }) }, 'Hide my key again'),
+      h('button', { type: 'button', id: 'connect-hide', class: 'button small', onClick: () => showKey(null) }, 'Hide my key again'),
     );
   }
   return h(
@@ -57,7 +68,7 @@ function KeyFill(props: { snippetKey: string | null; sessionKey: string | null }
         onInput: (e: Event) => setPasted((e.currentTarget as HTMLInputElement).value),
       }),
       h('button', { type: 'submit', class: 'button', disabled: !pasted.trim() }, 'Fill in'),
-      props.sessionKey && h('button', { type: 'button', class: 'button', onClick: () => setState({ snippetKey: props.sessionKey }) }, 'Use the Playground key'),
+      props.sessionKey && h('button', { type: 'button', class: 'button', onClick: () => showKey(props.sessionKey) }, 'Use the Playground key'),
     ),
     h('p', { class: 'hint' }, 'Until then they say ', h('code', null, 'YOUR_INPAGE_KEY'), '. Keys are made in ', h('a', { href: '#keys' }, 'API Keys'), '.'),
     error && h(Notice, { kind: 'error' }, error),
@@ -91,7 +102,13 @@ function TryIt(props: { keyValue: string | null }) {
   const [result, setResult] = useState<{ ok: boolean; lines: string[]; failure?: { message: string; code: string | null } } | null>(null);
   const [busy, setBusy] = useState(false);
   const button = useRef<HTMLButtonElement>(null);
-  if (!props.keyValue) return null;
+  if (!props.keyValue)
+    return h(
+      'div',
+      { class: 'try-it' },
+      h('button', { type: 'button', class: 'button', disabled: true, 'aria-describedby': 'try-it-needs' }, 'Test the connection'),
+      h('p', { class: 'hint', id: 'try-it-needs' }, 'Fill in a key above (or use the Playground key) to test the connection with it.'),
+    );
   const key = props.keyValue;
   const run = async () => {
     setResult(null);

@@ -16,7 +16,7 @@ import { MODE_WORDS, ModeSwitch, UpstreamConnections } from './upstream-connecti
 import { CpuNotice, NoWebGpu } from '../../kit/no-webgpu';
 import { getState, useUi } from '../../store';
 import { cpuEngine, webGpuMissing } from '../../kit/device';
-import { STATE_LABEL, preferredModel, progressLine } from '../../kit/model-state';
+import { STATE_LABEL, preferredModel, progressLine, runnableFirst } from '../../kit/model-state';
 import { THINKING_LABEL, answerable, thinkingHere } from '../../kit/model-facts';
 import { Notice, errorText } from '../../kit/widgets';
 import { ErrorText, plainLoadError } from '../../kit/plain-error';
@@ -250,15 +250,6 @@ function Facts(props: CardProps & { state: ModelState; size: ShownSize | null | 
         { 'data-testid': 'provider', 'data-serving': String(status.provider.serving) },
         status.provider.serving ? `In use: ${status.provider.why}.` : `Not used: ${status.provider.why}. This site's own engine runs it.`,
       ),
-    status?.runtime && h('dt', null, 'Runs on'),
-    status?.runtime && h('dd', { 'data-testid': 'runtime' }, runtimeText(status.runtime)),
-    // llama.cpp: which wllama build and wasm variant run in this browser and why (feature detection), and where its files are kept.
-    status?.runtime?.build && h('dt', null, 'llama.cpp build'),
-    status?.runtime?.build && h('dd', { 'data-testid': 'build', 'data-build': status.runtime.build }, status.runtime.buildWhy ?? status.runtime.build),
-    status?.runtime?.wasm && h('dt', null, 'llama.cpp kernels'),
-    status?.runtime?.wasm && h('dd', { 'data-testid': 'wasm', 'data-wasm': status.runtime.wasm }, status.runtime.wasmWhy ?? status.runtime.wasm),
-    status?.runtime?.storage && h('dt', null, 'Model files kept in'),
-    status?.runtime?.storage && h('dd', { 'data-testid': 'storage', 'data-store': status.runtime.storage.store }, status.runtime.storage.why),
     card && h('dt', null, 'Licence'),
     card && h('dd', null, h('a', { href: card.licenceUrl, target: '_blank', rel: 'noopener noreferrer' }, card.licence)),
     status?.memoryMB && h('dt', null, 'GPU memory'),
@@ -283,13 +274,49 @@ function Facts(props: CardProps & { state: ModelState; size: ShownSize | null | 
   );
 }
 
-/** Why the model does not run: it cannot here (nothing to retry), or its weights failed to load (here, or on the card named). */
-function Trouble(props: CardProps & { state: ModelState; upstreamServes: boolean; actions: CardActions }) {
+/**
+ * Which engine runs the model, with how many threads, and (llama.cpp) which build and kernels run in this browser and
+ * why (feature detection), and where its files are kept: folded under "Technical details".
+ */
+function TechnicalDetails(props: { status: ModelStatus | undefined }) {
+  const runtime = props.status?.runtime;
+  if (!runtime) return null;
+  return h(
+    'details',
+    { class: 'tech-details' },
+    h('summary', null, 'Technical details'),
+    h(
+      'dl',
+      { class: 'facts-list' },
+      h('dt', null, 'Runs on'),
+      h('dd', { 'data-testid': 'runtime' }, runtimeText(runtime)),
+      runtime.build && h('dt', null, 'llama.cpp build'),
+      runtime.build && h('dd', { 'data-testid': 'build', 'data-build': runtime.build }, runtime.buildWhy ?? runtime.build),
+      runtime.wasm && h('dt', null, 'llama.cpp kernels'),
+      runtime.wasm && h('dd', { 'data-testid': 'wasm', 'data-wasm': runtime.wasm }, runtime.wasmWhy ?? runtime.wasm),
+      runtime.storage && h('dt', null, 'Model files kept in'),
+      runtime.storage && h('dd', { 'data-testid': 'storage', 'data-store': runtime.storage.store }, runtime.storage.why),
+    ),
+  );
+}
+
+/** Why the model cannot run here, right under its badge: nothing to retry; the variant a chat takes instead. */
+function UnavailableWhy(props: { id: ModelId; status: ModelStatus; upstreamServes: boolean }) {
+  return h(
+    'p',
+    { class: props.upstreamServes ? 'unavailable-why muted' : 'unavailable-why', 'data-testid': 'unavailable' },
+    unavailableWhy(props.status, NOT_REPORTED),
+    props.upstreamServes ? '' : alternativeTo(props.id),
+  );
+}
+
+/** Why the model does not run: its weights failed to load (here, or on the card named); a model that cannot run here says so under its badge. */
+function Trouble(props: CardProps & { state: ModelState; actions: CardActions }) {
   const { id, status, state } = props;
   const { working, run } = props.actions;
   // A model this engine cannot serve here is not a failed load: it says why, with nothing to retry.
   return status && state === 'unavailable'
-    ? h('p', { class: 'hint', 'data-testid': 'unavailable' }, unavailableWhy(status, NOT_REPORTED), props.upstreamServes ? '' : alternativeTo(id))
+    ? null
     : // One failure, one error: on the card of the variant whose load failed; the cards sharing its weights point there.
       status?.error && errorHome(id, status.error) !== id
       ? h('p', { class: 'hint error-pointer' }, `Loading these weights failed: see ${errorHome(id, status.error)}.`)
@@ -348,10 +375,12 @@ function ModelCard(props: CardProps) {
       h('span', { class: upstreamServes ? 'badge badge-cached' : status ? `badge badge-${state}` : 'badge', 'data-testid': 'state' }, badge),
     ),
     card && h('p', { class: 'model-name', 'data-testid': 'model-name' }, cardTitle(card)),
+    status && state === 'unavailable' && h(UnavailableWhy, { id, status, upstreamServes }),
     h(Caps, { id, status }),
     h(Facts, { ...props, state, size, shares }),
+    h(TechnicalDetails, { status }),
     status && (state === 'downloading' || state === 'loading') && h(Progress, { status, rate: props.rate }),
-    h(Trouble, { ...props, state, upstreamServes, actions }),
+    h(Trouble, { ...props, state, actions }),
     error && !status?.error && h(Notice, { kind: 'error' }, error),
     actions.confirmDelete && h(ConfirmDelete, { id, status, shares, actions }),
     buttons.length > 0 && h('div', { class: 'actions' }, ...buttons),
@@ -425,7 +454,7 @@ export function ModelsArea() {
           h(
             'div',
             { class: 'model-grid' },
-            modelIds().map((id) =>
+            runnableFirst(modelIds(), ui.models).map((id) =>
               h(ModelCard, { key: id, id, status: ui.models?.find((m) => m.id === id), rate: ui.rates[id], controllable: engine !== null }),
             ),
           ),

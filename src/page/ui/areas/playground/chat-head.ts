@@ -6,7 +6,8 @@ import type { ModelId } from '#shared/variants';
 import type { ModelStatus } from '#shared/wire/engine-port';
 import { sizeText, type ShownSize } from '../../kit/download-ask';
 import { thinkingHere } from '../../kit/model-facts';
-import { STATE_LABEL } from '../../kit/model-state';
+import { STATE_LABEL, runnableFirst } from '../../kit/model-state';
+import { cardOf } from '../../../model-cards';
 import { panelButton, type Panel } from './panel';
 import { duplicateConversation, updateCurrent, type Conversation } from './state/chat';
 import { exportJson, exportMarkdown, exportName } from './state/conversation-request';
@@ -71,22 +72,30 @@ function ModelPicker(props: PickerProps) {
         'aria-describedby': 'pg-model-hint',
       },
       // The chat models: svc-embed answers POST /v1/embeddings only.
-      modelIds()
-        .filter((id) => !variantOf(id)?.embeddings)
-        .map((id) => {
-          const found = props.statuses?.find((m) => m.id === id);
-          const state = found?.state;
-          const can = props.reachable(id);
-          const label =
-            found?.serving?.engine === 'upstream'
-              ? 'answered upstream'
-              : state === 'unavailable'
-                ? 'cannot run here'
-                : state
-                  ? STATE_LABEL[state].toLowerCase()
-                  : '';
-          return h('option', { key: id, value: id, disabled: !can }, `${id}${label ? ` · ${label}` : ''}${can ? '' : ' · key cannot reach it'}`);
-        }),
+      // Those that run first, each with the model's name, its state, and (the chosen one, not downloaded yet) its download.
+      runnableFirst(
+        modelIds().filter((id) => !variantOf(id)?.embeddings),
+        props.statuses,
+      ).map((id) => {
+        const found = props.statuses?.find((m) => m.id === id);
+        const state = found?.state;
+        const can = props.reachable(id);
+        const card = cardOf(found);
+        const label =
+          found?.serving?.engine === 'upstream'
+            ? 'answered upstream'
+            : state === 'unavailable'
+              ? 'cannot run here'
+              : state
+                ? STATE_LABEL[state].toLowerCase()
+                : '';
+        const size = id === model && state === 'not_downloaded' && downloadSize?.bytes != null ? ` · ${sizeText(downloadSize)}` : '';
+        return h(
+          'option',
+          { key: id, value: id, disabled: !can },
+          `${id}${card ? ` · ${card.family} ${card.size}` : ''}${label ? ` · ${label}` : ''}${size}${can ? '' : ' · key cannot reach it'}`,
+        );
+      }),
     ),
     h('p', { class: 'visually-hidden', id: 'pg-model-hint' }, modelHint(model, conversation, status, downloadSize)),
   );

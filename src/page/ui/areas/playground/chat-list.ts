@@ -3,16 +3,7 @@
 // menu, and each row tells when the chat last changed.
 import { h } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import {
-  adoptConversation,
-  newConversation,
-  removeConversation,
-  renameConversation,
-  selectConversation,
-  useChat,
-  type Conversation,
-  type Turn,
-} from './state/chat';
+import { adoptConversation, newConversation, removeConversation, renameConversation, selectConversation, useChat, type Conversation } from './state/chat';
 import { formatRelative } from '../../kit/format';
 import { preferredModel } from '../../kit/model-state';
 import { parseExport } from './state/chat-import';
@@ -107,6 +98,8 @@ function ConversationItem(props: {
   selected: boolean;
   tabbable: boolean;
   streaming: boolean;
+  /** Where the search matched in its messages, if it did. */
+  snippet: string | null;
   onPicked?: () => void;
   onFocus: () => void;
 }) {
@@ -149,11 +142,38 @@ function ConversationItem(props: {
       },
       h('span', { class: 'chat-title' }, title),
       h('span', { class: 'chat-meta' }, `${formatRelative(conversation.updatedAt)} · ${sent} sent${props.streaming ? ' · answering…' : ''}`),
+      props.snippet && h('span', { class: 'chat-snippet', 'data-testid': 'chat-snippet' }, props.snippet),
     ),
     mode === 'delete'
       ? h(ConfirmDelete, { conversation, keep: back })
       : h(ChatMenu, { title, rename: () => setMode('rename'), remove: () => setMode('delete') }),
   );
+}
+
+/** Characters of a message shown on each side of a search's match. */
+const SNIPPET_AROUND = 30;
+
+/**
+ * Where a search matched in a chat's messages: the words around the first match of a search word, as one line
+ * ("…the tokenizer splits words…"); null when only the title matched (or nothing is searched).
+ */
+function snippetOf(conversation: Conversation, words: string[]): string | null {
+  for (const word of words) {
+    for (const turn of conversation.turns) {
+      if (turn.role === 'note') continue;
+      const line = turn.text.replace(/\s+/g, ' ');
+      const at = line.toLowerCase().indexOf(word);
+      if (at < 0) continue;
+      // Whole words: out to the spaces beyond the characters around it.
+      let from = Math.max(0, at - SNIPPET_AROUND);
+      if (from > 0) from = line.lastIndexOf(' ', from) + 1;
+      let to = Math.min(line.length, at + word.length + SNIPPET_AROUND);
+      if (to < line.length) to = line.indexOf(' ', to) < 0 ? line.length : line.indexOf(' ', to);
+      const cut = line.slice(from, to).trim();
+      return `${from > 0 ? '…' : ''}${to < line.length ? `${cut.replace(/[\s,.;:]+$/, '')}…` : cut}`;
+    }
+  }
+  return null;
 }
 
 /** Whether a chat's title or any of its messages holds every word of the search. */
@@ -191,7 +211,7 @@ export function ConversationList(props: { onPicked?: () => void; onClose?: () =>
     if (!file) return;
     const parsed = parseExport(await file.text(), preferredModel());
     if (typeof parsed === 'string') return setImportError(parsed);
-    adoptConversation({ ...parsed, turns: parsed.turns as Turn[] });
+    adoptConversation(parsed);
     props.onPicked?.();
     focusChatRow();
   };
@@ -253,6 +273,7 @@ export function ConversationList(props: { onPicked?: () => void; onClose?: () =>
           selected: c.id === chat.currentId,
           tabbable: c.id === tabbable,
           streaming: c.id === chat.streamingId,
+          snippet: snippetOf(c, words),
           onPicked: props.onPicked,
           onFocus: () => setActive(c.id),
         }),

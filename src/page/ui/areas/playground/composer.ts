@@ -114,6 +114,33 @@ function Problems(props: Pick<ComposerProps, 'model' | 'status' | 'rate' | 'prob
   ];
 }
 
+/** An image attached for a vision model, then another model chosen: kept with the draft, never dropped unsaid. */
+function HeldImage(props: { image: { name: string }; model: ModelId; box: RefObject<HTMLTextAreaElement | null> }) {
+  const { image, model } = props;
+  return h(
+    'div',
+    { class: 'notice notice-warn attachment-held', role: 'status', 'data-testid': 'image-held' },
+    h(
+      'p',
+      null,
+      `The attached image ${image.name} is not sent: ${model} reads text only. It stays here for a model that reads images (svc-vision), or remove it.`,
+    ),
+    h(
+      'button',
+      {
+        type: 'button',
+        class: 'button small',
+        onClick: () => {
+          updateCurrent({ draftImage: null });
+          props.box.current?.focus();
+        },
+        'aria-label': `Remove image ${image.name}`,
+      },
+      'Remove',
+    ),
+  );
+}
+
 export function Composer(props: ComposerProps) {
   const { conversation, text, model, sender, busy, hasKey, cannotRun, problem, fits, follow } = props;
   const fileInput = useRef<HTMLInputElement>(null);
@@ -165,6 +192,7 @@ export function Composer(props: ComposerProps) {
           'Remove',
         ),
       ),
+    !props.vision && conversation.draftImage && h(HeldImage, { image: conversation.draftImage, model, box: messageBox }),
     imageError && h(Notice, { kind: 'error' }, imageError),
     h(ContextBar, { conversation, status: props.status, sender, busy }),
     h(

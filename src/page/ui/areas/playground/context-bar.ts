@@ -6,8 +6,8 @@ import { useState } from 'preact/hooks';
 import { variantOf } from '#shared/catalog';
 import type { ModelStatus } from '#shared/wire/engine-port';
 import { streamChat } from '../../kit/api';
-import { continueInNewChat, leaveOutOldest, type Conversation, type Sender } from './state/chat';
-import { SUMMARY_MAX_TOKENS, contextUsed, nextFit, sentFrom, turnsToDrop } from './state/context-budget';
+import { continueInNewChat, leaveOutOldest, updateCurrent, type Conversation, type Sender } from './state/chat';
+import { IMAGE_TOKENS, MIN_ANSWER_TOKENS, SUMMARY_MAX_TOKENS, contextUsed, nextFit, sentFrom, turnsToDrop } from './state/context-budget';
 import { toMessages } from './state/conversation-request';
 import { formatInteger } from '../../kit/format';
 import { errorText } from '../../kit/widgets';
@@ -32,6 +32,82 @@ async function summarise(conversation: Conversation, key: string, context: numbe
   return text;
 }
 
+/** The chat's own Max tokens is what does not fit: said, with the way to lower it (or to send none). */
+function MaxTokensNotice(props: { conversation: Conversation; context: number; needed: number; room: number }) {
+  const { conversation, context } = props;
+  // What Max tokens can be lowered to: the room there is, in whole hundreds when that leaves an answer room enough.
+  const lowered = props.room >= 2 * MIN_ANSWER_TOKENS ? Math.floor(props.room / 100) * 100 : props.room;
+  return h(
+    'div',
+    { class: 'notice notice-warn context-full', role: 'status', 'data-testid': 'context-full' },
+    h(
+      'p',
+      null,
+      h('strong', null, 'Max tokens is too high for this chat. '),
+      `Max tokens (in Settings) asks for answers of up to ${formatInteger(conversation.params.max_tokens!)} tokens, but the chat and your message take about ${formatInteger(props.needed)} of the ${formatInteger(context)} tokens ${conversation.model} has on this device, leaving room for about ${formatInteger(props.room)}. Nothing is sent until you lower it:`,
+    ),
+    h(
+      'div',
+      { class: 'actions' },
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'button small',
+          onClick: () => {
+            updateCurrent({ params: { ...conversation.params, max_tokens: lowered } });
+            focusComposer();
+          },
+        },
+        `Lower Max tokens to ${formatInteger(lowered)}`,
+      ),
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'button small',
+          onClick: () => {
+            updateCurrent({ params: { ...conversation.params, max_tokens: null } });
+            focusComposer();
+          },
+        },
+        'Use the room that is left (no Max tokens)',
+      ),
+    ),
+  );
+}
+
+/** The attached image is what does not fit (the message would without it): said, with Remove the image. */
+function ImageNotice(props: { conversation: Conversation; context: number; needed: number }) {
+  const { conversation, context } = props;
+  return h(
+    'div',
+    { class: 'notice notice-warn context-full', role: 'status', 'data-testid': 'context-full' },
+    h(
+      'p',
+      null,
+      h('strong', null, 'The attached image would not fit. '),
+      `An image takes about ${formatInteger(IMAGE_TOKENS)} tokens: with it, the chat and your message take about ${formatInteger(props.needed)} of the ${formatInteger(context)} tokens ${conversation.model} has on this device, leaving too little room for an answer. Nothing is sent until you remove it (or make room):`,
+    ),
+    h(
+      'div',
+      { class: 'actions' },
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'button small',
+          onClick: () => {
+            updateCurrent({ draftImage: null });
+            focusComposer();
+          },
+        },
+        'Remove the image',
+      ),
+    ),
+  );
+}
+
 export function ContextBar(props: { conversation: Conversation; status: ModelStatus | undefined; sender: Sender | null; busy: boolean }) {
   const { conversation, status } = props;
   const [summarising, setSummarising] = useState(false);
@@ -39,9 +115,12 @@ export function ContextBar(props: { conversation: Conversation; status: ModelSta
   const context = status?.context_length;
   if (!context) return null;
   const used = contextUsed(conversation);
-  const fit = nextFit(conversation, conversation.draft.trim(), context);
+  const withImage = Boolean(conversation.draftImage && variantOf(conversation.model)?.vision);
+  const fit = nextFit(conversation, conversation.draft.trim(), context, withImage);
+  // The attached image is the cause: without it the message would fit.
+  const imageTooBig = withImage && !fit.fits && !fit.maxTokensTooHigh && nextFit(conversation, conversation.draft.trim(), context).fits;
   const full = !fit.fits && !props.busy && (conversation.turns.length > 0 || conversation.draft.trim() !== '');
-  const drop = full ? turnsToDrop(conversation, conversation.draft.trim(), context) : null;
+  const drop = full && !fit.maxTokensTooHigh ? turnsToDrop(conversation, conversation.draft.trim(), context) : null;
   const percent = Math.min(100, Math.round((used.tokens / context) * 100));
   const summary = async () => {
     if (!props.sender) return;
@@ -59,7 +138,11 @@ export function ContextBar(props: { conversation: Conversation; status: ModelSta
   return h(
     'div',
     { class: 'context-bar' },
+    full && fit.maxTokensTooHigh && h(MaxTokensNotice, { conversation, context, needed: fit.needed, room: fit.room }),
+    full && imageTooBig && h(ImageNotice, { conversation, context, needed: fit.needed }),
     full &&
+      !fit.maxTokensTooHigh &&
+      !imageTooBig &&
       h(
         'div',
         { class: 'notice notice-warn context-full', role: 'status', 'data-testid': 'context-full' },

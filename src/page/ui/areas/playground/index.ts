@@ -2,7 +2,7 @@
 // file is the area; its parts beside it: the key chooser, the turns, the chat list, the parameters, the code view,
 // the following of the newest answer (follow.ts); its conversations (state, sending, IndexedDB) in state/.
 import { h } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { variantOf } from '#shared/catalog';
 import type { ModelId } from '#shared/variants';
 import type { ApiCallError } from '../../kit/api';
@@ -74,6 +74,32 @@ function NoWebGpuNotice() {
   );
 }
 
+/**
+ * The chat fills the screen below what is above it: the column's least height is the screen's less its top on
+ * the page (`--pg-top`), so the message box sits at the bottom of the screen also in an empty chat, with
+ * nothing to scroll. Measured after every render (a notice above may come or go) and on resize.
+ */
+function useFullHeight() {
+  const main = useRef<HTMLDivElement>(null);
+  const measure = () => {
+    const el = main.current;
+    if (!el) return;
+    const top = el.getBoundingClientRect().top + scrollY;
+    if (el.style.getPropertyValue('--pg-top') !== `${top}px`) el.style.setProperty('--pg-top', `${top}px`);
+  };
+  useLayoutEffect(measure);
+  useEffect(() => {
+    addEventListener('resize', measure);
+    return () => removeEventListener('resize', measure);
+  }, []);
+  return main;
+}
+
+/** Whether the next message carries the draft's image (a model that reads images). */
+function sendsImage(conversation: Conversation): boolean {
+  return Boolean(conversation.draftImage && variantOf(conversation.model)?.vision);
+}
+
 export function PlaygroundArea() {
   const ui = useUi();
   const chat = useChat();
@@ -107,10 +133,11 @@ export function PlaygroundArea() {
   const sender = senderOf(key);
   const text = conversation?.draft ?? '';
   const context = status?.context_length ?? null;
-  const fits = !conversation || context === null || nextFit(conversation, text.trim(), context).fits;
+  const fits = !conversation || context === null || nextFit(conversation, text.trim(), context, sendsImage(conversation)).fits;
   const problem = conversation ? paramsProblem(conversation.params) : null;
   const error = chat.error && chat.error.conversationId === conversation?.id ? chat.error : null;
 
+  const main = useFullHeight();
   const turns = conversation?.turns ?? [];
   const lastAssistant = turns.map((t) => t.role).lastIndexOf('assistant');
   const changed = conversation ? changedParams(conversation, status) : 0;
@@ -134,7 +161,7 @@ export function PlaygroundArea() {
       conversation &&
         h(
           'div',
-          { class: 'pg-main' },
+          { class: 'pg-main', ref: main },
           h(ChatHead, {
             conversation,
             model,

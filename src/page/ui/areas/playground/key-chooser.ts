@@ -45,7 +45,7 @@ export function KeyChooser() {
           { type: 'button', class: 'button primary', disabled: busy, onClick: () => act(createPlaygroundKey) },
           keptPlaygroundKey() ? 'Use the Playground key' : 'Create a Playground key',
         ),
-        h('p', { class: 'hint' }, 'One key named “Playground” reaching all five models; it shows in API Keys, where you can revoke it.'),
+        h('p', { class: 'hint' }, 'One key named “Playground” reaching every model listed in Models; it shows in API Keys, where you can revoke it.'),
       ),
       h(
         'form',

@@ -2,7 +2,7 @@
 // (sampling, length, thinking) and how the model here thinks.
 import { h } from 'preact';
 import type { ModelStatus } from '#shared/wire/engine-port';
-import { updateCurrent, type Conversation } from './state/chat';
+import { chatDefaults, setChatDefaults, updateCurrent, type Conversation } from './state/chat';
 import { DEFAULT_PARAMS, type Params } from './state/conversation-db';
 import { PARAM_RANGES, paramsProblem, rangeProblem, toolDefinitions, type RangedParam } from './state/conversation-request';
 import { thinkingHere } from '../../kit/model-facts';
@@ -55,11 +55,11 @@ function ParamField(props: {
 }
 
 /** How many parameters of the chat differ from the defaults (thinking only where it can be switched). */
-export function changedParams(conversation: Conversation, status: ModelStatus | undefined): number {
+export function changedParams(conversation: Conversation, status: ModelStatus | undefined, except: readonly (keyof Params)[] = []): number {
   const p = conversation.params;
   const thinks = thinkingHere(conversation.model, status) === 'switchable';
   return (Object.keys(DEFAULT_PARAMS) as (keyof Params)[]).filter(
-    (k) => JSON.stringify(p[k] ?? DEFAULT_PARAMS[k]) !== JSON.stringify(DEFAULT_PARAMS[k]) && (k !== 'thinking' || thinks),
+    (k) => !except.includes(k) && JSON.stringify(p[k] ?? DEFAULT_PARAMS[k]) !== JSON.stringify(DEFAULT_PARAMS[k]) && (k !== 'thinking' || thinks),
   ).length;
 }
 
@@ -174,7 +174,8 @@ function Parameters(props: { conversation: Conversation; status: ModelStatus | u
   const { conversation } = props;
   const p = conversation.params;
   const set: SetParams = (patch) => updateCurrent({ params: { ...p, ...patch } });
-  const changed = changedParams(conversation, props.status);
+  // The functions have their own section below: they are not counted among the parameters.
+  const changed = changedParams(conversation, props.status, ['tools']);
   return h(
     'details',
     { class: 'pg-params' },
@@ -277,5 +278,41 @@ export function SettingsPanel(props: { conversation: Conversation; status: Model
     ),
     h(Parameters, { conversation, status }),
     h(Functions, { conversation }),
+    h(Defaults, { conversation }),
+  );
+}
+
+/** Whether the chat's system prompt and parameters are those new chats start from now. */
+function sameAsDefaults(conversation: Conversation): boolean {
+  const d = chatDefaults();
+  const params = { ...DEFAULT_PARAMS, ...d?.params };
+  return (d?.system ?? '') === conversation.system && JSON.stringify(params) === JSON.stringify({ ...DEFAULT_PARAMS, ...conversation.params });
+}
+
+/** What new chats start from: this chat's settings made the default, or the built-in ones again. */
+function Defaults(props: { conversation: Conversation }) {
+  const saved = chatDefaults() !== null;
+  const same = sameAsDefaults(props.conversation);
+  return h(
+    'div',
+    { class: 'pg-defaults', 'data-testid': 'chat-defaults' },
+    h(
+      'p',
+      { class: 'hint' },
+      same
+        ? saved
+          ? 'New chats start with these settings (your defaults).'
+          : 'New chats start with these settings (the built-in defaults).'
+        : saved
+          ? 'New chats start from your saved defaults, not these.'
+          : 'New chats start from the built-in defaults, not these.',
+    ),
+    h(
+      'div',
+      { class: 'actions' },
+      !same &&
+        h('button', { type: 'button', class: 'button small', onClick: () => setChatDefaults(props.conversation) }, 'Make these the default for new chats'),
+      saved && h('button', { type: 'button', class: 'button small', onClick: () => setChatDefaults(null) }, 'Back to the built-in defaults'),
+    ),
   );
 }

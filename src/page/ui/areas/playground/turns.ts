@@ -9,6 +9,7 @@ import {
   editAndResend,
   regenerate,
   sendToolResults,
+  showBranch,
   showVersion,
   type Conversation,
   type Sender,
@@ -119,13 +120,14 @@ function UserTurn(props: TurnProps) {
             h('button', { type: 'submit', class: 'button small primary', disabled: !text.trim() || props.busy }, 'Send again'),
             h('button', { type: 'button', class: 'button small', onClick: () => setEditing(false) }, 'Cancel'),
           ),
-          h('p', { class: 'hint' }, 'Sending again replaces this turn and everything after it.'),
+          h('p', { class: 'hint' }, 'Sending again starts a new version of this message; this one and its answers stay, a click away (‹ ›).'),
         )
       : h('p', { class: 'user-text' }, turn.text),
     !editing &&
       h(
         'div',
         { class: 'turn-actions' },
+        turn.branches && h(Branches, { turn, busy: props.busy }),
         h(CopyButton, { text: turn.text, label: `Copy what you wrote (turn ${props.index + 1})` }),
         props.sender &&
           h(
@@ -273,6 +275,41 @@ function ToolResult(props: TurnProps) {
     { class: 'turn tool', 'data-turn': props.index },
     h('p', { class: 'who' }, `Result of ${props.turn.name ?? 'the function'}`),
     h('pre', { class: 'tool-result' }, h('code', null, props.turn.text)),
+  );
+}
+
+/** ‹ 2/3 ›: the versions of an edited message, each with the turns that followed it; any can be shown. */
+function Branches(props: { turn: Turn; busy: boolean }) {
+  const { turn } = props;
+  const total = turn.branches!.length;
+  const at = turn.branch ?? 0;
+  if (total < 2) return null;
+  return h(
+    'span',
+    { class: 'versions', role: 'group', 'aria-label': 'Versions of what you wrote' },
+    h(
+      'button',
+      {
+        type: 'button',
+        class: 'button small',
+        disabled: props.busy || at === 0,
+        onClick: () => showBranch(turn.id, at - 1),
+        'aria-label': 'Previous version of what you wrote',
+      },
+      '‹',
+    ),
+    h('span', { class: 'versions-at', 'data-testid': 'branch' }, `${at + 1}/${total}`),
+    h(
+      'button',
+      {
+        type: 'button',
+        class: 'button small',
+        disabled: props.busy || at === total - 1,
+        onClick: () => showBranch(turn.id, at + 1),
+        'aria-label': 'Next version of what you wrote',
+      },
+      '›',
+    ),
   );
 }
 

@@ -21,6 +21,19 @@ function contentOf(content: unknown): { text: string; image?: string } {
   return typeof url === 'string' ? { text, image: url } : { text };
 }
 
+const ROLES = new Set(['user', 'assistant', 'note', 'tool']);
+
+/** A turn of an export's `turns` (ids are given on import); its branches' turns too. */
+function isTurn(v: unknown): boolean {
+  if (!isObject(v) || !ROLES.has(v.role as string) || typeof v.text !== 'string') return false;
+  if (v.versions !== undefined && !(Array.isArray(v.versions) && v.versions.every((x) => isObject(x) && typeof x.text === 'string'))) return false;
+  if (v.branches === undefined) return true;
+  return (
+    Array.isArray(v.branches) &&
+    v.branches.every((b) => isObject(b) && typeof b.text === 'string' && Array.isArray(b.after) && (b.after as unknown[]).every(isTurn))
+  );
+}
+
 /**
  * The chat in an export, as the parts a conversation is made of; a string says why the file is not one. A model
  * this deployment does not offer becomes `fallback`.
@@ -81,5 +94,7 @@ export function parseExport(
         : '',
   };
   const title = typeof body.title === 'string' && body.title.trim() ? body.title.trim().slice(0, 120) : 'Imported chat';
-  return { title, model, system, params, turns };
+  // Every version and branch, where the export carries them (a chat with versions): taken when well formed.
+  const kept = Array.isArray(body.turns) && (body.turns as unknown[]).every(isTurn) ? (body.turns as Omit<Turn, 'id'>[]) : null;
+  return { title, model, system, params, turns: kept ?? turns };
 }

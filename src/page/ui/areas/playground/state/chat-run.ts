@@ -47,6 +47,19 @@ interface Received {
   servedBy: string | null;
 }
 
+/** The longest title a chat gets from its first message. */
+const TITLE_CHARS = 60;
+
+/** A chat's title from its first message: the text on one line, cut after a whole word (with "…") when long. */
+function titleFrom(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  if (line.length <= TITLE_CHARS) return line;
+  const cut = line.slice(0, TITLE_CHARS);
+  const space = cut.lastIndexOf(' ');
+  // A single word longer than that is cut where it must be.
+  return `${(space >= TITLE_CHARS / 2 ? cut.slice(0, space) : cut).replace(/[\s,.;:–-]+$/, '')}…`;
+}
+
 /** The turns a run puts on screen before it sends: a note when images are left out, the user's turn, the answer. */
 function startRun(
   conversation: Conversation,
@@ -227,12 +240,14 @@ export async function run(
       : null;
   conversation.turns = turns;
   conversation.updatedAt = recordNow();
-  if (user && !conversation.named && !history.some((t) => t.role === 'user')) conversation.title = user.text.replace(/\s+/g, ' ').slice(0, 60) || 'Image';
+  if (user && !conversation.named && !history.some((t) => t.role === 'user')) conversation.title = titleFrom(user.text) || 'Image';
   const abort = new AbortController();
   chat.controller = abort;
   chat.state = { ...chat.state, streamingId: conversation.id, error: null, list: [conversation, ...chat.state.list.filter((c) => c !== conversation)] };
   chat.streaming = { conversation, answer };
   notify();
+  // Written now, so a reload before the first streaming save finds this exchange (and the snapshot its answer).
+  save(conversation);
 
   const got: Received = { started: performance.now(), firstAt: null, thinkingFrom: null, deltas: 0, usage: null, finish: null, servedBy: null };
   let failure: unknown = null;

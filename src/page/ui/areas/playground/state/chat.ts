@@ -5,7 +5,7 @@
 import { modelIds, variantOf } from '#shared/catalog';
 import { recordNow } from '#shared/record-time';
 import type { ModelId } from '#shared/variants';
-import { DEFAULT_PARAMS, deleteConversation, listConversations, type Conversation, type Turn } from './conversation-db';
+import { DEFAULT_PARAMS, deleteConversation, listConversations, type Conversation, type Params, type Turn, type UserBranch } from './conversation-db';
 import { preferredModel } from '../../../kit/model-state';
 import { chat, current, newId, notify, save, takeSnapshot } from './chat-state';
 import { ApiCallError } from '../../../kit/api';
@@ -32,9 +32,45 @@ function remember(id: string): void {
   }
 }
 
-/** A new chat: the model of `from` (the one on screen), the default system prompt and parameters. */
+/** The system prompt and parameters new chats of a workspace start from (Make these the default), if any. */
+interface ChatDefaults {
+  system: string;
+  params: Partial<Params>;
+}
+
+function defaultsSlot(orgId: string): string {
+  return `inpage:chat-defaults:${orgId}`;
+}
+
+/** The defaults the person saved for new chats in this workspace (this browser's `localStorage`), or null. */
+export function chatDefaults(orgId: string | null = chat.state.orgId): ChatDefaults | null {
+  if (!orgId) return null;
+  try {
+    const raw = localStorage.getItem(defaultsSlot(orgId));
+    const kept = raw ? (JSON.parse(raw) as Partial<ChatDefaults>) : null;
+    return kept && typeof kept === 'object' ? { system: typeof kept.system === 'string' ? kept.system : '', params: { ...kept.params } } : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The current chat's system prompt and parameters become what new chats start from (null: back to the built-in ones). */
+export function setChatDefaults(from: Conversation | null): void {
+  const orgId = chat.state.orgId;
+  if (!orgId) return;
+  try {
+    if (from) localStorage.setItem(defaultsSlot(orgId), JSON.stringify({ system: from.system, params: from.params }));
+    else localStorage.removeItem(defaultsSlot(orgId));
+  } catch {
+    // Not kept (no room, or storage off): new chats start from the built-in defaults.
+  }
+  notify();
+}
+
+/** A new chat: the model of `from` (the one on screen), the system prompt and parameters new chats start from. */
 function blank(orgId: string, from?: Conversation): Conversation {
   const now = recordNow();
+  const defaults = chatDefaults(orgId);
   return {
     id: newId('conv'),
     orgId,
@@ -44,8 +80,8 @@ function blank(orgId: string, from?: Conversation): Conversation {
     updatedAt: now,
     model: from?.model ?? defaultModel(),
     ...(from?.modelChosen ? { modelChosen: true } : {}),
-    system: '',
-    params: { ...DEFAULT_PARAMS },
+    system: defaults?.system ?? '',
+    params: { ...DEFAULT_PARAMS, ...defaults?.params },
     turns: [],
     draft: '',
     imagesNoted: false,
@@ -73,6 +109,8 @@ export async function loadConversations(orgId: string): Promise<void> {
       const kept = takeSnapshot(conversation.id, turn.id);
       if (kept && kept.text.length >= turn.text.length) Object.assign(turn, kept);
       turn.status = 'interrupted';
+      // A regeneration the reload interrupted is one of the answer's versions, as a finished one is.
+      if (turn.versions && (turn.version ?? 0) >= turn.versions.length) turn.versions = [...turn.versions, versionOf(turn)];
     }
   }
   let wanted: string | null = null;
@@ -119,6 +157,9 @@ export function newConversation(): void {
   if (!chat.state.orgId) return;
   const now = current();
   if (now && now.turns.length === 0) return selectConversation(now.id);
+  // An empty chat already in the list (nothing sent, nothing typed, never renamed) opens instead: they do not pile up.
+  const unused = chat.state.list.find((c) => c.turns.length === 0 && !c.draft.trim() && !c.draftImage && !c.named);
+  if (unused) return selectConversation(unused.id);
   const fresh = blank(chat.state.orgId, now ?? undefined);
   chat.state = { ...chat.state, list: [fresh, ...chat.state.list], currentId: fresh.id, error: null };
   save(fresh);
@@ -163,6 +204,8 @@ export async function removeConversation(id: string): Promise<void> {
 export function updateCurrent(patch: Partial<Pick<Conversation, 'model' | 'modelChosen' | 'system' | 'params' | 'draft' | 'draftImage'>>): void {
   const conversation = current();
   if (!conversation) return;
+  // Another model: the error of a send to the one before is no longer this chat's.
+  if (patch.model && patch.model !== conversation.model && chat.state.error?.conversationId === conversation.id) chat.state = { ...chat.state, error: null };
   Object.assign(conversation, patch);
   save(conversation, true);
   notify();
@@ -179,6 +222,8 @@ export function showVersion(turnId: string, index: number): void {
   if (!conversation || !turn?.versions || chat.controller) return;
   const chosen = turn.versions[index];
   if (!chosen) return;
+  // The one on screen not among them yet (a regeneration interrupted before it was added): it stays one.
+  if ((turn.version ?? 0) >= turn.versions.length) turn.versions = [...turn.versions, versionOf(turn)];
   Object.assign(turn, { reasoning: undefined, thoughtMs: undefined, error: undefined, stats: undefined, toolCalls: undefined }, chosen, { version: index });
   conversation.turns = [...conversation.turns];
   save(conversation);
@@ -197,7 +242,8 @@ export function send(sender: Sender, text: string): void {
   const image = conversation.draftImage && variantOf(conversation.model)?.vision ? conversation.draftImage : null;
   const user: Turn = { id: newId('turn'), role: 'user', text, ...(image ? { image: image.url, imageName: image.name } : {}) };
   conversation.draft = '';
-  conversation.draftImage = null;
+  // An image the model cannot read stays with the draft (the composer says so), for a model that can.
+  if (image) conversation.draftImage = null;
   void run(conversation, sender.key, [...conversation.turns], user, sender.onAnswered);
 }
 
@@ -253,14 +299,51 @@ export function regenerate(sender: Sender): void {
   });
 }
 
-/** Replaces a user message with new text and sends it again; every later turn goes. */
+/** The branch on screen of the user turn at `at`, as its entry: its text and image and the turns after it. */
+function branchOf(turns: readonly Turn[], at: number): UserBranch {
+  const user = turns[at]!;
+  return { text: user.text, ...(user.image ? { image: user.image, imageName: user.imageName } : {}), after: turns.slice(at + 1) };
+}
+
+/**
+ * Sends a user message again with new text: a new branch. The message before and every turn after it stay as
+ * the other version (‹ 1/2 › on the message, showBranch); if the send fails before it begins, the chat is as it was.
+ */
 export function editAndResend(sender: Sender, turnId: string, text: string): void {
   const conversation = current();
   if (!conversation || chat.controller) return;
   const at = conversation.turns.findIndex((t) => t.id === turnId);
   const user = conversation.turns[at];
   if (!user || user.role !== 'user' || !text.trim()) return;
-  void run(conversation, sender.key, conversation.turns.slice(0, at), { ...user, id: newId('turn'), text: text.trim() }, sender.onAnswered);
+  const earlier = (user.branches ?? [{ text: user.text, after: [] }]).map((b, i) => (i === (user.branch ?? 0) ? branchOf(conversation.turns, at) : b));
+  const edited: Turn = {
+    ...user,
+    id: newId('turn'),
+    text: text.trim(),
+    branches: [...earlier, { ...branchOf([user], 0), text: text.trim(), after: [] }],
+    branch: earlier.length,
+  };
+  void run(conversation, sender.key, conversation.turns.slice(0, at), edited, sender.onAnswered, { again: { turns: [...conversation.turns], versions: [] } });
+}
+
+/** Shows another version of an edited message, with the turns that followed it in its branch. */
+export function showBranch(turnId: string, index: number): void {
+  const conversation = current();
+  if (!conversation || chat.controller) return;
+  const at = conversation.turns.findIndex((t) => t.id === turnId);
+  const user = conversation.turns[at];
+  const chosen = user?.branches?.[index];
+  if (!user || !chosen || index === (user.branch ?? 0)) return;
+  const branches = user.branches!.map((b, i) => (i === (user.branch ?? 0) ? branchOf(conversation.turns, at) : i === index ? { ...b, after: [] } : b));
+  const shown: Turn = { ...user, text: chosen.text, image: chosen.image, imageName: chosen.imageName, branches, branch: index };
+  if (!chosen.image) {
+    delete shown.image;
+    delete shown.imageName;
+  }
+  conversation.turns = [...conversation.turns.slice(0, at), shown, ...chosen.after];
+  conversation.updatedAt = recordNow();
+  save(conversation);
+  notify();
 }
 
 /**
@@ -308,8 +391,17 @@ export function continueInNewChat(summary: string): void {
   notify();
 }
 
+/** Turns made elsewhere, each given an id of this browser (the turns of their branches too). */
+function withIds(turns: readonly Omit<Turn, 'id'>[]): Turn[] {
+  return turns.map((turn) => ({
+    ...turn,
+    id: newId('turn'),
+    ...(turn.branches ? { branches: turn.branches.map((b) => ({ ...b, after: withIds(b.after) })) } : {}),
+  }));
+}
+
 /** A chat made elsewhere (an imported export): given its own ids and this workspace, listed first and opened. */
-export function adoptConversation(made: Pick<Conversation, 'title' | 'model' | 'system' | 'params' | 'turns'>): void {
+export function adoptConversation(made: Pick<Conversation, 'title' | 'model' | 'system' | 'params'> & { turns: Omit<Turn, 'id'>[] }): void {
   if (!chat.state.orgId) return;
   const now = recordNow();
   const conversation: Conversation = {
@@ -319,7 +411,7 @@ export function adoptConversation(made: Pick<Conversation, 'title' | 'model' | '
     modelChosen: true,
     createdAt: now,
     updatedAt: now,
-    turns: made.turns.map((turn) => ({ ...turn, id: newId('turn') })),
+    turns: withIds(made.turns),
   };
   chat.state = { ...chat.state, list: [conversation, ...chat.state.list], currentId: conversation.id, error: null };
   save(conversation);

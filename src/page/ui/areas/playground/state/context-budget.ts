@@ -6,6 +6,8 @@ import type { Conversation, Turn } from './conversation-db';
 
 /** Characters per token for text not yet counted: fewer than any of the models' tokenizers average, so an estimate errs high. */
 const CHARS_PER_TOKEN = 3;
+/** Tokens an attached image is counted at until the model has counted it (svc-vision's image budget, rounded up). */
+export const IMAGE_TOKENS = 1024;
 /** Tokens a message costs beyond its text (the chat template's role markers), estimated. */
 const MESSAGE_OVERHEAD_TOKENS = 8;
 /**
@@ -20,6 +22,21 @@ function estimateTokens(text: string): number {
   return Math.ceil(text.length / CHARS_PER_TOKEN) + MESSAGE_OVERHEAD_TOKENS;
 }
 
+/**
+ * Tokens the chat template adds around the whole prompt beyond each message's own (the answer's opening, an empty
+ * thinking block), for the bound below.
+ */
+const PROMPT_RESERVE_TOKENS = 32;
+
+/**
+ * At most how many tokens a text not counted yet can take: no more than its UTF-8 bytes (every token of a
+ * byte-level tokenizer is at least one byte; a word-level one gives fewer still), plus its message's overhead.
+ * Used for the max_tokens the Playground sends, so its default is never refused.
+ */
+function boundTokens(text: string): number {
+  return new TextEncoder().encode(text).length + MESSAGE_OVERHEAD_TOKENS;
+}
+
 /** Where the turns sent begin: after the last note that dropped the older ones (0: all of them). */
 export function sentFrom(turns: readonly Turn[]): number {
   for (let i = turns.length - 1; i >= 0; i--) if (turns[i]!.role === 'note' && turns[i]!.cut) return i + 1;
@@ -32,32 +49,35 @@ export function cutInForce(turns: readonly Turn[]): string | null {
   return from > 0 ? turns[from - 1]!.id : null;
 }
 
-function turnTokens(turn: Turn): number {
+function turnTokens(turn: Turn, count: (text: string) => number = estimateTokens): number {
   if (turn.role === 'note') return 0;
   // An answer its usage counted: its tokens, less the thinking (which is not sent back).
   const s = turn.stats;
   if (turn.role === 'assistant' && s?.exact && !turn.toolCalls?.length) return s.tokens - (s.reasoningTokens ?? 0) + MESSAGE_OVERHEAD_TOKENS;
   const calls = (turn.toolCalls ?? []).map((c) => c.name + c.arguments).join('');
-  return estimateTokens(turn.text + calls) + (turn.image ? 1024 : 0);
+  return count(turn.text + calls) + (turn.image ? IMAGE_TOKENS : 0);
 }
 
 /**
  * The tokens the chat's messages take now: the last answer's request and answer as its `usage` counted them
  * (when it was asked with the same turns dropped as now), plus the turns after it, estimated.
  */
-export function contextUsed(conversation: Pick<Conversation, 'system' | 'turns'>): { tokens: number; exact: boolean } {
+export function contextUsed(
+  conversation: Pick<Conversation, 'system' | 'turns'>,
+  count: (text: string) => number = estimateTokens,
+): { tokens: number; exact: boolean } {
   const { turns } = conversation;
   const from = sentFrom(turns);
   const cut = cutInForce(turns);
   for (let i = turns.length - 1; i >= from; i--) {
     const s = turns[i]!.stats;
     if (turns[i]!.role === 'assistant' && s?.promptTokens != null && (s.cut ?? null) === cut) {
-      const after = turns.slice(i + 1).reduce((sum, t) => sum + turnTokens(t), 0);
+      const after = turns.slice(i + 1).reduce((sum, t) => sum + turnTokens(t, count), 0);
       return { tokens: s.promptTokens + s.tokens + after, exact: after === 0 };
     }
   }
-  const system = conversation.system.trim() ? estimateTokens(conversation.system) : 0;
-  return { tokens: system + turns.slice(from).reduce((sum, t) => sum + turnTokens(t), 0), exact: false };
+  const system = conversation.system.trim() ? count(conversation.system) : 0;
+  return { tokens: system + turns.slice(from).reduce((sum, t) => sum + turnTokens(t, count), 0), exact: false };
 }
 
 interface Fit {
@@ -67,16 +87,33 @@ interface Fit {
   room: number;
   /** Whether the answer has room: at least the chat's max_tokens, or MIN_ANSWER_TOKENS without one. */
   fits: boolean;
-  /** The max_tokens to send when the chat sets none: all the room there is. */
+  /**
+   * The max_tokens to send when the chat sets none: the room left after the most the prompt can take (its
+   * counted tokens, and an upper bound for the text not counted yet), so the service never refuses it. When that
+   * bound leaves less than MIN_ANSWER_TOKENS (a long text just pasted), the estimated room: should the service count
+   * more, its refusal names the prompt's size and the request is asked once more (chat-run.ts).
+   */
   maxTokens: number;
+  /** Whether the chat's own Max tokens is what does not fit: the room is short of it, but not of MIN_ANSWER_TOKENS. */
+  maxTokensTooHigh: boolean;
 }
 
-/** Whether the next message (`draft`) fits a context of `contextLength` tokens, and the answer's room. */
-export function nextFit(conversation: Pick<Conversation, 'system' | 'turns' | 'params'>, draft: string, contextLength: number): Fit {
-  const needed = contextUsed(conversation).tokens + (draft ? estimateTokens(draft) : 0);
+/** Whether the next message (`draft`, with an image attached when `draftImage`) fits a context of `contextLength` tokens, and the answer's room. */
+export function nextFit(conversation: Pick<Conversation, 'system' | 'turns' | 'params'>, draft: string, contextLength: number, draftImage = false): Fit {
+  const image = draftImage ? IMAGE_TOKENS : 0;
+  const needed = contextUsed(conversation).tokens + (draft ? estimateTokens(draft) : 0) + image;
   const room = contextLength - needed;
-  const wanted = conversation.params.max_tokens ?? MIN_ANSWER_TOKENS;
-  return { needed, room, fits: room >= wanted, maxTokens: Math.max(1, room) };
+  const own = conversation.params.max_tokens;
+  const wanted = own ?? MIN_ANSWER_TOKENS;
+  const most = contextUsed(conversation, boundTokens).tokens + (draft ? boundTokens(draft) : 0) + image + PROMPT_RESERVE_TOKENS;
+  const safeRoom = contextLength - most;
+  return {
+    needed,
+    room,
+    fits: room >= wanted,
+    maxTokens: safeRoom >= MIN_ANSWER_TOKENS ? safeRoom : Math.max(1, room),
+    maxTokensTooHigh: own !== null && room < own && room >= MIN_ANSWER_TOKENS,
+  };
 }
 
 /**

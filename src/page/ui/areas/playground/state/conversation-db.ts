@@ -55,6 +55,21 @@ export interface Turn {
    */
   versions?: AnswerVersion[];
   version?: number;
+  /**
+   * A message of the person edited and sent again: every version of it, each with the turns that followed it
+   * (a branch); the one shown (this turn and the chat's later turns) at `branch`, whose entry's `after` is kept
+   * empty while it is on screen (the chat's turns are its turns). Absent for a message sent once.
+   */
+  branches?: UserBranch[];
+  branch?: number;
+}
+
+/** One version of a message of the person, and the turns that followed it in that branch. */
+export interface UserBranch {
+  text: string;
+  image?: string;
+  imageName?: string;
+  after: Turn[];
 }
 
 /** One version of an answer. */

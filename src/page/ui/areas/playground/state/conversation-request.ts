@@ -147,9 +147,28 @@ export function conversationRequest(conversation: Conversation, next?: string): 
   return requestBody(conversation.model, toMessages(conversation.system, turns, conversation.model).messages, conversation.params);
 }
 
-/** JSON export: the messages exactly as sent to /v1 (with images for a vision model), model and parameters. */
+/** Turns as an export carries them: without the ids this browser gave them (at every depth), none streaming. */
+function portable(turns: readonly Turn[]): Omit<Turn, 'id'>[] {
+  return turns.map(({ id: _id, ...turn }) => ({
+    ...turn,
+    ...(turn.status === 'streaming' ? { status: 'interrupted' as const } : {}),
+    ...(turn.branches ? { branches: turn.branches.map((b) => ({ ...b, after: portable(b.after) as Turn[] })) } : {}),
+  }));
+}
+
+/** Whether a chat holds more than its turns on screen: versions of an answer, or of a message (branches). */
+function hasVersions(turns: readonly Turn[]): boolean {
+  return turns.some((t) => (t.versions?.length ?? 0) > 1 || (t.branches?.length ?? 0) > 1);
+}
+
+/**
+ * JSON export: the messages exactly as sent to /v1 (with images for a vision model), model and parameters; a
+ * chat with versions (regenerated answers, edited messages and the branches after them) carries every turn as
+ * the workspace keeps it in `turns` too, which the import takes back.
+ */
 export function exportJson(conversation: Conversation): string {
-  return JSON.stringify({ title: conversation.title, ...conversationRequest(conversation) }, null, 2) + '\n';
+  const all = hasVersions(conversation.turns) ? { turns: portable(conversation.turns) } : {};
+  return JSON.stringify({ title: conversation.title, ...conversationRequest(conversation), ...all }, null, 2) + '\n';
 }
 
 /** Markdown export: a heading per turn, the thinking quoted. */
@@ -165,6 +184,14 @@ export function exportMarkdown(conversation: Conversation): string {
       out.push('## You', '');
       if (turn.image) out.push('*(an image was attached)*', '');
       out.push(turn.text, '');
+      (turn.branches ?? []).forEach((b, i) => {
+        if (i === (turn.branch ?? 0)) return;
+        out.push(
+          `> Version ${i + 1} of ${turn.branches!.length} of this message (${b.after.length === 1 ? 'one turn' : `${b.after.length} turns`} after it):`,
+          '>',
+        );
+        out.push(...b.text.split('\n').map((line) => `> ${line}`), '');
+      });
     } else {
       out.push(`## ${turn.model ?? 'Assistant'}`, '');
       if (turn.reasoning)
@@ -177,6 +204,11 @@ export function exportMarkdown(conversation: Conversation): string {
         );
       if (turn.text) out.push(turn.text, '');
       for (const call of turn.toolCalls ?? []) out.push(`Calls \`${call.name}(${call.arguments})\``, '');
+      (turn.versions ?? []).forEach((v, i) => {
+        if (i === (turn.version ?? turn.versions!.length - 1) || (turn.versions!.length < 2 && i === 0)) return;
+        out.push(`> Version ${i + 1} of ${turn.versions!.length} of this answer:`, '>');
+        out.push(...(v.text || '(no text)').split('\n').map((line) => `> ${line}`), '');
+      });
     }
   }
   return out.join('\n');
