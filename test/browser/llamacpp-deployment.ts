@@ -21,7 +21,12 @@ export interface LlamaCppDeployment {
   open(): Promise<{ page: Page; key: string }>;
 }
 
-/** Registers the deployment's beforeAll / afterAll (the files and server: llamacpp-host.ts). */
+/**
+ * Registers the deployment's beforeAll / afterAll (the files and server: llamacpp-host.ts). llama.cpp runs on one
+ * thread unless `options.llamaThreads` says otherwise: Playwright runs two specs at once on the two cores, and a
+ * first visit is cross-origin isolated (one reload), so every spec's llama.cpp would otherwise take every core and
+ * spin against the other's (a tool-call spec took 3 min instead of 13 s on a loaded machine).
+ */
 export function llamaCppDeployment(options: LlamaCppHostOptions): LlamaCppDeployment {
   let host: LlamaCppHost | undefined;
   let browser: Browser | undefined;
@@ -30,7 +35,7 @@ export function llamaCppDeployment(options: LlamaCppHostOptions): LlamaCppDeploy
     return value;
   };
   test.beforeAll(async () => {
-    host = await hostLlamaCppDeployment(options);
+    host = await hostLlamaCppDeployment({ llamaThreads: 1, ...options });
     browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS.filter((a) => !/webgpu|swiftshader/i.test(a)) });
   });
   test.afterAll(async () => {

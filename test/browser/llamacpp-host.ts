@@ -19,6 +19,8 @@ export interface LlamaCppHostOptions {
   hostDir?: string;
   /** Headers the server sends with every file (default: none, as a plain server). */
   headers?: Record<string, string>;
+  /** The deployment's `llamaThreads` (default: its own default, 0: every core). */
+  llamaThreads?: number;
 }
 
 export interface LlamaCppHost {
@@ -41,7 +43,8 @@ export async function hostLlamaCppDeployment(options: LlamaCppHostOptions): Prom
     await mkdir(host, { recursive: true });
     const server = await serveStatic(options.port, { '/': PROD_BUILD_DIR, '/gguf': host }, options.headers ? { headers: options.headers } : {});
     // The deployment's own config: the default engine policy ("auto"), GGUF files from this origin.
-    server.override('/inpage.config.json', JSON.stringify({ ggufBaseUrl: '/gguf', engineHeartbeatMs: 0 }));
+    const threads = options.llamaThreads === undefined ? {} : { llamaThreads: options.llamaThreads };
+    server.override('/inpage.config.json', JSON.stringify({ ggufBaseUrl: '/gguf', engineHeartbeatMs: 0, ...threads }));
     return {
       server,
       dir,

@@ -42,6 +42,8 @@ const SHORT_MODEL = `/gguf/${pathOf('qwen3-1.7b')}`;
 const deployment = llamaCppDeployment({
   port: 4595,
   prefix: 'gguf',
+  // The default (every core), which /v1/models then reports; the other llama.cpp specs run on one thread.
+  llamaThreads: 0,
   files: async (put) => {
     await put(pathOf('qwen3-1.7b'), model.bytes);
     // svc-vision's files exist but are cut short: the load must fail clearly.
