@@ -1,10 +1,11 @@
 // Issue 51, an update under traffic: a new sw.js is published and `registration.update()` runs while three clients
-// of the page loop without pause (two streams, one JSON). What holds: no stream is cut, no request fails, and the
-// tokens booked to the key equal those the answers reported, whichever version answered and booked them; the new
-// version takes control once the traffic stops. What does not yet: taking over *under* continuous traffic (the issue
-// asks for 30 s). Chromium activates a waiting version only once the old one has no fetch event in progress, and three
-// looping clients always keep one there; measured on main and now: no take-over in 20 s of traffic (the issue's hostile
-// run: none in 30 s), then 0.1–1 s after it stops. The figures are logged as `update under traffic: {...}`.
+// of the page loop without pause (two streams, one JSON) and one long stream, begun before, spans the update. What
+// holds: no stream is cut, no request fails, the long stream ends whole on the old version, and the tokens booked to
+// the key equal those the answers reported; the new version takes control once the traffic stops. What does not:
+// taking over *under* continuous traffic (the issue asks for 30 s). Chromium activates a waiting version only once
+// the old one has no event in progress, and looping clients always keep one there; what was tried and measured is in
+// docs/browsers.md (*An update under continuous traffic waits for a pause*): no take-over in 20 s of traffic, then
+// about 1 s after it stops. The figures are logged as `update under traffic: {...}`.
 import { expect, test } from '@playwright/test';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -17,6 +18,8 @@ interface Loops {
   cut: number;
   errors: string[];
   controllerChangeAt: number | null;
+  foundAt?: number;
+  installedAt?: number;
 }
 
 test('an update under three looping clients: no stream cut, every reported token booked once, the new version in control once the traffic stops', async ({
@@ -34,6 +37,15 @@ test('an update under three looping clients: no stream cut, every reported token
       w.loops = { reported: 0, answers: 0, cut: 0, errors: [], controllerChangeAt: null };
       w.stop = false;
       navigator.serviceWorker.addEventListener('controllerchange', () => (w.loops.controllerChangeAt ??= performance.now()));
+      void navigator.serviceWorker.getRegistration('/').then((registration) =>
+        registration!.addEventListener('updatefound', () => {
+          w.loops.foundAt ??= performance.now();
+          const installing = registration!.installing!;
+          installing.addEventListener('statechange', () => {
+            if (installing.state === 'installed') w.loops.installedAt ??= performance.now();
+          });
+        }),
+      );
       const one = async (stream: boolean, n: number) => {
         const res = await fetch('/v1/chat/completions', {
           method: 'POST',
@@ -74,6 +86,30 @@ test('an update under three looping clients: no stream cut, every reported token
       w.running = [loop(true, 1), loop(true, 2), loop(false, 3)];
     }, key);
     await page.waitForTimeout(2000);
+    // One long stream, begun on the old version before the update and still going when the new one takes over.
+    await page.evaluate((key) => {
+      const w = window as unknown as { long: Promise<{ status: number; usage: number | null; done: boolean; endedAt: number }> };
+      w.long = (async () => {
+        const res = await fetch('/v1/chat/completions', {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({
+            model: 'svc-model-5.2-fast',
+            messages: [{ role: 'user', content: 'count 2000' }],
+            stream: true,
+            stream_options: { include_usage: true },
+          }),
+        });
+        const text = await res.text().catch(() => '');
+        const usage = text
+          .split('\n\n')
+          .filter((b) => b.startsWith('data: {'))
+          .map((b) => JSON.parse(b.slice(6)) as { usage?: { total_tokens: number } | null })
+          .find((c) => c.usage)?.usage?.total_tokens;
+        return { status: res.status, usage: usage ?? null, done: text.trimEnd().endsWith('data: [DONE]'), endedAt: performance.now() };
+      })();
+    }, key);
+    await page.waitForTimeout(300);
     const original = await readFile(join(TEST_BUILD_DIR, 'sw.js'), 'utf8');
     server.override('/sw.js', `${original}\n// version 2\n`);
     const timing = await page.evaluate(async () => {
@@ -94,9 +130,16 @@ test('an update under three looping clients: no stream cut, every reported token
       await Promise.all(w.running);
       return { ...w.loops, stoppedAt: performance.now() };
     });
-    // Once the traffic stops, the new version takes control (its activation waited for the old one's events).
-    await expect.poll(changedAt, { timeout: 15_000, intervals: [100] }).not.toBeNull();
-    const takenAt = (await changedAt())!;
+    await expect
+      .poll(changedAt, { timeout: 15_000, intervals: [100] })
+      .not.toBeNull()
+      .catch(() => undefined);
+    const takenAt = await changedAt();
+    const long = await page.evaluate(async () => {
+      const r = await (window as unknown as { long: Promise<{ status: number; usage: number | null; done: boolean; endedAt: number }> }).long;
+      return r;
+    });
+    if (long.usage !== null) loops.reported += long.usage;
     const bookedNow = () => page.evaluate(async () => (await window.inpage!.keys.list()).find((k) => k.name === 'busy')!.tokensUsed);
     await expect
       .poll(bookedNow, { timeout: 20_000 })
@@ -105,8 +148,12 @@ test('an update under three looping clients: no stream cut, every reported token
     const booked = await bookedNow();
     const figures = {
       updateMs: Math.round(timing.updated - timing.began),
+      foundMs: loops.foundAt === undefined ? null : Math.round(loops.foundAt - timing.began),
+      installedMs: loops.installedAt === undefined ? null : Math.round(loops.installedAt - timing.began),
+      long: { ...long, endedAt: Math.round(long.endedAt - timing.began) },
       takeOverUnderTrafficMs: underTraffic === null ? null : Math.round(underTraffic - timing.began),
-      takeOverAfterTrafficStoppedMs: Math.max(0, Math.round(takenAt - loops.stoppedAt)),
+      takeOverAfterTrafficStoppedMs: takenAt === null ? null : Math.max(0, Math.round(takenAt - loops.stoppedAt)),
+      trafficStoppedMs: Math.round(loops.stoppedAt - timing.began),
       answers: loops.answers,
       cut: loops.cut,
       errors: loops.errors.slice(0, 3),
@@ -118,6 +165,11 @@ test('an update under three looping clients: no stream cut, every reported token
     expect(figures.cut).toBe(0);
     expect(figures.answers).toBeGreaterThan(20); // 314 here; a loaded machine answers fewer
     expect(booked).toBe(loops.reported);
+    // The long stream, begun before the update, ends whole on the old version.
+    expect(long).toMatchObject({ status: 200, done: true });
+    expect(long.usage).toBeGreaterThan(2000);
+    // Once the traffic stops, the new version takes control (its activation waited for the old one's events).
+    expect(takenAt).not.toBeNull();
   } finally {
     await server.close();
   }

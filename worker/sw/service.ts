@@ -148,7 +148,9 @@ export function startInpage(options: StartOptions): void {
       // A new version takes over as soon as it has precached the new shell. Chromium holds the activation
       // until the old version's fetch events are done, and each /v1 stream keeps its event open until its
       // [DONE] (app.ts books the key's use in waitUntil), so a stream in progress ends on the old version; the event
-      // is held at most EVENT_HOLD_MS (stay-awake.ts), so an update may still cut a stream older than that.
+      // is held at most EVENT_HOLD_MS (stay-awake.ts), so an update may still cut a stream older than that. Clients
+      // that never pause keep the old version in control: it takes over about 1 s after the first pause
+      // (docs/browsers.md, *An update under continuous traffic waits for a pause*).
       void self.skipWaiting();
     });
 
