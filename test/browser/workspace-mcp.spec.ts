@@ -53,6 +53,8 @@ for (const device of [
     await expect(server).not.toContainText(MCP_TOKEN);
     await expect(server.getByRole('checkbox')).toBeChecked();
     await expect(page.locator('details.pg-mcp summary')).toHaveText('MCP servers (1 on)');
+    await server.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: `/tmp/wt48b-${device.name}-settings.png`, fullPage: false });
     if (device.name === 'phone') await page.getByRole('button', { name: 'Done' }).click();
 
     await page.getByLabel('Message').fill('please echo');
@@ -105,6 +107,7 @@ test('a server this deployment does not allow: said when its tools are listed an
   await page.getByLabel('Message').fill('please echo');
   await page.getByRole('button', { name: 'Send' }).click();
   await expect(page.locator('form.composer')).toContainText('This deployment does not allow the MCP server elsewhere');
+  await page.screenshot({ path: '/tmp/wt48b-desktop-not-allowed.png', fullPage: false });
   // The message is back in the composer; turned off, the chat answers as before (chat completions).
   await expect(page.getByLabel('Message')).toHaveValue('please echo');
   await server.getByRole('checkbox').uncheck();

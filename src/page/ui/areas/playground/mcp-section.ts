@@ -16,9 +16,7 @@ function ServerRow(props: { server: McpServer; conversation: Conversation; sende
       'label',
       { class: 'check' },
       h('input', { type: 'checkbox', checked: on, onChange: (e: Event) => setMcpOn(server.id, (e.currentTarget as HTMLInputElement).checked) }),
-      ' Use ',
-      h('strong', null, server.label),
-      ' in this chat',
+      h('span', null, ' Use ', h('strong', null, server.label), ' in this chat'),
     ),
     h('p', { class: 'hint mono' }, server.url, ' · ', displayToken(server.token)),
     h(
@@ -45,7 +43,7 @@ function ServerRow(props: { server: McpServer; conversation: Conversation; sende
           value: server.approval,
           onChange: (e: Event) => void updateMcpServer(server, { approval: (e.currentTarget as HTMLSelectElement).value as McpServer['approval'] }),
         },
-        h('option', { value: 'always' }, 'Ask me before each call'),
+        h('option', { value: 'always' }, 'Ask before each call'),
         h('option', { value: 'never' }, 'Run without asking'),
       ),
     ),
@@ -104,7 +102,7 @@ export function McpServers(props: { conversation: Conversation; sender: Sender |
     h(
       'p',
       { class: 'hint' },
-      'Tools on remote MCP servers. With a server on, this chat asks through /v1/responses and the service calls the server from this page; only servers this deployment allows (its mcpServers setting) can be reached. A token is kept in this browser only, never in the chat or its export.',
+      'Tools on remote MCP servers. With a server on, this chat asks through /v1/responses (without the functions above) and the service calls the server from this page; only servers this deployment allows (its mcpServers setting) can be reached. A token is kept in this browser only, never in the chat or its export.',
     ),
     mcp.servers.length > 0 &&
       h(
@@ -116,7 +114,8 @@ export function McpServers(props: { conversation: Conversation; sender: Sender |
       ),
     h(
       'form',
-      { class: 'mcp-add', onSubmit: (e: Event) => void add(e), 'aria-label': 'Add an MCP server' },
+      { class: 'mcp-add', onSubmit: (e: Event) => void add(e), 'aria-labelledby': 'pg-mcp-add-title' },
+      h('p', { class: 'mcp-add-title', id: 'pg-mcp-add-title' }, 'Add an MCP server'),
       h(
         'div',
         { class: 'field' },
@@ -165,7 +164,7 @@ export function McpServers(props: { conversation: Conversation; sender: Sender |
             value: approval,
             onChange: (e: Event) => setApproval((e.currentTarget as HTMLSelectElement).value as McpServer['approval']),
           },
-          h('option', { value: 'always' }, 'Ask me before each call'),
+          h('option', { value: 'always' }, 'Ask before each call'),
           h('option', { value: 'never' }, 'Run without asking'),
         ),
       ),

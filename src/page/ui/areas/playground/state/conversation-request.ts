@@ -71,7 +71,7 @@ export function requestBody(model: ModelId, messages: ChatMessage[], params: Par
 /**
  * The same conversation as a /v1/responses request with `tools` (the chat's MCP servers): the system prompt as
  * `instructions`, the user and assistant messages as input messages (an image as `input_image`; function calls and
- * their results, and empty answers, are left out), temperature, top_p and max_tokens as the Responses API names them.
+ * their results, and empty answers, are left out), temperature, top_p, max_tokens and thinking off as the Responses API names them.
  */
 export function responsesBody(chatBody: Record<string, unknown>, tools: Record<string, unknown>[]): Record<string, unknown> {
   const messages = chatBody.messages as ChatMessage[];
@@ -95,6 +95,7 @@ export function responsesBody(chatBody: Record<string, unknown>, tools: Record<s
   if (instructions) out.instructions = instructions;
   for (const name of ['temperature', 'top_p'] as const) if (chatBody[name] !== undefined) out[name] = chatBody[name];
   if (chatBody.max_tokens !== undefined) out.max_output_tokens = chatBody.max_tokens;
+  if (chatBody.reasoning_effort === 'none') out.reasoning = { effort: 'none' };
   return out;
 }
 
