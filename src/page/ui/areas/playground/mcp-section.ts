@@ -97,7 +97,7 @@ export function McpServers(props: { conversation: Conversation; sender: Sender |
   const on = mcp.servers.filter((s) => conversation.mcp?.includes(s.id)).length;
   return h(
     'details',
-    { class: 'pg-functions pg-mcp', open: mcp.servers.length > 0 },
+    { class: 'pg-mcp', open: mcp.servers.length > 0 },
     h('summary', null, 'MCP servers', on ? h('span', { class: 'muted' }, ` (${on} on)`) : null),
     h(
       'p',
