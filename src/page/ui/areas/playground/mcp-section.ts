@@ -3,6 +3,7 @@
 import { h } from 'preact';
 import { useState } from 'preact/hooks';
 import { setMcpOn, type Conversation, type Sender } from './state/chat';
+import { approveDownload } from '../../kit/download-ask';
 import { addMcpServer, displayToken, listServerTools, mcp, removeMcpServer, serverProblem, updateMcpServer, type McpServer } from './state/mcp-servers';
 
 function ServerRow(props: { server: McpServer; conversation: Conversation; sender: Sender | null; checking: boolean; check: () => void }) {
@@ -79,7 +80,10 @@ export function McpServers(props: { conversation: Conversation; sender: Sender |
   const check = (server: McpServer) => {
     if (!sender) return;
     setChecking((c) => [...c, server.id]);
-    void listServerTools(sender.key, conversation.model, server).finally(() => setChecking((c) => c.filter((id) => id !== server.id)));
+    // Listing runs a (short) request on the chat's model: a large download is asked first, as for a message.
+    void approveDownload(conversation.model)
+      .then((ok) => (ok ? listServerTools(sender.key, conversation.model, server) : undefined))
+      .finally(() => setChecking((c) => c.filter((id) => id !== server.id)));
   };
   const add = async (e: Event) => {
     e.preventDefault();

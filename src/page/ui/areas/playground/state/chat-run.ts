@@ -6,7 +6,7 @@ import { recordNow } from '#shared/record-time';
 import { ApiCallError, streamChat, streamResponse, type ResponseEvent } from '../../../kit/api';
 import type { AnswerVersion, Conversation, McpItem, Turn, TurnStats } from './conversation-db';
 import { requestBody, responsesBody, toMessages } from './conversation-request';
-import { mcpErrorText, mcpTool, serversOn, type McpServer } from './mcp-servers';
+import { mcpErrorText, mcpTool, serversOn, updateMcpServer, type McpServer } from './mcp-servers';
 import { cutInForce, nextFit, roomFrom } from './context-budget';
 import { getState } from '../../../store';
 import { chat, newId, notify, notifySoon, save, saveStreaming } from './chat-state';
@@ -354,6 +354,11 @@ export async function run(
     putBack(conversation, history, user, options, before, title, failure, servers);
     onAnswered(failure instanceof ApiCallError ? failure : null);
     return;
+  }
+  // A server's tools as this answer listed them are what its row in the settings shows.
+  for (const item of answer.mcp ?? []) {
+    const server = item.type === 'mcp_list_tools' && !item.error ? servers.find((s) => s.label === item.server_label) : undefined;
+    if (server) void updateMcpServer(server, { tools: (item.tools ?? []).map((name) => ({ name, description: '' })), error: null });
   }
   if (turns.some((t) => t.role === 'note') && imagesLeftOut > 0) conversation.imagesNoted = true;
   answer.stats = statsOf(got, endedAt, extend ? before!.stats : undefined, extend !== undefined, conversation.turns);

@@ -71,8 +71,10 @@ export async function addMcpServer(fields: Pick<McpServer, 'label' | 'url' | 'to
   return server;
 }
 
+/** Changes a server as it is kept now (one removed meanwhile stays removed). */
 export async function updateMcpServer(server: McpServer, patch: Partial<Pick<McpServer, 'approval' | 'tools' | 'error'>>): Promise<void> {
-  await put({ ...server, ...patch });
+  const now = mcp.servers.find((s) => s.id === server.id);
+  if (now) await put({ ...now, ...patch });
 }
 
 export async function removeMcpServer(id: string): Promise<void> {
@@ -144,6 +146,5 @@ export async function listServerTools(key: string, model: string, server: McpSer
   } catch (err) {
     error = err instanceof Error ? err.message : String(err);
   }
-  const now = mcp.servers.find((s) => s.id === server.id);
-  if (now) await updateMcpServer(now, { tools, error });
+  await updateMcpServer(server, { tools, error });
 }
