@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_PARAMS, type Conversation, type Turn } from '../../src/page/ui/areas/playground/state/conversation-db';
-import { exportName, paramsProblem, requestBody, requestCode, toMessages } from '../../src/page/ui/areas/playground/state/conversation-request';
+import { exportName, paramsProblem, requestBody, requestCode, responsesBody, toMessages } from '../../src/page/ui/areas/playground/state/conversation-request';
 
 const turns: Turn[] = [
   { id: '1', role: 'user', text: 'look', image: 'data:image/png;base64,AAAA' },
@@ -77,6 +77,39 @@ describe('what a Playground conversation sends', () => {
     // A chat saved before these fields existed sends none of them.
     const old = { temperature: null, top_p: null, max_tokens: null, thinking: true, json: false };
     expect(requestBody('svc-model-5.2-fast', messages, old)).toEqual({ model: 'svc-model-5.2-fast', messages });
+  });
+
+  it('as a /v1/responses request with MCP tools: instructions, input messages (images as input_image), no function turns or empty answers', () => {
+    const mcp = [{ type: 'mcp', server_label: 'docs', server_url: 'https://mcp.example/mcp', require_approval: 'always' }];
+    const history: Turn[] = [
+      ...turns,
+      { id: '5', role: 'assistant', text: '', status: 'done', toolCalls: [{ id: 'c1', name: 'f', arguments: '{}' }] },
+      { id: '6', role: 'tool', text: 'result', toolCallId: 'c1', name: 'f' },
+    ];
+    const chatBody = requestBody('svc-vision', toMessages('Be brief.', history, 'svc-vision').messages, {
+      ...DEFAULT_PARAMS,
+      temperature: 0.5,
+      max_tokens: 64,
+      seed: 3,
+    });
+    expect(responsesBody(chatBody, mcp)).toEqual({
+      model: 'svc-vision',
+      instructions: 'Be brief.',
+      input: [
+        {
+          role: 'user',
+          content: [
+            { type: 'input_text', text: 'look' },
+            { type: 'input_image', image_url: 'data:image/png;base64,AAAA' },
+          ],
+        },
+        { role: 'assistant', content: 'a dot' },
+        { role: 'user', content: 'and now?' },
+      ],
+      tools: mcp,
+      temperature: 0.5,
+      max_output_tokens: 64,
+    });
   });
 
   it('writes code whose body is the request, streaming', () => {

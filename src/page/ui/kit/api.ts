@@ -102,3 +102,29 @@ export async function* streamChat(
     yield parsed;
   }
 }
+
+/** An event of a /v1/responses stream (docs/responses.md#streaming): its `type` and the rest as sent. */
+export type ResponseEvent = { type: string } & Record<string, unknown>;
+
+/** POST /v1/responses with `stream: true`; yields each event. An `error` event or `response.failed` throws. */
+export async function* streamResponse(
+  key: string,
+  request: Record<string, unknown>,
+  signal: AbortSignal,
+  servedBy?: (value: string | null) => void,
+): AsyncGenerator<ResponseEvent> {
+  const res = await fetch(`${BASE_URL}/responses`, { method: 'POST', headers: headers(key), body: JSON.stringify({ ...request, stream: true }), signal });
+  if (!res.ok) throw await failure(res);
+  servedBy?.(res.headers.get('x-inpage-served-by'));
+  if (!res.body) throw new ApiCallError(res.status, { message: 'The service sent an empty stream.' });
+  for await (const data of sseData(res.body)) {
+    const event = JSON.parse(data) as ResponseEvent;
+    if (event.type === 'error')
+      throw new ApiCallError(res.status, { message: String(event.message ?? 'The response failed.'), code: (event.code as ErrorObject['code']) ?? null });
+    if (event.type === 'response.failed') {
+      const error = (event.response as { error?: Partial<ErrorObject> } | undefined)?.error;
+      throw new ApiCallError(res.status, { message: error?.message ?? 'The response failed.', code: error?.code ?? null });
+    }
+    yield event;
+  }
+}

@@ -215,7 +215,7 @@ export function PlaygroundArea() {
             error,
           }),
         ),
-      conversation && h(SettingsPanel, { conversation, status, settings }),
+      conversation && h(SettingsPanel, { conversation, status, settings, sender }),
     ),
     showHelp && h(ShortcutsHelp, { onClose: () => setShowHelp(false) }),
   );

@@ -2,7 +2,8 @@
 // (sampling, length, thinking) and how the model here thinks.
 import { h } from 'preact';
 import type { ModelStatus } from '#shared/wire/engine-port';
-import { chatDefaults, setChatDefaults, updateCurrent, type Conversation } from './state/chat';
+import { chatDefaults, setChatDefaults, updateCurrent, type Conversation, type Sender } from './state/chat';
+import { McpServers } from './mcp-section';
 import { DEFAULT_PARAMS, type Params } from './state/conversation-db';
 import { PARAM_RANGES, paramsProblem, rangeProblem, toolDefinitions, type RangedParam } from './state/conversation-request';
 import { thinkingHere } from '../../kit/model-facts';
@@ -252,8 +253,8 @@ function Functions(props: { conversation: Conversation }) {
 }
 
 /** The chat's settings: a sheet on a phone, a column beside the chat on a wide screen. */
-export function SettingsPanel(props: { conversation: Conversation; status: ModelStatus | undefined; settings: Panel }) {
-  const { conversation, status, settings } = props;
+export function SettingsPanel(props: { conversation: Conversation; status: ModelStatus | undefined; settings: Panel; sender: Sender | null }) {
+  const { conversation, status, settings, sender } = props;
   return h(
     'aside',
     { class: `pg-settings${settings.open ? ' open' : ''}`, id: 'pg-settings', ref: settings.panel, 'aria-labelledby': 'pg-settings-title' },
@@ -278,6 +279,7 @@ export function SettingsPanel(props: { conversation: Conversation; status: Model
     ),
     h(Parameters, { conversation, status }),
     h(Functions, { conversation }),
+    h(McpServers, { conversation, sender }),
     h(Defaults, { conversation }),
   );
 }

@@ -2,6 +2,7 @@
 import { h } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import {
+  answerApproval,
   CONTINUE_PROMPT,
   continuable,
   continueAnswer,
@@ -16,6 +17,7 @@ import {
   type Turn,
 } from './state/chat';
 import { nextFit } from './state/context-budget';
+import type { McpItem } from './state/conversation-db';
 import { getState } from '../../store';
 import { approveDownload } from '../../kit/download-ask';
 import { formatDecimal, formatInteger } from '../../kit/format';
@@ -174,9 +176,10 @@ function AssistantTurn(props: TurnProps) {
         h('summary', null, thinkingNow ? 'Thinking…' : thoughtLabel(turn)),
         h('div', { class: 'thinking-text' }, turn.reasoning),
       ),
+    turn.mcp?.length ? h(McpCards, { turn, last: props.last && props.final, busy: props.busy, sender: props.sender }) : null,
     turn.text
       ? h(Markdown, { text: turn.text, class: 'answer', final: !streaming })
-      : streaming && !turn.reasoning && !turn.toolCalls && h('p', { class: 'muted waiting' }, 'Waiting for the first token…'),
+      : streaming && !turn.reasoning && !turn.toolCalls && !turn.mcp?.length && h('p', { class: 'muted waiting' }, 'Waiting for the first token…'),
     turn.toolCalls && h(ToolCalls, { turn, open: props.final && !streaming && turn.status === 'done', busy: props.busy, sender: props.sender }),
     turn.status === 'failed' &&
       h(
@@ -266,6 +269,87 @@ function ToolCalls(props: { turn: Turn; open: boolean; busy: boolean; sender: Se
           calls.length === 1 ? 'Send the result' : 'Send the results',
         ),
       ),
+  );
+}
+
+/** What a card says of an MCP call's state. */
+function callState(item: McpItem): string {
+  if (item.status === 'failed' || item.error) return 'failed';
+  if (item.status === 'completed') return 'done';
+  return 'running…';
+}
+
+/**
+ * An answer's MCP items (through /v1/responses), a card each: a server's tool listing; a call with its arguments and
+ * its result or error; an approval request with Approve / Deny while it waits (the last answer only), then the answer.
+ */
+function McpCards(props: { turn: Turn; last: boolean; busy: boolean; sender: Sender | null }) {
+  const { turn } = props;
+  return h(
+    'div',
+    { class: 'tool-calls mcp-items' },
+    turn.mcp!.map((item) => {
+      if (item.type === 'mcp_list_tools') {
+        return h(
+          'div',
+          { key: item.id, class: 'tool-call mcp-card', 'data-testid': 'mcp-list-tools' },
+          h(
+            'p',
+            { class: 'tool-call-name' },
+            item.error
+              ? `Could not list the tools of ${item.server_label}: ${item.error}`
+              : `Tools of ${item.server_label}: ${item.tools?.length ? item.tools.join(', ') : 'none'}`,
+          ),
+        );
+      }
+      const asking = item.type === 'mcp_approval_request';
+      const waiting = asking && !item.answer && props.last && props.sender !== null && turn.status === 'done';
+      return h(
+        'div',
+        { key: item.id, class: `tool-call mcp-card${asking ? ' mcp-ask' : ''}`, 'data-testid': asking ? 'mcp-approval' : 'mcp-call' },
+        h(
+          'p',
+          { class: 'tool-call-name' },
+          asking ? 'Asks to call ' : 'Calls ',
+          h('code', null, item.name ?? ''),
+          ` on ${item.server_label}`,
+          h('span', { class: 'muted' }, asking ? (item.answer ? ` · ${item.answer}` : ' · waiting for you') : ` · ${callState(item)}`),
+        ),
+        h('pre', { class: 'tool-call-args', 'aria-label': `Arguments of ${item.name ?? 'the call'}` }, h('code', null, item.arguments || '{}')),
+        !asking &&
+          (item.error || item.output != null) &&
+          h(
+            'div',
+            null,
+            h('p', { class: 'hint' }, item.error ? 'Error' : 'Result'),
+            h(
+              'pre',
+              { class: `tool-result${item.error ? ' error-text' : ''}`, 'aria-label': `Result of ${item.name ?? 'the call'}` },
+              h('code', null, item.error ?? item.output ?? ''),
+            ),
+          ),
+        waiting &&
+          h(
+            'div',
+            { class: 'turn-actions' },
+            h(
+              'button',
+              {
+                type: 'button',
+                class: 'button small primary',
+                disabled: props.busy,
+                onClick: () => answerApproval(props.sender!, turn.id, item.id, true),
+              },
+              'Approve',
+            ),
+            h(
+              'button',
+              { type: 'button', class: 'button small', disabled: props.busy, onClick: () => answerApproval(props.sender!, turn.id, item.id, false) },
+              'Deny',
+            ),
+          ),
+      );
+    }),
   );
 }
 

@@ -3,15 +3,18 @@
 import type { ChatCompletionChunk, FinishReason } from '#shared/protocol/types';
 import type { ModelId } from '#shared/variants';
 import { recordNow } from '#shared/record-time';
-import { ApiCallError, streamChat } from '../../../kit/api';
-import type { AnswerVersion, Conversation, Turn, TurnStats } from './conversation-db';
-import { requestBody, toMessages } from './conversation-request';
+import { ApiCallError, streamChat, streamResponse, type ResponseEvent } from '../../../kit/api';
+import type { AnswerVersion, Conversation, McpItem, Turn, TurnStats } from './conversation-db';
+import { requestBody, responsesBody, toMessages } from './conversation-request';
+import { mcpErrorText, mcpTool, serversOn, updateMcpServer, type McpServer } from './mcp-servers';
 import { cutInForce, nextFit, roomFrom } from './context-budget';
 import { getState } from '../../../store';
 import { chat, newId, notify, notifySoon, save, saveStreaming } from './chat-state';
 
-function describe(err: unknown): string {
+function describe(err: unknown, servers: readonly McpServer[] = []): string {
   if (err instanceof ApiCallError) {
+    const mcp = mcpErrorText(err, servers);
+    if (mcp) return mcp;
     const code = err.code ? ` (${err.code})` : '';
     return `${err.message}${code}`;
   }
@@ -26,6 +29,8 @@ interface RunOptions {
   again?: { turns: Turn[]; versions: AnswerVersion[] };
   /** Continued: the answer (the last of `history`) the new text is added to. */
   extend?: Turn;
+  /** With `extend`: the person's answer to one of its MCP approval requests, sent by `previous_response_id`. */
+  approval?: { id: string; approve: boolean };
 }
 
 /** The context of `model` on this device (or its upstream), as the engine reports it; null while unknown. */
@@ -126,6 +131,52 @@ function take(chunk: ChatCompletionChunk, answer: Turn, got: Received, conversat
   if (choice.finish_reason) got.finish = choice.finish_reason;
 }
 
+/** An MCP item of a /v1/responses stream, as the chat keeps it. */
+function mcpItemOf(item: Record<string, unknown> & { type: string }): McpItem | null {
+  if (item.type !== 'mcp_list_tools' && item.type !== 'mcp_call' && item.type !== 'mcp_approval_request') return null;
+  const kept: McpItem = { id: String(item.id), type: item.type, server_label: String(item.server_label ?? '') };
+  if (item.type === 'mcp_list_tools') kept.tools = ((item.tools as { name: string }[] | undefined) ?? []).map((t) => t.name);
+  if (typeof item.name === 'string') kept.name = item.name;
+  if (typeof item.arguments === 'string') kept.arguments = item.arguments;
+  if (item.output !== undefined) kept.output = item.output as string | null;
+  if (item.error !== undefined) kept.error = item.error === null ? null : typeof item.error === 'string' ? item.error : JSON.stringify(item.error);
+  if (typeof item.status === 'string') kept.status = item.status;
+  return kept;
+}
+
+/** One event of a /v1/responses stream into the answer: its MCP items (added, then as done), thinking, text, usage. */
+function takeEvent(event: ResponseEvent, answer: Turn, got: Received, conversation: Conversation): void {
+  const response = event.response as { id?: string; usage?: { input_tokens: number; output_tokens: number; total_tokens: number } } | undefined;
+  if (event.type === 'response.created' && response?.id) answer.responseId = response.id;
+  if (event.type === 'response.output_item.added' || event.type === 'response.output_item.done') {
+    const item = mcpItemOf(event.item as Record<string, unknown> & { type: string });
+    if (!item) return;
+    got.firstAt ??= performance.now();
+    const items = answer.mcp ?? [];
+    const at = items.findIndex((i) => i.id === item.id);
+    answer.mcp = at < 0 ? [...items, item] : items.map((i, n) => (n === at ? item : i));
+  } else if (event.type === 'response.output_text.delta' || event.type === 'response.reasoning_text.delta') {
+    const delta = String(event.delta ?? '');
+    const now = performance.now();
+    got.firstAt ??= now;
+    got.deltas++;
+    if (event.type === 'response.reasoning_text.delta') {
+      got.thinkingFrom ??= now;
+      answer.reasoning = (answer.reasoning ?? '') + delta;
+    } else {
+      if (got.thinkingFrom !== null && answer.thoughtMs === undefined) answer.thoughtMs = now - got.thinkingFrom;
+      answer.text += delta;
+    }
+  } else if (event.type === 'response.completed' || event.type === 'response.incomplete') {
+    if (response?.id) answer.responseId = response.id;
+    got.finish = event.type === 'response.completed' ? 'stop' : 'length';
+    const usage = response?.usage;
+    if (usage) got.usage = { prompt_tokens: usage.input_tokens, completion_tokens: usage.output_tokens, total_tokens: usage.total_tokens } as Usage;
+  } else return;
+  notifySoon();
+  saveStreaming(conversation);
+}
+
 /**
  * Streams the answer to `body`. `defaulted`: its max_tokens is ours (the room the context has left), from a prompt
  * that was estimated: if the service counts more than that and refuses it before the first token, it says the
@@ -170,6 +221,7 @@ function putBack(
   before: Turn | null,
   title: string,
   failure: unknown,
+  servers: readonly McpServer[],
 ): void {
   const { again, extend } = options;
   if (extend) Object.assign(extend, before);
@@ -182,7 +234,7 @@ function putBack(
   chat.state = {
     ...chat.state,
     streamingId: null,
-    error: { conversationId: conversation.id, text: describe(failure), code: failure instanceof ApiCallError ? failure.code : null },
+    error: { conversationId: conversation.id, text: describe(failure, servers), code: failure instanceof ApiCallError ? failure.code : null },
   };
   save(conversation);
   notify();
@@ -249,14 +301,34 @@ export async function run(
   // Written now, so a reload before the first streaming save finds this exchange (and the snapshot its answer).
   save(conversation);
 
+  // MCP servers on: the answer comes from /v1/responses, with an `mcp` tool per server (an approval continues by
+  // previous_response_id); the listings, calls and approval requests are kept with the answer.
+  const servers = serversOn(conversation.mcp);
+  if (options.approval) {
+    const { id, approve } = options.approval;
+    answer.mcp = answer.mcp?.map((i) => (i.id === id ? { ...i, answer: approve ? 'approved' : 'denied' } : i));
+  }
   const got: Received = { started: performance.now(), firstAt: null, thinkingFrom: null, deltas: 0, usage: null, finish: null, servedBy: null };
   let failure: unknown = null;
   try {
-    const body = requestBody(model, messages, conversation.params);
-    // The room the context has left, when the chat sets no max_tokens of its own (context-budget.ts).
-    const defaulted = conversation.params.max_tokens === null && fit !== null;
-    if (defaulted) body.max_tokens = fit.maxTokens;
-    await stream(key, body, abort.signal, answer, conversation, got, defaulted, context);
+    if (servers.length > 0) {
+      const tools = servers.map((s) => mcpTool(s));
+      const body = options.approval
+        ? {
+            model,
+            previous_response_id: before!.responseId,
+            input: [{ type: 'mcp_approval_response', approval_request_id: options.approval.id, approve: options.approval.approve }],
+            tools,
+          }
+        : responsesBody(requestBody(model, messages, conversation.params), tools);
+      for await (const event of streamResponse(key, body, abort.signal, (by) => (got.servedBy = by))) takeEvent(event, answer, got, conversation);
+    } else {
+      const body = requestBody(model, messages, conversation.params);
+      // The room the context has left, when the chat sets no max_tokens of its own (context-budget.ts).
+      const defaulted = conversation.params.max_tokens === null && fit !== null;
+      if (defaulted) body.max_tokens = fit.maxTokens;
+      await stream(key, body, abort.signal, answer, conversation, got, defaulted, context);
+    }
     answer.status = 'done';
   } catch (err) {
     // The page going away (a reload) ends the stream too: that is an interruption, not the person's stop.
@@ -269,17 +341,24 @@ export async function run(
   }
   const endedAt = performance.now();
   if (got.thinkingFrom !== null && answer.thoughtMs === undefined) answer.thoughtMs = endedAt - got.thinkingFrom;
-  const began = extend ? answer.text !== before!.text || answer.reasoning !== before!.reasoning : answer.text || answer.reasoning || answer.toolCalls;
+  const began = extend
+    ? answer.text !== before!.text || answer.reasoning !== before!.reasoning || (answer.mcp?.length ?? 0) !== (before!.mcp?.length ?? 0)
+    : answer.text || answer.reasoning || answer.toolCalls || answer.mcp?.length;
   if (failure !== null && began) {
     // Broke off after it began: what came stays, with the error beside it.
     answer.status = 'failed';
-    answer.error = describe(failure);
+    answer.error = describe(failure, servers);
     failure = null;
   }
   if (failure !== null) {
-    putBack(conversation, history, user, options, before, title, failure);
+    putBack(conversation, history, user, options, before, title, failure, servers);
     onAnswered(failure instanceof ApiCallError ? failure : null);
     return;
+  }
+  // A server's tools as this answer listed them are what its row in the settings shows.
+  for (const item of answer.mcp ?? []) {
+    const server = item.type === 'mcp_list_tools' && !item.error ? servers.find((s) => s.label === item.server_label) : undefined;
+    if (server) void updateMcpServer(server, { tools: (item.tools ?? []).map((name) => ({ name, description: '' })), error: null });
   }
   if (turns.some((t) => t.role === 'note') && imagesLeftOut > 0) conversation.imagesNoted = true;
   answer.stats = statsOf(got, endedAt, extend ? before!.stats : undefined, extend !== undefined, conversation.turns);
@@ -292,6 +371,6 @@ export async function run(
 }
 
 export function versionOf(turn: Turn): AnswerVersion {
-  const { text, reasoning, thoughtMs, model, status, error, stats, toolCalls } = turn;
-  return { text, reasoning, thoughtMs, model, status, error, stats, toolCalls };
+  const { text, reasoning, thoughtMs, model, status, error, stats, toolCalls, mcp, responseId } = turn;
+  return { text, reasoning, thoughtMs, model, status, error, stats, toolCalls, ...(mcp ? { mcp, responseId } : {}) };
 }

@@ -11,6 +11,7 @@ import { chat, current, newId, notify, save, takeSnapshot } from './chat-state';
 import { ApiCallError } from '../../../kit/api';
 import { CONTINUE_PROMPT, run, versionOf } from './chat-run';
 import { sentFrom } from './context-budget';
+import { loadMcpServers } from './mcp-servers';
 
 export { current, useChat } from './chat-state';
 export { CONTINUE_PROMPT };
@@ -92,6 +93,7 @@ function blank(orgId: string, from?: Conversation): Conversation {
 export async function loadConversations(orgId: string): Promise<void> {
   if (chat.state.orgId === orgId) return;
   chat.state.orgId = orgId;
+  void loadMcpServers();
   let list: Conversation[] = [];
   try {
     list = await listConversations(orgId);
@@ -224,7 +226,12 @@ export function showVersion(turnId: string, index: number): void {
   if (!chosen) return;
   // The one on screen not among them yet (a regeneration interrupted before it was added): it stays one.
   if ((turn.version ?? 0) >= turn.versions.length) turn.versions = [...turn.versions, versionOf(turn)];
-  Object.assign(turn, { reasoning: undefined, thoughtMs: undefined, error: undefined, stats: undefined, toolCalls: undefined }, chosen, { version: index });
+  Object.assign(
+    turn,
+    { reasoning: undefined, thoughtMs: undefined, error: undefined, stats: undefined, toolCalls: undefined, mcp: undefined, responseId: undefined },
+    chosen,
+    { version: index },
+  );
   conversation.turns = [...conversation.turns];
   save(conversation);
   notify();
@@ -273,6 +280,29 @@ export function sendToolResults(sender: Sender, results: Record<string, string>)
   if (!conversation || chat.controller || last?.role !== 'assistant' || !last.toolCalls?.length) return;
   const tools: Turn[] = last.toolCalls.map((call) => ({ id: newId('turn'), role: 'tool', text: results[call.id] ?? '', toolCallId: call.id, name: call.name }));
   void run(conversation, sender.key, [...conversation.turns, ...tools], null, sender.onAnswered, { again: { turns: [...conversation.turns], versions: [] } });
+}
+
+/** Turns an MCP server (mcp-servers.ts) on or off for the current chat: its next sends go through /v1/responses. */
+export function setMcpOn(serverId: string, on: boolean): void {
+  const conversation = current();
+  if (!conversation) return;
+  const ids = (conversation.mcp ?? []).filter((id) => id !== serverId);
+  conversation.mcp = on ? [...ids, serverId] : ids;
+  save(conversation);
+  notify();
+}
+
+/**
+ * The person's answer to an MCP approval request of the last answer: sent with `previous_response_id`, and what
+ * follows (the call, its result, the model's words) is added to that answer. If that fails before it begins, the
+ * request waits again.
+ */
+export function answerApproval(sender: Sender, turnId: string, requestId: string, approve: boolean): void {
+  const conversation = current();
+  const last = conversation?.turns[conversation.turns.length - 1];
+  if (!conversation || chat.controller || last?.id !== turnId || last.role !== 'assistant' || !last.responseId) return;
+  if (!last.mcp?.some((i) => i.id === requestId && i.type === 'mcp_approval_request' && !i.answer)) return;
+  void run(conversation, sender.key, [...conversation.turns], null, sender.onAnswered, { extend: last, approval: { id: requestId, approve } });
 }
 
 /** Asks again for the last answer: the turns from the last user message on are replaced. */

@@ -39,6 +39,12 @@ export interface Turn {
   model?: string;
   /** The functions an assistant turn called (`arguments`: JSON text as the model wrote it). */
   toolCalls?: { id: string; name: string; arguments: string }[];
+  /**
+   * An answer through /v1/responses (the chat has MCP servers on): its MCP items as they came (listings, calls,
+   * approval requests, each answered or not), and the id of the response it ended with (what an approval continues).
+   */
+  mcp?: McpItem[];
+  responseId?: string;
   /** A tool turn: the call it answers, and the function's name. */
   toolCallId?: string;
   name?: string;
@@ -64,6 +70,22 @@ export interface Turn {
   branch?: number;
 }
 
+/** An MCP output item of /v1/responses as the chat keeps it (docs/responses.md#remote-mcp-tools). */
+export interface McpItem {
+  id: string;
+  type: 'mcp_list_tools' | 'mcp_call' | 'mcp_approval_request';
+  server_label: string;
+  /** A listing: the tools' names; or its error. */
+  tools?: string[];
+  name?: string;
+  arguments?: string;
+  output?: string | null;
+  error?: string | null;
+  status?: string;
+  /** An approval request: the person's answer, once given. */
+  answer?: 'approved' | 'denied';
+}
+
 /** One version of a message of the person, and the turns that followed it in that branch. */
 export interface UserBranch {
   text: string;
@@ -73,7 +95,7 @@ export interface UserBranch {
 }
 
 /** One version of an answer. */
-export type AnswerVersion = Pick<Turn, 'text' | 'reasoning' | 'thoughtMs' | 'model' | 'status' | 'error' | 'stats' | 'toolCalls'>;
+export type AnswerVersion = Pick<Turn, 'text' | 'reasoning' | 'thoughtMs' | 'model' | 'status' | 'error' | 'stats' | 'toolCalls' | 'mcp' | 'responseId'>;
 
 /** The request parameters a person can set; null means "not sent" (the service's default). */
 export interface Params {
@@ -129,6 +151,8 @@ export interface Conversation {
   draft: string;
   /** The image attached to the draft (svc-vision), back with the text after a failed send. */
   draftImage?: { url: string; name: string } | null;
+  /** The MCP servers turned on for this chat (ids of mcp-servers.ts; their URL and token are kept there). */
+  mcp?: string[];
   /** Whether the chat already said that earlier images are left out for a text model. */
   imagesNoted: boolean;
 }

@@ -68,6 +68,37 @@ export function requestBody(model: ModelId, messages: ChatMessage[], params: Par
   return body;
 }
 
+/**
+ * The same conversation as a /v1/responses request with `tools` (the chat's MCP servers): the system prompt as
+ * `instructions`, the user and assistant messages as input messages (an image as `input_image`; function calls and
+ * their results, and empty answers, are left out), temperature, top_p, max_tokens and thinking off as the Responses API names them.
+ */
+export function responsesBody(chatBody: Record<string, unknown>, tools: Record<string, unknown>[]): Record<string, unknown> {
+  const messages = chatBody.messages as ChatMessage[];
+  const instructions = messages
+    .filter((m) => m.role === 'system')
+    .map((m) => m.content as string)
+    .join('\n\n');
+  const input: Record<string, unknown>[] = [];
+  for (const m of messages) {
+    if (m.role !== 'user' && m.role !== 'assistant') continue;
+    if (typeof m.content === 'string' || m.content == null) {
+      if (m.content) input.push({ role: m.role, content: m.content });
+      continue;
+    }
+    const parts = (m.content as ContentPart[]).map((p) =>
+      p.type === 'image_url' ? { type: 'input_image', image_url: p.image_url.url } : { type: 'input_text', text: (p as { text: string }).text },
+    );
+    input.push({ role: m.role, content: parts });
+  }
+  const out: Record<string, unknown> = { model: chatBody.model, input, tools };
+  if (instructions) out.instructions = instructions;
+  for (const name of ['temperature', 'top_p'] as const) if (chatBody[name] !== undefined) out[name] = chatBody[name];
+  if (chatBody.max_tokens !== undefined) out.max_output_tokens = chatBody.max_tokens;
+  if (chatBody.reasoning_effort === 'none') out.reasoning = { effort: 'none' };
+  return out;
+}
+
 /** The stop sequences to send: the non-empty lines, at most four (the API's limit). */
 function stopSequences(params: Params): string[] {
   return (params.stop ?? '')
