@@ -33,6 +33,8 @@ export interface Turn {
   /** A data: URL the person attached (user turns, svc-vision), and the file's name. */
   image?: string;
   imageName?: string;
+  /** Text documents the person attached (user turns, any model), sent before the text (documents.ts). */
+  documents?: AttachedDocument[];
   reasoning?: string;
   /** How long the model thought, in milliseconds, once its answer began. */
   thoughtMs?: number;
@@ -64,11 +66,18 @@ export interface Turn {
   branch?: number;
 }
 
+/** A text document attached to a message: the file's name and its text. */
+export interface AttachedDocument {
+  name: string;
+  text: string;
+}
+
 /** One version of a message of the person, and the turns that followed it in that branch. */
 export interface UserBranch {
   text: string;
   image?: string;
   imageName?: string;
+  documents?: AttachedDocument[];
   after: Turn[];
 }
 
@@ -129,6 +138,8 @@ export interface Conversation {
   draft: string;
   /** The image attached to the draft (svc-vision), back with the text after a failed send. */
   draftImage?: { url: string; name: string } | null;
+  /** The documents attached to the draft (any model), sent with it; back with the text after a failed send. */
+  draftDocuments?: AttachedDocument[];
   /** Whether the chat already said that earlier images are left out for a text model. */
   imagesNoted: boolean;
 }
