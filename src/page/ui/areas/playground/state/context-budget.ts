@@ -99,8 +99,8 @@ interface Fit {
   maxTokensTooHigh: boolean;
 }
 
-/** The draft's attached documents, counted as the draft's text is (0 without any). */
-function draftDocumentTokens(conversation: Pick<Conversation, 'draftDocuments'>, count: (text: string) => number): number {
+/** The draft's attached documents, counted as the draft's text is, estimated (0 without any). */
+export function draftDocumentTokens(conversation: Pick<Conversation, 'draftDocuments'>, count: (text: string) => number = estimateTokens): number {
   const text = documentsText(conversation.draftDocuments);
   return text ? count(text) : 0;
 }
