@@ -347,7 +347,7 @@ function Presets(props: { conversation: Conversation }) {
       ? h(
           'div',
           { class: 'field' },
-          h('label', { for: 'pg-preset' }, 'Preset'),
+          h('label', { for: 'pg-preset', class: 'visually-hidden' }, 'Preset'),
           h(
             'div',
             { class: 'actions' },
