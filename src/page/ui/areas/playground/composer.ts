@@ -144,8 +144,11 @@ function AttachDocument(props: { disabled: boolean; pick: (e: Event) => Promise<
         disabled: props.disabled,
         onClick: () => input.current?.click(),
         title: 'Attach text documents: text, Markdown, CSV, JSON or code files',
+        // On a phone the button says "Attach" only (its name stays whole).
+        'aria-label': 'Attach document',
       },
-      'Attach document',
+      'Attach',
+      h('span', { class: 'attach-more' }, ' document'),
     ),
   );
 }

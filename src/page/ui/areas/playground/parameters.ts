@@ -381,7 +381,7 @@ function Presets(props: { conversation: Conversation }) {
             ),
           ),
         )
-      : h('p', { class: 'hint' }, 'No presets yet: save this chat’s system prompt and parameters under a name to apply them to other chats.'),
+      : h('p', { class: 'hint' }, 'No presets yet: save this chat’s settings under a name, to apply them to other chats.'),
     h(
       'form',
       { class: 'field', onSubmit: save },
