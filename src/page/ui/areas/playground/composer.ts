@@ -14,6 +14,7 @@ import { Notice, errorText } from '../../kit/widgets';
 import { ContextBar } from './context-bar';
 import type { Follow } from './follow';
 import { current, send, updateCurrent, type Conversation, type Sender } from './state/chat';
+import { DOCUMENT_ACCEPT, MAX_DOCUMENTS, readDocument } from './state/documents';
 
 /** Images above this size make the request slow to encode and may pass the 20 MiB request limit. */
 const MAX_IMAGE_BYTES = 8 * 1024 * 1024;
@@ -89,6 +90,100 @@ function useImagePick(): { imageError: string | null; pickImage: (e: Event) => P
   return { imageError, pickImage };
 }
 
+/** Text documents attached to the draft (any model): the attach button's files, read here, refused when too large or not text. */
+function useDocumentPick(): { documentError: string | null; pickDocuments: (e: Event) => Promise<void> } {
+  const [documentError, setDocumentError] = useState<string | null>(null);
+  const pickDocuments = async (e: Event) => {
+    const input = e.currentTarget as HTMLInputElement;
+    const files = [...(input.files ?? [])];
+    input.value = '';
+    setDocumentError(null);
+    const problems: string[] = [];
+    const taken = [...(current()?.draftDocuments ?? [])];
+    for (const file of files) {
+      if (taken.length >= MAX_DOCUMENTS) {
+        problems.push(`At most ${MAX_DOCUMENTS} documents go with one message: ${file.name} was not attached.`);
+        continue;
+      }
+      try {
+        const doc = await readDocument(file);
+        if (typeof doc === 'string') problems.push(doc);
+        else taken.push(doc);
+      } catch (err) {
+        problems.push(`${file.name} could not be read: ${errorText(err)}`);
+      }
+    }
+    updateCurrent({ draftDocuments: taken });
+    if (problems.length) setDocumentError(problems.join(' '));
+  };
+  return { documentError, pickDocuments };
+}
+
+/** The button that attaches text documents (any model), and its hidden file input. */
+function AttachDocument(props: { disabled: boolean; pick: (e: Event) => Promise<void> }) {
+  const input = useRef<HTMLInputElement>(null);
+  return h(
+    'span',
+    { class: 'composer-attach' },
+    h('input', {
+      ref: input,
+      id: 'pg-document',
+      type: 'file',
+      multiple: true,
+      accept: DOCUMENT_ACCEPT,
+      class: 'visually-hidden',
+      tabIndex: -1,
+      onChange: props.pick,
+      'aria-label': 'Documents to attach',
+    }),
+    h(
+      'button',
+      {
+        type: 'button',
+        class: 'button small',
+        disabled: props.disabled,
+        onClick: () => input.current?.click(),
+        title: 'Attach text documents: text, Markdown, CSV, JSON or code files',
+        // On a phone the button says "Attach" only (its name stays whole).
+        'aria-label': 'Attach document',
+      },
+      'Attach',
+      h('span', { class: 'attach-more' }, ' document'),
+    ),
+  );
+}
+
+/** The draft's documents, each a chip with its name, its size and Remove. */
+function DocumentChips(props: { conversation: Conversation; box: RefObject<HTMLTextAreaElement | null> }) {
+  const docs = props.conversation.draftDocuments ?? [];
+  if (!docs.length) return null;
+  return h(
+    'ul',
+    { class: 'document-chips', 'aria-label': 'Attached documents' },
+    docs.map((doc, i) =>
+      h(
+        'li',
+        { class: 'attachment document', key: `${i}-${doc.name}`, 'data-testid': 'document-chip' },
+        h('span', { class: 'document-name' }, doc.name),
+        h('span', { class: 'muted' }, ` ${doc.text.length.toLocaleString('en')} characters`),
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'button small',
+            onClick: () => {
+              updateCurrent({ draftDocuments: docs.filter((_, j) => j !== i) });
+              props.box.current?.focus();
+            },
+            'aria-label': `Remove document ${doc.name}`,
+          },
+          'Remove',
+        ),
+      ),
+    ),
+  );
+}
+
 function Problems(props: Pick<ComposerProps, 'model' | 'status' | 'rate' | 'problem' | 'cannotRun' | 'alternative' | 'error'>) {
   const { model, status, cannotRun, alternative, error, problem } = props;
   return [
@@ -144,6 +239,7 @@ function HeldImage(props: { image: { name: string }; model: ModelId; box: RefObj
 export function Composer(props: ComposerProps) {
   const { conversation, text, model, sender, busy, hasKey, cannotRun, problem, fits, follow } = props;
   const fileInput = useRef<HTMLInputElement>(null);
+  const { documentError, pickDocuments } = useDocumentPick();
   const messageBox = useRef<HTMLTextAreaElement>(null);
   const { imageError, pickImage } = useImagePick();
   // The attachment is the draft's: it stays with the chat, and comes back with the text after a failed send.
@@ -194,6 +290,8 @@ export function Composer(props: ComposerProps) {
       ),
     !props.vision && conversation.draftImage && h(HeldImage, { image: conversation.draftImage, model, box: messageBox }),
     imageError && h(Notice, { kind: 'error' }, imageError),
+    h(DocumentChips, { conversation, box: messageBox }),
+    documentError && h(Notice, { kind: 'error' }, documentError),
     h(ContextBar, { conversation, status: props.status, sender, busy }),
     h(
       'div',
@@ -218,6 +316,7 @@ export function Composer(props: ComposerProps) {
             image ? 'Replace image' : 'Attach image',
           ),
         ),
+      h(AttachDocument, { disabled: !hasKey || busy, pick: pickDocuments }),
       h('label', { for: 'pg-message', class: 'visually-hidden' }, 'Message'),
       h('textarea', {
         id: 'pg-message',

@@ -7,7 +7,7 @@ import { variantOf } from '#shared/catalog';
 import type { ModelStatus } from '#shared/wire/engine-port';
 import { streamChat } from '../../kit/api';
 import { continueInNewChat, leaveOutOldest, updateCurrent, type Conversation, type Sender } from './state/chat';
-import { IMAGE_TOKENS, MIN_ANSWER_TOKENS, SUMMARY_MAX_TOKENS, contextUsed, nextFit, sentFrom, turnsToDrop } from './state/context-budget';
+import { IMAGE_TOKENS, MIN_ANSWER_TOKENS, SUMMARY_MAX_TOKENS, contextUsed, draftDocumentTokens, nextFit, sentFrom, turnsToDrop } from './state/context-budget';
 import { toMessages } from './state/conversation-request';
 import { formatInteger } from '../../kit/format';
 import { errorText } from '../../kit/widgets';
@@ -108,6 +108,39 @@ function ImageNotice(props: { conversation: Conversation; context: number; neede
   );
 }
 
+/** The attached documents are what does not fit (the message would without them): said, with Remove the documents. */
+function DocumentsNotice(props: { conversation: Conversation; context: number; needed: number }) {
+  const { conversation, context } = props;
+  const docs = conversation.draftDocuments ?? [];
+  const one = docs.length === 1;
+  return h(
+    'div',
+    { class: 'notice notice-warn context-full', role: 'status', 'data-testid': 'context-full' },
+    h(
+      'p',
+      null,
+      h('strong', null, one ? `The attached document ${docs[0]!.name} would not fit. ` : `The ${docs.length} attached documents would not fit. `),
+      `${one ? 'It takes' : 'They take'} about ${formatInteger(draftDocumentTokens(conversation))} tokens: with ${one ? 'it' : 'them'}, the chat and your message take about ${formatInteger(props.needed)} of the ${formatInteger(context)} tokens ${conversation.model} has on this device, leaving too little room for an answer. Nothing is sent or cut until you remove ${one ? 'it' : 'some'} (or attach a shorter part):`,
+    ),
+    h(
+      'div',
+      { class: 'actions' },
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'button small',
+          onClick: () => {
+            updateCurrent({ draftDocuments: [] });
+            focusComposer();
+          },
+        },
+        one ? 'Remove the document' : 'Remove the documents',
+      ),
+    ),
+  );
+}
+
 export function ContextBar(props: { conversation: Conversation; status: ModelStatus | undefined; sender: Sender | null; busy: boolean }) {
   const { conversation, status } = props;
   const [summarising, setSummarising] = useState(false);
@@ -119,7 +152,15 @@ export function ContextBar(props: { conversation: Conversation; status: ModelSta
   const fit = nextFit(conversation, conversation.draft.trim(), context, withImage);
   // The attached image is the cause: without it the message would fit.
   const imageTooBig = withImage && !fit.fits && !fit.maxTokensTooHigh && nextFit(conversation, conversation.draft.trim(), context).fits;
-  const full = !fit.fits && !props.busy && (conversation.turns.length > 0 || conversation.draft.trim() !== '');
+  // The draft's documents are the cause: without them the message would fit.
+  const docTokens = draftDocumentTokens(conversation);
+  const documentsTooBig =
+    docTokens > 0 &&
+    !fit.fits &&
+    !fit.maxTokensTooHigh &&
+    !imageTooBig &&
+    nextFit({ ...conversation, draftDocuments: [] }, conversation.draft.trim(), context, withImage).fits;
+  const full = !fit.fits && !props.busy && (conversation.turns.length > 0 || conversation.draft.trim() !== '' || docTokens > 0);
   const drop = full && !fit.maxTokensTooHigh ? turnsToDrop(conversation, conversation.draft.trim(), context) : null;
   const percent = Math.min(100, Math.round((used.tokens / context) * 100));
   const summary = async () => {
@@ -140,9 +181,11 @@ export function ContextBar(props: { conversation: Conversation; status: ModelSta
     { class: 'context-bar' },
     full && fit.maxTokensTooHigh && h(MaxTokensNotice, { conversation, context, needed: fit.needed, room: fit.room }),
     full && imageTooBig && h(ImageNotice, { conversation, context, needed: fit.needed }),
+    full && documentsTooBig && h(DocumentsNotice, { conversation, context, needed: fit.needed }),
     full &&
       !fit.maxTokensTooHigh &&
       !imageTooBig &&
+      !documentsTooBig &&
       h(
         'div',
         { class: 'notice notice-warn context-full', role: 'status', 'data-testid': 'context-full' },
@@ -187,6 +230,7 @@ export function ContextBar(props: { conversation: Conversation; status: ModelSta
       },
       h('meter', { min: 0, max: context, value: Math.min(used.tokens, context), high: context * 0.8, optimum: 0, 'aria-label': 'Context used' }),
       ` ${used.exact ? '' : '≈'}${formatInteger(used.tokens)} / ${formatInteger(context)} tokens of context (${percent}%)`,
+      docTokens > 0 && h('span', { 'data-testid': 'context-documents' }, ` · the attached documents ≈${formatInteger(docTokens)} more when sent`),
     ),
   );
 }

@@ -1,8 +1,9 @@
 // The Playground's settings of the current chat: the panel (system prompt, parameters, functions), the parameters
 // (sampling, length, thinking) and how the model here thinks.
 import { h } from 'preact';
+import { useState } from 'preact/hooks';
 import type { ModelStatus } from '#shared/wire/engine-port';
-import { chatDefaults, setChatDefaults, updateCurrent, type Conversation, type Sender } from './state/chat';
+import { applyPreset, chatDefaults, chatPresets, deletePreset, savePreset, setChatDefaults, updateCurrent, type Conversation, type Sender } from './state/chat';
 import { McpServers } from './mcp-section';
 import { DEFAULT_PARAMS, type Params } from './state/conversation-db';
 import { PARAM_RANGES, paramsProblem, rangeProblem, toolDefinitions, type RangedParam } from './state/conversation-request';
@@ -280,6 +281,7 @@ export function SettingsPanel(props: { conversation: Conversation; status: Model
     h(Parameters, { conversation, status }),
     h(Functions, { conversation }),
     h(McpServers, { conversation, sender }),
+    h(Presets, { conversation }),
     h(Defaults, { conversation }),
   );
 }
@@ -316,5 +318,90 @@ function Defaults(props: { conversation: Conversation }) {
         h('button', { type: 'button', class: 'button small', onClick: () => setChatDefaults(props.conversation) }, 'Make these the default for new chats'),
       saved && h('button', { type: 'button', class: 'button small', onClick: () => setChatDefaults(null) }, 'Back to the built-in defaults'),
     ),
+  );
+}
+
+/**
+ * Named presets of the workspace: the chat's system prompt and parameters saved under a name (Save as preset),
+ * applied to the chat on screen (Apply), or deleted; kept in this browser's `localStorage` as the defaults are.
+ */
+function Presets(props: { conversation: Conversation }) {
+  const presets = chatPresets();
+  const [name, setName] = useState('');
+  const [chosen, setChosen] = useState('');
+  const [said, setSaid] = useState('');
+  const selected = presets.some((p) => p.name === chosen) ? chosen : (presets[0]?.name ?? '');
+  const save = (e: Event) => {
+    e.preventDefault();
+    const named = name.trim();
+    if (!named) return setSaid('Give the preset a name first.');
+    const replaced = presets.some((p) => p.name === named);
+    if (!savePreset(named, props.conversation)) return setSaid('The preset could not be kept: this browser’s storage is full or off.');
+    setChosen(named);
+    setName('');
+    setSaid(replaced ? `Preset “${named}” replaced with these settings.` : `Saved as preset “${named}”.`);
+  };
+  return h(
+    'section',
+    { class: 'pg-presets', 'aria-labelledby': 'pg-presets-title', 'data-testid': 'chat-presets' },
+    h('h3', { id: 'pg-presets-title' }, 'Presets'),
+    presets.length > 0
+      ? h(
+          'div',
+          { class: 'field' },
+          h('label', { for: 'pg-preset', class: 'visually-hidden' }, 'Preset'),
+          h(
+            'div',
+            { class: 'actions' },
+            h(
+              'select',
+              { id: 'pg-preset', value: selected, onChange: (e: Event) => setChosen((e.currentTarget as HTMLSelectElement).value) },
+              presets.map((p) => h('option', { key: p.name, value: p.name }, p.name)),
+            ),
+            h(
+              'button',
+              {
+                type: 'button',
+                class: 'button small',
+                onClick: () => setSaid(applyPreset(selected) ? `Applied preset “${selected}” to this chat.` : 'That preset is gone.'),
+              },
+              'Apply',
+            ),
+            h(
+              'button',
+              {
+                type: 'button',
+                class: 'button small',
+                'aria-label': `Delete preset ${selected}`,
+                onClick: () => {
+                  deletePreset(selected);
+                  setChosen('');
+                  setSaid(`Preset “${selected}” deleted.`);
+                },
+              },
+              'Delete',
+            ),
+          ),
+        )
+      : h('p', { class: 'hint' }, 'No presets yet: save this chat’s settings under a name, to apply them to other chats.'),
+    h(
+      'form',
+      { class: 'field', onSubmit: save },
+      h('label', { for: 'pg-preset-name' }, 'Save these settings as a preset'),
+      h(
+        'div',
+        { class: 'actions' },
+        h('input', {
+          id: 'pg-preset-name',
+          type: 'text',
+          maxLength: 80,
+          placeholder: 'Name, e.g. Brief answers',
+          value: name,
+          onInput: (e: Event) => setName((e.currentTarget as HTMLInputElement).value),
+        }),
+        h('button', { type: 'submit', class: 'button small' }, 'Save as preset'),
+      ),
+    ),
+    h('p', { class: 'hint', role: 'status', 'data-testid': 'preset-said' }, said),
   );
 }

@@ -100,6 +100,19 @@ function UserTurn(props: TurnProps) {
     { class: 'turn user', 'data-turn': props.index },
     h('p', { class: 'who' }, 'You'),
     turn.image && h('img', { class: 'attached', src: turn.image, alt: 'Attached image' }),
+    turn.documents?.length &&
+      h(
+        'ul',
+        { class: 'document-chips', 'aria-label': 'Attached documents' },
+        turn.documents.map((doc, i) =>
+          h(
+            'li',
+            { class: 'attachment document', key: `${i}-${doc.name}`, 'data-testid': 'turn-document' },
+            h('span', { class: 'document-name' }, doc.name),
+            h('span', { class: 'muted' }, ` ${doc.text.length.toLocaleString('en')} characters`),
+          ),
+        ),
+      ),
     editing
       ? h(
           'form',

@@ -27,6 +27,11 @@ const ROLES = new Set(['user', 'assistant', 'note', 'tool']);
 function isTurn(v: unknown): boolean {
   if (!isObject(v) || !ROLES.has(v.role as string) || typeof v.text !== 'string') return false;
   if (v.versions !== undefined && !(Array.isArray(v.versions) && v.versions.every((x) => isObject(x) && typeof x.text === 'string'))) return false;
+  if (
+    v.documents !== undefined &&
+    !(Array.isArray(v.documents) && v.documents.every((d) => isObject(d) && typeof d.name === 'string' && typeof d.text === 'string'))
+  )
+    return false;
   if (v.branches === undefined) return true;
   return (
     Array.isArray(v.branches) &&

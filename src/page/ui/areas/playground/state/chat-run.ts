@@ -229,6 +229,7 @@ function putBack(
   if (!again && user) {
     conversation.draft = user.text;
     conversation.draftImage = user.image ? { url: user.image, name: user.imageName ?? 'image' } : null;
+    conversation.draftDocuments = user.documents ?? [];
   }
   conversation.title = title;
   chat.state = {

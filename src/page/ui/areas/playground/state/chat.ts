@@ -68,6 +68,69 @@ export function setChatDefaults(from: Conversation | null): void {
   notify();
 }
 
+/** A named preset: a system prompt and parameters saved under a name, to apply to any chat of the workspace. */
+export interface ChatPreset extends ChatDefaults {
+  name: string;
+}
+
+function presetsSlot(orgId: string): string {
+  return `inpage:chat-presets:${orgId}`;
+}
+
+/** The workspace's presets (this browser's `localStorage`), by name. */
+export function chatPresets(orgId: string | null = chat.state.orgId): ChatPreset[] {
+  if (!orgId) return [];
+  try {
+    const raw = localStorage.getItem(presetsSlot(orgId));
+    const kept = raw ? (JSON.parse(raw) as unknown) : [];
+    if (!Array.isArray(kept)) return [];
+    return (kept as Partial<ChatPreset>[])
+      .filter((p) => p && typeof p.name === 'string' && p.name.trim())
+      .map((p) => ({ name: p.name!, system: typeof p.system === 'string' ? p.system : '', params: { ...p.params } }))
+      .sort((a, b) => a.name.localeCompare(b.name));
+  } catch {
+    return [];
+  }
+}
+
+/** Whether the presets could be written (no room, or storage off: not). */
+function writePresets(orgId: string, presets: ChatPreset[]): boolean {
+  try {
+    localStorage.setItem(presetsSlot(orgId), JSON.stringify(presets));
+    return true;
+  } catch {
+    return false;
+  } finally {
+    notify();
+  }
+}
+
+/** Saves the chat's system prompt and parameters as the preset `name` (one of that name is replaced); false when not kept. */
+export function savePreset(name: string, from: Conversation): boolean {
+  const orgId = chat.state.orgId;
+  const named = name.trim().slice(0, 80);
+  if (!orgId || !named) return false;
+  const others = chatPresets(orgId).filter((p) => p.name !== named);
+  return writePresets(orgId, [...others, { name: named, system: from.system, params: structuredClone(from.params) }]);
+}
+
+export function deletePreset(name: string): void {
+  const orgId = chat.state.orgId;
+  if (orgId)
+    writePresets(
+      orgId,
+      chatPresets(orgId).filter((p) => p.name !== name),
+    );
+}
+
+/** The preset's system prompt and parameters become the current chat's (parameters it does not name at their defaults). */
+export function applyPreset(name: string): boolean {
+  const preset = chatPresets().find((p) => p.name === name);
+  if (!preset) return false;
+  updateCurrent({ system: preset.system, params: { ...DEFAULT_PARAMS, ...structuredClone(preset.params) } });
+  return true;
+}
+
 /** A new chat: the model of `from` (the one on screen), the system prompt and parameters new chats start from. */
 function blank(orgId: string, from?: Conversation): Conversation {
   const now = recordNow();
@@ -160,7 +223,7 @@ export function newConversation(): void {
   const now = current();
   if (now && now.turns.length === 0) return selectConversation(now.id);
   // An empty chat already in the list (nothing sent, nothing typed, never renamed) opens instead: they do not pile up.
-  const unused = chat.state.list.find((c) => c.turns.length === 0 && !c.draft.trim() && !c.draftImage && !c.named);
+  const unused = chat.state.list.find((c) => c.turns.length === 0 && !c.draft.trim() && !c.draftImage && !c.draftDocuments?.length && !c.named);
   if (unused) return selectConversation(unused.id);
   const fresh = blank(chat.state.orgId, now ?? undefined);
   chat.state = { ...chat.state, list: [fresh, ...chat.state.list], currentId: fresh.id, error: null };
@@ -203,7 +266,9 @@ export async function removeConversation(id: string): Promise<void> {
 }
 
 /** Model, system prompt, parameters or draft of the current conversation; saved shortly after. */
-export function updateCurrent(patch: Partial<Pick<Conversation, 'model' | 'modelChosen' | 'system' | 'params' | 'draft' | 'draftImage'>>): void {
+export function updateCurrent(
+  patch: Partial<Pick<Conversation, 'model' | 'modelChosen' | 'system' | 'params' | 'draft' | 'draftImage' | 'draftDocuments'>>,
+): void {
   const conversation = current();
   if (!conversation) return;
   // Another model: the error of a send to the one before is no longer this chat's.
@@ -242,13 +307,21 @@ export interface Sender {
   onAnswered: (error: ApiCallError | null) => void;
 }
 
-/** Sends the composer's text (and attached image) as the next user message of the current conversation. */
+/** Sends the composer's text (and attached image and documents) as the next user message of the current conversation. */
 export function send(sender: Sender, text: string): void {
   const conversation = current();
   if (!conversation || chat.controller) return;
   const image = conversation.draftImage && variantOf(conversation.model)?.vision ? conversation.draftImage : null;
-  const user: Turn = { id: newId('turn'), role: 'user', text, ...(image ? { image: image.url, imageName: image.name } : {}) };
+  const documents = conversation.draftDocuments ?? [];
+  const user: Turn = {
+    id: newId('turn'),
+    role: 'user',
+    text,
+    ...(image ? { image: image.url, imageName: image.name } : {}),
+    ...(documents.length ? { documents } : {}),
+  };
   conversation.draft = '';
+  conversation.draftDocuments = [];
   // An image the model cannot read stays with the draft (the composer says so), for a model that can.
   if (image) conversation.draftImage = null;
   void run(conversation, sender.key, [...conversation.turns], user, sender.onAnswered);
@@ -332,7 +405,12 @@ export function regenerate(sender: Sender): void {
 /** The branch on screen of the user turn at `at`, as its entry: its text and image and the turns after it. */
 function branchOf(turns: readonly Turn[], at: number): UserBranch {
   const user = turns[at]!;
-  return { text: user.text, ...(user.image ? { image: user.image, imageName: user.imageName } : {}), after: turns.slice(at + 1) };
+  return {
+    text: user.text,
+    ...(user.image ? { image: user.image, imageName: user.imageName } : {}),
+    ...(user.documents?.length ? { documents: user.documents } : {}),
+    after: turns.slice(at + 1),
+  };
 }
 
 /**
@@ -365,11 +443,12 @@ export function showBranch(turnId: string, index: number): void {
   const chosen = user?.branches?.[index];
   if (!user || !chosen || index === (user.branch ?? 0)) return;
   const branches = user.branches!.map((b, i) => (i === (user.branch ?? 0) ? branchOf(conversation.turns, at) : i === index ? { ...b, after: [] } : b));
-  const shown: Turn = { ...user, text: chosen.text, image: chosen.image, imageName: chosen.imageName, branches, branch: index };
+  const shown: Turn = { ...user, text: chosen.text, image: chosen.image, imageName: chosen.imageName, documents: chosen.documents, branches, branch: index };
   if (!chosen.image) {
     delete shown.image;
     delete shown.imageName;
   }
+  if (!chosen.documents) delete shown.documents;
   conversation.turns = [...conversation.turns.slice(0, at), shown, ...chosen.after];
   conversation.updatedAt = recordNow();
   save(conversation);
@@ -409,11 +488,13 @@ export function continueInNewChat(summary: string): void {
   fresh.params = structuredClone(from.params);
   fresh.draft = from.draft;
   fresh.draftImage = from.draftImage ?? null;
+  fresh.draftDocuments = from.draftDocuments ?? [];
   fresh.title = `${from.title} (continued)`.slice(0, 120);
   fresh.named = true;
   fresh.turns = [{ id: newId('turn'), role: 'note', text: `Continued from “${from.title}”: its summary is in this chat's system prompt (Settings).` }];
   from.draft = '';
   from.draftImage = null;
+  from.draftDocuments = [];
   save(from);
   chat.state = { ...chat.state, list: [fresh, ...chat.state.list], currentId: fresh.id, error: null };
   save(fresh);

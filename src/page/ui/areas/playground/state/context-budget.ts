@@ -3,6 +3,7 @@
 // answer's request come from its `usage` (exact); text the service has not counted yet is estimated, on the
 // safe side.
 import type { Conversation, Turn } from './conversation-db';
+import { documentsText, withDocuments } from './documents';
 
 /** Characters per token for text not yet counted: fewer than any of the models' tokenizers average, so an estimate errs high. */
 const CHARS_PER_TOKEN = 3;
@@ -55,7 +56,7 @@ function turnTokens(turn: Turn, count: (text: string) => number = estimateTokens
   const s = turn.stats;
   if (turn.role === 'assistant' && s?.exact && !turn.toolCalls?.length) return s.tokens - (s.reasoningTokens ?? 0) + MESSAGE_OVERHEAD_TOKENS;
   const calls = (turn.toolCalls ?? []).map((c) => c.name + c.arguments).join('');
-  return count(turn.text + calls) + (turn.image ? IMAGE_TOKENS : 0);
+  return count(withDocuments(turn.text, turn.documents) + calls) + (turn.image ? IMAGE_TOKENS : 0);
 }
 
 /**
@@ -98,14 +99,33 @@ interface Fit {
   maxTokensTooHigh: boolean;
 }
 
-/** Whether the next message (`draft`, with an image attached when `draftImage`) fits a context of `contextLength` tokens, and the answer's room. */
-export function nextFit(conversation: Pick<Conversation, 'system' | 'turns' | 'params'>, draft: string, contextLength: number, draftImage = false): Fit {
+/** The draft's attached documents, counted as the draft's text is, estimated (0 without any). */
+export function draftDocumentTokens(conversation: Pick<Conversation, 'draftDocuments'>, count: (text: string) => number = estimateTokens): number {
+  const text = documentsText(conversation.draftDocuments);
+  return text ? count(text) : 0;
+}
+
+/**
+ * Whether the next message (`draft`, with an image attached when `draftImage`, and the draft's documents) fits
+ * a context of `contextLength` tokens, and the answer's room.
+ */
+export function nextFit(
+  conversation: Pick<Conversation, 'system' | 'turns' | 'params' | 'draftDocuments'>,
+  draft: string,
+  contextLength: number,
+  draftImage = false,
+): Fit {
   const image = draftImage ? IMAGE_TOKENS : 0;
-  const needed = contextUsed(conversation).tokens + (draft ? estimateTokens(draft) : 0) + image;
+  const needed = contextUsed(conversation).tokens + (draft ? estimateTokens(draft) : 0) + image + draftDocumentTokens(conversation, estimateTokens);
   const room = contextLength - needed;
   const own = conversation.params.max_tokens;
   const wanted = own ?? MIN_ANSWER_TOKENS;
-  const most = contextUsed(conversation, boundTokens).tokens + (draft ? boundTokens(draft) : 0) + image + PROMPT_RESERVE_TOKENS;
+  const most =
+    contextUsed(conversation, boundTokens).tokens +
+    (draft ? boundTokens(draft) : 0) +
+    image +
+    draftDocumentTokens(conversation, boundTokens) +
+    PROMPT_RESERVE_TOKENS;
   const safeRoom = contextLength - most;
   return {
     needed,
@@ -120,12 +140,16 @@ export function nextFit(conversation: Pick<Conversation, 'system' | 'turns' | 'p
  * How many of the oldest turns (whole exchanges: up to the next message of the person) must be left out for the
  * next message to fit, the system prompt always kept; null when even leaving out every turn leaves no room.
  */
-export function turnsToDrop(conversation: Pick<Conversation, 'system' | 'turns' | 'params'>, draft: string, contextLength: number): number | null {
+export function turnsToDrop(
+  conversation: Pick<Conversation, 'system' | 'turns' | 'params' | 'draftDocuments'>,
+  draft: string,
+  contextLength: number,
+): number | null {
   const { turns } = conversation;
   const from = sentFrom(turns);
   const wanted = conversation.params.max_tokens ?? MIN_ANSWER_TOKENS;
   const system = conversation.system.trim() ? estimateTokens(conversation.system) : 0;
-  const draftTokens = draft ? estimateTokens(draft) : 0;
+  const draftTokens = (draft ? estimateTokens(draft) : 0) + draftDocumentTokens(conversation, estimateTokens);
   for (let at = from + 1; at <= turns.length; at++) {
     // Only cut before a message of the person (an answer never loses its question).
     if (at < turns.length && turns[at]!.role !== 'user') continue;

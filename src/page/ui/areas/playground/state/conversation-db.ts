@@ -33,6 +33,8 @@ export interface Turn {
   /** A data: URL the person attached (user turns, svc-vision), and the file's name. */
   image?: string;
   imageName?: string;
+  /** Text documents the person attached (user turns, any model), sent before the text (documents.ts). */
+  documents?: AttachedDocument[];
   reasoning?: string;
   /** How long the model thought, in milliseconds, once its answer began. */
   thoughtMs?: number;
@@ -86,11 +88,18 @@ export interface McpItem {
   answer?: 'approved' | 'denied';
 }
 
+/** A text document attached to a message: the file's name and its text. */
+export interface AttachedDocument {
+  name: string;
+  text: string;
+}
+
 /** One version of a message of the person, and the turns that followed it in that branch. */
 export interface UserBranch {
   text: string;
   image?: string;
   imageName?: string;
+  documents?: AttachedDocument[];
   after: Turn[];
 }
 
@@ -153,6 +162,8 @@ export interface Conversation {
   draftImage?: { url: string; name: string } | null;
   /** The MCP servers turned on for this chat (ids of mcp-servers.ts; their URL and token are kept there). */
   mcp?: string[];
+  /** The documents attached to the draft (any model), sent with it; back with the text after a failed send. */
+  draftDocuments?: AttachedDocument[];
   /** Whether the chat already said that earlier images are left out for a text model. */
   imagesNoted: boolean;
 }

@@ -6,6 +6,7 @@ import type { ModelId } from '#shared/variants';
 import type { Conversation, Params, Turn } from './conversation-db';
 import { KEY_PLACEHOLDER, fetchStreamCode, quote } from '../../../kit/client-code';
 import { sentFrom } from './context-budget';
+import { withDocuments } from './documents';
 
 interface Messages {
   messages: ChatMessage[];
@@ -23,15 +24,16 @@ export function toMessages(system: string, turns: readonly Turn[], model: ModelI
   if (system.trim()) messages.push({ role: 'system', content: system });
   for (const turn of turns.slice(sentFrom(turns))) {
     if (turn.role === 'user') {
+      const text = withDocuments(turn.text, turn.documents);
       if (turn.image && variantOf(model)!.vision) {
         const content: ContentPart[] = [
-          { type: 'text', text: turn.text },
+          { type: 'text', text },
           { type: 'image_url', image_url: { url: turn.image } },
         ];
         messages.push({ role: 'user', content });
       } else {
         if (turn.image) imagesLeftOut++;
-        messages.push({ role: 'user', content: turn.text });
+        messages.push({ role: 'user', content: text });
       }
     } else if (turn.role === 'assistant' && turn.toolCalls?.length) {
       messages.push({
@@ -187,14 +189,17 @@ function portable(turns: readonly Turn[]): Omit<Turn, 'id'>[] {
   }));
 }
 
-/** Whether a chat holds more than its turns on screen: versions of an answer, or of a message (branches). */
+/**
+ * Whether a chat holds more than its messages say: versions of an answer, or of a message (branches), or
+ * attached documents (the import takes them back as attachments, not as text typed).
+ */
 function hasVersions(turns: readonly Turn[]): boolean {
-  return turns.some((t) => (t.versions?.length ?? 0) > 1 || (t.branches?.length ?? 0) > 1);
+  return turns.some((t) => (t.versions?.length ?? 0) > 1 || (t.branches?.length ?? 0) > 1 || (t.documents?.length ?? 0) > 0);
 }
 
 /**
- * JSON export: the messages exactly as sent to /v1 (with images for a vision model), model and parameters; a
- * chat with versions (regenerated answers, edited messages and the branches after them) carries every turn as
+ * JSON export: the messages exactly as sent to /v1 (with images for a vision model, and attached documents'
+ * blocks), model and parameters; a chat with documents or versions (regenerated answers, edited messages and the branches after them) carries every turn as
  * the workspace keeps it in `turns` too, which the import takes back.
  */
 export function exportJson(conversation: Conversation): string {
@@ -214,6 +219,7 @@ export function exportMarkdown(conversation: Conversation): string {
     } else if (turn.role === 'user') {
       out.push('## You', '');
       if (turn.image) out.push('*(an image was attached)*', '');
+      for (const doc of turn.documents ?? []) out.push(`*Attached document ${doc.name}:*`, '', '````', doc.text, '````', '');
       out.push(turn.text, '');
       (turn.branches ?? []).forEach((b, i) => {
         if (i === (turn.branch ?? 0)) return;
