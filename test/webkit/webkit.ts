@@ -207,25 +207,26 @@ export function webkit(): () => WebKitPage {
 /** Opens `url` and waits until the service worker controls it and the engine is hosted; says what the page has. */
 export async function openApp(page: WebKitPage, url: string): Promise<{ controlled: boolean; webgpu: boolean }> {
   await page.goto(url);
-  const ready = async () => {
-    // WebKitWebDriver may answer the navigation before the page's module scripts ran.
-    await page.waitFor('window.inpageReady', () => (window.inpageReady ? true : null), null);
-    return page.evaluate(async () => {
-      await window.inpageReady;
-      return { controlled: navigator.serviceWorker.controller !== null, webgpu: 'gpu' in navigator };
-    }, null);
-  };
-  // A first visit to a server without isolation headers reloads once under the service worker before it is ready
-  // (src/page/isolation-reload.ts; WebKit stays unisolated after it), which ends the wait: wait again, in the new
-  // page (a try that still reaches the old one as it goes away fails too, so a few, apart).
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await ready();
-    } catch (err) {
-      if (attempt >= 3) throw err;
-      await new Promise((r) => setTimeout(r, 500));
-    }
-  }
+  // Polled with short scripts, not one script awaiting inpageReady: a first visit to a server without isolation
+  // headers reloads once under the service worker before it is ready (src/page/isolation-reload.ts; WebKit stays
+  // unisolated after it), and WebKitWebDriver does not end a script whose page went away until the script's own
+  // timeout (3 min: the WebKit llama.cpp test took 184 s instead of 43). Each poll reaches the page there is now;
+  // WebKitWebDriver may also answer the navigation before the page's module scripts ran.
+  return page.waitFor(
+    'inpageReady',
+    () => {
+      const w = window as unknown as {
+        inpageReady?: Promise<unknown>;
+        inpageOpening?: Promise<unknown>;
+        inpageOpened?: { controlled: boolean; webgpu: boolean };
+      };
+      if (!w.inpageReady) return null;
+      w.inpageOpening ??= w.inpageReady.then(() => (w.inpageOpened = { controlled: navigator.serviceWorker.controller !== null, webgpu: 'gpu' in navigator }));
+      return w.inpageOpened ?? null;
+    },
+    null,
+    SCRIPT_MS,
+  );
 }
 
 /** Signs up through the workspace page's form; returns the org id. */
