@@ -74,6 +74,18 @@ export interface McpToolInfo {
   input_schema: Record<string, unknown>;
   annotations: Record<string, unknown> | null;
 }
+/** A listed tool as an item keeps it, from a request's looser form (what it leaves out as null or an open schema). */
+export const mcpToolInfo = (tool: {
+  name: string;
+  description?: string | null;
+  input_schema?: Record<string, unknown> | null;
+  annotations?: Record<string, unknown> | null;
+}): McpToolInfo => ({
+  name: tool.name,
+  description: tool.description ?? null,
+  input_schema: tool.input_schema ?? { type: 'object' },
+  annotations: tool.annotations ?? null,
+});
 /** The tools one MCP server offered (docs/responses.md#remote-mcp-tools); `previous_response_id` reuses them. */
 export interface McpListToolsItem {
   id: string;

@@ -6,7 +6,7 @@ import { ApiError, unsupportedParameter } from '#shared/protocol/errors';
 import { bodyFields, validateChatRequest, toApiError } from '#shared/protocol/validate';
 import type { ChatCompletionRequest } from '#shared/protocol/types';
 import { DEFAULT_CATALOG, type ModelCatalog } from '#shared/model-config';
-import { itemId, type InputTextPart, type InputImagePart, type ConversationItem, type McpCallItem } from './items';
+import { itemId, mcpToolInfo, type InputTextPart, type InputImagePart, type ConversationItem, type McpCallItem } from './items';
 
 // ---- The request ----
 
@@ -429,12 +429,7 @@ function normaliseInput(
           id: item.id,
           type: 'mcp_list_tools',
           server_label: item.server_label,
-          tools: item.tools.map((t) => ({
-            name: t.name,
-            description: t.description ?? null,
-            input_schema: t.input_schema ?? { type: 'object' },
-            annotations: t.annotations ?? null,
-          })),
+          tools: item.tools.map(mcpToolInfo),
           error: item.error ?? null,
         });
         return;

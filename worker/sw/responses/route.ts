@@ -4,7 +4,7 @@ import { ApiError } from '#shared/protocol/errors';
 import { recordNow } from '#shared/record-time';
 import type { InpageConfig } from '#shared/config';
 import { parseResponsesRequest, referencedIds, toChatRequest, renameParam, type McpTurn, type ResponsesRequest } from './request';
-import { itemId, type ConversationItem, type McpApprovalRequestItem, type McpCallItem, type McpListToolsItem } from './items';
+import { itemId, mcpToolInfo, type ConversationItem, type McpApprovalRequestItem, type McpCallItem, type McpListToolsItem } from './items';
 import { ResponseBuilder, initialResponse, sseEvent, type StreamEvent } from './events';
 import { McpSession, checkMcpTools, needsApproval, newCall } from './mcp';
 import { findItems, getResponse, saveResponse, type PageOptions } from './store';
@@ -165,12 +165,7 @@ function inputListings(request: ResponsesRequest): McpListToolsItem[] {
             id: item.id,
             type: 'mcp_list_tools' as const,
             server_label: item.server_label,
-            tools: item.tools.map((t) => ({
-              name: t.name,
-              description: t.description ?? null,
-              input_schema: t.input_schema ?? { type: 'object' },
-              annotations: t.annotations ?? null,
-            })),
+            tools: item.tools.map(mcpToolInfo),
             error: null,
           },
         ],
