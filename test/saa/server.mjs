@@ -68,7 +68,8 @@ function testCertificate() {
       '-out',
       join(dir, 'cert.pem'),
     ],
-    { stdio: 'ignore' },
+    // openssl's output kept: a failure's message carries its stderr (execFileSync adds it), bounded in time.
+    { stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 },
   );
   const tls = { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) };
   rmSync(dir, { recursive: true, force: true });
