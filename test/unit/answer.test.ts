@@ -7,6 +7,7 @@ import { EngineRun } from '#shared/wire/engine-run';
 import type { EngineLink } from '#shared/wire/engine-link';
 import type { EngineEvent, EngineRequest } from '#shared/wire/engine-port';
 import type { Usage } from '#shared/protocol/types';
+import { ApiError } from '#shared/protocol/errors';
 
 const usage: Usage = {
   prompt_tokens: 4,
@@ -77,5 +78,71 @@ describe('runAnswer: booking before the usage is told', () => {
     await body.ended;
     expect(body.text()).toBe('one usage=6[DONE]');
     expect(booked).toEqual([6]);
+  });
+});
+
+describe('runAnswer: ended by the handover to a new version (worker/sw/handover.ts)', () => {
+  /** A link whose run fails as the real one does when the request's signal aborts. */
+  function abortableLink(run: EngineRun): EngineLink {
+    return {
+      generate: async (_req: EngineRequest, signal: AbortSignal) => {
+        signal.addEventListener('abort', () => run.fail(new ApiError('invalid_value', 'aborted')), { once: true });
+        return run;
+      },
+    } as unknown as EngineLink;
+  }
+
+  it('a stream in progress ends with an in-band service_unavailable, closed, and what was delivered is booked', async () => {
+    const run = new EngineRun();
+    const ending = new AbortController();
+    const { a, booked, journal } = accounting();
+    journal();
+    const failed: ApiError[] = [];
+    const withFail: AnswerFormat = { ...format, fail: (e) => (failed.push(e), [`failed ${e.code}`]) };
+    const response = await runAnswer(abortableLink(run), {} as EngineRequest, new AbortController().signal, { ...a, ending: ending.signal }, () => withFail);
+    const body = collect(response.body!);
+    run.push({ type: 'delta', content: 'one ' });
+    run.push({ type: 'delta', content: 'two ' });
+    await sleep(50);
+    run.settleSpent(null);
+    ending.abort();
+    await body.ended;
+    expect(body.text()).toBe('one two failed service_unavailable');
+    expect(failed[0]?.status).toBe(503);
+    expect(failed[0]?.retryAfter).toBe(1);
+    expect(booked).toEqual([2]); // one token per delivered piece: the engine could not tell
+  });
+
+  it('a request not begun yet when the handover ends it is refused with the same 503', async () => {
+    const ending = new AbortController();
+    ending.abort();
+    const { a } = accounting();
+    const link = {
+      generate: async (_req: EngineRequest, signal: AbortSignal) => {
+        if (signal.aborted) throw new ApiError('invalid_value', 'aborted');
+        return new EngineRun();
+      },
+    } as unknown as EngineLink;
+    const refused = await runAnswer(link, {} as EngineRequest, new AbortController().signal, { ...a, ending: ending.signal }, () => format).catch(
+      (e: unknown) => e,
+    );
+    expect(refused).toBeInstanceOf(ApiError);
+    expect((refused as ApiError).code).toBe('service_unavailable');
+  });
+
+  it("a client's own abort is not the handover's: no in-band error", async () => {
+    const run = new EngineRun();
+    const client = new AbortController();
+    const ending = new AbortController();
+    const { a, journal } = accounting();
+    journal();
+    const response = await runAnswer(abortableLink(run), {} as EngineRequest, client.signal, { ...a, ending: ending.signal }, () => format);
+    const body = collect(response.body!);
+    run.push({ type: 'delta', content: 'one ' });
+    await sleep(20);
+    run.settleSpent(null);
+    client.abort();
+    await sleep(50);
+    expect(body.text()).toBe('one ');
   });
 });

@@ -9,6 +9,7 @@ import type { AuthEnv } from './auth';
 import type { Accounting } from './answer';
 import type { EngineLink } from '#shared/wire/engine-link';
 import { bookUse } from './usage-book';
+import { handoverOf } from './handover';
 
 /** Who asks, as a model-taking route sees it. */
 export interface Caller {
@@ -39,6 +40,7 @@ export function modelAccess(link: EngineLink, catalog: () => ModelCatalog) {
       accounting: {
         book: (tokens) => bookUse(key.id, tokens),
         keepAlive: (until) => c.executionCtx.waitUntil(until),
+        ending: handoverOf(c.executionCtx),
       },
     });
     await next();

@@ -1,6 +1,6 @@
 // The one answer path every generating route shares: the engine call, the body written as JSON or SSE by the
 // route's AnswerFormat, abort handling, failure rules and the booking of the tokens to the key.
-import { ApiError } from '#shared/protocol/errors';
+import { ApiError, serviceUpdating } from '#shared/protocol/errors';
 import { SSE_HEADERS, encodeSse } from './sse';
 import { carriesText, type EngineEvent, type EngineRequest } from '#shared/wire/engine-port';
 import type { EngineLink } from '#shared/wire/engine-link';
@@ -38,6 +38,11 @@ export interface Accounting {
   book(tokens: number): Booking;
   /** Keeps the worker alive until `until` settles (the fetch event's waitUntil). */
   keepAlive(until: Promise<unknown>): void;
+  /**
+   * Aborted when this worker must end what it holds: a newer version takes over (handover.ts). The answer then ends
+   * as a failure would (a stream with an in-band error, a JSON body broken), its use booked.
+   */
+  readonly ending?: AbortSignal;
 }
 
 /**
@@ -60,9 +65,14 @@ export async function runAnswer(
   formatFor: (fingerprint: string) => AnswerFormat,
 ): Promise<Response> {
   const cancel = new AbortController();
-  const signal = AbortSignal.any([clientSignal, cancel.signal]);
+  const ending = accounting.ending;
+  const signal = AbortSignal.any(ending ? [clientSignal, cancel.signal, ending] : [clientSignal, cancel.signal]);
+  /** Aborted by the client (or its body cancelled), not by this worker's handover. */
+  const clientGone = () => clientSignal.aborted || cancel.signal.aborted;
   // Everything before this line resolves is checked before any status goes out.
-  const run = await link.generate(request, signal);
+  const run = await link.generate(request, signal).catch((err: unknown) => {
+    throw ending?.aborted && !clientGone() ? serviceUpdating() : err;
+  });
 
   /** The usage the engine reported at the finish of the current generation, if it got there. */
   let tokens: number | null = null;
@@ -131,8 +141,9 @@ export async function runAnswer(
           current = await link.generate(again, signal);
         }
         write(await format.close());
-      } catch (err) {
-        if (signal.aborted || !open) return;
+      } catch (caught) {
+        if (clientGone() || !open) return;
+        const err = ending?.aborted ? serviceUpdating() : caught;
         if (!stream) {
           // The 200 is gone and a JSON body cannot carry a late error: break the body, as a dropped
           // connection would, so clients see a network error (and the SDKs retry).
@@ -147,7 +158,7 @@ export async function runAnswer(
         // engine says the generation cost (prompt + completion tokens generated), never less than was delivered.
         const spent = tokens === null && !booking ? await current.spent : null;
         await book(earlier + (tokens ?? Math.max(spent?.total_tokens ?? 0, delivered))).journaled;
-        if (open && !signal.aborted) controller.close();
+        if (open && !clientGone()) controller.close();
         open = false;
       }
     },

@@ -19,9 +19,10 @@ import { EngineLink } from '#shared/wire/engine-link';
 import { deploymentConfig, serveWorkerScript } from './policy';
 import { drainUsage } from './usage-book';
 import { StayAwake } from './stay-awake';
+import { Handover } from './handover';
 import { errorResponse } from './respond';
 import { holdForLife, whenReleased } from '#shared/life-locks';
-import { ApiError } from '#shared/protocol/errors';
+import { ApiError, serviceUpdating } from '#shared/protocol/errors';
 import { isolated } from '#shared/isolation';
 import { DEFAULT_CATALOG, type ModelCatalog } from '#shared/model-config';
 import { recordNow } from '#shared/record-time';
@@ -140,23 +141,34 @@ export function startInpage(options: StartOptions): void {
   );
   // While a /v1 request is in progress, the pages are asked for a message now and then (stay-awake.ts).
   const awake = new StayAwake();
+  // Once a newer version waits, this one hands over within HANDOVER_MS (handover.ts).
+  const handover = new Handover();
+  const newerWaiting = () => self.registration.waiting !== null && self.serviceWorker?.state === 'activated';
   // Uses a previous life of this worker journaled but did not get to book (stopped, or the database blocked).
   void drainUsage();
 
   if (!guest) {
     self.addEventListener('install', () => {
-      // A new version takes over as soon as it has precached the new shell. Chromium holds the activation
-      // until the old version's fetch events are done, and each /v1 stream keeps its event open until its
-      // [DONE] (app.ts books the key's use in waitUntil), so a stream in progress ends on the old version; the event
-      // is held at most EVENT_HOLD_MS (stay-awake.ts), so an update may still cut a stream older than that. Clients
-      // that never pause keep the old version in control: it takes over about 1 s after the first pause
-      // (docs/browsers.md, *An update under continuous traffic waits for a pause*).
+      // A new version takes over as soon as it has precached the new shell. Chromium holds the activation until the
+      // old version's events are done; the old version hands over (handover.ts): it refuses new /v1 requests with a
+      // retryable 503, finishes the answers it holds and ends what is left after HANDOVER_MS (docs/browsers.md, *An
+      // update under continuous traffic*).
       void self.skipWaiting();
+    });
+
+    // A newer version that has installed waits for this one's events to end (handover.ts).
+    self.registration.addEventListener('updatefound', () => {
+      const installing = self.registration.installing;
+      installing?.addEventListener('statechange', () => {
+        if (installing.state === 'installed' && newerWaiting()) handover.begin();
+      });
     });
 
     self.addEventListener('activate', (event) => {
       // Control the page that registered us on its first visit, no reload needed.
       event.waitUntil(self.clients.claim());
+      // What the version before this one journaled and did not get to book (an update's handover).
+      void drainUsage();
     });
   }
 
@@ -206,10 +218,19 @@ export function startInpage(options: StartOptions): void {
       return;
     }
     if (url.origin !== self.location.origin || apiRoute(url.pathname, api) === null) return;
+    // A newer version waits: this one refuses new requests at once, so its events end and the new one takes over.
+    if (!guest && newerWaiting()) handover.begin();
+    if (handover.refusing) {
+      const waitMs = handover.retryAfterMs();
+      const refusal = errorResponse(serviceUpdating(Math.ceil(waitMs / 1000)));
+      refusal.headers.set('retry-after-ms', String(waitMs));
+      event.respondWith(refusal);
+      return;
+    }
     const context = {
       waitUntil: (promise: Promise<unknown>) => event.waitUntil(awake.forEvent(promise)),
       passThroughOnException: () => undefined,
-      props: {},
+      props: { ending: handover.signal },
     };
     event.respondWith(
       awake.hold(

@@ -178,6 +178,18 @@ export function contextExceeded(context: number, promptTokens: number, completio
 }
 
 /**
+ * What an old version of inpage's service worker answers a new /v1 request while a newer version waits to take over
+ * (worker/sw/handover.ts): retried a moment later, the request reaches the new version.
+ */
+export function serviceUpdating(retryAfter = 1): ApiError {
+  return new ApiError(
+    'service_unavailable',
+    'inpage is updating: a new version of its service worker takes over in a moment and answers this request when it is sent again (retry-after).',
+    { retryAfter },
+  );
+}
+
+/**
  * What the web server answers for /v1 while no service worker of inpage controls the request (unregistered by
  * another script, or the site's data cleared under an open tab, until the page registers it again): `npm start`
  * sends it (vite.config.ts), and a deployment's server should (docs/contract.md).
