@@ -6,7 +6,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import { auth, call, makeKey, openApp, type Answer } from './helpers';
 import { serveStatic, TEST_BUILD_DIR, type StaticServer } from './static-server';
-import { startMcpServer, type McpTestServer } from '../mcp/server';
+import { MCP_TOKEN, startMcpServer, type McpTestServer } from '../mcp/server';
 import { UPSTREAM_PORT } from '../../playwright.config';
 
 test.describe.configure({ mode: 'serial' });
@@ -62,7 +62,8 @@ test.beforeEach(async ({ page: p }) => {
 
 test('upstream: the model calls an MCP tool, inpage runs it and the upstream reads the result; JSON and stream', async () => {
   const before = await upstreamChats();
-  const answer = await post(page, key, { model: MODEL, input: 'please echo', tools: [mcpTool()] });
+  const tool = mcpTool({ authorization: MCP_TOKEN, headers: { 'x-team': 'blue' } });
+  const answer = await post(page, key, { model: MODEL, input: 'please echo', tools: [tool] });
   expect(answer.status, answer.text).toBe(200);
   expect(answer.headers['x-inpage-served-by']).toBe(HOST);
   const out = outputOf(answer);
@@ -76,6 +77,12 @@ test('upstream: the model calls an MCP tool, inpage runs it and the upstream rea
   expect(last.tools?.map((t) => t.function.name)).toEqual(['echo', 'slow', 'fail', 'large', 'whoami']);
   expect(last.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool']);
   expect(last.messages[2]!.content).toBe('echo: a');
+  // The upstream got functions only: no MCP tool, no token, no header of the server's.
+  const sentUp = await (await fetch(`${UP}/${tag}/_last`)).text();
+  expect(sentUp).not.toContain(MCP_TOKEN);
+  expect(sentUp).not.toContain('x-team');
+  expect(sentUp).not.toContain(mcp.url);
+  expect(mcp.requests.some((r) => r.authorization === `Bearer ${MCP_TOKEN}`)).toBe(true);
   // The MCP server was reached from the page's origin (the service worker), never by the upstream.
   expect(mcp.requests.filter((r) => r.method === 'POST' && r.path === '/mcp').length).toBeGreaterThan(0);
 
