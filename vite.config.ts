@@ -5,6 +5,7 @@ import { NoticeCollector, noticesFile } from './scripts/notices.ts';
 import { serviceWorkerBundle } from './scripts/sw-bundle-plugin.ts';
 import { WORKER_CHUNKS } from './scripts/worker-chunks.ts';
 import { wasmVariants, wasmVariantsAlias } from './scripts/wasm-kernels/vite-plugin.ts';
+import { mcpClientAlias } from './scripts/mcp-client-alias.ts';
 import { serviceWorkerCsp } from './src/shared/csp.ts';
 import { ISOLATION_HEADERS } from './src/shared/isolation.ts';
 import { providerHeaders } from './src/provider/headers.ts';
@@ -88,6 +89,8 @@ export default defineConfig(({ mode }) => {
     '@wllama/wllama': here('./node_modules/@wllama/wllama/esm/index.js'),
     // wllama's wasm with the SIMD kernels spliced in, made by the wasmVariants plugin (scripts/wasm-kernels/).
     ...wasmVariantsAlias,
+    // The MCP client's default validator (ajv) left out of the service worker: it is given one of inpage's.
+    ...mcpClientAlias,
     '#engine-impl': here(testBuild ? './test/engine/deterministic-engine.ts' : './worker/engine/device-engine.ts'),
   };
   // The licences and notices of every package the build carries (the app, its workers, sw.js), in its folder; not

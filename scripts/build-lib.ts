@@ -19,6 +19,7 @@ import { ENGINE_FILE_GLOBS, engineChunkFileNames } from '../src/shared/engine-fi
 import { testBuildDefine } from '../test/engine/knobs';
 import { WORKER_CHUNKS } from './worker-chunks';
 import { ensureWasmVariants, wasmVariantsAlias } from './wasm-kernels/vite-plugin';
+import { mcpClientAlias } from './mcp-client-alias';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const here = (path: string) => fileURLToPath(new URL(`../${path}`, import.meta.url));
@@ -59,6 +60,7 @@ export async function buildLibrary({ outDir, test = false, sourcemap = true, log
         '@wllama/wllama/esm': here('node_modules/@wllama/wllama/esm'),
         '@wllama/wllama': here('node_modules/@wllama/wllama/esm/index.js'),
         ...wasmVariantsAlias,
+        ...mcpClientAlias,
         '#engine-impl': here(test ? 'test/engine/deterministic-engine.ts' : 'worker/engine/device-engine.ts'),
       },
     },

@@ -16,6 +16,7 @@ import { build as buildWith, type BuildOptions } from 'vite';
 import { buildLibrary } from './build-lib.ts';
 import { configJsonSchema } from '../src/shared/config-schema.ts';
 import { NOTICES_FILE } from './notices.ts';
+import { mcpClientAlias } from './mcp-client-alias.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const here = (path: string) => fileURLToPath(new URL(`../${path}`, import.meta.url));
@@ -32,6 +33,8 @@ export async function buildPackage(): Promise<void> {
       logLevel: 'warn',
       publicDir: false,
       plugins: [notices.recorder()],
+      // The guest worker's MCP client without ajv (mcp-client-alias.ts).
+      resolve: { alias: mcpClientAlias },
       build: { outDir: PACKAGE_DIR, emptyOutDir: false, minify: false, ...build },
     });
   await module({

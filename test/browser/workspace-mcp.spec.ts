@@ -1,10 +1,11 @@
 // Issue 48, the Playground: a person adds a remote MCP server (a real one, test/mcp/server.ts), sees its tools,
 // turns it on for a chat, approves the call the answer asks for, sees its result, and finds it all after a reload.
 // The app is the test build on an origin of its own (static-server.ts) whose /inpage.config.json allows the server.
-import { expect, test, type Page } from '@playwright/test';
+import { readFile } from 'node:fs/promises';
+import { expect, test, type Download, type Page } from '@playwright/test';
 import { serveStatic, TEST_BUILD_DIR, type StaticServer } from './static-server';
 import { MCP_TOKEN, startMcpServer, type McpTestServer } from '../mcp/server';
-import { goToArea, openChatSettings, openWorkspace, playgroundKey, registerThroughForm } from './workspace-steps';
+import { chatAction, goToArea, openChatSettings, openWorkspace, playgroundKey, registerThroughForm } from './workspace-steps';
 
 test.describe.configure({ mode: 'serial' });
 
@@ -142,4 +143,107 @@ test('Deny: the call does not run; a server set to run without asking calls at o
   await expect(next.getByTestId('mcp-approval')).toHaveCount(0);
   await expect(next.getByTestId('mcp-call').locator('.tool-result')).toHaveText('echo: a');
   await expect(next.locator('.answer')).toHaveText('Tool said: echo: a');
+});
+
+async function downloadedText(download: Download): Promise<string> {
+  return readFile((await download.path())!, 'utf8');
+}
+
+/** The body the code view's fetch code sends (the JSON inside `JSON.stringify(…)`), parsed. */
+function codeBody(code: string): Record<string, unknown> {
+  const from = code.indexOf('JSON.stringify(') + 'JSON.stringify('.length;
+  return JSON.parse(code.slice(from, code.indexOf('\n  }),', from) + 4)) as Record<string, unknown>;
+}
+
+test('View as code and Export JSON of an MCP chat: the /v1/responses request it sends, a placeholder for the token', async ({ page }) => {
+  await startPlayground(page);
+  await addServer(page, 'test', mcp.url, MCP_TOKEN);
+  await expect(page.getByTestId('mcp-server').getByTestId('mcp-tools')).toHaveText('Tools: echo, slow, fail, large, whoami');
+  const sent: Record<string, unknown>[] = [];
+  page.on('request', (r) => void (r.method() === 'POST' && r.url().endsWith('/v1/responses') && sent.push(r.postDataJSON() as Record<string, unknown>)));
+  await page.getByLabel('Message').fill('please echo');
+  await chatAction(page, 'View as code');
+  const code = page.locator('#pg-code-text');
+  const fetchCode = (await code.textContent())!;
+  expect(fetchCode).toContain(`fetch('${app.origin}/v1/responses'`);
+  expect(fetchCode).toContain("data.type === 'response.output_text.delta'");
+  expect(fetchCode).not.toContain(MCP_TOKEN);
+  const tool = { type: 'mcp', server_label: 'test', server_url: mcp.url, require_approval: 'always', authorization: 'YOUR_MCP_TOKEN_FOR_test' };
+  const shown = codeBody(fetchCode);
+  expect(shown).toEqual({
+    model: expect.any(String),
+    input: [{ role: 'user', content: 'please echo' }],
+    tools: [tool],
+    stream: true,
+    ...(shown.reasoning ? { reasoning: { effort: 'none' } } : {}),
+  });
+  await expect(page.locator('.pg-code .hint')).toContainText("each MCP server's token in place of YOUR_MCP_TOKEN_FOR_test");
+  await page.getByRole('button', { name: 'openai SDK' }).click();
+  const sdkCode = (await code.textContent())!;
+  expect(sdkCode).toContain('await client.responses.create({');
+  expect(sdkCode).toContain('"authorization": "YOUR_MCP_TOKEN_FOR_test"');
+  expect(sdkCode).not.toContain(MCP_TOKEN);
+
+  // What the send makes is what the code showed, but for the token.
+  await page.getByRole('button', { name: 'Send' }).click();
+  const answer = page.locator('.turn.assistant').first();
+  await expect(answer).toHaveAttribute('data-status', 'done');
+  await expect(answer.getByTestId('mcp-approval')).toContainText('waiting for you');
+  expect(sent).toHaveLength(1);
+  expect(sent[0]).toEqual({ ...shown, tools: [{ ...tool, authorization: MCP_TOKEN }] });
+
+  const [exported] = await Promise.all([page.waitForEvent('download'), chatAction(page, 'Export JSON')]);
+  const text = await downloadedText(exported);
+  expect(text).not.toContain(MCP_TOKEN);
+  const body = JSON.parse(text) as Record<string, unknown>;
+  expect(body.messages).toBeUndefined();
+  expect(body.input).toEqual([{ role: 'user', content: 'please echo' }]);
+  expect(body.tools).toEqual([tool]);
+  // It imports back: the messages become the chat's turns (the servers are this browser's, not the file's).
+  await page.locator('#pg-import').setInputFiles({ name: 'chat.json', mimeType: 'application/json', buffer: Buffer.from(text) });
+  await expect(page.locator('.pg-chats .chat-open')).toHaveCount(2);
+  await expect(page.locator('.turn.user')).toHaveCount(1);
+  await expect(page.locator('.turn.user').first()).toContainText('please echo');
+});
+
+test('two approval requests in one answer: both answered, then sent together (one request, two mcp_approval_response items)', async ({ page }) => {
+  await startPlayground(page);
+  await addServer(page, 'test', mcp.url);
+  await expect(page.getByTestId('mcp-server').getByTestId('mcp-tools')).toHaveText('Tools: echo, slow, fail, large, whoami');
+  const sent: Record<string, unknown>[] = [];
+  page.on('request', (r) => void (r.method() === 'POST' && r.url().endsWith('/v1/responses') && sent.push(r.postDataJSON() as Record<string, unknown>)));
+  await page.getByLabel('Message').fill('echo then whoami');
+  await page.getByRole('button', { name: 'Send' }).click();
+  const answer = page.locator('.turn.assistant').first();
+  await expect(answer).toHaveAttribute('data-status', 'done');
+  const asks = answer.getByTestId('mcp-approval');
+  await expect(asks).toHaveCount(2);
+  await expect(asks.nth(0)).toContainText('Asks to call echo on test · waiting for you');
+  await expect(asks.nth(1)).toContainText('Asks to call whoami on test · waiting for you');
+  const listed = sent.length;
+  // The first choice waits for the second: nothing is sent yet, and it can still be changed.
+  await asks.nth(0).getByRole('button', { name: 'Deny' }).click();
+  await expect(asks.nth(0)).toContainText('denied, sent once every request here is answered');
+  await asks.nth(0).getByRole('button', { name: 'Approve' }).click();
+  await expect(asks.nth(0)).toContainText('approved, sent once every request here is answered');
+  await expect(asks.nth(0).getByRole('button', { name: 'Approve' })).toHaveAttribute('aria-pressed', 'true');
+  await expect(asks.nth(1)).toContainText('waiting for you');
+  expect(sent.length).toBe(listed);
+  await asks.nth(1).getByRole('button', { name: 'Deny' }).click();
+  await expect(answer).toHaveAttribute('data-status', 'done');
+  await expect(asks.nth(0)).toContainText('Asks to call echo on test · approved');
+  await expect(asks.nth(1)).toContainText('Asks to call whoami on test · denied');
+  await expect(answer.getByRole('button', { name: 'Approve' })).toHaveCount(0);
+  const calls = answer.getByTestId('mcp-call');
+  await expect(calls).toHaveCount(1);
+  await expect(calls).toContainText('Calls echo on test · done');
+  await expect(calls.locator('.tool-result')).toHaveText('echo: a');
+  expect(sent.length).toBe(listed + 1);
+  const input = sent.at(-1)!.input as { type: string; approval_request_id: string; approve: boolean }[];
+  expect(input.map((i) => [i.type, i.approve])).toEqual([
+    ['mcp_approval_response', true],
+    ['mcp_approval_response', false],
+  ]);
+  expect(new Set(input.map((i) => i.approval_request_id)).size).toBe(2);
+  expect(sent.at(-1)!.previous_response_id).toEqual(expect.stringMatching(/^resp_/));
 });

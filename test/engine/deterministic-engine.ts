@@ -50,6 +50,7 @@ import type { PlannedRequest, ToolPlan } from '../../worker/engine/common/plan';
 import { smallestInstance } from './smallest-instance';
 import { deterministicEmbedding } from './deterministic-embedding';
 import { TEST_KNOB_DEFAULTS, type TestKnobs } from './knobs';
+import { webllmFakeEngine } from './webllm-fake-engine';
 import type { EmbeddingRequest } from '#shared/protocol/embeddings';
 
 export const TEST_CONTEXT_LENGTH = 4096;
@@ -141,7 +142,8 @@ interface GroupState {
   bytesDone: number;
 }
 
-export const createEngine: EngineFactory = (config: InpageConfig, catalog?: ModelCatalog) => new DeterministicEngine(config, catalog);
+export const createEngine: EngineFactory = (config: InpageConfig & Partial<TestKnobs>, catalog?: ModelCatalog) =>
+  config.webllmFake === 1 ? webllmFakeEngine(config, catalog) : new DeterministicEngine(config, catalog);
 
 export class DeterministicEngine implements Engine {
   private readonly groups = new Map<string, GroupState>();

@@ -14,6 +14,12 @@ export const TEST_KNOB_DEFAULTS = {
    * sizes) exceed it is unavailable and refused with model_too_large_for_device, as the llama.cpp engine does.
    */
   cpuMemoryMiB: 0,
+  /**
+   * 1: this device's engine is not the deterministic one but the web-llm engine (worker/engine/webllm/adapter.ts)
+   * over its fake of web-llm, typed by web-llm's own interfaces (test/unit/webllm-fake.ts), whose model answers as
+   * test/engine/webllm-fake-engine.ts scripts it: web-llm's request translation, tool calls and streaming, in a browser.
+   */
+  webllmFake: 0,
 };
 
 export type TestKnobs = typeof TEST_KNOB_DEFAULTS;

@@ -28,7 +28,7 @@ describe('settings come from the deployment, never from the page URL', () => {
   });
 
   it('lets the test build take its knobs from the URL (vitest runs in test mode), and nothing else', async () => {
-    expect(TEST_KNOBS).toEqual(['tokenDelayMs', 'pretendWeightsBytes', 'cpuMemoryMiB']);
+    expect(TEST_KNOBS).toEqual(['tokenDelayMs', 'pretendWeightsBytes', 'cpuMemoryMiB', 'webllmFake']);
     expect(urlSettings('?tokenDelayMs=5&queueDepth=0&modelBaseUrl=x')).toEqual({ tokenDelayMs: '5' });
     expect(urlSettings('?pretendWeightsBytes=200000000')).toEqual({ pretendWeightsBytes: '200000000' });
     expect(urlSettings('?cpuMemoryMiB=4096')).toEqual({ cpuMemoryMiB: '4096' });

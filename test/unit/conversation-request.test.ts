@@ -1,6 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_PARAMS, type Conversation, type Turn } from '../../src/page/ui/areas/playground/state/conversation-db';
-import { exportName, paramsProblem, requestBody, requestCode, responsesBody, toMessages } from '../../src/page/ui/areas/playground/state/conversation-request';
+import {
+  conversationRequest,
+  exportJson,
+  exportName,
+  paramsProblem,
+  requestBody,
+  requestCode,
+  responsesBody,
+  toMessages,
+} from '../../src/page/ui/areas/playground/state/conversation-request';
+import type { McpServer } from '../../src/page/ui/areas/playground/state/mcp-servers';
+import { parseExport } from '../../src/page/ui/areas/playground/state/chat-import';
 
 const turns: Turn[] = [
   { id: '1', role: 'user', text: 'look', image: 'data:image/png;base64,AAAA' },
@@ -116,6 +127,63 @@ describe('what a Playground conversation sends', () => {
     const code = requestCode('openai', 'http://x/v1', { model: 'svc-vision', messages: [] });
     expect(code).toContain('"stream": true');
     expect(code).toContain("baseURL: 'http://x/v1'");
+  });
+
+  it('with MCP servers on: the /v1/responses request as code and export, each token a placeholder; the export imports back', () => {
+    const server = (label: string, token: string): McpServer => ({
+      id: `mcp_${label}`,
+      label,
+      url: `https://${label}.example/mcp`,
+      token,
+      approval: 'always',
+      tools: null,
+      error: null,
+      created: 0,
+    });
+    const servers = [server('a', 'secret-token-a'), server('b', '')];
+    const conversation = {
+      title: 'MCP',
+      model: 'svc-model-5.2',
+      system: 'Be brief.',
+      params: { ...DEFAULT_PARAMS, temperature: 0.5 },
+      turns: [
+        { id: '1', role: 'user', text: 'hi' },
+        { id: '2', role: 'assistant', text: 'hello', status: 'done' },
+      ],
+      mcp: ['mcp_a', 'mcp_b'],
+    } as unknown as Conversation;
+    const body = conversationRequest(conversation, 'use a', servers);
+    expect(body).toEqual({
+      model: 'svc-model-5.2',
+      instructions: 'Be brief.',
+      input: [
+        { role: 'user', content: 'hi' },
+        { role: 'assistant', content: 'hello' },
+        { role: 'user', content: 'use a' },
+      ],
+      tools: [
+        { type: 'mcp', server_label: 'a', server_url: 'https://a.example/mcp', require_approval: 'always', authorization: 'YOUR_MCP_TOKEN_FOR_a' },
+        { type: 'mcp', server_label: 'b', server_url: 'https://b.example/mcp', require_approval: 'always' },
+      ],
+      temperature: 0.5,
+    });
+    // Without the servers (none on), the chat completion it was.
+    expect(conversationRequest(conversation, 'use a')).toMatchObject({ messages: expect.any(Array) });
+    const fetchCode = requestCode('fetch', 'http://x/v1', body);
+    expect(fetchCode).toContain("fetch('http://x/v1/responses'");
+    expect(fetchCode).toContain("if (data.type === 'response.output_text.delta') text += data.delta;");
+    const sdk = requestCode('openai', 'http://x/v1', body);
+    expect(sdk).toContain('await client.responses.create({');
+    expect(sdk).not.toContain('chat.completions');
+    const exported = exportJson(conversation, servers);
+    expect(exported).not.toContain('secret-token-a');
+    const back = parseExport(exported, 'svc-model-5.2-fast');
+    if (typeof back === 'string') throw new Error(back);
+    expect(back).toMatchObject({ title: 'MCP', model: 'svc-model-5.2', system: 'Be brief.', params: { temperature: 0.5, tools: '' } });
+    expect(back.turns.map((t) => [t.role, t.text])).toEqual([
+      ['user', 'hi'],
+      ['assistant', 'hello'],
+    ]);
   });
 
   it('names export files after the title in safe characters', () => {

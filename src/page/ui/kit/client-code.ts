@@ -9,10 +9,17 @@ export function quote(text: string): string {
 }
 
 /**
- * Code that streams a chat completion with plain `fetch` and prints its text. `authorization` and `body` are
- * JavaScript expressions, written into the code as they are.
+ * Code that streams a chat completion (or, `api` `responses`, a /v1/responses answer: its `output_text` deltas) with
+ * plain `fetch` and prints its text. `authorization` and `body` are JavaScript expressions, written into the code as they are.
  */
-export function fetchStreamCode(url: string, authorization: string, body: string): string {
+export function fetchStreamCode(url: string, authorization: string, body: string, api: 'chat' | 'responses' = 'chat'): string {
+  const read =
+    api === 'chat'
+      ? `    const data = event.replace(/^data: /, '');
+    if (data === '[DONE]') continue;
+    text += JSON.parse(data).choices[0]?.delta.content ?? '';`
+      : `    const data = JSON.parse(event.slice(event.indexOf('data: ') + 6));
+    if (data.type === 'response.output_text.delta') text += data.delta;`;
   return `const res = await fetch(${quote(url)}, {
   method: 'POST',
   headers: { authorization: ${authorization}, 'content-type': 'application/json' },
@@ -28,9 +35,7 @@ for (;;) {
   const events = buffer.split('\\n\\n');
   buffer = events.pop();
   for (const event of events) {
-    const data = event.replace(/^data: /, '');
-    if (data === '[DONE]') continue;
-    text += JSON.parse(data).choices[0]?.delta.content ?? '';
+${read}
   }
 }
 console.log(text);`;

@@ -11,6 +11,7 @@ import { cardOf } from '../../../model-cards';
 import { panelButton, type Panel } from './panel';
 import { duplicateConversation, updateCurrent, type Conversation } from './state/chat';
 import { exportJson, exportMarkdown, exportName } from './state/conversation-request';
+import { serversOn } from './state/mcp-servers';
 
 function download(name: string, type: string, text: string): void {
   const url = URL.createObjectURL(new Blob([text], { type }));
@@ -131,7 +132,7 @@ function MoreMenu(props: MenuProps) {
     { label: 'Duplicate chat', run: duplicateConversation, disabled: empty || busy },
     {
       label: 'Export JSON',
-      run: () => download(exportName(conversation, 'json'), 'application/json', exportJson(conversation)),
+      run: () => download(exportName(conversation, 'json'), 'application/json', exportJson(conversation, serversOn(conversation.mcp))),
       disabled: empty,
     },
     {

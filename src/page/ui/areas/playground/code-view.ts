@@ -3,13 +3,16 @@ import { h } from 'preact';
 import { useState } from 'preact/hooks';
 import { BASE_URL } from '../../kit/api';
 import type { Conversation } from './state/chat';
-import { conversationRequest, requestCode } from './state/conversation-request';
+import { conversationRequest, mcpTokenPlaceholder, requestCode } from './state/conversation-request';
+import { serversOn } from './state/mcp-servers';
 import { CodeBlock } from '../../kit/widgets';
 
 /** `onClose`: its Close button (Escape too: the Playground's shortcuts). */
 export function CodeView(props: { conversation: Conversation; onClose: () => void }) {
   const [kind, setKind] = useState<'fetch' | 'openai'>('fetch');
-  const body = conversationRequest(props.conversation, props.conversation.draft.trim() || 'Your next message');
+  const servers = serversOn(props.conversation.mcp);
+  const body = conversationRequest(props.conversation, props.conversation.draft.trim() || 'Your next message', servers);
+  const tokens = servers.filter((s) => s.token).map((s) => mcpTokenPlaceholder(s.label));
   return h(
     'section',
     { class: 'card pg-code', 'aria-labelledby': 'pg-code-title' },
@@ -19,7 +22,12 @@ export function CodeView(props: { conversation: Conversation; onClose: () => voi
       h('h2', { id: 'pg-code-title' }, 'This chat as code'),
       h('button', { type: 'button', class: 'button small', onClick: props.onClose, 'aria-keyshortcuts': 'Escape' }, 'Close'),
     ),
-    h('p', { class: 'hint' }, 'The request the next send makes, with the message in the composer; put your key in place of YOUR_INPAGE_KEY.'),
+    h(
+      'p',
+      { class: 'hint' },
+      'The request the next send makes, with the message in the composer; put your key in place of YOUR_INPAGE_KEY',
+      tokens.length > 0 ? ` and each MCP server's token in place of ${tokens.join(', ')} (the Playground never shows a token).` : '.',
+    ),
     h(
       'div',
       { class: 'segmented', role: 'group', 'aria-label': 'Client' },

@@ -326,7 +326,17 @@ function McpCards(props: { turn: Turn; last: boolean; busy: boolean; sender: Sen
           asking ? 'Asks to call ' : 'Calls ',
           h('code', null, item.name ?? ''),
           ` on ${item.server_label}`,
-          h('span', { class: 'muted' }, asking ? (item.answer ? ` · ${item.answer}` : ' · waiting for you') : ` · ${callState(item)}`),
+          h(
+            'span',
+            { class: 'muted' },
+            asking
+              ? item.answer
+                ? ` · ${item.answer}`
+                : item.choice && waiting
+                  ? ` · ${item.choice}, sent once every request here is answered`
+                  : ' · waiting for you'
+              : ` · ${callState(item)}`,
+          ),
         ),
         h('pre', { class: 'tool-call-args', 'aria-label': `Arguments of ${item.name ?? 'the call'}` }, h('code', null, item.arguments || '{}')),
         !asking &&
@@ -351,13 +361,20 @@ function McpCards(props: { turn: Turn; last: boolean; busy: boolean; sender: Sen
                 type: 'button',
                 class: 'button small primary',
                 disabled: props.busy,
+                'aria-pressed': item.choice === 'approved' ? 'true' : 'false',
                 onClick: () => answerApproval(props.sender!, turn.id, item.id, true),
               },
               'Approve',
             ),
             h(
               'button',
-              { type: 'button', class: 'button small', disabled: props.busy, onClick: () => answerApproval(props.sender!, turn.id, item.id, false) },
+              {
+                type: 'button',
+                class: 'button small',
+                disabled: props.busy,
+                'aria-pressed': item.choice === 'denied' ? 'true' : 'false',
+                onClick: () => answerApproval(props.sender!, turn.id, item.id, false),
+              },
               'Deny',
             ),
           ),

@@ -1,5 +1,7 @@
 // Import of a chat exported as JSON (Export JSON: the request that continues the chat, with its title): the
-// messages become turns and the request's parameters the chat's settings again, so an export round-trips.
+// messages become turns and the request's parameters the chat's settings again, so an export round-trips. A chat
+// with MCP servers on exports its /v1/responses request: its `instructions` and `input` messages are taken the
+// same way; its `mcp` tools are not (the servers, and their tokens, are this browser's own, mcp-servers.ts).
 import { modelIds, variantOf } from '#shared/catalog';
 import type { ModelId } from '#shared/variants';
 import { DEFAULT_PARAMS, type Params, type Turn } from './conversation-db';
@@ -13,11 +15,12 @@ function contentOf(content: unknown): { text: string; image?: string } {
   if (typeof content === 'string') return { text: content };
   if (!Array.isArray(content)) return { text: '' };
   const text = content
-    .filter((p) => isObject(p) && p.type === 'text')
+    .filter((p) => isObject(p) && (p.type === 'text' || p.type === 'input_text' || p.type === 'output_text'))
     .map((p) => String((p as Json).text ?? ''))
     .join('\n');
-  const image = content.find((p) => isObject(p) && p.type === 'image_url') as Json | undefined;
-  const url = isObject(image?.image_url) ? image.image_url.url : undefined;
+  const image = content.find((p) => isObject(p) && (p.type === 'image_url' || p.type === 'input_image')) as Json | undefined;
+  // A chat part's `image_url` is an object; a Responses `input_image`'s the URL itself.
+  const url = isObject(image?.image_url) ? image.image_url.url : image?.image_url;
   return typeof url === 'string' ? { text, image: url } : { text };
 }
 
@@ -39,6 +42,25 @@ function isTurn(v: unknown): boolean {
   );
 }
 
+/** A /v1/responses request (an MCP chat's export) as the chat request it stands for: messages, parameters, no `mcp` tools. */
+function fromResponses(body: Json): Json {
+  const messages: Json[] = typeof body.instructions === 'string' && body.instructions ? [{ role: 'system', content: body.instructions }] : [];
+  for (const item of body.input as unknown[]) if (isObject(item) && (item.type === undefined || item.type === 'message')) messages.push(item);
+  // A Responses function tool is flat (`{type, name, parameters}`): the chat's settings hold it without `type`.
+  const tools = Array.isArray(body.tools)
+    ? body.tools.flatMap((t) => (isObject(t) && t.type === 'function' ? [Object.fromEntries(Object.entries(t).filter(([k]) => k !== 'type'))] : []))
+    : [];
+  const reasoning = isObject(body.reasoning) ? body.reasoning : null;
+  const { input: _input, instructions: _instructions, max_output_tokens, reasoning: _reasoning, ...rest } = body;
+  return {
+    ...rest,
+    messages,
+    tools,
+    ...(max_output_tokens !== undefined ? { max_tokens: max_output_tokens } : {}),
+    ...(reasoning?.effort === 'none' ? { reasoning_effort: 'none' } : {}),
+  };
+}
+
 /**
  * The chat in an export, as the parts a conversation is made of; a string says why the file is not one. A model
  * this deployment does not offer becomes `fallback`.
@@ -53,6 +75,7 @@ export function parseExport(
   } catch {
     return 'That file is not JSON: choose a chat exported with Export JSON.';
   }
+  if (isObject(body) && !Array.isArray(body.messages) && Array.isArray(body.input)) body = fromResponses(body);
   if (!isObject(body) || !Array.isArray(body.messages)) return 'That file has no "messages": choose a chat exported with Export JSON.';
   const chats = modelIds().filter((id) => !variantOf(id)?.embeddings);
   const model = typeof body.model === 'string' && chats.includes(body.model as ModelId) ? (body.model as ModelId) : fallback;

@@ -5,8 +5,8 @@ import type { ModelId } from '#shared/variants';
 import { recordNow } from '#shared/record-time';
 import { ApiCallError, streamChat, streamResponse, type ResponseEvent } from '../../../kit/api';
 import type { AnswerVersion, Conversation, McpItem, Turn, TurnStats } from './conversation-db';
-import { requestBody, responsesBody, toMessages } from './conversation-request';
-import { mcpErrorText, mcpTool, serversOn, updateMcpServer, type McpServer } from './mcp-servers';
+import { mcpTool, requestBody, responsesBody, toMessages } from './conversation-request';
+import { mcpErrorText, serversOn, updateMcpServer, type McpServer } from './mcp-servers';
 import { cutInForce, nextFit, roomFrom } from './context-budget';
 import { getState } from '../../../store';
 import { chat, newId, notify, notifySoon, save, saveStreaming } from './chat-state';
@@ -29,8 +29,8 @@ interface RunOptions {
   again?: { turns: Turn[]; versions: AnswerVersion[] };
   /** Continued: the answer (the last of `history`) the new text is added to. */
   extend?: Turn;
-  /** With `extend`: the person's answer to one of its MCP approval requests, sent by `previous_response_id`. */
-  approval?: { id: string; approve: boolean };
+  /** With `extend`: the person's answers to its MCP approval requests (all it asks), sent by `previous_response_id`. */
+  approvals?: { id: string; approve: boolean }[];
 }
 
 /** The context of `model` on this device (or its upstream), as the engine reports it; null while unknown. */
@@ -305,20 +305,21 @@ export async function run(
   // MCP servers on: the answer comes from /v1/responses, with an `mcp` tool per server (an approval continues by
   // previous_response_id); the listings, calls and approval requests are kept with the answer.
   const servers = serversOn(conversation.mcp);
-  if (options.approval) {
-    const { id, approve } = options.approval;
-    answer.mcp = answer.mcp?.map((i) => (i.id === id ? { ...i, answer: approve ? 'approved' : 'denied' } : i));
+  const approvals = options.approvals;
+  if (approvals) {
+    const answers = new Map(approvals.map((a) => [a.id, a.approve]));
+    answer.mcp = answer.mcp?.map(({ choice: _choice, ...i }) => (answers.has(i.id) ? { ...i, answer: answers.get(i.id) ? 'approved' : 'denied' } : i));
   }
   const got: Received = { started: performance.now(), firstAt: null, thinkingFrom: null, deltas: 0, usage: null, finish: null, servedBy: null };
   let failure: unknown = null;
   try {
     if (servers.length > 0) {
       const tools = servers.map((s) => mcpTool(s));
-      const body = options.approval
+      const body = approvals
         ? {
             model,
             previous_response_id: before!.responseId,
-            input: [{ type: 'mcp_approval_response', approval_request_id: options.approval.id, approve: options.approval.approve }],
+            input: approvals.map((a) => ({ type: 'mcp_approval_response', approval_request_id: a.id, approve: a.approve })),
             tools,
           }
         : responsesBody(requestBody(model, messages, conversation.params), tools);

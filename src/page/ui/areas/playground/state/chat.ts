@@ -366,16 +366,25 @@ export function setMcpOn(serverId: string, on: boolean): void {
 }
 
 /**
- * The person's answer to an MCP approval request of the last answer: sent with `previous_response_id`, and what
- * follows (the call, its result, the model's words) is added to that answer. If that fails before it begins, the
- * request waits again.
+ * The person's answer to an MCP approval request of the last answer. An answer that asks several (two calls in one
+ * turn) is answered in one request: each choice is kept on its card until every request has one, then all go with
+ * `previous_response_id`, an `mcp_approval_response` each, and what follows (the calls, their results, the model's
+ * words) is added to that answer. If that fails before it begins, the requests wait again (the choices kept).
  */
 export function answerApproval(sender: Sender, turnId: string, requestId: string, approve: boolean): void {
   const conversation = current();
   const last = conversation?.turns[conversation.turns.length - 1];
   if (!conversation || chat.controller || last?.id !== turnId || last.role !== 'assistant' || !last.responseId) return;
   if (!last.mcp?.some((i) => i.id === requestId && i.type === 'mcp_approval_request' && !i.answer)) return;
-  void run(conversation, sender.key, [...conversation.turns], null, sender.onAnswered, { extend: last, approval: { id: requestId, approve } });
+  last.mcp = last.mcp.map((i) => (i.id === requestId ? { ...i, choice: approve ? 'approved' : 'denied' } : i));
+  const open = last.mcp.filter((i) => i.type === 'mcp_approval_request' && !i.answer);
+  if (open.some((i) => !i.choice)) {
+    save(conversation);
+    notify();
+    return;
+  }
+  const approvals = open.map((i) => ({ id: i.id, approve: i.choice === 'approved' }));
+  void run(conversation, sender.key, [...conversation.turns], null, sender.onAnswered, { extend: last, approvals });
 }
 
 /** Asks again for the last answer: the turns from the last user message on are replaced. */

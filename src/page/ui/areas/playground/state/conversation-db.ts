@@ -84,8 +84,13 @@ export interface McpItem {
   output?: string | null;
   error?: string | null;
   status?: string;
-  /** An approval request: the person's answer, once given. */
+  /** An approval request: the person's answer, once sent. */
   answer?: 'approved' | 'denied';
+  /**
+   * An approval request: the person's choice while another request of the same answer waits for theirs (the
+   * answers go together, one request with an `mcp_approval_response` each).
+   */
+  choice?: 'approved' | 'denied';
 }
 
 /** A text document attached to a message: the file's name and its text. */

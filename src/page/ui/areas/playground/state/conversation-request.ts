@@ -7,6 +7,27 @@ import type { Conversation, Params, Turn } from './conversation-db';
 import { KEY_PLACEHOLDER, fetchStreamCode, quote } from '../../../kit/client-code';
 import { sentFrom } from './context-budget';
 import { withDocuments } from './documents';
+import type { McpServer } from './mcp-servers';
+
+/** The request's `mcp` tool for a server (its token as `authorization`, never kept anywhere else). */
+export function mcpTool(server: McpServer, approval: McpServer['approval'] = server.approval): Record<string, unknown> {
+  return {
+    type: 'mcp',
+    server_label: server.label,
+    server_url: server.url,
+    require_approval: approval,
+    ...(server.token ? { authorization: server.token } : {}),
+  };
+}
+
+/** What View as code and Export JSON show in place of an MCP server's token (never the token itself). */
+export const mcpTokenPlaceholder = (label: string): string => `YOUR_MCP_TOKEN_FOR_${label}`;
+
+/** A server's `mcp` tool as code and exports show it: its token, if it has one, as a placeholder. */
+function shownMcpTool(server: McpServer): Record<string, unknown> {
+  const tool = mcpTool(server);
+  return server.token ? { ...tool, authorization: mcpTokenPlaceholder(server.label) } : tool;
+}
 
 interface Messages {
   messages: ChatMessage[];
@@ -174,10 +195,15 @@ export function paramsProblem(params: Params): string | null {
   return null;
 }
 
-/** The conversation as the request that would continue it (`next`: the message about to be sent). */
-export function conversationRequest(conversation: Conversation, next?: string): Record<string, unknown> {
+/**
+ * The conversation as the request that would continue it (`next`: the message about to be sent): a chat completion,
+ * or, with MCP servers on (`servers`: the chat's, mcp-servers.ts `serversOn`), the /v1/responses request the
+ * Playground sends then (chat-run.ts), each server's token as a placeholder.
+ */
+export function conversationRequest(conversation: Conversation, next?: string, servers: readonly McpServer[] = []): Record<string, unknown> {
   const turns: Turn[] = next ? [...conversation.turns, { id: 'next', role: 'user', text: next }] : conversation.turns;
-  return requestBody(conversation.model, toMessages(conversation.system, turns, conversation.model).messages, conversation.params);
+  const chat = requestBody(conversation.model, toMessages(conversation.system, turns, conversation.model).messages, conversation.params);
+  return servers.length > 0 ? responsesBody(chat, servers.map(shownMcpTool)) : chat;
 }
 
 /** Turns as an export carries them: without the ids this browser gave them (at every depth), none streaming. */
@@ -199,12 +225,13 @@ function hasVersions(turns: readonly Turn[]): boolean {
 
 /**
  * JSON export: the messages exactly as sent to /v1 (with images for a vision model, and attached documents'
- * blocks), model and parameters; a chat with documents or versions (regenerated answers, edited messages and the branches after them) carries every turn as
+ * blocks), model and parameters (with MCP servers on, the /v1/responses request: `instructions`, `input`, the
+ * `mcp` tools without their tokens); a chat with documents or versions (regenerated answers, edited messages and the branches after them) carries every turn as
  * the workspace keeps it in `turns` too, which the import takes back.
  */
-export function exportJson(conversation: Conversation): string {
+export function exportJson(conversation: Conversation, servers: readonly McpServer[] = []): string {
   const all = hasVersions(conversation.turns) ? { turns: portable(conversation.turns) } : {};
-  return JSON.stringify({ title: conversation.title, ...conversationRequest(conversation), ...all }, null, 2) + '\n';
+  return JSON.stringify({ title: conversation.title, ...conversationRequest(conversation, undefined, servers), ...all }, null, 2) + '\n';
 }
 
 /** Markdown export: a heading per turn, the thinking quoted. */
@@ -268,11 +295,37 @@ function indent(text: string, by: string): string {
     .join('\n');
 }
 
-/** The request as client code: `fetch` or the `openai` SDK, streaming, printing the text. */
+/**
+ * The request as client code: `fetch` or the `openai` SDK, streaming, printing the text; a /v1/responses request
+ * (one with `input`, conversationRequest) as one.
+ */
 export function requestCode(kind: 'fetch' | 'openai', baseURL: string, body: Record<string, unknown>): string {
   const json = JSON.stringify({ ...body, stream: true }, null, 2);
+  const responses = Array.isArray(body.input);
   if (kind === 'fetch') {
-    return fetchStreamCode(`${baseURL}/chat/completions`, `'Bearer ${KEY_PLACEHOLDER}'`, indent(json, '  '));
+    return fetchStreamCode(
+      `${baseURL}/${responses ? 'responses' : 'chat/completions'}`,
+      `'Bearer ${KEY_PLACEHOLDER}'`,
+      indent(json, '  '),
+      responses ? 'responses' : 'chat',
+    );
+  }
+  if (responses) {
+    return `import OpenAI from 'openai';
+
+const client = new OpenAI({
+  baseURL: ${quote(baseURL)},
+  apiKey: '${KEY_PLACEHOLDER}',
+  dangerouslyAllowBrowser: true, // the key never leaves this browser
+});
+
+// The MCP servers are called by inpage; a call that asks first ends the response with an mcp_approval_request.
+const stream = await client.responses.create(${json});
+let text = '';
+for await (const event of stream) {
+  if (event.type === 'response.output_text.delta') text += event.delta;
+}
+console.log(text);`;
   }
   return `import OpenAI from 'openai';
 

@@ -8,6 +8,7 @@ import { connection } from '#shared/idb-connection';
 import type { ErrorObject } from '#shared/protocol/errors';
 import { ApiCallError, BASE_URL } from '../../../kit/api';
 import { notify } from './chat-state';
+import { mcpTool } from './conversation-request';
 
 export interface McpServer {
   id: string;
@@ -87,17 +88,6 @@ export async function removeMcpServer(id: string): Promise<void> {
 export function displayToken(token: string): string {
   if (!token) return 'no token';
   return token.length <= 10 ? 'token …' : `token ${token.slice(0, 4)}…${token.slice(-4)}`;
-}
-
-/** The request's `mcp` tool for a server (its token as `authorization`, never kept anywhere else). */
-export function mcpTool(server: McpServer, approval: McpServer['approval'] = server.approval): Record<string, unknown> {
-  return {
-    type: 'mcp',
-    server_label: server.label,
-    server_url: server.url,
-    require_approval: approval,
-    ...(server.token ? { authorization: server.token } : {}),
-  };
 }
 
 /** The servers a chat has on (those still kept), in the order they were added. */
