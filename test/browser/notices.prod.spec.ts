@@ -17,7 +17,7 @@ test('THIRD-PARTY-NOTICES.txt: inpage’s MIT licence, then every package the ap
   expect(notices.startsWith('inpage 0.1.0 (MIT) and the third-party software it bundles.\n')).toBe(true);
   expect(notices).toContain(readFileSync(join(ROOT, 'LICENSE'), 'utf8').trimEnd());
   const listed = [...notices.matchAll(/^ {2}(\S+) (\S+) — (.+)$/gm)].map((m) => `${m[1]} ${m[2]} ${m[3]}`);
-  // The page's (marked, DOMPurify, highlight.js, KaTeX, preact, idb), the engine worker's
+  // The page's (marked, DOMPurify, highlight.js, KaTeX, preact, idb; pdf.js, loaded when a PDF is attached), the engine worker's
   // (web-llm, wllama, comlink), the service worker's (hono, zod, workbox; the MCP client and what it brings: ajv and
   // its helpers, eventsource, content-type, pkce-challenge) and the bundler's own helpers.
   const expected: [string, string][] = [
@@ -40,6 +40,7 @@ test('THIRD-PARTY-NOTICES.txt: inpage’s MIT licence, then every package the ap
     ['json-schema-traverse', 'MIT'],
     ['katex', 'MIT'],
     ['marked', 'MIT'],
+    ['pdfjs-dist', 'Apache-2.0'],
     ['pkce-challenge', 'MIT'],
     ['preact', 'MIT'],
     ['rolldown', 'MIT'],
