@@ -3,6 +3,7 @@
 // context budget, the reload). A PDF without text, locked, broken, over MAX_PDF_BYTES or MAX_PDF_PAGES, or whose
 // text is over MAX_DOCUMENT_BYTES, is refused and said. The PDFs are written here, by hand (makePdf).
 import { expect, test, type Page } from '@playwright/test';
+import { serveStatic, TEST_BUILD_DIR } from './static-server';
 import { goToArea, openWorkspace, playgroundKey, registerThroughForm, sendAndWait } from './workspace-steps';
 
 /** A PDF string's literal: backslashes and parentheses escaped. */
@@ -44,8 +45,8 @@ async function attach(page: Page, ...files: ReturnType<typeof pdfFile>[]): Promi
   await page.getByLabel('Documents to attach').setInputFiles(files);
 }
 
-async function start(page: Page): Promise<void> {
-  await openWorkspace(page);
+async function start(page: Page, origin = ''): Promise<void> {
+  await openWorkspace(page, `${origin}/`);
   await registerThroughForm(page);
   await goToArea(page, 'Playground');
   await playgroundKey(page);
@@ -150,4 +151,41 @@ test('a PDF without text, locked, broken or too large is refused and said, nothi
   await expect(chips.first()).toContainText('report.pdf');
   await expect(error).toHaveText('scan.pdf has no text to read (its page is images only, as in a scan). Nothing was attached.');
   await page.screenshot({ path: '/tmp/wt50c-pdf-refused-desktop.png' });
+});
+
+test('the PDF reader is not precached: kept on first use, it reads PDFs offline after that', async ({ page, context }) => {
+  // An origin of our own, so the network can really go away: the server is closed and the context offline.
+  const server = await serveStatic(4599, { '/': TEST_BUILD_DIR });
+  try {
+    await start(page, server.origin);
+    await attach(page, pdfFile('report.pdf', REPORT));
+    await expect(page.locator('form.composer').getByTestId('document-chip')).toContainText('report.pdf');
+    const kept = await page.evaluate(async () => {
+      const byCache: Record<string, string[]> = {};
+      for (const name of await caches.keys()) byCache[name] = (await (await caches.open(name)).keys()).map((r) => new URL(r.url).pathname);
+      return byCache;
+    });
+    // Both files in the reader's cache (src/shared/pdf-reader-files.ts), neither in the precache.
+    expect((kept['inpage-pdf-reader'] ?? []).map((path) => path.replace(/-[\w-]{8}(\.m?js)$/, '$1')).sort()).toEqual([
+      '/assets/pdf-reader.js',
+      '/assets/pdf.worker.min.mjs',
+    ]);
+    const precache = Object.entries(kept).filter(([name]) => name.includes('precache'));
+    expect(precache.length).toBe(1);
+    expect(precache[0]![1].some((path) => path === '/index.html')).toBe(true);
+    expect(precache[0]![1].filter((path) => /pdf/.test(path))).toEqual([]);
+  } finally {
+    await server.close();
+  }
+  await context.setOffline(true);
+  const reloaded = await page.reload();
+  expect(reloaded?.fromServiceWorker()).toBe(true);
+  await page.evaluate(async () => {
+    await window.inpageReady;
+  });
+  await attach(page, pdfFile('again.pdf', makePdf([['Read with no network.']])));
+  const again = page.locator('form.composer').getByTestId('document-chip').filter({ hasText: 'again.pdf' });
+  await expect(again).toHaveCount(1);
+  await expect(again).toContainText(`${'Read with no network.'.length} characters`);
+  await expect(page.locator('form.composer .notice-error')).toHaveCount(0);
 });
