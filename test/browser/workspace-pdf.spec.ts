@@ -142,7 +142,7 @@ test('a PDF without text, locked, broken or too large is refused and said, nothi
   const huge = Buffer.alloc(17 * 1024 * 1024, 0x20);
   huge.write('%PDF-1.4\n', 0, 'latin1');
   await attach(page, pdfFile('huge.pdf', huge));
-  await expect(error).toHaveText('huge.pdf is 17.0 MiB; a PDF can be at most 16.0 MiB. Nothing of it was attached.');
+  await expect(error).toHaveText('huge.pdf is 17 MiB; a PDF can be at most 16 MiB. Nothing of it was attached.');
   await expect(chips).toHaveCount(0);
 
   // A good one beside a bad one: the good one is attached, the bad one named.

@@ -14,6 +14,7 @@ import { Notice, errorText } from '../../kit/widgets';
 import { ContextBar } from './context-bar';
 import type { Follow } from './follow';
 import { current, send, updateCurrent, type Conversation, type Sender } from './state/chat';
+import type { AttachedDocument } from './state/conversation-db';
 import { DOCUMENT_ACCEPT, MAX_DOCUMENTS, readDocument } from './state/documents';
 
 /** Images above this size make the request slow to encode and may pass the 20 MiB request limit. */
@@ -104,9 +105,10 @@ function useDocumentPick(): { documentError: string | null; reading: string | nu
     setDocumentError(null);
     const problems: string[] = [];
     const chat = current()?.id;
-    const taken = [...(current()?.draftDocuments ?? [])];
+    const read: AttachedDocument[] = [];
+    const room = MAX_DOCUMENTS - (current()?.draftDocuments?.length ?? 0);
     for (const file of files) {
-      if (taken.length >= MAX_DOCUMENTS) {
+      if (read.length >= room) {
         problems.push(`At most ${MAX_DOCUMENTS} documents go with one message: ${file.name} was not attached.`);
         continue;
       }
@@ -114,7 +116,7 @@ function useDocumentPick(): { documentError: string | null; reading: string | nu
       try {
         const doc = await readDocument(file);
         if (typeof doc === 'string') problems.push(doc);
-        else taken.push(doc);
+        else read.push(doc);
       } catch (err) {
         problems.push(`${file.name} could not be read: ${errorText(err)}`);
       }
@@ -124,6 +126,12 @@ function useDocumentPick(): { documentError: string | null; reading: string | nu
     if (current()?.id !== chat) {
       setDocumentError(`${files.map((f) => f.name).join(', ')}: not attached, another chat was opened while they were read.`);
       return;
+    }
+    // Added to the draft as it is now (a PDF takes a moment: the person may have removed or attached others meanwhile).
+    const taken = [...(current()?.draftDocuments ?? [])];
+    for (const doc of read) {
+      if (taken.length >= MAX_DOCUMENTS) problems.push(`At most ${MAX_DOCUMENTS} documents go with one message: ${doc.name} was not attached.`);
+      else taken.push(doc);
     }
     updateCurrent({ draftDocuments: taken });
     if (problems.length) setDocumentError(problems.join(' '));
