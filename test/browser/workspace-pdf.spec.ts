@@ -2,9 +2,10 @@
 // the text in the page, which then goes the way of a text document (a named block in the message, a chip, the
 // context budget, the reload). A PDF without text, locked, broken, over MAX_PDF_BYTES or MAX_PDF_PAGES, or whose
 // text is over MAX_DOCUMENT_BYTES, is refused and said. The PDFs are written here, by hand (makePdf).
+import { readFile } from 'node:fs/promises';
 import { expect, test, type Page } from '@playwright/test';
 import { serveStatic, TEST_BUILD_DIR } from './static-server';
-import { goToArea, openWorkspace, playgroundKey, registerThroughForm, sendAndWait } from './workspace-steps';
+import { chatAction, goToArea, openWorkspace, playgroundKey, registerThroughForm, sendAndWait } from './workspace-steps';
 
 /** A PDF string's literal: backslashes and parentheses escaped. */
 function literal(text: string): string {
@@ -151,6 +152,27 @@ test('a PDF without text, locked, broken or too large is refused and said, nothi
   await expect(chips.first()).toContainText('report.pdf');
   await expect(error).toHaveText('scan.pdf has no text to read (its page is images only, as in a scan). Nothing was attached.');
   await page.screenshot({ path: '/tmp/wt50c-pdf-refused-desktop.png' });
+});
+
+test('at most MAX_DOCUMENTS (8) PDFs on one message; a sent PDF goes into the export and back with its import', async ({ page }) => {
+  await start(page);
+  const composer = page.locator('form.composer');
+  const chips = composer.getByTestId('document-chip');
+  await attach(page, ...Array.from({ length: 9 }, (_, i) => pdfFile(`part-${i + 1}.pdf`, REPORT)));
+  await expect(composer.locator('.notice-error')).toHaveText('At most 8 documents go with one message: part-9.pdf was not attached.');
+  await expect(chips).toHaveCount(8);
+  for (let i = 8; i >= 2; i--) await composer.getByRole('button', { name: `Remove document part-${i}.pdf` }).click();
+  await expect(chips).toHaveCount(1);
+  await sendAndWait(page, 'Summarise');
+
+  const [download] = await Promise.all([page.waitForEvent('download'), chatAction(page, 'Export JSON')]);
+  const text = await readFile((await download.path())!, 'utf8');
+  const exported = JSON.parse(text) as { messages: { role: string; content: string }[]; turns: { documents?: { name: string; text: string }[] }[] };
+  expect(exported.messages.find((m) => m.role === 'user')!.content).toBe(`<document name="part-1.pdf">\n${REPORT_TEXT}\n</document>\n\nSummarise`);
+  expect(exported.turns[0]!.documents).toEqual([{ name: 'part-1.pdf', text: REPORT_TEXT }]);
+  await page.locator('#pg-import').setInputFiles({ name: 'chat.json', mimeType: 'application/json', buffer: Buffer.from(text) });
+  await expect(page.locator('.pg-chats .chat-open')).toHaveCount(2);
+  await expect(page.locator('.turn.user').first().getByTestId('turn-document')).toContainText('part-1.pdf');
 });
 
 test('the PDF reader is not precached: kept on first use, it reads PDFs offline after that', async ({ page, context }) => {
