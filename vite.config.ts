@@ -14,6 +14,7 @@ import { join, resolve } from 'node:path';
 import { answerApiWithoutWorker } from './src/lib/api-fallback.ts';
 import { testBuildDefine } from './test/engine/knobs.ts';
 import { engineChunkFileNames } from './src/shared/engine-files.ts';
+import { isPdfReaderChunk, PDF_READER_CHUNK } from './src/shared/pdf-reader-files.ts';
 
 /**
  * The service worker script is fetched by the browser itself (never through a service worker), so its policy
@@ -135,6 +136,8 @@ export default defineConfig(({ mode }) => {
         output: {
           // A service worker must sit at the root to control scope "/" (the app's own, sw.js, is built apart).
           entryFileNames: (chunk) => (chunk.name === 'floor-sw' ? `${chunk.name}.js` : 'assets/[name]-[hash].js'),
+          // The PDF reader's chunk has a name of its own: the precache leaves it to the visitors who attach a PDF.
+          chunkFileNames: (chunk) => (isPdfReaderChunk(chunk.moduleIds) ? `assets/${PDF_READER_CHUNK}-[hash].js` : 'assets/[name]-[hash].js'),
         },
       },
     },

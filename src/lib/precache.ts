@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type { Logger } from 'vite';
 import { injectManifest } from 'workbox-build';
 import { ENGINE_FILE_GLOBS } from '#shared/engine-files';
+import { PDF_READER_GLOBS } from '#shared/pdf-reader-files';
 
 export interface PrecacheOptions {
   /** The service worker's file, relative to the output folder. */
@@ -22,6 +23,8 @@ export const SHELL_PATTERNS = ['**/*.{html,js,mjs,css,svg,png,ico,webmanifest,wo
 export const SHELL_IGNORES = [
   // Each engine's own code and wasm: kept by the service worker on first use, by the devices that run it.
   ...ENGINE_FILE_GLOBS,
+  // The workspace's PDF reader (pdf.js and its worker): kept on first use, by those who attach a PDF.
+  ...PDF_READER_GLOBS,
   '**/*.map',
   // Read network-first at runtime so a deployment can change it without a rebuild.
   'inpage.config.json',

@@ -17,9 +17,10 @@ test('THIRD-PARTY-NOTICES.txt: inpage’s MIT licence, then every package the ap
   expect(notices.startsWith('inpage 0.1.0 (MIT) and the third-party software it bundles.\n')).toBe(true);
   expect(notices).toContain(readFileSync(join(ROOT, 'LICENSE'), 'utf8').trimEnd());
   const listed = [...notices.matchAll(/^ {2}(\S+) (\S+) — (.+)$/gm)].map((m) => `${m[1]} ${m[2]} ${m[3]}`);
-  // The page's (marked, DOMPurify, highlight.js, KaTeX, preact, idb), the engine worker's
-  // (web-llm, wllama, comlink), the service worker's (hono, zod, workbox; the MCP client and what it brings:
-  // eventsource, content-type, pkce-challenge, but not ajv, scripts/mcp-client-alias.ts) and the bundler's own helpers.
+  // The page's (marked, DOMPurify, highlight.js, KaTeX, preact, idb; pdf.js, loaded when a PDF is attached), the
+  // engine worker's (web-llm, wllama, comlink), the service worker's (hono, zod, workbox; the MCP client and what it
+  // brings: eventsource, content-type, pkce-challenge, but not ajv, scripts/mcp-client-alias.ts) and the bundler's own
+  // helpers.
   const expected: [string, string][] = [
     ['@mlc-ai/web-llm', 'Apache-2.0'],
     ['@modelcontextprotocol/sdk', 'MIT'],
@@ -35,6 +36,7 @@ test('THIRD-PARTY-NOTICES.txt: inpage’s MIT licence, then every package the ap
     ['idb', 'ISC'],
     ['katex', 'MIT'],
     ['marked', 'MIT'],
+    ['pdfjs-dist', 'Apache-2.0'],
     ['pkce-challenge', 'MIT'],
     ['preact', 'MIT'],
     ['rolldown', 'MIT'],

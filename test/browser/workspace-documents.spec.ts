@@ -83,9 +83,9 @@ test('a document too large or not text is refused and said; one that does not fi
   // Not text.
   await attach(page, { name: 'photo.txt', mimeType: 'text/plain', buffer: Buffer.from([0xff, 0xd8, 0xff, 0x00, 0x10]) });
   await expect(composer.locator('.notice-error')).toContainText('photo.txt is not UTF-8 text');
-  // A PDF is said to be unread here.
+  // A PDF is read for its text (workspace-pdf.spec.ts); one with nothing of a PDF after its header is said broken.
   await attach(page, { name: 'paper.pdf', mimeType: 'application/pdf', buffer: Buffer.from('%PDF-1.4\n') });
-  await expect(composer.locator('.notice-error')).toContainText('paper.pdf is a PDF');
+  await expect(composer.locator('.notice-error')).toContainText('paper.pdf could not be read as a PDF (');
 
   // Within the size, beyond the context (the test models have 4,096 tokens): the warning names the document.
   await sendAndWait(page, 'hello');

@@ -6,6 +6,8 @@ import { DEFAULT_CONFIG, mergeConfig, type InpageConfig } from '#shared/config';
 import { engineWorkerCsp } from '#shared/csp';
 import { isolated } from '#shared/isolation';
 import { listConnections } from '#shared/upstream-connections';
+import { isPdfReaderPath, PDF_READER_CACHE } from '#shared/pdf-reader-files';
+import { dropOtherVersions } from './keep-one-version';
 
 const CONFIG_CACHE = 'inpage-config';
 
@@ -43,12 +45,27 @@ async function precached(request: Request): Promise<Response | undefined> {
 }
 
 /**
- * A worker script of the origin (the engine worker), from the precache or the network, with the engine's policy
+ * A worker script from the network. pdf.js's worker (the workspace's PDF reader, src/shared/pdf-reader-files.ts) is
+ * not precached: it is kept from its first use, where `precached` finds it next time (offline too).
+ */
+async function fromNetwork(request: Request): Promise<Response> {
+  const res = await fetch(request);
+  if (res.ok && isPdfReaderPath(new URL(request.url).pathname)) {
+    const url = new URL(request.url);
+    url.search = '';
+    await (await caches.open(PDF_READER_CACHE)).put(url.href, res.clone());
+    await dropOtherVersions(PDF_READER_CACHE, url.href);
+  }
+  return res;
+}
+
+/**
+ * A worker script of the origin (the engine worker, pdf.js's worker), from the precache or the network, with the engine's policy
  * and the isolation headers (an isolated page's worker must send COEP itself, src/shared/isolation.ts).
  */
 export async function serveWorkerScript(request: Request, settings: URL): Promise<Response> {
   const origin = settings.origin;
-  const [script, config] = await Promise.all([precached(request).then((cached) => cached ?? fetch(request)), deploymentConfig(settings)]);
+  const [script, config] = await Promise.all([precached(request).then((cached) => cached ?? fromNetwork(request)), deploymentConfig(settings)]);
   const headers = new Headers(script.headers);
   // Hybrid: the servers of the connections people added in the workspace may be reached too.
   const connections = await listConnections()

@@ -14,7 +14,9 @@ import { registerRoute } from 'workbox-routing';
 import { CacheFirst, NetworkFirst } from 'workbox-strategies';
 import { createApp } from './app';
 import { apiPath, apiRoute, configUrl } from '#shared/base-path';
-import { ENGINE_FILES, engineCache, engineOfPath, withoutHash, type EngineKind } from '#shared/engine-files';
+import { ENGINE_FILES, engineCache, engineOfPath, type EngineKind } from '#shared/engine-files';
+import { isPdfReaderPath, PDF_READER_CACHE } from '#shared/pdf-reader-files';
+import { keepOneVersion } from './keep-one-version';
 import { EngineLink } from '#shared/wire/engine-link';
 import { deploymentConfig, serveWorkerScript } from './policy';
 import { drainUsage } from './usage-book';
@@ -94,18 +96,6 @@ function isEngineWorkerScript(request: Request, url: URL, guest: boolean): boole
   if (request.destination !== 'worker' || url.origin !== self.location.origin) return false;
   return !guest || /\/inpage-[^/]+\.js$/.test(url.pathname);
 }
-
-/** A new version of an engine's file replaces the one kept before it (its name less the content hash is the same). */
-const keepOneVersion = {
-  async cacheDidUpdate({ cacheName, request }: { cacheName: string; request: Request }): Promise<void> {
-    const kept = new URL(request.url);
-    const cache = await caches.open(cacheName);
-    for (const old of await cache.keys()) {
-      const path = new URL(old.url).pathname;
-      if (path !== kept.pathname && withoutHash(path) === withoutHash(kept.pathname)) await cache.delete(old);
-    }
-  },
-};
 
 /** Starts inpage in this service worker: once, as its script is evaluated (the listeners are added here). */
 export function startInpage(options: StartOptions): void {
@@ -261,4 +251,10 @@ export function startInpage(options: StartOptions): void {
       new CacheFirst({ cacheName: engineCache(kind), plugins: [keepOneVersion] }),
     );
   }
+  // The workspace's PDF reader (src/shared/pdf-reader-files.ts) the same way, from the first PDF attached; its
+  // worker script is kept by serveWorkerScript (policy.ts), which serves every worker script of the origin.
+  registerRoute(
+    ({ url }) => url.origin === self.location.origin && isPdfReaderPath(url.pathname),
+    new CacheFirst({ cacheName: PDF_READER_CACHE, plugins: [keepOneVersion] }),
+  );
 }

@@ -14,6 +14,7 @@ import { Notice, errorText } from '../../kit/widgets';
 import { ContextBar } from './context-bar';
 import type { Follow } from './follow';
 import { current, send, updateCurrent, type Conversation, type Sender } from './state/chat';
+import type { AttachedDocument } from './state/conversation-db';
 import { DOCUMENT_ACCEPT, MAX_DOCUMENTS, readDocument } from './state/documents';
 
 /** Images above this size make the request slow to encode and may pass the 20 MiB request limit. */
@@ -90,36 +91,55 @@ function useImagePick(): { imageError: string | null; pickImage: (e: Event) => P
   return { imageError, pickImage };
 }
 
-/** Text documents attached to the draft (any model): the attach button's files, read here, refused when too large or not text. */
-function useDocumentPick(): { documentError: string | null; pickDocuments: (e: Event) => Promise<void> } {
+/**
+ * Documents attached to the draft (any model): the attach button's text files and PDFs, read here (a PDF's text
+ * extracted, said while it is read), refused when too large, not text, or a PDF without text, locked or broken.
+ */
+function useDocumentPick(): { documentError: string | null; reading: string | null; pickDocuments: (e: Event) => Promise<void> } {
   const [documentError, setDocumentError] = useState<string | null>(null);
+  const [reading, setReading] = useState<string | null>(null);
   const pickDocuments = async (e: Event) => {
     const input = e.currentTarget as HTMLInputElement;
     const files = [...(input.files ?? [])];
     input.value = '';
     setDocumentError(null);
     const problems: string[] = [];
-    const taken = [...(current()?.draftDocuments ?? [])];
+    const chat = current()?.id;
+    const read: AttachedDocument[] = [];
+    const room = MAX_DOCUMENTS - (current()?.draftDocuments?.length ?? 0);
     for (const file of files) {
-      if (taken.length >= MAX_DOCUMENTS) {
+      if (read.length >= room) {
         problems.push(`At most ${MAX_DOCUMENTS} documents go with one message: ${file.name} was not attached.`);
         continue;
       }
+      setReading(file.name);
       try {
         const doc = await readDocument(file);
         if (typeof doc === 'string') problems.push(doc);
-        else taken.push(doc);
+        else read.push(doc);
       } catch (err) {
         problems.push(`${file.name} could not be read: ${errorText(err)}`);
       }
     }
+    setReading(null);
+    // Another chat opened while a file was read: the documents are that chat's draft no more, and are said so.
+    if (current()?.id !== chat) {
+      setDocumentError(`${files.map((f) => f.name).join(', ')}: not attached, another chat was opened while they were read.`);
+      return;
+    }
+    // Added to the draft as it is now (a PDF takes a moment: the person may have removed or attached others meanwhile).
+    const taken = [...(current()?.draftDocuments ?? [])];
+    for (const doc of read) {
+      if (taken.length >= MAX_DOCUMENTS) problems.push(`At most ${MAX_DOCUMENTS} documents go with one message: ${doc.name} was not attached.`);
+      else taken.push(doc);
+    }
     updateCurrent({ draftDocuments: taken });
     if (problems.length) setDocumentError(problems.join(' '));
   };
-  return { documentError, pickDocuments };
+  return { documentError, reading, pickDocuments };
 }
 
-/** The button that attaches text documents (any model), and its hidden file input. */
+/** The button that attaches documents, text files and PDFs (any model), and its hidden file input. */
 function AttachDocument(props: { disabled: boolean; pick: (e: Event) => Promise<void> }) {
   const input = useRef<HTMLInputElement>(null);
   return h(
@@ -143,7 +163,7 @@ function AttachDocument(props: { disabled: boolean; pick: (e: Event) => Promise<
         class: 'button small',
         disabled: props.disabled,
         onClick: () => input.current?.click(),
-        title: 'Attach text documents: text, Markdown, CSV, JSON or code files',
+        title: 'Attach documents: text, Markdown, CSV, JSON or code files, or PDFs (their text)',
         // On a phone the button says "Attach" only (its name stays whole).
         'aria-label': 'Attach document',
       },
@@ -239,7 +259,7 @@ function HeldImage(props: { image: { name: string }; model: ModelId; box: RefObj
 export function Composer(props: ComposerProps) {
   const { conversation, text, model, sender, busy, hasKey, cannotRun, problem, fits, follow } = props;
   const fileInput = useRef<HTMLInputElement>(null);
-  const { documentError, pickDocuments } = useDocumentPick();
+  const { documentError, reading, pickDocuments } = useDocumentPick();
   const messageBox = useRef<HTMLTextAreaElement>(null);
   const { imageError, pickImage } = useImagePick();
   // The attachment is the draft's: it stays with the chat, and comes back with the text after a failed send.
@@ -291,6 +311,7 @@ export function Composer(props: ComposerProps) {
     !props.vision && conversation.draftImage && h(HeldImage, { image: conversation.draftImage, model, box: messageBox }),
     imageError && h(Notice, { kind: 'error' }, imageError),
     h(DocumentChips, { conversation, box: messageBox }),
+    reading && h('p', { class: 'muted', role: 'status', 'data-testid': 'document-reading' }, `Reading ${reading}…`),
     documentError && h(Notice, { kind: 'error' }, documentError),
     h(ContextBar, { conversation, status: props.status, sender, busy }),
     h(

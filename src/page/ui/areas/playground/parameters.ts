@@ -3,7 +3,18 @@
 import { h } from 'preact';
 import { useState } from 'preact/hooks';
 import type { ModelStatus } from '#shared/wire/engine-port';
-import { applyPreset, chatDefaults, chatPresets, deletePreset, savePreset, setChatDefaults, updateCurrent, type Conversation, type Sender } from './state/chat';
+import {
+  applyPreset,
+  chatPresets,
+  deletePreset,
+  newChatStart,
+  savePreset,
+  setChatDefaults,
+  startsNewChats,
+  updateCurrent,
+  type Conversation,
+  type Sender,
+} from './state/chat';
 import { McpServers } from './mcp-section';
 import { DEFAULT_PARAMS, type Params } from './state/conversation-db';
 import { PARAM_RANGES, paramsProblem, rangeProblem, toolDefinitions, type RangedParam } from './state/conversation-request';
@@ -266,6 +277,13 @@ export function SettingsPanel(props: { conversation: Conversation; status: Model
       // The focus goes to Done when the panel opens, not into the system prompt: a phone would raise its keyboard.
       h('button', { type: 'button', class: 'button small', 'data-autofocus': '', onClick: () => settings.toggle(false) }, 'Done'),
     ),
+    // Where its settings came from: the preset applied last when the chat was made (newChatStart).
+    conversation.startedFrom &&
+      h(
+        'p',
+        { class: 'hint pg-started-from', 'data-testid': 'chat-started-from' },
+        `This chat started from preset “${conversation.startedFrom}”, the one applied last when it was made.`,
+      ),
     h(
       'div',
       { class: 'field pg-system' },
@@ -286,17 +304,14 @@ export function SettingsPanel(props: { conversation: Conversation; status: Model
   );
 }
 
-/** Whether the chat's system prompt and parameters are those new chats start from now. */
-function sameAsDefaults(conversation: Conversation): boolean {
-  const d = chatDefaults();
-  const params = { ...DEFAULT_PARAMS, ...d?.params };
-  return (d?.system ?? '') === conversation.system && JSON.stringify(params) === JSON.stringify({ ...DEFAULT_PARAMS, ...conversation.params });
-}
-
-/** What new chats start from: this chat's settings made the default, or the built-in ones again. */
+/**
+ * What new chats start from (newChatStart): the preset applied last, the saved defaults or the built-in ones; this
+ * chat's settings made the default, or the built-in ones again.
+ */
 function Defaults(props: { conversation: Conversation }) {
-  const saved = chatDefaults() !== null;
-  const same = sameAsDefaults(props.conversation);
+  const start = newChatStart();
+  const same = startsNewChats(props.conversation);
+  const what = start.preset ? `preset “${start.preset}”, the one applied last` : start.saved ? 'your defaults' : 'the built-in defaults';
   return h(
     'div',
     { class: 'pg-defaults', 'data-testid': 'chat-defaults' },
@@ -304,19 +319,20 @@ function Defaults(props: { conversation: Conversation }) {
       'p',
       { class: 'hint' },
       same
-        ? saved
-          ? 'New chats start with these settings (your defaults).'
-          : 'New chats start with these settings (the built-in defaults).'
-        : saved
-          ? 'New chats start from your saved defaults, not these.'
-          : 'New chats start from the built-in defaults, not these.',
+        ? `New chats start with these settings (${what}).`
+        : start.preset
+          ? `New chats start from preset “${start.preset}” (the one applied last), not these.`
+          : start.saved
+            ? 'New chats start from your saved defaults, not these.'
+            : 'New chats start from the built-in defaults, not these.',
     ),
     h(
       'div',
       { class: 'actions' },
       !same &&
         h('button', { type: 'button', class: 'button small', onClick: () => setChatDefaults(props.conversation) }, 'Make these the default for new chats'),
-      saved && h('button', { type: 'button', class: 'button small', onClick: () => setChatDefaults(null) }, 'Back to the built-in defaults'),
+      (start.saved || start.preset) &&
+        h('button', { type: 'button', class: 'button small', onClick: () => setChatDefaults(null) }, 'Back to the built-in defaults'),
     ),
   );
 }
@@ -330,7 +346,8 @@ function Presets(props: { conversation: Conversation }) {
   const [name, setName] = useState('');
   const [chosen, setChosen] = useState('');
   const [said, setSaid] = useState('');
-  const selected = presets.some((p) => p.name === chosen) ? chosen : (presets[0]?.name ?? '');
+  const started = props.conversation.startedFrom;
+  const selected = [chosen, started].find((n) => n && presets.some((p) => p.name === n)) ?? presets[0]?.name ?? '';
   const save = (e: Event) => {
     e.preventDefault();
     const named = name.trim();

@@ -55,10 +55,14 @@ export function chatDefaults(orgId: string | null = chat.state.orgId): ChatDefau
   }
 }
 
-/** The current chat's system prompt and parameters become what new chats start from (null: back to the built-in ones). */
+/**
+ * The current chat's system prompt and parameters become what new chats start from (null: back to the built-in
+ * ones). Either way new chats no longer start from the preset applied last: the choice made last wins.
+ */
 export function setChatDefaults(from: Conversation | null): void {
   const orgId = chat.state.orgId;
   if (!orgId) return;
+  rememberPreset(orgId, null);
   try {
     if (from) localStorage.setItem(defaultsSlot(orgId), JSON.stringify({ system: from.system, params: from.params }));
     else localStorage.removeItem(defaultsSlot(orgId));
@@ -116,6 +120,8 @@ export function savePreset(name: string, from: Conversation): boolean {
 
 export function deletePreset(name: string): void {
   const orgId = chat.state.orgId;
+  // New chats start from the defaults again when the preset they started from is deleted.
+  if (orgId && lastPreset(orgId) === name) rememberPreset(orgId, null);
   if (orgId)
     writePresets(
       orgId,
@@ -123,18 +129,93 @@ export function deletePreset(name: string): void {
     );
 }
 
-/** The preset's system prompt and parameters become the current chat's (parameters it does not name at their defaults). */
+function lastPresetSlot(orgId: string): string {
+  return `inpage:chat-last-preset:${orgId}`;
+}
+
+/** The name of the preset applied to a chat most recently in this workspace (this browser's `localStorage`), or null. */
+export function lastPreset(orgId: string | null = chat.state.orgId): string | null {
+  if (!orgId) return null;
+  try {
+    return localStorage.getItem(lastPresetSlot(orgId));
+  } catch {
+    return null;
+  }
+}
+
+function rememberPreset(orgId: string, name: string | null): void {
+  try {
+    if (name) localStorage.setItem(lastPresetSlot(orgId), name);
+    else localStorage.removeItem(lastPresetSlot(orgId));
+  } catch {
+    // Not remembered (storage off): new chats start from the defaults.
+  }
+}
+
+/** The preset's system prompt and parameters become the current chat's (parameters it does not name at their defaults); new chats start from it. */
 export function applyPreset(name: string): boolean {
   const preset = chatPresets().find((p) => p.name === name);
-  if (!preset) return false;
+  const orgId = chat.state.orgId;
+  if (!preset || !orgId) return false;
+  rememberPreset(orgId, preset.name);
   updateCurrent({ system: preset.system, params: { ...DEFAULT_PARAMS, ...structuredClone(preset.params) } });
   return true;
 }
 
-/** A new chat: the model of `from` (the one on screen), the system prompt and parameters new chats start from. */
+/** What a new chat starts from: its system prompt and parameters, and the preset they are (null: the defaults). */
+export interface NewChatStart {
+  system: string;
+  params: Params;
+  /** The preset applied last, while it exists. */
+  preset: string | null;
+  /** Whether, with no such preset, they are the defaults the person saved (else the built-in ones). */
+  saved: boolean;
+}
+
+/** The preset applied to a chat most recently, while it exists; else the saved defaults; else the built-in ones. */
+export function newChatStart(orgId: string | null = chat.state.orgId): NewChatStart {
+  const name = lastPreset(orgId);
+  const preset = name === null ? undefined : chatPresets(orgId).find((p) => p.name === name);
+  if (preset) return { system: preset.system, params: { ...DEFAULT_PARAMS, ...structuredClone(preset.params) }, preset: preset.name, saved: false };
+  const defaults = chatDefaults(orgId);
+  return { system: defaults?.system ?? '', params: { ...DEFAULT_PARAMS, ...defaults?.params }, preset: null, saved: defaults !== null };
+}
+
+function sameSettings(a: Pick<Conversation, 'system' | 'params'>, b: Pick<Conversation, 'system' | 'params'>): boolean {
+  return a.system === b.system && JSON.stringify({ ...DEFAULT_PARAMS, ...a.params }) === JSON.stringify({ ...DEFAULT_PARAMS, ...b.params });
+}
+
+/** Whether the chat's settings are those new chats start from now. */
+export function startsNewChats(conversation: Conversation): boolean {
+  return sameSettings(conversation, newChatStart());
+}
+
+/**
+ * An empty chat opened again by New chat takes what new chats start from now, unless its settings were changed
+ * since it was made (they are still the built-in ones, the saved defaults, or its preset's).
+ */
+function refreshStart(conversation: Conversation): void {
+  const orgId = conversation.orgId;
+  const start = newChatStart(orgId);
+  if (sameSettings(conversation, start) && (conversation.startedFrom ?? null) === start.preset) return;
+  const defaults = chatDefaults(orgId);
+  const preset = conversation.startedFrom ? chatPresets(orgId).find((p) => p.name === conversation.startedFrom) : undefined;
+  const untouched =
+    sameSettings(conversation, { system: '', params: DEFAULT_PARAMS }) ||
+    (defaults !== null && sameSettings(conversation, { system: defaults.system, params: { ...DEFAULT_PARAMS, ...defaults.params } })) ||
+    (preset !== undefined && sameSettings(conversation, { system: preset.system, params: { ...DEFAULT_PARAMS, ...preset.params } }));
+  if (!untouched) return;
+  conversation.system = start.system;
+  conversation.params = start.params;
+  if (start.preset) conversation.startedFrom = start.preset;
+  else delete conversation.startedFrom;
+  save(conversation);
+}
+
+/** A new chat: the model of `from` (the one on screen), the system prompt and parameters new chats start from (newChatStart). */
 function blank(orgId: string, from?: Conversation): Conversation {
   const now = recordNow();
-  const defaults = chatDefaults(orgId);
+  const start = newChatStart(orgId);
   return {
     id: newId('conv'),
     orgId,
@@ -144,8 +225,9 @@ function blank(orgId: string, from?: Conversation): Conversation {
     updatedAt: now,
     model: from?.model ?? defaultModel(),
     ...(from?.modelChosen ? { modelChosen: true } : {}),
-    system: defaults?.system ?? '',
-    params: { ...DEFAULT_PARAMS, ...defaults?.params },
+    system: start.system,
+    params: start.params,
+    ...(start.preset ? { startedFrom: start.preset } : {}),
     turns: [],
     draft: '',
     imagesNoted: false,
@@ -221,10 +303,16 @@ export function duplicateConversation(): void {
 export function newConversation(): void {
   if (!chat.state.orgId) return;
   const now = current();
-  if (now && now.turns.length === 0) return selectConversation(now.id);
+  if (now && now.turns.length === 0) {
+    refreshStart(now);
+    return selectConversation(now.id);
+  }
   // An empty chat already in the list (nothing sent, nothing typed, never renamed) opens instead: they do not pile up.
   const unused = chat.state.list.find((c) => c.turns.length === 0 && !c.draft.trim() && !c.draftImage && !c.draftDocuments?.length && !c.named);
-  if (unused) return selectConversation(unused.id);
+  if (unused) {
+    refreshStart(unused);
+    return selectConversation(unused.id);
+  }
   const fresh = blank(chat.state.orgId, now ?? undefined);
   chat.state = { ...chat.state, list: [fresh, ...chat.state.list], currentId: fresh.id, error: null };
   save(fresh);
@@ -495,6 +583,8 @@ export function continueInNewChat(summary: string): void {
   const fresh = blank(chat.state.orgId, from);
   fresh.system = `${from.system.trim() ? `${from.system.trim()}\n\n` : ''}Summary of the conversation so far:\n${summary.trim()}`;
   fresh.params = structuredClone(from.params);
+  if (from.startedFrom) fresh.startedFrom = from.startedFrom;
+  else delete fresh.startedFrom;
   fresh.draft = from.draft;
   fresh.draftImage = from.draftImage ?? null;
   fresh.draftDocuments = from.draftDocuments ?? [];
@@ -524,8 +614,11 @@ function withIds(turns: readonly Omit<Turn, 'id'>[]): Turn[] {
 export function adoptConversation(made: Pick<Conversation, 'title' | 'model' | 'system' | 'params'> & { turns: Omit<Turn, 'id'>[] }): void {
   if (!chat.state.orgId) return;
   const now = recordNow();
+  // Its settings are the export's, from no preset of this workspace.
+  const base = blank(chat.state.orgId);
+  delete base.startedFrom;
   const conversation: Conversation = {
-    ...blank(chat.state.orgId),
+    ...base,
     ...made,
     named: true,
     modelChosen: true,

@@ -161,6 +161,8 @@ export interface Conversation {
   modelChosen?: boolean;
   system: string;
   params: Params;
+  /** The preset the chat started from (the one applied last when it was made), if it did not start from the defaults. */
+  startedFrom?: string;
   turns: Turn[];
   draft: string;
   /** The image attached to the draft (svc-vision), back with the text after a failed send. */
