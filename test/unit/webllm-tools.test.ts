@@ -6,7 +6,7 @@ import type { EngineEvent } from '#shared/wire/engine-port';
 import { ApiError } from '#shared/protocol/errors';
 import type { FunctionTool } from '#shared/protocol/types';
 import { WebLlmEngine } from '../../worker/engine/webllm/adapter';
-import { renderCall } from '../../worker/engine/webllm/qwen3-tools';
+import { renderCall } from '../../worker/engine/webllm/tool-formats/qwen3';
 import { resolved, type RequestBody } from './requests';
 import { rig, type Rig } from './webllm-fake';
 import type { PlannedRequest } from '../../worker/engine/common/plan';

@@ -8,7 +8,7 @@ import type { AdapterReport, ImportFile, ImportProgress, ImportReport } from '#s
 import type { DownloadSize, ModelRuntime, ModelStatus } from '#shared/wire/engine-port';
 import type { Fetch } from '../common/download-size';
 import { webllmDownloadSize } from './download-size';
-import { ApiError, clientAborted } from '#shared/protocol/errors';
+import { ApiError, clientAborted, unsupportedParameter } from '#shared/protocol/errors';
 import type { PlannedRequest } from '../common/plan';
 import { catalogOf } from '#shared/catalog';
 import { variantIn, type ModelCatalog } from '#shared/model-config';
@@ -31,6 +31,7 @@ import {
   appConfigFor,
   baseRecord,
   hasThinkingSwitch,
+  toolFormatOf,
   kvShape,
   modelIdOf,
   webllmModels,
@@ -324,7 +325,15 @@ export class WebLlmEngine implements Engine {
 
   supports(request: PlannedRequest): void {
     assertSupported(request);
-    assertSchemasSupported(request, hasThinkingSwitch(this.catalog, request.variant));
+    const toolFormat = toolFormatOf(this.catalog, request.variant);
+    // A model without a tool format is never offered tools: asking it to call one is refused, not ignored.
+    if (toolFormat === 'none' && request.plan.tools !== null && !request.variant.vision) {
+      unsupportedParameter(
+        request.legacy_functions ? 'functions' : 'tools',
+        `is not supported: the model '${request.variant.id}' has no tool-call format (send tool_choice: 'none', or give its models entry a 'toolFormat')`,
+      );
+    }
+    assertSchemasSupported(request, toolFormat !== 'none');
   }
 
   /** web-llm's cache code, loaded when first needed (production shares the engine's copy of web-llm). */
@@ -372,7 +381,8 @@ export class WebLlmEngine implements Engine {
       }
       const thinkingSwitch = hasThinkingSwitch(this.catalog, variant);
       const emptyThinkTokens = thinkingSwitch ? (loaded.view?.countTokens(EMPTY_THINK_BLOCK) ?? EMPTY_THINK_TOKENS_QWEN3) : 0;
-      const translation = translateRequest(request, { modelId: loaded.modelId, images, emptyThinkTokens, thinkingSwitch });
+      const toolFormat = toolFormatOf(this.catalog, variant);
+      const translation = translateRequest(request, { modelId: loaded.modelId, images, emptyThinkTokens, thinkingSwitch, toolFormat });
       const seen = translation.request.messages;
       const { sent, promptTokens } = this.planPrompt(request, loaded, seen, images, translation.thinkingSwitchedOff);
       if (signal.aborted) throw aborted();
@@ -385,7 +395,7 @@ export class WebLlmEngine implements Engine {
         thinking: translation.thinking,
         splitThinking: thinkingSwitch,
         stops: translation.answerStops,
-        toolCalls: translation.tools !== null,
+        toolFormat: translation.toolFormat,
         topLogprobs: translation.topLogprobs,
         nativeStops: translation.request.stop !== undefined,
         ...(promptTokens !== undefined ? { promptTokens } : {}),
