@@ -96,9 +96,16 @@ export class JsonCallsParser implements ToolCallStream {
 
   end(): ParsedPiece[] {
     const out: ParsedPiece[] = [];
-    if (this.state === 'text') this.text(out, this.held, false, true);
-    else if (this.state === 'arguments' && !this.quoted) this.fragment(out, this.held); // cut short (length)
-    else if (this.regionCalls === 0 && this.state !== 'arguments') this.text(out, this.raw + this.held, false, true);
+    if (this.state === 'text') this.text(out, this.held, true);
+    else if (this.state === 'arguments') {
+      if (!this.quoted) this.fragment(out, this.held); // cut short (length)
+    } else if (this.regionCalls === 0) this.text(out, this.raw + this.held, true); // never became calls
+    else if (this.state === 'head') {
+      // After calls, the start of something that is not one: text.
+      this.afterBlock = true;
+      this.text(out, this.held, true);
+    }
+    // Else the end of a list or its close, left unclosed (as the forced grammar leaves it), or cut short: markup.
     this.held = '';
     return out;
   }
@@ -170,7 +177,8 @@ export class JsonCallsParser implements ToolCallStream {
     }
     if (found) {
       const { at, region } = found;
-      this.text(out, this.held.slice(0, at), true);
+      // Whitespace before the region waits (pendingSpace): dropped if the region is calls, kept if it is not.
+      this.text(out, this.held.slice(0, at));
       this.region = region;
       this.regionCalls = 0;
       this.raw = region.keep ? '' : region.marker;
@@ -179,7 +187,7 @@ export class JsonCallsParser implements ToolCallStream {
       return true;
     }
     const keep = Math.max(...this.spec.regions.map((r) => partialAtEnd(this.held, r.marker)));
-    this.text(out, this.held.slice(0, this.held.length - keep), false);
+    this.text(out, this.held.slice(0, this.held.length - keep));
     this.held = this.held.slice(this.held.length - keep);
     return false;
   }
@@ -190,6 +198,7 @@ export class JsonCallsParser implements ToolCallStream {
     if (rest[0] !== '{') return this.regionCalls === 0 ? this.notCalls(out) : (this.endRegion(), true);
     const head = this.head.exec(this.held);
     if (head) {
+      this.pendingSpace = '';
       out.push({ type: 'call', index: this.calls, name: JSON.parse(head[1]!) as string });
       this.held = this.held.slice(head[0].length);
       this.scan = { depth: 0, inString: false, escape: false };
@@ -210,6 +219,7 @@ export class JsonCallsParser implements ToolCallStream {
       this.consume(skipped + end);
       return this.notCalls(out);
     }
+    this.pendingSpace = '';
     out.push({ type: 'call', index: this.calls, name: call.name });
     this.fragment(out, call.args);
     this.held = rest.slice(end);
@@ -249,13 +259,13 @@ export class JsonCallsParser implements ToolCallStream {
 
   /** The region is not calls: its text so far goes out as text, and reading goes on after it. */
   private notCalls(out: ParsedPiece[]): boolean {
-    this.text(out, this.raw, false);
+    this.text(out, this.raw);
     this.raw = '';
     this.region = null;
     this.state = 'text';
     if (this.spec.regions.some((r) => r.keep && this.held.startsWith(r.marker))) {
       // A kept marker would be found again at once: step over its first character.
-      this.text(out, this.held[0]!, false);
+      this.text(out, this.held[0]!);
       this.held = this.held.slice(1);
     }
     return true;
@@ -272,15 +282,14 @@ export class JsonCallsParser implements ToolCallStream {
     if (args.length > 0) out.push({ type: 'arguments', index: this.calls, arguments: args });
   }
 
-  private text(out: ParsedPiece[], text: string, beforeBlock: boolean, final = false): void {
+  private text(out: ParsedPiece[], text: string, final = false): void {
     let body = this.pendingSpace + text;
     this.pendingSpace = '';
     if (this.afterBlock) {
       body = body.trimStart();
       if (body.length > 0) this.afterBlock = false;
     }
-    if (beforeBlock) body = body.trimEnd();
-    else if (!final) {
+    if (!final) {
       const trimmed = body.trimEnd();
       this.pendingSpace = body.slice(trimmed.length);
       body = trimmed;

@@ -37,7 +37,7 @@ function toolResults(results: readonly ToolResult[]): string {
 
 /**
  * `auto`: a `[TOOL_CALLS]` trigger opens a list of one call (held to its tool's schema); with parallel calls on, the
- * model may open another. `required` / named: the answer is `[TOOL_CALLS]` and the list of calls, nothing else.
+ * model may open another. `required` / named: the answer is `[TOOL_CALLS]` and the list of calls, nothing else (left unclosed).
  */
 function toolCallFormat(plan: ToolPlan): WebLlmResponseFormat {
   const tools = callable(plan);
@@ -50,8 +50,9 @@ function toolCallFormat(plan: ToolPlan): WebLlmResponseFormat {
     type: 'sequence',
     elements: [
       { type: 'const_string', value: `${TOOL_CALLS}[` },
+      // xgrammar holds nothing after a tags_with_separator: the answer ends with the last call, the list unclosed
+      // (the parser reads it so).
       { type: 'tags_with_separator', tags, separator: ', ', at_least_one: true, stop_after_first: !plan.parallel },
-      { type: 'const_string', value: ']' },
     ],
   };
   return structuralTag(format);

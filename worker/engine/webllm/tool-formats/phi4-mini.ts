@@ -29,7 +29,7 @@ function assistantText(content: string, calls: readonly ToolCall[]): string {
 
 /**
  * `auto`: a `<|tool_call|>` trigger opens a block of one call (held to its tool's schema); with parallel calls on,
- * the model may open another. `required` / named: the answer is one block of calls, nothing else.
+ * the model may open another. `required` / named: the answer is one block of calls, nothing else (left unclosed).
  */
 function toolCallFormat(plan: ToolPlan): WebLlmResponseFormat {
   const tools = callable(plan);
@@ -42,8 +42,9 @@ function toolCallFormat(plan: ToolPlan): WebLlmResponseFormat {
     type: 'sequence',
     elements: [
       { type: 'const_string', value: `${TOOL_CALL_OPEN}[` },
+      // xgrammar holds nothing after a tags_with_separator: the answer ends with the last call, the list unclosed
+      // (the parser reads it so).
       { type: 'tags_with_separator', tags, separator: ', ', at_least_one: true, stop_after_first: !plan.parallel },
-      { type: 'const_string', value: `]${TOOL_CALL_CLOSE}` },
     ],
   };
   return structuralTag(format);
