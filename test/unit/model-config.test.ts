@@ -79,9 +79,16 @@ describe('the models setting', () => {
       'acme-qwen': { record: { ...OWN_RECORD, model_id: 'Acme-Qwen-MLC' }, thinking: 'enable_thinking' },
     });
     const format = (id: string) => webllmModels(catalog).get(catalog.variants.find((v) => v.id === id)!.weightGroup)!.toolFormat;
-    expect(
-      ['svc-model-5.2', 'svc-vision', 'team/llama', 'team/mistral', 'team/phi', 'team/hermes', 'team/qwen25', 'team/gemma'].map(format),
-    ).toEqual(['qwen3', 'none', 'llama3', 'mistral', 'phi4-mini', 'qwen3', 'qwen3', 'none']);
+    expect(['svc-model-5.2', 'svc-vision', 'team/llama', 'team/mistral', 'team/phi', 'team/hermes', 'team/qwen25', 'team/gemma'].map(format)).toEqual([
+      'qwen3',
+      'none',
+      'llama3',
+      'mistral',
+      'phi4-mini',
+      'qwen3',
+      'qwen3',
+      'none',
+    ]);
     expect(['team/gemma-as-llama', 'team/llama-off', 'acme-chat', 'acme-qwen'].map(format)).toEqual(['llama3', 'none', 'none', 'qwen3']);
   });
 

@@ -161,13 +161,17 @@ describe('Phi-4-mini (<|tool_call|>…<|/tool_call|>)', () => {
   });
 
   it('reads a block of calls, text around it, in any chunking; a block that is not calls stays text', () => {
-    expectAnyChunking(phi4, 'Let me check. <|tool_call|>[{"name": "get_weather", "arguments": {"city": "Oslo"}}, {"name": "get_time", "arguments": {}}]<|/tool_call|> ok', {
-      content: 'Let me check.ok',
-      calls: [
-        { name: 'get_weather', arguments: '{"city": "Oslo"}' },
-        { name: 'get_time', arguments: '{}' },
-      ],
-    });
+    expectAnyChunking(
+      phi4,
+      'Let me check. <|tool_call|>[{"name": "get_weather", "arguments": {"city": "Oslo"}}, {"name": "get_time", "arguments": {}}]<|/tool_call|> ok',
+      {
+        content: 'Let me check.ok',
+        calls: [
+          { name: 'get_weather', arguments: '{"city": "Oslo"}' },
+          { name: 'get_time', arguments: '{}' },
+        ],
+      },
+    );
     expectAnyChunking(phi4, '<|tool_call|>oops<|/tool_call|>', { content: '<|tool_call|>oops<|/tool_call|>', calls: [] });
   });
 });
@@ -193,7 +197,10 @@ describe('every format: any chunking of an answer gives its calls and content, a
       () => {
         fc.assert(
           fc.property(answerArb, fc.array(fc.nat(), { maxLength: 12 }), ({ pre, calls, post }, points) => {
-            const rendered = format.assistantText('', calls.map((c, i) => call(`call_${i}`, c.name, c.args)));
+            const rendered = format.assistantText(
+              '',
+              calls.map((c, i) => call(`call_${i}`, c.name, c.args)),
+            );
             const answer = [pre, rendered, post].filter((s) => s.length > 0).join('\n');
             const pieces = parse(format, cut(answer, points));
             const result = assemble(pieces);
@@ -273,7 +280,9 @@ describe('the registry', () => {
     const ids = prebuiltAppConfig.model_list.map((r) => r.model_id);
     const of = (prefix: string) => familyToolFormat(ids.find((id) => id.startsWith(prefix))!);
     expect(
-      ['Qwen3-8B', 'Qwen2.5-7B-Instruct', 'Hermes-2-Pro-Mistral-7B', 'Hermes-3-Llama-3.1-8B', 'Llama-3.1-8B', 'Llama-3.2-1B', 'Mistral-7B-Instruct-v0.3'].map(of),
+      ['Qwen3-8B', 'Qwen2.5-7B-Instruct', 'Hermes-2-Pro-Mistral-7B', 'Hermes-3-Llama-3.1-8B', 'Llama-3.1-8B', 'Llama-3.2-1B', 'Mistral-7B-Instruct-v0.3'].map(
+        of,
+      ),
     ).toEqual(['qwen3', 'qwen3', 'qwen3', 'qwen3', 'llama3', 'llama3', 'mistral']);
     expect(['Phi-4-mini', 'Phi-3.5-mini', 'gemma-2-2b-it', 'Llama-3-8B-Instruct', 'Qwen3.5-2B', 'SmolLM2-1.7B'].map(of)).toEqual([
       'phi4-mini',

@@ -9,7 +9,7 @@ import { phi4Mini } from './phi4-mini';
 import { qwen3 } from './qwen3';
 import type { ToolFormat } from './types';
 
-export type { ToolFormat, ToolCallStream, ParsedPiece, ToolResult } from './types';
+export type { ToolFormat, ToolCallStream, ParsedPiece } from './types';
 
 export const TOOL_FORMATS: Record<WebLlmToolFormatName, ToolFormat | null> = {
   qwen3,

@@ -99,7 +99,8 @@ export class JsonCallsParser implements ToolCallStream {
     if (this.state === 'text') this.text(out, this.held, true);
     else if (this.state === 'arguments') {
       if (!this.quoted) this.fragment(out, this.held); // cut short (length)
-    } else if (this.regionCalls === 0) this.text(out, this.raw + this.held, true); // never became calls
+    } else if (this.regionCalls === 0)
+      this.text(out, this.raw + this.held, true); // never became calls
     else if (this.state === 'head') {
       // After calls, the start of something that is not one: text.
       this.afterBlock = true;

@@ -58,4 +58,3 @@ export const llama3: ToolFormat = {
   parser: () => new JsonCallsParser(SPEC),
   toolCallFormat,
 };
-

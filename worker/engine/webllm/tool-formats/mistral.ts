@@ -16,7 +16,10 @@ const SPEC: JsonCallsSpec = { regions: [{ marker: TOOL_CALLS, list: 'list' }], a
 
 /** The 9 letters and digits Mistral's template wants as a call's id, from the id the client holds. */
 export function mistralCallId(id: string): string {
-  return id.replace(/[^A-Za-z0-9]/g, '').slice(-9).padStart(9, '0');
+  return id
+    .replace(/[^A-Za-z0-9]/g, '')
+    .slice(-9)
+    .padStart(9, '0');
 }
 
 function systemWithTools(system: string | null, tools: readonly FunctionTool[]): string {
