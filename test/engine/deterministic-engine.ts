@@ -46,6 +46,7 @@ import { GGUF_DEFAULTS } from '../../worker/engine/llamacpp/models';
 import { spentUsage, type Engine, type EngineFactory, type Generation } from '../../worker/engine/engine';
 import { nextTurn } from '../../worker/engine/common/event-batch';
 import { assertSupported } from '../../worker/engine/common/request-support';
+import { assertToolsSupported } from '../../worker/engine/webllm/schema-support';
 import type { PlannedRequest, ToolPlan } from '../../worker/engine/common/plan';
 import { smallestInstance } from './smallest-instance';
 import { deterministicEmbedding } from './deterministic-embedding';
@@ -310,6 +311,7 @@ export class DeterministicEngine implements Engine {
 
   supports(request: PlannedRequest): void {
     assertSupported(request);
+    assertToolsSupported(this.catalog, request);
   }
 
   // Import and the cache check run web-llm's real cache code (no weights are ever loaded from it here), so the

@@ -8,7 +8,7 @@ import type { AdapterReport, ImportFile, ImportProgress, ImportReport } from '#s
 import type { DownloadSize, ModelRuntime, ModelStatus } from '#shared/wire/engine-port';
 import type { Fetch } from '../common/download-size';
 import { webllmDownloadSize } from './download-size';
-import { ApiError, clientAborted, unsupportedParameter } from '#shared/protocol/errors';
+import { ApiError, clientAborted } from '#shared/protocol/errors';
 import type { PlannedRequest } from '../common/plan';
 import { catalogOf } from '#shared/catalog';
 import { variantIn, type ModelCatalog } from '#shared/model-config';
@@ -44,7 +44,7 @@ import { promptBudget, rawPromptBudget } from './prompt-budget';
 import { WebLlmRun, type RunOptions } from './stream';
 import { WebLlmEmbedder } from './embedder';
 import { loadFailed, startLoad, type Loading } from './loading';
-import { assertSchemasSupported } from './schema-support';
+import { assertSchemasSupported, assertToolsSupported } from './schema-support';
 import { translateRequest } from './translate';
 import { completionChunks, translateCompletion } from './raw-completion';
 
@@ -325,15 +325,8 @@ export class WebLlmEngine implements Engine {
 
   supports(request: PlannedRequest): void {
     assertSupported(request);
-    const toolFormat = toolFormatOf(this.catalog, request.variant);
-    // A model without a tool format is never offered tools: asking it to call one is refused, not ignored.
-    if (toolFormat === 'none' && request.plan.tools !== null && !request.variant.vision) {
-      unsupportedParameter(
-        request.legacy_functions ? 'functions' : 'tools',
-        `is not supported: the model '${request.variant.id}' has no tool-call format (send tool_choice: 'none', or give its models entry a 'toolFormat')`,
-      );
-    }
-    assertSchemasSupported(request, toolFormat !== 'none');
+    assertToolsSupported(this.catalog, request);
+    assertSchemasSupported(request, toolFormatOf(this.catalog, request.variant) !== 'none');
   }
 
   /** web-llm's cache code, loaded when first needed (production shares the engine's copy of web-llm). */
