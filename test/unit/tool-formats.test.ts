@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { prebuiltAppConfig } from '@mlc-ai/web-llm';
 import type { FunctionTool, ToolCall } from '#shared/protocol/types';
 import { WEBLLM_TOOL_FORMATS } from '#shared/engine-kinds/webllm';
-import { TOOL_FORMATS, familyToolFormat, type ParsedPiece, type ToolFormat } from '../../worker/engine/webllm/tool-formats';
+import { TOOL_FORMATS, familyToolFormat, type ParsedPiece, type ToolFormat } from '../../worker/engine/webllm/tool-formats/registry';
 import { pythonJson } from '../../worker/engine/webllm/tool-formats/grammar';
 import { mistralCallId } from '../../worker/engine/webllm/tool-formats/mistral';
 import { CALL_HEAD, callHead } from '../../worker/engine/common/tool-call-head';

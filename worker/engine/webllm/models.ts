@@ -5,7 +5,7 @@ import { prebuiltAppConfig, type AppConfig, type ModelIntegrity, type ModelRecor
 import { ModelConfigError, type ModelCatalog, type WebLlmEntry, type WebLlmRecordConfig } from '#shared/model-config';
 import type { ModelId, Variant } from '#shared/variants';
 import type { WebLlmToolFormatName } from '#shared/engine-kinds/webllm';
-import { familyToolFormat } from './tool-formats';
+import { familyToolFormat } from './tool-formats/registry';
 
 /** `f16` for adapters with `shader-f16` (q4f16_1 weights), `f32` for the rest (q4f32_1). */
 export type Precision = 'f16' | 'f32';

@@ -9,7 +9,7 @@ import type { EngineFinishReason, TokenLogprob, Usage } from '#shared/protocol/t
 import { generationError } from './errors';
 import { StopMatcher } from '../common/stop-matcher';
 import { ThinkSplitter } from './thinking';
-import type { ParsedPiece, ToolCallStream, ToolFormat } from './tool-formats';
+import type { ParsedPiece, ToolCallStream, ToolFormat } from './tool-formats/registry';
 import { toolCallId } from '#shared/protocol/completion';
 import { spentUsage } from '../engine';
 

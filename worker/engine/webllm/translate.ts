@@ -12,7 +12,7 @@ import type { PlannedRequest, RequestPlan, ToolPlan } from '../common/plan';
 import { jsonFormatBesideAutoTools } from '../common/json-grammar';
 import type { WebLlmToolFormatName } from '#shared/engine-kinds/webllm';
 import { jsonFormat } from './tool-formats/grammar';
-import { TOOL_FORMATS, type ToolFormat } from './tool-formats';
+import { TOOL_FORMATS, type ToolFormat } from './tool-formats/registry';
 import { qwen3 } from './tool-formats/qwen3';
 import type { ResolvedImage } from '../common/images';
 import { nativeStops } from './kv-reuse';

@@ -1,5 +1,5 @@
 // What one tool-call format is, for the web-llm engine (one module per format in this folder; the registry is
-// index.ts): how the tools are shown to the model, how calls and results are written back in history, how its
+// registry.ts): how the tools are shown to the model, how calls and results are written back in history, how its
 // answer is read as it streams, and the grammar that holds it to the format when tools are offered.
 import type { ResponseFormat as WebLlmResponseFormat } from '@mlc-ai/web-llm';
 import type { FunctionTool, ToolCall } from '#shared/protocol/types';
