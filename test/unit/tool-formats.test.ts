@@ -147,6 +147,23 @@ describe('Mistral ([TOOL_CALLS])', () => {
     );
   });
 
+  it('reads arguments given as a JSON string, keys in another order, and a forced list left open', () => {
+    expectAnyChunking(mistral, '[TOOL_CALLS][{"name": "f", "arguments": "{\\"a\\": 1}"}, {"arguments": {"b": 2}, "name": "g"}]', {
+      content: '',
+      calls: [
+        { name: 'f', arguments: '{"a": 1}' },
+        { name: 'g', arguments: '{"b":2}' },
+      ],
+    });
+    expectAnyChunking(mistral, '[TOOL_CALLS][{"name": "f", "arguments": {}}, {"name": "g", "arguments": {"x": [1]}}', {
+      content: '',
+      calls: [
+        { name: 'f', arguments: '{}' },
+        { name: 'g', arguments: '{"x": [1]}' },
+      ],
+    });
+  });
+
   it('leaves a marker not followed by a list of calls as text', () => {
     expectAnyChunking(mistral, 'x [TOOL_CALLS] nothing', { content: 'x [TOOL_CALLS] nothing', calls: [] });
     expectAnyChunking(mistral, '[TOOL_CALLS][{"nom": "f"}] y', { content: '[TOOL_CALLS][{"nom": "f"}] y', calls: [] });
