@@ -46,6 +46,8 @@ import { GGUF_DEFAULTS } from '../../worker/engine/llamacpp/models';
 import { spentUsage, type Engine, type EngineFactory, type Generation } from '../../worker/engine/engine';
 import { nextTurn } from '../../worker/engine/common/event-batch';
 import { assertSupported } from '../../worker/engine/common/request-support';
+import { assertToolsSupported } from '../../worker/engine/webllm/schema-support';
+import { OVER_THE_FAKE, WebLlmOverTheFake } from './webllm-over-the-fake';
 import type { PlannedRequest, ToolPlan } from '../../worker/engine/common/plan';
 import { smallestInstance } from './smallest-instance';
 import { deterministicEmbedding } from './deterministic-embedding';
@@ -159,6 +161,9 @@ export class DeterministicEngine implements Engine {
   private readonly pretendBytes: number;
   /** Bytes a model may take on a pretend CPU device (the knob `cpuMemoryMiB`); 0: a device with WebGPU. */
   private readonly cpuBudget: number;
+
+  /** The web-llm engine over the fake, for models of other tool formats; made when first needed. */
+  private overTheFake: WebLlmOverTheFake | null = null;
 
   /** The deployment's catalog: the engine worker's, or (an engine on its own, in tests) built here from the config. */
   private readonly catalog: ModelCatalog;
@@ -312,6 +317,7 @@ export class DeterministicEngine implements Engine {
 
   supports(request: PlannedRequest): void {
     assertSupported(request);
+    assertToolsSupported(this.catalog, request);
   }
 
   // Import and the cache check run web-llm's real cache code (no weights are ever loaded from it here), so the
@@ -343,6 +349,14 @@ export class DeterministicEngine implements Engine {
       fragments: argumentFragments(JSON.stringify(tool.function.parameters === undefined ? {} : smallestInstance(tool.function.parameters))),
     }));
     const reply = raw !== undefined ? { content: `Echo: ${raw}` } : calls.length > 0 ? { content: '' } : replyFor(text, request);
+    // A deployment's model of another tool format: the web-llm engine over the fake answers, its model writing the
+    // calls in that format (webllm-over-the-fake.ts).
+    const toolFormat = webllmModels(this.catalog).get(request.variant.weightGroup)?.toolFormat;
+    if (plan.tools && raw === undefined && toolFormat && OVER_THE_FAKE.has(toolFormat)) {
+      this.overTheFake ??= new WebLlmOverTheFake(this.config, this.catalog);
+      const written = calls.map((c) => ({ name: c.name, arguments: c.fragments.join('') }));
+      return this.overTheFake.generate(request, signal, toolFormat, written, reply.content);
+    }
     const { text: content, stopped } = cutAtStop(reply.content, plan.stops);
     const logprobs = plan.logprobs;
     const group = request.variant.weightGroup;

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { ApiError } from '#shared/protocol/errors';
 import { jsonObjectGrammar, jsonSchemaGrammar, thinkingFirst } from '../../worker/engine/common/json-grammar';
 import { INTEGER_LIMIT, NUMBER_EXPONENT_DIGITS, NUMBER_FRACTION_DIGITS, NUMBER_INTEGER_DIGITS } from '../../worker/engine/common/number-grammar';
-import { jsonFormat } from '../../worker/engine/webllm/qwen3-tools';
+import { jsonFormat } from '../../worker/engine/webllm/tool-formats/grammar';
 import { matches, xgrammar } from './xgrammar';
 
 const SLOW = 120_000;

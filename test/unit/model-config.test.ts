@@ -61,7 +61,35 @@ describe('the models setting', () => {
       f16: 'Qwen3-0.6B-q4f16_1-MLC',
       f32: 'Qwen3-0.6B-q4f32_1-MLC',
       thinkingSwitch: 'enable_thinking',
+      toolFormat: 'qwen3',
     });
+  });
+
+  it("gives each model its family's tool format, or the entry's own, and none to a family without one", () => {
+    const catalog = buildCatalog({
+      'team/llama': LLAMA,
+      'team/mistral': { webllm: 'Mistral-7B-Instruct-v0.3-q4f16_1-MLC' },
+      'team/phi': { webllm: 'Phi-4-mini-instruct-q4f16_1-MLC' },
+      'team/hermes': { webllm: 'Hermes-3-Llama-3.1-8B-q4f16_1-MLC' },
+      'team/qwen25': { webllm: 'Qwen2.5-1.5B-Instruct-q4f16_1-MLC' },
+      'team/gemma': { webllm: 'gemma-2-2b-it-q4f16_1-MLC' },
+      'team/gemma-as-llama': { webllm: 'gemma-2-2b-it-q4f32_1-MLC', toolFormat: 'llama3' },
+      'team/llama-off': { webllm: 'Llama-3.2-1B-Instruct-q4f32_1-MLC', toolFormat: 'none' },
+      'acme-chat': { record: OWN_RECORD },
+      'acme-qwen': { record: { ...OWN_RECORD, model_id: 'Acme-Qwen-MLC' }, thinking: 'enable_thinking' },
+    });
+    const format = (id: string) => webllmModels(catalog).get(catalog.variants.find((v) => v.id === id)!.weightGroup)!.toolFormat;
+    expect(['svc-model-5.2', 'svc-vision', 'team/llama', 'team/mistral', 'team/phi', 'team/hermes', 'team/qwen25', 'team/gemma'].map(format)).toEqual([
+      'qwen3',
+      'none',
+      'llama3',
+      'mistral',
+      'phi4-mini',
+      'qwen3',
+      'qwen3',
+      'none',
+    ]);
+    expect(['team/gemma-as-llama', 'team/llama-off', 'acme-chat', 'acme-qwen'].map(format)).toEqual(['llama3', 'none', 'none', 'qwen3']);
   });
 
   it("hides any of the five and adds ids of the deployment's own, after the five, in order", () => {
@@ -149,6 +177,8 @@ describe('the models setting', () => {
       [{ mine: { thinks: true } }, /^models\["mine"\]: a model id of the deployment's own needs 'webllm'/],
       [{ mine: { ...LLAMA, thinks: true } }, /^models\["mine"\]: a model that thinks needs a thinking switch/],
       [{ mine: { ...LLAMA, colour: 'red' } }, /^models\["mine"\]: unknown field 'colour'/],
+      [{ mine: { ...LLAMA, toolFormat: 'gorilla' } }, /^models\["mine"\]\.toolFormat: .*"qwen3".*"phi4-mini"/],
+      [{ 'svc-model-5.2': { toolFormat: 'llama3' } }, /^models\["svc-model-5\.2"\]: 'thinking', 'kv' and 'toolFormat' describe a model/],
       [{ mine: { ...LLAMA, record: OWN_RECORD } }, /^models\["mine"\]: give either 'webllm'/],
       [{ mine: { record: { ...OWN_RECORD, model_lib: 3 } } }, /^models\["mine"\]\.record\.model_lib: /],
       [
@@ -156,7 +186,7 @@ describe('the models setting', () => {
         /^models\["mine"\]\.record\.model_id: 'Qwen3-8B-q4f32_1-MLC' is a web-llm prebuilt id/,
       ],
       [{ mine: { ...LLAMA, kv: { layers: 16, kvHeads: 8, headDim: 64 } } }, /^models\["mine"\]\.kv: give 'contextLength'/],
-      [{ 'svc-model-5.2': { thinking: 'none' } }, /^models\["svc-model-5\.2"\]: 'thinking' and 'kv' describe a model/],
+      [{ 'svc-model-5.2': { thinking: 'none' } }, /^models\["svc-model-5\.2"\]: 'thinking', 'kv' and 'toolFormat' describe a model/],
       [{ 'bad id!': LLAMA }, /^models\["bad id!"\]: a model id must be/],
       [{ gguf: { engine: 'llamacpp', url: '/m.gguf' } }, /^models\["gguf"\]: unknown field 'url'/],
       [{ mine: { engine: 'onnx', gguf: '/m.gguf' } }, /^models\["mine"\]\.engine: unknown engine "onnx" \(engines: webllm, llamacpp\)/],

@@ -3,8 +3,9 @@
 // (@mlc-ai/web-xgrammar, the version web-llm 0.2.86 bundles).
 import { beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { ToolCallParser, type ParsedPiece } from '../../worker/engine/webllm/tool-call-parser';
-import { assistantText, jsonFormat, pythonJson, renderCall, systemWithTools, toolCallFormat, toolResponses } from '../../worker/engine/webllm/qwen3-tools';
+import { ToolCallParser, type ParsedPiece } from '../../worker/engine/webllm/tool-formats/qwen3-parser';
+import { assistantText, renderCall, systemWithTools, toolCallFormat, toolResponses } from '../../worker/engine/webllm/tool-formats/qwen3';
+import { jsonFormat, pythonJson } from '../../worker/engine/webllm/tool-formats/grammar';
 import type { FunctionTool } from '#shared/protocol/types';
 import { checkSchema } from '../../worker/engine/common/json-grammar';
 import { z } from 'zod';

@@ -4,12 +4,13 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '#shared/config';
 import type { EngineEvent } from '#shared/wire/engine-port';
 import { ApiError } from '#shared/protocol/errors';
-import type { FunctionTool } from '#shared/protocol/types';
+import type { ChatCompletionRequest, FunctionTool } from '#shared/protocol/types';
+import { buildCatalog, variantIn } from '#shared/model-config';
 import { WebLlmEngine } from '../../worker/engine/webllm/adapter';
-import { renderCall } from '../../worker/engine/webllm/qwen3-tools';
+import { renderCall } from '../../worker/engine/webllm/tool-formats/qwen3';
 import { resolved, type RequestBody } from './requests';
 import { rig, type Rig } from './webllm-fake';
-import type { PlannedRequest } from '../../worker/engine/common/plan';
+import { withPlan, type PlannedRequest } from '../../worker/engine/common/plan';
 import { jsonSchemaGrammar } from '../../worker/engine/common/json-grammar';
 
 function setup(): Rig & { adapter: WebLlmEngine } {
@@ -222,5 +223,121 @@ describe('web-llm: logprobs', () => {
     ]);
     const two = await run(t.adapter, ask('svc-model-5.2-fast', { logprobs: true, top_logprobs: 2 }));
     expect(two.flatMap((e) => (e.type === 'delta' && e.logprobs ? e.logprobs.map((l) => l.top_logprobs.length) : []))).toEqual([2, 2]);
+  });
+});
+
+describe('web-llm: tools in the formats of other models a deployment maps an id to', () => {
+  const MODELS = {
+    'team/llama': { webllm: 'Llama-3.2-1B-Instruct-q4f32_1-MLC' },
+    'team/mistral': { webllm: 'Mistral-7B-Instruct-v0.3-q4f32_1-MLC' },
+    'team/phi': { webllm: 'Phi-4-mini-instruct-q4f32_1-MLC' },
+    'team/gemma': { webllm: 'gemma-2-2b-it-q4f32_1-MLC' },
+  };
+  const catalog = buildCatalog(MODELS);
+
+  function configured(): Rig & { adapter: WebLlmEngine } {
+    const r = rig();
+    return { ...r, adapter: new WebLlmEngine({ ...DEFAULT_CONFIG, models: MODELS }, r.deps, catalog) };
+  }
+  const askOf = (model: string, extra: Partial<RequestBody> = {}): PlannedRequest =>
+    withPlan({ model, messages: [{ role: 'user', content: 'weather in Oslo?' }], ...extra, variant: variantIn(catalog, model)! } as ChatCompletionRequest);
+
+  /** The calls the events carry: name and the arguments put together, parsed. */
+  function callsOf(events: EngineEvent[]) {
+    const calls: { name: string; arguments: string }[] = [];
+    for (const e of events) {
+      if (e.type === 'tool_call') calls[e.index] = { name: e.name, arguments: '' };
+      if (e.type === 'tool_arguments') calls[e.index]!.arguments += e.arguments;
+    }
+    return calls.map((c) => ({ name: c.name, arguments: JSON.parse(c.arguments) as unknown }));
+  }
+  const contentOf = (events: EngineEvent[]) => events.map((e) => (e.type === 'delta' ? (e.content ?? '') : '')).join('');
+
+  it('Llama 3.x: the tools in its JSON format, a forced call held by the grammar, and a streamed call read back', async () => {
+    const t = configured();
+    t.engine().script = () => ({ pieces: pieces('{"name": "get_weather", "parameters": {"city": "Oslo"}}') });
+    const forced = await run(t.adapter, askOf('team/llama', { tools: [weather], tool_choice: 'required' }));
+    const sent = t.engine().requests[0]!;
+    expect(sent.messages[0]!.content).toMatch(/^Given the following functions[\s\S]*"name": "get_weather"/);
+    expect(sent).not.toHaveProperty('extra_body');
+    expect(sent.response_format).toMatchObject({
+      type: 'structural_tag',
+      structural_tag: { format: { type: 'tags_with_separator', at_least_one: true, tags: [{ begin: '{"name": "get_weather", "parameters": ', end: '}' }] } },
+    });
+    expect(callsOf(forced)).toEqual([{ name: 'get_weather', arguments: { city: 'Oslo' } }]);
+    expect(contentOf(forced)).toBe('');
+    expect(forced.at(-1)).toMatchObject({ type: 'finish', finish_reason: 'tool_calls' });
+
+    t.engine().script = () => ({
+      pieces: pieces(
+        'Let me see.\n\n<|python_tag|>{"name": "get_weather", "parameters": {"city": "Rome"}}; {"name": "get_weather", "parameters": {"city": "Oslo"}}',
+      ),
+    });
+    const streamed = await run(t.adapter, askOf('team/llama', { tools: [weather], stream: true }));
+    expect(t.engine().requests[1]!.response_format).toMatchObject({ structural_tag: { format: { type: 'triggered_tags', triggers: ['{"name": '] } } });
+    expect(contentOf(streamed)).toBe('Let me see.');
+    expect(callsOf(streamed)).toEqual([
+      { name: 'get_weather', arguments: { city: 'Rome' } },
+      { name: 'get_weather', arguments: { city: 'Oslo' } },
+    ]);
+    expect(streamed.filter((e) => e.type === 'tool_arguments').length).toBeGreaterThan(2); // in fragments, as they came
+    expect(streamed.at(-1)).toMatchObject({ finish_reason: 'tool_calls' });
+  });
+
+  it('Mistral: [AVAILABLE_TOOLS] in the prompt, calls and results in its history format, a forced call and a streamed one', async () => {
+    const t = configured();
+    t.engine().script = () => ({ pieces: pieces('[TOOL_CALLS][{"name": "get_weather", "arguments": {"city": "Oslo"}}') });
+    const forced = await run(
+      t.adapter,
+      askOf('team/mistral', {
+        tools: [weather],
+        tool_choice: { type: 'function', function: { name: 'get_weather' } },
+        messages: [
+          { role: 'user', content: 'weather in Rome?' },
+          {
+            role: 'assistant',
+            content: '',
+            tool_calls: [{ id: 'call_000000042', type: 'function', function: { name: 'get_weather', arguments: '{"city": "Rome"}' } }],
+          },
+          { role: 'tool', tool_call_id: 'call_000000042', content: 'rain' },
+        ],
+      }),
+    );
+    const sent = t.engine().requests[0]!;
+    expect(sent.messages[0]!.content).toMatch(/^\[AVAILABLE_TOOLS\]\[\{"type": "function", "function": \{"name": "get_weather"[\s\S]*\[\/AVAILABLE_TOOLS\]$/);
+    expect(sent.messages.slice(1)).toEqual([
+      { role: 'user', content: 'weather in Rome?' },
+      { role: 'assistant', content: '[TOOL_CALLS][{"name": "get_weather", "arguments": {"city": "Rome"}, "id": "000000042"}]' },
+      { role: 'user', content: '[TOOL_RESULTS]{"content": "rain", "call_id": "000000042"}[/TOOL_RESULTS]' },
+    ]);
+    expect(sent.response_format).toMatchObject({
+      structural_tag: { format: { type: 'sequence', elements: [{ type: 'const_string', value: '[TOOL_CALLS][' }, { type: 'tags_with_separator' }] } },
+    });
+    expect(callsOf(forced)).toEqual([{ name: 'get_weather', arguments: { city: 'Oslo' } }]);
+    expect(forced.at(-1)).toMatchObject({ finish_reason: 'tool_calls' });
+
+    t.engine().script = () => ({ pieces: pieces('One moment. [TOOL_CALLS][{"name": "get_weather", "arguments": {"city": "Paris"}}]') });
+    const streamed = await run(t.adapter, askOf('team/mistral', { tools: [weather], stream: true }));
+    expect(contentOf(streamed)).toBe('One moment.');
+    expect(callsOf(streamed)).toEqual([{ name: 'get_weather', arguments: { city: 'Paris' } }]);
+    expect(streamed.at(-1)).toMatchObject({ finish_reason: 'tool_calls' });
+  });
+
+  it('Phi-4-mini: tools in <|tool|>, a call block read back', async () => {
+    const t = configured();
+    t.engine().script = () => ({ pieces: pieces('<|tool_call|>[{"name": "get_weather", "arguments": {"city": "Oslo"}}]<|/tool_call|>') });
+    const events = await run(t.adapter, askOf('team/phi', { tools: [weather] }));
+    expect(t.engine().requests[0]!.messages[0]!.content).toMatch(/^You are a helpful assistant with some tools\.<\|tool\|>\[\{"name": "get_weather"/);
+    expect(callsOf(events)).toEqual([{ name: 'get_weather', arguments: { city: 'Oslo' } }]);
+  });
+
+  it('a model without a tool format refuses tools with 400 (never drops them), and answers with tool_choice none', async () => {
+    const t = configured();
+    const err = await rejection(t.adapter.generate(askOf('team/gemma', { tools: [weather] }), new AbortController().signal));
+    expect(err).toMatchObject({ code: 'unsupported_parameter', param: 'tools' });
+    expect(err.message).toContain("'toolFormat'");
+    expect(t.engine()?.requests ?? []).toHaveLength(0);
+    await run(t.adapter, askOf('team/gemma', { tools: [weather], tool_choice: 'none' }));
+    expect(t.engine().requests[0]!.response_format).toBeUndefined();
   });
 });

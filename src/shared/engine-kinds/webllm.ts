@@ -5,6 +5,13 @@ import { z } from '../protocol/zod';
 import { ModelConfigError, where, type EngineKindSpec, type EntryParts } from '../model-entry';
 import { isVariantId } from '../variants';
 
+/**
+ * The tool-call formats the web-llm engine can speak (worker/engine/webllm/tool-formats/, one module each): how a
+ * model is shown the tools and writes its calls. `none`: the model has no tool format (tools are refused with 400).
+ */
+export const WEBLLM_TOOL_FORMATS = ['qwen3', 'llama3', 'mistral', 'phi4-mini', 'none'] as const;
+export type WebLlmToolFormatName = (typeof WEBLLM_TOOL_FORMATS)[number];
+
 /** Bytes of each SRI digest: a pin of another length is a typo, not a hash. */
 const SRI_BYTES = { sha256: 32, sha384: 48, sha512: 64 } as const;
 
@@ -57,6 +64,12 @@ function webllmSchemas({ common, nonEmpty }: EntryParts) {
     /** A model of the deployment's own (see webllmRecord). */
     record: z.optional(webllmRecord),
     /**
+     * The model's tool-call format (WEBLLM_TOOL_FORMATS). Default: by the web-llm model id's family (Qwen3, Qwen2.5
+     * and Hermes → `qwen3`, Llama 3.1–3.3 → `llama3`, Mistral-7B-Instruct-v0.3 → `mistral`, Phi-4-mini →
+     * `phi4-mini`), `qwen3` for a model with Qwen3's thinking switch, else `none`.
+     */
+    toolFormat: z.optional(z.enum(WEBLLM_TOOL_FORMATS)),
+    /**
      * Pins, by web-llm model id (either precision of this entry's model, or of the shipped model when the entry
      * names none): the hashes its files must have. `npm run models:pull` writes them for what it pulled.
      */
@@ -84,7 +97,7 @@ export const webllmKind: EngineKindSpec<WebLlmEntry> = {
     groupName: (key, _taken, builtIn) => (builtIn ? `config:${key}` : key),
     check(id, web, _base, upstreamOnly) {
       if (upstreamOnly) {
-        for (const field of ['integrity', 'thinking', 'kv'] as const) {
+        for (const field of ['integrity', 'thinking', 'kv', 'toolFormat'] as const) {
           if (web[field] !== undefined)
             throw new ModelConfigError(
               `${where(id, [field])}: '${id}' has no local model (mode 'upstream' without 'webllm', 'record' or 'gguf'), so '${field}' describes nothing here`,
@@ -100,8 +113,8 @@ export const webllmKind: EngineKindSpec<WebLlmEntry> = {
           `${where(id)}: a model id of the deployment's own needs 'webllm' (a prebuilt model id) or 'record', or 'engine': 'llamacpp' with 'gguf'; or, answered by an upstream server only, 'mode': 'upstream' with 'upstream'`,
         );
       }
-      if (web.webllm === undefined && web.record === undefined && (web.thinking !== undefined || web.kv !== undefined)) {
-        throw new ModelConfigError(`${where(id)}: 'thinking' and 'kv' describe a model: give them with 'webllm' or 'record'`);
+      if (web.webllm === undefined && web.record === undefined && (web.thinking !== undefined || web.kv !== undefined || web.toolFormat !== undefined)) {
+        throw new ModelConfigError(`${where(id)}: 'thinking', 'kv' and 'toolFormat' describe a model: give them with 'webllm' or 'record'`);
       }
     },
   },

@@ -8,6 +8,7 @@ import { toolCallId } from '#shared/protocol/completion';
 import type { EngineFinishReason, TokenLogprob, Usage } from '#shared/protocol/types';
 import { timingsOf } from '#shared/protocol/timings';
 import { StopMatcher } from '../common/stop-matcher';
+import { CALL_HEAD } from '../common/tool-call-head';
 import { generationError } from './errors';
 import { spentUsage } from '../engine';
 
@@ -74,7 +75,7 @@ class ForcedCall {
     this.text += content;
     const events: EngineEvent[] = [];
     if (this.argumentsAt === null) {
-      const head = /^\s*\{\s*"name"\s*:\s*("(?:[^"\\]|\\.)*")\s*,\s*"arguments"\s*:\s*/.exec(this.text);
+      const head = CALL_HEAD.exec(this.text);
       if (!head) return events;
       this.argumentsAt = this.released = head[0].length;
       events.push({ type: 'tool_call', index: 0, id: toolCallId(), name: JSON.parse(head[1]!) as string });

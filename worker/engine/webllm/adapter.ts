@@ -31,6 +31,7 @@ import {
   appConfigFor,
   baseRecord,
   hasThinkingSwitch,
+  toolFormatOf,
   kvShape,
   modelIdOf,
   webllmModels,
@@ -43,7 +44,7 @@ import { promptBudget, rawPromptBudget } from './prompt-budget';
 import { WebLlmRun, type RunOptions } from './stream';
 import { WebLlmEmbedder } from './embedder';
 import { loadFailed, startLoad, type Loading } from './loading';
-import { assertSchemasSupported } from './schema-support';
+import { assertSchemasSupported, assertToolsSupported } from './schema-support';
 import { translateRequest } from './translate';
 import { completionChunks, translateCompletion } from './raw-completion';
 
@@ -324,7 +325,8 @@ export class WebLlmEngine implements Engine {
 
   supports(request: PlannedRequest): void {
     assertSupported(request);
-    assertSchemasSupported(request, hasThinkingSwitch(this.catalog, request.variant));
+    assertToolsSupported(this.catalog, request);
+    assertSchemasSupported(request, toolFormatOf(this.catalog, request.variant) !== 'none');
   }
 
   /** web-llm's cache code, loaded when first needed (production shares the engine's copy of web-llm). */
@@ -372,7 +374,8 @@ export class WebLlmEngine implements Engine {
       }
       const thinkingSwitch = hasThinkingSwitch(this.catalog, variant);
       const emptyThinkTokens = thinkingSwitch ? (loaded.view?.countTokens(EMPTY_THINK_BLOCK) ?? EMPTY_THINK_TOKENS_QWEN3) : 0;
-      const translation = translateRequest(request, { modelId: loaded.modelId, images, emptyThinkTokens, thinkingSwitch });
+      const toolFormat = toolFormatOf(this.catalog, variant);
+      const translation = translateRequest(request, { modelId: loaded.modelId, images, emptyThinkTokens, thinkingSwitch, toolFormat });
       const seen = translation.request.messages;
       const { sent, promptTokens } = this.planPrompt(request, loaded, seen, images, translation.thinkingSwitchedOff);
       if (signal.aborted) throw aborted();
@@ -385,7 +388,7 @@ export class WebLlmEngine implements Engine {
         thinking: translation.thinking,
         splitThinking: thinkingSwitch,
         stops: translation.answerStops,
-        toolCalls: translation.tools !== null,
+        toolFormat: translation.toolFormat,
         topLogprobs: translation.topLogprobs,
         nativeStops: translation.request.stop !== undefined,
         ...(promptTokens !== undefined ? { promptTokens } : {}),

@@ -4,6 +4,8 @@
 import { prebuiltAppConfig, type AppConfig, type ModelIntegrity, type ModelRecord } from '@mlc-ai/web-llm';
 import { ModelConfigError, type ModelCatalog, type WebLlmEntry, type WebLlmRecordConfig } from '#shared/model-config';
 import type { ModelId, Variant } from '#shared/variants';
+import type { WebLlmToolFormatName } from '#shared/engine-kinds/webllm';
+import { familyToolFormat } from './tool-formats/registry';
 
 /** `f16` for adapters with `shader-f16` (q4f16_1 weights), `f32` for the rest (q4f32_1). */
 export type Precision = 'f16' | 'f32';
@@ -31,6 +33,8 @@ export interface WebLlmModel {
    */
   kv?: KvShape;
   thinkingSwitch: ThinkingSwitch;
+  /** How the model is shown tools and writes its calls (tool-formats/); `none`: tools are refused. */
+  toolFormat: WebLlmToolFormatName;
   /** A model of the deployment's own (not one web-llm ships): its record, URLs as configured. */
   custom?: WebLlmRecordConfig;
 }
@@ -42,12 +46,14 @@ export const WEBLLM_MODELS: Readonly<Record<string, WebLlmModel & { kv: KvShape 
     f32: 'Qwen3-8B-q4f32_1-MLC',
     kv: { layers: 36, kvHeads: 8, headDim: 128 },
     thinkingSwitch: 'enable_thinking',
+    toolFormat: 'qwen3',
   },
   'qwen3-1.7b': {
     f16: 'Qwen3-1.7B-q4f16_1-MLC',
     f32: 'Qwen3-1.7B-q4f32_1-MLC',
     kv: { layers: 28, kvHeads: 8, headDim: 128 },
     thinkingSwitch: 'enable_thinking',
+    toolFormat: 'qwen3',
   },
   'phi-3.5-vision': {
     f16: 'Phi-3.5-vision-instruct-q4f16_1-MLC',
@@ -55,6 +61,7 @@ export const WEBLLM_MODELS: Readonly<Record<string, WebLlmModel & { kv: KvShape 
     // 32 heads without grouping, hidden size 3072 → head_dim 96.
     kv: { layers: 32, kvHeads: 32, headDim: 96 },
     thinkingSwitch: 'none',
+    toolFormat: 'none',
   },
   // svc-embed. Of the embedding models web-llm 0.2.86 ships (snowflake-arctic-embed -m and -s, batch 4 or 32),
   // -s: 384 dimensions and 239 MB of GPU memory (-m: 768 and 539 MB), so it fits beside any chat model; batch 4
@@ -65,6 +72,7 @@ export const WEBLLM_MODELS: Readonly<Record<string, WebLlmModel & { kv: KvShape 
     // An encoder keeps no KV cache between requests; its context is fixed at 512 (not sized from this).
     kv: { layers: 12, kvHeads: 12, headDim: 32 },
     thinkingSwitch: 'none',
+    toolFormat: 'none',
   },
 };
 
@@ -77,12 +85,20 @@ export const EMPTY_THINK_BLOCK = '<think>\n\n</think>\n\n';
 const isPrebuilt = (modelId: string) => prebuiltAppConfig.model_list.some((r) => r.model_id === modelId);
 const WEBLLM_VLM = 2; // web-llm's ModelType.VLM
 
+/** A model's tool format when its entry names none: its family's, else Qwen3's for a model with Qwen3's switch. */
+function defaultToolFormat(modelId: string, thinkingSwitch: ThinkingSwitch): WebLlmToolFormatName {
+  const family = familyToolFormat(modelId);
+  return family === 'none' && thinkingSwitch === 'enable_thinking' ? 'qwen3' : family;
+}
+
 /** The web-llm model a configured entry names, checked against this web-llm release. */
 function configuredModel(id: string, entry: WebLlmEntry, thinks: boolean, vision: boolean): WebLlmModel {
   const at = (field: string) => `models[${JSON.stringify(id)}].${field}`;
   let model: WebLlmModel;
   if (entry.record) {
-    model = { f16: entry.record.model_id, f32: entry.record.model_id, thinkingSwitch: entry.thinking ?? 'none', custom: entry.record };
+    const thinkingSwitch = entry.thinking ?? 'none';
+    const toolFormat = entry.toolFormat ?? defaultToolFormat(entry.record.model_id, thinkingSwitch);
+    model = { f16: entry.record.model_id, f32: entry.record.model_id, thinkingSwitch, toolFormat, custom: entry.record };
     if (isPrebuilt(entry.record.model_id)) {
       throw new ModelConfigError(
         `${at('record.model_id')}: '${entry.record.model_id}' is a web-llm prebuilt id; give your model an id of its own (or use 'webllm')`,
@@ -100,7 +116,8 @@ function configuredModel(id: string, entry: WebLlmEntry, thinks: boolean, vision
     }
     // Qwen3 is the prebuilt family with a per-request switch; any other model has none unless the entry says so.
     const qwen3 = /^Qwen3-/.test(ids.f16);
-    model = { ...ids, thinkingSwitch: entry.thinking ?? (qwen3 ? 'enable_thinking' : 'none') };
+    const thinkingSwitch = entry.thinking ?? (qwen3 ? 'enable_thinking' : 'none');
+    model = { ...ids, thinkingSwitch, toolFormat: entry.toolFormat ?? defaultToolFormat(ids.f16, thinkingSwitch) };
   }
   if (entry.kv) model.kv = entry.kv;
   if (thinks && model.thinkingSwitch === 'none') {
@@ -154,6 +171,11 @@ export function webllmModelOf(catalog: ModelCatalog, variant: Variant): WebLlmMo
 /** Whether the variant's model has a per-request thinking switch (Qwen3's `enable_thinking`). */
 export function hasThinkingSwitch(catalog: ModelCatalog, variant: Variant): boolean {
   return webllmModelOf(catalog, variant).thinkingSwitch === 'enable_thinking';
+}
+
+/** The variant's tool-call format (tool-formats/); `none` when its model has none. */
+export function toolFormatOf(catalog: ModelCatalog, variant: Variant): WebLlmToolFormatName {
+  return webllmModelOf(catalog, variant).toolFormat;
 }
 
 /** The context web-llm's prebuilt records are configured (and `vram_required_MB` measured) for. */

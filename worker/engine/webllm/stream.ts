@@ -7,10 +7,9 @@ import type { EngineEvent } from '#shared/wire/engine-port';
 import { ApiError, clientAborted } from '#shared/protocol/errors';
 import type { EngineFinishReason, TokenLogprob, Usage } from '#shared/protocol/types';
 import { generationError } from './errors';
-import { assistantText } from './qwen3-tools';
 import { StopMatcher } from '../common/stop-matcher';
 import { ThinkSplitter } from './thinking';
-import { ToolCallParser, type ParsedPiece } from './tool-call-parser';
+import type { ParsedPiece, ToolCallStream, ToolFormat } from './tool-formats/registry';
 import { toolCallId } from '#shared/protocol/completion';
 import { spentUsage } from '../engine';
 
@@ -21,8 +20,8 @@ export interface RunOptions {
   splitThinking: boolean;
   /** Stop sequences inpage applies to the answer itself. */
   stops: readonly string[];
-  /** Tools were offered in Qwen3's format: <tool_call> blocks in the answer become tool-call events. */
-  toolCalls?: boolean;
+  /** Tools were offered in this format: the calls the answer writes in it become tool-call events. */
+  toolFormat?: ToolFormat | null;
   /** Alternatives per token the client asked for (web-llm may have been asked for more); null: no logprobs. */
   topLogprobs?: number | null;
   /** web-llm was given (some of) them too: text held as a possible stop is released only if web-llm kept it. */
@@ -61,10 +60,10 @@ type Delta = Extract<EngineEvent, { type: 'delta' }>;
 
 /** Answer text → the text to stream and the tool-call events, through the parser when tools were offered. */
 class Answer {
-  private readonly parser: ToolCallParser | null;
+  private readonly parser: ToolCallStream | null;
   private readonly calls: { id: string; name: string; args: string }[] = [];
-  constructor(toolCalls: boolean) {
-    this.parser = toolCalls ? new ToolCallParser() : null;
+  constructor(private readonly format: ToolFormat | null) {
+    this.parser = format ? format.parser() : null;
   }
 
   push(text: string): { text: string; events: EngineEvent[] } {
@@ -81,8 +80,8 @@ class Answer {
 
   /** The reply as a client sends it back (content, then its calls), as the translator renders it. */
   echo(content: string): string {
-    if (!this.called) return content;
-    return assistantText(
+    if (!this.called || !this.format) return content;
+    return this.format.assistantText(
       content,
       this.calls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.args } })),
     );
@@ -200,7 +199,7 @@ export class WebLlmRun {
   async *events(): AsyncGenerator<EngineEvent> {
     const splitter = this.options.splitThinking ? new ThinkSplitter() : null;
     const stopper = new StopMatcher(this.options.stops);
-    const answer = new Answer(this.options.toolCalls === true);
+    const answer = new Answer(this.options.toolFormat ?? null);
     const alternatives = this.options.topLogprobs ?? 0;
     let finishReason: string | null = null;
     let usage: ChatCompletionChunk['usage'];

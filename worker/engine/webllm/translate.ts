@@ -10,7 +10,10 @@ import type {
 import type { ChatMessage } from '#shared/protocol/types';
 import type { PlannedRequest, RequestPlan, ToolPlan } from '../common/plan';
 import { jsonFormatBesideAutoTools } from '../common/json-grammar';
-import { assistantText, jsonFormat, systemWithTools, toolCallFormat, toolResponses } from './qwen3-tools';
+import type { WebLlmToolFormatName } from '#shared/engine-kinds/webllm';
+import { jsonFormat } from './tool-formats/grammar';
+import { TOOL_FORMATS, type ToolFormat } from './tool-formats/registry';
+import { qwen3 } from './tool-formats/qwen3';
 import type { ResolvedImage } from '../common/images';
 import { nativeStops } from './kv-reuse';
 
@@ -27,8 +30,10 @@ export interface TranslateOptions {
    * (it puts the block into the output); added back so the caller gets the tokens it asked for.
    */
   emptyThinkTokens: number;
-  /** Whether the model has Qwen3's per-request thinking switch (models.ts, hasThinkingSwitch); tools go only to it. */
+  /** Whether the model has Qwen3's per-request thinking switch (models.ts, hasThinkingSwitch). */
   thinkingSwitch: boolean;
+  /** The model's tool-call format (models.ts, toolFormatOf); tools go only to a model with one. */
+  toolFormat: WebLlmToolFormatName;
 }
 
 export interface Translation {
@@ -43,8 +48,10 @@ export interface Translation {
    * that cannot match inside the block are also in `request.stop`.
    */
   answerStops: string[];
-  /** The tools offered (Qwen3's format): the answer is parsed for <tool_call> blocks. Null: none offered. */
+  /** The tools offered: the answer is parsed for calls in `toolFormat`. Null: none offered. */
   tools: ToolPlan | null;
+  /** The format the tools were offered in; null when none were. */
+  toolFormat: ToolFormat | null;
   /**
    * Alternatives per token the client asked for. web-llm records logprobs only when top_logprobs > 0, so for
    * `logprobs: true` alone it is asked for one, and the alternatives are cut back to this count. Null: none.
@@ -60,7 +67,12 @@ function textOf(content: ChatMessage['content']): string {
     .join('\n');
 }
 
-function translateMessages(messages: readonly ChatMessage[], images: ReadonlyMap<string, ResolvedImage>, tools: ToolPlan | null): ChatCompletionMessageParam[] {
+function translateMessages(
+  messages: readonly ChatMessage[],
+  images: ReadonlyMap<string, ResolvedImage>,
+  tools: ToolPlan | null,
+  history: ToolFormat,
+): ChatCompletionMessageParam[] {
   const out: ChatCompletionMessageParam[] = [];
   // The leading system and developer messages become web-llm's one system message, with the tools offered.
   const systems: string[] = [];
@@ -71,20 +83,23 @@ function translateMessages(messages: readonly ChatMessage[], images: ReadonlyMap
     systems.push(textOf(m.content));
   }
   const system = systems.length > 0 ? systems.join('\n\n') : null;
-  if (tools) out.push({ role: 'system', content: systemWithTools(system, tools.tools) });
+  if (tools) out.push({ role: 'system', content: history.systemWithTools(system, tools.tools) });
   else if (system !== null) out.push({ role: 'system', content: system });
   for (; i < messages.length; i++) {
     const m = messages[i]!;
     if (m.role === 'assistant') {
-      // Calls are written after the text as Qwen3's template writes them.
-      out.push({ role: 'assistant', content: assistantText(textOf(m.content), m.tool_calls ?? []) });
+      // Calls are written after the text as the model's format writes them.
+      out.push({ role: 'assistant', content: history.assistantText(textOf(m.content), m.tool_calls ?? []) });
       continue;
     }
     if (m.role === 'tool') {
-      // Consecutive tool results are one user turn of <tool_response> blocks, as the template makes them.
-      const results = [textOf(m.content)];
-      while (messages[i + 1]?.role === 'tool') results.push(textOf(messages[++i]!.content));
-      out.push({ role: 'user', content: toolResponses(results) });
+      // Consecutive tool results are one user turn, as the format writes them (Qwen3: <tool_response> blocks).
+      const results = [{ id: m.tool_call_id, content: textOf(m.content) }];
+      while (messages[i + 1]?.role === 'tool') {
+        const next = messages[++i] as Extract<ChatMessage, { role: 'tool' }>;
+        results.push({ id: next.tool_call_id, content: textOf(next.content) });
+      }
+      out.push({ role: 'user', content: history.toolResults(results) });
       continue;
     }
     if (m.role !== 'user') throw new Error(`A '${m.role}' message after the first turn reached the translator.`);
@@ -111,12 +126,12 @@ function translateMessages(messages: readonly ChatMessage[], images: ReadonlyMap
  * web-llm's response_format (xgrammar): tools offered → the structural tag of Qwen3's <tool_call> blocks;
  * `json_object` / `json_schema` → that JSON, after the thinking block when the model thinks.
  */
-function responseFormat(plan: RequestPlan, tools: ToolPlan | null): WebLlmResponseFormat | undefined {
+function responseFormat(plan: RequestPlan, tools: ToolPlan | null, toolFormat: ToolFormat | null): WebLlmResponseFormat | undefined {
   const { format, thinking } = plan;
-  if (tools) {
+  if (tools && toolFormat) {
     if (format !== undefined && format.type !== 'text' && tools.mode === 'auto') throw jsonFormatBesideAutoTools(format.type);
     // With required / named calls the answer is only calls: a JSON format of the text has nothing to constrain.
-    return toolCallFormat(tools, thinking);
+    return toolFormat.toolCallFormat(tools, thinking);
   }
   if (format === undefined) return undefined;
   switch (format.type) {
@@ -131,14 +146,19 @@ function responseFormat(plan: RequestPlan, tools: ToolPlan | null): WebLlmRespon
 
 export function translateRequest(request: PlannedRequest, options: TranslateOptions): Translation {
   const { plan } = request;
-  // Tools are offered only in Qwen3's format; svc-vision refuses them earlier (request-support.ts).
+  // Tools are offered in the model's format; a model without one refuses them earlier (the adapter's `supports`).
   const { thinkingSwitch } = options;
-  const tools = thinkingSwitch ? plan.tools : null;
+  const modelFormat = TOOL_FORMATS[options.toolFormat];
+  const toolFormat = plan.tools ? modelFormat : null;
+  const tools = toolFormat ? plan.tools : null;
+  // Calls and results in history are written in the model's format; one without (which is offered no tools) gets
+  // Qwen3's blocks, as plain text it can read.
+  const history = modelFormat ?? qwen3;
   const { thinking, sampling } = plan;
   const thinkingSwitchedOff = thinkingSwitch && !thinking;
   const out: ChatCompletionRequestStreaming = {
     model: options.modelId,
-    messages: translateMessages(request.messages, options.images, tools),
+    messages: translateMessages(request.messages, options.images, tools, history),
     // The engine always streams: events go out as they come, and a JSON answer is built from them.
     stream: true,
     stream_options: { include_usage: true },
@@ -161,9 +181,9 @@ export function translateRequest(request: PlannedRequest, options: TranslateOpti
     out.top_logprobs = Math.max(1, topLogprobs);
   }
   if (sampling.logit_bias !== undefined) out.logit_bias = sampling.logit_bias;
-  const format = responseFormat(plan, tools);
+  const format = responseFormat(plan, tools, toolFormat);
   if (format !== undefined) out.response_format = format;
   // Qwen3's switch: web-llm prefills an empty thinking block when it is false. Other models have none.
   if (thinkingSwitch) out.extra_body = { enable_thinking: thinking };
-  return { request: out, thinking, thinkingSwitchedOff, answerStops, tools, topLogprobs };
+  return { request: out, thinking, thinkingSwitchedOff, answerStops, tools, toolFormat, topLogprobs };
 }

@@ -4,13 +4,16 @@
 // a block is held back until it is known not to be one, so no markup ever reaches the client. Whitespace that
 // only separates text from a block (or blocks from each other) is the template's, not the answer's: it is
 // dropped.
-import { TOOL_CALL_CLOSE, TOOL_CALL_OPEN } from './qwen3-tools';
+import { CALL_HEAD } from '../../common/tool-call-head';
+import type { ParsedPiece, ToolCallStream } from './types';
 
-export type ParsedPiece =
-  { type: 'text'; text: string } | { type: 'call'; index: number; name: string } | { type: 'arguments'; index: number; arguments: string };
+export type { ParsedPiece } from './types';
+
+export const TOOL_CALL_OPEN = '<tool_call>';
+export const TOOL_CALL_CLOSE = '</tool_call>';
 
 /** Length of the longest end of `text` that is a proper prefix of `tag`. */
-function partialAtEnd(text: string, tag: string): number {
+export function partialAtEnd(text: string, tag: string): number {
   for (let n = Math.min(tag.length - 1, text.length); n > 0; n--) {
     if (tag.startsWith(text.slice(text.length - n))) return n;
   }
@@ -18,7 +21,7 @@ function partialAtEnd(text: string, tag: string): number {
 }
 
 // The head of a block up to its arguments, as Qwen3 writes it (whitespace allowed between the JSON tokens).
-const HEAD = /^\s*\{\s*"name"\s*:\s*("(?:[^"\\]|\\.)*")\s*,\s*"arguments"\s*:\s*(?=\S)/;
+const HEAD = CALL_HEAD;
 
 /** Where the end of a block may begin in `text`: a last `}` followed only by whitespace and part of </tool_call>. */
 function possibleEnd(text: string): number {
@@ -30,7 +33,7 @@ function possibleEnd(text: string): number {
 
 type State = 'text' | 'head' | 'arguments';
 
-export class ToolCallParser {
+export class ToolCallParser implements ToolCallStream {
   private state: State = 'text';
   private held = '';
   /** Calls completed so far. */
