@@ -11,7 +11,7 @@ import type { InpageConfig } from '#shared/config';
 import type { ModelCatalog } from '#shared/model-config';
 import type { Engine } from '../../worker/engine/engine';
 import { WebLlmEngine } from '../../worker/engine/webllm/adapter';
-import { renderCall } from '../../worker/engine/webllm/qwen3-tools';
+import { renderCall } from '../../worker/engine/webllm/tool-formats/qwen3';
 import { rig, type FakeEngine } from '../unit/webllm-fake';
 
 /** The model writing `text`, a few characters per token. */

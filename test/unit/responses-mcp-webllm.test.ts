@@ -14,7 +14,7 @@ import type { EngineLink } from '#shared/wire/engine-link';
 import type { ChatCompletionRequest as InpageChatRequest } from '#shared/protocol/types';
 import { ApiError } from '#shared/protocol/errors';
 import { WebLlmEngine } from '../../worker/engine/webllm/adapter';
-import { renderCall } from '../../worker/engine/webllm/qwen3-tools';
+import { renderCall } from '../../worker/engine/webllm/tool-formats/qwen3';
 import { withPlan } from '../../worker/engine/common/plan';
 import { createResponse } from '../../worker/sw/responses/route';
 import type { Caller } from '../../worker/sw/access';
