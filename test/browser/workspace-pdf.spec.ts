@@ -177,7 +177,7 @@ test('at most MAX_DOCUMENTS (8) PDFs on one message; a sent PDF goes into the ex
 
 test('the PDF reader is not precached: kept on first use, it reads PDFs offline after that', async ({ page, context }) => {
   // An origin of our own, so the network can really go away: the server is closed and the context offline.
-  const server = await serveStatic(4599, { '/': TEST_BUILD_DIR });
+  const server = await serveStatic(4793, { '/': TEST_BUILD_DIR });
   try {
     await start(page, server.origin);
     await attach(page, pdfFile('report.pdf', REPORT));
