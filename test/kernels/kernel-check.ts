@@ -325,9 +325,21 @@ export async function checkDots(bytes: BufferSource, seed = 38, prepare?: (expor
       if (synth) run('synthesizer', false, synth[0], synth[1], nb);
       // Tiles: two random rows against two random columns (every product differs, so a swapped slot shows).
       for (let rep = 0; rep < 2; rep++)
-        tile('random', false, [weights(nb, false), weights(nb, false)], [randomActivations(kernel, random, nb, false), randomActivations(kernel, random, nb, false)], nb);
+        tile(
+          'random',
+          false,
+          [weights(nb, false), weights(nb, false)],
+          [randomActivations(kernel, random, nb, false), randomActivations(kernel, random, nb, false)],
+          nb,
+        );
       if (nb <= 3)
-        tile('random', true, [weights(nb, true), weights(nb, true)], [randomActivations(kernel, random, nb, true, 16), randomActivations(kernel, random, nb, true, 16)], nb);
+        tile(
+          'random',
+          true,
+          [weights(nb, true), weights(nb, true)],
+          [randomActivations(kernel, random, nb, true, 16), randomActivations(kernel, random, nb, true, 16)],
+          nb,
+        );
       const synth2 = synthesized(kernel, random, nb);
       if (synth && synth2) tile('synthesizer', false, [synth[0], synth2[0]], [synth[1], synth2[1]], nb);
     }
