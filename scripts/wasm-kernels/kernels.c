@@ -245,11 +245,15 @@ void EXPORT(ggml_vec_dot_q4_0_q8_0)(int n, float *restrict s, size_t bs, const v
                                    wasm_i32x4_sub(dot_u6_i8_add(l0, y1l, dot_u6_i8_add(h0, y1h, z)), e1),
                                    wasm_i32x4_sub(dot_u6_i8_add(l1, y1l, dot_u6_i8_add(h1, y1h, z)), e1));
 #else
-      const i16x32 a0 = widen32(wasm_i8x16_sub(wasm_v128_and(q0, low4), eight), wasm_i8x16_sub(wasm_u8x16_shr(q0, 4), eight));
-      const i16x32 a1 = widen32(wasm_i8x16_sub(wasm_v128_and(q1, low4), eight), wasm_i8x16_sub(wasm_u8x16_shr(q1, 4), eight));
-      const i16x32 b0 = widen32(y0l, y0h);
-      const i16x32 b1 = widen32(y1l, y1h);
-      const v128_t p = hsum4_i32x4(dot_i16x32(a0, b0), dot_i16x32(a1, b0), dot_i16x32(a0, b1), dot_i16x32(a1, b1));
+      // (q - 8)·y products within ±8·128 = ±1024, so four of them add up in i16 (±4096): i16x8.extmul, no widening.
+      const v128_t x0l = wasm_i8x16_sub(wasm_v128_and(q0, low4), eight), x0h = wasm_i8x16_sub(wasm_u8x16_shr(q0, 4), eight);
+      const v128_t x1l = wasm_i8x16_sub(wasm_v128_and(q1, low4), eight), x1h = wasm_i8x16_sub(wasm_u8x16_shr(q1, 4), eight);
+#define Q40_PAIRS(xl, xh, yl, yh)                                                                                     \
+  wasm_i32x4_extadd_pairwise_i16x8(wasm_i16x8_add(wasm_i16x8_add(wasm_i16x8_extmul_low_i8x16(xl, yl), wasm_i16x8_extmul_high_i8x16(xl, yl)), \
+                                                  wasm_i16x8_add(wasm_i16x8_extmul_low_i8x16(xh, yh), wasm_i16x8_extmul_high_i8x16(xh, yh))))
+      const v128_t p = hsum4_i32x4(Q40_PAIRS(x0l, x0h, y0l, y0h), Q40_PAIRS(x1l, x1h, y0l, y0h), Q40_PAIRS(x0l, x0h, y1l, y1h),
+                                   Q40_PAIRS(x1l, x1h, y1l, y1h));
+#undef Q40_PAIRS
 #endif
       acc = wasm_f32x4_add(acc, wasm_f32x4_mul(wasm_f32x4_convert_i32x4(p), tile_scales(x[i].d, x1[i].d, y[i].d, y1[i].d)));
     }
