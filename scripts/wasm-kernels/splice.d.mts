@@ -3,6 +3,8 @@ export declare const KERNELS: string[];
 export declare const VARIANTS: ('simd128' | 'relaxed')[];
 export interface WasmModuleInfo {
   bytes: Uint8Array;
+  /** Each section: its id, where it starts, where its content starts and ends (file offsets), a custom one's name. */
+  sections: { id: number; start: number; body: number; end: number; custom: string | null }[];
   funcTypes: string[];
   importedFuncs: number;
   names: Map<number, string>;
@@ -18,6 +20,16 @@ export interface SpliceReport {
   dots: number;
   relaxedDots: number;
 }
+export declare const TILED_TYPES: { type: string; id: number; fromFloat: string; vecDot: string; vecDotType: number }[];
+export declare const TRAITS_LAYOUT: Record<4 | 8, { size: number; vecDot: number; vecDotType: number; nrows: number }>;
+/** A type_traits_cpu entry found: its type, the file offsets of the entry and of its nrows field. */
+export interface TraitsRow {
+  type: string;
+  at: number;
+  entry: number;
+}
+export declare function traitsRows(host: WasmModuleInfo, nrows?: number): TraitsRow[];
+export declare function setTileRows(host: WasmModuleInfo): { bytes: Uint8Array; rows: TraitsRow[] };
 export declare function readModule(bytes: Uint8Array): WasmModuleInfo;
 export declare function portableBody(body: Uint8Array, what: string, allowedGlobals?: number[]): { dots: number; relaxedDots: number };
 export declare function kernelFile(host: { memory64: boolean }, variant: string): string;
@@ -25,7 +37,7 @@ export declare function spliceKernels(
   hostBytes: Uint8Array,
   variant: string,
   kernelBytes?: Uint8Array,
-): { bytes: Uint8Array; report: SpliceReport[]; memory64: boolean };
+): { bytes: Uint8Array; report: SpliceReport[]; tiles: string[]; memory64: boolean };
 export declare function validate(bytes: Uint8Array, what: string): Promise<void>;
 export declare function sha256(bytes: Uint8Array): string;
 export declare function spliceBodies(

@@ -2,8 +2,10 @@
 // into wllama's wasm in place of the generic bodies of the functions with the same names, and nothing else: every
 // function keeps its index, so the name section, the table and every call stay as they are. It fails loudly when a
 // name is missing from wllama's wasm, when a signature differs, or when a kernel's body could not move as it is
-// (a call, a global such as the stack pointer, a table, a type-indexed block, a second memory). binaryen (npm)
-// validates the result. docs/engines.md ("The WebAssembly files: SIMD kernels") says why this route and how the
+// (a call, a global such as the stack pointer, a table, a type-indexed block, a second memory). Beside the bodies it
+// sets `nrows` to 2 in ggml's type_traits_cpu table (a data segment) for the four types whose kernels take 2×2 tiles
+// (TILED_TYPES), so ggml's mul_mat hands them tiles, and fails loudly unless it finds each entry exactly once, where
+// ggml's layout puts it. binaryen (npm) validates the result. docs/engines.md ("The WebAssembly files: SIMD kernels") says why this route and how the
 // kernel files are made.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -21,6 +23,25 @@ export const KERNELS = [
   'ggml_cpu_fp16_to_fp32',
   'ggml_fp16_to_fp32_row',
 ];
+/**
+ * The types whose kernels take ggml's 2×2 tiles (kernels.c), as their entries of ggml's type_traits_cpu read: the
+ * type's number (ggml.h), its activation quantizer (from_float of vec_dot_type), its dot kernel, vec_dot_type.
+ */
+export const TILED_TYPES = [
+  { type: 'Q4_0', id: 2, fromFloat: 'quantize_row_q4_0', vecDot: 'ggml_vec_dot_q4_0_q8_0', vecDotType: 8 },
+  { type: 'Q8_0', id: 8, fromFloat: 'quantize_row_q8_0', vecDot: 'ggml_vec_dot_q8_0_q8_0', vecDotType: 8 },
+  { type: 'Q4_K', id: 12, fromFloat: 'quantize_row_q4_K', vecDot: 'ggml_vec_dot_q4_K_q8_K', vecDotType: 15 },
+  { type: 'Q6_K', id: 14, fromFloat: 'quantize_row_q6_K', vecDot: 'ggml_vec_dot_q6_K_q8_K', vecDotType: 15 },
+];
+/**
+ * struct ggml_type_traits_cpu {from_float, vec_dot, vec_dot_type, int64_t nrows} by pointer size: its size and the
+ * offsets of its fields (kernels.c asserts the same numbers with clang for both memories).
+ */
+export const TRAITS_LAYOUT = {
+  4: { size: 24, vecDot: 4, vecDotType: 8, nrows: 16 },
+  8: { size: 32, vecDot: 8, vecDotType: 16, nrows: 24 },
+};
+
 /** The wasm variants beside wllama's own (generic): SIMD128 kernels, and relaxed-SIMD dot products where exact. */
 export const VARIANTS = ['simd128', 'relaxed'];
 
@@ -184,20 +205,145 @@ export function portableBody(body, what, allowedGlobals = []) {
   return { dots, relaxedDots };
 }
 
+/** The table slots of the module's functions (function index → first slot), from active element segments. */
+function tableSlots(host) {
+  const elem = host.sections.find((x) => x.id === 9);
+  if (!elem) throw new Error("wllama's wasm has no element section: ggml's type_traits_cpu cannot be found");
+  const r = reader(host.bytes, elem.body);
+  const slots = new Map();
+  for (let n = r.u32(); n > 0; n--) {
+    const flags = r.u32();
+    if (flags !== 0) throw new Error(`wllama's wasm: element segment form ${flags} is not read here`);
+    const offset = constExpr(r, 'element segment');
+    for (let k = r.u32(), i = 0; i < k; i++) {
+      const f = r.u32();
+      if (!slots.has(f)) slots.set(f, offset + i);
+    }
+  }
+  return slots;
+}
+
+/** An offset expression (i32.const or i64.const, then end). */
+function constExpr(r, what) {
+  const op = r.u8();
+  const value = op === 0x41 || op === 0x42 ? Number(r.s64()) : null;
+  if (value === null || r.u8() !== 0x0b) throw new Error(`wllama's wasm: a ${what} whose offset is not a constant`);
+  return value;
+}
+
+/** The data segments' bytes (file offsets of their contents), active or passive. */
+function dataSegments(host) {
+  const data = host.sections.find((x) => x.id === 11);
+  if (!data) throw new Error("wllama's wasm has no data section: ggml's type_traits_cpu cannot be found");
+  const r = reader(host.bytes, data.body);
+  const segments = [];
+  for (let n = r.u32(); n > 0; n--) {
+    const flags = r.u32();
+    if (flags === 2) r.u32();
+    if (flags === 0 || flags === 2) constExpr(r, 'data segment');
+    else if (flags !== 1) throw new Error(`wllama's wasm: data segment form ${flags} is not read here`);
+    const length = r.u32();
+    segments.push({ at: r.at, end: r.at + length });
+    r.at += length;
+  }
+  return segments;
+}
+
+/**
+ * The file offsets of the `nrows` fields of TILED_TYPES' entries in ggml's type_traits_cpu, each checked: the entry
+ * (from_float's and vec_dot's table slots, vec_dot_type, its padding, nrows = `nrows`) found exactly once in the data,
+ * and the table's first entry (F32: ggml_cpu_fp32_to_fp32, ggml_vec_dot_f32, F32, 1) where the layout puts it before
+ * Q4_0's. Throws, naming the type, otherwise.
+ */
+export function traitsRows(host, nrows = 1) {
+  const ptr = host.memory64 ? 8 : 4;
+  const layout = TRAITS_LAYOUT[ptr];
+  const slots = tableSlots(host);
+  const slot = (name) => {
+    const index = host.byName.get(name);
+    if (index === undefined) throw new Error(`wllama's wasm has no function named ${name}: ggml's type_traits_cpu cannot be found`);
+    const at = slots.get(index);
+    if (at === undefined) throw new Error(`${name} is in no table slot of wllama's wasm: ggml's type_traits_cpu cannot be found`);
+    return at;
+  };
+  const entry = (fromFloat, vecDot, vecDotType, rows) => {
+    const e = new Uint8Array(layout.size);
+    const v = new DataView(e.buffer);
+    const put = (at, n) => (ptr === 8 ? v.setBigUint64(at, BigInt(n), true) : v.setUint32(at, n, true));
+    put(0, fromFloat);
+    put(layout.vecDot, vecDot);
+    v.setUint32(layout.vecDotType, vecDotType, true);
+    v.setBigInt64(layout.nrows, BigInt(rows), true);
+    return e;
+  };
+  const segments = dataSegments(host);
+  const bytes = host.bytes;
+  const find = (pattern) => {
+    const found = [];
+    for (const { at, end } of segments) {
+      const segment = Buffer.from(bytes.buffer, bytes.byteOffset + at, end - at);
+      for (let i = segment.indexOf(pattern); i >= 0; i = segment.indexOf(pattern, i + 1)) found.push(at + i);
+    }
+    return found;
+  };
+  const rows = [];
+  for (const t of TILED_TYPES) {
+    const found = find(entry(slot(t.fromFloat), slot(t.vecDot), t.vecDotType, nrows));
+    if (found.length !== 1)
+      throw new Error(
+        `ggml's type_traits_cpu entry of ${t.type} (${t.fromFloat}, ${t.vecDot}, vec_dot_type ${t.vecDotType}, nrows ${nrows}) is in wllama's wasm ${found.length} times, not once: its nrows cannot be set`,
+      );
+    rows.push({ type: t.type, at: found[0] + layout.nrows, entry: found[0] });
+  }
+  // Entries in one segment are where the layout puts them relative to each other (Binaryen's memory packing splits
+  // segments at runs of zeros, such as the removed types 4 and 5, so not all of them share one).
+  const segmentOf = (at) => segments.findIndex((x) => at >= x.at && at < x.end);
+  for (const a of rows)
+    for (const b of rows) {
+      const [ta, tb] = [a, b].map((r) => TILED_TYPES.find((t) => t.type === r.type));
+      if (segmentOf(a.entry) === segmentOf(b.entry) && b.entry - a.entry !== (tb.id - ta.id) * layout.size)
+        throw new Error(
+          `ggml's type_traits_cpu: the entries of ${a.type} and ${b.type} are ${b.entry - a.entry} bytes apart in wllama's wasm, not ${(tb.id - ta.id) * layout.size}: the table's layout is not ggml's`,
+        );
+    }
+  const q4_0 = rows.find((r) => r.type === 'Q4_0').entry;
+  const first = q4_0 - 2 * layout.size;
+  const f32 = entry(slot('ggml_cpu_fp32_to_fp32'), slot('ggml_vec_dot_f32'), 0, 1);
+  if (segmentOf(first) !== segmentOf(q4_0) || Buffer.compare(Buffer.from(bytes.subarray(first, first + layout.size)), Buffer.from(f32)) !== 0)
+    throw new Error(`ggml's type_traits_cpu: the F32 entry is not ${2 * layout.size} bytes before Q4_0's in wllama's wasm: the table's layout is not ggml's`);
+  return rows;
+}
+
+/** The bytes of `host` (readModule) with nrows = 2 in the type_traits_cpu entries of TILED_TYPES (traitsRows finds them). */
+export function setTileRows(host) {
+  const rows = traitsRows(host, 1);
+  const out = new Uint8Array(host.bytes);
+  const view = new DataView(out.buffer);
+  for (const { at } of rows) view.setBigInt64(at, 2n, true);
+  return { bytes: out, rows };
+}
+
 /** The kernel file for a host module and variant (its memory: 64-bit for wllama's main build, 32-bit for compat). */
 export function kernelFile(host, variant) {
   return `${HERE}kernels-${host.memory64 ? 'wasm64' : 'wasm32'}-${variant}.wasm`;
 }
 
 /**
- * wllama's wasm with the kernels of `variant` in it. Throws (naming the function) on any mismatch.
- * `kernelBytes`: another kernel module than the committed one (tests). Returns the new bytes and, per kernel, its
- * function index and the body sizes before and after.
+ * wllama's wasm with the kernels of `variant` in it, and nrows = 2 for TILED_TYPES. Throws (naming the function or
+ * type) on any mismatch. `kernelBytes`: another kernel module than the committed one (tests). Returns the new bytes,
+ * per kernel its function index and the body sizes before and after, and the types now tiled.
  */
 export function spliceKernels(hostBytes, variant, kernelBytes) {
-  const host = readModule(hostBytes);
-  const kernels = readModule(kernelBytes ?? new Uint8Array(readFileSync(kernelFile(host, variant))));
-  return { ...spliceBodies(host, kernels, KERNELS, { hostName: "wllama's wasm", sourceName: kernelFile(host, variant) }), memory64: host.memory64 };
+  const original = readModule(hostBytes);
+  const kernels = readModule(kernelBytes ?? new Uint8Array(readFileSync(kernelFile(original, variant))));
+  // nrows = 2 first (the data section keeps its place in the bytes until the code section changes size).
+  const { bytes, rows } = setTileRows(original);
+  const host = readModule(bytes);
+  return {
+    ...spliceBodies(host, kernels, KERNELS, { hostName: "wllama's wasm", sourceName: kernelFile(host, variant) }),
+    tiles: rows.map((r) => r.type),
+    memory64: host.memory64,
+  };
 }
 
 /** `host` (readModule) with the bodies of `names` taken from `source`, each checked as spliceKernels says. */

@@ -1,4 +1,5 @@
-// Build step: wllama's wasm with the SIMD kernels spliced in (scripts/wasm-kernels/splice.mjs), one file per
+// Build step: wllama's wasm with the SIMD kernels spliced in and ggml's 2×2 tiles switched on for their types
+// (scripts/wasm-kernels/splice.mjs), one file per
 // variant and build (wllama's main build and its compat one, @wllama/wllama-compat), written to
 // node_modules/.cache/inpage-wasm-variants/ and imported from there through the alias
 // `#wllama-wasm/` (worker/engine/llamacpp/wasm-variants.ts and wasm-compat-files.ts; one picked at run time). Made again only when wllama's
@@ -38,13 +39,15 @@ export function ensureWasmVariants(log: (line: string) => void = () => undefined
     mkdirSync(WASM_VARIANTS_DIR, { recursive: true });
     for (const { name, bytes: host } of hosts) {
       for (const variant of VARIANTS) {
-        const { bytes, report } = spliceKernels(host, variant);
+        const { bytes, report, tiles } = spliceKernels(host, variant);
         await validate(bytes, `${name}-${variant}.wasm`);
         const file = `${WASM_VARIANTS_DIR}/${name}-${variant}.wasm`;
         // Written whole then renamed: a parallel build never reads half a file.
         writeFileSync(`${file}.${process.pid}`, bytes);
         renameSync(`${file}.${process.pid}`, file);
-        log(`wasm kernels: ${name}-${variant}.wasm: ${report.map((r) => `${r.name} ${r.before}→${r.after} B`).join(', ')}`);
+        log(
+          `wasm kernels: ${name}-${variant}.wasm: ${report.map((r) => `${r.name} ${r.before}→${r.after} B`).join(', ')}; 2×2 tiles (nrows 2) for ${tiles.join(', ')}`,
+        );
       }
     }
     writeFileSync(stampFile, stamp);

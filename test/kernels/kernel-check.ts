@@ -1,7 +1,9 @@
 // Checks the wasm kernels of scripts/wasm-kernels (the bodies spliced into wllama's wasm) against scalar
 // references transcribed from ggml's generic C (ggml-cpu/quants.c, ggml-quants.c), on random blocks and on the
-// blocks the GGUF synthesizer writes (scripts/gguf/gguf-file.ts). Pure: runs in Chromium (vitest browser mode,
-// test/unit/wasm-kernels.browser.test.ts) and in Firefox (test/firefox/wasm-kernels.test.ts) alike.
+// blocks the GGUF synthesizer writes (scripts/gguf/gguf-file.ts), one dot product at a time (nrc = 1) and as ggml's
+// 2×2 tiles (nrc = 2: two weight rows against two activation columns). Pure: runs in Chromium (vitest browser mode,
+// test/unit/wasm-kernels.browser.test.ts), Firefox (test/firefox/wasm-kernels.test.ts) and WebKit
+// (test/webkit/llamacpp.test.ts) alike.
 import { fromHalf, gaussian, mulberry32, quantizeQ4_0, quantizeQ4_K, quantizeQ8_0, toHalf } from '../../scripts/gguf/gguf-file';
 
 export type KernelName = 'ggml_vec_dot_q4_K_q8_K' | 'ggml_vec_dot_q6_K_q8_K' | 'ggml_vec_dot_q8_0_q8_0' | 'ggml_vec_dot_q4_0_q8_0';
@@ -11,11 +13,25 @@ export interface KernelResult {
   source: 'random' | 'synthesizer' | 'extremes';
   exact: boolean;
   blocks: number;
+  /** 1: one dot product; 2: one of the four of a 2×2 tile, `slot` saying which (s[0], s[1], s[bs], s[bs + 1]). */
+  nrc: 1 | 2;
+  slot?: TileSlot;
   got: number;
   want: number;
   /** |got − want| allowed: 0 for exact cases, else 2⁻¹⁸ of the sum of the blocks' magnitudes. */
   tolerance: number;
 }
+
+/** Where a 2×2 tile's products go: s[0] = x0·y0, s[1] = x1·y0, s[bs] = x0·y1, s[bs + 1] = x1·y1. */
+export type TileSlot = 'x0y0' | 'x1y0' | 'x0y1' | 'x1y1';
+/**
+ * The tiles' strides: the second row `TILE_BX` bytes past the first's end, the second column `TILE_BY` past the
+ * first's, and the output's `bs` (ggml passes 16): none of them the natural one, so a kernel that assumes contiguous
+ * rows or ggml's 16 fails.
+ */
+const TILE_BX = 40;
+const TILE_BY = 72;
+const TILE_BS = 7;
 
 const QK_K = 256;
 const LAYOUT = {
@@ -243,6 +259,27 @@ export async function loadKernels(bytes: BufferSource, prepare?: (exports: WebAs
       (exports[kernel] as (...a: unknown[]) => void)(n, ptr(at.s), ptr(0), ptr(at.x), ptr(0), ptr(at.y), ptr(0), 1);
       return new Float32Array(memory.buffer, at.s, 1)[0]!;
     },
+    /**
+     * A 2×2 tile (nrc = 2): rows x0, x1 and columns y0, y1 at the strides above. Its four floats by slot; all NaN
+     * when the kernel wrote any other float of the output's 2·bs + 2 (each set to a sentinel first).
+     */
+    tile(kernel: KernelName, [x0, x1]: [Uint8Array, Uint8Array], [y0, y1]: [Uint8Array, Uint8Array], n: number): Record<TileSlot, number> {
+      const bytes = new Uint8Array(memory.buffer);
+      const bx = x0.length + TILE_BX;
+      const by = y0.length + TILE_BY;
+      bytes.set(x0, at.x);
+      bytes.set(x1, at.x + bx);
+      bytes.set(y0, at.y);
+      bytes.set(y1, at.y + by);
+      const out = new Float32Array(memory.buffer, at.s, 2 * TILE_BS + 2);
+      const SENTINEL = -12345.5;
+      out.fill(SENTINEL);
+      (exports[kernel] as (...a: unknown[]) => void)(n, ptr(at.s), ptr(TILE_BS), ptr(at.x), ptr(bx), ptr(at.y), ptr(by), 2);
+      const slots = [0, 1, TILE_BS, TILE_BS + 1];
+      const clean = out.every((v, i) => slots.includes(i) || v === SENTINEL);
+      const get = (i: number) => (clean ? out[i]! : NaN);
+      return { x0y0: get(0), x1y0: get(1), x0y1: get(TILE_BS), x1y1: get(TILE_BS + 1) };
+    },
     fp16(name: 'ggml_cpu_fp16_to_fp32' | 'ggml_fp16_to_fp32_row', halves: Uint16Array): Float32Array {
       new Uint16Array(memory.buffer, at.x, halves.length).set(halves);
       const out = at.x + halves.length * 2 + 64;
@@ -263,8 +300,22 @@ export async function checkDots(bytes: BufferSource, seed = 38, prepare?: (expor
     const per = kernel.endsWith('q8_K') ? QK_K : 32;
     const run = (source: KernelResult['source'], exact: boolean, x: Uint8Array, y: Uint8Array, nb: number) => {
       const [want, mag] = REFERENCE[kernel](x, y, nb);
-      results.push({ kernel, source, exact, blocks: nb, got: k.dot(kernel, x, y, nb * per), want, tolerance: exact ? 0 : mag * 2 ** -18 });
+      results.push({ kernel, source, exact, blocks: nb, nrc: 1, got: k.dot(kernel, x, y, nb * per), want, tolerance: exact ? 0 : mag * 2 ** -18 });
     };
+    // A 2×2 tile: each of its four products against the reference of that row and column.
+    const tile = (source: KernelResult['source'], exact: boolean, xs: [Uint8Array, Uint8Array], ys: [Uint8Array, Uint8Array], nb: number) => {
+      const got = k.tile(kernel, xs, ys, nb * per);
+      for (const [slot, r, c] of [
+        ['x0y0', 0, 0],
+        ['x1y0', 1, 0],
+        ['x0y1', 0, 1],
+        ['x1y1', 1, 1],
+      ] as const) {
+        const [want, mag] = REFERENCE[kernel](xs[r], ys[c], nb);
+        results.push({ kernel, source, exact, blocks: nb, nrc: 2, slot, got: got[slot], want, tolerance: exact ? 0 : mag * 2 ** -18 });
+      }
+    };
+    const weights = (nb: number, unit: boolean) => randomWeights(kernel, random, nb, unit);
     for (const nb of [1, 2, 3, 8, 17]) {
       for (let rep = 0; rep < 4; rep++) run('random', false, randomWeights(kernel, random, nb, false), randomActivations(kernel, random, nb, false), nb);
       // Unit scales and activations within ±16 keep every sum below 2²⁴: the float result is the exact integer.
@@ -272,6 +323,25 @@ export async function checkDots(bytes: BufferSource, seed = 38, prepare?: (expor
         for (let rep = 0; rep < 4; rep++) run('random', true, randomWeights(kernel, random, nb, true), randomActivations(kernel, random, nb, true, 16), nb);
       const synth = synthesized(kernel, random, nb);
       if (synth) run('synthesizer', false, synth[0], synth[1], nb);
+      // Tiles: two random rows against two random columns (every product differs, so a swapped slot shows).
+      for (let rep = 0; rep < 2; rep++)
+        tile(
+          'random',
+          false,
+          [weights(nb, false), weights(nb, false)],
+          [randomActivations(kernel, random, nb, false), randomActivations(kernel, random, nb, false)],
+          nb,
+        );
+      if (nb <= 3)
+        tile(
+          'random',
+          true,
+          [weights(nb, true), weights(nb, true)],
+          [randomActivations(kernel, random, nb, true, 16), randomActivations(kernel, random, nb, true, 16)],
+          nb,
+        );
+      const synth2 = synthesized(kernel, random, nb);
+      if (synth && synth2) tile('synthesizer', false, [synth[0], synth2[0]], [synth[1], synth2[1]], nb);
     }
     for (const [w, a] of [
       [255, -128],
@@ -281,6 +351,10 @@ export async function checkDots(bytes: BufferSource, seed = 38, prepare?: (expor
     ] as const) {
       const [x, y] = extremes(kernel, 1, w, a);
       run('extremes', false, x, y, 1);
+      // The extremes in a tile: these weights against the opposite activations in the other slots.
+      const [, yo] = extremes(kernel, 1, w, a < 0 ? 127 : -128);
+      const [xo] = extremes(kernel, 1, 255 - w, a);
+      tile('extremes', false, [x, xo], [y, yo], 1);
     }
   }
   return results;

@@ -1,8 +1,8 @@
 // llama.cpp's wasm with the SIMD kernels spliced in (scripts/wasm-kernels), whole, in Chromium: on synthesized
 // Q4_K, Q8_0 and Q4_0 models every variant (relaxed, SIMD128, and wllama's own generic wasm) of both of wllama's
 // builds (main: 64-bit memory; compat, which Safari runs: 32-bit, Asyncify; wllama runs it in Chromium when told to)
-// answers a prompt greedily with the very text native llama.cpp gives on the same file (nativeGreedy, a vitest
-// command run in Node).
+// answers two prompts greedily with the very text native llama.cpp gives on the same file (nativeGreedy, a vitest
+// command run in Node): one of an even token count, whose prefill runs the kernels' 2×2 tiles, one of an odd count.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commands } from 'vitest/browser';
 import { DEFAULT_CONFIG } from '#shared/config';
@@ -19,7 +19,15 @@ const MODELS: Record<string, SynthOptions> = {
   q8_0: { seed: 7, type: 'q8_0' },
   q4_0: { seed: 7, type: 'q4_0' },
 };
-const PROMPT = '<|im_start|>user\nHello the world<|im_end|>\n<|im_start|>assistant\n';
+/**
+ * Two prompts and their tokens in the synthesized vocabulary. ggml's mul_mat hands the kernels 2×2 tiles only where
+ * the token count is even (kernels.c), so the even prompt's prefill runs the tiles, the odd one's a product at a time;
+ * the answer's tokens (one at a time) run the single products either way.
+ */
+const PROMPTS = [
+  { tiles: true, tokens: 14, text: '<|im_start|>user\nHello the big world<|im_end|>\n<|im_start|>assistant\n' },
+  { tiles: false, tokens: 11, text: '<|im_start|>user\nHello the world<|im_end|>\n<|im_start|>assistant\n' },
+];
 const TOKENS = 24;
 const VARIANTS: WasmVariant[] = ['relaxed', 'simd128', 'generic'];
 const BUILDS: Record<WasmBuild, Record<WasmVariant, string>> = { main: WASM_URLS, compat: WASM_COMPAT_URLS };
@@ -64,7 +72,10 @@ async function withoutJspi<T>(run: () => Promise<T>): Promise<T> {
   }
 }
 
-async function wasmGreedy(model: string, build: WasmBuild, variant: WasmVariant): Promise<string> {
+/** The prompt's token counts, as wllama's answers give them. */
+const promptTokens: number[] = [];
+
+async function wasmGreedy(model: string, build: WasmBuild, variant: WasmVariant, prompt: string): Promise<string> {
   const deps = llamaCppDeps(config, 'kernel test', false, variant, build);
   expect({ build: deps.wasm?.build, variant: deps.wasm?.variant }).toEqual({ build, variant });
   const wllama = deps.create();
@@ -83,11 +94,14 @@ async function wasmGreedy(model: string, build: WasmBuild, variant: WasmVariant)
     expect(handed.map((r) => ({ wasm: r.wasmPath, compat: r.compat }))).toEqual([
       { wasm: new URL(BUILDS[build][variant], location.href).href, compat: build === 'compat' },
     ]);
-    const done = await (wllama as unknown as { createCompletion(o: object): Promise<{ choices: { text: string }[] }> }).createCompletion({
-      prompt: PROMPT,
+    const done = await (
+      wllama as unknown as { createCompletion(o: object): Promise<{ choices: { text: string }[]; usage: { prompt_tokens: number } }> }
+    ).createCompletion({
+      prompt,
       max_tokens: TOKENS,
       temperature: 0,
     });
+    promptTokens.push(done.usage.prompt_tokens);
     return done.choices[0]!.text;
   } finally {
     await wllama.exit().catch(() => undefined);
@@ -114,16 +128,18 @@ describe('llama.cpp wasm variants against native llama.cpp', () => {
     expect(new Set([...VARIANTS.map((v) => WASM_URLS[v]), ...VARIANTS.map((v) => WASM_COMPAT_URLS[v])]).size).toBe(6);
   });
 
-  for (const model of Object.keys(MODELS)) {
-    it(`${model}: every variant answers greedily as native llama.cpp does`, async () => {
-      const native = await commands.nativeGreedy({ model: MODELS[model]!, prompt: PROMPT, tokens: TOKENS });
-      // The synthesized model's designed start (synthesize.ts), so the comparison is of a real answer.
-      expect(native.startsWith('<think> Let me think.</think> The')).toBe(true);
-      const answers: Record<string, string> = {};
-      for (const build of Object.keys(BUILDS) as WasmBuild[])
-        for (const variant of VARIANTS) answers[`${build} ${variant}`] = await wasmGreedy(model, build, variant);
-      expect(answers).toEqual(Object.fromEntries(Object.keys(answers).map((k) => [k, native])));
-      expect(Object.keys(answers).length).toBe(6);
-    }, 360_000);
-  }
+  for (const model of Object.keys(MODELS))
+    for (const prompt of PROMPTS)
+      it(`${model}: every variant answers greedily as native llama.cpp does (${prompt.tokens}-token prompt: prefill ${prompt.tiles ? 'in 2×2 tiles' : 'a product at a time'})`, async () => {
+        promptTokens.splice(0);
+        const native = await commands.nativeGreedy({ model: MODELS[model]!, prompt: prompt.text, tokens: TOKENS });
+        // The synthesized model's designed start (synthesize.ts), so the comparison is of a real answer.
+        expect(native.startsWith('<think> Let me think.</think> The')).toBe(true);
+        const answers: Record<string, string> = {};
+        for (const build of Object.keys(BUILDS) as WasmBuild[])
+          for (const variant of VARIANTS) answers[`${build} ${variant}`] = await wasmGreedy(model, build, variant, prompt.text);
+        expect(answers).toEqual(Object.fromEntries(Object.keys(answers).map((k) => [k, native])));
+        expect(Object.keys(answers).length).toBe(6);
+        expect(promptTokens.splice(0)).toEqual(Array(6).fill(prompt.tokens));
+      }, 360_000);
 });

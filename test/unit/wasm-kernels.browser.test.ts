@@ -39,15 +39,18 @@ describe('wasm kernels in Chromium', () => {
   });
 
   for (const [name, url] of Object.entries(FILES)) {
-    it(`${name}: every dot kernel equals ggml's reference (random, unit-scale exact, extreme and synthesized blocks)`, async () => {
+    it(`${name}: every dot kernel equals ggml's reference, one product (nrc 1) and in 2×2 tiles (nrc 2): random, unit-scale exact, extreme and synthesized blocks`, async () => {
       const results = await checkDots(await (await fetch(url)).arrayBuffer());
-      expect(results.length).toBe(159);
-      expect(results.filter((r) => r.exact).length).toBe(48);
-      expect(results.filter((r) => r.source === 'synthesizer').length).toBe(15);
+      expect(results.length).toBe(491);
+      expect(results.filter((r) => r.nrc === 2).length).toBe(332);
+      expect(results.filter((r) => r.exact).length).toBe(96);
+      expect(results.filter((r) => r.source === 'synthesizer').length).toBe(75);
+      // Each tile's four slots, for each kernel.
+      expect(new Set(results.filter((r) => r.nrc === 2).map((r) => `${r.kernel} ${r.slot}`)).size).toBe(16);
       const off = results.filter((r) => !(Math.abs(r.got - r.want) <= r.tolerance));
       expect(off).toEqual([]);
       // Not all zero: the references are real sums.
-      expect(results.filter((r) => r.want !== 0).length).toBeGreaterThan(150);
+      expect(results.filter((r) => r.want !== 0).length).toBeGreaterThan(450);
     });
 
     it(`${name}: fp16 → fp32 is exact on all 65536 halves`, async () => {

@@ -1,13 +1,23 @@
 // The build-time splice of the SIMD kernels into wllama's wasm (scripts/wasm-kernels): the committed kernel files
 // are the ones kernels.sha256 names (build.sh reproduces both from kernels.c with Debian's clang 22), each kernel
 // lands in wllama's main (64-bit) and compat (32-bit) builds in place of ggml's generic function of the same name
-// and signature, and
-// every mismatch fails loudly. Their results are checked in Chromium and Firefox (wasm-kernels.browser.test.ts,
+// and signature, ggml's type_traits_cpu gets nrows = 2 for exactly the four tiled types (so mul_mat hands their
+// kernels 2×2 tiles), and every mismatch fails loudly. Their results are checked in Chromium and Firefox (wasm-kernels.browser.test.ts,
 // test/firefox/wasm-kernels.test.ts).
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { KERNELS, VARIANTS, kernelFile, portableBody, readModule, spliceKernels } from '../../scripts/wasm-kernels/splice.mjs';
+import {
+  KERNELS,
+  TILED_TYPES,
+  TRAITS_LAYOUT,
+  VARIANTS,
+  kernelFile,
+  portableBody,
+  readModule,
+  spliceKernels,
+  traitsRows,
+} from '../../scripts/wasm-kernels/splice.mjs';
 import { WLLAMA_COMPAT_WASM, WLLAMA_WASM } from '../../scripts/wasm-kernels/vite-plugin';
 
 const DIR = new URL('../../scripts/wasm-kernels/', import.meta.url);
@@ -67,6 +77,63 @@ describe('wasm kernels: files and splice', () => {
         else expect(q4k.relaxedDots).toBeGreaterThan(0);
       }
     });
+
+  for (const { build, bytes: host, memory64 } of BUILDS)
+    it(`wllama’s ${build} build: ggml’s type_traits_cpu says nrows 1 for the four tiled types; the splice makes it 2 there and changes no other data byte`, () => {
+      const before = readModule(host);
+      const layout = TRAITS_LAYOUT[memory64 ? 8 : 4];
+      expect(layout).toEqual(memory64 ? { size: 32, vecDot: 8, vecDotType: 16, nrows: 24 } : { size: 24, vecDot: 4, vecDotType: 8, nrows: 16 });
+      const rows = traitsRows(before, 1);
+      expect(rows.map((r) => r.type)).toEqual(['Q4_0', 'Q8_0', 'Q4_K', 'Q6_K']);
+      const i64 = (bytes: Uint8Array, at: number) => new DataView(bytes.buffer, bytes.byteOffset).getBigInt64(at, true);
+      for (const { at } of rows) expect(i64(host, at)).toBe(1n);
+      // Q4_K's and Q6_K's entries share a segment: two entries (2 × the struct's size) apart, as in ggml's table.
+      expect(rows[3]!.entry - rows[2]!.entry).toBe(2 * layout.size);
+      const { bytes, tiles } = spliceKernels(host, 'simd128');
+      expect(tiles).toEqual(TILED_TYPES.map((t) => t.type));
+      const after = readModule(bytes);
+      const spliced = traitsRows(after, 2);
+      expect(spliced.map((r) => r.type)).toEqual(['Q4_0', 'Q8_0', 'Q4_K', 'Q6_K']);
+      for (const { at } of spliced) expect(i64(bytes, at)).toBe(2n);
+      // The data section, byte by byte: only the low byte of those four nrows fields differs (1 → 2).
+      const data = (m: ReturnType<typeof readModule>) => {
+        const section = m.sections.find((x) => x.id === 11)!;
+        return m.bytes.subarray(section.body, section.end);
+      };
+      const [d0, d1] = [data(before), data(after)];
+      expect(d1.length).toBe(d0.length);
+      const differ = [...d0.keys()].filter((i) => d0[i] !== d1[i]);
+      expect(differ.map((i) => [d0[i], d1[i]])).toEqual([
+        [1, 2],
+        [1, 2],
+        [1, 2],
+        [1, 2],
+      ]);
+      expect(() => traitsRows(after, 1)).toThrow(/entry of Q4_0 .* is in wllama's wasm 0 times, not once/);
+    });
+
+  it('fails loudly: a type_traits_cpu entry that is missing or twice, or a table whose first entry is not where ggml puts it', () => {
+    const module = readModule(host);
+    const rows = traitsRows(module, 1);
+    const q4k = rows.find((r) => r.type === 'Q4_K')!;
+    const layout = TRAITS_LAYOUT[8];
+    // Q4_K's vec_dot_type changed (the entry then reads as no type's).
+    const changed = new Uint8Array(host);
+    changed[q4k.entry + layout.vecDotType] = 14;
+    expect(() => spliceKernels(changed, 'simd128')).toThrow(
+      /type_traits_cpu entry of Q4_K \(quantize_row_q4_K, ggml_vec_dot_q4_K_q8_K, vec_dot_type 15, nrows 1\) is in wllama's wasm 0 times, not once/,
+    );
+    // Q4_K's entry copied over Q6_K's (Q4_K's then found twice).
+    const q6k = rows.find((r) => r.type === 'Q6_K')!;
+    const twice = new Uint8Array(host);
+    twice.copyWithin(q6k.entry, q4k.entry, q4k.entry + layout.size);
+    expect(() => traitsRows(readModule(twice), 1)).toThrow(/entry of Q4_K .* 2 times, not once/);
+    // The F32 entry spoiled: the table does not start where the layout says.
+    const q40 = rows.find((r) => r.type === 'Q4_0')!;
+    const shifted = new Uint8Array(host);
+    shifted[q40.entry - 2 * layout.size + layout.nrows] = 3;
+    expect(() => traitsRows(readModule(shifted), 1)).toThrow(/the F32 entry is not 64 bytes before Q4_0's/);
+  });
 
   it('fails loudly: a signature that differs, a name that is missing, a body that uses a global or a call', () => {
     const wasm32 = new Uint8Array(readFileSync(new URL('kernels-wasm32-simd128.wasm', DIR)));
