@@ -48,21 +48,90 @@ export interface LinkOptions {
  */
 export const ENGINE_SILENCE_MS = 60_000;
 
+/**
+ * Where a request stands with the engine it was last posted to, named by what that engine last said of it. An
+ * engine says these in this order (worker/engine/engine-worker-main.ts): `accepted` once the request is in its queue,
+ * `start` when it begins it, `events` with each part of its answer.
+ * - `sent`: posted, nothing heard of it yet (also while it waits, port null, for the next engine);
+ * - `accepted`: in that engine's queue, not begun;
+ * - `started`: begun, nothing of its answer sent yet;
+ * - `answering`: some of its answer sent: the client may have seen it.
+ */
+export type Phase = 'sent' | 'accepted' | 'started' | 'answering';
+
+/** Why a port was given up: its far end closed (tab or worker gone), or it stopped answering. */
+export type LossReason = 'closed' | 'silent';
+
+interface PhaseRules {
+  /** The phase a message of each type moves it to; a type not listed leaves it where it is. */
+  readonly on: Partial<Record<FromEngine['type'], Phase>>;
+  /** Whether it moves to the next engine (else fails) when its port is given up, for each reason. */
+  readonly movesWhenLost: Readonly<Record<LossReason, boolean>>;
+  /** Whether the engine has begun it, and so reports what it cost (`aborted`) when told to abort it. */
+  readonly begun: boolean;
+}
+
+/** The request's life in one place: its transitions, and what losing its engine does to it in each phase. */
+const PHASES: Readonly<Record<Phase, PhaseRules>> = {
+  sent: {
+    on: { accepted: 'accepted', start: 'started' },
+    movesWhenLost: {
+      // From a closed port it may never have arrived, and nobody else will run it.
+      closed: true,
+      // An engine that did not even acknowledge it (ackTimeoutMs) may or may not hold it: it fails, saying why.
+      silent: false,
+    },
+    begun: false,
+  },
+  accepted: {
+    on: { start: 'started' },
+    // Queued, so nobody has begun it; a silent engine may still hold it in its queue, and is told to drop it.
+    movesWhenLost: { closed: true, silent: true },
+    begun: false,
+  },
+  started: {
+    on: { events: 'answering' },
+    movesWhenLost: {
+      // Its engine is gone and the client has seen nothing of it: the next engine answers it whole.
+      closed: true,
+      // A silent engine may be prefilling it; moving it would run it twice.
+      silent: false,
+    },
+    begun: true,
+  },
+  answering: {
+    on: {},
+    // Part of its answer is out: it lives and dies with that engine.
+    movesWhenLost: { closed: false, silent: false },
+    begun: true,
+  },
+};
+
+/** The phase a request in `phase` is in once its engine sent a message of `type`. */
+export function advance(phase: Phase, type: FromEngine['type']): Phase {
+  return PHASES[phase].on[type] ?? phase;
+}
+
+/**
+ * Whether a request moves to the next engine when its port is given up for `reason` (else it fails with 503).
+ * Only a `movable` one does (a generation: a status ask ends with its port, the caller asks again).
+ */
+export function movesWhenLost(movable: boolean, phase: Phase, reason: LossReason): boolean {
+  return movable && PHASES[phase].movesWhenLost[reason];
+}
+
+/** Whether the engine has begun a request in `phase`, and so reports its cost (`aborted`) after an abort. */
+export function begun(phase: Phase): boolean {
+  return PHASES[phase].begun;
+}
+
 interface Pending {
   /** Where the request was sent; null while it waits to move to the next engine. */
   port: MessagePort | null;
   readonly message: EngineRequest;
-  /** The engine acknowledged it ('accepted'): it sits in that engine's queue. */
-  accepted: boolean;
-  /** The engine began it ('start'). */
-  started: boolean;
-  /**
-   * The engine sent some of its answer ('events'): from here on it lives and dies with that engine. A request it
-   * began but sent nothing of yet (its host tab closing as it began) moves as a queued one does: the client has
-   * seen nothing of it, so the next engine answers it whole.
-   */
-  answering: boolean;
-  /** Whether it may be sent again to another engine as long as it has not started. */
+  /** Where it stands with the engine on `port` (`advance`); back to `sent` when it moves. */
+  phase: Phase;
+  /** Whether it may be sent again to another engine (`movesWhenLost`). */
   readonly movable: boolean;
   onMessage(message: FromEngine): void;
   onLost(error: ApiError): void;
@@ -72,9 +141,6 @@ interface Pending {
 
 /** The messages that carry a request id (all but `watch`). */
 type EngineRequest = Extract<ToEngine, { id: string }>;
-
-/** Why a port was given up: its far end closed (tab or worker gone), or it stopped answering. */
-type LossReason = 'closed' | 'silent';
 
 const noEngine = (failure: string | null) =>
   new ApiError(
@@ -161,8 +227,10 @@ export class EngineLink {
         return;
       }
       const p = this.pending.get(e.data.id);
-      if (p?.port === port) p.onMessage(e.data);
-      else if (e.data.type === 'aborted') this.afterAbort.get(e.data.id)?.(e.data.spent);
+      if (p?.port === port) {
+        p.phase = advance(p.phase, e.data.type);
+        p.onMessage(e.data);
+      } else if (e.data.type === 'aborted') this.afterAbort.get(e.data.id)?.(e.data.spent);
     };
     // Fires when the other end's realm goes away (worker terminated, tab closed).
     port.addEventListener('close', () => this.lose(port, 'closed'));
@@ -219,14 +287,11 @@ export class EngineLink {
     let moving = 0;
     for (const [id, p] of this.pending) {
       if (p.port !== port) continue;
-      // Begun with nothing sent yet moves only from an engine that is gone: a silent one may be prefilling it.
-      const moves = p.started ? !p.answering && reason === 'closed' : p.accepted || reason === 'closed';
-      if (p.movable && moves) {
+      if (movesWhenLost(p.movable, p.phase, reason)) {
         // An engine that merely stopped answering may still hold it in its queue: withdraw it there.
         if (reason === 'silent') port.postMessage({ type: 'abort', id } satisfies ToEngine);
         p.port = null;
-        p.accepted = false;
-        p.started = false;
+        p.phase = 'sent';
         moving++;
         continue;
       }
@@ -290,7 +355,7 @@ export class EngineLink {
   private async send(message: EngineRequest, handlers: Pick<Pending, 'onMessage' | 'onLost' | 'onPosted' | 'movable'>): Promise<Pending> {
     const port = await this.acquire();
     if (!port) throw noEngine(this.failure);
-    const pending: Pending = { ...handlers, message, port: null, accepted: false, started: false, answering: false };
+    const pending: Pending = { ...handlers, message, port: null, phase: 'sent' };
     this.pending.set(message.id, pending);
     this.post(pending, port);
     return pending;
@@ -366,7 +431,7 @@ export class EngineLink {
     const onAbort = () => {
       const p = this.pending.get(id);
       p?.port?.postMessage({ type: 'abort', id } satisfies ToEngine);
-      if (p?.started && p.port) {
+      if (p?.port && begun(p.phase)) {
         // The engine says what the generation cost once it has stopped; wait for that a while.
         const timer = setTimeout(() => report(null), SPENT_WAIT_MS);
         const report = (spent: Usage | null) => {
@@ -389,17 +454,14 @@ export class EngineLink {
       onMessage: (m) => {
         switch (m.type) {
           case 'accepted':
-            this.pending.get(id)!.accepted = true;
             clearTimeout(ackTimer);
             return;
           case 'start':
-            this.pending.get(id)!.started = true;
             run.fingerprint = m.fingerprint;
             run.servedBy = m.servedBy ?? 'local';
             resolveStart();
             return;
           case 'events':
-            this.pending.get(id)!.answering = true;
             run.push(unpackEvents(m.events));
             return;
           case 'end':
