@@ -404,11 +404,33 @@ export class EngineLink {
    * real error status); rejects with the ApiError otherwise. Aborting `signal` stops it at any point.
    */
   async generate(request: RunRequest, signal: AbortSignal): Promise<EngineRun> {
-    const aborted = clientAborted;
-    if (signal.aborted) throw aborted();
-    const id = `g${++nextId}`;
-    const run = new EngineRun();
-    let ackTimer: ReturnType<typeof setTimeout> | undefined;
+    if (signal.aborted) throw clientAborted();
+    const g = this.openGeneration(signal);
+    const message: EngineRequest = isEmbeddingRequest(request) ? { type: 'embed', id: g.id, request } : { type: 'generate', id: g.id, request };
+    this.send(message, {
+      movable: true,
+      onPosted: (port) => this.awaitAck(g, port),
+      onMessage: (m) => this.onGenerationMessage(g, m),
+      onLost: (err) => {
+        g.run.settleSpent(null);
+        this.failGeneration(g, err);
+      },
+    }).then(
+      (p) => this.sentGeneration(g, p),
+      (err: unknown) => {
+        g.run.settleSpent(null);
+        this.failGeneration(g, ApiError.from(err));
+      },
+    );
+    await g.started.catch((err: unknown) => {
+      g.run.settleSpent(null);
+      throw err;
+    });
+    return g.run;
+  }
+
+  /** A generation's state on this side: its run, the promise `generate` waits on, and its abort listener. */
+  private openGeneration(signal: AbortSignal): Generation {
     let resolveStart!: () => void;
     let rejectStart!: (err: ApiError) => void;
     const started = new Promise<void>((resolve, reject) => {
@@ -417,88 +439,105 @@ export class EngineLink {
     });
     // A rejection before start is the caller's to handle; one after start reaches it through the run.
     started.catch(() => undefined);
-
-    const finish = () => {
-      clearTimeout(ackTimer);
-      this.pending.delete(id);
-      signal.removeEventListener('abort', onAbort);
+    const g: Generation = {
+      id: `g${++nextId}`,
+      run: new EngineRun(),
+      signal,
+      ackTimer: undefined,
+      started,
+      resolveStart,
+      rejectStart,
+      onAbort: () => this.abortGeneration(g),
     };
-    const fail = (err: ApiError) => {
-      finish();
-      rejectStart(err);
-      run.fail(err);
-    };
-    const onAbort = () => {
-      const p = this.pending.get(id);
-      p?.port?.postMessage({ type: 'abort', id } satisfies ToEngine);
-      if (p?.port && begun(p.phase)) {
-        // The engine says what the generation cost once it has stopped; wait for that a while.
-        const timer = setTimeout(() => report(null), SPENT_WAIT_MS);
-        const report = (spent: Usage | null) => {
-          clearTimeout(timer);
-          this.afterAbort.delete(id);
-          run.settleSpent(spent);
-        };
-        this.afterAbort.set(id, report);
-      } else run.settleSpent(null);
-      fail(aborted());
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-
-    this.send(isEmbeddingRequest(request) ? { type: 'embed', id, request } : { type: 'generate', id, request }, {
-      movable: true,
-      onPosted: (port) => {
-        clearTimeout(ackTimer);
-        ackTimer = setTimeout(() => this.lose(port, 'silent'), this.ackTimeoutMs);
-      },
-      onMessage: (m) => {
-        switch (m.type) {
-          case 'accepted':
-            clearTimeout(ackTimer);
-            return;
-          case 'start':
-            run.fingerprint = m.fingerprint;
-            run.servedBy = m.servedBy ?? 'local';
-            resolveStart();
-            return;
-          case 'events':
-            run.push(unpackEvents(m.events));
-            return;
-          case 'end':
-            finish();
-            run.settleSpent(null);
-            run.end();
-            return;
-          case 'error':
-            run.settleSpent(m.spent ?? null);
-            fail(ApiError.fromData(m.error));
-            return;
-          default:
-            return;
-        }
-      },
-      onLost: (err) => {
-        run.settleSpent(null);
-        fail(err);
-      },
-    }).then(
-      (p) => {
-        if (signal.aborted) {
-          // Aborted while waiting for a port: the engine got the request after `onAbort` ran.
-          p.port?.postMessage({ type: 'abort', id } satisfies ToEngine);
-          clearTimeout(ackTimer);
-          this.pending.delete(id);
-        }
-      },
-      (err: unknown) => {
-        run.settleSpent(null);
-        fail(ApiError.from(err));
-      },
-    );
-    await started.catch((err: unknown) => {
-      run.settleSpent(null);
-      throw err;
-    });
-    return run;
+    signal.addEventListener('abort', g.onAbort, { once: true });
+    return g;
   }
+
+  /** Each time the request goes out: an engine that does not acknowledge it within ackTimeoutMs counts as dead. */
+  private awaitAck(g: Generation, port: MessagePort): void {
+    clearTimeout(g.ackTimer);
+    g.ackTimer = setTimeout(() => this.lose(port, 'silent'), this.ackTimeoutMs);
+  }
+
+  /** What the engine says of the generation (its phase has already moved on: `adopt`). */
+  private onGenerationMessage(g: Generation, m: FromEngine): void {
+    switch (m.type) {
+      case 'accepted':
+        clearTimeout(g.ackTimer);
+        return;
+      case 'start':
+        g.run.fingerprint = m.fingerprint;
+        g.run.servedBy = m.servedBy ?? 'local';
+        g.resolveStart();
+        return;
+      case 'events':
+        g.run.push(unpackEvents(m.events));
+        return;
+      case 'end':
+        this.closeGeneration(g);
+        g.run.settleSpent(null);
+        g.run.end();
+        return;
+      case 'error':
+        g.run.settleSpent(m.spent ?? null);
+        this.failGeneration(g, ApiError.fromData(m.error));
+        return;
+      default:
+        return;
+    }
+  }
+
+  /** The request is out on its first port (or the link had none): an abort while it waited for one is sent now. */
+  private sentGeneration(g: Generation, p: Pending): void {
+    if (!g.signal.aborted) return;
+    // Aborted while waiting for a port: the engine got the request after `abortGeneration` ran.
+    p.port?.postMessage({ type: 'abort', id: g.id } satisfies ToEngine);
+    clearTimeout(g.ackTimer);
+    this.pending.delete(g.id);
+  }
+
+  /** The caller aborted: tell the engine, wait a while for what a begun generation cost, and fail the run. */
+  private abortGeneration(g: Generation): void {
+    const p = this.pending.get(g.id);
+    p?.port?.postMessage({ type: 'abort', id: g.id } satisfies ToEngine);
+    if (p?.port && begun(p.phase)) {
+      // The engine says what the generation cost once it has stopped; wait for that a while.
+      const timer = setTimeout(() => report(null), SPENT_WAIT_MS);
+      const report = (spent: Usage | null) => {
+        clearTimeout(timer);
+        this.afterAbort.delete(g.id);
+        g.run.settleSpent(spent);
+      };
+      this.afterAbort.set(g.id, report);
+    } else g.run.settleSpent(null);
+    this.failGeneration(g, clientAborted());
+  }
+
+  /** Ends the generation's bookkeeping here: its ack timer, its pending entry, its abort listener. */
+  private closeGeneration(g: Generation): void {
+    clearTimeout(g.ackTimer);
+    this.pending.delete(g.id);
+    g.signal.removeEventListener('abort', g.onAbort);
+  }
+
+  /** Ends it with `err`: `generate` rejects with it if the engine had not begun, else the run fails with it. */
+  private failGeneration(g: Generation, err: ApiError): void {
+    this.closeGeneration(g);
+    g.rejectStart(err);
+    g.run.fail(err);
+  }
+}
+
+/** One generation's state on the service worker's side (`EngineLink.generate`). */
+interface Generation {
+  readonly id: string;
+  readonly run: EngineRun;
+  readonly signal: AbortSignal;
+  /** While the engine has not acknowledged the request on its latest port. */
+  ackTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Settles once the engine has begun it (`start`) or it failed before. */
+  readonly started: Promise<void>;
+  readonly resolveStart: () => void;
+  readonly rejectStart: (err: ApiError) => void;
+  readonly onAbort: () => void;
 }
