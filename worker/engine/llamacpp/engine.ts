@@ -6,7 +6,7 @@ import type { AdapterReport, ImportFile, ImportProgress, ImportReport } from '#s
 import type { DownloadSize, ModelRuntime, ModelStatus, StoreChoice, WasmBuild, WasmVariant } from '#shared/wire/engine-port';
 import { contentLength } from '../common/download-size';
 import { imageUrlAllowed } from '#shared/csp';
-import { ApiError } from '#shared/protocol/errors';
+import { ApiError, clientAborted, modelNotFound } from '#shared/protocol/errors';
 import type { ChatCompletionRequest } from '#shared/protocol/types';
 import { withPlan, type PlannedRequest } from '../common/plan';
 import { catalogOf } from '#shared/catalog';
@@ -87,8 +87,6 @@ interface Loaded {
 const webllmOnly = (variant: Variant) =>
   `${variant.id} runs on web-llm (WebGPU) only (${variant.embeddings ? 'llama.cpp has no embedding model' : "the deployment's models setting ties it to web-llm"}); this device runs llama.cpp.`;
 
-const aborted = () => new ApiError('internal_error', 'The client aborted the request.');
-
 export class LlamaCppEngine implements Engine {
   /** Built after the deployment's catalog is adopted (its weight groups are the states' keys). */
   private readonly states: ModelStates;
@@ -131,7 +129,7 @@ export class LlamaCppEngine implements Engine {
 
   private variant(id: ModelId): Variant {
     const variant = variantIn(this.catalog, id);
-    if (!variant) throw new ApiError('model_not_found', `The model '${id}' does not exist or you do not have access to it.`, { param: 'model' });
+    if (!variant) throw modelNotFound(id);
     return this.served(variant);
   }
 
@@ -426,9 +424,9 @@ export class LlamaCppEngine implements Engine {
     const release = await this.mutex.acquire();
     let handedOver = false;
     try {
-      if (signal.aborted) throw aborted();
+      if (signal.aborted) throw clientAborted();
       const loaded = await this.ensureLoaded(variant);
-      if (signal.aborted) throw aborted();
+      if (signal.aborted) throw clientAborted();
       const params = translateRequest(request, images);
       const inner = new AbortController();
       // What an earlier request left in the native log is not this one's.
