@@ -35,7 +35,7 @@ function provider(consent: Consent, fail?: () => ApiError | null, depth = 4) {
   const post = (message: FromEngine) => port.postMessage(message);
   port.onmessage = (event) => {
     const m = event.data as ToEngine;
-    if (m.type === 'status') return post({ type: 'status', id: m.id, models: engine.status(), fingerprint: '' });
+    if (m.type === 'status') return post({ type: 'status', id: m.id, models: engine.status() });
     if (m.type === 'abort') return scheduler.abort(m.id);
     if (m.type !== 'generate' && m.type !== 'embed') return;
     generated.push(String((m.request as { model: string }).model));

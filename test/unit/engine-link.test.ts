@@ -169,7 +169,7 @@ describe('EngineLink', () => {
 
   it('keeps a request whose engine sends nothing for longer than silenceTimeoutMs but answers its status asks (a long prefill)', async () => {
     const { port } = engine((m, reply) => {
-      if (m.type === 'status') reply({ type: 'status', id: m.id, models: [], fingerprint: '' });
+      if (m.type === 'status') reply({ type: 'status', id: m.id, models: [] });
       if (m.type !== 'generate') return;
       const { id } = m;
       reply({ type: 'accepted', id });
@@ -264,7 +264,7 @@ describe('EngineLink', () => {
 
   it('asks the engine for model status', async () => {
     const { port } = engine((m, reply) => {
-      if (m.type === 'status') reply({ type: 'status', id: m.id, models: [{ id: 'svc-vision', state: 'cached', context_length: 8192 }], fingerprint: '' });
+      if (m.type === 'status') reply({ type: 'status', id: m.id, models: [{ id: 'svc-vision', state: 'cached', context_length: 8192 }] });
     });
     const link = new EngineLink({ requestPort: async () => undefined });
     link.adopt(port);

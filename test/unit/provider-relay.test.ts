@@ -27,7 +27,7 @@ function setup(consent: Consent | null, catalog: ModelCatalog = DEFAULT_CATALOG)
     const message = event.data as Extract<ToEngine, { id: string }>;
     seenByEngine.push(message);
     if (message.type === 'status') {
-      engine.port1.postMessage({ type: 'status', id: message.id, models: ALL.map(status), fingerprint: 'fp' } satisfies FromEngine);
+      engine.port1.postMessage({ type: 'status', id: message.id, models: ALL.map(status) } satisfies FromEngine);
     }
     if (message.type === 'generate') {
       engine.port1.postMessage({ type: 'start', id: message.id, fingerprint: 'fp' } satisfies FromEngine);
@@ -98,8 +98,8 @@ describe('the provider relay', () => {
     expect(new Set(ids).size).toBe(4);
     expect(ids).not.toContain('s1');
     // An answer the relay cannot match to one of its own requests (here: under the consumer's id) is dropped.
-    r.engine.postMessage({ type: 'status', id: 's1', models: ALL.map(status), fingerprint: 'fp' } satisfies FromEngine);
-    r.engine.postMessage({ type: 'status', id: ids[0]!, models: ALL.map(status), fingerprint: 'fp' } satisfies FromEngine);
+    r.engine.postMessage({ type: 'status', id: 's1', models: ALL.map(status) } satisfies FromEngine);
+    r.engine.postMessage({ type: 'status', id: ids[0]!, models: ALL.map(status) } satisfies FromEngine);
     await settle();
     expect(r.replies).toEqual([]);
   });

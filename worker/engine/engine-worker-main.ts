@@ -87,7 +87,7 @@ function serve(port: MessagePort): void {
         scheduler.abort(message.id);
         return;
       case 'status':
-        post({ type: 'status', id: message.id, models: engine.status(), fingerprint: '' });
+        post({ type: 'status', id: message.id, models: engine.status() });
         return;
       case 'watch':
         // Granted once the service worker that holds it is gone.

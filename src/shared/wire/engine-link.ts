@@ -362,7 +362,7 @@ export class EngineLink {
   }
 
   /** Model states as the engine sees them. */
-  async status(): Promise<{ models: ModelStatus[]; fingerprint: string }> {
+  async status(): Promise<{ models: ModelStatus[] }> {
     const id = `s${++nextId}`;
     return new Promise((resolve, reject) => {
       let port: MessagePort | null = null;
@@ -381,7 +381,7 @@ export class EngineLink {
           movable: false,
           onMessage: (m) => {
             done();
-            if (m.type === 'status') resolve({ models: m.models, fingerprint: m.fingerprint });
+            if (m.type === 'status') resolve({ models: m.models });
             else if (m.type === 'error') reject(ApiError.fromData(m.error));
           },
           onLost: (err) => {

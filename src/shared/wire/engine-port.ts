@@ -161,7 +161,7 @@ export type FromEngine =
    * generated so far), or null when the engine cannot tell. Nothing follows it.
    */
   | { type: 'aborted'; id: string; spent: Usage | null }
-  | { type: 'status'; id: string; models: ModelStatus[]; fingerprint: string }
+  | { type: 'status'; id: string; models: ModelStatus[] }
   /**
    * The engine worker holds the Web Lock named in the port's offer (`PortOffer.lock`), sent once it does: the
    * page hands the port over before that (the lock is not on the request's path), so the service worker starts
