@@ -47,12 +47,11 @@ import { spentUsage, type Engine, type EngineFactory, type Generation } from '..
 import { nextTurn } from '../../worker/engine/common/event-batch';
 import { assertSupported } from '../../worker/engine/common/request-support';
 import { assertToolsSupported } from '../../worker/engine/webllm/schema-support';
-import { OVER_THE_FAKE, WebLlmOverTheFake } from './webllm-over-the-fake';
+import { OVER_THE_FAKE, WebLlmOverTheFake, webllmFakeEngine } from './webllm-over-the-fake';
 import type { PlannedRequest, ToolPlan } from '../../worker/engine/common/plan';
 import { smallestInstance } from './smallest-instance';
 import { deterministicEmbedding } from './deterministic-embedding';
 import { TEST_KNOB_DEFAULTS, type TestKnobs } from './knobs';
-import { webllmFakeEngine } from './webllm-fake-engine';
 import type { EmbeddingRequest } from '#shared/protocol/embeddings';
 
 export const TEST_CONTEXT_LENGTH = 4096;
