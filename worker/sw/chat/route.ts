@@ -3,14 +3,10 @@ import { validateChatRequest } from '#shared/protocol/validate';
 import { ChunkWriter, CompletionCollector } from '#shared/protocol/completion';
 import { SSE_DONE, sseData } from '../sse';
 import type { ChatCompletionRequest } from '#shared/protocol/types';
-import type { ModelCatalog } from '#shared/model-config';
 import type { EngineLink } from '#shared/wire/engine-link';
 import { readJsonBody } from '../body';
-import { runAnswer, type Accounting, type AnswerFormat } from '../answer';
-
-export async function readChatRequest(raw: Request, catalog: ModelCatalog): Promise<ChatCompletionRequest> {
-  return validateChatRequest(await readJsonBody(raw), catalog);
-}
+import type { Caller } from '../access';
+import { runAnswer, type AnswerFormat } from '../answer';
 
 /** Chat completions: chunks and `[DONE]`, or one `chat.completion`. */
 export function chatFormat(request: ChatCompletionRequest, fingerprint: string): AnswerFormat {
@@ -35,6 +31,8 @@ export function chatFormat(request: ChatCompletionRequest, fingerprint: string):
   };
 }
 
-export function completeChat(link: EngineLink, request: ChatCompletionRequest, clientSignal: AbortSignal, accounting: Accounting): Promise<Response> {
-  return runAnswer(link, request, clientSignal, accounting, (fingerprint) => chatFormat(request, fingerprint));
+export async function createChatCompletion(link: EngineLink, raw: Request, caller: Caller): Promise<Response> {
+  const request = validateChatRequest(await readJsonBody(raw), caller.catalog);
+  caller.useModel(request.model);
+  return runAnswer(link, request, raw.signal, caller.accounting, (fingerprint) => chatFormat(request, fingerprint));
 }

@@ -7,11 +7,14 @@ import { parseResponsesRequest, referencedIds, toChatRequest, renameParam, type 
 import { itemId, mcpToolInfo, type ConversationItem, type McpApprovalRequestItem, type McpCallItem, type McpListToolsItem } from './items';
 import { ResponseBuilder, initialResponse, sseEvent, type StreamEvent } from './events';
 import { McpSession, checkMcpTools, needsApproval, newCall } from './mcp';
-import { findItems, getResponse, saveResponse, type PageOptions } from './store';
+import { deleteResponse, findItems, getResponse, listInputItems, saveResponse, type PageOptions } from './store';
+import type { KeyRecord } from '#shared/keys/db';
 import type { EngineLink } from '#shared/wire/engine-link';
 import type { Caller } from '../access';
 import { readJsonBody } from '../body';
 import { runAnswer, type AnswerFormat } from '../answer';
+import { jsonResponse } from '../respond';
+import { touchKey } from '../usage-book';
 
 export async function createResponse(link: EngineLink, raw: Request, caller: Caller, settings: () => Promise<InpageConfig>): Promise<Response> {
   const { key } = caller;
@@ -232,7 +235,7 @@ async function runApprovals(
 }
 
 /** `order`, `after`, `limit` of GET /v1/responses/{id}/input_items. */
-export function pageOptions(query: URLSearchParams): PageOptions {
+function pageOptions(query: URLSearchParams): PageOptions {
   const options: PageOptions = {};
   const order = query.get('order');
   if (order !== null) {
@@ -251,4 +254,31 @@ export function pageOptions(query: URLSearchParams): PageOptions {
     options.limit = n;
   }
   return options;
+}
+
+/** Who asks a stored-response route: the key alone (no model is named), and the fetch event's waitUntil. */
+export interface KeyUse {
+  readonly key: KeyRecord;
+  keepAlive(until: Promise<unknown>): void;
+}
+
+/** GET /v1/responses/{id}: a response this key stored. */
+export async function retrieveResponse(use: KeyUse, id: string): Promise<Response> {
+  const record = await getResponse(use.key.id, id);
+  use.keepAlive(touchKey(use.key.id));
+  return jsonResponse(record.response);
+}
+
+/** DELETE /v1/responses/{id}. */
+export async function removeResponse(use: KeyUse, id: string): Promise<Response> {
+  await deleteResponse(use.key.id, id);
+  use.keepAlive(touchKey(use.key.id));
+  return jsonResponse({ id, object: 'response', deleted: true });
+}
+
+/** GET /v1/responses/{id}/input_items: a page of the items its request gave. */
+export async function inputItems(use: KeyUse, id: string, query: URLSearchParams): Promise<Response> {
+  const page = await listInputItems(use.key.id, id, pageOptions(query));
+  use.keepAlive(touchKey(use.key.id));
+  return jsonResponse(page);
 }
