@@ -1,7 +1,7 @@
 // POST /v1/chat/completions: the checked request, answered as JSON or SSE through the shared answer path.
 import { validateChatRequest } from '#shared/protocol/validate';
 import { ChunkWriter, CompletionCollector } from '#shared/protocol/completion';
-import { SSE_DONE, sseData } from '../sse';
+import { SSE_DONE_EVENT, sseEvent } from '../sse';
 import type { ChatCompletionRequest } from '#shared/protocol/types';
 import type { EngineLink } from '#shared/wire/engine-link';
 import { readJsonBody } from '../body';
@@ -17,7 +17,7 @@ export function chatFormat(request: ChatCompletionRequest, fingerprint: string):
   const collector = new CompletionCollector(legacy);
   return {
     stream,
-    open: () => (stream ? [sseData(writer.first())] : []),
+    open: () => (stream ? [sseEvent(writer.first())] : []),
     event: (event) => {
       if (stream) {
         const text = writer.nextSse(event);
@@ -26,8 +26,8 @@ export function chatFormat(request: ChatCompletionRequest, fingerprint: string):
       collector.add(event);
       return [];
     },
-    close: () => (stream ? [SSE_DONE] : [JSON.stringify(collector.build(request.model, fingerprint))]),
-    fail: (error) => [sseData(error.toBody()), SSE_DONE],
+    close: () => (stream ? [SSE_DONE_EVENT] : [JSON.stringify(collector.build(request.model, fingerprint))]),
+    fail: (error) => [sseEvent(error.toBody()), SSE_DONE_EVENT],
   };
 }
 

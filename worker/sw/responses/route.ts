@@ -5,7 +5,7 @@ import { recordNow } from '#shared/record-time';
 import type { InpageConfig } from '#shared/config';
 import { parseResponsesRequest, referencedIds, toChatRequest, renameParam, type McpTurn, type ResponsesRequest } from './request';
 import { itemId, mcpToolInfo, type ConversationItem, type McpApprovalRequestItem, type McpCallItem, type McpListToolsItem } from './items';
-import { ResponseBuilder, initialResponse, sseEvent, type StreamEvent } from './events';
+import { ResponseBuilder, initialResponse, type StreamEvent } from './events';
 import { McpSession, checkMcpTools, needsApproval, newCall } from './mcp';
 import { deleteResponse, findItems, getResponse, listInputItems, saveResponse, type PageOptions } from './store';
 import type { KeyRecord } from '#shared/keys/db';
@@ -13,8 +13,12 @@ import type { EngineLink } from '#shared/wire/engine-link';
 import type { Caller } from '../access';
 import { readJsonBody } from '../body';
 import { runAnswer, type AnswerFormat } from '../answer';
+import { sseEvent } from '../sse';
 import { jsonResponse } from '../respond';
 import { touchKey } from '../usage-book';
+
+/** A stream event as SSE text, named by its type. */
+const sseText = (event: StreamEvent): string => sseEvent(event.data, event.type);
 
 export async function createResponse(link: EngineLink, raw: Request, caller: Caller, settings: () => Promise<InpageConfig>): Promise<Response> {
   const { key } = caller;
@@ -86,7 +90,7 @@ async function answerResponse(
     });
   };
   const stream = request.stream === true;
-  const out = (events: StreamEvent[]) => (stream ? events.map(sseEvent) : []);
+  const out = (events: StreamEvent[]) => (stream ? events.map(sseText) : []);
   const format: AnswerFormat = {
     stream,
     open: () =>
@@ -97,17 +101,17 @@ async function answerResponse(
       ]),
     event: (event) => {
       const events = builder.next(event);
-      return stream ? events.map(sseEvent) : [];
+      return stream ? events.map(sseText) : [];
     },
     // Stored before the last event goes out, so a client that reads it can retrieve the response at once.
     close: async () => {
       void session?.close();
       await keep();
-      return stream ? builder.end().map(sseEvent) : [JSON.stringify(builder.response)];
+      return stream ? builder.end().map(sseText) : [JSON.stringify(builder.response)];
     },
     fail: (error) => {
       void session?.close();
-      return builder.fail(error).map(sseEvent);
+      return builder.fail(error).map(sseText);
     },
   };
   if (session) {
