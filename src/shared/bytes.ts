@@ -13,3 +13,15 @@ export function formatBytes(bytes: number): string {
   const digits = unit === 0 ? 0 : value < 10 ? 2 : value < 100 ? 1 : 0;
   return `${value.toFixed(digits)} ${BYTE_UNITS[unit]}`;
 }
+
+/** `parts` end to end in one array (`length`: their total, when the caller has counted it); one part is returned as it is. */
+export function concatBytes(parts: readonly Uint8Array[], length = parts.reduce((n, part) => n + part.byteLength, 0)): Uint8Array {
+  if (parts.length === 1) return parts[0]!;
+  const out = new Uint8Array(length);
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.byteLength;
+  }
+  return out;
+}

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { ApiError, type ErrorCode } from '#shared/protocol/errors';
 import { ChunkWriter, CompletionCollector } from '#shared/protocol/completion';
-import { SSE_DONE, encodeSse, sseData } from '../../worker/sw/sse';
+import { SSE_DONE_EVENT, encodeSse, sseEvent } from '../../worker/sw/sse';
 import { packEvents, TextDelta, unpackEvents, type EngineEvent } from '#shared/wire/engine-port';
 import type { TokenLogprob } from '#shared/protocol/types';
 
@@ -88,10 +88,10 @@ describe('ApiError', () => {
 
 describe('SSE framing', () => {
   it('writes one data line and a blank line per event', () => {
-    const text = sseData({ a: 'line one\nline two' });
+    const text = sseEvent({ a: 'line one\nline two' });
     expect(text).toBe('data: {"a":"line one\\nline two"}\n\n');
     expect(text.split('\n').filter(Boolean)).toHaveLength(1);
-    expect(SSE_DONE).toBe('data: [DONE]\n\n');
+    expect(SSE_DONE_EVENT).toBe('data: [DONE]\n\n');
     expect(new TextDecoder().decode(encodeSse('data: é\n\n'))).toBe('data: é\n\n');
   });
 });
@@ -153,7 +153,7 @@ describe('ChunkWriter', () => {
     expect(writer.next({ type: 'delta', content: '' })).toEqual([]);
   });
 
-  it('writes the same SSE text through nextSse as sseData of each chunk of next, for any event', () => {
+  it('writes the same SSE text through nextSse as sseEvent of each chunk of next, for any event', () => {
     const text = fc.string({ unit: 'binary' });
     const delta = fc
       .record(
@@ -174,7 +174,7 @@ describe('ChunkWriter', () => {
           expect(writer.nextSse(e)).toBe(
             writer
               .next(e)
-              .map((c) => sseData(c))
+              .map((c) => sseEvent(c))
               .join(''),
           );
         // The same events as they arrive from the engine port (a text delta unparsed, as a TextDelta).
@@ -183,7 +183,7 @@ describe('ChunkWriter', () => {
           expect(writer.nextSse(e)).toBe(
             writer
               .next(list[i]!)
-              .map((c) => sseData(c))
+              .map((c) => sseEvent(c))
               .join(''),
           ),
         );

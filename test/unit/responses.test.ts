@@ -5,7 +5,8 @@ import schemas from '../fixtures/openai-schemas.json' with { type: 'json' };
 import { ApiError } from '#shared/protocol/errors';
 import { parseResponsesRequest, referencedIds, toChatRequest } from '../../worker/sw/responses/request';
 import type { ConversationItem } from '../../worker/sw/responses/items';
-import { ResponseBuilder, initialResponse, sseEvent } from '../../worker/sw/responses/events';
+import { ResponseBuilder, initialResponse } from '../../worker/sw/responses/events';
+import { sseEvent } from '../../worker/sw/sse';
 import type { EngineEvent } from '#shared/wire/engine-port';
 
 const ajv = new Ajv({ strict: false });
@@ -386,7 +387,7 @@ describe('engine events → response and stream events', () => {
     ]);
     expect(out.map((e) => e.data.sequence_number)).toEqual(out.map((_, i) => i));
     for (const e of out) valid('ResponseStreamEvent', e.data);
-    expect(sseEvent(out[0]!)).toMatch(/^event: response\.created\ndata: \{"type":"response\.created",.*"sequence_number":0\}\n\n$/);
+    expect(sseEvent(out[0]!.data, out[0]!.type)).toMatch(/^event: response\.created\ndata: \{"type":"response\.created",.*"sequence_number":0\}\n\n$/);
     // The created snapshot leaves out what is not known yet.
     expect(out[0]!.data.response).not.toHaveProperty('usage');
     expect(out[0]!.data.response).not.toHaveProperty('completed_at');

@@ -13,7 +13,7 @@ import { checkModelUrls, checkSourceUrls, looksLikeKey, redactSecrets } from '#s
 import { imageUrlAllowed } from '#shared/csp';
 import { DEFAULT_CONFIG } from '#shared/config';
 import { ChunkReader, httpError } from '../../worker/engine/upstream/wire';
-import { SSE_DONE, sseData } from '../../worker/engine/upstream/sse';
+import { SSE_DONE, readSseData } from '#shared/protocol/sse-reader';
 import { UpstreamEngine } from '../../worker/engine/upstream';
 import { withPlan } from '../../worker/engine/common/plan';
 
@@ -44,7 +44,7 @@ const text = (...parts: string[]) => parts.map((p) => enc.encode(p));
 
 async function payloads(stream: ReadableStream<Uint8Array>, bounds = DEFAULT_BOUNDS): Promise<string[]> {
   const out: string[] = [];
-  for await (const p of sseData(stream, new AbortController().signal, bounds, WHO)) out.push(p);
+  for await (const p of readSseData(stream, { signal: new AbortController().signal, bounds, who: WHO })) out.push(p);
   return out;
 }
 const failure = async (p: Promise<unknown>): Promise<ApiError> => {
@@ -107,7 +107,8 @@ describe('the answer', () => {
   const read = async (stream: string[], options: Partial<ConstructorParameters<typeof ChunkReader>[2]> = {}): Promise<EngineEvent[]> => {
     const reader = new ChunkReader(WHO, 3, { ...DEFAULT_BOUNDS, expectDone: true, ...options });
     const events: EngineEvent[] = [];
-    for await (const p of sseData(body(text(...stream)).stream, new AbortController().signal, DEFAULT_BOUNDS, WHO)) events.push(...reader.chunk(p));
+    for await (const p of readSseData(body(text(...stream)).stream, { signal: new AbortController().signal, bounds: DEFAULT_BOUNDS, who: WHO }))
+      events.push(...reader.chunk(p));
     events.push(reader.finish());
     return events;
   };

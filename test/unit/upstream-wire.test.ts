@@ -8,7 +8,7 @@ import type { EngineEvent } from '#shared/wire/engine-port';
 import { ApiError } from '#shared/protocol/errors';
 import { validateChatRequest } from '#shared/protocol/validate';
 import { ChunkReader, httpError } from '../../worker/engine/upstream/wire';
-import { sseData } from '../../worker/engine/upstream/sse';
+import { readSseData } from '#shared/protocol/sse-reader';
 import { DEFAULT_BOUNDS } from '#shared/upstreams';
 import { chatBody } from '../../worker/engine/upstream/dialects';
 import { withPlan } from '../../worker/engine/common/plan';
@@ -27,7 +27,8 @@ async function replay(text: string, promptEstimate = 3): Promise<EngineEvent[]> 
   });
   const reader = new ChunkReader(WHO, promptEstimate, { ...DEFAULT_BOUNDS, expectDone: true });
   const events: EngineEvent[] = [];
-  for await (const payload of sseData(body, new AbortController().signal, DEFAULT_BOUNDS, WHO)) events.push(...reader.chunk(payload));
+  for await (const payload of readSseData(body, { signal: new AbortController().signal, bounds: DEFAULT_BOUNDS, who: WHO }))
+    events.push(...reader.chunk(payload));
   events.push(reader.finish());
   return events;
 }

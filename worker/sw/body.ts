@@ -1,5 +1,6 @@
 // Reading a /v1 request's body: JSON only, at most MAX_BODY_BYTES, in every browser.
 import { ApiError } from '#shared/protocol/errors';
+import { concatBytes } from '#shared/bytes';
 import { assertJsonDepth } from './json-depth';
 
 /** The largest request body taken (413 `request_too_large` beyond it). */
@@ -36,14 +37,7 @@ async function readLimitedText(raw: Request): Promise<string> {
     }
     parts.push(value);
   }
-  if (parts.length === 1) return decoder.decode(parts[0]);
-  const whole = new Uint8Array(size);
-  let at = 0;
-  for (const part of parts) {
-    whole.set(part, at);
-    at += part.byteLength;
-  }
-  return decoder.decode(whole);
+  return decoder.decode(concatBytes(parts, size));
 }
 
 const decoder = new TextDecoder();

@@ -153,3 +153,6 @@ export function bookUse(id: string, tokens = 0): Booking {
   const journaled = Promise.race([written, sleep(JOURNAL_WAIT_MS)]);
   return { journaled, booked: heldUntilBooked(written.then(() => drainUsage())) };
 }
+
+/** Books a use of key `id` with no tokens (a route that runs no model); settles once it is on the key. */
+export const touchKey = (id: string): Promise<void> => bookUse(id).booked;

@@ -69,7 +69,7 @@ export class ChunkWriter {
   }
 
   /**
-   * `next(event)` as server-sent-event text (`sseData` of each chunk). A text or reasoning delta without
+   * `next(event)` as server-sent-event text (`sseEvent` of each chunk, worker/sw/sse.ts). A text or reasoning delta without
    * logprobs, nearly every event of a stream, is written around its delta alone, not built as an object and
    * stringified whole: the same bytes, at a fraction of the cost per token. A TextDelta's JSON goes in as it
    * came from the engine worker, never parsed.

@@ -14,7 +14,8 @@ import type { UpstreamSpec } from '#shared/upstreams';
 import type { Engine, Generation } from '../engine';
 import { assertUpstreamSupports, chatBody, embeddingsBody } from './dialects';
 import { ChunkReader, callerMessage, describeUpstream, httpError, usageCount } from './wire';
-import { readCapped, sseData } from './sse';
+import { readSseData } from '#shared/protocol/sse-reader';
+import { readCapped } from './read-capped';
 import { assertImagesAllowed } from '../common/images';
 
 export { describeUpstream } from './wire';
@@ -185,7 +186,7 @@ export class UpstreamEngine implements Engine {
       })();
     } else {
       if (!res.body) throw new ApiError('upstream_error', `The upstream ${who} sent an empty answer.`);
-      const payloads = sseData(res.body, watch.signal, spec, who);
+      const payloads = readSseData(res.body, { signal: watch.signal, bounds: spec, who });
       source = (async function* () {
         try {
           for await (const payload of payloads) yield reader.chunk(payload);

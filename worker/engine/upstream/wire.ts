@@ -9,7 +9,8 @@ import type { EngineEvent } from '#shared/wire/engine-port';
 import type { ChoiceLogprobs, EngineFinishReason, Timings, Usage } from '#shared/protocol/types';
 import type { UpstreamBounds } from '#shared/upstreams';
 import { redactSecrets } from '#shared/secrets';
-import { readCapped, SSE_DONE } from './sse';
+import { SSE_DONE } from '#shared/protocol/sse-reader';
+import { readCapped } from './read-capped';
 
 /** The upstream as messages name it: `'gpu-box' (llm.example.com)`. */
 export function describeUpstream(name: string, url: string): string {

@@ -1,16 +1,12 @@
 // POST /v1/chat/completions: the checked request, answered as JSON or SSE through the shared answer path.
 import { validateChatRequest } from '#shared/protocol/validate';
 import { ChunkWriter, CompletionCollector } from '#shared/protocol/completion';
-import { SSE_DONE, sseData } from '../sse';
+import { SSE_DONE_EVENT, sseEvent } from '../sse';
 import type { ChatCompletionRequest } from '#shared/protocol/types';
-import type { ModelCatalog } from '#shared/model-config';
 import type { EngineLink } from '#shared/wire/engine-link';
 import { readJsonBody } from '../body';
-import { runAnswer, type Accounting, type AnswerFormat } from '../answer';
-
-export async function readChatRequest(raw: Request, catalog: ModelCatalog): Promise<ChatCompletionRequest> {
-  return validateChatRequest(await readJsonBody(raw), catalog);
-}
+import type { Caller } from '../access';
+import { runAnswer, type AnswerFormat } from '../answer';
 
 /** Chat completions: chunks and `[DONE]`, or one `chat.completion`. */
 export function chatFormat(request: ChatCompletionRequest, fingerprint: string): AnswerFormat {
@@ -21,7 +17,7 @@ export function chatFormat(request: ChatCompletionRequest, fingerprint: string):
   const collector = new CompletionCollector(legacy);
   return {
     stream,
-    open: () => (stream ? [sseData(writer.first())] : []),
+    open: () => (stream ? [sseEvent(writer.first())] : []),
     event: (event) => {
       if (stream) {
         const text = writer.nextSse(event);
@@ -30,11 +26,13 @@ export function chatFormat(request: ChatCompletionRequest, fingerprint: string):
       collector.add(event);
       return [];
     },
-    close: () => (stream ? [SSE_DONE] : [JSON.stringify(collector.build(request.model, fingerprint))]),
-    fail: (error) => [sseData(error.toBody()), SSE_DONE],
+    close: () => (stream ? [SSE_DONE_EVENT] : [JSON.stringify(collector.build(request.model, fingerprint))]),
+    fail: (error) => [sseEvent(error.toBody()), SSE_DONE_EVENT],
   };
 }
 
-export function completeChat(link: EngineLink, request: ChatCompletionRequest, clientSignal: AbortSignal, accounting: Accounting): Promise<Response> {
-  return runAnswer(link, request, clientSignal, accounting, (fingerprint) => chatFormat(request, fingerprint));
+export async function createChatCompletion(link: EngineLink, raw: Request, caller: Caller): Promise<Response> {
+  const request = validateChatRequest(await readJsonBody(raw), caller.catalog);
+  caller.useModel(request.model);
+  return runAnswer(link, request, raw.signal, caller.accounting, (fingerprint) => chatFormat(request, fingerprint));
 }

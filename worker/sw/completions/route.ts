@@ -1,6 +1,6 @@
 // POST /v1/completions (legacy text completion): converted onto the chat path with a raw prompt, answered as
 // `text_completion` chunks and `[DONE]`, or one `text_completion`.
-import { SSE_DONE, sseData } from '../sse';
+import { SSE_DONE_EVENT, sseEvent } from '../sse';
 import { TextCompletionWriter, parseTextCompletionRequest, toChatRequest } from './request';
 import type { EngineLink } from '#shared/wire/engine-link';
 import type { Caller } from '../access';
@@ -22,10 +22,10 @@ export async function createCompletion(link: EngineLink, raw: Request, caller: C
       open: () => [],
       event: (event) => {
         const chunks = writer.next(event);
-        return stream ? chunks.map((chunk) => sseData(chunk)) : [];
+        return stream ? chunks.map((chunk) => sseEvent(chunk)) : [];
       },
-      close: () => (stream ? [SSE_DONE] : [JSON.stringify(writer.build())]),
-      fail: (error) => [sseData(error.toBody()), SSE_DONE],
+      close: () => (stream ? [SSE_DONE_EVENT] : [JSON.stringify(writer.build())]),
+      fail: (error) => [sseEvent(error.toBody()), SSE_DONE_EVENT],
     };
   });
 }

@@ -386,7 +386,3 @@ export class ResponseBuilder {
     return out;
   }
 }
-
-export function sseEvent(event: StreamEvent): string {
-  return `event: ${event.type}\ndata: ${JSON.stringify(event.data)}\n\n`;
-}

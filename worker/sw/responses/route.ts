@@ -5,13 +5,20 @@ import { recordNow } from '#shared/record-time';
 import type { InpageConfig } from '#shared/config';
 import { parseResponsesRequest, referencedIds, toChatRequest, renameParam, type McpTurn, type ResponsesRequest } from './request';
 import { itemId, mcpToolInfo, type ConversationItem, type McpApprovalRequestItem, type McpCallItem, type McpListToolsItem } from './items';
-import { ResponseBuilder, initialResponse, sseEvent, type StreamEvent } from './events';
+import { ResponseBuilder, initialResponse, type StreamEvent } from './events';
 import { McpSession, checkMcpTools, needsApproval, newCall } from './mcp';
-import { findItems, getResponse, saveResponse, type PageOptions } from './store';
+import { deleteResponse, findItems, getResponse, listInputItems, saveResponse, type PageOptions } from './store';
+import type { KeyRecord } from '#shared/keys/db';
 import type { EngineLink } from '#shared/wire/engine-link';
 import type { Caller } from '../access';
 import { readJsonBody } from '../body';
 import { runAnswer, type AnswerFormat } from '../answer';
+import { sseEvent } from '../sse';
+import { jsonResponse } from '../respond';
+import { touchKey } from '../usage-book';
+
+/** A stream event as SSE text, named by its type. */
+const sseText = (event: StreamEvent): string => sseEvent(event.data, event.type);
 
 export async function createResponse(link: EngineLink, raw: Request, caller: Caller, settings: () => Promise<InpageConfig>): Promise<Response> {
   const { key } = caller;
@@ -83,7 +90,7 @@ async function answerResponse(
     });
   };
   const stream = request.stream === true;
-  const out = (events: StreamEvent[]) => (stream ? events.map(sseEvent) : []);
+  const out = (events: StreamEvent[]) => (stream ? events.map(sseText) : []);
   const format: AnswerFormat = {
     stream,
     open: () =>
@@ -94,17 +101,17 @@ async function answerResponse(
       ]),
     event: (event) => {
       const events = builder.next(event);
-      return stream ? events.map(sseEvent) : [];
+      return stream ? events.map(sseText) : [];
     },
     // Stored before the last event goes out, so a client that reads it can retrieve the response at once.
     close: async () => {
       void session?.close();
       await keep();
-      return stream ? builder.end().map(sseEvent) : [JSON.stringify(builder.response)];
+      return stream ? builder.end().map(sseText) : [JSON.stringify(builder.response)];
     },
     fail: (error) => {
       void session?.close();
-      return builder.fail(error).map(sseEvent);
+      return builder.fail(error).map(sseText);
     },
   };
   if (session) {
@@ -232,7 +239,7 @@ async function runApprovals(
 }
 
 /** `order`, `after`, `limit` of GET /v1/responses/{id}/input_items. */
-export function pageOptions(query: URLSearchParams): PageOptions {
+function pageOptions(query: URLSearchParams): PageOptions {
   const options: PageOptions = {};
   const order = query.get('order');
   if (order !== null) {
@@ -251,4 +258,31 @@ export function pageOptions(query: URLSearchParams): PageOptions {
     options.limit = n;
   }
   return options;
+}
+
+/** Who asks a stored-response route: the key alone (no model is named), and the fetch event's waitUntil. */
+export interface KeyUse {
+  readonly key: KeyRecord;
+  keepAlive(until: Promise<unknown>): void;
+}
+
+/** GET /v1/responses/{id}: a response this key stored. */
+export async function retrieveResponse(use: KeyUse, id: string): Promise<Response> {
+  const record = await getResponse(use.key.id, id);
+  use.keepAlive(touchKey(use.key.id));
+  return jsonResponse(record.response);
+}
+
+/** DELETE /v1/responses/{id}. */
+export async function removeResponse(use: KeyUse, id: string): Promise<Response> {
+  await deleteResponse(use.key.id, id);
+  use.keepAlive(touchKey(use.key.id));
+  return jsonResponse({ id, object: 'response', deleted: true });
+}
+
+/** GET /v1/responses/{id}/input_items: a page of the items its request gave. */
+export async function inputItems(use: KeyUse, id: string, query: URLSearchParams): Promise<Response> {
+  const page = await listInputItems(use.key.id, id, pageOptions(query));
+  use.keepAlive(touchKey(use.key.id));
+  return jsonResponse(page);
 }

@@ -1,6 +1,7 @@
-// A small /v1 client for the workspace page: plain fetch with a bearer key, and an SSE reader.
+// A small /v1 client for the workspace page: plain fetch with a bearer key, its streams read with the shared SSE reader.
 // The playground uses it exactly as any other script of the origin could.
 import type { ErrorObject } from '#shared/protocol/errors';
+import { readSseData, SSE_DONE } from '#shared/protocol/sse-reader';
 import type { ChatCompletionChunk, ChatMessage, ModelObject, ReasoningEffort } from '#shared/protocol/types';
 
 export const BASE_URL = `${location.origin}/v1`;
@@ -48,32 +49,11 @@ interface StreamRequest {
   temperature?: number;
 }
 
-/** The `data:` payloads of an SSE body, as they arrive; ends at `[DONE]`. */
-async function* sseData(body: ReadableStream<Uint8Array>): AsyncGenerator<string> {
-  const reader = body.getReader();
-  const decoder = new TextDecoder();
-  let buffer = '';
-  try {
-    for (;;) {
-      const { value, done } = await reader.read();
-      buffer += decoder.decode(value, { stream: !done });
-      let boundary: RegExpExecArray | null;
-      while ((boundary = /\r?\n\r?\n/.exec(buffer))) {
-        const block = buffer.slice(0, boundary.index);
-        buffer = buffer.slice(boundary.index + boundary[0].length);
-        const data = block
-          .split(/\r?\n/)
-          .filter((line) => line.startsWith('data:'))
-          .map((line) => line.slice(5).replace(/^ /, ''))
-          .join('\n');
-        if (!data) continue;
-        if (data === '[DONE]') return;
-        yield data;
-      }
-      if (done) return;
-    }
-  } finally {
-    reader.releaseLock();
+/** The `data:` payloads of one of the service's SSE bodies, as they arrive (unbounded: the service is this origin's); ends at `[DONE]`. */
+async function* streamPayloads(body: ReadableStream<Uint8Array>): AsyncGenerator<string> {
+  for await (const data of readSseData(body)) {
+    if (data === SSE_DONE) return;
+    if (data) yield data;
   }
 }
 
@@ -96,7 +76,7 @@ export async function* streamChat(
   if (!res.ok) throw await failure(res);
   servedBy?.(res.headers.get('x-inpage-served-by'));
   if (!res.body) throw new ApiCallError(res.status, { message: 'The service sent an empty stream.' });
-  for await (const data of sseData(res.body)) {
+  for await (const data of streamPayloads(res.body)) {
     const parsed = JSON.parse(data) as ChatCompletionChunk | { error: Partial<ErrorObject> };
     if ('error' in parsed) throw new ApiCallError(res.status, parsed.error);
     yield parsed;
@@ -117,7 +97,7 @@ export async function* streamResponse(
   if (!res.ok) throw await failure(res);
   servedBy?.(res.headers.get('x-inpage-served-by'));
   if (!res.body) throw new ApiCallError(res.status, { message: 'The service sent an empty stream.' });
-  for await (const data of sseData(res.body)) {
+  for await (const data of streamPayloads(res.body)) {
     const event = JSON.parse(data) as ResponseEvent;
     if (event.type === 'error')
       throw new ApiCallError(res.status, { message: String(event.message ?? 'The response failed.'), code: (event.code as ErrorObject['code']) ?? null });
