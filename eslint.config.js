@@ -162,4 +162,20 @@ export default defineConfig(
     files: ['src/page/**'],
     rules: { 'max-lines-per-function': ['error', { max: 120, skipBlankLines: false, skipComments: false }] },
   },
+  {
+    // The tests whose concurrent clients add their answers' usage to one sum, compared with the tokens booked:
+    // `sum += (await res.json()).usage.total_tokens` reads `sum` before the await and writes it back after, losing
+    // what the other clients added meanwhile (issue 51: "booked 12,976 > reported 8,574" was this, in the probe).
+    // ESLint's require-atomic-updates says so too, but with many false alarms elsewhere.
+    files: ['test/update/**', 'test/browser/update-handover.spec.ts', 'test/browser/accounting.spec.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'AssignmentExpression[operator=/^[-+*\\/%&|^]=$/] AwaitExpression',
+          message: 'A compound assignment that awaits reads its target before the await: await into a const first, then add.',
+        },
+      ],
+    },
+  },
 );
