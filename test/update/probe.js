@@ -65,9 +65,9 @@ const post = (path, body) => fetch(path, { method: 'POST', body: JSON.stringify(
   const began = performance.now();
   await registration.update();
   const updated = performance.now();
-  // The traffic goes on until the new version is in control, or 40 s.
+  // The traffic goes on until the new version is in control, or 40 s after it installed (or after update() resolved).
   // (The browser runs the update job at BEST_EFFORT priority: under the loops it often starts ~57 s after update().)
-  while (changeAt === null && performance.now() - (installedAt ?? began) < 40_000) await new Promise((resolve) => setTimeout(resolve, 100));
+  while (changeAt === null && performance.now() - (installedAt ?? updated) < 40_000) await new Promise((resolve) => setTimeout(resolve, 100));
   const underTraffic = changeAt;
   stop = true;
   await Promise.all(running);
