@@ -14,6 +14,7 @@ describe('Handover', () => {
     expect(handover.refusing).toBe(false);
     handover.begin();
     expect(handover.refusing).toBe(true);
+    expect(handover.forNewAnswer).toBe(handover.signal);
     vi.advanceTimersByTime(HANDOVER_MS - 1);
     expect(handover.signal.aborted).toBe(false);
     vi.advanceTimersByTime(1);
@@ -24,6 +25,8 @@ describe('Handover', () => {
     expect(handover.refusing).toBe(true);
     vi.advanceTimersByTime(1);
     expect(handover.refusing).toBe(false);
+    // Answering again after the give-up: a new answer gets no ending signal (the fired one would end it at once).
+    expect(handover.forNewAnswer).toBeUndefined();
   });
 
   it('sends every refused request back at the same slots, never sooner than the minimum wait', () => {

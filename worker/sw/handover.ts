@@ -58,6 +58,14 @@ export class Handover {
     return since + Math.ceil((now - since + HANDOVER_MIN_WAIT_MS) / HANDOVER_SLOT_MS) * HANDOVER_SLOT_MS - now;
   }
 
+  /**
+   * The signal for an answer beginning now: none once it has fired, so that after HANDOVER_GIVE_UP_MS, when this
+   * version answers again, its new answers are not born ended.
+   */
+  get forNewAnswer(): AbortSignal | undefined {
+    return this.ending.signal.aborted ? undefined : this.ending.signal;
+  }
+
   /** Aborted `ms` after the handover began: the answers this version still holds end. */
   get signal(): AbortSignal {
     return this.ending.signal;

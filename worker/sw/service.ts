@@ -220,7 +220,7 @@ export function startInpage(options: StartOptions): void {
     const context = {
       waitUntil: (promise: Promise<unknown>) => event.waitUntil(awake.forEvent(promise)),
       passThroughOnException: () => undefined,
-      props: { ending: handover.signal },
+      props: { ending: handover.forNewAnswer },
     };
     event.respondWith(
       awake.hold(
