@@ -1,6 +1,7 @@
 import { defineConfig } from 'vitest/config';
 import { playwright } from '@vitest/browser-playwright';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from './playwright.config.ts';
+import { brokenTile } from './test/kernels/broken-tile.ts';
 import { nativeGreedy } from './test/kernels/native-greedy.ts';
 
 // Unit tests: pure logic in Node; anything needing real IndexedDB or WebCrypto in real Chromium.
@@ -27,8 +28,9 @@ export default defineConfig({
             headless: true,
             provider: playwright({ launchOptions: { executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS } }),
             instances: [{ browser: 'chromium' }],
-            // Native llama.cpp in this process, for the wasm kernels' end-to-end test (llamacpp-kernels.browser.test.ts).
-            commands: { nativeGreedy },
+            // Native llama.cpp in this process, and a wasm with a broken tile, for the wasm kernels' end-to-end test
+            // (llamacpp-kernels.browser.test.ts).
+            commands: { nativeGreedy, brokenTile },
             ...(VITEST_PORT ? { api: { port: VITEST_PORT, strictPort: true } } : {}),
           },
         },

@@ -4,8 +4,8 @@
 // profiler then samples the page and every worker (wllama's worker runs llama.cpp) over two requests:
 //   - prefill: the bench's ~250-token prompt, one token out;
 //   - decode: a five-word prompt, 64 tokens out (greedy, the end token biased away).
-// wllama's wasm has no name section; wllama ships its own table of names (scripts/wasm-functions.mjs reads it), so each
-// wasm function is named, and grouped by name. Writes a Markdown report (FILE, default stdout). Not part of `npm test`.
+// wllama's wasm names its functions (a name section from 3.13 on; before, a table of names wllama ships, which
+// scripts/wasm-functions.mjs reads), so each wasm function is named, and grouped by name. Writes a Markdown report (FILE, default stdout). Not part of `npm test`.
 //
 //   npm run profile:llama -- [--no-build] [--threads 1|2] [--llama-size 30m|300m|1b] [--llama-type q4_k|...]
 //     [--load '{"flash_attn":false}'] [--compare '{"flash_attn":false}' [--rounds N]] [--out FILE]
@@ -123,12 +123,15 @@ function selfTimes(profile) {
     const node = byNode.get(profile.samples[i]);
     const dt = (profile.timeDeltas[i + 1] ?? 0) / 1000;
     const { functionName, url } = node.callFrame;
-    const wasm = functionName.match(WASM) ?? (url.startsWith('wasm://') ? functionName.match(/(\d+)/) : null);
+    const wasm = functionName.match(WASM);
+    // A wasm with a name section (wllama 3.13 on) is profiled under its own names.
     const key = wasm
       ? `wasm ${name(Number(wasm[1])) ?? `function ${wasm[1]}`}`
-      : url
-        ? `js ${functionName || '(anonymous)'} (${url.split('/').pop().split('?')[0]})`
-        : functionName;
+      : url.startsWith('wasm://')
+        ? `wasm ${functionName}`
+        : url
+          ? `js ${functionName || '(anonymous)'} (${url.split('/').pop().split('?')[0]})`
+          : functionName;
     ms.set(key, (ms.get(key) ?? 0) + dt);
   }
   return ms;

@@ -251,13 +251,21 @@ export function describeFunction(module, index) {
 }
 
 /**
- * wllama's own table of function names (`src/wasm/source-map.ts` in @wllama/wllama, made from emscripten's symbol
+ * wllama's own table of function names (its wasm's name section from 3.13 on; before, `src/wasm/source-map.ts` in @wllama/wllama, made from emscripten's symbol
  * map; README-dev.md "Compressed source map"): wasm function index → cleaned C++ name, for its `default` build.
  */
 export async function wllamaNames(build = 'default') {
-  const { readFileSync } = await import('node:fs');
+  const { existsSync, readFileSync } = await import('node:fs');
   const { gunzipSync } = await import('node:zlib');
-  const source = readFileSync(new URL('../node_modules/@wllama/wllama/src/wasm/source-map.ts', import.meta.url), 'utf8');
+  const tableFile = new URL('../node_modules/@wllama/wllama/src/wasm/source-map.ts', import.meta.url);
+  if (!existsSync(tableFile)) {
+    // wllama 3.13 and later put the names in the wasm's own name section (scripts/add_wasm_names.js there).
+    const { readModule } = await import('./wasm-kernels/splice.mjs');
+    const { names } = readModule(readFileSync(new URL('../node_modules/@wllama/wllama/esm/wasm/wllama.wasm', import.meta.url)));
+    if (names.size === 0) throw new Error("wllama's wasm has neither a name table (src/wasm/source-map.ts) nor a name section");
+    return (index) => names.get(index);
+  }
+  const source = readFileSync(tableFile, 'utf8');
   const encoded = source.match(new RegExp(`"${build}":\\s*"([^"]+)"`))?.[1];
   if (!encoded) throw new Error(`no '${build}' build in wllama's name table`);
   const table = gunzipSync(Buffer.from(encoded, 'base64'));

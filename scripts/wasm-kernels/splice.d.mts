@@ -37,12 +37,23 @@ export declare function spliceKernels(
   hostBytes: Uint8Array,
   variant: string,
   kernelBytes?: Uint8Array,
-): { bytes: Uint8Array; report: SpliceReport[]; tiles: string[]; memory64: boolean };
+): { bytes: Uint8Array; report: SpliceReport[]; tiles: string[]; chunks: { test: number; dr0: number; dr1: number }; memory64: boolean };
+/** ggml_compute_forward_mul_mat's locals by memory (splice.mjs says what each is). */
+export declare const MUL_MAT_LOCALS: Record<
+  'wasm64' | 'wasm32',
+  { ne11: number; nr0: number; nr1: number; nchunk0: number; dr0: number; nchunk1: number; dr1: number }
+>;
+/** ggml_compute_forward_mul_mat's body with tiles in every even chunk (splice.mjs); `at`: where each change went. */
+export declare function oddColumnTiles(host: WasmModuleInfo): {
+  index: number;
+  body: Uint8Array;
+  at: { test: number; dr0: number; dr1: number };
+};
 export declare function validate(bytes: Uint8Array, what: string): Promise<void>;
 export declare function sha256(bytes: Uint8Array): string;
 export declare function spliceBodies(
   host: WasmModuleInfo,
   source: WasmModuleInfo,
   names: string[],
-  options: { hostName: string; sourceName: string; allowedGlobals?: number[] },
+  options: { hostName: string; sourceName: string; allowedGlobals?: number[]; patched?: Map<number, Uint8Array> },
 ): { bytes: Uint8Array; report: SpliceReport[] };

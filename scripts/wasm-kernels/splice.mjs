@@ -1,11 +1,12 @@
 // Puts the kernels of scripts/wasm-kernels/kernels.c (compiled: kernels-<memory>-<variant>.wasm beside this file)
-// into wllama's wasm in place of the generic bodies of the functions with the same names, and nothing else: every
+// into wllama's wasm in place of the generic bodies of the functions with the same names: every
 // function keeps its index, so the name section, the table and every call stay as they are. It fails loudly when a
 // name is missing from wllama's wasm, when a signature differs, or when a kernel's body could not move as it is
 // (a call, a global such as the stack pointer, a table, a type-indexed block, a second memory). Beside the bodies it
 // sets `nrows` to 2 in ggml's type_traits_cpu table (a data segment) for the four types whose kernels take 2×2 tiles
 // (TILED_TYPES), so ggml's mul_mat hands them tiles, and fails loudly unless it finds each entry exactly once, where
-// ggml's layout puts it. binaryen (npm) validates the result. docs/engines.md ("The WebAssembly files: SIMD kernels") says why this route and how the
+// ggml's layout puts it; and it makes three insertions in ggml_compute_forward_mul_mat so that prompts of any length get
+// those tiles (oddColumnTiles). binaryen (npm) validates the result. docs/engines.md ("The WebAssembly files: SIMD kernels") says why this route and how the
 // kernel files are made.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -339,17 +340,102 @@ export function spliceKernels(hostBytes, variant, kernelBytes) {
   // nrows = 2 first (the data section keeps its place in the bytes until the code section changes size).
   const { bytes, rows } = setTileRows(original);
   const host = readModule(bytes);
+  const oddColumns = oddColumnTiles(host);
   return {
-    ...spliceBodies(host, kernels, KERNELS, { hostName: "wllama's wasm", sourceName: kernelFile(host, variant) }),
+    ...spliceBodies(host, kernels, KERNELS, {
+      hostName: "wllama's wasm",
+      sourceName: kernelFile(host, variant),
+      patched: new Map([[oddColumns.index, oddColumns.body]]),
+    }),
     tiles: rows.map((r) => r.type),
+    chunks: oddColumns.at,
     memory64: host.memory64,
   };
 }
 
+/**
+ * The locals of ggml_compute_forward_mul_mat in wllama's two builds, by memory (read off binaryen's text of that
+ * function, `binaryen.emitText` of its body): `ne11` (src1's columns), `nr0` (dst's rows), `nr1` (ne1·ne2·ne3), and
+ * the chunks: `nchunk0`/`dr0` (chunks of rows, rows per chunk), `nchunk1`/`dr1` (of columns). clang hoists ggml's
+ * `(nr0 % 2 != 0) || (ne11 % 2 != 0)` out of the chunk loop as `((ne11 | nr0) & 1) == 0`, and computes
+ * `dr = (n + nchunk - 1) / nchunk` ending in `local.get nchunk; i64.div_s; local.set dr`.
+ */
+export const MUL_MAT_LOCALS = {
+  wasm64: { ne11: 30, nr0: 46, nr1: 55, nchunk0: 56, dr0: 52, nchunk1: 5, dr1: 48 },
+  wasm32: { ne11: 37, nr0: 55, nr1: 65, nchunk0: 66, dr0: 58, nchunk1: 34, dr1: 57 },
+};
+
+/**
+ * ggml_compute_forward_mul_mat's body with its 2×2 tiles for every chunk it can give them to. ggml's mul_mat hands a
+ * chunk tiles only when the product's rows and columns are even and so are the chunk's (`num_rows_per_vec_dot = 1`
+ * otherwise), and it cuts n columns into chunks of `dr1 = ceil(n / ceil(n / 16))`: odd for most prompt lengths (130
+ * tokens: 9 chunks of 15), so most prompts, odd or even, ran every product one row by one column. Two changes:
+ * - each chunk's size is rounded up to even (`dr = (dr + 1) & ~1`, rows and columns): every chunk but the last is
+ *   then even, the chunks still cover the product (a last chunk may be empty, which ggml's loops skip);
+ * - an odd column count no longer gives up tiles for the whole product. ggml's test (`ne11 % 2 != 0`, "to avoid
+ *   crossing dim1 boundaries") matters only when src1 holds more than one matrix (ne12·ne13 > 1, i.e. nr1 != ne11:
+ *   batched attention products, F16/F32, which take no tiles here anyway); in a 2-D product the chunk test that stays
+ *   is enough, and only the last, odd chunk runs 1×1. So `ne11` there becomes `ne11 * (nr1 != ne11)`.
+ * Each change is an insertion after an instruction found exactly once in the body; fails loudly otherwise (a new
+ * wllama: read MUL_MAT_LOCALS again from its text).
+ */
+export function oddColumnTiles(host) {
+  const name = 'ggml_compute_forward_mul_mat';
+  const index = host.byName.get(name);
+  if (index === undefined) throw new Error(`wllama's wasm has no function named ${name}: its chunks cannot take tiles`);
+  const l = MUL_MAT_LOCALS[host.memory64 ? 'wasm64' : 'wasm32'];
+  const body = host.bodies[index - host.importedFuncs];
+  const b = Buffer.from(body.buffer, body.byteOffset, body.length);
+  const find = (pattern) => {
+    const found = [];
+    for (let i = b.indexOf(Buffer.from(pattern)); i >= 0; i = b.indexOf(Buffer.from(pattern), i + 1)) found.push(i);
+    return found;
+  };
+  const once = (what, pattern) => {
+    const found = find(pattern);
+    if (found.length !== 1)
+      throw new Error(
+        `${name} in wllama's wasm: ${what} is there ${found.length} times, not once: MUL_MAT_LOCALS does not fit this build (read them again from its text)`,
+      );
+    return found[0];
+  };
+  // local.get ne11; local.get nr0; i64.or; i64.const 1; i64.and
+  const test = once(`its column parity test ((ne11 | nr0) & 1, ne11 local ${l.ne11}, nr0 local ${l.nr0})`, [0x20, l.ne11, 0x20, l.nr0, 0x84, 0x42, 0x01, 0x83]);
+  // i64.mul; local.tee nr1, with local.get ne11 among the 8 bytes before, before the test
+  const ne11At = find([0x20, l.ne11]);
+  const nr1 = find([0x7e, 0x22, l.nr1]).filter((at) => at < test && ne11At.some((g) => g < at && g >= at - 8));
+  if (nr1.length !== 1)
+    throw new Error(
+      `${name} in wllama's wasm: nr1 (local ${l.nr1}) is set ${nr1.length} times before its column parity test, not once: MUL_MAT_LOCALS does not fit this build (read them again from its text)`,
+    );
+  const dr0 = once(`dr0 (local ${l.dr0}, by nchunk0 local ${l.nchunk0})`, [0x20, l.nchunk0, 0x7f, 0x21, l.dr0]);
+  const dr1 = once(`dr1 (local ${l.dr1}, by nchunk1 local ${l.nchunk1})`, [0x20, l.nchunk1, 0x7f, 0x21, l.dr1]);
+  const even = [0x42, 0x01, 0x7c, 0x42, 0x7e, 0x83]; // i64.const 1; i64.add; i64.const -2; i64.and
+  const inserts = [
+    { at: test + 2, bytes: [0x20, l.nr1, 0x20, l.ne11, 0x52, 0xad, 0x7e] }, // × (nr1 != ne11): local.get ×2; i64.ne; i64.extend_i32_u; i64.mul
+    { at: dr0 + 3, bytes: even },
+    { at: dr1 + 3, bytes: even },
+  ].sort((x, y) => x.at - y.at);
+  const parts = [];
+  let from = 0;
+  for (const { at, bytes } of inserts) {
+    parts.push(body.subarray(from, at), Uint8Array.from(bytes));
+    from = at;
+  }
+  parts.push(body.subarray(from));
+  const patched = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    patched.set(p, at);
+    at += p.length;
+  }
+  return { index, body: patched, at: { test, dr0, dr1 } };
+}
+
 /** `host` (readModule) with the bodies of `names` taken from `source`, each checked as spliceKernels says. */
-export function spliceBodies(host, source, names, { hostName, sourceName, allowedGlobals = [] }) {
+export function spliceBodies(host, source, names, { hostName, sourceName, allowedGlobals = [], patched = new Map() }) {
   const hostBytes = host.bytes;
-  const replaced = new Map();
+  const replaced = new Map([...patched].map(([index, body]) => [index - host.importedFuncs, body]));
   const report = [];
   for (const name of names) {
     const at = host.byName.get(name);

@@ -5,6 +5,7 @@
 // command run in Node): one of an even token count, whose prefill runs the kernels' 2×2 tiles, one of an odd count.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commands } from 'vitest/browser';
+import { Wllama } from '@wllama/wllama';
 import { DEFAULT_CONFIG } from '#shared/config';
 import { synthesizeGguf, type SynthOptions } from '../../scripts/gguf/synthesize';
 import type { WasmBuild } from '#shared/wire/engine-port';
@@ -20,13 +21,20 @@ const MODELS: Record<string, SynthOptions> = {
   q4_0: { seed: 7, type: 'q4_0' },
 };
 /**
- * Two prompts and their tokens in the synthesized vocabulary. ggml's mul_mat hands the kernels 2×2 tiles only where
- * the token count is even (kernels.c), so the even prompt's prefill runs the tiles, the odd one's a product at a time;
- * the answer's tokens (one at a time) run the single products either way.
+ * Three prompts and their tokens in the synthesized vocabulary. ggml's mul_mat hands the kernels 2×2 tiles in each
+ * chunk of 16 columns (tokens) whose rows and columns are even; the splice lets an odd token count have them too
+ * (splice.mjs, oddColumnTiles), where ggml's own test gave them up for the whole product. So the even prompt's
+ * prefill runs all in tiles, the long odd one's in tiles but for its last, odd chunk of columns, and the short odd
+ * one's (one odd chunk) a product at a time; the answer's tokens (one at a time) run the single products either way.
  */
 const PROMPTS = [
-  { tiles: true, tokens: 14, text: '<|im_start|>user\nHello the big world<|im_end|>\n<|im_start|>assistant\n' },
-  { tiles: false, tokens: 11, text: '<|im_start|>user\nHello the world<|im_end|>\n<|im_start|>assistant\n' },
+  { prefill: 'in 2×2 tiles', tokens: 14, text: '<|im_start|>user\nHello the big world<|im_end|>\n<|im_start|>assistant\n' },
+  {
+    prefill: 'in 2×2 tiles but its last chunk',
+    tokens: 33,
+    text: '<|im_start|>user\nHello the big world and the big sun and the big sea and the world<|im_end|>\n<|im_start|>assistant\n',
+  },
+  { prefill: 'a product at a time', tokens: 11, text: '<|im_start|>user\nHello the world<|im_end|>\n<|im_start|>assistant\n' },
 ];
 const TOKENS = 24;
 const VARIANTS: WasmVariant[] = ['relaxed', 'simd128', 'generic'];
@@ -108,7 +116,50 @@ async function wasmGreedy(model: string, build: WasmBuild, variant: WasmVariant,
   }
 }
 
+/**
+ * The mean of a prompt's hidden states on the Q4_K model (llama.cpp's embedding, mean pooling), by the main build's
+ * relaxed wasm or another file of it. Mean pooling takes every token's column, so it shows a wrong product in any
+ * column, where an answer shows mostly the last token's (the synthesized model's attention is faint).
+ */
+async function meanState(wasm: string, text: string): Promise<number[]> {
+  const wllama = new Wllama({ default: wasm }, { suppressNativeLog: true, allowOffline: true });
+  try {
+    await wllama.loadModelFromUrl({ url: `${BASE}/q4_k.gguf` }, {
+      n_ctx: 256,
+      n_threads: 1,
+      n_gpu_layers: 0,
+      useCache: false,
+      embeddings: true,
+      pooling_type: 'mean',
+    } as object);
+    const done = await (wllama as unknown as { createEmbedding(o: object): Promise<{ data: { embedding: number[] }[] }> }).createEmbedding({ input: text });
+    return done.data[0]!.embedding;
+  } finally {
+    await wllama.exit().catch(() => undefined);
+  }
+}
+
 describe('llama.cpp wasm variants against native llama.cpp', () => {
+  it('a deliberately broken Q4_K tile changes every prompt whose prefill runs tiles (the odd count of 33 too), and not the one whose prefill runs none', async () => {
+    const bytes = Uint8Array.from(atob(await commands.brokenTile()), (c) => c.charCodeAt(0));
+    const broken = URL.createObjectURL(new Blob([bytes], { type: 'application/wasm' }));
+    try {
+      const apart: Record<string, number> = {};
+      for (const prompt of PROMPTS) {
+        const [good, bad] = [await meanState(WASM_URLS.relaxed, prompt.text), await meanState(broken, prompt.text)];
+        expect(good.length).toBe(MODELS.q4_k!.embedding);
+        apart[prompt.prefill] = Math.max(...good.map((x, i) => Math.abs(x - bad[i]!)));
+      }
+      // Without tiles the two files differ only in how the single products round (wllama's generic body beside the
+      // relaxed kernel): 2e-8 when measured. A tile's three unwritten products move the mean by 0.5 or so.
+      expect(apart['a product at a time']).toBeLessThan(1e-4);
+      expect(apart['in 2×2 tiles']).toBeGreaterThan(0.05);
+      expect(apart['in 2×2 tiles but its last chunk']).toBeGreaterThan(0.05);
+    } finally {
+      URL.revokeObjectURL(broken);
+    }
+  }, 360_000);
+
   for (const [build, urls] of Object.entries(BUILDS)) {
     it(`${build} build: the three variants are three different files, the spliced ones as large as wllama\u2019s give or take the kernels`, async () => {
       const sizes = await Promise.all(VARIANTS.map(async (v) => (await (await realFetch(urls[v])).arrayBuffer()).byteLength));
@@ -130,7 +181,7 @@ describe('llama.cpp wasm variants against native llama.cpp', () => {
 
   for (const model of Object.keys(MODELS))
     for (const prompt of PROMPTS)
-      it(`${model}: every variant answers greedily as native llama.cpp does (${prompt.tokens}-token prompt: prefill ${prompt.tiles ? 'in 2×2 tiles' : 'a product at a time'})`, async () => {
+      it(`${model}: every variant answers greedily as native llama.cpp does (${prompt.tokens}-token prompt: prefill ${prompt.prefill})`, async () => {
         promptTokens.splice(0);
         const native = await commands.nativeGreedy({ model: MODELS[model]!, prompt: prompt.text, tokens: TOKENS });
         // The synthesized model's designed start (synthesize.ts), so the comparison is of a real answer.

@@ -2,17 +2,20 @@
 // are the ones kernels.sha256 names (build.sh reproduces both from kernels.c with Debian's clang 22), each kernel
 // lands in wllama's main (64-bit) and compat (32-bit) builds in place of ggml's generic function of the same name
 // and signature, ggml's type_traits_cpu gets nrows = 2 for exactly the four tiled types (so mul_mat hands their
-// kernels 2×2 tiles), and every mismatch fails loudly. Their results are checked in Chromium and Firefox (wasm-kernels.browser.test.ts,
+// kernels 2×2 tiles), ggml's mul_mat keeps them for an odd column count in a 2-D product (oddColumnTiles), and every
+// mismatch fails loudly. Their results are checked in Chromium and Firefox (wasm-kernels.browser.test.ts,
 // test/firefox/wasm-kernels.test.ts).
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   KERNELS,
+  MUL_MAT_LOCALS,
   TILED_TYPES,
   TRAITS_LAYOUT,
   VARIANTS,
   kernelFile,
+  oddColumnTiles,
   portableBody,
   readModule,
   spliceKernels,
@@ -64,7 +67,27 @@ describe('wasm kernels: files and splice', () => {
         const changed = after.bodies.flatMap((b, i) =>
           Buffer.compare(Buffer.from(b), Buffer.from(before.bodies[i]!)) === 0 ? [] : [before.names.get(i + before.importedFuncs)],
         );
-        expect(changed.sort()).toEqual([...KERNELS].sort());
+        expect(changed.sort()).toEqual([...KERNELS, 'ggml_compute_forward_mul_mat'].sort());
+        // mul_mat: its body as wllama's with three insertions: each chunk size rounded up to even (after dr0's and
+        // dr1's `local.set`), and `ne11 * (nr1 != ne11)` in the column parity test.
+        const mm = before.byName.get('ggml_compute_forward_mul_mat')! - before.importedFuncs;
+        const [b0, b1] = [Buffer.from(before.bodies[mm]!), Buffer.from(after.bodies[mm]!)];
+        const l = MUL_MAT_LOCALS[memory64 ? 'wasm64' : 'wasm32'];
+        const even = [0x42, 0x01, 0x7c, 0x42, 0x7e, 0x83];
+        const inserts = [
+          { at: b0.indexOf(Buffer.from([0x20, l.nchunk0, 0x7f, 0x21, l.dr0])) + 3, bytes: even },
+          { at: b0.indexOf(Buffer.from([0x20, l.nchunk1, 0x7f, 0x21, l.dr1])) + 3, bytes: even },
+          { at: b0.indexOf(Buffer.from([0x20, l.ne11, 0x20, l.nr0, 0x84, 0x42, 0x01, 0x83])) + 2, bytes: [0x20, l.nr1, 0x20, l.ne11, 0x52, 0xad, 0x7e] },
+        ].sort((x, y) => x.at - y.at);
+        for (const { at } of inserts) expect(at).toBeGreaterThan(3);
+        let rebuilt = Buffer.alloc(0);
+        let from = 0;
+        for (const { at, bytes } of inserts) {
+          rebuilt = Buffer.concat([rebuilt, b0.subarray(from, at), Buffer.from(bytes)]);
+          from = at;
+        }
+        expect(b1).toEqual(Buffer.concat([rebuilt, b0.subarray(from)]));
+        expect(b1.length).toBe(b0.length + 19);
         for (const name of KERNELS) {
           const i = after.byName.get(name)! - after.importedFuncs;
           expect(Buffer.from(after.bodies[i]!)).toEqual(Buffer.from(kernels.bodies[kernels.byName.get(name)! - kernels.importedFuncs]!));
@@ -134,6 +157,22 @@ describe('wasm kernels: files and splice', () => {
     shifted[q40.entry - 2 * layout.size + layout.nrows] = 3;
     expect(() => traitsRows(readModule(shifted), 1)).toThrow(/the F32 entry is not 64 bytes before Q4_0's/);
   });
+
+  for (const { build, bytes: host } of BUILDS)
+    it(`wllama’s ${build} build: mul_mat’s column parity test and chunk sizes are found once each, and a build where one is not fails loudly`, () => {
+      const module = readModule(host);
+      const { at, body } = oddColumnTiles(module);
+      const mm = module.byName.get('ggml_compute_forward_mul_mat')! - module.importedFuncs;
+      expect(body.length).toBe(module.bodies[mm]!.length + 19);
+      // The test's `i64.or` spoiled (an `i64.xor`): the pattern is gone, so the splice refuses.
+      const spoiled = new Uint8Array(host);
+      const bodyAt = module.bodies[mm]!.byteOffset - host.byteOffset;
+      expect(spoiled[bodyAt + at.test + 4]).toBe(0x84);
+      spoiled[bodyAt + at.test + 4] = 0x85;
+      expect(() => spliceKernels(spoiled, 'simd128')).toThrow(
+        /ggml_compute_forward_mul_mat in wllama's wasm: its column parity test .* is there 0 times, not once: MUL_MAT_LOCALS does not fit this build/,
+      );
+    });
 
   it('fails loudly: a signature that differs, a name that is missing, a body that uses a global or a call', () => {
     const wasm32 = new Uint8Array(readFileSync(new URL('kernels-wasm32-simd128.wasm', DIR)));
