@@ -26,7 +26,7 @@ import { NOT_REPORTED, unavailableWhy } from '#shared/unavailable-why';
 const RUNTIME_TEXT: Record<EngineKind, (runtime: ModelRuntime) => string> = {
   webllm: () => 'web-llm on WebGPU',
   llamacpp: (runtime) => {
-    const threads = runtime.threads ?? 1;
+    const threads = runtime.llamacpp?.threads ?? 1;
     const isolation = globalThis.crossOriginIsolated ? 'cross-origin isolated' : 'the page is not cross-origin isolated';
     return `llama.cpp on the ${runtime.device === 'webgpu' ? 'GPU (WebGPU)' : 'CPU'}, ${threads} thread${threads === 1 ? '' : 's'} (${isolation})`;
   },
@@ -281,6 +281,7 @@ function Facts(props: CardProps & { state: ModelState; size: ShownSize | null | 
 function TechnicalDetails(props: { status: ModelStatus | undefined }) {
   const runtime = props.status?.runtime;
   if (!runtime) return null;
+  const llama = runtime.llamacpp ?? {};
   return h(
     'details',
     { class: 'tech-details' },
@@ -290,12 +291,12 @@ function TechnicalDetails(props: { status: ModelStatus | undefined }) {
       { class: 'facts-list' },
       h('dt', null, 'Runs on'),
       h('dd', { 'data-testid': 'runtime' }, runtimeText(runtime)),
-      runtime.build && h('dt', null, 'llama.cpp build'),
-      runtime.build && h('dd', { 'data-testid': 'build', 'data-build': runtime.build }, runtime.buildWhy ?? runtime.build),
-      runtime.wasm && h('dt', null, 'llama.cpp kernels'),
-      runtime.wasm && h('dd', { 'data-testid': 'wasm', 'data-wasm': runtime.wasm }, runtime.wasmWhy ?? runtime.wasm),
-      runtime.storage && h('dt', null, 'Model files kept in'),
-      runtime.storage && h('dd', { 'data-testid': 'storage', 'data-store': runtime.storage.store }, runtime.storage.why),
+      llama.build && h('dt', null, 'llama.cpp build'),
+      llama.build && h('dd', { 'data-testid': 'build', 'data-build': llama.build }, llama.buildWhy ?? llama.build),
+      llama.wasm && h('dt', null, 'llama.cpp kernels'),
+      llama.wasm && h('dd', { 'data-testid': 'wasm', 'data-wasm': llama.wasm }, llama.wasmWhy ?? llama.wasm),
+      llama.storage && h('dt', null, 'Model files kept in'),
+      llama.storage && h('dd', { 'data-testid': 'storage', 'data-store': llama.storage.store }, llama.storage.why),
     ),
   );
 }
