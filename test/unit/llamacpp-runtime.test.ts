@@ -2,6 +2,7 @@
 // /v1/models shows them flat in its `engine` object, as the API documents (docs/api.md, docs/engines.md).
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '#shared/config';
+import { ENGINE_KIND_SPECS } from '#shared/engine-kinds/specs';
 import { LlamaCppEngine } from '../../worker/engine/llamacpp/engine';
 import { engineObject } from '../../worker/sw/models/route';
 
@@ -52,5 +53,17 @@ describe("llama.cpp's runtime, under its own key", () => {
     await llama.ready();
     expect(engineObject(llama.runtime())).toEqual({ name: 'llamacpp', device: 'cpu', threads: 3 });
     expect(engineObject({ engine: 'webllm', device: 'webgpu' })).toEqual({ name: 'webllm', device: 'webgpu' });
+  });
+
+  it("the Models area's words for where it runs read the threads from under the key (each kind's runtimeText)", () => {
+    // Node has no crossOriginIsolated: the words say the page is not isolated.
+    const { llamacpp, webllm } = ENGINE_KIND_SPECS;
+    expect(llamacpp.runtimeText({ engine: 'llamacpp', device: 'cpu', llamacpp: { threads: 2 } })).toBe(
+      'llama.cpp on the CPU, 2 threads (the page is not cross-origin isolated)',
+    );
+    expect(llamacpp.runtimeText({ engine: 'llamacpp', device: 'webgpu' })).toBe(
+      'llama.cpp on the GPU (WebGPU), 1 thread (the page is not cross-origin isolated)',
+    );
+    expect(webllm.runtimeText({ engine: 'webllm', device: 'webgpu' })).toBe('web-llm on WebGPU');
   });
 });
