@@ -14,7 +14,11 @@ export interface EngineFiles {
   assets: readonly string[];
 }
 
-/** Every engine kind's files (a kind of src/shared/engine-kinds/names.ts missing here does not compile). */
+/**
+ * Every engine kind's files (a kind of src/shared/engine-kinds/names.ts missing here does not compile). A table of
+ * its own, not a field of the kind's spec (engine-kinds/<kind>.ts): the build and the Vite plugin read it in Node,
+ * and would otherwise bundle every kind's `models` schemas (zod) with it.
+ */
 export const ENGINE_FILES: Readonly<Record<EngineKind, EngineFiles>> = {
   webllm: { modules: /[\\/](?:worker[\\/]engine[\\/]webllm|node_modules[\\/]@mlc-ai[\\/]web-llm)[\\/]/, assets: [] },
   llamacpp: { modules: /[\\/](?:worker[\\/]engine[\\/]llamacpp|node_modules[\\/]@wllama[\\/]wllama(?:-compat)?)[\\/]/, assets: ['wllama'] },

@@ -63,16 +63,8 @@ export type EntryParts = ReturnType<typeof entryParts>;
 /** What any parsed entry says (each kind's entry has these and its own fields). */
 export type CommonEntry = z.output<z.ZodMiniObject<EntryParts['common']>> & { engine?: string };
 
-/** What shared code knows of one engine kind: its name in messages and its `models` entries (its own files: src/shared/engine-files.ts). */
-export interface EngineKindSpec<Entry extends CommonEntry = CommonEntry> {
-  /** Its name in messages: "llama.cpp". */
-  label: string;
-  /** Its `models` entries. */
-  entry: EntryKind<Entry>;
-}
-
-/** How one kind's `models` entries are parsed, checked and turned into weight groups. */
-interface EntryKind<Entry extends CommonEntry = CommonEntry> {
+/** How one kind's `models` entries are parsed, checked and turned into weight groups (src/shared/engine-kinds/kind.ts). */
+export interface EntryKind<Entry extends CommonEntry = CommonEntry> {
   /** The zod schema of one entry (strict: an unknown field is refused). */
   schema(parts: EntryParts): z.ZodMiniType<Entry>;
   /** The model an entry names, as one key (entries naming the same model share a weight group); null: none named. */

@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { MODEL_CARDS, cardOf, cardTitle } from '../../src/page/model-cards';
+import { cardOf, cardTitle } from '../../src/page/model-cards';
+import { ENGINE_KIND_SPECS } from '#shared/engine-kinds/specs';
 import { WEBLLM_MODELS, prebuiltRecord } from '../../worker/engine/webllm/models';
 import { GGUF_DEFAULTS } from '../../worker/engine/llamacpp/models';
+
+const MODEL_CARDS = { webllm: ENGINE_KIND_SPECS.webllm.cards, llamacpp: ENGINE_KIND_SPECS.llamacpp.cards };
 
 describe('model cards', () => {
   it('name every web-llm model inpage can load, and only those web-llm ships', () => {

@@ -1,6 +1,7 @@
 // The engine registry, the composition root of the device's engine (device-engine.ts): every engine kind's
-// descriptor, listed once. A new engine is a folder worker/engine/<kind>/ with its descriptor.ts, its `models`
-// entry in src/shared/engine-kinds/, and one line in each list (names.ts, engine-kinds/index.ts, engine-files.ts, here).
+// descriptor, listed once. A new engine is a folder worker/engine/<kind>/ with its descriptor.ts, its
+// shared spec src/shared/engine-kinds/<kind>.ts, and one line in each list (src/shared/engine-kinds/names.ts and
+// specs.ts, src/shared/engine-files.ts, here).
 import { ENGINE_KINDS, type EngineKind } from '#shared/engine-kinds/names';
 import type { EngineDescriptor } from './engine';
 import { llamacppDescriptor } from './llamacpp/descriptor';

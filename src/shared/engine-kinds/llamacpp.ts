@@ -3,7 +3,8 @@
 // engine reads them in worker/engine/llamacpp/models.ts; the engine itself is worker/engine/llamacpp/ (its
 // descriptor there).
 import { z } from '../protocol/zod';
-import { ModelConfigError, where, type EngineKindSpec, type EntryParts } from '../model-entry';
+import { ModelConfigError, where, type EntryParts } from '../model-entry';
+import { QWEN3_LICENCE, type EngineKindSpec } from './kind';
 
 /** llama.cpp's split naming (gguf-split): `…-00001-of-00003.gguf`; wllama loads a split model from its first part. */
 const SPLIT_PART = /-(\d{5})-of-(\d{5})\.gguf(\?.*)?$/i;
@@ -88,8 +89,22 @@ function ggufGroupName(url: string, taken: (name: string) => boolean): string {
   return name;
 }
 
+const GGUF_Q4_K_M = '4-bit weights, llama.cpp’s medium K-quant mix (Q4_K_M)';
+
 export const llamacppKind: EngineKindSpec<LlamaCppEntry> = {
   label: 'llama.cpp',
+  // By GGUF file name, as llama.cpp's status names its defaults (worker/engine/llamacpp/models.ts); a
+  // deployment's own file has no card, and the page shows its name as it is.
+  cards: {
+    'Qwen3-8B-Q4_K_M.gguf': { family: 'Qwen3', size: '8B', quantisation: GGUF_Q4_K_M, ...QWEN3_LICENCE },
+    'Qwen3-1.7B-Q4_K_M.gguf': { family: 'Qwen3', size: '1.7B', quantisation: GGUF_Q4_K_M, ...QWEN3_LICENCE },
+    'Qwen3VL-2B-Thinking-Q4_K_M.gguf': { family: 'Qwen3-VL-Thinking', size: '2B', quantisation: GGUF_Q4_K_M, ...QWEN3_LICENCE },
+  },
+  runtimeText(runtime) {
+    const threads = runtime.llamacpp?.threads ?? 1;
+    const isolation = globalThis.crossOriginIsolated ? 'cross-origin isolated' : 'the page is not cross-origin isolated';
+    return `llama.cpp on the ${runtime.device === 'webgpu' ? 'GPU (WebGPU)' : 'CPU'}, ${threads} thread${threads === 1 ? '' : 's'} (${isolation})`;
+  },
   entry: {
     schema: llamacppSchema,
     groupKey: (l) => (l.gguf === undefined ? null : `gguf:${typeof l.gguf === 'string' ? l.gguf : l.gguf[0]}`),

@@ -2,7 +2,8 @@
 // with pins for its files. The engine reads them in worker/engine/webllm/models.ts; the engine itself is
 // worker/engine/webllm/ (its descriptor there). An entry that names no `engine` is web-llm's.
 import { z } from '../protocol/zod';
-import { ModelConfigError, where, type EngineKindSpec, type EntryParts } from '../model-entry';
+import { ModelConfigError, where, type EntryParts } from '../model-entry';
+import { QWEN3_LICENCE, type EngineKindSpec } from './kind';
 import { isVariantId } from '../variants';
 
 /**
@@ -83,8 +84,37 @@ export type ModelIntegrity = z.output<Schemas['modelIntegrity']>;
 export type WebLlmRecordConfig = z.output<Schemas['webllmRecord']>;
 export type WebLlmEntry = z.output<Schemas['entry']>;
 
+const PHI_LICENCE = { licence: 'MIT', licenceUrl: 'https://opensource.org/license/mit' };
+
 export const webllmKind: EngineKindSpec<WebLlmEntry> = {
   label: 'web-llm (WebGPU)',
+  // By web-llm model id (the ids of worker/engine/webllm/models.ts).
+  cards: {
+    'Qwen3-8B-q4f16_1-MLC': { family: 'Qwen3', size: '8B', quantisation: '4-bit weights, 16-bit activations (q4f16_1)', ...QWEN3_LICENCE },
+    'Qwen3-8B-q4f32_1-MLC': { family: 'Qwen3', size: '8B', quantisation: '4-bit weights, 32-bit activations (q4f32_1)', ...QWEN3_LICENCE },
+    'Qwen3-1.7B-q4f16_1-MLC': { family: 'Qwen3', size: '1.7B', quantisation: '4-bit weights, 16-bit activations (q4f16_1)', ...QWEN3_LICENCE },
+    'Qwen3-1.7B-q4f32_1-MLC': { family: 'Qwen3', size: '1.7B', quantisation: '4-bit weights, 32-bit activations (q4f32_1)', ...QWEN3_LICENCE },
+    'Phi-3.5-vision-instruct-q4f16_1-MLC': {
+      family: 'Phi-3.5-vision-instruct',
+      size: '4.2B',
+      quantisation: '4-bit weights, 16-bit activations (q4f16_1)',
+      ...PHI_LICENCE,
+    },
+    'Phi-3.5-vision-instruct-q4f32_1-MLC': {
+      family: 'Phi-3.5-vision-instruct',
+      size: '4.2B',
+      quantisation: '4-bit weights, 32-bit activations (q4f32_1)',
+      ...PHI_LICENCE,
+    },
+    'snowflake-arctic-embed-s-q0f32-MLC-b4': {
+      family: 'snowflake-arctic-embed-s',
+      size: '33M',
+      quantisation: '32-bit weights, unquantised (q0f32)',
+      licence: 'Apache-2.0',
+      licenceUrl: 'https://www.apache.org/licenses/LICENSE-2.0',
+    },
+  },
+  runtimeText: () => 'web-llm on WebGPU',
   entry: {
     schema: (parts) => webllmSchemas(parts).entry,
     groupKey(web) {

@@ -96,20 +96,33 @@ export interface DownloadSize {
   covers?: string;
 }
 
-export interface ModelRuntime {
+/**
+ * Which engine serves a model and where it runs. What an engine kind says beyond that is under the kind's own key
+ * (RuntimeDetails), typed once there: a new kind with details of its own adds its key without touching the others'.
+ */
+export interface ModelRuntime extends Partial<RuntimeDetails> {
   engine: EngineKind;
   device: 'webgpu' | 'cpu';
-  /** CPU threads (llama.cpp). */
+}
+
+/** The runtime details of the engine kinds that have any, under the kind's name (web-llm has none). */
+export interface RuntimeDetails {
+  llamacpp: LlamacppRuntime;
+}
+
+/** llama.cpp's runtime: its threads, its wasm build and variant, and where its files are kept, each with why. */
+export interface LlamacppRuntime {
+  /** CPU threads. */
   threads?: number;
-  /** llama.cpp: why this many threads (worker/engine/llamacpp/wasm-build.ts). */
+  /** Why this many threads (worker/engine/llamacpp/wasm-build.ts). */
   threadsWhy?: string;
-  /** llama.cpp: the wllama WebAssembly build chosen for this browser, and why (wasm-build.ts). */
+  /** The wllama WebAssembly build chosen for this browser, and why (wasm-build.ts). */
   build?: WasmBuild;
   buildWhy?: string;
-  /** llama.cpp: the build's wasm variant (its kernels) chosen for this browser, and why (wasm-detect.ts). */
+  /** The build's wasm variant (its kernels) chosen for this browser, and why (wasm-detect.ts). */
   wasm?: WasmVariant;
   wasmWhy?: string;
-  /** llama.cpp: where the model files are kept, and what that means (worker/engine/llamacpp/stores.ts). */
+  /** Where the model files are kept, and what that means (worker/engine/llamacpp/stores.ts). */
   storage?: StoreChoice;
 }
 

@@ -26,6 +26,6 @@ export const llamacppDescriptor: EngineDescriptor<'llamacpp'> = {
   adapter(probe, engine) {
     const report = { ...probe.report, features: [...probe.report.features] };
     if (llamaOnWebGpu(probe)) return { ...report, available: true, reason: `llama.cpp runs the models on this GPU (WebGPU). ${report.reason ?? ''}`.trim() };
-    return { ...report, cpu: { threads: engine?.runtime()?.threads ?? 1 } };
+    return { ...report, cpu: { threads: engine?.runtime()?.llamacpp?.threads ?? 1 } };
   },
 };

@@ -217,9 +217,11 @@ export class LlamaCppEngine implements Engine {
     return {
       engine: 'llamacpp',
       device: this.device(),
-      ...(threads ? { threads } : {}),
-      ...(wasm ? { build: wasm.build, buildWhy: wasm.buildWhy, threadsWhy: wasm.threadsWhy, wasm: wasm.variant, wasmWhy: wasm.variantWhy } : {}),
-      ...(this.storage ? { storage: this.storage } : {}),
+      llamacpp: {
+        ...(threads ? { threads } : {}),
+        ...(wasm ? { build: wasm.build, buildWhy: wasm.buildWhy, threadsWhy: wasm.threadsWhy, wasm: wasm.variant, wasmWhy: wasm.variantWhy } : {}),
+        ...(this.storage ? { storage: this.storage } : {}),
+      },
     };
   }
 

@@ -18,16 +18,18 @@ const whyField = (why: string | null) => (why ? { why } : {});
 
 /** /v1/models' `engine`: where a model runs, and for llama.cpp its build, wasm variant, threads and store with their reasons. */
 export function engineObject(runtime: ModelRuntime): EngineObject {
+  const llama = runtime.llamacpp ?? {};
   return {
     name: runtime.engine,
     device: runtime.device,
-    ...(runtime.threads ? { threads: runtime.threads } : {}),
-    ...(runtime.threadsWhy ? { threads_why: runtime.threadsWhy } : {}),
-    ...(runtime.build ? { build: runtime.build } : {}),
-    ...(runtime.buildWhy ? { build_why: runtime.buildWhy } : {}),
-    ...(runtime.wasm ? { wasm: runtime.wasm } : {}),
-    ...(runtime.wasmWhy ? { wasm_why: runtime.wasmWhy } : {}),
-    ...(runtime.storage ? { storage: { store: runtime.storage.store, why: runtime.storage.why } } : {}),
+    // llama.cpp's details (runtime.llamacpp), flat beside the name as the API has always shown them (docs/api.md).
+    ...(llama.threads ? { threads: llama.threads } : {}),
+    ...(llama.threadsWhy ? { threads_why: llama.threadsWhy } : {}),
+    ...(llama.build ? { build: llama.build } : {}),
+    ...(llama.buildWhy ? { build_why: llama.buildWhy } : {}),
+    ...(llama.wasm ? { wasm: llama.wasm } : {}),
+    ...(llama.wasmWhy ? { wasm_why: llama.wasmWhy } : {}),
+    ...(llama.storage ? { storage: { store: llama.storage.store, why: llama.storage.why } } : {}),
   };
 }
 

@@ -2,11 +2,11 @@
 import { h } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { AdapterReport } from '#shared/wire/engine-control';
-import type { ModelRuntime, ModelStatus } from '#shared/wire/engine-port';
+import type { ModelStatus } from '#shared/wire/engine-port';
 import type { ModelState } from '#shared/protocol/types';
 import { modelIds, variantOf } from '#shared/catalog';
 import type { ModelId } from '#shared/variants';
-import type { EngineKind } from '#shared/engine-kinds/names';
+import { ENGINE_KIND_SPECS } from '#shared/engine-kinds/specs';
 import type { RateEstimate } from '../../download-rate';
 import { formatBytes, formatInteger } from '../../kit/format';
 import { cardOf, cardTitle } from '../../../model-cards';
@@ -21,20 +21,6 @@ import { THINKING_LABEL, answerable, thinkingHere } from '../../kit/model-facts'
 import { Notice, errorText } from '../../kit/widgets';
 import { ErrorText, plainLoadError } from '../../kit/plain-error';
 import { NOT_REPORTED, unavailableWhy } from '#shared/unavailable-why';
-
-/** Which engine runs the model and where, per engine kind: "llama.cpp on the CPU, 2 threads (cross-origin isolated)". */
-const RUNTIME_TEXT: Record<EngineKind, (runtime: ModelRuntime) => string> = {
-  webllm: () => 'web-llm on WebGPU',
-  llamacpp: (runtime) => {
-    const threads = runtime.threads ?? 1;
-    const isolation = globalThis.crossOriginIsolated ? 'cross-origin isolated' : 'the page is not cross-origin isolated';
-    return `llama.cpp on the ${runtime.device === 'webgpu' ? 'GPU (WebGPU)' : 'CPU'}, ${threads} thread${threads === 1 ? '' : 's'} (${isolation})`;
-  },
-};
-
-function runtimeText(runtime: ModelRuntime): string {
-  return RUNTIME_TEXT[runtime.engine](runtime);
-}
 
 function partners(id: ModelId): ModelId[] {
   return modelIds().filter((other) => other !== id && variantOf(other)!.weightGroup === variantOf(id)!.weightGroup);
@@ -281,6 +267,7 @@ function Facts(props: CardProps & { state: ModelState; size: ShownSize | null | 
 function TechnicalDetails(props: { status: ModelStatus | undefined }) {
   const runtime = props.status?.runtime;
   if (!runtime) return null;
+  const llama = runtime.llamacpp ?? {};
   return h(
     'details',
     { class: 'tech-details' },
@@ -289,13 +276,14 @@ function TechnicalDetails(props: { status: ModelStatus | undefined }) {
       'dl',
       { class: 'facts-list' },
       h('dt', null, 'Runs on'),
-      h('dd', { 'data-testid': 'runtime' }, runtimeText(runtime)),
-      runtime.build && h('dt', null, 'llama.cpp build'),
-      runtime.build && h('dd', { 'data-testid': 'build', 'data-build': runtime.build }, runtime.buildWhy ?? runtime.build),
-      runtime.wasm && h('dt', null, 'llama.cpp kernels'),
-      runtime.wasm && h('dd', { 'data-testid': 'wasm', 'data-wasm': runtime.wasm }, runtime.wasmWhy ?? runtime.wasm),
-      runtime.storage && h('dt', null, 'Model files kept in'),
-      runtime.storage && h('dd', { 'data-testid': 'storage', 'data-store': runtime.storage.store }, runtime.storage.why),
+      // Which engine runs the model and where, in its kind's words (src/shared/engine-kinds/<kind>.ts).
+      h('dd', { 'data-testid': 'runtime' }, ENGINE_KIND_SPECS[runtime.engine].runtimeText(runtime)),
+      llama.build && h('dt', null, 'llama.cpp build'),
+      llama.build && h('dd', { 'data-testid': 'build', 'data-build': llama.build }, llama.buildWhy ?? llama.build),
+      llama.wasm && h('dt', null, 'llama.cpp kernels'),
+      llama.wasm && h('dd', { 'data-testid': 'wasm', 'data-wasm': llama.wasm }, llama.wasmWhy ?? llama.wasm),
+      llama.storage && h('dt', null, 'Model files kept in'),
+      llama.storage && h('dd', { 'data-testid': 'storage', 'data-store': llama.storage.store }, llama.storage.why),
     ),
   );
 }
