@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { HEADER, RegionError, parseRegions, regionText, replaceRegions, stampLine, writeRegions } from '../../scripts/bench-regions.mjs';
+import { HEADER, REGION_ORDER, RegionError, parseRegions, regionText, replaceRegions, stampLine, writeRegions } from '../../scripts/bench-regions.mjs';
 
 const file = (...parts: string[]) => parts.join('\n') + '\n';
 const region = (name: string, ...body: string[]) => [`<!-- bench:${name} -->`, ...body, `<!-- /bench:${name} -->`].join('\n');
@@ -169,5 +169,19 @@ describe('regionText and stampLine', () => {
       '',
     ]);
     expect(regionText('Kernels', stamp, ['rows']).includes('### Targets')).toBe(false);
+  });
+});
+
+describe("the repository's BENCHMARKS.md", () => {
+  it('is the header and one region per section, in order, each opening with its heading and its stamp', () => {
+    const text = readFileSync(new URL('../../BENCHMARKS.md', import.meta.url), 'utf8');
+    expect(text.startsWith(HEADER)).toBe(true);
+    const { lines, regions } = parseRegions(text);
+    expect([...regions.keys()]).toEqual(REGION_ORDER);
+    for (const { open } of regions.values()) {
+      expect(lines[open + 1]).toMatch(/^## /);
+      expect(lines[open + 3]).toMatch(/^Measured by `npm run bench/);
+    }
+    expect(replaceRegions(text, {})).toBe(text);
   });
 });
