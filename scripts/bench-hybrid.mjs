@@ -15,7 +15,7 @@
 // Ports: base + 7 for the upstream server, base + 8 for the forwarding page; the test build is served on base (INPAGE_BENCH_PORT, 4676) as in bench.mjs.
 import { spawn, execFileSync } from 'node:child_process';
 import { createServer } from 'node:http';
-import { metWord, spliceSection } from './bench-splice.mjs';
+import { metWord, regionText, stampLine, writeRegions } from './bench-regions.mjs';
 
 const sorted = (xs) => [...xs].sort((a, b) => a - b);
 const median = (xs) => {
@@ -275,8 +275,6 @@ export function hybridReport(p, data) {
   const ratioOf = (rows) => median(rows.map((s) => s.inpage / s.direct));
   const paced = perRun((r) => ratioOf(r.paced));
   const ceiling = perRun((r) => ratioOf(r.ceiling));
-  p('## Hybrid (upstream)');
-  p();
   p('The upstream is test/upstream/server.ts (the deterministic rules, streamed as OpenAI streams) on loopback; the id is');
   p('routed to it in mode `upstream`. *through inpage*: `fetch("/v1/chat/completions")` from the bench page (service');
   p('worker → engine worker → the upstream); *direct*: the same page fetching the upstream itself. Time to the first');
@@ -340,7 +338,14 @@ export function hybridReport(p, data) {
   ];
 }
 
-/** `--only hybrid`: the hybrid rows alone, spliced into FILE (their section and their target rows). */
+/** The hybrid region of BENCHMARKS.md: its text (hybridReport's rows and targets under `stamp`) and its targets. */
+export function hybridRegion(data, stamp) {
+  const lines = [];
+  const targets = hybridReport((line = '') => lines.push(line), data);
+  return { text: regionText('Hybrid (upstream)', stampLine(stamp), lines, targets), targets };
+}
+
+/** `--only hybrid`: the hybrid rows alone, written into the hybrid region of FILE. */
 export async function benchHybridOnly({ outFile, quick, noBuild, env, port, log, chromiumPath, chromiumArgs, runs, uptime }) {
   const before = uptime();
   const started = Date.now();
@@ -352,15 +357,8 @@ export async function benchHybridOnly({ outFile, quick, noBuild, env, port, log,
   const browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs });
   const data = await benchHybrid({ browser, runs, quick, env, port, log, servePreview: true });
   await browser.close();
-  const lines = [];
-  const targets = hybridReport((s = '') => lines.push(s), data);
-  lines.splice(
-    2,
-    0,
-    `From \`npm run bench -- --only hybrid\` (${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, ${((Date.now() - started) / 1000).toFixed(0)} s${quick ? ', --quick' : ''}), not the full run above: load before \`${before}\`, after \`${uptime()}\`.`,
-    '',
-  );
-  spliceSection(outFile, '## Hybrid (upstream)', lines.join('\n') + '\n', 'hybrid: ', targets);
+  const { text, targets } = hybridRegion(data, { started, before, after: uptime(), quick });
+  writeRegions(outFile, { hybrid: text });
   log(`wrote the hybrid rows into ${outFile}`);
   for (const [t, m, ok] of targets) log(`${metWord(ok)} ${t}: ${m}`);
 }

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { KERNELS, readModule, spliceBodies } from './wasm-kernels/splice.mjs';
+import { regionText, stampLine } from './bench-regions.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -193,6 +194,13 @@ export function kernelsReport(p, { times, checks, rounds, calls }) {
   p(
     `Cases off ggml's reference (kernel-check.ts): generic ${checks.generic.off} of ${checks.generic.of} (single products), SIMD128 ${checks.simd128.off} of ${checks.simd128.of}, relaxed ${checks.relaxed.off} of ${checks.relaxed.of} (single and tiles).`,
   );
+}
+
+/** The kernels region of BENCHMARKS.md: kernelsReport's tables under `stamp`. */
+export function kernelsRegion(data, stamp) {
+  const lines = ['scripts/bench-kernels.mjs: each kernel of scripts/wasm-kernels against the generic body wllama ships for it (docs/engines.md).', ''];
+  kernelsReport((line = '') => lines.push(line), data);
+  return regionText("llama.cpp's wasm kernels", stampLine(stamp), lines);
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

@@ -16,7 +16,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
-import { metWord, spliceSection } from './bench-splice.mjs';
+import { metWord, regionText, stampLine, writeRegions } from './bench-regions.mjs';
 import { importNodeLlamaCpp, NODE_LLAMA_CPP_VERSION } from './native-llama.mjs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -364,8 +364,6 @@ export function llamaReport(p, data) {
   const per = (threads, f) => data.runs.map((r) => f(r.threads[threads]));
   const m = data.model;
   const sample = data.runs[0].threads[data.threads[0]].v1[0];
-  p('## llama.cpp on the CPU');
-  p();
   p(`The production engine worker running llama.cpp (@wllama/wllama, chosen by the deployment: \`engineChoice: "llamacpp"\`)`);
   p(`on a model synthesized at bench time (scripts/gguf/synthesize.ts: llama architecture, ${LLAMA_MODEL.embedding} wide, ${LLAMA_MODEL.layers} layers,`);
   p(
@@ -481,7 +479,7 @@ export function llamaReport(p, data) {
   p("token; first to last token) has llama.cpp's own compute in it (`prompt_ms`; the decode steps at");
   p("`predicted_per_token_ms`) swapped for the direct request's; everything else in the window, which is the path's");
   p("own cost, stays. llama.cpp's compute for the same work varies from request to request here, by up to 2× (see");
-  p("the notes), and this takes that out of the ratio. The last row is llama.cpp's own speed, /v1 ÷ direct within");
+  p("docs/benchmarks.md), and this takes that out of the ratio. The last row is llama.cpp's own speed, /v1 ÷ direct within");
   p('pairs, over every pair of every run: geometric mean and its 95 % interval. A /v1 path that slowed llama.cpp');
   p('down (by taking CPU from its threads) would show there, and would be hidden by the matched ratio.');
   p();
@@ -582,9 +580,16 @@ export function llamaReport(p, data) {
   ];
 }
 
+/** The llama region of BENCHMARKS.md: its text (llamaReport's rows and targets under `stamp`) and its targets. */
+export function llamaRegion(data, stamp) {
+  const lines = [];
+  const targets = llamaReport((line = '') => lines.push(line), data);
+  return { text: regionText('llama.cpp on the CPU', stampLine(stamp), lines, targets), targets };
+}
+
 /**
- * `npm run bench -- --only llama`: these rows alone, in a browser of their own, spliced into `outFile` in place of
- * the llama.cpp section and its Targets rows of an earlier full run (the rest of the file is kept as it was).
+ * `npm run bench -- --only llama`: these rows alone, in a browser of their own, written into the llama region of
+ * `outFile` (the rest of the file is kept as it was).
  */
 export async function benchLlamaOnly({ outFile, quick, noBuild, env, port, log, chromiumPath, chromiumArgs, runs, uptime }) {
   const { chromium } = await import('@playwright/test');
@@ -593,16 +598,8 @@ export async function benchLlamaOnly({ outFile, quick, noBuild, env, port, log, 
   const browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs });
   const data = await benchLlama({ browser, runs, quick, noBuild, env, port, log });
   await browser.close();
-  const lines = [];
-  const p = (s = '') => lines.push(s);
-  const targets = llamaReport(p, data);
-  lines.splice(
-    2,
-    0,
-    `From \`npm run bench -- ${process.argv.slice(2).join(' ')}\` (${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, ${((Date.now() - started) / 1000).toFixed(0)} s${quick ? ', --quick' : ''}), not the full run above: load before \`${before}\`, after \`${uptime()}\`.`,
-    '',
-  );
-  spliceSection(outFile, '## llama.cpp on the CPU', lines.join('\n') + '\n', 'llama.cpp ', targets);
+  const { text, targets } = llamaRegion(data, { started, before, after: uptime(), quick });
+  writeRegions(outFile, { llama: text });
   log(`wrote the llama.cpp rows into ${outFile}`);
   for (const [t, m, ok] of targets) log(`${metWord(ok)} ${t}: ${m}`);
 }

@@ -9,16 +9,16 @@
 //       WebGPU     `engineChoice: "webllm"` (no GPU here, so the engine web-llm's device would choose is forced):
 //                  until "Ready." (the engine started), and what the caches keep then (no answer without a GPU);
 //   - the service worker's precache: what it fetches in the background on the first visit (its list in inpage-sw.js).
-// Spliced into FILE as "## Weight (the package)".
+// Written into the weight region of FILE ("## Weight (the package)", scripts/bench-regions.mjs).
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { regionText, stampLine, writeRegions } from './bench-regions.mjs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { chromium } from '@playwright/test';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const HEADING = '## Weight (the package)';
 /** The engines' own code: web-llm's and llama.cpp's chunks and llama.cpp's wasm (older builds named them without `engine-`). */
 const ENGINE_CODE = /^inpage-(?:engine-)?(webllm|llamacpp|wllama)-/;
 const MODEL = 'svc-model-5.2-short-fast';
@@ -137,7 +137,7 @@ export async function benchWeight({ noBuild, port, log, chromiumPath, chromiumAr
 const kb = (bytes) => `${(bytes / 1024).toFixed(1)} KB`;
 const mb = (bytes) => `${(bytes / 1024 / 1024).toFixed(2)} MB`;
 
-export function weightRows(w) {
+function weightRows(w) {
   const sum = (list, key) => list.reduce((n, f) => n + f[key], 0);
   const total = (list) => `${kb(sum(list, 'gzip'))} (${list.length} files)`;
   const engineOf = (list) => {
@@ -148,9 +148,7 @@ export function weightRows(w) {
   const setup = w.files.find((f) => f.name === 'inpage.js');
   const { cpu, webgpu } = w.kinds;
   return [
-    HEADING,
-    '',
-    `From \`npm run bench -- --only weight\` (${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC). The package as \`npm pack\` makes it, and examples/openai-app built with it, served by \`vite preview\` and opened in Chromium without WebGPU, once per device kind in a fresh context: every request the server got (the page's, its workers' and the service worker's), until the app was ready to call /v1 (installInpage resolved, GET /v1/models answered), then until its first answer (llama.cpp on a synthesized GGUF; a WebGPU device cannot answer here, so its engine is forced with \`engineChoice: "webllm"\` and it is measured until its engine started). Model weights and the settings file are not counted. Sizes gzipped (zlib's default level) from the built files; "KB" is 1,024 bytes.`,
+    `The package as \`npm pack\` makes it, and examples/openai-app built with it, served by \`vite preview\` and opened in Chromium without WebGPU, once per device kind in a fresh context: every request the server got (the page's, its workers' and the service worker's), until the app was ready to call /v1 (installInpage resolved, GET /v1/models answered), then until its first answer (llama.cpp on a synthesized GGUF; a WebGPU device cannot answer here, so its engine is forced with \`engineChoice: "webllm"\` and it is measured until its engine started). Model weights and the settings file are not counted. Sizes gzipped (zlib's default level) from the built files; "KB" is 1,024 bytes.`,
     '',
     '| row | size |',
     '|---|---|',
@@ -178,15 +176,15 @@ export function weightRows(w) {
   ];
 }
 
-export async function benchWeightOnly({ outFile, noBuild, port, log, chromiumPath, chromiumArgs }) {
-  const rows = weightRows(await benchWeight({ noBuild, port, log, chromiumPath, chromiumArgs }));
-  console.log(rows.join('\n'));
-  let text = existsSync(outFile) ? readFileSync(outFile, 'utf8') : '# Benchmarks\n';
-  const at = text.indexOf(HEADING);
-  if (at >= 0) {
-    const end = text.indexOf('\n## ', at + 1);
-    text = text.slice(0, at) + (end >= 0 ? text.slice(end + 1) : '');
-  }
-  writeFileSync(outFile, `${text.trimEnd()}\n\n${rows.join('\n')}`);
+/** The weight region of BENCHMARKS.md: weightRows under `stamp`. */
+export const weightRegion = (w, stamp) => regionText('Weight (the package)', stampLine(stamp), weightRows(w));
+
+/** `--only weight`: the weight rows alone, written into the weight region of FILE. */
+export async function benchWeightOnly({ outFile, noBuild, port, log, chromiumPath, chromiumArgs, uptime }) {
+  const before = uptime();
+  const started = Date.now();
+  const text = weightRegion(await benchWeight({ noBuild, port, log, chromiumPath, chromiumArgs }), { started, before, after: uptime() });
+  console.log(text);
+  writeRegions(outFile, { weight: text });
   log(`wrote the weight rows into ${outFile}`);
 }

@@ -2,29 +2,30 @@
 // `npm run bench`: builds the test and production builds, serves them on 127.0.0.1, drives Debian's Chromium
 // headless through the benchmark page (test/pages/bench.html) and the floor page (test/pages/floor.html, a bare
 // service worker), reads heap sizes over the DevTools protocol, runs the multi-turn prefill count
-// (test/bench/multi-turn.run.ts) and writes BENCHMARKS.md. Every service figure is taken in RUNS (3) runs and
-// reported as median and range, with the machine's load (`uptime`) before and after. Not part of `npm test`.
+// (test/bench/multi-turn.run.ts) and writes BENCHMARKS.md: one region per section (scripts/bench-regions.mjs), each
+// with its own date, command and the machine's load (`uptime`) before and after; a run rewrites the regions it
+// measured and keeps the rest of the file. Every service figure is taken in RUNS (3) runs and reported as median and
+// range. Not part of `npm test`.
 //
 //   node --experimental-websocket scripts/bench.mjs [--no-build] [--quick] [--out FILE] [--only llama|hybrid|weight|kernels]
 //     [--llama-size 30m|300m|1b] [--llama-type q4_k|q8_0|q4_0|f16] [--llama-pairs N] [--llama-threads 1|2] [--llama-generic N]
 //
 // The llama.cpp rows (production engine on the CPU, a synthesized ~30M-parameter model) are scripts/bench-llama.mjs,
 // the hybrid rows (an upstream server on port base + 7, a forwarding page on base + 8) scripts/bench-hybrid.mjs; `--only llama` or `--only hybrid`
-// runs them alone and splices them into FILE. The package's weight (its tarball, and what an app's page loads before
-// it can call /v1) is scripts/bench-weight.mjs, `--only weight`, on port base + 5. The per-kernel speed of
+// runs them alone and writes their region of FILE. The package's weight (its tarball, and what an app's page loads
+// before it can call /v1) is scripts/bench-weight.mjs, `--only weight`, on port base + 5. The per-kernel speed of
 // llama.cpp's wasm kernels against wllama's generic bodies is scripts/bench-kernels.mjs, `--only kernels`.
 //
 // Ports and folders of its own: INPAGE_BENCH_PORT (4676) for the test build, +1 for DevTools, +2 for the
 // production build; dist-test-bench/ and dist-bench/.
 import { spawn, execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { readFileSync } from 'node:fs';
 import { chromium } from '@playwright/test';
-import { benchLlama, benchLlamaOnly, llamaReport } from './bench-llama.mjs';
-import { benchHybrid, benchHybridOnly, hybridReport } from './bench-hybrid.mjs';
-import { benchWeight, benchWeightOnly, weightRows } from './bench-weight.mjs';
+import { benchLlama, benchLlamaOnly, llamaRegion } from './bench-llama.mjs';
+import { benchHybrid, benchHybridOnly, hybridRegion } from './bench-hybrid.mjs';
+import { benchWeight, benchWeightOnly, weightRegion } from './bench-weight.mjs';
 import { Cdp } from './cdp.mjs';
-import { metCell, metWord, spliceSection } from './bench-splice.mjs';
+import { metWord, regionText, stampLine, writeRegions } from './bench-regions.mjs';
 
 const args = new Set(process.argv.slice(2));
 const outFile = process.argv.includes('--out') ? process.argv[process.argv.indexOf('--out') + 1] : 'BENCHMARKS.md';
@@ -59,7 +60,7 @@ const SETTLE_MS = 2000;
 
 const log = (...a) => console.log(`[bench ${new Date().toISOString().slice(11, 19)}]`, ...a);
 
-// `--only <rows>`: one section measured alone and spliced into FILE.
+// `--only <rows>`: one section measured alone and written into its region of FILE.
 const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : null;
 const uptime = () => execFileSync('uptime', { encoding: 'utf8' }).trim();
 /** What the llama.cpp and hybrid rows take when measured alone. */
@@ -82,16 +83,11 @@ if (only === 'llama') {
 }
 
 if (only === 'kernels') {
-  const { benchKernels, kernelsReport } = await import('./bench-kernels.mjs');
+  const { benchKernels, kernelsRegion } = await import('./bench-kernels.mjs');
   const before = uptime();
+  const started = Date.now();
   const data = await benchKernels({ log });
-  const lines = ["## llama.cpp's wasm kernels", ''];
-  lines.push(
-    `From \`npm run bench -- --only kernels\` (${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC): scripts/bench-kernels.mjs, each kernel of scripts/wasm-kernels against the generic body wllama ships for it (docs/engines.md). Load before \`${before}\`, after \`${uptime()}\`.`,
-    '',
-  );
-  kernelsReport((line = '') => lines.push(line), data);
-  spliceSection(outFile, "## llama.cpp's wasm kernels", lines.join('\n') + '\n', 'wasm kernel ', []);
+  writeRegions(outFile, { kernels: kernelsRegion(data, { started, before, after: uptime() }) });
   log(`wrote the kernel rows into ${outFile}`);
   process.exit(0);
 }
@@ -102,13 +98,14 @@ if (only === 'hybrid') {
 }
 
 if (only === 'weight') {
-  await benchWeightOnly({ outFile, noBuild: args.has('--no-build'), port: PORT + 5, log, chromiumPath: CHROMIUM_PATH, chromiumArgs: CHROMIUM_ARGS });
+  await benchWeightOnly({ outFile, noBuild: args.has('--no-build'), port: PORT + 5, log, chromiumPath: CHROMIUM_PATH, chromiumArgs: CHROMIUM_ARGS, uptime });
   process.exit(0);
 }
 
 // ---- Build and serve ----
 
 const uptimeBefore = uptime();
+const runStarted = Date.now();
 log(uptimeBefore);
 
 if (!args.has('--no-build')) {
@@ -239,7 +236,6 @@ async function stopWorkers() {
   await new Promise((r) => setTimeout(r, 300));
 }
 
-const started = Date.now();
 await open('');
 const key = await page.evaluate(() => window.bench.makeKey('bench'));
 await floorPage.goto(`${ORIGIN}/test/pages/floor.html`);
@@ -399,14 +395,24 @@ for (let runIndex = 0; runIndex < RUNS; runIndex++) {
 // Nothing of the service rows stays open (their pages, workers and the engine's heartbeat wake up now and then,
 // and each wake-up on this 2-core machine is taken from llama.cpp's threads).
 await context.close();
+/** Runs one section, and gives its figures with its stamp (when, and the load before and after it). */
+async function timed(measure) {
+  const before = uptime();
+  const started = Date.now();
+  const data = await measure();
+  return { data, stamp: { started, before, after: uptime(), quick: QUICK } };
+}
 log('llama.cpp on the CPU: /v1 against wllama directly, 1 and 2 threads, load from the network and the cache');
-const llama = await benchLlama({ browser, runs: RUNS, quick: QUICK, noBuild: args.has('--no-build'), env, port: PORT, log });
+const llama = await timed(() => benchLlama({ browser, runs: RUNS, quick: QUICK, noBuild: args.has('--no-build'), env, port: PORT, log }));
 log("llama.cpp's wasm kernels, each against wllama's generic body (scripts/bench-kernels.mjs)");
-const kernels = await (await import('./bench-kernels.mjs')).benchKernels({ log });
+const { benchKernels, kernelsRegion } = await import('./bench-kernels.mjs');
+const kernels = await timed(() => benchKernels({ log }));
 log('hybrid: through inpage to an upstream against a direct fetch to it');
-const hybrid = await benchHybrid({ browser, runs: RUNS, quick: QUICK, env, port: PORT, log });
+const hybrid = await timed(() => benchHybrid({ browser, runs: RUNS, quick: QUICK, env, port: PORT, log }));
 log('the package: npm pack, and what an app page loads before it can call /v1');
-const weight = await benchWeight({ noBuild: args.has('--no-build'), port: PORT + 5, log, chromiumPath: CHROMIUM_PATH, chromiumArgs: CHROMIUM_ARGS });
+const weight = await timed(() =>
+  benchWeight({ noBuild: args.has('--no-build'), port: PORT + 5, log, chromiumPath: CHROMIUM_PATH, chromiumArgs: CHROMIUM_ARGS }),
+);
 
 const chromiumVersion = browser.version();
 await browser.close();
@@ -421,42 +427,33 @@ execFileSync('npx', ['vitest', 'run', '--config', 'test/bench/vitest.config.ts']
 });
 const multi = JSON.parse(readFileSync(multiFile, 'utf8'));
 const requestPath = JSON.parse(readFileSync(pathFile, 'utf8'));
-const elapsed = (Date.now() - started) / 1000;
 const uptimeAfter = uptime();
 
 // ---- Report ----
 
-const cpu = os.cpus();
 const lines = [];
 const p = (s = '') => lines.push(s);
-const targets = [];
 const ttfb50 = (samples) =>
   pct(
     samples.map((s) => s.ttfb),
     50,
   );
 const perRun = (f) => runs.map(f);
+const targets = [];
 
-p('# Benchmarks');
+p('The test build (the deterministic test engine from test/engine/ instead of web-llm, so the figures are the service');
+p("layer's own; it yields to the event loop through a MessageChannel every 32 tokens), in headless Chromium; page");
+p(`start also on the production build. Every figure is the median of ${RUNS} runs with the range (min–max) of the ${RUNS} runs'`);
+p('values beside it. The machine is shared: read the load figures below before the timings.');
 p();
-p('`npm run bench` (scripts/bench.mjs) measured these on the test build (the deterministic test engine from');
-p("test/engine/ instead of web-llm, so the figures are the service layer's own; it yields to the event loop");
-p('through a MessageChannel every 32 tokens), in headless Chromium; page start also on the production build.');
-p(`Every figure is the median of ${RUNS} runs with the range (min–max) of the ${RUNS} runs' values beside it.`);
-p('The machine is shared: read the load figures below before the timings. Re-run it to refresh this file.');
+p('### Browser and load');
 p();
-p('## Machine');
-p();
-p(`- CPU: ${cpu[0]?.model ?? 'unknown'}, ${cpu.length} cores`);
-p(`- Memory: ${(os.totalmem() / 1024 ** 3).toFixed(1)} GiB`);
-p(`- OS: ${os.type()} ${os.release()} (${os.arch()})`);
-p(`- Browser: Chromium ${chromiumVersion} (${CHROMIUM_PATH}, headless), Node ${process.version}`);
-p(`- Date: ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC; run took ${elapsed.toFixed(0)} s${QUICK ? ' (--quick: fewer requests)' : ''}`);
+p(`- Browser: Chromium ${chromiumVersion} (${CHROMIUM_PATH}, headless)`);
 p(`- Load before: \`${uptimeBefore}\``);
 for (const [i, r] of runs.entries()) p(`- Load at run ${i + 1}: \`${r.uptime}\``);
 p(`- Load after: \`${uptimeAfter}\``);
 p();
-p('## Time to first byte against the floors');
+p('### Time to first byte against the floors');
 p();
 p(`${REQUESTS} streamed requests per path, row and run, after warm-ups and a ${SETTLE_MS / 1000} s pause, taken in blocks of ${BLOCK} with the`);
 p('paths in turn, the floors first in every other block (so a change in load falls on every path alike); the rows');
@@ -504,7 +501,7 @@ p();
 
 const swCeil = perRun((r) => r.ceiling.sw);
 const ceilRatio = perRun((r) => r.ceiling.ratio);
-p('## Throughput ceiling');
+p('### Throughput ceiling');
 p();
 p(`${CEILING_STREAMS} streams of ${CEILING_TOKENS} tokens per path and run from the unpaced test engine, the paths in turn,`);
 p('counted as SSE events arriving at the page. *direct* is the engine alone over its MessageChannel; the floor is');
@@ -540,7 +537,7 @@ p();
 const coldTtfb = perRun((r) => ttfb50(r.cold));
 const coldBare = perRun((r) => ttfb50(r.coldBare));
 const coldRatio = perRun((r) => ttfb50(r.cold) / ttfb50(r.coldBare));
-p('## Cold service worker and key-cache miss');
+p('### Cold service worker and key-cache miss');
 p();
 p(`${COLD} times per run: DevTools \`ServiceWorker.stopAllWorkers\` (as Chromium stops an idle worker after ~30 s), then`);
 p('one streamed chat request (inpage, with a known key) or one request for the fixed body (bare floor). Key-cache');
@@ -569,7 +566,7 @@ p(
 p();
 
 const startRows = [];
-p('## Page start');
+p('### Page start');
 p();
 p(`${STARTS} starts per build and run, each in a fresh browser context (cold: nothing cached, no service worker)`);
 p('then one reload of it (warm: the service worker controls the page, the app is precached). First paint:');
@@ -591,7 +588,7 @@ p();
 p(`Production warm reload usable ÷ test build's: ${spread(warmRatio, fx(2))}×.`);
 p();
 
-p('## Multi-turn prefill');
+p('### Multi-turn prefill');
 p();
 p('A 20-turn conversation (system message, ~100-token questions and answers; the thinking variant also thinks');
 p('~35 tokens a turn) through the production web-llm adapter over the typed fake (test/unit/webllm-fake.ts), which');
@@ -610,7 +607,7 @@ for (const m of multi) {
 p();
 p('Tokens prefilled per turn: ' + multi.map((m) => `${m.model}: ${m.turns.map((t) => t.prefilled).join(', ')}`).join('; ') + '.');
 p();
-p('## The path of one chat request with tools in the engine worker');
+p('### The path of one chat request with tools in the engine worker');
 p();
 p('test/bench/request-path.run.ts: one request (a tool offered, the model calls it) through the scheduler and each');
 p("production engine over its fake, after a warm-up request, with V8's precise coverage: the product files (src/,");
@@ -629,7 +626,7 @@ for (const [engine, m] of Object.entries(requestPath)) {
 p();
 
 const row = (name, r) => `| ${name} | ${r.counts.completed} | ${r.counts.aborted} | ${r.counts['429']} | ${r.counts.error} | ${r.counts.hung} |`;
-p('## Load (first run)');
+p('### Load (first run)');
 p();
 p('Clients are `fetch` calls from the page: even-numbered ones stream, odd ones take JSON, every fifth reads three');
 p('events and aborts. "Hung" means not settled within 60 s (30 s sequentially). Each asks for 20 tokens at');
@@ -652,7 +649,7 @@ for (const [name, r] of [
   if (r.errors.length) p(`\nErrors (${name}): ${r.errors.map((e) => '`' + e.replace(/`/g, "'").slice(0, 200) + '`').join(', ')}`);
 }
 p();
-p('## Memory (first run)');
+p('### Memory (first run)');
 p();
 p('JavaScript heap in use after a forced garbage collection (DevTools protocol `HeapProfiler.collectGarbage`, then');
 p("`Runtime.getHeapUsage` on the service worker's and the hosted engine worker's targets).");
@@ -662,14 +659,6 @@ p('|---|---|---|---|');
 p(`| service worker | ${mib(heap10.sw)} | ${mib(heapAfter.sw)} | ${((heapAfter.sw - heap10.sw) / 1024).toFixed(0)} KiB |`);
 p(`| engine worker | ${mib(heap10.engine)} | ${mib(heapAfter.engine)} | ${((heapAfter.engine - heap10.engine) / 1024).toFixed(0)} KiB |`);
 p();
-
-const llamaTargets = llamaReport(p, llama);
-p("## llama.cpp's wasm kernels");
-p();
-(await import('./bench-kernels.mjs')).kernelsReport(p, kernels);
-p();
-const hybridTargets = hybridReport(p, hybrid);
-for (const line of weightRows(weight)) p(line);
 
 const maxAdded = Math.max(...RATES.map((o) => o.added));
 const o200 = RATES.find((o) => o.delay === 5);
@@ -685,13 +674,6 @@ targets.push(['a 20-turn chat prefills ≤ 1.2× its new tokens', `${worstMulti.
 targets.push(['streaming ≥ 98 % of direct at 200 tokens/s', `${(o200.share * 100).toFixed(1)} %`, o200.share >= 0.98]);
 targets.push(['0 hung or lost requests', `${hung} hung, ${lost} errors`, hung === 0 && lost === 0]);
 targets.push(['no heap growth from 10 to 1,000+ requests', `${(growth / 1024).toFixed(0)} KiB at most`, growth < 1024 * 1024]);
-targets.push(...llamaTargets, ...hybridTargets);
-p('## Targets');
-p();
-p('| target | measured | met |');
-p('|---|---|---|');
-for (const [t, m, ok] of targets) p(`| ${t} | ${m} | ${metCell(ok)} |`);
-p();
 // 4xx answers (429 under load, the config file's 404) show as "Failed to load resource"; anything else is news.
 const unexpected = consoleErrors.filter((e) => !e.startsWith('Failed to load resource'));
 p(
@@ -699,16 +681,16 @@ p(
 );
 p();
 
-// The hand-written part of BENCHMARKS.md (from NOTES_MARKER on) survives a re-run.
-const NOTES_MARKER = '<!-- notes: kept by npm run bench -->';
-let notes = '';
-try {
-  const previous = readFileSync(outFile, 'utf8');
-  if (previous.includes(NOTES_MARKER)) notes = previous.slice(previous.indexOf(NOTES_MARKER));
-} catch {
-  // first run
-}
-writeFileSync(outFile, lines.join('\n') + (notes ? `\n${notes}` : ''));
-log(`wrote ${outFile} in ${elapsed.toFixed(0)} s`);
-for (const [t, m, ok] of targets) log(`${metWord(ok)} ${t}: ${m}`);
+const service = regionText('The service layer', stampLine({ started: runStarted, before: uptimeBefore, after: uptimeAfter, quick: QUICK }), lines, targets);
+const llamaOut = llamaRegion(llama.data, llama.stamp);
+const hybridOut = hybridRegion(hybrid.data, hybrid.stamp);
+writeRegions(outFile, {
+  service,
+  llama: llamaOut.text,
+  kernels: kernelsRegion(kernels.data, kernels.stamp),
+  hybrid: hybridOut.text,
+  weight: weightRegion(weight.data, weight.stamp),
+});
+log(`wrote ${outFile} in ${((Date.now() - runStarted) / 1000).toFixed(0)} s`);
+for (const [t, m, ok] of [...targets, ...llamaOut.targets, ...hybridOut.targets]) log(`${metWord(ok)} ${t}: ${m}`);
 process.exit(0);

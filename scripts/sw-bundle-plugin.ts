@@ -2,8 +2,8 @@
 //
 // Why apart from the app's build: as an input of that build, sw.js was an ES module importing chunks it shared
 // with the page (170 KB over three files), and a stopped worker parsed, linked and compiled all of it before
-// answering the request that restarted it. One classic script starts faster (see BENCHMARKS.md, cold service
-// worker). Once it is written, Workbox's precache manifest (the app shell) is listed in it (src/lib/precache.ts).
+// answering the request that restarted it. One classic script starts faster (issue 15's third pass in
+// BENCHMARKS.md's history: `git show 87bb36d:BENCHMARKS.md`). Once it is written, Workbox's precache manifest (the app shell) is listed in it (src/lib/precache.ts).
 import { build, type AliasOptions, type PluginOption, type Plugin, type ResolvedConfig } from 'vite';
 import { injectShell } from '../src/lib/precache.ts';
 
