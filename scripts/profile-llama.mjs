@@ -127,7 +127,7 @@ function selfTimes(profile) {
     // A wasm with a name section (wllama 3.13 on) is profiled under its own names.
     const key = wasm
       ? `wasm ${name(Number(wasm[1])) ?? `function ${wasm[1]}`}`
-      : url.startsWith('wasm://')
+      : url.startsWith('wasm://') || /\.wasm(\?|$)/.test(url)
         ? `wasm ${functionName}`
         : url
           ? `js ${functionName || '(anonymous)'} (${url.split('/').pop().split('?')[0]})`
