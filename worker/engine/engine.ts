@@ -29,21 +29,38 @@ export interface Generation {
   servedBy?: string;
 }
 
-/**
- * Who may answer a request (a "side" of it): the local engine, in its one-at-a-time queue; an upstream server
- * (hybrid, docs/hybrid.md) or the model provider's engine (consumer mode, docs/shared-models.md), each in a lane of
- * its own, never behind the local queue: an upstream's holds at most `limit` at once (its `concurrency`); the
- * provider's as many as this site's queue would (one running and `queueDepth` waiting), since the provider's own
- * scheduler queues them. `fallsOver`: the failure codes before the first token that hand the request to the next
- * side (default: the scheduler's list of "this side cannot answer now").
- */
-export type Responder =
-  | { kind: 'local' }
-  | { kind: 'upstream'; lane: string; limit: number; fallsOver?: ReadonlySet<string> }
-  | { kind: 'provider'; lane: string; fallsOver?: ReadonlySet<string> };
+/** What runs a request on one side: its generation, its embeddings. */
+export interface SideRun {
+  generate(request: PlannedRequest, signal: AbortSignal): Promise<Generation>;
+  embed(request: EmbeddingRequest, signal: AbortSignal): Promise<Generation>;
+}
 
-/** The one side of an engine without upstreams. */
-export const LOCAL_ONLY: readonly Responder[] = [{ kind: 'local' }];
+/**
+ * One side of a request: who may answer it, and what runs it there (the scheduler calls the side's own `generate`
+ * or `embed`; nobody looks the side up again). The local engine, in its one-at-a-time queue, whose `supports` the
+ * scheduler asks before it queues; an upstream server (hybrid, docs/hybrid.md) or the model provider's engine
+ * (consumer mode, docs/shared-models.md), each running its requests at once beside that queue, under the side's
+ * `name`: an upstream's at most `limit` at once (its `concurrency`); the provider's as many as this site's queue would
+ * (one running and `queueDepth` waiting), since the provider's own scheduler queues them. `fallsOver`: the failure
+ * codes before the first token that hand the request to the next side (default: the scheduler's list of "this side
+ * cannot answer now").
+ */
+export type Side = SideRun &
+  (
+    | { kind: 'local'; supports(request: PlannedRequest): void }
+    | { kind: 'upstream'; name: string; limit: number; fallsOver?: ReadonlySet<string> }
+    | { kind: 'provider'; name: string; fallsOver?: ReadonlySet<string> }
+  );
+
+/** The local side of `engine`: its queue, its refusals, its generations. */
+export function localSide(engine: CompleteEngine): Side {
+  return {
+    kind: 'local',
+    supports: (request) => engine.supports(request),
+    generate: (request, signal) => engine.generate(request, signal),
+    embed: (request, signal) => engine.embed(request, signal),
+  };
+}
 
 /** Usage of a generation that ended early: `prompt` tokens and `completion` tokens generated so far. */
 export function spentUsage(prompt: number, completion: number, cached = 0, reasoning = 0): Usage {
@@ -68,7 +85,7 @@ export interface Engine extends Partial<EngineCapabilities> {
    * Throws an ApiError before anything is generated; afterwards failures are thrown from `events`.
    * Aborting `signal` ends `events` promptly.
    */
-  generate(request: PlannedRequest, signal: AbortSignal, side?: Responder): Promise<Generation>;
+  generate(request: PlannedRequest, signal: AbortSignal): Promise<Generation>;
   status(): ModelStatus[];
   /** Called on every status change, including download progress. */
   onStatus(listener: () => void): void;
@@ -88,15 +105,15 @@ export interface Engine extends Partial<EngineCapabilities> {
    * place): `embedding` events, one per input in order, then a `finish` whose usage counts the prompt tokens.
    * Throws an ApiError before anything is produced, as `generate` does. Default: refused (`Unsupported`).
    */
-  embed?(request: EmbeddingRequest, signal: AbortSignal, side?: Responder): Promise<Generation>;
+  embed?(request: EmbeddingRequest, signal: AbortSignal): Promise<Generation>;
   /** Optional: where it runs its models (for statuses, /v1/models and the Models area). Default: not said. */
   runtime?(): ModelRuntime | undefined;
   /**
-   * Optional (hybrid): the sides that may answer `request`, in the order to try them, decided before anything is
-   * sent; a failure of one before its first token moves on to the next. Throws an ApiError when none may (mode
-   * `upstream` while offline). Default: the local engine alone. `generate` and `embed` are then called with the side.
+   * Optional (hybrid, consumer mode, the device's engine): the sides that may answer `request`, in the order to try
+   * them, decided before anything is sent, each with what runs it; a failure of one before its first token moves on
+   * to the next. Throws an ApiError when none may (mode `upstream` while offline). Default: the local side alone.
    */
-  route?(request: EngineRequest): readonly Responder[];
+  route?(request: EngineRequest): readonly Side[];
 }
 
 /** The capabilities the page controls (EngineControl forwards each to the engine), listed for the engine worker. */
@@ -143,6 +160,8 @@ export type CompleteEngine = Required<Engine> & {
 /** The engine that `engine` is, with the default of every capability it lacks: the one place defaults live. */
 export function complete(engine: Engine): CompleteEngine {
   if ('has' in engine && engine.has instanceof Set) return engine as CompleteEngine;
+  // The default route: this engine's local side alone (made once the complete engine exists, below).
+  let alone: readonly Side[] = [];
   const defaults: Required<Pick<Engine, Capability>> = {
     ready: async () => undefined,
     supports: () => undefined,
@@ -150,7 +169,7 @@ export function complete(engine: Engine): CompleteEngine {
       throw cannotEmbed(request.model);
     },
     runtime: () => undefined,
-    route: () => LOCAL_ONLY,
+    route: () => alone,
     adapter: async () => ({ available: false, reason: 'This engine reports no GPU.', features: [], shaderF16: false }),
     load: async () => undefined,
     unload: async () => undefined,
@@ -164,22 +183,25 @@ export function complete(engine: Engine): CompleteEngine {
   };
   const has = new Set((Object.keys(defaults) as Capability[]).filter((name) => typeof engine[name] === 'function'));
   const own = (name: Capability) => (has.has(name) ? (engine[name] as (...args: never[]) => unknown).bind(engine) : defaults[name]);
-  return {
+  const whole: CompleteEngine = {
     has,
     generate: engine.generate.bind(engine),
     status: engine.status.bind(engine),
     onStatus: engine.onStatus.bind(engine),
     ...(Object.fromEntries((Object.keys(defaults) as Capability[]).map((name) => [name, own(name)])) as Required<Pick<Engine, Capability>>),
   };
+  alone = [localSide(whole)];
+  return whole;
 }
 
 /** Creates an engine from the deployment's config and the catalog the engine worker built from it once (engine-worker-main.ts). */
 export type EngineFactory = (config: InpageConfig, catalog: ModelCatalog) => Engine;
 
 /**
- * An engine that routes: a composite around this device's engine (hybrid.ts, consumer.ts) that decides which
- * responder answers each request; everything else (the device, downloads, the cache, imports) is the device's
- * engine's, delegated here once.
+ * An engine that routes: a composite around this device's engine (hybrid.ts, consumer.ts) whose `route` gives the
+ * sides that may answer each request; everything else (the device, downloads, the cache, imports) is the device's
+ * engine's, delegated here once. Called directly, `generate` and `embed` run on the first side the route names
+ * (the scheduler tries the others where that one cannot answer).
  */
 export abstract class RoutingEngine implements Engine {
   protected readonly local: CompleteEngine;
@@ -188,10 +210,16 @@ export abstract class RoutingEngine implements Engine {
     this.local = complete(local);
   }
 
-  abstract generate(request: PlannedRequest, signal: AbortSignal, side?: Responder): Promise<Generation>;
+  abstract route(request: EngineRequest): readonly Side[];
   abstract status(): ModelStatus[];
   abstract onStatus(listener: () => void): void;
 
+  generate(request: PlannedRequest, signal: AbortSignal): Promise<Generation> {
+    return firstSide(this.route(request)).generate(request, signal);
+  }
+  embed(request: EmbeddingRequest, signal: AbortSignal): Promise<Generation> {
+    return firstSide(this.route(request)).embed(request, signal);
+  }
   supports(request: PlannedRequest): void {
     this.local.supports(request);
   }
@@ -225,6 +253,12 @@ export abstract class RoutingEngine implements Engine {
   cachedModels(): Promise<string[]> {
     return this.local.cachedModels();
   }
+}
+
+function firstSide(sides: readonly Side[]): Side {
+  const side = sides[0];
+  if (!side) throw new ApiError('engine_unavailable', 'No side may answer this request.');
+  return side;
 }
 
 /**
