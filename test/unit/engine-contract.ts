@@ -190,10 +190,19 @@ export function engineContract(name: string, make: () => Engine, supports: Contr
           'messages[1].role',
         ],
       ];
+      // The scheduler asks supports() once, before it queues; generate is not asked to check again.
+      const scheduler = new Scheduler(engine, 4);
       for (const [request, param] of cases) {
-        expect(() => engine.supports(request)).toThrow(ApiError);
-        const err = await refusal(engine.generate(request, new AbortController().signal));
-        expect(err).toMatchObject({ status: 400, code: 'unsupported_parameter', param });
+        expect(() => engine.supports(request)).toThrow(expect.objectContaining({ status: 400, code: 'unsupported_parameter', param }));
+        const said: ApiError[] = [];
+        scheduler.submit(param, request, {
+          accepted: () => undefined,
+          start: () => undefined,
+          event: () => undefined,
+          end: () => undefined,
+          error: (e) => said.push(e),
+        });
+        expect(said).toEqual([expect.objectContaining({ status: 400, code: 'unsupported_parameter', param })]);
       }
     });
 

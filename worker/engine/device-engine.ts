@@ -6,15 +6,15 @@
 // Each engine is a chunk of its own, loaded only when chosen.
 import type { InpageConfig } from '#shared/config';
 import type { AdapterReport, ImportFile, ImportProgress, ImportReport } from '#shared/wire/engine-control';
-import type { DownloadSize, ModelRuntime, ModelStatus } from '#shared/wire/engine-port';
+import type { DownloadSize, EngineRequest, ModelRuntime, ModelStatus } from '#shared/wire/engine-port';
 import type { PlannedRequest } from './common/plan';
-import type { EmbeddingRequest } from '#shared/protocol/embeddings';
+import { isEmbeddingRequest, type EmbeddingRequest } from '#shared/protocol/embeddings';
 import { ApiError } from '#shared/protocol/errors';
 import type { ModelId } from '#shared/variants';
 import { catalogOf } from '#shared/catalog';
 import { variantIn, type ModelCatalog } from '#shared/model-config';
 import { ENGINE_KIND_SPECS, isEngineKind, type EngineKind } from '#shared/engine-kinds/specs';
-import { complete, type CompleteEngine, type Engine, type EngineFactory, type Generation } from './engine';
+import { complete, type CompleteEngine, type Engine, type EngineFactory, type Generation, type LocalSide, type Side } from './engine';
 import { probeGpu, type GpuProbe } from './common/gpu';
 import { ENGINES, ENGINE_ORDER } from './registry';
 
@@ -139,12 +139,55 @@ export class DeviceEngine implements Engine {
     return engine ?? this.kind!;
   }
 
-  private async engineOf(id: string): Promise<CompleteEngine> {
+  /** The engine of `id` (of `kind`, where the request has resolved it already), once the device's engine is chosen. */
+  private async engineOf(id: string, known?: EngineKind): Promise<{ kind: EngineKind; engine: CompleteEngine }> {
     await this.setup();
-    const kind = this.kindOf(id);
+    const kind = known ?? this.kindOf(id);
     const engine = this.engines[kind];
     if (!engine) throw new ApiError('engine_unavailable', `'${id}' cannot run here: ${this.failed[kind]}`);
-    return engine;
+    return { kind, engine };
+  }
+
+  /**
+   * The one side of a request for `id`: the engine of its variant, resolved once for the request (when the scheduler
+   * asks `supports`, or at `generate` if the device's engine was not chosen yet), and asked `supports` once: by the
+   * scheduler, or by `generate` where nobody asked before (a request before the choice, a direct call).
+   */
+  private sideOf(id: string): LocalSide {
+    let kind: EngineKind | undefined;
+    let checked = false;
+    return {
+      kind: 'local',
+      supports: (request) => {
+        // Before the choice is made (never after init), generate checks instead.
+        if (!this.kind) return;
+        kind ??= this.kindOf(id);
+        this.engines[kind]?.supports(request);
+        checked = true;
+      },
+      generate: async (request, signal) => {
+        const on = await this.engineOf(id, kind);
+        kind = on.kind;
+        if (!checked) on.engine.supports(request);
+        await this.only(on.kind);
+        return on.engine.generate(request, signal);
+      },
+      embed: async (request, signal) => {
+        // The engine of the embedding variant, as for every other request; only web-llm has embedding models today.
+        const on = await this.engineOf(id, kind);
+        if (!on.engine.has.has('embed')) {
+          throw new ApiError(
+            'webgpu_unavailable',
+            `'${request.model}' runs on web-llm (WebGPU) only; this device runs the ${on.kind} engine, which has no embedding model.`,
+          );
+        }
+        return on.engine.embed(request, signal);
+      },
+    };
+  }
+
+  route(request: EngineRequest): readonly Side[] {
+    return [this.sideOf(isEmbeddingRequest(request) ? request.model : request.variant.id)];
   }
 
   /** Before a chat model loads on one engine, the other unloads its own: one model in memory at a time. */
@@ -158,26 +201,16 @@ export class DeviceEngine implements Engine {
   }
 
   supports(request: PlannedRequest): void {
-    // Before the choice is made (never after init), generate() checks anyway.
-    if (this.kind) this.engines[this.kindOf(request.variant.id)]?.supports(request);
+    this.sideOf(request.variant.id).supports(request);
   }
 
-  async generate(request: PlannedRequest, signal: AbortSignal): Promise<Generation> {
-    const engine = await this.engineOf(request.variant.id);
-    await this.only(this.kindOf(request.variant.id));
-    return engine.generate(request, signal);
+  /** Called directly (not through the scheduler's side): checks the request, as nobody asked `supports`. */
+  generate(request: PlannedRequest, signal: AbortSignal): Promise<Generation> {
+    return this.sideOf(request.variant.id).generate(request, signal);
   }
 
-  async embed(request: EmbeddingRequest, signal: AbortSignal): Promise<Generation> {
-    // The engine of the embedding variant, as for every other request; only web-llm has embedding models today.
-    const engine = await this.engineOf(request.model);
-    if (!engine.has.has('embed')) {
-      throw new ApiError(
-        'webgpu_unavailable',
-        `'${request.model}' runs on web-llm (WebGPU) only; this device runs the ${this.kindOf(request.model)} engine, which has no embedding model.`,
-      );
-    }
-    return engine.embed(request, signal);
+  embed(request: EmbeddingRequest, signal: AbortSignal): Promise<Generation> {
+    return this.sideOf(request.model).embed(request, signal);
   }
 
   status(): ModelStatus[] {
@@ -221,8 +254,8 @@ export class DeviceEngine implements Engine {
   }
 
   async load(id: ModelId): Promise<void> {
-    const engine = await this.engineOf(id);
-    await this.only(this.kindOf(id));
+    const { kind, engine } = await this.engineOf(id);
+    await this.only(kind);
     return engine.load(id);
   }
 
@@ -232,11 +265,11 @@ export class DeviceEngine implements Engine {
   }
 
   async deleteFromCache(id: ModelId): Promise<void> {
-    return (await this.engineOf(id)).deleteFromCache(id);
+    return (await this.engineOf(id)).engine.deleteFromCache(id);
   }
 
   async downloadSize(id: ModelId): Promise<DownloadSize> {
-    return (await this.engineOf(id)).downloadSize(id);
+    return (await this.engineOf(id)).engine.downloadSize(id);
   }
 
   async rescan(): Promise<void> {

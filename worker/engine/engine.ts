@@ -45,15 +45,18 @@ export interface SideRun {
  * codes before the first token that hand the request to the next side (default: the scheduler's list of "this side
  * cannot answer now").
  */
-export type Side = SideRun &
-  (
-    | { kind: 'local'; supports(request: PlannedRequest): void }
-    | { kind: 'upstream'; name: string; limit: number; fallsOver?: ReadonlySet<string> }
-    | { kind: 'provider'; name: string; fallsOver?: ReadonlySet<string> }
-  );
+export type Side =
+  | LocalSide
+  | (SideRun &
+      (
+        { kind: 'upstream'; name: string; limit: number; fallsOver?: ReadonlySet<string> } | { kind: 'provider'; name: string; fallsOver?: ReadonlySet<string> }
+      ));
+
+/** This device's side: the local queue, and the refusal the scheduler asks for before it queues a request. */
+export type LocalSide = SideRun & { kind: 'local'; supports(request: PlannedRequest): void };
 
 /** The local side of `engine`: its queue, its refusals, its generations. */
-export function localSide(engine: CompleteEngine): Side {
+export function localSide(engine: CompleteEngine): LocalSide {
   return {
     kind: 'local',
     supports: (request) => engine.supports(request),
@@ -80,8 +83,9 @@ export function spentUsage(prompt: number, completion: number, cached = 0, reaso
  */
 export interface Engine extends Partial<EngineCapabilities> {
   /**
-   * Loads the variant if needed and checks the request against it (context length, supported fields). The
-   * request comes with its plan (common/plan.ts), computed once before any engine: engines translate the plan.
+   * Loads the variant if needed and checks what only the loaded model can tell (context length). The request comes
+   * with its plan (common/plan.ts), computed once before any engine: engines translate the plan; and it has passed
+   * `supports`, asked once by the scheduler, so `generate` does not ask it again.
    * Throws an ApiError before anything is generated; afterwards failures are thrown from `events`.
    * Aborting `signal` ends `events` promptly.
    */
@@ -96,8 +100,8 @@ export interface Engine extends Partial<EngineCapabilities> {
   ready?(): Promise<void>;
   /**
    * Optional: throws the ApiError (400 `unsupported_parameter`) for the first field of `request` this engine
-   * cannot honour for its variant. The scheduler asks before it queues a request, so a refusal never waits;
-   * `generate` checks again. Default: refusals come from `generate`.
+   * cannot honour for its variant. The scheduler asks once, before it queues a request (the local side's
+   * `supports`), so a refusal never waits; `generate` does not check again. Default: refusals come from `generate`.
    */
   supports?(request: PlannedRequest): void;
   /**

@@ -405,8 +405,8 @@ export class LlamaCppEngine implements Engine {
     }
   }
 
+  /** `request` has passed `supports` (the scheduler asked it once, before queueing): not checked again here. */
   async generate(request: PlannedRequest, signal: AbortSignal): Promise<Generation> {
-    this.supports(request);
     await this.ready();
     const variant = this.served(request.variant);
     // The GGUF this engine serves may think where the id's own model does not (svc-vision's default does):
