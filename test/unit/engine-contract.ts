@@ -11,7 +11,8 @@ import type { EngineEvent } from '#shared/wire/engine-port';
 import { ApiError } from '#shared/protocol/errors';
 import { validateChatRequest } from '#shared/protocol/validate';
 import { VARIANT_IDS } from '#shared/variants';
-import { complete, type Engine } from '../../worker/engine/engine';
+import type { Engine } from '../../worker/engine/engine';
+import { complete } from '../../worker/engine/capabilities';
 import { Scheduler, type RequestSink } from '../../worker/engine/scheduler';
 import { withPlan, type PlannedRequest } from '../../worker/engine/common/plan';
 

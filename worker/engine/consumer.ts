@@ -5,7 +5,8 @@
 // fall-over); the provider's other failures (its queue full, a bad request) are the answer.
 import { providerServes, type EngineRequest, type ModelStatus, type ProviderNote } from '#shared/wire/engine-port';
 import { isEmbeddingRequest } from '#shared/protocol/embeddings';
-import { RoutingEngine, type Engine, type Side } from './engine';
+import type { Engine, Side } from './engine';
+import { RoutingEngine } from './routing';
 import { ProviderEngine } from './provider';
 
 /** Failures of the provider's side that let this site's engine answer: a refusal, or the provider gone. */

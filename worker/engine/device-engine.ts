@@ -14,7 +14,8 @@ import type { ModelId } from '#shared/variants';
 import { catalogOf } from '#shared/catalog';
 import { variantIn, type ModelCatalog } from '#shared/model-config';
 import { ENGINE_KIND_SPECS, isEngineKind, type EngineKind } from '#shared/engine-kinds/specs';
-import { complete, type CompleteEngine, type Engine, type EngineFactory, type Generation, type LocalSide, type Side } from './engine';
+import type { Engine, EngineFactory, Generation, LocalSide, Side } from './engine';
+import { complete, type CompleteEngine } from './capabilities';
 import { probeGpu, type GpuProbe } from './common/gpu';
 import { ENGINES, ENGINE_ORDER } from './registry';
 

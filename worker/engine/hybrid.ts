@@ -17,7 +17,8 @@ import {
   type ModeChoice,
   type UpstreamConnection,
 } from '#shared/upstream-connections';
-import { RoutingEngine, type Engine, type Generation, type Side } from './engine';
+import type { Engine, Generation, Side } from './engine';
+import { RoutingEngine } from './routing';
 import { DATA_URLS_ONLY, UpstreamEngine, describeUpstream, type ImageRule, type UpstreamDeps, type UpstreamTarget } from './upstream';
 import { imageUrlAllowed } from '#shared/csp';
 

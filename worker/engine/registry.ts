@@ -2,7 +2,7 @@
 // descriptor, listed once. A new engine is a folder worker/engine/<kind>/ with its descriptor.ts, its `models`
 // entry in src/shared/engine-kinds/, and one line in each list (names.ts, engine-kinds/index.ts, engine-files.ts, here).
 import { ENGINE_KINDS, type EngineKind } from '#shared/engine-kinds/names';
-import type { EngineDescriptor } from './engine';
+import type { EngineDescriptor } from './engine-descriptor';
 import { llamacppDescriptor } from './llamacpp/descriptor';
 import { webllmDescriptor } from './webllm/descriptor';
 

@@ -6,7 +6,8 @@ import { ApiError } from '#shared/protocol/errors';
 import type { EngineEvent, EngineRequest } from '#shared/wire/engine-port';
 import type { Usage } from '#shared/protocol/types';
 import { isEmbeddingRequest } from '#shared/protocol/embeddings';
-import { cannotEmbed, complete, type CompleteEngine, type Engine, type Generation, type Side } from './engine';
+import type { Engine, Generation, Side } from './engine';
+import { cannotEmbed, complete, type CompleteEngine } from './capabilities';
 import { withPlan, type PlannedRequest } from './common/plan';
 import type { EmbeddingRequest } from '#shared/protocol/embeddings';
 
