@@ -146,6 +146,8 @@ export class LlamaCppEngine implements Engine {
       if (!servedByLlama(variant, this.catalog)) throw new ApiError('webgpu_unavailable', webllmOnly(variant));
       served = this.effective(variant);
       this.servedVariants.set(variant, served);
+      // The same weights, so the same files (ggufSource reads the weight group).
+      if (served !== variant) this.sources.set(served, this.source(variant));
     }
     return served;
   }
