@@ -10,7 +10,7 @@ import type { DownloadSize, EngineRequest, ModelRuntime, ModelStatus } from '#sh
 import type { PlannedRequest } from './common/plan';
 import { isEmbeddingRequest, type EmbeddingRequest } from '#shared/protocol/embeddings';
 import { ApiError } from '#shared/protocol/errors';
-import type { ModelId } from '#shared/variants';
+import type { ModelId, Variant } from '#shared/variants';
 import { catalogOf } from '#shared/catalog';
 import { variantIn, type ModelCatalog } from '#shared/model-config';
 import { ENGINE_KIND_SPECS, isEngineKind, type EngineKind } from '#shared/engine-kinds/specs';
@@ -133,49 +133,50 @@ export class DeviceEngine implements Engine {
     return this.choosing;
   }
 
-  private kindOf(id: string): EngineKind {
-    const engine = variantIn(this.catalog, id)?.engine;
+  /** The engine kind of `id`'s variant: the one a request brought (resolved once, in the service worker), else the catalog's. */
+  private kindOf(id: string, variant: Pick<Variant, 'engine'> | undefined = variantIn(this.catalog, id)): EngineKind {
+    const engine = variant?.engine;
     // An id only an upstream answers never reaches this device's engines (the hybrid composite routes it).
     if (engine === 'upstream') throw new ApiError('upstream_unavailable', `'${id}' is answered by an upstream server only; this device has no model for it.`);
     return engine ?? this.kind!;
   }
 
-  /** The engine of `id` (of `kind`, where the request has resolved it already), once the device's engine is chosen. */
-  private async engineOf(id: string, known?: EngineKind): Promise<{ kind: EngineKind; engine: CompleteEngine }> {
+  /** The engine of `id` (of the kind `kindNow` resolves), once the device's engine is chosen. */
+  private async engineOf(id: string, kindNow: () => EngineKind = () => this.kindOf(id)): Promise<{ kind: EngineKind; engine: CompleteEngine }> {
     await this.setup();
-    const kind = known ?? this.kindOf(id);
+    const kind = kindNow();
     const engine = this.engines[kind];
     if (!engine) throw new ApiError('engine_unavailable', `'${id}' cannot run here: ${this.failed[kind]}`);
     return { kind, engine };
   }
 
   /**
-   * The one side of a request for `id`: the engine of its variant, resolved once for the request (when the scheduler
-   * asks `supports`, or at `generate` if the device's engine was not chosen yet), and asked `supports` once: by the
-   * scheduler, or by `generate` where nobody asked before (a request before the choice, a direct call).
+   * The one side of a request for `id`: the engine of its variant (the request's own, as the service worker resolved
+   * it; an embeddings request's from the catalog), resolved once for the request (when the scheduler asks `supports`,
+   * or at `generate` if the device's engine was not chosen yet), and asked `supports` once: by the scheduler, or by
+   * `generate` where nobody asked before (a request before the choice, a direct call).
    */
-  private sideOf(id: string): LocalSide {
+  private sideOf(id: string, variant?: Variant): LocalSide {
     let kind: EngineKind | undefined;
+    const kindNow = () => (kind ??= this.kindOf(id, variant));
     let checked = false;
     return {
       kind: 'local',
       supports: (request) => {
         // Before the choice is made (never after init), generate checks instead.
         if (!this.kind) return;
-        kind ??= this.kindOf(id);
-        this.engines[kind]?.supports(request);
+        this.engines[kindNow()]?.supports(request);
         checked = true;
       },
       generate: async (request, signal) => {
-        const on = await this.engineOf(id, kind);
-        kind = on.kind;
+        const on = await this.engineOf(id, kindNow);
         if (!checked) on.engine.supports(request);
         await this.only(on.kind);
         return on.engine.generate(request, signal);
       },
       embed: async (request, signal) => {
         // The engine of the embedding variant, as for every other request; only web-llm has embedding models today.
-        const on = await this.engineOf(id, kind);
+        const on = await this.engineOf(id, kindNow);
         if (!on.engine.has.has('embed')) {
           throw new ApiError(
             'webgpu_unavailable',
@@ -188,7 +189,7 @@ export class DeviceEngine implements Engine {
   }
 
   route(request: EngineRequest): readonly Side[] {
-    return [this.sideOf(isEmbeddingRequest(request) ? request.model : request.variant.id)];
+    return [isEmbeddingRequest(request) ? this.sideOf(request.model) : this.sideOf(request.variant.id, request.variant)];
   }
 
   /** Before a chat model loads on one engine, the other unloads its own: one model in memory at a time. */
@@ -202,12 +203,12 @@ export class DeviceEngine implements Engine {
   }
 
   supports(request: PlannedRequest): void {
-    this.sideOf(request.variant.id).supports(request);
+    this.sideOf(request.variant.id, request.variant).supports(request);
   }
 
   /** Called directly (not through the scheduler's side): checks the request, as nobody asked `supports`. */
   generate(request: PlannedRequest, signal: AbortSignal): Promise<Generation> {
-    return this.sideOf(request.variant.id).generate(request, signal);
+    return this.sideOf(request.variant.id, request.variant).generate(request, signal);
   }
 
   embed(request: EmbeddingRequest, signal: AbortSignal): Promise<Generation> {
