@@ -43,11 +43,13 @@ import { modelNotFound } from '#shared/protocol/errors';
 import type { ModelId } from '#shared/variants';
 import { webllmModels } from '../../worker/engine/webllm/models';
 import { GGUF_DEFAULTS } from '../../worker/engine/llamacpp/models';
-import { spentUsage, type Engine, type EngineFactory, type Generation } from '../../worker/engine/engine';
+import type { Engine, EngineFactory, Generation } from '../../worker/engine/engine';
+import { spentUsage } from '../../worker/engine/usage';
 import { nextTurn } from '../../worker/engine/common/event-batch';
 import { assertSupported } from '../../worker/engine/common/request-support';
 import { assertToolsSupported } from '../../worker/engine/webllm/schema-support';
 import { OVER_THE_FAKE, WebLlmOverTheFake, webllmFakeEngine } from './webllm-over-the-fake';
+import type { WebLlmToolFormatName } from '#shared/engine-kinds/webllm';
 import type { PlannedRequest, ToolPlan } from '../../worker/engine/common/plan';
 import { smallestInstance } from './smallest-instance';
 import { deterministicEmbedding } from './deterministic-embedding';
@@ -317,6 +319,20 @@ export class DeterministicEngine implements Engine {
   supports(request: PlannedRequest): void {
     assertSupported(request);
     assertToolsSupported(this.catalog, request);
+    // A request web-llm answers over the fake is refused as web-llm refuses it (generate does not check again).
+    const toolFormat = this.overTheFakeFormat(request);
+    if (toolFormat) this.fake().supports(request);
+  }
+
+  /** The tool format of a request web-llm answers over the fake (tools offered to a model of another format). */
+  private overTheFakeFormat(request: PlannedRequest): WebLlmToolFormatName | undefined {
+    const toolFormat = webllmModels(this.catalog).get(request.variant.weightGroup)?.toolFormat;
+    return request.plan.tools && request.plan.rawPrompt === undefined && toolFormat && OVER_THE_FAKE.has(toolFormat) ? toolFormat : undefined;
+  }
+
+  private fake(): WebLlmOverTheFake {
+    this.overTheFake ??= new WebLlmOverTheFake(this.config, this.catalog);
+    return this.overTheFake;
   }
 
   // Import and the cache check run web-llm's real cache code (no weights are ever loaded from it here), so the
@@ -331,8 +347,8 @@ export class DeterministicEngine implements Engine {
     return cachedModelIds(this.catalog, this.config, globalThis.location.origin);
   }
 
+  /** `request` has passed `supports` (the scheduler asked it once, before queueing): not checked again here. */
   async generate(request: PlannedRequest, signal: AbortSignal): Promise<Generation> {
-    this.supports(request);
     await this.load(request.model);
     const { plan } = request;
     const raw = plan.rawPrompt;
@@ -350,11 +366,10 @@ export class DeterministicEngine implements Engine {
     const reply = raw !== undefined ? { content: `Echo: ${raw}` } : calls.length > 0 ? { content: '' } : replyFor(text, request);
     // A deployment's model of another tool format: the web-llm engine over the fake answers, its model writing the
     // calls in that format (webllm-over-the-fake.ts).
-    const toolFormat = webllmModels(this.catalog).get(request.variant.weightGroup)?.toolFormat;
-    if (plan.tools && raw === undefined && toolFormat && OVER_THE_FAKE.has(toolFormat)) {
-      this.overTheFake ??= new WebLlmOverTheFake(this.config, this.catalog);
+    const toolFormat = this.overTheFakeFormat(request);
+    if (toolFormat) {
       const written = calls.map((c) => ({ name: c.name, arguments: c.fragments.join('') }));
-      return this.overTheFake.generate(request, signal, toolFormat, written, reply.content);
+      return this.fake().generate(request, signal, toolFormat, written, reply.content);
     }
     const { text: content, stopped } = cutAtStop(reply.content, plan.stops);
     const logprobs = plan.logprobs;

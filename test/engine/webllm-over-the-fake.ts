@@ -79,6 +79,16 @@ export class WebLlmOverTheFake {
     private readonly catalog: ModelCatalog,
   ) {}
 
+  /** What web-llm refuses of the request (its `supports`), asked once before `generate`, as the scheduler asks. */
+  supports(request: PlannedRequest): void {
+    this.web().supports(request);
+  }
+
+  private web(): WebLlmEngine {
+    this.engine ??= overTheFake(this.config, this.catalog, () => this.answer);
+    return this.engine;
+  }
+
   /**
    * The request answered by the web-llm engine, its model writing `calls` in `format` (as the model writes them:
    * Mistral's history ids left out), or `text` when there are none; a few characters per token.
@@ -95,7 +105,6 @@ export class WebLlmOverTheFake {
       calls.map((c, i) => ({ id: `call_${i}`, type: 'function' as const, function: { name: c.name, arguments: c.arguments } })),
     ).replace(/, "id": "\w{9}"/g, '');
     this.answer = calls.length > 0 ? written : text;
-    this.engine ??= overTheFake(this.config, this.catalog, () => this.answer);
-    return this.engine.generate(request, signal);
+    return this.web().generate(request, signal);
   }
 }

@@ -114,6 +114,8 @@ function hybrid(mode: string, local: Engine, world: { online?: boolean; now?: nu
 }
 const fast = (content = 'hi') => withPlan(validateChatRequest({ model: 'svc-model-5.2-fast', messages: [{ role: 'user', content }] }));
 const kinds = (sides: readonly { kind: string }[]) => sides.map((s) => s.kind);
+/** The upstream side the route gives for `fast()`: its name and limit, and what runs it. */
+const upstreamSide = (engine: HybridEngine) => engine.route(fast()).find((s) => s.kind === 'upstream')!;
 
 describe('the decision, per request, before anything is sent', () => {
   it('prefer-local: local when the weights are here (loaded or downloaded), else upstream while they download in the background', () => {
@@ -144,7 +146,8 @@ describe('the decision, per request, before anything is sent', () => {
   it('prefer-upstream: upstream then local; after an out-of-reach failure, local first for a while', async () => {
     const failing = hybrid('prefer-upstream', localWith({}), { fetch: async () => Promise.reject(new TypeError('Failed to fetch')) });
     expect(kinds(failing.engine.route(fast()))).toEqual(['upstream', 'local']);
-    await expect(failing.engine.generate(fast(), new AbortController().signal, { kind: 'upstream', lane: 'gpu', limit: 2 })).rejects.toMatchObject({
+    expect(upstreamSide(failing.engine)).toMatchObject({ kind: 'upstream', name: 'gpu', limit: 2 });
+    await expect(upstreamSide(failing.engine).generate(fast(), new AbortController().signal)).rejects.toMatchObject({
       code: 'upstream_unavailable',
     });
     expect(kinds(failing.engine.route(fast()))).toEqual(['local', 'upstream']);
@@ -230,7 +233,7 @@ describe('never a hang', () => {
       );
     const p = plan({ gpu: { url: 'https://llm.example.com/v1', timeoutMs: 100 } }, { 'svc-model-5.2-fast': { mode: 'upstream', upstream: { model: 'm' } } });
     const engine = new HybridEngine(localWith({}), p, DEFAULT_CATALOG, { fetch: silent, online: () => true, now: () => Date.now() });
-    await expect(engine.generate(fast(), new AbortController().signal, { kind: 'upstream', lane: 'gpu', limit: 4 })).rejects.toMatchObject({
+    await expect(upstreamSide(engine).generate(fast(), new AbortController().signal)).rejects.toMatchObject({
       code: 'upstream_timeout',
       status: 504,
     });

@@ -1,7 +1,16 @@
 // The engine-neutral plan: what each engine translates instead of re-reading the client's request.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { validateChatRequest } from '#shared/protocol/validate';
 import { resolved } from './requests';
-import { withPlan } from '../../worker/engine/common/plan';
+import { servedAs, withPlan } from '../../worker/engine/common/plan';
+import { Scheduler } from '../../worker/engine/scheduler';
+import { fakeWllama, llamaEngineWith } from './wllama-fake';
+
+// withPlan as it is, counted: how many plans one request gets.
+vi.mock('../../worker/engine/common/plan', async (original) => {
+  const plan = await original<typeof import('../../worker/engine/common/plan')>();
+  return { ...plan, withPlan: vi.fn(plan.withPlan) };
+});
 
 const tools = [
   { type: 'function' as const, function: { name: 'f', parameters: { type: 'object' } } },
@@ -59,5 +68,34 @@ describe('request plan', () => {
   it('is made again from the fields, never carried over from an earlier plan', () => {
     const thinking = resolved({ model: 'svc-model-5.2', messages: user });
     expect(withPlan({ ...thinking, reasoning_effort: 'none' }).plan.thinking).toBe(false);
+  });
+
+  it('servedAs: the same plan for the variant an engine serves, only its thinking for that variant', () => {
+    const request = resolved({ model: 'svc-vision', messages: user, max_tokens: 9, stop: 'END' });
+    expect(request.plan.thinking).toBe(false);
+    const served = servedAs(request, { ...request.variant, thinks: true });
+    expect(served.plan).toEqual({ ...request.plan, thinking: true });
+    expect(served.variant.thinks).toBe(true);
+    expect(servedAs(request, request.variant).plan).toBe(request.plan);
+    const raw = resolved({ model: 'svc-vision', messages: user, raw_prompt: 'x' });
+    expect(servedAs(raw, { ...raw.variant, thinks: true }).plan.thinking).toBe(false);
+  });
+
+  it('one plan per request: llama.cpp serving svc-vision on a GGUF that always thinks does not make it again', async () => {
+    const calls: Record<string, unknown>[] = [];
+    const scheduler = new Scheduler(llamaEngineWith({}, fakeWllama({ calls })), 4);
+    vi.mocked(withPlan).mockClear();
+    await new Promise<void>((resolve, reject) =>
+      scheduler.submit('a', validateChatRequest({ model: 'svc-vision', messages: user }), {
+        accepted: () => undefined,
+        start: () => undefined,
+        event: () => undefined,
+        end: resolve,
+        error: reject,
+      }),
+    );
+    expect(withPlan).toHaveBeenCalledTimes(1);
+    // The model served thinks: the template's switch says so.
+    expect(calls.map((c) => c.chat_template_kwargs)).toEqual([{ enable_thinking: true }]);
   });
 });

@@ -1,11 +1,17 @@
 // The generation queue: one at a time, first come first served, bounded, abortable.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { EngineEvent, ModelStatus } from '#shared/wire/engine-port';
 import { ApiError } from '#shared/protocol/errors';
 import type { ChatCompletionRequest } from '#shared/protocol/types';
 import { resolved } from './requests';
 import type { Engine, Generation } from '../../worker/engine/engine';
 import { Scheduler, type RequestSink } from '../../worker/engine/scheduler';
+import { DeviceEngine } from '../../worker/engine/device-engine';
+import { HybridEngine } from '../../worker/engine/hybrid';
+import { DEFAULT_CONFIG } from '#shared/config';
+import { DEFAULT_CATALOG } from '#shared/model-config';
+import { buildUpstreamPlan } from '#shared/upstreams';
+import { fakeWllama, llamaEngineWith } from './wllama-fake';
 
 /** An engine whose generations each wait for the test to let them go, one token at a time. */
 class GatedEngine implements Engine {
@@ -291,5 +297,73 @@ describe('Scheduler', () => {
     await failed.done;
     expect(failed.errors[0]!.message).toBe('broke');
     expect(failedSpent).toEqual(usage(7, 4));
+  });
+});
+
+describe('supports(): asked once per request, by the scheduler, before it queues', () => {
+  /** The llama.cpp engine over a fake wllama (its own supports and generate), counting every supports() it answers. */
+  function countedLlama() {
+    const llama = llamaEngineWith({}, fakeWllama());
+    const supports = vi.spyOn(llama, 'supports');
+    return { llama, supports };
+  }
+  const noGpu = { report: { available: false, reason: 'no adapter', features: [], shaderF16: false } };
+  const device = (llama: Engine) =>
+    new DeviceEngine({ ...DEFAULT_CONFIG, engineChoice: 'llamacpp' }, { probe: async () => noGpu, create: async () => llama }, DEFAULT_CATALOG);
+  const tools = () =>
+    resolved({
+      model: 'svc-model-5.2-short-fast',
+      messages: [{ role: 'user', content: 'Weather in Oslo?' }],
+      tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }],
+    });
+
+  const compositions: [string, (llama: Engine) => Promise<Engine>][] = [
+    ['the engine alone', async (llama) => llama],
+    [
+      "the device's engine",
+      async (llama) => {
+        const engine = device(llama);
+        await engine.ready();
+        return engine;
+      },
+    ],
+    [
+      'the hybrid composite around it (mode local)',
+      async (llama) => {
+        const engine = device(llama);
+        await engine.ready();
+        return new HybridEngine(engine, buildUpstreamPlan({}, DEFAULT_CATALOG, 'https://app.example'), DEFAULT_CATALOG);
+      },
+    ],
+  ];
+  for (const [name, compose] of compositions) {
+    it(`${name}: one supports() for an answered request, one for a refused one (and no generate)`, async () => {
+      const { llama, supports } = countedLlama();
+      const generate = vi.spyOn(llama, 'generate');
+      const scheduler = new Scheduler(await compose(llama), 4);
+      const answered = record();
+      scheduler.submit('a', tools(), answered.sink);
+      await answered.done;
+      expect(answered.log.at(-1)).toBe('end');
+      expect(supports).toHaveBeenCalledTimes(1);
+      expect(generate).toHaveBeenCalledTimes(1);
+
+      const refused = record();
+      scheduler.submit('b', resolved({ model: 'svc-model-5.2-short-fast', messages: [{ role: 'user', content: 'hi' }], n: 2 }), refused.sink);
+      await refused.done;
+      expect(refused.log).toEqual(['error:unsupported_parameter']);
+      expect(supports).toHaveBeenCalledTimes(2);
+      expect(generate).toHaveBeenCalledTimes(1);
+    });
+  }
+
+  it("the device's engine asked before its choice is made: generate asks supports, once", async () => {
+    const { llama, supports } = countedLlama();
+    const scheduler = new Scheduler(device(llama), 4);
+    const refused = record();
+    scheduler.submit('b', resolved({ model: 'svc-model-5.2-short-fast', messages: [{ role: 'user', content: 'hi' }], n: 2 }), refused.sink);
+    await refused.done;
+    expect(refused.log).toEqual(['accepted', 'error:unsupported_parameter']);
+    expect(supports).toHaveBeenCalledTimes(1);
   });
 });

@@ -12,6 +12,7 @@ import { DEFAULT_CONFIG } from '#shared/config';
 import { DeterministicEngine, argumentFragments } from '../engine/deterministic-engine';
 import { smallestInstance } from '../engine/smallest-instance';
 import { withPlan } from '../../worker/engine/common/plan';
+import { scheduled } from './requests';
 
 const ajv = new Ajv({ strict: false });
 ajv.addSchema(schemas);
@@ -306,7 +307,8 @@ describe('deterministic engine: tools, formats, logprobs', () => {
   const engine = () => new DeterministicEngine({ ...DEFAULT_CONFIG });
   async function run(body: Record<string, unknown>) {
     const request = withPlan(validateChatRequest({ model: 'svc-model-5.2-fast', ...body }));
-    const generation = await engine().generate(request, new AbortController().signal);
+    // As the scheduler runs it: supports() once, then generate.
+    const generation = await scheduled(engine()).generate(request, new AbortController().signal);
     const events: EngineEvent[] = [];
     for await (const e of generation.events) events.push(e);
     const collector = new CompletionCollector(request.legacy_functions === true);

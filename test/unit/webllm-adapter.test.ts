@@ -6,7 +6,7 @@ import { DEFAULT_CONFIG } from '#shared/config';
 import type { EngineEvent } from '#shared/wire/engine-port';
 import { ApiError } from '#shared/protocol/errors';
 import type { ChatCompletionRequest } from '#shared/protocol/types';
-import { resolved, type RequestBody } from './requests';
+import { resolved, scheduled, type RequestBody } from './requests';
 import { Scheduler, type RequestSink } from '../../worker/engine/scheduler';
 import { WebLlmEngine } from '../../worker/engine/webllm/adapter';
 import { SMALLEST_TOP_P } from '../../worker/engine/webllm/translate';
@@ -263,18 +263,18 @@ describe('field mapping: what reaches web-llm', () => {
       ],
     ];
     for (const [extra, param] of cases) {
-      const err = await rejection(t.adapter.generate(ask('svc-model-5.2', extra), new AbortController().signal));
+      const err = await rejection(scheduled(t.adapter).generate(ask('svc-model-5.2', extra), new AbortController().signal));
       expect(err).toMatchObject({ status: 400, code: 'unsupported_parameter', param });
     }
     const detail = await rejection(
-      t.adapter.generate(
+      scheduled(t.adapter).generate(
         ask('svc-vision', { messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://x/y.png', detail: 'high' } }] }] }),
         new AbortController().signal,
       ),
     );
     expect(detail).toMatchObject({ code: 'unsupported_parameter', param: 'messages[0].content[0].image_url.detail' });
     const tools = [{ type: 'function' as const, function: { name: 'f' } }];
-    const visionTools = await rejection(t.adapter.generate(ask('svc-vision', { tools }), new AbortController().signal));
+    const visionTools = await rejection(scheduled(t.adapter).generate(ask('svc-vision', { tools }), new AbortController().signal));
     expect(visionTools).toMatchObject({ code: 'unsupported_parameter', param: 'tools' });
     expect(t.engine().requests).toHaveLength(0);
   });

@@ -8,7 +8,7 @@ import type { ChatCompletionRequest, FunctionTool } from '#shared/protocol/types
 import { buildCatalog, variantIn } from '#shared/model-config';
 import { WebLlmEngine } from '../../worker/engine/webllm/adapter';
 import { renderCall } from '../../worker/engine/webllm/tool-formats/qwen3';
-import { resolved, type RequestBody } from './requests';
+import { resolved, scheduled, type RequestBody } from './requests';
 import { rig, type Rig } from './webllm-fake';
 import { withPlan, type PlannedRequest } from '../../worker/engine/common/plan';
 import { jsonSchemaGrammar } from '../../worker/engine/common/json-grammar';
@@ -127,7 +127,7 @@ describe('web-llm: tools in Qwen3 format', () => {
     await run(t.adapter, ask('svc-model-5.2-fast', { tools: [weather], tool_choice: 'none' }));
     expect(JSON.stringify(t.engine().requests[0]!.messages)).not.toContain('<tools>');
     expect(t.engine().requests[0]!.response_format).toBeUndefined();
-    const err = await rejection(t.adapter.generate(ask('svc-vision', { tools: [weather] }), new AbortController().signal));
+    const err = await rejection(scheduled(t.adapter).generate(ask('svc-vision', { tools: [weather] }), new AbortController().signal));
     expect(err).toMatchObject({ code: 'unsupported_parameter', param: 'tools' });
   });
 
@@ -152,10 +152,10 @@ describe('web-llm: tools in Qwen3 format', () => {
       type: 'json_schema' as const,
       json_schema: { name: 'n', schema: { type: 'object', properties: { n: { type: 'integer', multipleOf: 2 } } } },
     };
-    const bad = await rejection(t.adapter.generate(ask('svc-model-5.2-fast', { response_format: format }), new AbortController().signal));
+    const bad = await rejection(scheduled(t.adapter).generate(ask('svc-model-5.2-fast', { response_format: format }), new AbortController().signal));
     expect(bad).toMatchObject({ code: 'unsupported_parameter', param: 'response_format.json_schema.schema.properties.n.multipleOf' });
     const tool = { type: 'function' as const, function: { name: 'f', parameters: { type: 'object', properties: { s: { not: {} } } } } };
-    const badTool = await rejection(t.adapter.generate(ask('svc-model-5.2-fast', { tools: [tool] }), new AbortController().signal));
+    const badTool = await rejection(scheduled(t.adapter).generate(ask('svc-model-5.2-fast', { tools: [tool] }), new AbortController().signal));
     expect(badTool).toMatchObject({ code: 'unsupported_parameter', param: 'tools[0].function.parameters.properties.s.not' });
     // Tools not offered (tool_choice none) build no grammar: nothing to refuse.
     await run(t.adapter, ask('svc-model-5.2-fast', { tools: [tool], tool_choice: 'none' }));
@@ -333,7 +333,7 @@ describe('web-llm: tools in the formats of other models a deployment maps an id 
 
   it('a model without a tool format refuses tools with 400 (never drops them), and answers with tool_choice none', async () => {
     const t = configured();
-    const err = await rejection(t.adapter.generate(askOf('team/gemma', { tools: [weather] }), new AbortController().signal));
+    const err = await rejection(scheduled(t.adapter).generate(askOf('team/gemma', { tools: [weather] }), new AbortController().signal));
     expect(err).toMatchObject({ code: 'unsupported_parameter', param: 'tools' });
     expect(err.message).toContain("'toolFormat'");
     expect(t.engine()?.requests ?? []).toHaveLength(0);

@@ -4,37 +4,37 @@
 // refusal or the provider's loss before the first token hands the request to this site's engine (the scheduler's
 // fall-over); the provider's other failures (its queue full, a bad request) are the answer.
 import { providerServes, type EngineRequest, type ModelStatus, type ProviderNote } from '#shared/wire/engine-port';
-import { isEmbeddingRequest, type EmbeddingRequest } from '#shared/protocol/embeddings';
-import type { PlannedRequest } from './common/plan';
-import { RoutingEngine, type Engine, type Generation, type Responder } from './engine';
+import { isEmbeddingRequest } from '#shared/protocol/embeddings';
+import type { Engine, Side } from './engine';
+import { RoutingEngine } from './routing';
 import { ProviderEngine } from './provider';
 
 /** Failures of the provider's side that let this site's engine answer: a refusal, or the provider gone. */
 const PROVIDER_FALLS_OVER: ReadonlySet<string> = new Set(['engine_unavailable']);
 
 export class ConsumerEngine extends RoutingEngine {
-  private readonly side: Responder;
+  /** The provider's side: its engine, over its port. */
+  private readonly side: Side;
 
   constructor(
     inner: Engine,
     private readonly provider: ProviderEngine,
   ) {
     super(inner);
-    this.side = { kind: 'provider', lane: provider.origin, fallsOver: PROVIDER_FALLS_OVER };
+    this.side = {
+      kind: 'provider',
+      name: provider.origin,
+      fallsOver: PROVIDER_FALLS_OVER,
+      generate: (request, signal) => provider.generate(request, signal),
+      embed: (request, signal) => provider.embed(request, signal),
+    };
   }
 
-  route(request: EngineRequest): readonly Responder[] {
+  /** The provider's side first where it serves the id, then this site's own sides (its engine, its upstreams). */
+  route(request: EngineRequest): readonly Side[] {
     const id = isEmbeddingRequest(request) ? request.model : request.variant.id;
     const own = this.local.route(request);
     return this.provider.serves(id) ? [this.side, ...own] : own;
-  }
-
-  generate(request: PlannedRequest, signal: AbortSignal, side?: Responder): Promise<Generation> {
-    return side?.kind === 'provider' ? this.provider.generate(request, signal) : this.local.generate(request, signal, side);
-  }
-
-  embed(request: EmbeddingRequest, signal: AbortSignal, side?: Responder): Promise<Generation> {
-    return side?.kind === 'provider' ? this.provider.embed(request, signal) : this.local.embed(request, signal, side);
   }
 
   /** Per model: the provider's status where it serves it, else this site's; each says which serves, and why. */

@@ -6,15 +6,16 @@
 // Each engine is a chunk of its own, loaded only when chosen.
 import type { InpageConfig } from '#shared/config';
 import type { AdapterReport, ImportFile, ImportProgress, ImportReport } from '#shared/wire/engine-control';
-import type { DownloadSize, ModelRuntime, ModelStatus } from '#shared/wire/engine-port';
+import type { DownloadSize, EngineRequest, ModelRuntime, ModelStatus } from '#shared/wire/engine-port';
 import type { PlannedRequest } from './common/plan';
-import type { EmbeddingRequest } from '#shared/protocol/embeddings';
+import { isEmbeddingRequest, type EmbeddingRequest } from '#shared/protocol/embeddings';
 import { ApiError } from '#shared/protocol/errors';
-import type { ModelId } from '#shared/variants';
+import type { ModelId, Variant } from '#shared/variants';
 import { catalogOf } from '#shared/catalog';
 import { variantIn, type ModelCatalog } from '#shared/model-config';
 import { ENGINE_KIND_SPECS, isEngineKind, type EngineKind } from '#shared/engine-kinds/specs';
-import { complete, type CompleteEngine, type Engine, type EngineFactory, type Generation } from './engine';
+import type { Engine, EngineFactory, Generation, LocalSide, Side } from './engine';
+import { complete, type CompleteEngine } from './capabilities';
 import { probeGpu, type GpuProbe } from './common/gpu';
 import { ENGINES, ENGINE_ORDER } from './registry';
 
@@ -132,19 +133,63 @@ export class DeviceEngine implements Engine {
     return this.choosing;
   }
 
-  private kindOf(id: string): EngineKind {
-    const engine = variantIn(this.catalog, id)?.engine;
+  /** The engine kind of `id`'s variant: the one a request brought (resolved once, in the service worker), else the catalog's. */
+  private kindOf(id: string, variant: Pick<Variant, 'engine'> | undefined = variantIn(this.catalog, id)): EngineKind {
+    const engine = variant?.engine;
     // An id only an upstream answers never reaches this device's engines (the hybrid composite routes it).
     if (engine === 'upstream') throw new ApiError('upstream_unavailable', `'${id}' is answered by an upstream server only; this device has no model for it.`);
     return engine ?? this.kind!;
   }
 
-  private async engineOf(id: string): Promise<CompleteEngine> {
+  /** The engine of `id` (of the kind `kindNow` resolves), once the device's engine is chosen. */
+  private async engineOf(id: string, kindNow: () => EngineKind = () => this.kindOf(id)): Promise<{ kind: EngineKind; engine: CompleteEngine }> {
     await this.setup();
-    const kind = this.kindOf(id);
+    const kind = kindNow();
     const engine = this.engines[kind];
     if (!engine) throw new ApiError('engine_unavailable', `'${id}' cannot run here: ${this.failed[kind]}`);
-    return engine;
+    return { kind, engine };
+  }
+
+  /**
+   * The one side of a request for `id`: the engine of its variant (the request's own, as the service worker resolved
+   * it; an embeddings request's from the catalog), resolved once for the request (when the scheduler asks `supports`,
+   * or at `generate` if the device's engine was not chosen yet), and asked `supports` once: by the scheduler, or by
+   * `generate` where nobody asked before (a request before the choice, a direct call).
+   */
+  private sideOf(id: string, variant?: Variant): LocalSide {
+    let kind: EngineKind | undefined;
+    const kindNow = () => (kind ??= this.kindOf(id, variant));
+    let checked = false;
+    return {
+      kind: 'local',
+      supports: (request) => {
+        // Before the choice is made (never after init), generate checks instead.
+        if (!this.kind) return;
+        this.engines[kindNow()]?.supports(request);
+        checked = true;
+      },
+      generate: async (request, signal) => {
+        const on = await this.engineOf(id, kindNow);
+        if (!checked) on.engine.supports(request);
+        await this.only(on.kind);
+        return on.engine.generate(request, signal);
+      },
+      embed: async (request, signal) => {
+        // The engine of the embedding variant, as for every other request; only web-llm has embedding models today.
+        const on = await this.engineOf(id, kindNow);
+        if (!on.engine.has.has('embed')) {
+          throw new ApiError(
+            'webgpu_unavailable',
+            `'${request.model}' runs on web-llm (WebGPU) only; this device runs the ${on.kind} engine, which has no embedding model.`,
+          );
+        }
+        return on.engine.embed(request, signal);
+      },
+    };
+  }
+
+  route(request: EngineRequest): readonly Side[] {
+    return [isEmbeddingRequest(request) ? this.sideOf(request.model) : this.sideOf(request.variant.id, request.variant)];
   }
 
   /** Before a chat model loads on one engine, the other unloads its own: one model in memory at a time. */
@@ -158,26 +203,16 @@ export class DeviceEngine implements Engine {
   }
 
   supports(request: PlannedRequest): void {
-    // Before the choice is made (never after init), generate() checks anyway.
-    if (this.kind) this.engines[this.kindOf(request.variant.id)]?.supports(request);
+    this.sideOf(request.variant.id, request.variant).supports(request);
   }
 
-  async generate(request: PlannedRequest, signal: AbortSignal): Promise<Generation> {
-    const engine = await this.engineOf(request.variant.id);
-    await this.only(this.kindOf(request.variant.id));
-    return engine.generate(request, signal);
+  /** Called directly (not through the scheduler's side): checks the request, as nobody asked `supports`. */
+  generate(request: PlannedRequest, signal: AbortSignal): Promise<Generation> {
+    return this.sideOf(request.variant.id, request.variant).generate(request, signal);
   }
 
-  async embed(request: EmbeddingRequest, signal: AbortSignal): Promise<Generation> {
-    // The engine of the embedding variant, as for every other request; only web-llm has embedding models today.
-    const engine = await this.engineOf(request.model);
-    if (!engine.has.has('embed')) {
-      throw new ApiError(
-        'webgpu_unavailable',
-        `'${request.model}' runs on web-llm (WebGPU) only; this device runs the ${this.kindOf(request.model)} engine, which has no embedding model.`,
-      );
-    }
-    return engine.embed(request, signal);
+  embed(request: EmbeddingRequest, signal: AbortSignal): Promise<Generation> {
+    return this.sideOf(request.model).embed(request, signal);
   }
 
   status(): ModelStatus[] {
@@ -221,8 +256,8 @@ export class DeviceEngine implements Engine {
   }
 
   async load(id: ModelId): Promise<void> {
-    const engine = await this.engineOf(id);
-    await this.only(this.kindOf(id));
+    const { kind, engine } = await this.engineOf(id);
+    await this.only(kind);
     return engine.load(id);
   }
 
@@ -232,11 +267,11 @@ export class DeviceEngine implements Engine {
   }
 
   async deleteFromCache(id: ModelId): Promise<void> {
-    return (await this.engineOf(id)).deleteFromCache(id);
+    return (await this.engineOf(id)).engine.deleteFromCache(id);
   }
 
   async downloadSize(id: ModelId): Promise<DownloadSize> {
-    return (await this.engineOf(id)).downloadSize(id);
+    return (await this.engineOf(id)).engine.downloadSize(id);
   }
 
   async rescan(): Promise<void> {

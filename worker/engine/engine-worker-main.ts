@@ -8,7 +8,8 @@ import type { ModelCatalog } from '#shared/model-config';
 import type { EngineCapabilities, EngineControl } from '#shared/wire/engine-control';
 import { packEvents, type FromEngine, type ToEngine } from '#shared/wire/engine-port';
 import { holdForLife, whenReleased } from '#shared/life-locks';
-import { CONTROL_CAPABILITIES, complete, type CompleteEngine, type Engine } from './engine';
+import type { Engine } from './engine';
+import { CONTROL_CAPABILITIES, complete, type CompleteEngine } from './capabilities';
 import { EventBatch, nextTurn } from './common/event-batch';
 import { Scheduler } from './scheduler';
 import { setStorageRoot } from './common/storage-root';
@@ -204,7 +205,7 @@ const control: EngineControl = {
     if (!saved) return { ok: false, status: null, code: 'invalid_value', message: `There is no connection named '${name}' in this browser.` };
     return new UpstreamEngine({}).check(connectionSpec(saved), new AbortController().signal);
   },
-  // Every engine capability, as the engine has it or by its default (engine.ts `complete`).
+  // Every engine capability, as the engine has it or by its default (capabilities.ts `complete`).
   ...(Object.fromEntries(
     CONTROL_CAPABILITIES.map((name) => [name, (...args: unknown[]) => (need().engine[name] as (...a: unknown[]) => unknown)(...args)]),
   ) as unknown as EngineCapabilities),

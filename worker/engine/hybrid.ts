@@ -1,12 +1,11 @@
 // Hybrid inference (docs/hybrid.md): the composite around the device's engine (worker/engine/device-engine.ts in
 // `npm run build`, the deterministic engine in the test build) and the upstream engine (worker/engine/upstream/).
 // Per id a mode decides, per request and before anything is sent, which sides may answer and in which order
-// (`route`); the scheduler runs an upstream side in that upstream's lane and hands a request whose side failed before
-// its first token to the next side. Loaded only when upstreams are configured or a person added a connection.
+// (`route`), each side with what runs it; the scheduler runs an upstream side beside the local queue and hands a
+// request whose side failed before its first token to the next side. Loaded only when upstreams are configured or a person added a connection.
 import type { InpageConfig } from '#shared/config';
 import type { EngineRequest, ModelStatus, Serving } from '#shared/wire/engine-port';
-import type { PlannedRequest } from './common/plan';
-import { isEmbeddingRequest, type EmbeddingRequest } from '#shared/protocol/embeddings';
+import { isEmbeddingRequest } from '#shared/protocol/embeddings';
 import { ApiError } from '#shared/protocol/errors';
 import { variantIn, type ModelCatalog } from '#shared/model-config';
 import { buildUpstreamPlan, type ResolvedRoute, type UpstreamPlan, type UpstreamSpec } from '#shared/upstreams';
@@ -18,7 +17,8 @@ import {
   type ModeChoice,
   type UpstreamConnection,
 } from '#shared/upstream-connections';
-import { RoutingEngine, LOCAL_ONLY, type CompleteEngine, type Engine, type Generation, type Responder } from './engine';
+import type { Engine, Generation, Side } from './engine';
+import { RoutingEngine } from './routing';
 import { DATA_URLS_ONLY, UpstreamEngine, describeUpstream, type ImageRule, type UpstreamDeps, type UpstreamTarget } from './upstream';
 import { imageUrlAllowed } from '#shared/csp';
 
@@ -52,6 +52,9 @@ export function withConnections(
   }
   return { upstreams, routes };
 }
+
+/** The kinds of a request's sides, in the order to try them. */
+type Order = ('local' | 'upstream')[];
 
 export interface HybridDeps extends UpstreamDeps {
   now(): number;
@@ -117,13 +120,13 @@ export class HybridEngine extends RoutingEngine {
     return this.local.status().find((s) => s.id === id);
   }
 
-  /** The decision for one id now: the sides in order, and why (for /v1/models and the Models area). */
-  decide(id: string): { sides: Responder[]; why: string; offline?: boolean } {
+  /** The decision for one id now: the kinds of its sides in order, and why (for /v1/models and the Models area). */
+  decide(id: string): { sides: Order; why: string; offline?: boolean } {
     const route = this.routeOf(id);
     const spec = this.specOf(route);
-    if (route.mode === 'local' || !spec) return { sides: [{ kind: 'local' }], why: 'Mode local: this device answers.' };
-    const up: Responder = { kind: 'upstream', lane: spec.name, limit: spec.concurrency };
-    const local: Responder = { kind: 'local' };
+    if (route.mode === 'local' || !spec) return { sides: ['local'], why: 'Mode local: this device answers.' };
+    const up = 'upstream';
+    const local = 'local';
     const online = this.deps.online();
     const failed = this.recentlyFailed(spec.name);
     const who = describeUpstream(spec.name, spec.url);
@@ -158,48 +161,55 @@ export class HybridEngine extends RoutingEngine {
     }
   }
 
-  route(request: EngineRequest): readonly Responder[] {
+  route(request: EngineRequest): readonly Side[] {
     const id = isEmbeddingRequest(request) ? request.model : request.variant.id;
     const decision = this.decide(id);
     if (decision.sides.length === 0) throw new ApiError('upstream_unavailable', decision.why);
     const route = this.routeOf(id);
     // prefer-local while the weights are not here: they download in the background, so a later request runs locally.
-    if (route.mode === 'prefer-local' && decision.sides[0]?.kind === 'upstream' && this.localState(id)?.state === 'not_downloaded' && !this.fetching.has(id)) {
+    if (route.mode === 'prefer-local' && decision.sides[0] === 'upstream' && this.localState(id)?.state === 'not_downloaded' && !this.fetching.has(id)) {
       this.fetching.add(id);
       void this.local
         .load(id)
         .catch(() => undefined)
         .finally(() => this.fetching.delete(id));
     }
-    return decision.sides.length === 1 && decision.sides[0]!.kind === 'local' ? LOCAL_ONLY : decision.sides;
+    const spec = this.specOf(route);
+    return decision.sides.map((kind) => (kind === 'upstream' && spec ? this.upstreamSide(spec) : this.localSide(request)));
   }
 
-  /** Runs one side; an upstream's out-of-reach failure is remembered (the `prefer-*` modes pass it over a while). */
-  private async onSide(side: Responder | undefined, id: string, run: (engine: CompleteEngine | UpstreamEngine) => Promise<Generation>): Promise<Generation> {
-    if (side?.kind !== 'upstream') {
-      const generation = await run(this.local);
-      return generation.servedBy ? generation : { ...generation, servedBy: 'local' };
-    }
-    const name = this.routeOf(id).upstream!;
-    try {
-      const generation = await run(this.upstream);
-      this.failedAt.delete(name);
-      return generation;
-    } catch (err) {
-      if (err instanceof ApiError && OUT_OF_REACH.has(err.code)) {
-        this.failedAt.set(name, this.deps.now());
-        this.emit();
+  /** This device's side: the device's engine's, its answers saying `local` where they do not say where they ran. */
+  private localSide(request: EngineRequest): Side {
+    const own = this.local.route(request)[0]!;
+    const local = async (generation: Promise<Generation>): Promise<Generation> => {
+      const done = await generation;
+      return done.servedBy ? done : { ...done, servedBy: 'local' };
+    };
+    return { ...own, generate: (r, signal) => local(own.generate(r, signal)), embed: (r, signal) => local(own.embed(r, signal)) };
+  }
+
+  /** The upstream's side: its out-of-reach failure is remembered (the `prefer-*` modes pass it over a while). */
+  private upstreamSide(spec: UpstreamSpec): Side {
+    const watched = async (run: () => Promise<Generation>): Promise<Generation> => {
+      try {
+        const generation = await run();
+        this.failedAt.delete(spec.name);
+        return generation;
+      } catch (err) {
+        if (err instanceof ApiError && OUT_OF_REACH.has(err.code)) {
+          this.failedAt.set(spec.name, this.deps.now());
+          this.emit();
+        }
+        throw err;
       }
-      throw err;
-    }
-  }
-
-  generate(request: PlannedRequest, signal: AbortSignal, side?: Responder): Promise<Generation> {
-    return this.onSide(side, request.variant.id, (engine) => engine.generate(request, signal));
-  }
-
-  embed(request: EmbeddingRequest, signal: AbortSignal, side?: Responder): Promise<Generation> {
-    return this.onSide(side, request.model, (engine) => (engine === this.upstream ? this.upstream.embed(request, signal) : this.local.embed(request, signal)));
+    };
+    return {
+      kind: 'upstream',
+      name: spec.name,
+      limit: spec.concurrency,
+      generate: (request, signal) => watched(() => this.upstream.generate(request, signal)),
+      embed: (request, signal) => watched(() => this.upstream.embed(request, signal)),
+    };
   }
 
   status(): ModelStatus[] {
@@ -225,7 +235,7 @@ export class HybridEngine extends RoutingEngine {
     const first = decision.sides[0];
     return {
       mode: route.mode,
-      engine: first?.kind === 'upstream' || (decision.sides.length === 0 && spec) ? 'upstream' : 'local',
+      engine: first === 'upstream' || (decision.sides.length === 0 && spec) ? 'upstream' : 'local',
       why: decision.why,
       ...(spec && route.model ? { upstream: { name: spec.name, host: new URL(spec.url).host, model: route.model } } : {}),
     };

@@ -3,7 +3,7 @@
 // shared spec src/shared/engine-kinds/<kind>.ts, and one line in each list (src/shared/engine-kinds/names.ts and
 // specs.ts, src/shared/engine-files.ts, here).
 import { ENGINE_KINDS, type EngineKind } from '#shared/engine-kinds/names';
-import type { EngineDescriptor } from './engine';
+import type { EngineDescriptor } from './engine-descriptor';
 import { llamacppDescriptor } from './llamacpp/descriptor';
 import { webllmDescriptor } from './webllm/descriptor';
 

@@ -1,12 +1,13 @@
 // One generation at a time, first come first served, with a bounded wait list (429 beyond it). Hybrid
-// (docs/hybrid.md): a request an upstream answers runs at once in that upstream's lane, beside the local queue, up to
+// (docs/hybrid.md): a request an upstream answers runs at once on that upstream's side, beside the local queue, up to
 // the upstream's limit (429 beyond it); a side that fails before its first token hands the request to the next side
-// the engine's route allows.
+// the engine's route allows. Each side carries what runs it (engine.ts `Side`).
 import { ApiError } from '#shared/protocol/errors';
 import type { EngineEvent, EngineRequest } from '#shared/wire/engine-port';
 import type { Usage } from '#shared/protocol/types';
 import { isEmbeddingRequest } from '#shared/protocol/embeddings';
-import { cannotEmbed, complete, type CompleteEngine, type Engine, type Generation, type Responder } from './engine';
+import type { Engine, Generation, Side } from './engine';
+import { cannotEmbed, complete, type CompleteEngine } from './capabilities';
 import { withPlan, type PlannedRequest } from './common/plan';
 import type { EmbeddingRequest } from '#shared/protocol/embeddings';
 
@@ -41,7 +42,7 @@ interface Job {
   sink: RequestSink;
   abort: AbortController;
   /** The sides the engine's route allows, in order, and the one tried now. */
-  sides: readonly Responder[];
+  sides: readonly Side[];
   at: number;
   /** The failure of an earlier side, said along with the last one's if every side fails. */
   earlier?: ApiError;
@@ -55,8 +56,8 @@ export class Scheduler {
   private averageMs = 1000;
 
   private engine: CompleteEngine;
-  /** Upstream lanes by name: the jobs running there now. */
-  private readonly lanes = new Map<string, Set<Job>>();
+  /** The sides beside the local queue (an upstream, the provider), by name: the jobs running there now. */
+  private readonly beside = new Map<string, Set<Job>>();
 
   constructor(
     engine: Engine,
@@ -89,7 +90,7 @@ export class Scheduler {
 
   submit(id: string, given: EngineRequest, sink: RequestSink): void {
     let request: PlannedRequest | EmbeddingRequest;
-    let sides: readonly Responder[];
+    let sides: readonly Side[];
     try {
       // The one plan of a chat request, made before any engine sees it (common/plan.ts).
       request = isEmbeddingRequest(given) ? given : withPlan(given);
@@ -107,23 +108,23 @@ export class Scheduler {
     if (!side) return;
     const more = job.at + 1 < job.sides.length;
     if (side.kind !== 'local') {
-      const lane = this.lanes.get(side.lane) ?? new Set<Job>();
-      this.lanes.set(side.lane, lane);
-      // The provider's lane holds what this site's queue would: one running, `depth` waiting (engine.ts Responder).
+      const running = this.beside.get(side.name) ?? new Set<Job>();
+      this.beside.set(side.name, running);
+      // The provider's side holds what this site's queue would: one running, `depth` waiting (engine.ts Side).
       const limit = side.kind === 'upstream' ? side.limit : this.depth + 1;
-      if (lane.size >= limit) {
+      if (running.size >= limit) {
         const full = new ApiError(
           'queue_full',
           side.kind === 'upstream'
-            ? `The upstream '${side.lane}' is answering ${limit} requests, its limit; retry in 1 s.`
-            : `The model provider '${side.lane}' holds ${limit} requests of this site (one running and the queue's depth, ${this.depth}, waiting); retry in 1 s.`,
+            ? `The upstream '${side.name}' is answering ${limit} requests, its limit; retry in 1 s.`
+            : `The model provider '${side.name}' holds ${limit} requests of this site (one running and the queue's depth, ${this.depth}, waiting); retry in 1 s.`,
           { retryAfter: 1 },
         );
         return this.next(job, full, more);
       }
       this.accept(job);
-      lane.add(job);
-      void this.run(job, side).finally(() => lane.delete(job));
+      running.add(job);
+      void this.run(job, side).finally(() => running.delete(job));
       return;
     }
     if (this.running && this.waiting.length >= this.depth) {
@@ -133,7 +134,7 @@ export class Scheduler {
     }
     try {
       // A request this engine cannot honour is refused now, not after waiting its turn.
-      if (!isEmbeddingRequest(job.request)) this.engine.supports(job.request);
+      if (!isEmbeddingRequest(job.request)) side.supports(job.request);
       else if (!this.engine.has.has('embed')) throw cannotEmbed(job.request.model);
     } catch (err) {
       return this.next(job, ApiError.from(err), more);
@@ -179,7 +180,7 @@ export class Scheduler {
       return;
     }
     if (this.running?.id === id) this.running.abort.abort();
-    for (const lane of this.lanes.values()) for (const job of lane) if (job.id === id) job.abort.abort();
+    for (const running of this.beside.values()) for (const job of running) if (job.id === id) job.abort.abort();
   }
 
   private async pump(): Promise<void> {
@@ -189,7 +190,7 @@ export class Scheduler {
     this.running = job;
     const began = performance.now();
     try {
-      await this.run(job, job.sides[job.at] ?? { kind: 'local' });
+      await this.run(job, job.sides[job.at]!);
     } finally {
       this.averageMs = 0.8 * this.averageMs + 0.2 * (performance.now() - began);
       this.running = null;
@@ -197,7 +198,7 @@ export class Scheduler {
     }
   }
 
-  private async run(job: Job, side: Responder): Promise<void> {
+  private async run(job: Job, side: Side): Promise<void> {
     const { request, sink, abort } = job;
     const { signal } = abort;
     let started: Generation | null = null;
@@ -205,9 +206,7 @@ export class Scheduler {
     const spent = async (): Promise<Usage | null> => (started?.spent ? started.spent().catch(() => null) : null);
     try {
       // Embeddings wait their turn in the same queue as generations: one request holds the GPU at a time.
-      const generation: Generation = isEmbeddingRequest(request)
-        ? await this.engine.embed(request, signal, side)
-        : await this.engine.generate(request, signal, side);
+      const generation: Generation = isEmbeddingRequest(request) ? await side.embed(request, signal) : await side.generate(request, signal);
       if (signal.aborted) return;
       sink.start(generation.fingerprint, generation.servedBy);
       started = generation;

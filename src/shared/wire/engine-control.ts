@@ -52,7 +52,7 @@ export interface ImportReport {
 
 /**
  * What an engine can do for the page besides answering requests, declared once: the engine worker's `Engine`
- * implements each as an optional capability (worker/engine/engine.ts applies the defaults), and the page's
+ * implements each as an optional capability (worker/engine/capabilities.ts applies the defaults), and the page's
  * control surface below is these plus the worker's own lifecycle.
  */
 export interface EngineCapabilities {

@@ -3,6 +3,7 @@
 // the model thinks, sampling, logprobs and the answer's format. Each engine translates the plan into its own
 // request; none re-reads those fields of the client's request.
 import type { ChatCompletionRequest, FunctionTool, ResponseFormat } from '#shared/protocol/types';
+import type { Variant } from '#shared/variants';
 
 /** The tools offered to the model for one request and how it must use them; null when none are offered. */
 export interface ToolPlan {
@@ -52,6 +53,20 @@ export function withPlan(request: ChatCompletionRequest): PlannedRequest {
   return { ...fields, plan: planOf(fields) };
 }
 
+/**
+ * The request as an engine serves it on `variant`, where that differs from the id's (a llama.cpp GGUF that always
+ * thinks): the same plan, not made again, with the one field a variant decides (`thinking`) for the variant served.
+ */
+export function servedAs(request: PlannedRequest, variant: Variant): PlannedRequest {
+  if (variant.thinks === request.variant.thinks) return { ...request, variant };
+  return { ...request, variant, plan: { ...request.plan, thinking: thinks(request, variant) } };
+}
+
+/** Whether the model thinks: a thinking variant, unless `reasoning_effort` is "none" or the prompt is raw. */
+function thinks(request: ChatCompletionRequest, variant: Variant): boolean {
+  return variant.thinks && request.reasoning_effort !== 'none' && request.raw_prompt === undefined;
+}
+
 function planOf(request: ChatCompletionRequest): RequestPlan {
   const sampling: Sampling = {};
   for (const field of ['temperature', 'top_p', 'seed', 'presence_penalty', 'frequency_penalty'] as const) {
@@ -64,7 +79,7 @@ function planOf(request: ChatCompletionRequest): RequestPlan {
     maxTokens: request.max_completion_tokens ?? request.max_tokens,
     stops: (Array.isArray(stop) ? stop : [stop]).filter((s) => s.length > 0),
     tools: toolPlan(request),
-    thinking: request.variant.thinks && request.reasoning_effort !== 'none' && request.raw_prompt === undefined,
+    thinking: thinks(request, request.variant),
     sampling,
     logprobs: request.logprobs === true ? (request.top_logprobs ?? 0) : null,
     format: request.response_format,

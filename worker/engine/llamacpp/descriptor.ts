@@ -2,7 +2,7 @@
 // every device, on the CPU, or on the GPU where WebGPU has `shader-f16`; its models entries:
 // src/shared/engine-kinds/llamacpp.ts.
 import type { GpuProbe } from '../common/gpu';
-import type { EngineDescriptor } from '../engine';
+import type { EngineDescriptor } from '../engine-descriptor';
 
 /**
  * Whether llama.cpp runs on the GPU here: its WebGPU backend needs an adapter with `shader-f16` (web-llm's limits

@@ -8,7 +8,7 @@ import { contentLength } from '../common/download-size';
 import { imageUrlAllowed } from '#shared/csp';
 import { ApiError, clientAborted, modelNotFound } from '#shared/protocol/errors';
 import type { ChatCompletionRequest } from '#shared/protocol/types';
-import { withPlan, type PlannedRequest } from '../common/plan';
+import { servedAs, type PlannedRequest } from '../common/plan';
 import { catalogOf } from '#shared/catalog';
 import { variantIn, type ModelCatalog } from '#shared/model-config';
 import type { ModelId, Variant } from '#shared/variants';
@@ -98,6 +98,12 @@ export class LlamaCppEngine implements Engine {
 
   /** The deployment's catalog, as the engine worker built it (engine-worker-main.ts). */
   private readonly catalog: ModelCatalog;
+  /**
+   * Each variant's GGUF source and the variant as served here, resolved once per variant object: the catalog's once,
+   * a request's (a copy from the service worker) once for the request, in `supports` and then in `generate`.
+   */
+  private readonly sources = new WeakMap<Variant, GgufSource>();
+  private readonly servedVariants = new WeakMap<Variant, Variant>();
 
   /** `catalog`: the engine worker's; without it (an engine on its own, in tests), built here from the config. */
   constructor(
@@ -133,14 +139,26 @@ export class LlamaCppEngine implements Engine {
     return this.served(variant);
   }
 
-  /** The variant as served here; a variant llama.cpp cannot serve is refused. */
+  /** The variant as served here (resolved once per variant); a variant llama.cpp cannot serve is refused. */
   private served(variant: Variant): Variant {
-    if (!servedByLlama(variant, this.catalog)) throw new ApiError('webgpu_unavailable', webllmOnly(variant));
-    return this.effective(variant);
+    let served = this.servedVariants.get(variant);
+    if (!served) {
+      if (!servedByLlama(variant, this.catalog)) throw new ApiError('webgpu_unavailable', webllmOnly(variant));
+      served = this.effective(variant);
+      this.servedVariants.set(variant, served);
+      // The same weights, so the same files (ggufSource reads the weight group).
+      if (served !== variant) this.sources.set(served, this.source(variant));
+    }
+    return served;
   }
 
   private source(variant: Variant): GgufSource {
-    return ggufSource(variant, this.config, this.deps.origin, this.catalog);
+    let source = this.sources.get(variant);
+    if (!source) {
+      source = ggufSource(variant, this.config, this.deps.origin, this.catalog);
+      this.sources.set(variant, source);
+    }
+    return source;
   }
 
   private describe(variant: Variant): string {
@@ -407,14 +425,13 @@ export class LlamaCppEngine implements Engine {
     }
   }
 
+  /** `request` has passed `supports` (the scheduler asked it once, before queueing): not checked again here. */
   async generate(request: PlannedRequest, signal: AbortSignal): Promise<Generation> {
-    this.supports(request);
     await this.ready();
     const variant = this.served(request.variant);
-    // The GGUF this engine serves may think where the id's own model does not (svc-vision's default does):
-    // the plan is made again for the variant as served.
-    if (variant.thinks !== request.variant.thinks) request = withPlan({ ...request, variant });
-    else request = { ...request, variant };
+    // The GGUF this engine serves may think where the id's own model does not (svc-vision's default does): the
+    // request's one plan, with its thinking for the variant as served (not made again).
+    request = servedAs(request, variant);
     // Images are read before the model is touched, so an unreadable one is a clear 400 naming its part.
     const images = new Map<string, ArrayBuffer>();
     if (firstImagePart(request)) {

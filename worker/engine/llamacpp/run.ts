@@ -10,7 +10,7 @@ import { timingsOf } from '#shared/protocol/timings';
 import { StopMatcher } from '../common/stop-matcher';
 import { CALL_HEAD } from '../common/tool-call-head';
 import { generationError } from './errors';
-import { spentUsage } from '../engine';
+import { spentUsage } from '../usage';
 
 /** The parts of a wllama chat-completion chunk this reads. */
 export interface LlamaChunk {

@@ -342,8 +342,8 @@ export class WebLlmEngine implements Engine {
     return cachedModelIds(this.catalog, this.config, this.deps.origin);
   }
 
+  /** `request` has passed `supports` (the scheduler asked it once, before queueing): not checked again here. */
   async generate(request: PlannedRequest, signal: AbortSignal): Promise<Generation> {
-    this.supports(request);
     await this.usable();
     const { variant } = request;
     const allowed = (url: string) => imageUrlAllowed(url, this.config, this.deps.origin);

@@ -1,6 +1,6 @@
 // web-llm (MLC models on WebGPU) as the registry lists it (worker/engine/registry.ts): it runs where the worker's
 // WebGPU probe finds an adapter with web-llm's limits; its models entries: src/shared/engine-kinds/webllm.ts.
-import type { EngineDescriptor } from '../engine';
+import type { EngineDescriptor } from '../engine-descriptor';
 
 export const webllmDescriptor: EngineDescriptor<'webllm'> = {
   kind: 'webllm',

@@ -11,7 +11,7 @@ import { StopMatcher } from '../common/stop-matcher';
 import { ThinkSplitter } from './thinking';
 import type { ParsedPiece, ToolCallStream, ToolFormat } from './tool-formats/registry';
 import { toolCallId } from '#shared/protocol/completion';
-import { spentUsage } from '../engine';
+import { spentUsage } from '../usage';
 
 export interface RunOptions {
   /** The model thinks for this request: text inside `<think>` counts as reasoning tokens. */
