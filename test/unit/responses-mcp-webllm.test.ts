@@ -78,6 +78,7 @@ const caller: Caller = {
   key: { id: 'key_webllm' } as Caller['key'],
   catalog: DEFAULT_CATALOG,
   useModel: () => undefined,
+  useVariant: () => undefined,
   accounting: { book: () => ({ journaled: Promise.resolve(), booked: Promise.resolve() }), keepAlive: () => undefined },
 };
 const settings = async (): Promise<InpageConfig> => ({ ...DEFAULT_CONFIG, mcpServers: [mcp.url] });

@@ -4,6 +4,7 @@
 import { createMiddleware } from 'hono/factory';
 import { modelNotFound } from '#shared/protocol/errors';
 import { variantIn, type ModelCatalog } from '#shared/model-config';
+import type { Variant } from '#shared/variants';
 import type { KeyRecord } from '#shared/keys/db';
 import type { AuthEnv } from './auth';
 import type { Accounting } from './answer';
@@ -18,6 +19,11 @@ export interface Caller {
   readonly catalog: ModelCatalog;
   /** Throws 404 `model_not_found` unless `id` is in the deployment's catalog and this key may use it. */
   useModel(id: string): void;
+  /**
+   * The same for a request whose model its validation resolved in this catalog (`variant`): only the key's check,
+   * so a request's model is looked up once in the service worker.
+   */
+  useVariant(variant: Variant): void;
   /** Books a generation's tokens to the key (journaled before the answer closes; see usage-book.ts). */
   readonly accounting: Accounting;
 }
@@ -36,6 +42,9 @@ export function modelAccess(link: EngineLink, catalog: () => ModelCatalog) {
       catalog: models,
       useModel: (id) => {
         if (!variantIn(models, id) || !key.models.includes(id)) throw modelNotFound(id);
+      },
+      useVariant: (variant) => {
+        if (!key.models.includes(variant.id)) throw modelNotFound(variant.id);
       },
       accounting: {
         book: (tokens) => bookUse(key.id, tokens),

@@ -33,6 +33,6 @@ export function chatFormat(request: ChatCompletionRequest, fingerprint: string):
 
 export async function createChatCompletion(link: EngineLink, raw: Request, caller: Caller): Promise<Response> {
   const request = validateChatRequest(await readJsonBody(raw), caller.catalog);
-  caller.useModel(request.model);
+  caller.useVariant(request.variant);
   return runAnswer(link, request, raw.signal, caller.accounting, (fingerprint) => chatFormat(request, fingerprint));
 }

@@ -10,7 +10,7 @@ import { runAnswer } from '../answer';
 export async function createCompletion(link: EngineLink, raw: Request, caller: Caller): Promise<Response> {
   const request = parseTextCompletionRequest(await readJsonBody(raw));
   const chat = toChatRequest(request, caller.catalog);
-  caller.useModel(chat.model);
+  caller.useVariant(chat.variant);
   const stream = chat.stream === true;
   return runAnswer(link, chat, raw.signal, caller.accounting, (fingerprint) => {
     const writer = new TextCompletionWriter(chat.model, fingerprint, {

@@ -8,7 +8,7 @@ import { runAnswer } from '../answer';
 
 export async function createEmbeddings(link: EngineLink, raw: Request, caller: Caller): Promise<Response> {
   const request = parseEmbeddingRequest(await readJsonBody(raw), caller.catalog);
-  caller.useModel(request.model);
+  caller.useVariant(request.variant);
   // The prompt tokens are booked to the key, as a chat answer's are.
   return runAnswer(link, request, raw.signal, caller.accounting, () => {
     const vectors: number[][] = [];

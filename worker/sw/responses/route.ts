@@ -74,7 +74,7 @@ async function answerResponse(
   // Approved calls run before the model's turn (it reads their results); denied ones tell it so.
   const approved = session ? await runApprovals(session, inputItems, [...previous, ...inputItems], raw.signal) : [];
   const chat = approved.length > 0 ? toChatRequest(request, previous, referenced, caller.catalog, turn(approved, first)).chat : converted.chat;
-  caller.useModel(chat.model);
+  caller.useVariant(chat.variant);
   const builder = new ResponseBuilder(initialResponse(request), { logprobs: chat.logprobs === true, isMcp: (name) => session?.offered.has(name) === true });
   const store = request.store !== false;
   const keep = async () => {
