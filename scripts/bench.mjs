@@ -591,7 +591,7 @@ p();
 p('### Multi-turn prefill');
 p();
 p('A 20-turn conversation (system message, ~100-token questions and answers; the thinking variant also thinks');
-p('~35 tokens a turn) through the production web-llm adapter over the typed fake (test/unit/webllm-fake.ts), which');
+p('~35 tokens a turn) through the production web-llm adapter over the typed fake (test/unit/fakes/webllm-fake.ts), which');
 p('keeps or resets its KV cache as web-llm 0.2.86 does. Prefilled: tokens web-llm prefilled over all turns; new:');
 p('the tokens each turn adds (its user message and the reply header; the whole first prompt); without reuse:');
 p("the sum of every turn's full prompt, what web-llm prefills when it resets on every turn. Deterministic: one run.");

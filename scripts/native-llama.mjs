@@ -1,5 +1,5 @@
 // Native llama.cpp for the bench's reference rows (scripts/bench-llama.mjs), the unit test that loads the
-// synthesizer's files in it (test/unit/llamacpp-native.test.ts) and the hybrid tests' upstream server
+// synthesizer's files in it (test/unit/tooling/llamacpp-native.test.ts) and the hybrid tests' upstream server
 // (test/upstream/server.ts): node-llama-cpp's prebuilt CPU binary. It is not a devDependency: with its binaries for
 // every platform (arm64, armv7l, CUDA, Vulkan…) it was 711 MB of every `npm install`. It is installed on first use
 // into NATIVE_LLAMA_DIR (git-ignored), node-llama-cpp at its pinned version and only this machine's binary package,

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Reproduces kernels-{wasm64,wasm32}-{simd128,relaxed}.wasm from kernels.c with Debian's LLVM 22 and checks them
 # against kernels.sha256 (or, with --write, writes that file). Needs: apt-get install clang-22 lld-22.
-# The files are committed, so a build needs no C compiler; test/unit/wasm-kernels.test.ts checks their sha256.
+# The files are committed, so a build needs no C compiler; test/unit/tooling/wasm-kernels.test.ts checks their sha256.
 set -euo pipefail
 cd "$(dirname "$0")"
 PINNED='Debian clang version 22.1.8'

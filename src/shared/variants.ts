@@ -1,6 +1,6 @@
 // The one variant table: public model id → what the service promises for it (thinking, vision, context,
 // which variants share weights). Which real model serves a weight group is each engine's business
-// (worker/engine/webllm/models.ts for web-llm). README's variant table mirrors this; test/unit/variants.test.ts
+// (worker/engine/webllm/models.ts for web-llm). README's variant table mirrors this; test/unit/shared/variants.test.ts
 // keeps the two in step.
 import type { EngineKind } from './engine-kinds/names';
 

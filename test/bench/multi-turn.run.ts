@@ -1,5 +1,5 @@
 // `npm run bench` part: a 20-turn conversation through the production web-llm adapter over the typed fake
-// (test/unit/webllm-fake.ts, which keeps or resets its KV cache as web-llm 0.2.86's preparePrefillInput does),
+// (test/unit/fakes/webllm-fake.ts, which keeps or resets its KV cache as web-llm 0.2.86's preparePrefillInput does),
 // counting the tokens web-llm prefills on each turn. Run by scripts/bench.mjs through vitest (Node); writes
 // its figures as JSON to INPAGE_BENCH_OUT. Each user message is ~100 tokens, each reply ~100 (a fast
 // variant) or ~100 plus ~60 of thinking (a thinking variant), so the conversation reaches ~4,000 tokens.
@@ -9,8 +9,8 @@ import { DEFAULT_CONFIG } from '#shared/config';
 import type { ChatCompletionRequest } from '#shared/protocol/types';
 import type { VariantId } from '#shared/variants';
 import { WebLlmEngine } from '../../worker/engine/webllm/adapter';
-import { resolved } from '../unit/requests';
-import { fakeTokens, rig } from '../unit/webllm-fake';
+import { resolved } from '../unit/fakes/requests';
+import { fakeTokens, rig } from '../unit/fakes/webllm-fake';
 
 const TURNS = 20;
 const words = (n: number, seed: string) => Array.from({ length: n }, (_, i) => `${seed}${i}`).join(' ');

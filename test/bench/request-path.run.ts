@@ -1,6 +1,6 @@
 // `npm run bench` part: which product code one chat request with tools runs through in the engine worker, per
 // engine: the scheduler, the engine, its translation and its run, measured with V8's precise coverage (call
-// counts) around one request after a warm-up one. web-llm runs over its typed fake (test/unit/webllm-fake.ts),
+// counts) around one request after a warm-up one. web-llm runs over its typed fake (test/unit/fakes/webllm-fake.ts),
 // llama.cpp over a fake wllama that streams a tool call; both are the production engines' own code. Writes
 // JSON to INPAGE_BENCH_PATH_OUT: per engine the product files with a function called, and the calls made.
 import { writeFileSync } from 'node:fs';
@@ -12,8 +12,8 @@ import { validateChatRequest } from '#shared/protocol/validate';
 import type { Engine } from '../../worker/engine/engine';
 import { Scheduler } from '../../worker/engine/scheduler';
 import { WebLlmEngine } from '../../worker/engine/webllm/adapter';
-import { rig } from '../unit/webllm-fake';
-import { fakeWllama, llamaEngineWith } from '../unit/wllama-fake';
+import { rig } from '../unit/fakes/webllm-fake';
+import { fakeWllama, llamaEngineWith } from '../unit/fakes/wllama-fake';
 
 const BODY = {
   model: 'svc-model-5.2-short-fast',

@@ -1,6 +1,6 @@
 // Issue 48 on the web-llm engine, in a browser: the test build with the knob `webllmFake` (test/engine/knobs.ts) runs
 // the real web-llm adapter (worker/engine/webllm/) over its fake of web-llm, typed by web-llm's own interfaces
-// (test/unit/webllm-fake.ts; scripted by test/engine/webllm-over-the-fake.ts, `webllmFakeEngine`), in the engine worker. A /v1/responses
+// (test/unit/fakes/webllm-fake.ts; scripted by test/engine/webllm-over-the-fake.ts, `webllmFakeEngine`), in the engine worker. A /v1/responses
 // request whose tool_choice names an MCP tool of the loopback test server (test/mcp/server.ts): web-llm's forced
 // call (its structural tag), run by the service worker on the server, the result read by web-llm in the next turn.
 import { expect, test, type Page } from '@playwright/test';

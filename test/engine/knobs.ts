@@ -16,7 +16,7 @@ export const TEST_KNOB_DEFAULTS = {
   cpuMemoryMiB: 0,
   /**
    * 1: this device's engine is not the deterministic one but the web-llm engine (worker/engine/webllm/adapter.ts)
-   * over its fake of web-llm, typed by web-llm's own interfaces (test/unit/webllm-fake.ts), whose model answers as
+   * over its fake of web-llm, typed by web-llm's own interfaces (test/unit/fakes/webllm-fake.ts), whose model answers as
    * test/engine/webllm-over-the-fake.ts scripts it (`webllmFakeEngine`): web-llm's request translation, tool calls and streaming, in a browser.
    */
   webllmFake: 0,

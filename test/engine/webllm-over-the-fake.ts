@@ -1,6 +1,6 @@
 // The web-llm engine itself (worker/engine/webllm/adapter.ts: request translation, the tool formats' prompts,
 // history and grammars, the structural tag that holds a forced call, streaming, the tool-call parsers) over the typed
-// fake of web-llm the unit tests use (test/unit/webllm-fake.ts), inside the test build's engine worker. One place rigs
+// fake of web-llm the unit tests use (test/unit/fakes/webllm-fake.ts), inside the test build's engine worker. One place rigs
 // it (`overTheFake`); two scripts say what its model writes:
 // - `webllmFakeEngine`, this device's whole engine under the knob `webllmFake` (test/engine/knobs.ts): its model
 //   answers in Qwen3's format (`echoOrCall`);
@@ -16,7 +16,7 @@ import type { PlannedRequest } from '../../worker/engine/common/plan';
 import { WebLlmEngine } from '../../worker/engine/webllm/adapter';
 import { renderCall } from '../../worker/engine/webllm/tool-formats/qwen3';
 import { TOOL_FORMATS } from '../../worker/engine/webllm/tool-formats/registry';
-import { rig, type FakeEngine } from '../unit/webllm-fake';
+import { rig, type FakeEngine } from '../unit/fakes/webllm-fake';
 
 /** The model writing `text`, a few characters per token. */
 const pieces = (text: string) => text.match(/[\s\S]{1,3}/g) ?? [];

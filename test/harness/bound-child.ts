@@ -1,4 +1,4 @@
-// A test file that never ends (test/unit/test-processes.test.ts runs it): a server that keeps running, and a wait
+// A test file that never ends (test/unit/tooling/test-processes.test.ts runs it): a server that keeps running, and a wait
 // that is never answered. Its hard bound must end it, naming the server, and stop the server's whole group.
 import { Processes, suiteBound } from './processes';
 

@@ -68,7 +68,7 @@ export function detectInPage(): { simd128: boolean; relaxed: boolean; exact: boo
   return { simd128: WebAssembly.validate(k.SIMD128_PROBE), relaxed, exact, variant: k.wasmVariant() };
 }
 
-/** The results of one kernel file as every browser must give them (as test/unit/wasm-kernels.browser.test.ts asks of Chromium). */
+/** The results of one kernel file as every browser must give them (as test/unit/engine/wasm-kernels.browser.test.ts asks of Chromium). */
 export function assertKernelResults(file: string, { dots, fp16 }: Awaited<ReturnType<typeof checkKernelFileInPage>>): void {
   assert.equal(dots.length, 491, file);
   assert.equal(dots.filter((r) => r.nrc === 2).length, 332, file);

@@ -2,7 +2,7 @@
 // references transcribed from ggml's generic C (ggml-cpu/quants.c, ggml-quants.c), on random blocks and on the
 // blocks the GGUF synthesizer writes (scripts/gguf/gguf-file.ts), one dot product at a time (nrc = 1) and as ggml's
 // 2×2 tiles (nrc = 2: two weight rows against two activation columns). Pure: runs in Chromium (vitest browser mode,
-// test/unit/wasm-kernels.browser.test.ts), Firefox (test/firefox/wasm-kernels.test.ts) and WebKit
+// test/unit/engine/wasm-kernels.browser.test.ts), Firefox (test/firefox/wasm-kernels.test.ts) and WebKit
 // (test/webkit/llamacpp.test.ts) alike.
 import { fromHalf, gaussian, mulberry32, quantizeQ4_0, quantizeQ4_K, quantizeQ8_0, toHalf } from '../../scripts/gguf/gguf-file';
 

@@ -1,6 +1,6 @@
 // Native llama.cpp (node-llama-cpp's prebuilt CPU binary, installed on first use by scripts/native-llama.mjs) answers
 // a raw prompt greedily on a synthesized GGUF, for the browser tests to compare llama.cpp's wasm with: as a vitest
-// browser command (vitest.config.ts; test/unit/llamacpp-kernels.browser.test.ts), and in the WebKit smoke set's own
+// browser command (vitest.config.ts; test/unit/engine/llamacpp-kernels.browser.test.ts), and in the WebKit smoke set's own
 // process (test/webkit/llamacpp.test.ts). The model is synthesized here from the same options.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
