@@ -206,6 +206,15 @@ export function portableBody(body, what, allowedGlobals = []) {
   return { dots, relaxedDots };
 }
 
+/** Every offset in `bytes` where `pattern` (bytes, or an array of byte values) starts, overlapping ones included. */
+function offsetsOf(bytes, pattern) {
+  const haystack = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+  const needle = Buffer.from(pattern);
+  const found = [];
+  for (let i = haystack.indexOf(needle); i >= 0; i = haystack.indexOf(needle, i + 1)) found.push(i);
+  return found;
+}
+
 /** The table slots of the module's functions (function index → first slot), from active element segments. */
 function tableSlots(host) {
   const elem = host.sections.find((x) => x.id === 9);
@@ -279,14 +288,7 @@ export function traitsRows(host, nrows = 1) {
   };
   const segments = dataSegments(host);
   const bytes = host.bytes;
-  const find = (pattern) => {
-    const found = [];
-    for (const { at, end } of segments) {
-      const segment = Buffer.from(bytes.buffer, bytes.byteOffset + at, end - at);
-      for (let i = segment.indexOf(pattern); i >= 0; i = segment.indexOf(pattern, i + 1)) found.push(at + i);
-    }
-    return found;
-  };
+  const find = (pattern) => segments.flatMap(({ at, end }) => offsetsOf(bytes.subarray(at, end), pattern).map((i) => at + i));
   const rows = [];
   for (const t of TILED_TYPES) {
     const found = find(entry(slot(t.fromFloat), slot(t.vecDot), t.vecDotType, nrows));
@@ -385,12 +387,7 @@ export function oddColumnTiles(host) {
   if (index === undefined) throw new Error(`wllama's wasm has no function named ${name}: its chunks cannot take tiles`);
   const l = MUL_MAT_LOCALS[host.memory64 ? 'wasm64' : 'wasm32'];
   const body = host.bodies[index - host.importedFuncs];
-  const b = Buffer.from(body.buffer, body.byteOffset, body.length);
-  const find = (pattern) => {
-    const found = [];
-    for (let i = b.indexOf(Buffer.from(pattern)); i >= 0; i = b.indexOf(Buffer.from(pattern), i + 1)) found.push(i);
-    return found;
-  };
+  const find = (pattern) => offsetsOf(body, pattern);
   const once = (what, pattern) => {
     const found = find(pattern);
     if (found.length !== 1)
