@@ -14,7 +14,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 
 /** The regions, in the file's order; the first is the service layer's (the full run's own rows). */
-export const REGION_ORDER = ['service', 'llama', 'kernels', 'hybrid', 'weight'];
+export const REGION_ORDER = ['service', 'llama', 'llama-qwen3', 'kernels', 'hybrid', 'weight'];
 
 /** What a new BENCHMARKS.md opens with (a file that exists keeps its own text outside the regions). */
 export const HEADER = [

@@ -9,7 +9,7 @@
  */
 export type TensorType = 'f32' | 'f16' | 'q8_0' | 'q4_0' | 'q4_k';
 /** Every storage a tensor can end up in (the file types, and the fall-backs). */
-export type StoredType = TensorType | 'q5_0';
+export type StoredType = TensorType | 'q5_0' | 'q6_k';
 
 /** ggml's type codes (`enum ggml_type`), values per block and bytes per block. */
 export const GGML_TYPES: Record<StoredType, { code: number; block: number; bytes: number }> = {
@@ -19,6 +19,7 @@ export const GGML_TYPES: Record<StoredType, { code: number; block: number; bytes
   q5_0: { code: 6, block: 32, bytes: 22 },
   q8_0: { code: 8, block: 32, bytes: 34 },
   q4_k: { code: 12, block: 256, bytes: 144 },
+  q6_k: { code: 14, block: 256, bytes: 210 },
 };
 
 /** `general.file_type` (`enum llama_ftype`): ALL_F32, MOSTLY_F16, MOSTLY_Q4_0, MOSTLY_Q8_0, MOSTLY_Q4_K_M. */
@@ -27,11 +28,16 @@ export const FILE_TYPES: Record<TensorType, number> = { f32: 0, f16: 1, q4_0: 2,
 /** A metadata entry: key, value kind, value. */
 export type Meta = [string, 'u32' | 'f32' | 'bool' | 'string' | 'strings' | 'i32s' | 'f32s', unknown];
 
-/** A tensor in ggml order (ne0 first), with its values. */
+/**
+ * A tensor in ggml order (ne0 first), with its values, or a function that makes them when the file is written (so
+ * a large model never holds all its weights as floats at once). `type` overrides `storedType`'s choice (a mixed
+ * file such as Q4_K_M's, where some matrices are Q6_K).
+ */
 export interface Tensor {
   name: string;
   dims: number[];
-  data: Float32Array;
+  data: Float32Array | (() => Float32Array);
+  type?: StoredType;
 }
 
 // GGUF value types.
@@ -326,6 +332,60 @@ export function quantizeQ4_K(x: Float32Array): Uint8Array {
   return out;
 }
 
+/**
+ * Q6_K (`block_q6_K`, 210 bytes per 256 values): 128 bytes of low nibbles `ql`, 64 bytes of high bit pairs `qh`,
+ * 16 int8 sub-block scales (one per 16 values), an f16 super-block scale d. A value is d · scale · (q − 32) with q in
+ * 0..63. Each 128 values take 64 bytes of `ql` and 32 of `qh`: values l, l+32, l+64, l+96 (l < 32) share `qh[l]`'s
+ * bit pairs 0, 2, 4, 6; l and l+64 share `ql[l]` (low, high nibble), l+32 and l+96 share `ql[l+32]`. Scales are
+ * chosen plainly (the largest magnitude ÷ −32 per sub-block), not by ggml's search; the layout is ggml's
+ * (dequantize_row_q6_K).
+ */
+export function quantizeQ6_K(x: Float32Array): Uint8Array {
+  const out = new Uint8Array((x.length / 256) * 210);
+  const view = new DataView(out.buffer);
+  const L = new Uint8Array(256);
+  for (let b = 0; b < x.length / 256; b++) {
+    const at = b * 210;
+    // As ggml: each sub-block's scale signed so that its value of largest magnitude is q − 32 = −32; the scales
+    // themselves as int8 of the one with the largest magnitude ÷ −128.
+    const scales: number[] = [];
+    for (let s = 0; s < 16; s++) {
+      let vmax = 0;
+      for (let j = 0; j < 16; j++) {
+        const v = x[b * 256 + s * 16 + j]!;
+        if (Math.abs(v) > Math.abs(vmax)) vmax = v;
+      }
+      scales.push(Math.fround(vmax / -32));
+    }
+    let maxScale = 0;
+    for (const v of scales) if (Math.abs(v) > Math.abs(maxScale)) maxScale = v;
+    const iscale = maxScale ? Math.fround(-128 / maxScale) : 0;
+    const dHalf = toHalf(iscale ? Math.fround(1 / iscale) : 0);
+    const d = fromHalf(dHalf);
+    view.setUint16(at + 208, dHalf, true);
+    for (let s = 0; s < 16; s++) {
+      const sc = Math.max(-128, Math.min(127, roundAway(Math.fround(iscale * scales[s]!))));
+      out[at + 192 + s] = sc & 0xff;
+      const sd = Math.fround(d * sc);
+      for (let j = 0; j < 16; j++) {
+        const q = sd ? roundAway(Math.fround(x[b * 256 + s * 16 + j]! / sd)) : 0;
+        L[s * 16 + j] = Math.max(-32, Math.min(31, q)) + 32;
+      }
+    }
+    for (let n = 0; n < 256; n += 128) {
+      const ql = at + n / 2;
+      const qh = at + 128 + n / 4;
+      for (let l = 0; l < 32; l++) {
+        const [q1, q2, q3, q4] = [L[n + l]!, L[n + l + 32]!, L[n + l + 64]!, L[n + l + 96]!];
+        out[ql + l] = (q1 & 0xf) | ((q3 & 0xf) << 4);
+        out[ql + l + 32] = (q2 & 0xf) | ((q4 & 0xf) << 4);
+        out[qh + l] = (q1 >> 4) | ((q2 >> 4) << 2) | ((q3 >> 4) << 4) | ((q4 >> 4) << 6);
+      }
+    }
+  }
+  return out;
+}
+
 /** The float of IEEE half-precision bits. */
 export function fromHalf(h: number): number {
   const sign = h & 0x8000 ? -1 : 1;
@@ -354,6 +414,8 @@ export function encodeTensor(data: Float32Array, type: StoredType): Uint8Array {
       return quantizeQ5_0(data);
     case 'q4_k':
       return quantizeQ4_K(data);
+    case 'q6_k':
+      return quantizeQ6_K(data);
   }
 }
 
@@ -373,7 +435,8 @@ export function encodeGguf(meta: readonly Meta[], tensors: readonly Tensor[], ty
   for (const m of meta) writeMeta(w, m);
   let offset = 0;
   const offsets: number[] = [];
-  const types = tensors.map((t) => storedType(t, type));
+  const types = tensors.map((t) => t.type ?? storedType(t, type));
+  const count = (t: Tensor) => t.dims.reduce((a, b) => a * b, 1);
   tensors.forEach((t, i) => {
     w.string(t.name);
     w.u32(t.dims.length);
@@ -381,14 +444,16 @@ export function encodeGguf(meta: readonly Meta[], tensors: readonly Tensor[], ty
     w.u32(GGML_TYPES[types[i]!].code);
     w.u64(offset);
     offsets.push(offset);
-    offset += tensorBytes(t.data.length, types[i]!);
+    offset += tensorBytes(count(t), types[i]!);
     offset = Math.ceil(offset / 32) * 32;
   });
   w.pad(32);
   const start = w.length;
   tensors.forEach((t, i) => {
     while (w.length - start < offsets[i]!) w.pad(32);
-    w.bytes(encodeTensor(t.data, types[i]!));
+    const data = typeof t.data === 'function' ? t.data() : t.data;
+    if (data.length !== count(t)) throw new Error(`${t.name}: ${data.length} values for dims ${t.dims.join('×')}`);
+    w.bytes(encodeTensor(data, types[i]!));
     w.pad(32);
   });
   return w.result();

@@ -14,7 +14,7 @@
 //    transitions, and each leads to the next, the last to "!": the answer is those bytes, "!", the end.
 // Everything is deterministic for a given seed.
 
-import { FILE_TYPES, encodeGguf, gaussian, mulberry32, type Meta, type TensorType } from './gguf-file';
+import { FILE_TYPES, encodeGguf, gaussian, mulberry32, type Meta, type StoredType, type Tensor, type TensorType } from './gguf-file';
 
 export type { TensorType };
 
@@ -25,6 +25,13 @@ export interface SynthOptions {
   /** Feed-forward width (default 2 × embedding). */
   feedForward?: number;
   heads?: number;
+  /** Key/value heads (grouped-query attention, `heads` a multiple of it; default `heads`). */
+  kvHeads?: number;
+  /**
+   * Vocabulary size: the synthesized vocabulary (about 470 tokens) padded with unused tokens up to this many (e.g.
+   * 151,936, Qwen3's), so the output layer is as wide as a real model's. Free output never produces the padding.
+   */
+  vocabSize?: number;
   /** Trained context (`llama.context_length`, default 4096). */
   context?: number;
   /**
@@ -32,6 +39,12 @@ export interface SynthOptions {
    * narrower than a block (32 values; 256 for Q4_K) keeps them F16 (gguf-file.ts: storedType).
    */
   type?: TensorType;
+  /**
+   * With `type: 'q4_k'`, `'q4_k_m'` stores the matrices as llama.cpp's Q4_K_M does: the output layer Q6_K, and
+   * attn_v and ffn_down Q6_K in the layers its `use_more_bits` picks (the first and last eighth, every third between);
+   * every other matrix Q4_K.
+   */
+  mix?: 'q4_k_m';
   seed?: number;
   /** `general.name`. */
   name?: string;
@@ -56,6 +69,7 @@ export interface SynthModel {
 const NORMAL = 1;
 const CONTROL = 3;
 const USER_DEFINED = 4;
+const UNUSED = 5;
 
 /** ChatML (Qwen3's shape): system + tools block, tool calls and tool results, thinking, `enable_thinking`. */
 export const CHAT_TEMPLATE = `{%- if tools %}
@@ -200,7 +214,10 @@ export function synthesizeGguf(options: SynthOptions = {}): SynthModel {
   const nLayer = options.layers ?? 2;
   const nFf = options.feedForward ?? nEmbd * 2;
   const nHead = options.heads ?? 4;
+  const nKvHead = options.kvHeads ?? nHead;
+  if (nHead % nKvHead) throw new Error('heads must be a multiple of kvHeads.');
   const type = options.type ?? 'q4_0';
+  if (options.mix && type !== 'q4_k') throw new Error("mix: 'q4_k_m' needs type 'q4_k'.");
   const random = mulberry32(options.seed ?? 1);
   const normal = gaussian(random);
 
@@ -228,6 +245,12 @@ export function synthesizeGguf(options: SynthOptions = {}): SynthModel {
     index.set(text, tokens.length);
     tokens.push(text);
     types.push(kind);
+  }
+  const synthesized = tokens.length;
+  if (options.vocabSize !== undefined && options.vocabSize < synthesized) throw new Error(`vocabSize: at least ${synthesized}`);
+  for (let i = synthesized; i < (options.vocabSize ?? synthesized); i++) {
+    tokens.push(`<|inpage_unused_${i}|>`);
+    types.push(UNUSED);
   }
   const nVocab = tokens.length;
   const encodeText = (text: string) => [...new TextEncoder().encode(text)].map((b) => b2u[b]!).join('');
@@ -265,19 +288,28 @@ export function synthesizeGguf(options: SynthOptions = {}): SynthModel {
   for (let b = 0; b < 256; b++) if (b < 0x20 || b > 0x7e) banned.add(b);
   banned.add(tokenId('\n\n'));
   for (const [text] of SPECIALS) banned.add(tokenId(text));
+  for (let i = synthesized; i < nVocab; i++) banned.add(i);
   const discouraged = new Set(['<tool_call>', '</tool_call>', '<|im_end|>'].map(tokenId));
   for (const b of answerBytes) banned.delete(b);
   const favoured = answerBytes.length ? answerBytes[0]! : -1;
 
-  // Tensors, in ggml order (ne0 first).
-  const tensors: { name: string; dims: number[]; data: Float32Array }[] = [];
-  const tensor = (name: string, dims: number[], fill: (i: number) => number) => {
+  // Tensors, in ggml order (ne0 first). Their values are made as the file is written, tensor by tensor, in this
+  // order (so the random numbers fall as they always did), and dropped once stored.
+  const tensors: Tensor[] = [];
+  const tensor = (name: string, dims: number[], fill: (i: number) => number, stored?: StoredType) => {
     const n = dims.reduce((a, b) => a * b, 1);
-    const data = new Float32Array(n);
-    for (let i = 0; i < n; i++) data[i] = fill(i);
-    tensors.push({ name, dims, data });
-    return data;
+    const data = () => {
+      const values = new Float32Array(n);
+      for (let i = 0; i < n; i++) values[i] = fill(i);
+      return values;
+    };
+    // A row that is not whole Q6_K blocks keeps the file's choice (storedType).
+    tensors.push({ name, dims, data, ...(stored && dims[0]! % 256 === 0 ? { type: stored } : {}) });
   };
+  // llama.cpp's use_more_bits (llama-quant.cpp), for Q4_K_M's Q6_K layers.
+  const eighth = Math.floor(nLayer / 8);
+  const moreBits = (l: number) => l < eighth || l >= Math.floor((7 * nLayer) / 8) || (l - eighth) % 3 === 2;
+  const q6 = (l?: number): StoredType | undefined => (options.mix && (l === undefined || moreBits(l)) ? 'q6_k' : undefined);
   const CONSTANT = 4;
   const FEATURE = 6;
   tensor('token_embd.weight', [nEmbd, nVocab], (i) => {
@@ -297,19 +329,19 @@ export function synthesizeGguf(options: SynthOptions = {}): SynthModel {
       return nextOf.get(tokenId(from)) === token ? 60 : 0;
     }
     return normal() * 0.3;
-  });
+  }, q6());
   const small = () => normal() * 0.02;
   const headDim = nEmbd / nHead;
   for (let l = 0; l < nLayer; l++) {
     tensor(`blk.${l}.attn_norm.weight`, [nEmbd], () => 1);
     tensor(`blk.${l}.attn_q.weight`, [nEmbd, nHead * headDim], small);
-    tensor(`blk.${l}.attn_k.weight`, [nEmbd, nHead * headDim], small);
-    tensor(`blk.${l}.attn_v.weight`, [nEmbd, nHead * headDim], small);
+    tensor(`blk.${l}.attn_k.weight`, [nEmbd, nKvHead * headDim], small);
+    tensor(`blk.${l}.attn_v.weight`, [nEmbd, nKvHead * headDim], small, q6(l));
     tensor(`blk.${l}.attn_output.weight`, [nHead * headDim, nEmbd], small);
     tensor(`blk.${l}.ffn_norm.weight`, [nEmbd], () => 1);
     tensor(`blk.${l}.ffn_gate.weight`, [nEmbd, nFf], small);
     tensor(`blk.${l}.ffn_up.weight`, [nEmbd, nFf], small);
-    tensor(`blk.${l}.ffn_down.weight`, [nFf, nEmbd], small);
+    tensor(`blk.${l}.ffn_down.weight`, [nFf, nEmbd], small, q6(l));
   }
 
   const meta: Meta[] = [
@@ -322,7 +354,7 @@ export function synthesizeGguf(options: SynthOptions = {}): SynthModel {
     ['llama.block_count', 'u32', nLayer],
     ['llama.feed_forward_length', 'u32', nFf],
     ['llama.attention.head_count', 'u32', nHead],
-    ['llama.attention.head_count_kv', 'u32', nHead],
+    ['llama.attention.head_count_kv', 'u32', nKvHead],
     ['llama.rope.dimension_count', 'u32', headDim],
     ['llama.rope.freq_base', 'f32', 10000],
     ['llama.attention.layer_norm_rms_epsilon', 'f32', 1e-6],
@@ -341,6 +373,6 @@ export function synthesizeGguf(options: SynthOptions = {}): SynthModel {
 
   const bytes = encodeGguf(meta, tensors, type);
 
-  const parameters = tensors.reduce((n, t) => n + t.data.length, 0);
+  const parameters = tensors.reduce((n, t) => n + t.dims.reduce((a, b) => a * b, 1), 0);
   return { bytes, tokenId, vocabSize: nVocab, parameters, chatTemplate: CHAT_TEMPLATE };
 }

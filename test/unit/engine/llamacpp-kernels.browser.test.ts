@@ -19,6 +19,9 @@ const MODELS: Record<string, SynthOptions> = {
   q4_k: { seed: 7, type: 'q4_k', embedding: 256 },
   q8_0: { seed: 7, type: 'q8_0' },
   q4_0: { seed: 7, type: 'q4_0' },
+  // As people run models: Q4_K_M's mix (output layer, attn_v and ffn_down Q6_K here), grouped-query attention, and
+  // an output layer wider than the synthesized vocabulary.
+  q4_k_m: { seed: 7, type: 'q4_k', mix: 'q4_k_m', embedding: 256, heads: 4, kvHeads: 2, vocabSize: 1024 },
 };
 /**
  * Three prompts and their tokens in the synthesized vocabulary. ggml's mul_mat hands the kernels 2×2 tiles in each

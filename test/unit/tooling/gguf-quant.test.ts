@@ -2,7 +2,7 @@
 // ggml's block layouts (ggml-common.h, dequantize_row_* in ggml-quants.c), not from the encoder; and the file's
 // tensor table read by a GGUF reader of this test's own: types, offsets, alignment.
 import { describe, expect, it } from 'vitest';
-import { mulberry32, gaussian, quantizeQ4_0, quantizeQ4_K, quantizeQ5_0, quantizeQ8_0 } from '../../../scripts/gguf/gguf-file';
+import { mulberry32, gaussian, quantizeQ4_0, quantizeQ4_K, quantizeQ5_0, quantizeQ6_K, quantizeQ8_0 } from '../../../scripts/gguf/gguf-file';
 import { synthesizeGguf } from '../../../scripts/gguf/synthesize';
 
 function half(h: number): number {
@@ -73,6 +73,33 @@ const decode = {
     }
     return out;
   },
+  // dequantize_row_q6_K, as written in ggml-quants.c.
+  q6_k(bytes: Uint8Array): number[] {
+    const v = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const out: number[] = [];
+    for (let b = 0; b < bytes.length; b += 210) {
+      const d = half(v.getUint16(b + 208, true));
+      const y = new Array<number>(256);
+      for (let n = 0; n < 256; n += 128) {
+        const ql = b + n / 2;
+        const qh = b + 128 + n / 4;
+        const sc = b + 192 + n / 16;
+        for (let l = 0; l < 32; l++) {
+          const is = l >> 4;
+          const q1 = ((bytes[ql + l]! & 15) | (((bytes[qh + l]! >> 0) & 3) << 4)) - 32;
+          const q2 = ((bytes[ql + l + 32]! & 15) | (((bytes[qh + l]! >> 2) & 3) << 4)) - 32;
+          const q3 = ((bytes[ql + l]! >> 4) | (((bytes[qh + l]! >> 4) & 3) << 4)) - 32;
+          const q4 = ((bytes[ql + l + 32]! >> 4) | (((bytes[qh + l]! >> 6) & 3) << 4)) - 32;
+          y[n + l] = d * v.getInt8(sc + is) * q1;
+          y[n + l + 32] = d * v.getInt8(sc + is + 2) * q2;
+          y[n + l + 64] = d * v.getInt8(sc + is + 4) * q3;
+          y[n + l + 96] = d * v.getInt8(sc + is + 6) * q4;
+        }
+      }
+      out.push(...y);
+    }
+    return out;
+  },
 };
 
 const randomValues = (n: number, seed: number, scale = 1) => {
@@ -138,6 +165,21 @@ describe('block encodings', () => {
       for (let l = 0; l < 32; l++) expect([bytes[16 + 32 * c + l]! & 15, bytes[16 + 32 * c + l]! >> 4]).toEqual([L[64 * c + l], L[64 * c + 32 + l]]);
   });
 
+  it('Q6_K: 210-byte super-blocks, low nibbles, high bit pairs, 16 int8 scales, f16 d last; values on its grid come back exactly', () => {
+    // Sub-block s (16 values) holds −k[s]/256 · (q − 32) with q in 0..63, −32 present in each (its largest
+    // magnitude); the largest k is 128, so d = 1/256 exactly (ggml's −128 ÷ the largest scale) and each code −k[s].
+    const k = [128, 5, 17, 33, 40, 50, 62, 21, 90, 1, 64, 77, 100, 3, 126, 45];
+    const q = Array.from({ length: 256 }, (_, i) => (i * 29 + (i >> 4)) % 64);
+    for (let s = 0; s < 16; s++) q[s * 16 + 3] = 0;
+    const x = Float32Array.from(q, (n, i) => (-k[i >> 4]! / 256) * (n - 32));
+    const bytes = quantizeQ6_K(x);
+    expect(bytes.length).toBe(210);
+    expect(half(new DataView(bytes.buffer).getUint16(208, true))).toBe(1 / 256);
+    expect([...new Int8Array(bytes.buffer, 192, 16)]).toEqual(k.map((n) => -n));
+    const decoded = decode.q6_k(bytes);
+    decoded.forEach((y, i) => expect(y).toBeCloseTo(x[i]!, 6));
+  });
+
   it('random values come back within each encoding’s step', () => {
     const x = randomValues(4096, 3, 0.7);
     const worst = (decoded: number[], bound: (i: number) => number) => Math.max(...decoded.map((y, i) => Math.abs(y - x[i]!) / bound(i)));
@@ -159,6 +201,10 @@ describe('block encodings', () => {
     expect(worst(decode.q4_k(quantizeQ4_K(x)), (i) => range(i) / 15)).toBeLessThan(2);
     const rms = (d: number[]) => Math.sqrt(d.reduce((a, y, i) => a + (y - x[i]!) ** 2, 0) / d.length);
     expect(rms(decode.q4_k(quantizeQ4_K(x)))).toBeLessThan(rms(decode.q4_0(quantizeQ4_0(x))) * 1.2);
+    // Q6_K: within a step of max|x| ÷ 32 per 16 values (half a step, and the int8 scale's rounding, which can
+    // put a sub-block's extreme a fraction of a step past the clipped end).
+    expect(worst(decode.q6_k(quantizeQ6_K(x)), (i) => blockMax(16)(i) / 32)).toBeLessThan(1);
+    expect(rms(decode.q6_k(quantizeQ6_K(x)))).toBeLessThan(rms(decode.q4_k(quantizeQ4_K(x))) / 3);
   });
 });
 
@@ -207,7 +253,8 @@ const Q4_0 = 2;
 const Q5_0 = 6;
 const Q8_0 = 8;
 const Q4_K = 12;
-const BLOCK: Record<number, [number, number]> = { 0: [1, 4], 1: [1, 2], 2: [32, 18], 6: [32, 22], 8: [32, 34], 12: [256, 144] };
+const Q6_K = 14;
+const BLOCK: Record<number, [number, number]> = { 0: [1, 4], 1: [1, 2], 2: [32, 18], 6: [32, 22], 8: [32, 34], 12: [256, 144], 14: [256, 210] };
 
 describe('quantized GGUF files', () => {
   const cases = [
@@ -254,6 +301,28 @@ describe('quantized GGUF files', () => {
       expect(Math.max(...decoded.map((y, i) => Math.abs(y - exact[i]!)))).toBeLessThan(step);
     });
   }
+
+  it("mix 'q4_k_m': the output layer and, in use_more_bits' layers, attn_v and ffn_down Q6_K; grouped-query attention; a padded vocabulary", () => {
+    const model = synthesizeGguf({ seed: 5, type: 'q4_k', mix: 'q4_k_m', embedding: 256, feedForward: 512, layers: 8, heads: 4, kvHeads: 2, vocabSize: 1000 });
+    expect(model.vocabSize).toBe(1000);
+    const file = readTensors(model.bytes);
+    const typeOf = (name: string) => file.tensors.find((t) => t.name === name)!.type;
+    expect(typeOf('output.weight')).toBe(Q6_K);
+    expect(typeOf('token_embd.weight')).toBe(Q4_K);
+    // 8 layers: the first and last eighth (layers 0 and 7), and layer 1 + 3k + 2 (layer 3, 6).
+    const more = [0, 3, 6, 7];
+    for (let l = 0; l < 8; l++) {
+      expect(typeOf(`blk.${l}.attn_v.weight`), `layer ${l}`).toBe(more.includes(l) ? Q6_K : Q4_K);
+      expect(typeOf(`blk.${l}.ffn_down.weight`), `layer ${l}`).toBe(more.includes(l) ? Q6_K : Q4_K);
+      expect(typeOf(`blk.${l}.attn_q.weight`)).toBe(Q4_K);
+    }
+    // K and V are kvHeads × head size wide: 2 × 64.
+    expect(file.tensors.find((t) => t.name === 'blk.0.attn_k.weight')!.dims).toEqual([256, 128]);
+    expect(file.tensors.find((t) => t.name === 'output.weight')!.dims).toEqual([256, 1000]);
+    expect(() => synthesizeGguf({ type: 'q8_0', mix: 'q4_k_m' })).toThrow(/needs type 'q4_k'/);
+    expect(() => synthesizeGguf({ heads: 4, kvHeads: 3 })).toThrow(/multiple of kvHeads/);
+    expect(() => synthesizeGguf({ vocabSize: 10 })).toThrow(/vocabSize: at least/);
+  });
 
   it('q4_k rows that are not a multiple of 256 fall back to Q5_0, as llama.cpp does', () => {
     const file = readTensors(synthesizeGguf({ seed: 5, type: 'q4_k' }).bytes); // 64 wide
