@@ -136,7 +136,10 @@ async function nativeLlama(file) {
       const sequence = context.getSequence();
       /** `rendered`: the prompt's text as the chat template renders it (default: ChatML of a lone user message). */
       const request = async (body, rendered) => {
-        const prompt = model.tokenize(rendered ?? `<|im_start|>user\n${body.messages[0].content}<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n`, true);
+        const prompt = model.tokenize(
+          rendered ?? `<|im_start|>user\n${body.messages[0].content}<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n`,
+          true,
+        );
         const bias = new TokenBias(model.tokenizer);
         for (const [token, value] of Object.entries(body.logit_bias ?? {})) if (value <= -100) bias.set(Number(token), 'never');
         await sequence.clearHistory();
@@ -235,7 +238,11 @@ const LONG_TOOLS = [
   function: {
     name,
     description,
-    parameters: { type: 'object', properties: Object.fromEntries(Object.entries(props).map(([k, d]) => [k, { type: 'string', description: d }])), required: Object.keys(props) },
+    parameters: {
+      type: 'object',
+      properties: Object.fromEntries(Object.entries(props).map(([k, d]) => [k, { type: 'string', description: d }])),
+      required: Object.keys(props),
+    },
   },
 }));
 let longNonce = 0;
@@ -309,7 +316,18 @@ export async function benchLlama({ browser, runs, quick, noBuild, env, port, log
   });
 
   const native = await nativeLlama(model.file);
-  const out = { runs: [], model, region: REGION, long: LONG, pairs: PAIRS, maxTokens: MAX_TOKENS, threads: THREADS, mismatches: 0, nativeMismatches: 0, nativeVersion: native.version };
+  const out = {
+    runs: [],
+    model,
+    region: REGION,
+    long: LONG,
+    pairs: PAIRS,
+    maxTokens: MAX_TOKENS,
+    threads: THREADS,
+    mismatches: 0,
+    nativeMismatches: 0,
+    nativeVersion: native.version,
+  };
   const consoleErrors = [];
   try {
     for (let r = 0; r < runs; r++) {
@@ -657,7 +675,7 @@ export function llamaReport(p, data) {
     p(`Time to the first token of a long agent prompt: a system text, six tools (their JSON schemas) and a question,`);
     p(`rendered by the model's chat template to at least ${data.long} tokens; a fresh nonce first, so nothing of it is cached;`);
     p('one request a run on each path, the first path alternating by run. Native llama.cpp gets the same text as the');
-    p("template renders it (scripts/bench-llama.mjs: renderTools; prompt tokens of both shown). TTFT: from the request to");
+    p('template renders it (scripts/bench-llama.mjs: renderTools; prompt tokens of both shown). TTFT: from the request to');
     p('the first content token, in seconds; the ratio is of prefill rates (prompt tokens ÷ TTFT), /v1 ÷ native.');
     p();
     p('| threads | prompt tokens, /v1 (native) | TTFT through /v1 | TTFT native | /v1 ÷ native, prefill rate |');

@@ -320,16 +320,21 @@ export function synthesizeGguf(options: SynthOptions = {}): SynthModel {
     return normal();
   });
   tensor('output_norm.weight', [nEmbd], () => 1);
-  tensor('output.weight', [nEmbd, nVocab], (i) => {
-    const token = Math.floor(i / nEmbd);
-    const dim = i % nEmbd;
-    if (dim === 0) return token === favoured ? 10 : discouraged.has(token) ? -3 : banned.has(token) ? -40 : 0;
-    if (dim <= designed.length) {
-      const from = designed[dim - 1]![0];
-      return nextOf.get(tokenId(from)) === token ? 60 : 0;
-    }
-    return normal() * 0.3;
-  }, q6());
+  tensor(
+    'output.weight',
+    [nEmbd, nVocab],
+    (i) => {
+      const token = Math.floor(i / nEmbd);
+      const dim = i % nEmbd;
+      if (dim === 0) return token === favoured ? 10 : discouraged.has(token) ? -3 : banned.has(token) ? -40 : 0;
+      if (dim <= designed.length) {
+        const from = designed[dim - 1]![0];
+        return nextOf.get(tokenId(from)) === token ? 60 : 0;
+      }
+      return normal() * 0.3;
+    },
+    q6(),
+  );
   const small = () => normal() * 0.02;
   const headDim = nEmbd / nHead;
   for (let l = 0; l < nLayer; l++) {
